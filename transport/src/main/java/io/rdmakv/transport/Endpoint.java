@@ -1,0 +1,129 @@
+package io.rdmakv.transport;
+
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A connection to one peer. Operations may be started from any thread; they return a non-negative request id when
+ * accepted or a negative sentinel ({@link TransportStatus#sentinel()}) when refused, and complete on the worker's
+ * progress thread. Accepted operations beyond {@link TransportCapabilities#maxInflightPerEndpoint()} wait in a bounded
+ * pending queue; when that is full too the call returns {@link TransportStatus#BACK_PRESSURED}.
+ */
+public interface Endpoint extends AutoCloseable
+{
+    /**
+     * Send {@code length} bytes. The bytes are copied before this call returns, so the caller may reuse its buffer.
+     *
+     * @param handler called once the message has left (local completion); may be {@code null}.
+     * @return a request id, or a negative sentinel.
+     */
+    long send(DirectBuffer buffer, int offset, int length, CompletionHandler handler);
+
+    /**
+     * One-sided read of {@code length} bytes at {@code remoteAddress} in the region named by {@code remoteKey},
+     * into {@code destination} at {@code destinationOffset}. The destination must stay valid until the handler
+     * runs and holds the data when it is called with {@link TransportStatus#OK}.
+     *
+     * @return a request id, or a negative sentinel.
+     */
+    long read(long remoteAddress, RemoteKey remoteKey, int length,
+        MutableDirectBuffer destination, int destinationOffset, CompletionHandler handler);
+
+    /**
+     * Several reads posted together (one doorbell on transports with {@link TransportCapability#READ_BATCH});
+     * each completes through its own handler. Returns the number accepted, from the front.
+     */
+    default int readBatch(final ReadRequest[] requests, final int count)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            final ReadRequest r = requests[i];
+            final long id = read(r.remoteAddress, r.remoteKey, r.length, r.destination, r.destinationOffset, r.handler);
+            if (id < 0)
+            {
+                return i;
+            }
+        }
+        return count;
+    }
+
+    /** Convenience over {@link #read}: the future completes with OK or fails with a {@link TransportException}. */
+    default CompletableFuture<Void> readAsync(
+        final long remoteAddress, final RemoteKey remoteKey, final int length,
+        final MutableDirectBuffer destination, final int destinationOffset)
+    {
+        final CompletableFuture<Void> future = new CompletableFuture<>();
+        final long id = read(remoteAddress, remoteKey, length, destination, destinationOffset,
+            (status, requestId) -> complete(future, status, "read"));
+        if (id < 0)
+        {
+            complete(future, TransportStatus.fromSentinel(id), "read");
+        }
+        return future;
+    }
+
+    /** Convenience over {@link #send}. */
+    default CompletableFuture<Void> sendAsync(final DirectBuffer buffer, final int offset, final int length)
+    {
+        final CompletableFuture<Void> future = new CompletableFuture<>();
+        final long id = send(buffer, offset, length, (status, requestId) -> complete(future, status, "send"));
+        if (id < 0)
+        {
+            complete(future, TransportStatus.fromSentinel(id), "send");
+        }
+        return future;
+    }
+
+    private static void complete(final CompletableFuture<Void> future, final TransportStatus status, final String op)
+    {
+        if (status == TransportStatus.OK)
+        {
+            future.complete(null);
+        }
+        else
+        {
+            future.completeExceptionally(new TransportException(status, op + " failed: " + status.description(), null));
+        }
+    }
+
+    boolean isConnected();
+
+    InetSocketAddress remoteAddress();
+
+    /** Operations started and not yet completed (in flight plus pending). */
+    int outstanding();
+
+    /** The worker this endpoint belongs to. */
+    Worker worker();
+
+    /** Close; outstanding operations complete with {@link TransportStatus#CLOSED}. Idempotent. */
+    @Override
+    void close();
+
+    /** A reusable description of one read, for {@link #readBatch}. Mutable so a caller can keep an array of them. */
+    final class ReadRequest
+    {
+        public long remoteAddress;
+        public RemoteKey remoteKey;
+        public int length;
+        public MutableDirectBuffer destination;
+        public int destinationOffset;
+        public CompletionHandler handler;
+
+        public ReadRequest set(
+            final long remoteAddress, final RemoteKey remoteKey, final int length,
+            final MutableDirectBuffer destination, final int destinationOffset, final CompletionHandler handler)
+        {
+            this.remoteAddress = remoteAddress;
+            this.remoteKey = remoteKey;
+            this.length = length;
+            this.destination = destination;
+            this.destinationOffset = destinationOffset;
+            this.handler = handler;
+            return this;
+        }
+    }
+}

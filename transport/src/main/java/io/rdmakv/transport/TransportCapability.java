@@ -1,0 +1,14 @@
+package io.rdmakv.transport;
+
+/** Capability flags a transport declares; selection filters on them (as UCX's {@code UCT_IFACE_FLAG_*}). */
+public enum TransportCapability
+{
+    /** Two-sided send/receive of messages. */
+    SEND_RECV,
+    /** One-sided read executed by the hardware: no CPU of the target is used. */
+    READ_NATIVE,
+    /** One-sided read emulated in software by the target's transport, below the application (like UCX rma_sw). */
+    READ_EMULATED,
+    /** Several reads can be posted with one doorbell (a linked list of work requests). */
+    READ_BATCH
+}
