@@ -80,6 +80,7 @@ public final class ServerProcess implements AutoCloseable
         final Path logDir = logDirectory();
         stdoutLog = logDir.resolve(name + "-" + starts + ".stdout.log");
         stderrLog = logDir.resolve(name + "-" + starts + ".stderr.log");
+        writeConfig();
         final List<String> command = command();
         final ProcessBuilder pb = new ProcessBuilder(command)
             .redirectError(stderrLog.toFile())
@@ -249,6 +250,28 @@ public final class ServerProcess implements AutoCloseable
             (controlAddress == null ? "" : " control " + seed());
     }
 
+    /** The properties file the server is started with: next to the data dir, rewritten on every start. */
+    public Path configFile()
+    {
+        return config.dataDir.resolveSibling(config.dataDir.getFileName() + ".properties");
+    }
+
+    private void writeConfig()
+    {
+        final StringBuilder sb = new StringBuilder("# written by " + ServerProcess.class.getName() + " for " + name)
+            .append(System.lineSeparator());
+        config.settings.forEach((k, v) -> sb.append(k).append('=').append(v).append(System.lineSeparator()));
+        try
+        {
+            Files.createDirectories(config.dataDir.toAbsolutePath().getParent());
+            Files.writeString(configFile(), sb.toString(), StandardCharsets.UTF_8);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot write " + configFile(), ex);
+        }
+    }
+
     private List<String> command()
     {
         final List<String> command = new ArrayList<>();
@@ -266,14 +289,8 @@ public final class ServerProcess implements AutoCloseable
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(config.mainClass);
-        command.add("--data-dir");
-        command.add(config.dataDir.toString());
-        command.add("--host");
-        command.add("127.0.0.1");
-        command.add("--port");
-        command.add(Integer.toString(config.controlPort));
-        command.add("--data-port");
-        command.add(Integer.toString(config.dataPort));
+        command.add("--config");
+        command.add(configFile().toString());
         command.addAll(config.args);
         return command;
     }
@@ -407,8 +424,7 @@ public final class ServerProcess implements AutoCloseable
         private final Path dataDir;
         private String name = "server";
         private String mainClass = MAIN_CLASS;
-        private int controlPort;
-        private int dataPort;
+        private final Map<String, String> settings = new LinkedHashMap<>();
         private String heap = "256m";
         private String maxDirectMemory = "512m";
         private String jit = "";
@@ -419,6 +435,21 @@ public final class ServerProcess implements AutoCloseable
         private Builder(final Path dataDir)
         {
             this.dataDir = dataDir;
+            // Loopback only, ports chosen by the kernel, TCP (the suite must run without an HCA), a small pool.
+            settings.put("data.dir", dataDir.toString());
+            settings.put("host", "127.0.0.1");
+            settings.put("advertised.host", "127.0.0.1");
+            settings.put("control.port", "0");
+            settings.put("data.port", "0");
+            settings.put("transport", "tcp");
+            settings.put("pool.size", "32MiB");
+        }
+
+        /** A server setting by its config-file name (see the server's {@code ServerConfig}), e.g. {@code pool.size}. */
+        public Builder setting(final String key, final String value)
+        {
+            settings.put(key, value);
+            return this;
         }
 
         /** A name for logs and thread names. */
@@ -431,15 +462,13 @@ public final class ServerProcess implements AutoCloseable
         /** Control-plane port; 0 (the default) lets the server pick one and report it on READY. */
         public Builder controlPort(final int value)
         {
-            this.controlPort = value;
-            return this;
+            return setting("control.port", Integer.toString(value));
         }
 
         /** Data-path port; 0 (the default) lets the server pick one. */
         public Builder dataPort(final int value)
         {
-            this.dataPort = value;
-            return this;
+            return setting("data.port", Integer.toString(value));
         }
 
         /** Another entry point taking the same flags (the default is the server module's {@link #MAIN_CLASS}). */
@@ -474,7 +503,7 @@ public final class ServerProcess implements AutoCloseable
             return this;
         }
 
-        /** Extra server flags, e.g. {@code arg("--pool-size", "4MiB")}. */
+        /** Extra command-line flags after {@code --config F}; settings are better given through {@link #setting}. */
         public Builder arg(final String... values)
         {
             args.addAll(List.of(values));

@@ -33,15 +33,18 @@ class ServerProcessTest
     @Timeout(60)
     void shouldParseReadyLineAndPassTheServerFlags() throws Exception
     {
-        final ServerProcess server = fixture("ready").arg("--pool-size", "4MiB").start();
+        final ServerProcess server = fixture("ready").setting("pool.size", "4MiB").arg("--verbose").start();
         assertTrue(server.isAlive());
         assertEquals(new InetSocketAddress("127.0.0.1", 17400), server.controlAddress());
         assertEquals(new InetSocketAddress("127.0.0.1", 17401), server.dataAddress());
         assertEquals("127.0.0.1:17400", server.seed());
         assertEquals("7", server.readyFields().get("node"));
         final String stdout = Files.readString(server.stdoutLog());
-        assertTrue(stdout.contains("--data-dir " + dataDir), stdout);
-        assertTrue(stdout.contains("--pool-size 4MiB"), stdout);
+        assertTrue(stdout.contains("--config " + server.configFile() + " --verbose"), stdout);
+        final String config = Files.readString(server.configFile());
+        assertTrue(config.contains("data.dir=" + dataDir), config);
+        assertTrue(config.contains("pool.size=4MiB"), config);
+        assertTrue(config.contains("control.port=0"), config);
     }
 
     @Test
