@@ -187,7 +187,8 @@ public final class TcpWorker implements Worker
                 addEndpoint(ep);
                 ch.pipeline().addLast(
                     new FlushConsolidationHandler(256, true),
-                    new LengthFieldBasedFrameDecoder(transport.maxFrameLength(), 0,
+                    new LengthFieldBasedFrameDecoder(
+                        TcpFrames.LENGTH_FIELD_LENGTH + transport.maxFrameLength(), 0,
                         TcpFrames.LENGTH_FIELD_LENGTH, 0, TcpFrames.LENGTH_FIELD_LENGTH, true),
                     new TcpChannelHandler(ep, transport.responder(), accepted));
             }
