@@ -1,0 +1,90 @@
+package io.rdmakv.it.e2e;
+
+import io.rdmakv.client.GetMode;
+import io.rdmakv.client.KvClient;
+import io.rdmakv.it.support.ProcessJanitor;
+import io.rdmakv.it.support.ServerProcess;
+import io.rdmakv.it.support.TestScale;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Invariant 1 end to end: with writers overwriting keys while readers GET them one-sided (forced over TCP's emulated
+ * reads), a GET returns a value that was the key's committed value at some instant, never a torn or foreign one.
+ *
+ * <ul>
+ *   <li>{@link #shouldDetectAndRetryTornReadsWhenExtentsAreReusedAtOnce}: the server's reclamation grace period set
+ *       to 0 (a test configuration: extents are reused the moment they are freed), so readers do race reuse; the
+ *       protocol must detect it (client counter of torn reads retried &gt; 0) and still return only good values.</li>
+ *   <li>{@link #shouldLetNoTornReadEscapeWithTheNormalGracePeriod}: the default grace period; zero escapes.</li>
+ * </ul>
+ * Default run: seconds. {@code -Psoak}: at least 1,000,000 GETs per test.
+ */
+@ExtendWith(ProcessJanitor.class)
+class TornReadTest
+{
+    private static final long SOAK_GETS = 1_000_000;
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    @Timeout(value = 1800)
+    void shouldDetectAndRetryTornReadsWhenExtentsAreReusedAtOnce() throws Exception
+    {
+        final ServerProcess server = ServerProcess.builder(tmp.resolve("data")).name("torn-grace0")
+            .setting("pool.reclaimGraceMs", "0").start();
+        final TornReadWorkload.Result result = run(server, 16, rs -> rs > 0);
+        System.out.println("torn reads, grace 0: " + result.summary());
+        assertEquals(0, result.undetected(), "values that escaped verification: " + result.summary());
+        assertEquals(0, result.absent(), "keys that always have a value read as absent: " + result.summary());
+        assertTrue(result.tornRetries() > 0, "with extents reused at once the readers must have raced reuse and the " +
+            "protocol must have detected it: " + result.summary());
+        assertTrue(result.oneSidedHits() > 0, "GETs must have been served one-sided: " + result.summary());
+    }
+
+    @Test
+    @Timeout(value = 1800)
+    void shouldLetNoTornReadEscapeWithTheNormalGracePeriod() throws Exception
+    {
+        final ServerProcess server = ServerProcess.builder(tmp.resolve("data")).name("torn-grace-default").start();
+        final TornReadWorkload.Result result = run(server, 16, rs -> false);
+        System.out.println("torn reads, default grace: " + result.summary());
+        assertEquals(0, result.undetected(), "values that escaped verification: " + result.summary());
+        assertEquals(0, result.absent(), "keys that always have a value read as absent: " + result.summary());
+        assertTrue(result.oneSidedHits() > 0, "GETs must have been served one-sided: " + result.summary());
+    }
+
+    private static TornReadWorkload.Result run(
+        final ServerProcess server, final int keys, final java.util.function.LongPredicate stopWhen) throws Exception
+    {
+        try (KvClient writers = client(server); KvClient readers = client(server))
+        {
+            final TornReadWorkload workload = new TornReadWorkload(keys, 2, 2, 40, 3000);
+            final long minGets = TestScale.pick(2_000L, SOAK_GETS);
+            final Duration min = Duration.ofSeconds(TestScale.pick(3, 10));
+            final Duration max = Duration.ofSeconds(TestScale.pick(20, 1500));
+            final TornReadWorkload.Result result = workload.run(writers, readers, minGets, min, max, stopWhen);
+            assertTrue(result.gets() >= Math.min(minGets, 2_000L), "too few GETs to mean anything: " + result.summary());
+            if (TestScale.soak())
+            {
+                assertTrue(result.gets() >= SOAK_GETS, "soak must run >= " + SOAK_GETS + " GETs: " + result.summary());
+            }
+            return result;
+        }
+    }
+
+    private static KvClient client(final ServerProcess server)
+    {
+        return KvClient.builder().server(server.seed()).transport("tcp").getMode(GetMode.ONE_SIDED)
+            .requestTimeout(Duration.ofSeconds(10)).build();
+    }
+}
