@@ -369,10 +369,10 @@ class BadInputTest
 
     // ---------------------------------------------------------------- helpers
 
-    /** The control plane's u32 length prefix (big-endian, Netty's LengthFieldBasedFrameDecoder default). */
+    /** The control plane's u32 length prefix: little-endian like every other field of the protocol. */
     private static byte[] lengthPrefix(final int length)
     {
-        return ByteBuffer.allocate(4).order(ByteOrder.BIG_ENDIAN).putInt(length).array();
+        return ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(length).array();
     }
 
     private static byte[] controlFrame(final byte[] frame)
@@ -384,7 +384,7 @@ class BadInputTest
 
     private static ControlFrame readControlFrame(final RawConnection c) throws IOException
     {
-        final int length = ByteBuffer.wrap(c.readExactly(4, WAIT)).order(ByteOrder.BIG_ENDIAN).getInt();
+        final int length = ByteBuffer.wrap(c.readExactly(4, WAIT)).order(ByteOrder.LITTLE_ENDIAN).getInt();
         assertTrue(length > 0 && length <= ControlFrameCodec.MAX_FRAME_LENGTH, "control frame length " + length);
         return ControlFrameCodec.decode(c.readExactly(length, WAIT));
     }
