@@ -70,6 +70,8 @@ final class LaidOutPoolNode implements AutoCloseable
     static final long EPOCH = 7;
     static final int NODE_ID = 1;
 
+    final int nodeId;
+
     final Map<String, byte[]> store = new ConcurrentHashMap<>();
     final AtomicInteger requests = new AtomicInteger();
     volatile boolean silent;
@@ -82,6 +84,7 @@ final class LaidOutPoolNode implements AutoCloseable
     private final IndexBucketFlyweight bucket = new IndexBucketFlyweight();
     private final ValueExtentFlyweight extent = new ValueExtentFlyweight();
     private long nextExtent;
+    private boolean closed;
 
     private final Transport transport;
     private final MemoryRegion region;
@@ -93,8 +96,14 @@ final class LaidOutPoolNode implements AutoCloseable
 
     LaidOutPoolNode()
     {
+        this(NODE_ID);
+    }
+
+    LaidOutPoolNode(final int nodeId)
+    {
+        this.nodeId = nodeId;
         pool = new UnsafeBuffer(BufferUtil.allocateDirectAligned(POOL_SIZE, 4096));
-        header.wrap(pool, 0).initialise(geometry, NODE_ID, EPOCH);
+        header.wrap(pool, 0).initialise(geometry, nodeId, EPOCH);
         nextExtent = geometry.extentsOffset();
 
         final TransportProvider tcp = TransportSelector.fromClassPath().select("tcp").provider();
@@ -209,8 +218,13 @@ final class LaidOutPoolNode implements AutoCloseable
     }
 
     @Override
-    public void close()
+    public synchronized void close()
     {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
         controlChannel.close().syncUninterruptibly();
         controlGroup.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
         listener.close();
@@ -228,10 +242,10 @@ final class LaidOutPoolNode implements AutoCloseable
     private Welcome welcome()
     {
         final int port = listener.localAddress().getPort();
-        return new Welcome(NODE_ID, geometry, region.remoteKey().pack(), EPOCH, pool.addressOffset(),
+        return new Welcome(nodeId, geometry, region.remoteKey().pack(), EPOCH, pool.addressOffset(),
             List.of(new TransportAddress("tcp", "127.0.0.1", port, new byte[0])),
             ProtocolLimits.MAX_KEY_LENGTH, 64 * 1024,
-            List.of(new ClusterNode(NODE_ID, "127.0.0.1", controlAddress().port(), 0,
+            List.of(new ClusterNode(nodeId, "127.0.0.1", controlAddress().port(), 0,
                 ProtocolLimits.CLUSTER_SLOT_COUNT - 1)));
     }
 
