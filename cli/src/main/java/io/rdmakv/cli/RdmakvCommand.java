@@ -10,14 +10,13 @@ import picocli.CommandLine.Spec;
     description = {
         "A distributed key-value store on a UCX-style RDMA transport layer (verbs, or TCP without an HCA).",
         "",
-        "Start a node with 'rdmakv server', then use get/put/del/stats against it; 'rdmakv demo' runs a node and a",
-        "workload in one process."},
+        "Start a node with 'rdmakv server', then use get/put/del/stats against it.",
+        "'rdmakv demo' runs a node and a workload in one process."},
     subcommands = {
         GetCommand.class,
         PutCommand.class,
         DelCommand.class,
         StatsCommand.class,
-        DemoCommand.class,
         CommandLine.HelpCommand.class})
 public final class RdmakvCommand implements Runnable
 {

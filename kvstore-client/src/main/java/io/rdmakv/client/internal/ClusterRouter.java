@@ -185,14 +185,14 @@ final class ClusterRouter implements Redirector, AutoCloseable
     private NodeSession session(final int nodeId)
     {
         final NodeSession existing = sessions.get(nodeId);
-        if (existing != null && existing.isAlive())
+        if (usable(existing, nodeId))
         {
             return existing;
         }
         synchronized (connectLock)
         {
             final NodeSession again = sessions.get(nodeId);
-            if (again != null && again.isAlive())
+            if (usable(again, nodeId))
             {
                 return again;
             }
@@ -216,6 +216,13 @@ final class ClusterRouter implements Redirector, AutoCloseable
             }
             return fresh;
         }
+    }
+
+    /** Connected, and still where the current map says the node is (a refreshed map may have moved it). */
+    private boolean usable(final NodeSession session, final int nodeId)
+    {
+        return session != null && session.isAlive() &&
+            session.info().controlAddress().equals(map.controlAddress(nodeId));
     }
 
     private NodeSession open(final Welcome welcome, final HostPort controlAddress)
