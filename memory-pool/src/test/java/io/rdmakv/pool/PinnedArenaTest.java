@@ -18,9 +18,11 @@ class PinnedArenaTest
     @Timeout(30)
     void shouldMapAnArenaLargerThan2GiBAndUseBothEndsAndEveryPartitionBoundary()
     {
+        final long lockedBefore = ProcStatus.lockedBytes();
         final PinnedArena arena = PinnedArena.map(3 * GIB, PinPolicy.OFF, HugePages.NONE);
         try
         {
+            assertEquals(lockedBefore, ProcStatus.lockedBytes(), "pin policy OFF must not lock anything");
             final ArenaPartitions partitions = arena.partitions();
             assertEquals(3, partitions.partitionCount());
             assertEquals(1 << 30, partitions.partitionSize());

@@ -1,5 +1,7 @@
 package io.rdmakv.pool.alloc;
 
+import java.util.Arrays;
+
 /**
  * The extent size classes, in units of 64 bytes (one cache line). Classes are every unit up to 16 units (1 KiB),
  * then geometric with 8 sub-steps per doubling: in {@code (2^k, 2^(k+1)]} units the step is {@code 2^(k-3)} units.
@@ -62,7 +64,7 @@ public final class SizeClasses
         {
             units[count++] = maxUnits;
         }
-        classUnits = java.util.Arrays.copyOf(units, count);
+        classUnits = Arrays.copyOf(units, count);
 
         classOfUnits = new short[maxUnits + 1];
         int cls = 0;
