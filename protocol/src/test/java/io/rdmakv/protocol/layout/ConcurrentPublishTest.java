@@ -10,13 +10,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The layout's reader protocol against a writer that reuses extents immediately (no grace period, the worst case):
- * a reader that copies bucket and extent byte by byte, as a remote read may, must never accept a torn value.
+ * a reader that copies bucket and extent byte by byte (weaker than a real RDMA read, which at least does not tear an
+ * aligned 8-byte word) must never accept a torn value, even when the slot it followed was itself torn.
  */
 class ConcurrentPublishTest
 {
@@ -72,7 +72,12 @@ class ConcurrentPublishTest
                     continue;
                 }
                 final long slot = bucket.slot(index);
-                assertTrue(IndexSlot.isValid(slot, geometry));
+                if (!IndexSlot.isValid(slot, geometry) || IndexSlot.extentLength(slot) > extentLength)
+                {
+                    // A bytewise copy can tear the slot itself; a reader must then simply retry.
+                    torn++;
+                    continue;
+                }
                 copyBytewise(pool, (int)IndexSlot.extentOffset(slot), extentCopy, IndexSlot.extentLength(slot));
                 final ExtentStatus status = extent.wrap(extentCopy, 0, IndexSlot.extentLength(slot)).verify(KEY);
                 if (status == ExtentStatus.OK)
@@ -89,7 +94,7 @@ class ConcurrentPublishTest
                 }
                 else
                 {
-                    assertEquals(ExtentStatus.TORN_CRC, status, "only tearing is possible here");
+                    // TORN_CRC for a torn extent; BAD_LENGTH or KEY_MISMATCH when a torn slot pointed mid-extent.
                     torn++;
                 }
             }
@@ -99,7 +104,7 @@ class ConcurrentPublishTest
             running.set(false);
             writer.join();
         }
-        assertNull(failure.get());
+        assertNull(failure.get(), "ok=" + ok + " torn=" + torn);
         assertTrue(ok > 0, "reader accepted nothing (torn=" + torn + ")");
     }
 

@@ -225,9 +225,8 @@ class MessageFlyweightTest
 
     private int encodeGet()
     {
-        final KeyRequestFlyweight get = new KeyRequestFlyweight().wrap(buffer, 0, 1024);
-        get.header(MessageType.GET_REQUEST, 1);
-        return get.key(KEY).encodedLength();
+        return new KeyRequestFlyweight().wrap(buffer, 0, 1024).header(MessageType.GET_REQUEST, 1).key(KEY)
+            .encodedLength();
     }
 
     private int encodePut()
