@@ -1,0 +1,43 @@
+package io.rdmakv.protocol.wire;
+
+/**
+ * Message types of the data-plane protocol (the header's type byte). Stable codes: never renumber.
+ */
+public enum MessageType
+{
+    GET_REQUEST(1),
+    PUT_REQUEST(2),
+    DELETE_REQUEST(3),
+    /** Reserved for a batched GET; not part of protocol version 1, decoders answer {@code UNKNOWN_TYPE}. */
+    MULTI_GET_REQUEST(4),
+    STATS_REQUEST(5),
+    RESPONSE(6);
+
+    private static final MessageType[] BY_CODE = new MessageType[256];
+
+    static
+    {
+        for (final MessageType t : values())
+        {
+            BY_CODE[t.code] = t;
+        }
+    }
+
+    private final int code;
+
+    MessageType(final int code)
+    {
+        this.code = code;
+    }
+
+    public int code()
+    {
+        return code;
+    }
+
+    /** The type for a wire code, or {@code null} when unknown. Never throws, never allocates. */
+    public static MessageType fromCode(final int code)
+    {
+        return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
+    }
+}

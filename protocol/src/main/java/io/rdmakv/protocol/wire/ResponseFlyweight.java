@@ -1,0 +1,179 @@
+package io.rdmakv.protocol.wire;
+
+import io.rdmakv.protocol.ErrorCode;
+import io.rdmakv.protocol.ProtocolException;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * {@link MessageType#RESPONSE}: the answer to any request, matched by the header's correlation id.
+ *
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------------------------------------------------------+
+ *  |                 Message header (16 B, type RESPONSE)         ...  0
+ *  +-------------------------------+-------------------------------+
+ *  |         Status (u16)          |         Reserved (u16)        |  16
+ *  +-------------------------------+-------------------------------+
+ *  |                       Value length V (u32)                    |  20
+ *  +---------------------------------------------------------------+
+ *  |                       Version (u64)                           |  24
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |                       Value bytes (V)                        ...  32
+ *  +---------------------------------------------------------------+
+ *  body length = 16 + V
+ * </pre>
+ *
+ * The value bytes are: the value for an OK GET; UTF-8 {@code key=value} lines for STATS; the right node's UTF-8
+ * {@code host:port} for {@link Status#WRONG_NODE}; an optional UTF-8 reason for other errors; empty otherwise.
+ */
+public final class ResponseFlyweight extends MessageHeaderFlyweight
+{
+    public static final int STATUS_OFFSET = HEADER_LENGTH;
+    public static final int VALUE_LENGTH_OFFSET = HEADER_LENGTH + 4;
+    public static final int VERSION_OFFSET = HEADER_LENGTH + 8;
+    public static final int VALUE_OFFSET = HEADER_LENGTH + 16;
+    public static final int FIXED_BODY_LENGTH = 16;
+
+    /** Covariant {@link MessageHeaderFlyweight#header}, so encoding chains: {@code wrap(..).header(..).key(..)}. */
+    @Override
+    public ResponseFlyweight header(final MessageType type, final long correlationId)
+    {
+        super.header(type, correlationId);
+        return this;
+    }
+
+    @Override
+    public ResponseFlyweight wrap(final DirectBuffer buffer, final int offset, final int length)
+    {
+        super.wrap(buffer, offset, length);
+        return this;
+    }
+
+    /**
+     * Header checks plus the value length against the body and a known status code.
+     *
+     * @throws ProtocolException {@link ErrorCode#TRUNCATED}, {@link ErrorCode#BAD_LENGTH},
+     *                           {@link ErrorCode#MALFORMED} (unknown status) or a header error.
+     */
+    @Override
+    public ResponseFlyweight validate()
+    {
+        super.validate();
+        if (type() != MessageType.RESPONSE)
+        {
+            throw new ProtocolException(ErrorCode.MALFORMED, "not a response: " + type());
+        }
+        final long bodyLength = bodyLengthUnsigned();
+        if (bodyLength < FIXED_BODY_LENGTH)
+        {
+            throw new ProtocolException(ErrorCode.TRUNCATED, "response body of " + bodyLength + " bytes");
+        }
+        final long valueLength = buffer.getInt(offset + VALUE_LENGTH_OFFSET, ORDER) & 0xFFFF_FFFFL;
+        if (FIXED_BODY_LENGTH + valueLength != bodyLength)
+        {
+            throw new ProtocolException(ErrorCode.BAD_LENGTH,
+                "value length " + valueLength + " disagrees with body length " + bodyLength);
+        }
+        if (status() == null)
+        {
+            throw new ProtocolException(ErrorCode.MALFORMED, "unknown status code " + statusCode());
+        }
+        return this;
+    }
+
+    public int statusCode()
+    {
+        return buffer.getShort(offset + STATUS_OFFSET, ORDER) & 0xFFFF;
+    }
+
+    /** The status, or {@code null} for an unknown code. */
+    public Status status()
+    {
+        return Status.fromCode(statusCode());
+    }
+
+    /** Set the status and an empty value, version 0; the body length follows. */
+    public ResponseFlyweight status(final Status status)
+    {
+        bodyLength(FIXED_BODY_LENGTH);
+        final MutableDirectBuffer b = mutable();
+        b.putShort(offset + STATUS_OFFSET, (short)status.code(), ORDER);
+        b.putShort(offset + STATUS_OFFSET + 2, (short)0, ORDER);
+        b.putInt(offset + VALUE_LENGTH_OFFSET, 0, ORDER);
+        b.putLong(offset + VERSION_OFFSET, 0L, ORDER);
+        return this;
+    }
+
+    public long version()
+    {
+        return buffer.getLong(offset + VERSION_OFFSET, ORDER);
+    }
+
+    public ResponseFlyweight version(final long version)
+    {
+        mutable().putLong(offset + VERSION_OFFSET, version, ORDER);
+        return this;
+    }
+
+    public int valueLength()
+    {
+        return buffer.getInt(offset + VALUE_LENGTH_OFFSET, ORDER);
+    }
+
+    public int valueIndex()
+    {
+        return offset + VALUE_OFFSET;
+    }
+
+    /** Set the value bytes and the body length (after {@link #status(Status)}). */
+    public ResponseFlyweight value(final DirectBuffer source, final int sourceOffset, final int valueLength)
+    {
+        bodyLength(FIXED_BODY_LENGTH + valueLength);
+        final MutableDirectBuffer b = mutable();
+        b.putInt(offset + VALUE_LENGTH_OFFSET, valueLength, ORDER);
+        b.putBytes(offset + VALUE_OFFSET, source, sourceOffset, valueLength);
+        return this;
+    }
+
+    public ResponseFlyweight value(final byte[] value)
+    {
+        bodyLength(FIXED_BODY_LENGTH + value.length);
+        final MutableDirectBuffer b = mutable();
+        b.putInt(offset + VALUE_LENGTH_OFFSET, value.length, ORDER);
+        b.putBytes(offset + VALUE_OFFSET, value);
+        return this;
+    }
+
+    /** Set UTF-8 text as the value (STATS bodies, redirect addresses, error reasons); control path only. */
+    public ResponseFlyweight text(final String text)
+    {
+        return value(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Copy the value into {@code destination}; returns its length. */
+    public int getValue(final MutableDirectBuffer destination, final int destinationOffset)
+    {
+        final int valueLength = valueLength();
+        destination.putBytes(destinationOffset, buffer, valueIndex(), valueLength);
+        return valueLength;
+    }
+
+    /** The value as a new array (tools, tests, control path). */
+    public byte[] value()
+    {
+        final byte[] value = new byte[valueLength()];
+        buffer.getBytes(valueIndex(), value);
+        return value;
+    }
+
+    /** The value decoded as UTF-8 (STATS, WRONG_NODE). */
+    public String text()
+    {
+        return new String(value(), StandardCharsets.UTF_8);
+    }
+}

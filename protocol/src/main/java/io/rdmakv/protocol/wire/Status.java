@@ -1,0 +1,78 @@
+package io.rdmakv.protocol.wire;
+
+import io.rdmakv.protocol.ErrorCode;
+
+/**
+ * The status of a {@link ResponseFlyweight} and of a REJECT control frame. Stable codes: never renumber, only append.
+ */
+public enum Status
+{
+    OK(0, "ok"),
+    NOT_FOUND(1, "key not found"),
+    KEY_TOO_LARGE(2, "key longer than the server allows"),
+    VALUE_TOO_LARGE(3, "value longer than the server allows"),
+    MALFORMED(4, "malformed request"),
+    UNSUPPORTED_VERSION(5, "unsupported protocol version"),
+    UNKNOWN_TYPE(6, "unknown message type"),
+    STORE_ERROR(7, "the durable store failed the operation"),
+    /** The key's slot belongs to another node; the response's body carries that node's "host:port" in UTF-8. */
+    WRONG_NODE(8, "key belongs to another node (redirect)"),
+    UNAUTHENTICATED(9, "credentials missing or rejected"),
+    BUSY(10, "server busy, retry later"),
+    POOL_FULL(11, "no pool space for the value");
+
+    private static final Status[] BY_CODE;
+
+    static
+    {
+        final Status[] values = values();
+        BY_CODE = new Status[values.length];
+        for (final Status s : values)
+        {
+            BY_CODE[s.code] = s;
+        }
+    }
+
+    private final int code;
+    private final String description;
+
+    Status(final int code, final String description)
+    {
+        this.code = code;
+        this.description = description;
+    }
+
+    public int code()
+    {
+        return code;
+    }
+
+    public String description()
+    {
+        return description;
+    }
+
+    /** The status for a wire code, or {@code null} when unknown. Never throws, never allocates. */
+    public static Status fromCode(final int code)
+    {
+        return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
+    }
+
+    /** The status a server answers for a request it could not decode. */
+    public static Status of(final ErrorCode errorCode)
+    {
+        switch (errorCode)
+        {
+            case KEY_TOO_LARGE:
+                return KEY_TOO_LARGE;
+            case VALUE_TOO_LARGE:
+                return VALUE_TOO_LARGE;
+            case UNSUPPORTED_VERSION:
+                return UNSUPPORTED_VERSION;
+            case UNKNOWN_TYPE:
+                return UNKNOWN_TYPE;
+            default:
+                return MALFORMED;
+        }
+    }
+}

@@ -1,0 +1,115 @@
+package io.rdmakv.protocol.wire;
+
+import io.rdmakv.protocol.layout.PoolGeometry;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Server to client: everything the client needs to read the pool one-sided and to route keys.
+ *
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------------------------------------------------------+
+ *  |                  Control frame header (8 B, type WELCOME)    ...  0
+ *  +---------------------------------------------------------------+
+ *  |                  Node id (u32)                                |  8
+ *  +---------------------------------------------------------------+
+ *  |                  Max key length (u32)                         |  12
+ *  +---------------------------------------------------------------+
+ *  |                  Max value length (u32)                       |  16
+ *  +---------------------------------------------------------------+
+ *  |                  Reserved (u32)                               |  20
+ *  +---------------------------------------------------------------+
+ *  |                  Layout epoch (u64)                           |  24
+ *  +---------------------------------------------------------------+
+ *  |                  Pool header address (u64, server's space)    |  32
+ *  +---------------------------------------------------------------+
+ *  |                  Pool geometry (40 B, see PoolGeometry)      ...  40
+ *  +-------------------------------+-------------------------------+
+ *  |  Remote key length (u16)      |  Packed remote key (opaque)  ...  80
+ *  +-------------------------------+-------------------------------+
+ *  |  Transport address count (u16)|  TransportAddress entries    ...
+ *  +-------------------------------+-------------------------------+
+ *  |  Cluster node count (u16)     |  ClusterNode entries         ...
+ *  +-------------------------------+-------------------------------+
+ * </pre>
+ *
+ * @param nodeId            the answering node.
+ * @param geometry          the pool geometry (offsets relative to the pool header address).
+ * @param remoteKey         the packed remote key of the pool (opaque here; 32 bytes today).
+ * @param layoutEpoch       the pool header's epoch when the handshake was answered.
+ * @param poolHeaderAddress the pool's first byte in the server's address space (what one-sided reads name).
+ * @param transports        the server's transport addresses.
+ * @param maxKeyLength      largest key the server accepts.
+ * @param maxValueLength    largest value the server accepts.
+ * @param clusterMap        every node and its slot range.
+ */
+public record Welcome(
+    int nodeId,
+    PoolGeometry geometry,
+    byte[] remoteKey,
+    long layoutEpoch,
+    long poolHeaderAddress,
+    List<TransportAddress> transports,
+    int maxKeyLength,
+    int maxValueLength,
+    List<ClusterNode> clusterMap) implements ControlFrame
+{
+    public Welcome
+    {
+        remoteKey = remoteKey.clone();
+        transports = List.copyOf(transports);
+        clusterMap = List.copyOf(clusterMap);
+    }
+
+    @Override
+    public int frameType()
+    {
+        return TYPE_WELCOME;
+    }
+
+    @Override
+    public byte[] remoteKey()
+    {
+        return remoteKey.clone();
+    }
+
+    /** The node owning {@code clusterSlot}, or {@code null} if the map has a gap there. */
+    public ClusterNode ownerOf(final int clusterSlot)
+    {
+        for (final ClusterNode node : clusterMap)
+        {
+            if (node.owns(clusterSlot))
+            {
+                return node;
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public boolean equals(final Object o)
+    {
+        return o instanceof Welcome w && w.nodeId == nodeId && w.geometry.equals(geometry) &&
+            Arrays.equals(w.remoteKey, remoteKey) && w.layoutEpoch == layoutEpoch &&
+            w.poolHeaderAddress == poolHeaderAddress && w.transports.equals(transports) &&
+            w.maxKeyLength == maxKeyLength && w.maxValueLength == maxValueLength && w.clusterMap.equals(clusterMap);
+    }
+
+    @Override
+    public int hashCode()
+    {
+        return ((nodeId * 31 + geometry.hashCode()) * 31 + Arrays.hashCode(remoteKey)) * 31 +
+            Long.hashCode(layoutEpoch) + clusterMap.hashCode();
+    }
+
+    @Override
+    public String toString()
+    {
+        return "Welcome{node=" + nodeId + ", geometry=" + geometry + ", rkey=" + remoteKey.length + " bytes, epoch=" +
+            layoutEpoch + ", poolHeader=0x" + Long.toHexString(poolHeaderAddress) + ", transports=" + transports +
+            ", maxKey=" + maxKeyLength + ", maxValue=" + maxValueLength + ", clusterMap=" + clusterMap + '}';
+    }
+}
