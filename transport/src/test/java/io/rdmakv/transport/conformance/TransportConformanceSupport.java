@@ -242,6 +242,10 @@ public abstract class TransportConformanceSupport
         public volatile int maxMessage = -1;
         private int expectedSequence;
 
+        public RecordingHandler()
+        {
+        }
+
         @Override
         public void onConnected(final Endpoint ep)
         {
