@@ -25,8 +25,7 @@ import java.util.Iterator;
  * A TCP connection to one peer. Operations may start on any thread: a short per-endpoint lock guards the credit
  * count, the in-flight table (correlation id to operation) and the bounded pending queue. Netty I/O threads complete
  * operations into a completion queue and hand received messages to a {@link TcpInboundQueue}; both are drained by
- * the owning
- * {@link TcpWorker}, which runs the callbacks and returns credits (then promotes pending operations).
+ * the owning {@link TcpWorker}, which runs the callbacks and returns credits (then promotes pending operations).
  */
 final class TcpEndpoint implements Endpoint
 {

@@ -27,6 +27,8 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -276,9 +278,9 @@ class TcpTransportTest extends TransportConformanceSupport
             }
         }, "stalled-sender");
         sender.start();
-        Thread.sleep(1500); // the server worker does not progress: its queue fills, then the socket, then credits
+        // The server worker does not progress: its queue fills, then the socket buffers, then the sender's credits.
+        awaitTrue(() -> backPressured.get() > 0, Duration.ofSeconds(30), "the sender to be back-pressured");
         assertEquals(0, received.messages.get());
-        assertTrue(backPressured.get() > 0, "the sender should have been back-pressured");
 
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
         while (received.messages.get() < messages && System.nanoTime() < deadline)
@@ -330,5 +332,25 @@ class TcpTransportTest extends TransportConformanceSupport
         assertEquals(TransportStatus.CLOSED.sentinel(), c.clientEndpoint().send(dst, 0, 8, null));
         Thread.sleep(50);
         assertEquals(1, c.client().handler.disconnects.get());
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldForgetTheEndpointOfAFailedConnect() throws Exception
+    {
+        final Peer client = peer("client", config());
+        final int port;
+        try (ServerSocket probe = new ServerSocket(0))
+        {
+            port = probe.getLocalPort();
+        }
+        for (int i = 0; i < 3; i++)
+        {
+            final CompletableFuture<Endpoint> f =
+                client.worker.connect(new InetSocketAddress("127.0.0.1", port), client.handler);
+            final ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
+            assertEquals(TransportStatus.NOT_CONNECTED, ((TransportException)e.getCause()).status());
+        }
+        assertEquals(0, ((TcpWorker)client.worker).endpointCount());
     }
 }
