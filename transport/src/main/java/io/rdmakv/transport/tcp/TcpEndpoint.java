@@ -215,10 +215,26 @@ final class TcpEndpoint implements Endpoint
         inflight.put(op.requestId, op);
         final ByteBuf frame = op.frame;
         op.frame = null;
-        final long id = op.requestId;
-        final boolean isSend = op.isSend;
-        final ChannelFuture future = flush ? channel.writeAndFlush(frame) : channel.write(frame);
-        future.addListener(f -> onWritten(id, isSend, f.isSuccess()));
+        if (op.isSend)
+        {
+            // A send completes locally once written, so it needs the write's outcome.
+            final long id = op.requestId;
+            final ChannelFuture future = flush ? channel.writeAndFlush(frame) : channel.write(frame);
+            future.addListener(f -> onWritten(id, f.isSuccess()));
+        }
+        else
+        {
+            // A read completes with its response; a failed write closes the channel and fails it there, so the
+            // request needs no listener (no allocation on the read path).
+            if (flush)
+            {
+                channel.writeAndFlush(frame, channel.voidPromise());
+            }
+            else
+            {
+                channel.write(frame, channel.voidPromise());
+            }
+        }
     }
 
     // ---------------------------------------------------------------- I/O thread callbacks
@@ -234,23 +250,19 @@ final class TcpEndpoint implements Endpoint
         }
     }
 
-    private void onWritten(final long id, final boolean isSend, final boolean success)
+    private void onWritten(final long id, final boolean success)
     {
-        if (isSend || !success)
+        final TcpOperation op;
+        final boolean local;
+        synchronized (lock)
         {
-            final TcpOperation op;
-            final boolean local;
-            synchronized (lock)
-            {
-                op = inflight.remove(id);
-                local = closedLocally;
-            }
-            if (op != null)
-            {
-                op.status = success ? TransportStatus.OK :
-                    local ? TransportStatus.CLOSED : TransportStatus.PEER_FAILED;
-                publish(op);
-            }
+            op = inflight.remove(id);
+            local = closedLocally;
+        }
+        if (op != null)
+        {
+            op.status = success ? TransportStatus.OK : local ? TransportStatus.CLOSED : TransportStatus.PEER_FAILED;
+            publish(op);
         }
     }
 
