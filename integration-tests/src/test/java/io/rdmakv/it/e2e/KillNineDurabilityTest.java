@@ -96,7 +96,7 @@ class KillNineDurabilityTest
             writers.forEach(Thread::start);
 
             // Kill in the middle of the stream: after a good number of acknowledgements, writers still writing.
-            final long target = TestScale.pick(3_000L, 50_000L);
+            final long target = TestScale.pick(1_500L, 50_000L);
             final long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (acks.get() < target && System.nanoTime() < deadline && writers.stream().allMatch(Thread::isAlive))
             {
