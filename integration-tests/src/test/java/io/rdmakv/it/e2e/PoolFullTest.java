@@ -9,6 +9,7 @@ import io.rdmakv.it.support.ProcessJanitor;
 import io.rdmakv.it.support.SelfCheckingValue;
 import io.rdmakv.it.support.SelfCheckingValue.Verdict;
 import io.rdmakv.it.support.ServerProcess;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -103,6 +104,33 @@ class PoolFullTest
             final KvStats last = client.stats();
             assertEquals(lookupsBefore + 1, last.client(ClientCounter.GET_MISS_LOOKUPS), last.format());
             assertEquals(missesBefore, last.client(ClientCounter.GET_MISSES), "no definitive misses without COMPLETE");
+        }
+    }
+
+    @Test
+    @Disabled("gap: a 32 MiB pool holding 16 keys (~30 KiB live) evicts thousands of times and stops caching when " +
+        "values spread over many size classes and the default 100 ms grace period holds freed extents: slabs run " +
+        "out (one per class) and retired extents never free a slab; enable once the allocator/eviction handles it")
+    @Timeout(120)
+    void shouldNotEvictFromAMostlyEmptyPool()
+    {
+        final ServerProcess server = ServerProcess.builder(tmp.resolve("data")).name("mostly-empty")
+            .setting("pool.size", "32MiB").start();
+        try (KvClient client = KvClient.builder().server(server.seed()).transport("tcp")
+            .requestTimeout(Duration.ofSeconds(10)).build())
+        {
+            final java.util.Random random = new java.util.Random(7);
+            for (int round = 0; round < 150; round++)
+            {
+                for (int k = 0; k < 16; k++)
+                {
+                    client.put(key(k), SelfCheckingValue.encode(key(k), round, 40 + random.nextInt(2960)));
+                }
+            }
+            final Map<String, String> node = onlyNode(client.stats());
+            assertEquals(0, NodeCounters.get(node, "pool.evictions"), "16 small keys in 32 MiB: " + node);
+            assertEquals(16, NodeCounters.get(node, "pool.keys"), node.toString());
+            assertEquals(1, NodeCounters.get(node, "pool.complete"), node.toString());
         }
     }
 

@@ -41,7 +41,7 @@ class TornReadTest
     void shouldDetectAndRetryTornReadsWhenExtentsAreReusedAtOnce() throws Exception
     {
         final ServerProcess server = ServerProcess.builder(tmp.resolve("data")).name("torn-grace0")
-            .setting("pool.reclaimGraceMs", "0").start();
+            .setting("pool.size", "64MiB").setting("pool.reclaimGraceMs", "0").start();
         final TornReadWorkload.Result result = run(server, 16, rs -> rs > 0);
         System.out.println("torn reads, grace 0: " + result.summary());
         assertEquals(0, result.undetected(), "values that escaped verification: " + result.summary());
@@ -51,19 +51,23 @@ class TornReadTest
         // the server after a key mismatch). The default-grace test below does assert zero absent answers.
         assertTrue(result.tornRetries() > 0, "with extents reused at once the readers must have raced reuse and the " +
             "protocol must have detected it: " + result.summary());
-        assertTrue(result.oneSidedHits() > 0, "GETs must have been served one-sided: " + result.summary());
+        assertTrue(result.oneSidedHits() * 2 >= result.gets(),
+            "most GETs must have been served one-sided: " + result.summary());
     }
 
     @Test
     @Timeout(value = 1800)
     void shouldLetNoTornReadEscapeWithTheNormalGracePeriod() throws Exception
     {
-        final ServerProcess server = ServerProcess.builder(tmp.resolve("data")).name("torn-grace-default").start();
+        final ServerProcess server = ServerProcess.builder(tmp.resolve("data")).name("torn-grace-default")
+            .setting("pool.size", "64MiB").start();
         final TornReadWorkload.Result result = run(server, 16, rs -> true);
         System.out.println("torn reads, default grace: " + result.summary());
         assertEquals(0, result.undetected(), "values that escaped verification: " + result.summary());
         assertEquals(0, result.absent(), "keys that always have a value read as absent: " + result.summary());
-        assertTrue(result.oneSidedHits() > 0, "GETs must have been served one-sided: " + result.summary());
+        assertTrue(result.oneSidedHits() * 10 >= result.gets() * 9,
+            "at least 90% of the GETs must have been verified one-sided for the run to mean anything: " +
+            result.summary());
     }
 
     private static TornReadWorkload.Result run(

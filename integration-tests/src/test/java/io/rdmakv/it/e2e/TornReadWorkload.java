@@ -30,13 +30,14 @@ final class TornReadWorkload
 {
     /** Outcome of a run. */
     record Result(long gets, long puts, long undetected, long absent, long regressions, long tornRetries,
-        long fallbacks, long oneSidedHits, List<String> examples)
+        long fallbacks, long oneSidedHits, long misses, long missLookups, String pool, List<String> examples)
     {
         String summary()
         {
             return "gets=" + gets + " puts=" + puts + " undetected=" + undetected + " absent=" + absent +
                 " sequenceRegressions=" + regressions + " tornReadsDetectedAndRetried=" + tornRetries +
-                " fallbacksToRpc=" + fallbacks + " oneSidedHits=" + oneSidedHits +
+                " fallbacksToRpc=" + fallbacks + " oneSidedHits=" + oneSidedHits + " definitiveMisses=" + misses +
+                " missLookups=" + missLookups + " node[" + pool + "]" +
                 (examples.isEmpty() ? "" : " examples=" + examples);
         }
     }
@@ -195,12 +196,26 @@ final class TornReadWorkload
         final KvStats stats = readerClient.stats();
         return new Result(gets.get(), puts.get(), undetected.get(), absent.get(), regressions.get(),
             counter(stats, ClientCounter.GET_TORN_RETRIES), counter(stats, ClientCounter.GET_FALLBACKS),
-            counter(stats, ClientCounter.GET_ONE_SIDED_HITS), List.copyOf(examples));
+            counter(stats, ClientCounter.GET_ONE_SIDED_HITS), counter(stats, ClientCounter.GET_MISSES),
+            counter(stats, ClientCounter.GET_MISS_LOOKUPS), poolCounters(stats), List.copyOf(examples));
     }
 
     private static long counter(final KvStats stats, final ClientCounter counter)
     {
         return stats.client(counter);
+    }
+
+    private static String poolCounters(final KvStats stats)
+    {
+        final StringBuilder sb = new StringBuilder();
+        stats.nodes().values().forEach(node -> node.forEach((name, value) ->
+        {
+            if (name.startsWith("pool.") || name.startsWith("gets.rpc"))
+            {
+                sb.append(sb.length() == 0 ? "" : " ").append(name).append('=').append(value);
+            }
+        }));
+        return sb.toString();
     }
 
     private static void note(final ConcurrentLinkedQueue<String> examples, final String example)
