@@ -126,12 +126,12 @@ class BadInputTest
 
     @Test
     @Timeout(60)
-    void controlPlaneShouldCloseOnRandomBytes()
+    void controlPlaneShouldRejectRandomBytesAndClose() throws IOException
     {
         try (RawConnection c = RawConnection.open(server.controlAddress()))
         {
             c.sendQuietly(randomBytes(1, 4096));
-            assertEquals(Outcome.CLOSED, c.awaitClose(WAIT));
+            assertRejectedAndClosed(c, Status.MALFORMED);
         }
     }
 
@@ -147,19 +147,24 @@ class BadInputTest
             // The prefix promises the whole HELLO; only half arrives, then EOF: no WELCOME, connection closed.
             c.send(Arrays.copyOf(framed, 4 + hello.length / 2)).shutdownOutput();
             assertEquals(Outcome.CLOSED, c.awaitClose(WAIT));
+            assertEquals(0, c.discardedBytes(), "half a HELLO gets no WELCOME");
         }
     }
 
     @Test
     @Timeout(60)
-    void controlPlaneShouldRejectOrCloseOnATwoGibLengthPrefix() throws IOException
+    void controlPlaneShouldRejectATwoGibLengthPrefixAndClose() throws IOException
     {
-        try (RawConnection c = RawConnection.open(server.controlAddress()))
+        // 0x80000000 (2 GiB as an unsigned u32, negative as Java's int) and 0x7FFFFFFF (2 GiB - 1): never an attempt
+        // to buffer the frame; a REJECT(MALFORMED), then the connection is closed.
+        for (final int prefix : new int[] {Integer.MIN_VALUE, Integer.MAX_VALUE})
         {
-            c.sendQuietly(lengthPrefix(Integer.MIN_VALUE)); // 0x80000000 = 2 GiB as an unsigned u32
-            c.sendQuietly(new byte[64]);
-            // Never an attempt to buffer 2 GiB: the connection is closed at once (a REJECT may precede the close).
-            assertEquals(Outcome.CLOSED, c.awaitClose(WAIT));
+            try (RawConnection c = RawConnection.open(server.controlAddress()))
+            {
+                c.sendQuietly(lengthPrefix(prefix));
+                c.sendQuietly(new byte[64]);
+                assertRejectedAndClosed(c, Status.MALFORMED);
+            }
         }
     }
 
@@ -173,10 +178,7 @@ class BadInputTest
         try (RawConnection c = RawConnection.open(server.controlAddress()))
         {
             c.send(controlFrame(frame));
-            final ControlFrame answer = readControlFrame(c);
-            final Reject reject = assertInstanceOf(Reject.class, answer);
-            assertEquals(Status.UNKNOWN_TYPE, reject.status(), reject.message());
-            assertEquals(Outcome.CLOSED, c.awaitClose(WAIT));
+            assertRejectedAndClosed(c, Status.UNKNOWN_TYPE);
         }
     }
 
@@ -220,7 +222,7 @@ class BadInputTest
             final byte[] garbage = randomBytes(2, 4096);
             garbage[0] = 0x7F;
             c.sendQuietly(garbage);
-            assertEquals(Outcome.CLOSED, c.awaitClose(WAIT));
+            assertClosedWithoutAnswer(c);
         }
     }
 
@@ -232,7 +234,7 @@ class BadInputTest
         try (RawConnection c = RawConnection.open(server.dataAddress()))
         {
             c.send(Arrays.copyOf(whole, whole.length / 2)).shutdownOutput();
-            assertEquals(Outcome.CLOSED, c.awaitClose(WAIT));
+            assertClosedWithoutAnswer(c);
         }
         assertNull(bystander.get(bytes("truncated")), "half a PUT must store nothing");
     }
@@ -246,7 +248,7 @@ class BadInputTest
             c.sendQuietly(ByteBuffer.allocate(5).order(ByteOrder.BIG_ENDIAN).putInt(Integer.MIN_VALUE)
                 .put(FRAME_MESSAGE).array());
             c.sendQuietly(new byte[1024]);
-            assertEquals(Outcome.CLOSED, c.awaitClose(WAIT));
+            assertClosedWithoutAnswer(c);
         }
     }
 
@@ -257,7 +259,7 @@ class BadInputTest
         try (RawConnection c = RawConnection.open(server.dataAddress()))
         {
             c.sendQuietly(frame((byte)42, new byte[16]));
-            assertEquals(Outcome.CLOSED, c.awaitClose(WAIT));
+            assertClosedWithoutAnswer(c);
         }
     }
 
@@ -356,6 +358,21 @@ class BadInputTest
             }
             assertConnectionStillServes(c);
         }
+    }
+
+    /** Control plane: a REJECT with {@code status}, then the server closes the connection. */
+    private static void assertRejectedAndClosed(final RawConnection c, final Status status) throws IOException
+    {
+        final Reject reject = assertInstanceOf(Reject.class, readControlFrame(c));
+        assertEquals(status, reject.status(), reject.message());
+        assertEquals(Outcome.CLOSED, c.awaitClose(WAIT), "the server must close after a REJECT");
+    }
+
+    /** Data port, garbage framing: the transport closes the connection without a byte of answer. */
+    private static void assertClosedWithoutAnswer(final RawConnection c)
+    {
+        assertEquals(Outcome.CLOSED, c.awaitClose(WAIT));
+        assertEquals(0, c.discardedBytes(), "garbage framing gets no answer, only the close");
     }
 
     private static void assertConnectionStillServes(final RawConnection c) throws IOException

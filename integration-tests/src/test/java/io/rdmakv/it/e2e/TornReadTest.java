@@ -37,7 +37,7 @@ class TornReadTest
     Path tmp;
 
     @Test
-    @Timeout(value = 1800)
+    @Timeout(value = 3600)
     void shouldDetectAndRetryTornReadsWhenExtentsAreReusedAtOnce() throws Exception
     {
         final ServerProcess server = ServerProcess.builder(tmp.resolve("data")).name("torn-grace0")
@@ -56,7 +56,7 @@ class TornReadTest
     }
 
     @Test
-    @Timeout(value = 1800)
+    @Timeout(value = 3600)
     void shouldLetNoTornReadEscapeWithTheNormalGracePeriod() throws Exception
     {
         final ServerProcess server = ServerProcess.builder(tmp.resolve("data")).name("torn-grace-default")
@@ -78,7 +78,7 @@ class TornReadTest
             final TornReadWorkload workload = new TornReadWorkload(keys, 2, 2, 40, 3000);
             final long minGets = TestScale.pick(2_000L, SOAK_GETS);
             final Duration min = Duration.ofSeconds(TestScale.pick(3, 10));
-            final Duration max = Duration.ofSeconds(TestScale.pick(20, 1500));
+            final Duration max = Duration.ofSeconds(TestScale.pick(20, 3300));
             final TornReadWorkload.Result result = workload.run(writers, readers, minGets, min, max, stopWhen);
             assertTrue(result.gets() >= Math.min(minGets, 2_000L), "too few GETs to mean anything: " + result.summary());
             if (TestScale.soak())

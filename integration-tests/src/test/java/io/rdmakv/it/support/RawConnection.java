@@ -27,6 +27,7 @@ public final class RawConnection implements AutoCloseable
 
     private final Socket socket;
     private final InputStream in;
+    private long discarded;
 
     private RawConnection(final Socket socket) throws IOException
     {
@@ -132,10 +133,12 @@ public final class RawConnection implements AutoCloseable
                     return Outcome.STILL_OPEN;
                 }
                 socket.setSoTimeout((int)leftMs);
-                if (in.read(sink) < 0)
+                final int n = in.read(sink);
+                if (n < 0)
                 {
                     return Outcome.CLOSED;
                 }
+                discarded += n;
             }
         }
         catch (final SocketTimeoutException ex)
@@ -150,6 +153,12 @@ public final class RawConnection implements AutoCloseable
         {
             throw new UncheckedIOException(ex);
         }
+    }
+
+    /** Bytes the server sent that {@link #awaitClose} discarded: 0 means it closed without answering. */
+    public long discardedBytes()
+    {
+        return discarded;
     }
 
     @Override
