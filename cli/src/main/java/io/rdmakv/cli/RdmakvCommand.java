@@ -1,5 +1,6 @@
 package io.rdmakv.cli;
 
+import io.rdmakv.server.cli.ServerCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -13,10 +14,12 @@ import picocli.CommandLine.Spec;
         "Start a node with 'rdmakv server', then use get/put/del/stats against it.",
         "'rdmakv demo' runs a node and a workload in one process."},
     subcommands = {
+        ServerCommand.class,
         GetCommand.class,
         PutCommand.class,
         DelCommand.class,
         StatsCommand.class,
+        DemoCommand.class,
         CommandLine.HelpCommand.class})
 public final class RdmakvCommand implements Runnable
 {
