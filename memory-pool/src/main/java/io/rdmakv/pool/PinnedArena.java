@@ -125,7 +125,9 @@ public final class PinnedArena implements AutoCloseable
         if (hugePages == HugePages.EXPLICIT)
         {
             final long hugeLength = (size + HUGE_PAGE_SIZE - 1) & -HUGE_PAGE_SIZE;
-            address = libc.mmap(null, hugeLength, prot, flags | LibC.MAP_HUGETLB, -1, 0);
+            // Never MAP_NORESERVE with MAP_HUGETLB: an unreserved huge page missing at fault time is a SIGBUS.
+            final int hugeFlags = (flags & ~LibC.MAP_NORESERVE) | LibC.MAP_HUGETLB;
+            address = libc.mmap(null, hugeLength, prot, hugeFlags, -1, 0);
             if (address == LibC.MAP_FAILED)
             {
                 final int errno = Native.getLastError();

@@ -173,6 +173,30 @@ class ExtentAllocatorTest
     }
 
     @Test
+    void shouldNeverHandOutAFreedExtentOfASlabThatWasReturnedAndRecarved()
+    {
+        final ExtentAllocator allocator = allocator(0, SLAB);
+        final long a = allocator.allocate(1000);
+        final long b = allocator.allocate(1000);
+        final long c = allocator.allocate(1000);
+        assertEquals(ExtentAllocator.FREED, allocator.free(a, 1000));
+        clock.advance(GRACE);
+        allocator.poll(clock.nanoTime());
+        assertEquals(1, allocator.freeExtents(allocator.classOf(1000)), "a is listed for reuse");
+        assertEquals(ExtentAllocator.FREED, allocator.free(b, 1000));
+        assertEquals(ExtentAllocator.FREED, allocator.free(c, 1000));
+        clock.advance(GRACE);
+        allocator.poll(clock.nanoTime());
+        assertEquals(0, allocator.slabsInUse(), "the empty slab goes back");
+        assertEquals(0, allocator.freeExtents(allocator.classOf(1000)));
+
+        final long whole = allocator.allocate(SLAB);           // the only slab, now carved for the largest class
+        assertEquals(0, whole);
+        assertEquals(ExtentAllocator.FULL, allocator.allocate(1000), "the stale entry for a must be dropped");
+        assertTrue(allocator.isAllocated(whole));
+    }
+
+    @Test
     void shouldAnswerBadInputWithStatusCodes()
     {
         final ExtentAllocator allocator = allocator(0, 4L * SLAB);

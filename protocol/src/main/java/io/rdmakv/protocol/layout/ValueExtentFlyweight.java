@@ -56,6 +56,7 @@ public final class ValueExtentFlyweight
 
     private final Crc32c crc32c = new Crc32c();
     private final UnsafeBuffer arrayView = new UnsafeBuffer(new byte[0]);
+    private final UnsafeBuffer valueArrayView = new UnsafeBuffer(new byte[0]);
     private DirectBuffer buffer;
     private int offset;
     private int length;
@@ -137,12 +138,12 @@ public final class ValueExtentFlyweight
         return required;
     }
 
-    /** {@link #write(DirectBuffer, int, int, DirectBuffer, int, int, long)} from arrays (tests, tools). */
+    /** {@link #write(DirectBuffer, int, int, DirectBuffer, int, int, long)} from arrays; reuses internal views. */
     public int write(final byte[] key, final byte[] value, final long version)
     {
-        final UnsafeBuffer keyView = new UnsafeBuffer(key);
-        final UnsafeBuffer valueView = new UnsafeBuffer(value);
-        return write(keyView, 0, key.length, valueView, 0, value.length, version);
+        arrayView.wrap(key);
+        valueArrayView.wrap(value);
+        return write(arrayView, 0, key.length, valueArrayView, 0, value.length, version);
     }
 
     /** Recompute and store the CRC over the current header, key and value (after changing {@link #flags(int)}). */

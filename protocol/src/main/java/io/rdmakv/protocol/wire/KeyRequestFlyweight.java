@@ -29,6 +29,14 @@ public final class KeyRequestFlyweight extends MessageHeaderFlyweight
     public static final int KEY_OFFSET = HEADER_LENGTH + 4;
     public static final int FIXED_BODY_LENGTH = 4;
 
+    /** Covariant {@link MessageHeaderFlyweight#header}, so encoding chains: {@code wrap(..).header(..).key(..)}. */
+    @Override
+    public KeyRequestFlyweight header(final MessageType type, final long correlationId)
+    {
+        super.header(type, correlationId);
+        return this;
+    }
+
     @Override
     public KeyRequestFlyweight wrap(final DirectBuffer buffer, final int offset, final int length)
     {

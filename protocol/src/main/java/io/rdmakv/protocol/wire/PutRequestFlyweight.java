@@ -36,6 +36,14 @@ public final class PutRequestFlyweight extends MessageHeaderFlyweight
     public static final int KEY_OFFSET = HEADER_LENGTH + 8;
     public static final int FIXED_BODY_LENGTH = 8;
 
+    /** Covariant {@link MessageHeaderFlyweight#header}, so encoding chains: {@code wrap(..).header(..).key(..)}. */
+    @Override
+    public PutRequestFlyweight header(final MessageType type, final long correlationId)
+    {
+        super.header(type, correlationId);
+        return this;
+    }
+
     @Override
     public PutRequestFlyweight wrap(final DirectBuffer buffer, final int offset, final int length)
     {

@@ -39,6 +39,14 @@ public final class ResponseFlyweight extends MessageHeaderFlyweight
     public static final int VALUE_OFFSET = HEADER_LENGTH + 16;
     public static final int FIXED_BODY_LENGTH = 16;
 
+    /** Covariant {@link MessageHeaderFlyweight#header}, so encoding chains: {@code wrap(..).header(..).key(..)}. */
+    @Override
+    public ResponseFlyweight header(final MessageType type, final long correlationId)
+    {
+        super.header(type, correlationId);
+        return this;
+    }
+
     @Override
     public ResponseFlyweight wrap(final DirectBuffer buffer, final int offset, final int length)
     {

@@ -167,6 +167,12 @@ public final class TcpWorker implements Worker
             }
             else
             {
+                // The channel never became active, so no inactive event will retire its endpoint: do it here.
+                final TcpChannelHandler h = f.channel().pipeline().get(TcpChannelHandler.class);
+                if (h != null)
+                {
+                    removeEndpoint(h.endpoint());
+                }
                 final Throwable cause = f.cause();
                 final TransportException ex = new TransportException(TransportStatus.NOT_CONNECTED,
                     "connect to " + remoteAddress + " failed: " + cause, cause);
@@ -187,7 +193,8 @@ public final class TcpWorker implements Worker
                 addEndpoint(ep);
                 ch.pipeline().addLast(
                     new FlushConsolidationHandler(256, true),
-                    new LengthFieldBasedFrameDecoder(transport.maxFrameLength(), 0,
+                    new LengthFieldBasedFrameDecoder(
+                        TcpFrames.LENGTH_FIELD_LENGTH + transport.maxFrameLength(), 0,
                         TcpFrames.LENGTH_FIELD_LENGTH, 0, TcpFrames.LENGTH_FIELD_LENGTH, true),
                     new TcpChannelHandler(ep, transport.responder(), accepted));
             }

@@ -1,0 +1,178 @@
+package io.rdmakv.protocol.layout;
+
+import io.rdmakv.protocol.ErrorCode;
+import io.rdmakv.protocol.ProtocolException;
+import io.rdmakv.protocol.ProtocolLimits;
+import org.agrona.BufferUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.Random;
+import java.util.zip.CRC32C;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+class ValueExtentFlyweightTest
+{
+    private static final byte[] KEY = "user:42".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] VALUE = "the quick brown fox jumps over the lazy dog, twice over".getBytes(
+        StandardCharsets.US_ASCII);
+
+    private final ValueExtentFlyweight extent = new ValueExtentFlyweight();
+
+    @Test
+    void shouldRoundTripOnArrayDirectAndRawAddressBuffers()
+    {
+        final int required = ValueExtentFlyweight.requiredLength(KEY.length, VALUE.length);
+        final ByteBuffer direct = ByteBuffer.allocateDirect(required + 64);
+        final UnsafeBuffer[] buffers = {
+            new UnsafeBuffer(new byte[required + 64]),
+            new UnsafeBuffer(direct),
+            // A view over a raw address, like the mmap'd pool: no array, no ByteBuffer behind it.
+            new UnsafeBuffer(BufferUtil.address(ByteBuffer.allocateDirect(required + 64)), required + 64),
+        };
+        int expectedCrc = 0;
+        for (final UnsafeBuffer buffer : buffers)
+        {
+            assertEquals(required, extent.wrap(buffer, 64, required).write(KEY, VALUE, 99));
+            assertEquals(ExtentStatus.OK, extent.verify(KEY));
+            assertEquals(99, extent.version());
+            assertEquals(KEY.length, extent.keyLength());
+            assertEquals(VALUE.length, extent.valueLength());
+            assertArrayEquals(VALUE, extent.value());
+            assertArrayEquals(KEY, extent.key());
+            if (expectedCrc == 0)
+            {
+                expectedCrc = extent.crc();
+            }
+            assertEquals(expectedCrc, extent.crc(), "same CRC whichever way the memory is reached");
+        }
+        final CRC32C reference = new CRC32C();
+        final byte[] covered = new byte[20 + KEY.length + VALUE.length];
+        buffers[0].getBytes(64 + 4, covered);
+        reference.update(covered);
+        assertEquals((int)reference.getValue(), expectedCrc, "CRC32C over bytes [4, 24 + K + V)");
+    }
+
+    @Test
+    void shouldComputeSoftwareCrcEqualToTheJdk()
+    {
+        final Random random = new Random(3);
+        final byte[] bytes = new byte[300];
+        random.nextBytes(bytes);
+        final UnsafeBuffer buffer = new UnsafeBuffer(bytes);
+        for (int offset = 0; offset < 9; offset++)
+        {
+            for (int length = 0; length < 290; length += 7)
+            {
+                final CRC32C crc = new CRC32C();
+                crc.update(bytes, offset, length);
+                assertEquals((int)crc.getValue(), Crc32c.software(buffer, offset, length), offset + "/" + length);
+            }
+        }
+    }
+
+    @Test
+    void shouldRoundUpRequiredLengthToSixtyFourAndRejectOversize()
+    {
+        assertEquals(64, ValueExtentFlyweight.requiredLength(0, 0));
+        assertEquals(64, ValueExtentFlyweight.requiredLength(20, 20));
+        assertEquals(128, ValueExtentFlyweight.requiredLength(20, 21));
+        assertEquals(ProtocolLimits.MAX_EXTENT_LENGTH,
+            ValueExtentFlyweight.requiredLength(0, ProtocolLimits.MAX_FORMAT_VALUE_LENGTH));
+        assertEquals(ErrorCode.VALUE_TOO_LARGE, assertThrows(ProtocolException.class,
+            () -> ValueExtentFlyweight.requiredLength(1, ProtocolLimits.MAX_FORMAT_VALUE_LENGTH)).errorCode());
+        assertEquals(ErrorCode.VALUE_TOO_LARGE, assertThrows(ProtocolException.class,
+            () -> ValueExtentFlyweight.requiredLength(1, Integer.MAX_VALUE)).errorCode());
+        assertEquals(ErrorCode.KEY_TOO_LARGE, assertThrows(ProtocolException.class,
+            () -> ValueExtentFlyweight.requiredLength(ProtocolLimits.MAX_KEY_LENGTH + 1, 0)).errorCode());
+        assertEquals(true, ValueExtentFlyweight.fits(ProtocolLimits.MAX_KEY_LENGTH, ProtocolLimits.DEFAULT_MAX_VALUE_LENGTH));
+        assertEquals(false, ValueExtentFlyweight.fits(0, -1));
+    }
+
+    @Test
+    void shouldRefuseToWriteBeyondWrappedSpace()
+    {
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[64]);
+        extent.wrap(buffer, 0, 64);
+        assertEquals(ErrorCode.TRUNCATED,
+            assertThrows(ProtocolException.class, () -> extent.write(KEY, VALUE, 1)).errorCode());
+        assertEquals(ErrorCode.TRUNCATED,
+            assertThrows(ProtocolException.class, () -> extent.wrap(buffer, 0, 23)).errorCode());
+        assertEquals(ErrorCode.TRUNCATED,
+            assertThrows(ProtocolException.class, () -> extent.wrap(buffer, 32, 64)).errorCode());
+    }
+
+    @Test
+    void shouldDetectSingleByteCorruptionAnywhereInHeaderKeyAndValue()
+    {
+        final int required = ValueExtentFlyweight.requiredLength(KEY.length, VALUE.length);
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[required]);
+        extent.wrap(buffer, 0, required).write(KEY, VALUE, 5);
+        final int end = ValueExtentFlyweight.HEADER_LENGTH + KEY.length + VALUE.length;
+        for (int i = 0; i < end; i++)
+        {
+            for (final int flip : new int[] {0x01, 0x80, 0xFF})
+            {
+                final byte original = buffer.getByte(i);
+                buffer.putByte(i, (byte)(original ^ flip));
+                final ExtentStatus status = extent.verify(KEY);
+                assertNotEquals(ExtentStatus.OK, status, "corruption at byte " + i + " not caught");
+                if (i < ValueExtentFlyweight.KEY_LENGTH_OFFSET || i >= ValueExtentFlyweight.HEADER_LENGTH)
+                {
+                    assertEquals(ExtentStatus.TORN_CRC, status, "byte " + i);
+                }
+                buffer.putByte(i, original);
+            }
+        }
+        assertEquals(ExtentStatus.OK, extent.verify(KEY));
+        // Padding is not covered: corrupting it is harmless.
+        buffer.putByte(required - 1, (byte)0x55);
+        assertEquals(ExtentStatus.OK, extent.verify(KEY));
+    }
+
+    @Test
+    void shouldReportKeyMismatchAndBadLengthsWithoutThrowing()
+    {
+        final int required = ValueExtentFlyweight.requiredLength(KEY.length, VALUE.length);
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[required]);
+        extent.wrap(buffer, 0, required).write(KEY, VALUE, 5);
+        assertEquals(ExtentStatus.KEY_MISMATCH, extent.verify("user:43".getBytes(StandardCharsets.US_ASCII)));
+        assertEquals(ExtentStatus.KEY_MISMATCH, extent.verify("user:4".getBytes(StandardCharsets.US_ASCII)));
+        assertEquals(ExtentStatus.KEY_MISMATCH, extent.verify(new byte[0]));
+
+        buffer.putInt(ValueExtentFlyweight.VALUE_LENGTH_OFFSET, -1, ByteOrder.LITTLE_ENDIAN);
+        assertEquals(ExtentStatus.BAD_LENGTH, extent.verify(KEY));
+        buffer.putInt(ValueExtentFlyweight.VALUE_LENGTH_OFFSET, required, ByteOrder.LITTLE_ENDIAN);
+        assertEquals(ExtentStatus.BAD_LENGTH, extent.verify(KEY));
+
+        // Random garbage never throws.
+        final Random random = new Random(5);
+        final byte[] garbage = new byte[256];
+        for (int i = 0; i < 2000; i++)
+        {
+            random.nextBytes(garbage);
+            final ExtentStatus status = extent.wrap(new UnsafeBuffer(garbage), 0, 24 + random.nextInt(233))
+                .verify(KEY);
+            assertNotEquals(ExtentStatus.OK, status);
+        }
+    }
+
+    @Test
+    void shouldCoverFlagsByTheCrc()
+    {
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[128]);
+        extent.wrap(buffer, 0, 128).write(KEY, VALUE, 5);
+        extent.flags(1);
+        assertEquals(ExtentStatus.TORN_CRC, extent.verify(KEY));
+        extent.updateCrc();
+        assertEquals(ExtentStatus.OK, extent.verify(KEY));
+        assertEquals(1, extent.flags());
+    }
+}
