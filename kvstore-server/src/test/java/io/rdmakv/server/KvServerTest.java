@@ -146,6 +146,43 @@ class KvServerTest
         }
     }
 
+    @Test
+    @Timeout(30)
+    void shouldDropAConnectionThatSendsAnOversizedMessageAndLimitConnections() throws Exception
+    {
+        try (KvServer server = KvServer.start(testConfig(dir, Map.of("limits.maxConnections", "2"))))
+        {
+            try (RawClient greedy = new RawClient(server.dataAddress()))
+            {
+                // Bigger than the server's transport accepts: the frame is refused and the connection closed.
+                // (Larger than the TCP transport's frame limit: data messages and emulated-read answers share it.)
+                assertTrue(greedy.endpoint().send(new UnsafeBuffer(new byte[2 << 20]), 0, 2 << 20, null) >= 0);
+                final long deadline = System.nanoTime() + 10_000_000_000L;
+                while (greedy.endpoint().isConnected() && System.nanoTime() < deadline)
+                {
+                    Thread.sleep(10);
+                }
+                assertFalse(greedy.endpoint().isConnected(), "oversized frame closes the connection");
+            }
+            try (RawClient a = new RawClient(server.dataAddress()); RawClient b2 = new RawClient(server.dataAddress()))
+            {
+                assertEquals(Status.OK, a.put(b("k"), b("v")).status());
+                assertEquals(Status.OK, b2.get(b("k")).status());
+                try (RawClient third = new RawClient(server.dataAddress()))
+                {
+                    final long deadline = System.nanoTime() + 10_000_000_000L;
+                    while (third.endpoint().isConnected() && System.nanoTime() < deadline)
+                    {
+                        Thread.sleep(10);
+                    }
+                    assertFalse(third.endpoint().isConnected(), "a connection beyond the limit is closed");
+                }
+                assertEquals(1, server.counters().get(ServerCounter.CONNECTIONS_REFUSED));
+                assertEquals(Status.OK, a.get(b("k")).status(), "accepted connections keep working");
+            }
+        }
+    }
+
     private static byte[] copy(final UnsafeBuffer buffer, final int length)
     {
         final byte[] bytes = new byte[length];
