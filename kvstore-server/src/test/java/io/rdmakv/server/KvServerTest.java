@@ -224,13 +224,15 @@ class KvServerTest
     void shouldServeMissesFromRocksDbAndPromoteThemWhenThePoolIsIncomplete() throws Exception
     {
         // A tiny pool that cannot hold everything: warm-up leaves it INCOMPLETE, RPC GETs fall back to RocksDB.
-        final Map<String, String> small = Map.of("pool.size", "1MiB", "limits.maxValueBytes", "4096");
+        // Grace 0: extents evicted to make room for a promotion are reusable at once (no reader in this test races).
+        final Map<String, String> small = Map.of("pool.size", "1MiB", "limits.maxValueBytes", "4096",
+            "pool.reclaimGraceMs", "0");
         try (KvServer server = KvServer.start(testConfig(dir, small));
              RawClient client = new RawClient(server.dataAddress()))
         {
             for (int i = 0; i < 400; i++)
             {
-                assertEquals(Status.OK, client.put(b("k" + i), new byte[4000]).status());
+                assertEquals(Status.OK, client.put(b("k" + i), valueOf(i)).status());
             }
         }
         try (KvServer server = KvServer.start(testConfig(dir, small));
@@ -251,9 +253,25 @@ class KvServerTest
             assertTrue(missing != null, "a 1 MiB pool cannot hold 400 x 4 KB");
             final RawClient.Reply reply = client.get(b(missing));
             assertEquals(Status.OK, reply.status());
-            assertEquals(4000, reply.value().length);
+            assertArrayEquals(valueOf(Integer.parseInt(missing.substring(1))), reply.value());
             assertEquals(1, server.counters().get(ServerCounter.GETS_RPC_FROM_STORE));
+            // Promoted: the next read finds it in the pool, one-sided and by RPC.
+            assertEquals(1, server.counters().get(ServerCounter.PROMOTIONS));
+            assertArrayEquals(reply.value(), client.oneSidedGet(rkey, welcome.poolHeaderAddress(), b(missing)));
+            assertArrayEquals(reply.value(), client.get(b(missing)).value());
+            assertEquals(1, server.counters().get(ServerCounter.GETS_RPC_FROM_POOL));
+            assertTrue(server.counters().gauge("pool.evictions") > 0);
         }
+    }
+
+    private static byte[] valueOf(final int i)
+    {
+        final byte[] v = new byte[4000];
+        for (int j = 0; j < v.length; j++)
+        {
+            v[j] = (byte)(i * 31 + j);
+        }
+        return v;
     }
 
     @Test
