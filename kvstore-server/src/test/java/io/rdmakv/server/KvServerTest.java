@@ -54,7 +54,7 @@ class KvServerTest
     }
 
     @Test
-    @Timeout(30)
+    @Timeout(60)
     void shouldAnswerPutGetDeleteOverTcpAndServeOneSidedReads() throws Exception
     {
         try (KvServer server = KvServer.start(testConfig(dir, Map.of()));
@@ -98,7 +98,7 @@ class KvServerTest
     }
 
     @Test
-    @Timeout(30)
+    @Timeout(60)
     void shouldAnswerEveryMalformedRequestAndKeepServing() throws Exception
     {
         try (KvServer server = KvServer.start(testConfig(dir, Map.of("limits.maxKeyBytes", "16")));
@@ -147,7 +147,7 @@ class KvServerTest
     }
 
     @Test
-    @Timeout(30)
+    @Timeout(60)
     void shouldDropAConnectionThatSendsAnOversizedMessageAndLimitConnections() throws Exception
     {
         try (KvServer server = KvServer.start(testConfig(dir, Map.of("limits.maxConnections", "2"))))
@@ -302,7 +302,7 @@ class KvServerTest
     }
 
     @Test
-    @Timeout(30)
+    @Timeout(60)
     void shouldRedirectKeysOwnedByAnotherNode() throws Exception
     {
         final Map<String, String> cluster = Map.of("node.id", "1",

@@ -53,7 +53,7 @@ class ServerMainTest
     }
 
     @Test
-    @Timeout(60)
+    @Timeout(120)
     void shouldPrintOneReadyLineAndShutDownGracefullyOnSigterm() throws Exception
     {
         final Path log = dir.resolve("stderr.log");
@@ -79,7 +79,7 @@ class ServerMainTest
 
             // SIGTERM, as an init system sends it (Process.destroy would also close our end of stdout).
             assertEquals(0, new ProcessBuilder("kill", "-TERM", Long.toString(child.pid())).start().waitFor());
-            assertTrue(child.waitFor(30, TimeUnit.SECONDS), "graceful shutdown within 30 s");
+            assertTrue(child.waitFor(90, TimeUnit.SECONDS), "graceful shutdown within 90 s");
             assertEquals(null, out.readLine(), "exactly one line on stdout");
         }
         final String stderr = Files.readString(log);
@@ -92,7 +92,7 @@ class ServerMainTest
     }
 
     @Test
-    @Timeout(60)
+    @Timeout(120)
     void shouldFailToStartWithTheMemlockMessageWhenPinningIsRequiredAndImpossible() throws Exception
     {
         final List<String> cmd = new ArrayList<>(List.of("prlimit", "--memlock=65536:65536"));
@@ -107,7 +107,7 @@ class ServerMainTest
             "--pin", "REQUIRED"));
         final Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         final String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(child.waitFor(30, TimeUnit.SECONDS));
+        assertTrue(child.waitFor(90, TimeUnit.SECONDS));
         assertEquals(1, child.exitValue(), output);
         assertTrue(output.contains("rdmakv server: cannot start:"), output);
         assertTrue(output.contains("ulimit -l"), output);
@@ -116,7 +116,7 @@ class ServerMainTest
     }
 
     @Test
-    @Timeout(30)
+    @Timeout(60)
     void shouldExitWithTwoAndAClearMessageOnABadConfiguration()
     {
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
