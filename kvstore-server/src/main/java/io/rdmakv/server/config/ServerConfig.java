@@ -144,7 +144,8 @@ public final class ServerConfig
         {
             throw new ConfigException("control.port and data.port must differ: both are " + controlPort);
         }
-        maxControlFrameBytes = intSetting(s, "control.maxFrameBytes", 256, 1 << 20);
+        // The handshake codec never accepts more than 64 KiB, so a larger setting would only be misleading.
+        maxControlFrameBytes = intSetting(s, "control.maxFrameBytes", 256, 1 << 16);
         maxKeyBytes = intSetting(s, "limits.maxKeyBytes", 1, FORMAT_MAX_KEY_BYTES);
         maxValueBytes = intSetting(s, "limits.maxValueBytes", 0, FORMAT_MAX_KEY_PLUS_VALUE - maxKeyBytes);
         final String mm = s.get("limits.maxMessageBytes");

@@ -229,6 +229,28 @@ class PoolIndexTest
     }
 
     @Test
+    void shouldStopEvictingWhileEnoughEvictedBytesAreStillInTheirGracePeriod()
+    {
+        final long size = 1L << 20;
+        // A roomy index (sized for 64 B entries): only a full allocator causes evictions here; the clock never moves.
+        final PoolIndex index = newIndex(size, PoolSizing.plan(size, 64), 1_000_000_000L);
+        final byte[] value = new byte[900];
+        int notCached = 0;
+        for (int i = 0; i < 3000; i++)
+        {
+            if (index.put(b("key-" + i), value, true) == PoolIndex.NOT_CACHED)
+            {
+                notCached++;
+            }
+        }
+        // Without the headroom rule every refused put would evict another batch and drain the whole pool.
+        final long headroomExtents = Math.max(8, (index.geometry().extentsLength() >>> 6) / 1024);
+        assertTrue(index.evictions() <= headroomExtents + PoolIndex.EVICT_BATCH, "evictions " + index.evictions());
+        assertTrue(notCached > 2000, "not cached " + notCached);
+        assertTrue(index.keyCount() > 400, "the pool stays mostly full: " + index.keyCount());
+    }
+
+    @Test
     void shouldDropTheOldCopyWhenAnUpdateCannotBePlaced()
     {
         final long size = 1L << 20;
