@@ -106,6 +106,12 @@ build_image()
         copied=1
     done
     [ $copied = 1 ] || echo "deb $mirror $SOFTROCE_SUITE main" > "$root/etc/apt/sources.list"
+    # A small initramfs with just what finds and mounts the root disk: building the default one (MODULES=most,
+    # twice through triggers) takes minutes on a loaded host, and unpacking it slows every emulated boot.
+    # Written before initramfs-tools is installed; --force-confold keeps this modules file over the packaged one.
+    mkdir -p "$root/etc/initramfs-tools/conf.d"
+    echo "MODULES=list" > "$root/etc/initramfs-tools/conf.d/rdmakv.conf"
+    printf '%s\n' virtio_pci virtio_blk ext4 > "$root/etc/initramfs-tools/modules"
     # No daemon may start inside the chroot while packages install.
     printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
     chmod 0755 "$root/usr/sbin/policy-rc.d"
@@ -115,7 +121,7 @@ build_image()
     # shellcheck disable=SC2046
     if ! { chroot "$root" apt-get update -q &&
            DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get install -y -q --no-install-recommends \
-               $(softroce_guest_packages); } > "$WORK/apt.log" 2>&1
+               -o Dpkg::Options::=--force-confold $(softroce_guest_packages); } > "$WORK/apt.log" 2>&1
     then
         tail -30 "$WORK/apt.log" >&2
         softroce_die "installing guest packages failed (log above)"

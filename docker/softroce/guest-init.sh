@@ -46,6 +46,13 @@ fi
 
 hostname rdmakv-guest
 ip link set lo up
+# No udev: load the NIC driver ourselves (the initramfs carries only what mounts the root disk).
+modprobe virtio_net
+for i in $(seq 1 50)
+do
+    [ -e /sys/class/net/eth0 ] && break
+    sleep 0.1
+done
 if [ -e /sys/class/net/eth0 ]
 then
     # qemu user networking: the guest is always 10.0.2.15, the gateway 10.0.2.2; nothing leaves the host.

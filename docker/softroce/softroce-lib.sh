@@ -5,7 +5,7 @@
 SOFTROCE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # Bump when build-guest.sh changes what ends up in the image in a way the package list and init do not show.
-SOFTROCE_IMAGE_FORMAT=1
+SOFTROCE_IMAGE_FORMAT=2
 SOFTROCE_SUITE=${RDMAKV_SOFTROCE_SUITE:-bookworm}
 SOFTROCE_CACHE=${RDMAKV_SOFTROCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rdmakv-softroce}
 SOFTROCE_HOST_PACKAGES="qemu-system-x86 qemu-utils debootstrap e2fsprogs"

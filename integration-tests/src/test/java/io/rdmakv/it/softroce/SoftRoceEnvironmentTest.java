@@ -86,7 +86,8 @@ class SoftRoceEnvironmentTest
     void shouldConnectAndPingThroughRdmaCm() throws InterruptedException
     {
         final String port = "7174";
-        try (GuestProcess server = GuestProcess.start("rping", "-s", "-a", SoftRoceGuest.IP, "-p", port, "-C", "5"))
+        try (GuestProcess server = GuestProcess.start("rping", "-s", "-a", SoftRoceGuest.IP, "-p", port, "-C", "5",
+            "-V"))
         {
             // rdma_cm listeners do not show in /proc/net/tcp: retry the client until the server is listening.
             GuestProcess.Result client = null;
@@ -94,7 +95,7 @@ class SoftRoceEnvironmentTest
             while (System.nanoTime() < deadline && server.isAlive())
             {
                 client = GuestProcess.run(TOOL_TIMEOUT, "rping", "-c", "-a", SoftRoceGuest.IP, "-p", port, "-C", "5",
-                    "-v");
+                    "-v", "-V");
                 if (client.exitCode() == 0)
                 {
                     break;
@@ -106,7 +107,7 @@ class SoftRoceEnvironmentTest
             assertTrue(client != null, "the rping server exited before any client ran: " + serverResult.describe());
             assertEquals(0, client.exitCode(), client::describe);
             assertEquals(0, serverResult.exitCode(), serverResult::describe);
-            // -v prints one "ping data" line per iteration
+            // -v prints one "ping data" line per iteration; -V made both sides compare the data they received
             assertEquals(5, client.output().lines().filter((line) -> line.contains("ping data")).count(),
                 client::describe);
         }
