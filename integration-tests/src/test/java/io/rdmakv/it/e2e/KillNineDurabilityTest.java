@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -123,10 +124,16 @@ class KillNineDurabilityTest
             .requestTimeout(Duration.ofSeconds(10)).build())
         {
             long present = 0;
+            final List<byte[]> keys = new ArrayList<>();
             for (int k = 0; k < keyCount; k++)
             {
-                final byte[] key = key(k);
-                final byte[] value = reader.get(key);
+                keys.add(key(k));
+            }
+            final List<byte[]> values = reader.multiGet(keys);
+            for (int k = 0; k < keyCount; k++)
+            {
+                final byte[] key = keys.get(k);
+                final byte[] value = values.get(k);
                 final long ack = acked.get(k);
                 final long bound = sent.get(k);
                 if (value == null)
@@ -154,22 +161,31 @@ class KillNineDurabilityTest
         final ServerProcess server = ServerProcess.builder(tmp.resolve("data")).name("graceful").start();
         try (KvClient client = KvClient.builder().server(server.seed()).transport("tcp").build())
         {
+            final List<CompletableFuture<Void>> acks = new ArrayList<>();
             for (int k = 0; k < 200; k++)
             {
-                client.put(key(k), SelfCheckingValue.encode(key(k), k, 100 + k));
+                acks.add(client.putAsync(key(k), SelfCheckingValue.encode(key(k), k, 100 + k)));
             }
+            CompletableFuture.allOf(acks.toArray(new CompletableFuture[0])).join();
         }
-        server.stop(Duration.ofSeconds(30));
+        final int exit = server.stop(Duration.ofSeconds(30));
         assertFalse(server.isAlive());
+        assertTrue(exit == 0 || exit == 128 + 15, "SIGTERM ends the server cleanly (0, or 143 from the JVM's own " +
+            "signal exit), not with a failure code: " + exit + server.diagnosis());
         server.restart();
         try (KvClient client = KvClient.builder().server(server.seed()).transport("tcp").getMode(GetMode.ONE_SIDED)
             .build())
         {
+            final List<byte[]> keys = new ArrayList<>();
             for (int k = 0; k < 200; k++)
             {
-                final byte[] value = client.get(key(k));
-                assertEquals(Verdict.OK, SelfCheckingValue.check(key(k), value), "key " + k);
-                assertEquals(k, SelfCheckingValue.sequence(value));
+                keys.add(key(k));
+            }
+            final List<byte[]> values = client.multiGet(keys);
+            for (int k = 0; k < 200; k++)
+            {
+                assertEquals(Verdict.OK, SelfCheckingValue.check(key(k), values.get(k)), "key " + k);
+                assertEquals(k, SelfCheckingValue.sequence(values.get(k)));
             }
         }
     }

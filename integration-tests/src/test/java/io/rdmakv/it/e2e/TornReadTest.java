@@ -40,8 +40,8 @@ class TornReadTest
     @Timeout(value = 3600)
     void shouldDetectAndRetryTornReadsWhenExtentsAreReusedAtOnce() throws Exception
     {
-        final ServerProcess server = ServerProcess.builder(tmp.resolve("data")).name("torn-grace0")
-            .setting("pool.size", "64MiB").setting("pool.reclaimGraceMs", "0").start();
+        final ServerProcess server = forScale(ServerProcess.builder(tmp.resolve("data")).name("torn-grace0")
+            .setting("pool.size", "64MiB").setting("pool.reclaimGraceMs", "0")).start();
         final TornReadWorkload.Result result = run(server, 16, rs -> rs > 0);
         System.out.println("torn reads, grace 0: " + result.summary());
         assertEquals(0, result.undetected(), "values that escaped verification: " + result.summary());
@@ -59,8 +59,8 @@ class TornReadTest
     @Timeout(value = 3600)
     void shouldLetNoTornReadEscapeWithTheNormalGracePeriod() throws Exception
     {
-        final ServerProcess server = ServerProcess.builder(tmp.resolve("data")).name("torn-grace-default")
-            .setting("pool.size", "64MiB").start();
+        final ServerProcess server = forScale(ServerProcess.builder(tmp.resolve("data")).name("torn-grace-default")
+            .setting("pool.size", "64MiB")).start();
         final TornReadWorkload.Result result = run(server, 16, rs -> true);
         System.out.println("torn reads, default grace: " + result.summary());
         assertEquals(0, result.undetected(), "values that escaped verification: " + result.summary());
@@ -87,6 +87,12 @@ class TornReadTest
             }
             return result;
         }
+    }
+
+    /** Soak runs are long: the server gets the full JIT there. */
+    private static ServerProcess.Builder forScale(final ServerProcess.Builder builder)
+    {
+        return TestScale.soak() ? builder.fullJit() : builder;
     }
 
     private static KvClient client(final ServerProcess server)

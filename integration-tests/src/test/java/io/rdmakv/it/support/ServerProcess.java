@@ -427,7 +427,9 @@ public final class ServerProcess implements AutoCloseable
         private final Map<String, String> settings = new LinkedHashMap<>();
         private String heap = "256m";
         private String maxDirectMemory = "512m";
-        private String jit = "";
+        // C1 only by default: a test server lives seconds, and on two shared cores the C2 compiler threads cost more
+        // start-up time than its code saves.
+        private String jit = "-XX:TieredStopAtLevel=1";
         private Duration readyTimeout = Duration.ofSeconds(60);
         private final List<String> args = new ArrayList<>();
         private final Map<String, String> systemProperties = new LinkedHashMap<>();
@@ -490,10 +492,17 @@ public final class ServerProcess implements AutoCloseable
             return this;
         }
 
-        /** C1 only: starts faster, which matters for short tests on two shared cores. */
+        /** C1 only (the default): starts faster, which matters for short tests on two shared cores. */
         public Builder quickStart()
         {
             this.jit = "-XX:TieredStopAtLevel=1";
+            return this;
+        }
+
+        /** The full tiered JIT, for long runs where peak speed matters more than start-up (soak). */
+        public Builder fullJit()
+        {
+            this.jit = "";
             return this;
         }
 
