@@ -70,7 +70,8 @@ class BadInputTest
     static void startServerAndStoreReferenceData() throws IOException
     {
         dir = Files.createTempDirectory("rdmakv-badinput-");
-        server = ServerProcess.builder(dir.resolve("data")).name("badinput").start();
+        // Always TCP: the data-port cases speak the TCP transport's framing on raw sockets.
+        server = ServerProcess.builder(dir.resolve("data")).name("badinput").setting("transport", "tcp").start();
         bystander = KvClient.builder().server(server.seed()).transport("tcp").requestTimeout(WAIT).build();
         for (int k = 0; k < REFERENCE_KEYS; k++)
         {

@@ -5,6 +5,7 @@ import io.rdmakv.client.KvClient;
 import io.rdmakv.it.support.ProcessJanitor;
 import io.rdmakv.it.support.SelfCheckingValue;
 import io.rdmakv.it.support.ServerProcess;
+import io.rdmakv.it.support.TestTransport;
 import io.rdmakv.it.support.Trees;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -96,7 +97,7 @@ abstract class AbstractEndToEndTest
     {
         return KvClient.builder()
             .server(server.seed())
-            .transport("tcp")
+            .transport(TestTransport.name())
             .getMode(getMode())
             .requestTimeout(Duration.ofSeconds(10))
             .build();

@@ -6,6 +6,7 @@ import io.rdmakv.it.support.ProcessJanitor;
 import io.rdmakv.it.support.SelfCheckingValue;
 import io.rdmakv.it.support.SelfCheckingValue.Verdict;
 import io.rdmakv.it.support.ServerProcess;
+import io.rdmakv.it.support.TestTransport;
 import io.rdmakv.it.support.TestScale;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -62,7 +63,7 @@ class KillNineDurabilityTest
             acked.set(k, -1);
         }
 
-        final KvClient client = KvClient.builder().server(server.seed()).transport("tcp").getMode(GetMode.RPC)
+        final KvClient client = KvClient.builder().server(server.seed()).transport(TestTransport.name()).getMode(GetMode.RPC)
             .requestTimeout(Duration.ofSeconds(3)).build();
         final List<Thread> writers = new ArrayList<>();
         try
@@ -120,7 +121,7 @@ class KillNineDurabilityTest
         System.out.println("kill -9 after " + acks.get() + " acknowledged PUTs; " + failedPuts.get() + " in doubt");
 
         server.restart();
-        try (KvClient reader = KvClient.builder().server(server.seed()).transport("tcp").getMode(GetMode.RPC)
+        try (KvClient reader = KvClient.builder().server(server.seed()).transport(TestTransport.name()).getMode(GetMode.RPC)
             .requestTimeout(Duration.ofSeconds(10)).build())
         {
             long present = 0;
@@ -159,7 +160,7 @@ class KillNineDurabilityTest
     void shouldShutDownOnSigtermAndServeEverythingAfterRestart() throws Exception
     {
         final ServerProcess server = ServerProcess.builder(tmp.resolve("data")).name("graceful").start();
-        try (KvClient client = KvClient.builder().server(server.seed()).transport("tcp").build())
+        try (KvClient client = KvClient.builder().server(server.seed()).transport(TestTransport.name()).build())
         {
             final List<CompletableFuture<Void>> acks = new ArrayList<>();
             for (int k = 0; k < 200; k++)
@@ -173,7 +174,7 @@ class KillNineDurabilityTest
         assertTrue(exit == 0 || exit == 128 + 15, "SIGTERM ends the server cleanly (0, or 143 from the JVM's own " +
             "signal exit), not with a failure code: " + exit + server.diagnosis());
         server.restart();
-        try (KvClient client = KvClient.builder().server(server.seed()).transport("tcp").getMode(GetMode.ONE_SIDED)
+        try (KvClient client = KvClient.builder().server(server.seed()).transport(TestTransport.name()).getMode(GetMode.ONE_SIDED)
             .build())
         {
             final List<byte[]> keys = new ArrayList<>();

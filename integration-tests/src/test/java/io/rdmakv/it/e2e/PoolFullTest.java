@@ -9,6 +9,7 @@ import io.rdmakv.it.support.ProcessJanitor;
 import io.rdmakv.it.support.SelfCheckingValue;
 import io.rdmakv.it.support.SelfCheckingValue.Verdict;
 import io.rdmakv.it.support.ServerProcess;
+import io.rdmakv.it.support.TestTransport;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -49,7 +50,7 @@ class PoolFullTest
     {
         final ServerProcess server = ServerProcess.builder(tmp.resolve("data")).name("poolfull")
             .setting("pool.size", "4MiB").start();
-        try (KvClient client = KvClient.builder().server(server.seed()).transport("tcp").getMode(GetMode.ONE_SIDED)
+        try (KvClient client = KvClient.builder().server(server.seed()).transport(TestTransport.name()).getMode(GetMode.ONE_SIDED)
             .requestTimeout(Duration.ofSeconds(10)).build())
         {
             // While everything fits, the pool is COMPLETE: a miss is answered one-sided, without asking the node.
@@ -116,7 +117,7 @@ class PoolFullTest
     {
         final ServerProcess server = ServerProcess.builder(tmp.resolve("data")).name("mostly-empty")
             .setting("pool.size", "32MiB").start();
-        try (KvClient client = KvClient.builder().server(server.seed()).transport("tcp")
+        try (KvClient client = KvClient.builder().server(server.seed()).transport(TestTransport.name())
             .requestTimeout(Duration.ofSeconds(10)).build())
         {
             final java.util.Random random = new java.util.Random(7);

@@ -4,6 +4,7 @@ import io.rdmakv.client.GetMode;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.it.support.ProcessJanitor;
 import io.rdmakv.it.support.ServerProcess;
+import io.rdmakv.it.support.TestTransport;
 import io.rdmakv.it.support.TestScale;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -97,7 +98,7 @@ class TornReadTest
 
     private static KvClient client(final ServerProcess server)
     {
-        return KvClient.builder().server(server.seed()).transport("tcp").getMode(GetMode.ONE_SIDED)
+        return KvClient.builder().server(server.seed()).transport(TestTransport.name()).getMode(GetMode.ONE_SIDED)
             .requestTimeout(Duration.ofSeconds(10)).build();
     }
 }

@@ -443,7 +443,7 @@ public final class ServerProcess implements AutoCloseable
             settings.put("advertised.host", "127.0.0.1");
             settings.put("control.port", "0");
             settings.put("data.port", "0");
-            settings.put("transport", "tcp");
+            settings.put("transport", TestTransport.name());
             settings.put("pool.size", "32MiB");
         }
 
