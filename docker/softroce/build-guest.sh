@@ -77,6 +77,34 @@ cleanup()
     rm -rf --one-file-system "$WORK"
 }
 
+# Under the lock no other build runs, so any work directory is a killed build's; images of other keys are stale
+# (another package list or init) and are removed too unless RDMAKV_SOFTROCE_KEEP_OLD_IMAGES=1.
+remove_leftovers()
+{
+    local key=$1 dir
+    for dir in "$SOFTROCE_CACHE"/work/*/
+    do
+        [ -d "$dir" ] || continue
+        dir=${dir%/}
+        if findmnt -rn -o TARGET | grep -q "^$dir/"
+        then
+            softroce_log "leaving $dir alone: something is still mounted below it"
+            continue
+        fi
+        softroce_log "removing an interrupted build's leftovers: $dir"
+        rm -rf --one-file-system "$dir"
+    done
+    [ "${RDMAKV_SOFTROCE_KEEP_OLD_IMAGES:-0}" = 1 ] && return 0
+    for dir in "$SOFTROCE_CACHE"/images/*/
+    do
+        [ -d "$dir" ] || continue
+        dir=${dir%/}
+        [ "$(basename "$dir")" = "$key" ] && continue
+        softroce_log "removing stale image $(basename "$dir") (set RDMAKV_SOFTROCE_KEEP_OLD_IMAGES=1 to keep)"
+        rm -rf --one-file-system "$dir"
+    done
+}
+
 build_image()
 {
     local key=$1 image_dir=$2 mirror root out t0 t
@@ -179,6 +207,7 @@ main()
     exec 9> "$SOFTROCE_CACHE/.lock"
     flock -w 3600 9 || softroce_die "timed out waiting for another build-guest.sh to finish"
 
+    remove_leftovers "$key"
     if softroce_image_is_complete "$image_dir"
     then
         softroce_log "guest image $key is cached in $image_dir"

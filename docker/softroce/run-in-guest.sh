@@ -10,7 +10,8 @@
 # cached image never changes; only the share carries results back.
 #
 # Exit code: the job's exit code; 124 when the global timeout (RDMAKV_SOFTROCE_TIMEOUT seconds, default 1800) hit;
-# 125 when the guest never reported an exit code (boot failure: see the console log); 2 for bad arguments.
+# 125 when the guest never reported an exit code (boot failure: see the console log) or no image is cached;
+# 96/97/98 from the guest's init (share not writable / SoftRoCE set-up failed / no job.sh); 2 for bad arguments.
 #
 # Environment: RDMAKV_SOFTROCE_ACCEL=auto|tcg|kvm (auto tries KVM only when /dev/kvm exists and a probe boot works),
 # RDMAKV_SOFTROCE_SMP (2), RDMAKV_SOFTROCE_MEM (MiB, 4096), RDMAKV_SOFTROCE_CACHE (see build-guest.sh).

@@ -21,7 +21,10 @@ else
     case "$rc" in
         0) ;;
         124) problems+=("the guest timed out (exit 124), see $SHARE/guest-console.log") ;;
-        125) problems+=("the guest failed to boot or set up SoftRoCE (exit 125), see $SHARE/guest-console.log") ;;
+        125) problems+=("the guest failed to boot (exit 125), see $SHARE/guest-console.log") ;;
+        96) problems+=("the guest could not write to the share (exit 96)") ;;
+        97) problems+=("SoftRoCE set-up failed in the guest (exit 97: rdma_rxe/rxe0), see $SHARE/guest-console.log") ;;
+        98) problems+=("the share held no job.sh (exit 98)") ;;
         *) problems+=("the guest job failed (exit $rc): $(grep FAILED "$SHARE/results/summary.txt" 2>/dev/null |
                                                            tr '\n' ' ')") ;;
     esac
@@ -47,7 +50,9 @@ do
     skipped=$(( skipped + s ))
     if [ "$f" -gt 0 ]
     then
-        grep -o '<testcase [^>]*name="[^"]*"[^>]*>\s*<\(failure\|error\)' "$report" | sed 's/^/  /' || true
+        # name the failed tests: the last <testcase> opened before each <failure> or <error>
+        awk 'match($0, /<testcase name="[^"]*" classname="[^"]*"/) { t = substr($0, RSTART + 10, RLENGTH - 10) }
+             /<(failure|error)[ >]/ && t != "" { print "  FAILED " t; t = "" }' "$report"
     fi
 done < <(find "$SHARE/reports" -name 'TEST-*.xml' -print0 2>/dev/null | sort -z)
 

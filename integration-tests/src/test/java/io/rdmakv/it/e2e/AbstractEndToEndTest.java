@@ -127,8 +127,8 @@ abstract class AbstractEndToEndTest
     }
 
     @Test
-    @Disabled("gap: the server answers OK to every DELETE (RequestHandler.onDelete), so KvClient.delete returns true " +
-        "for an absent key although it documents 'true when it existed'; enable when the server answers NOT_FOUND")
+    @Disabled("gap: the server answers OK to every DELETE (RequestHandler.onDelete), so KvClient.delete (false only on " +
+        "NOT_FOUND) returns true for a key that never existed; enable when the server answers NOT_FOUND for it")
     @Timeout(60)
     void shouldReportWhetherDeleteFoundTheKey()
     {

@@ -109,10 +109,13 @@ class SoftRoceHarnessScriptsTest
 
     @Test
     @Timeout(60)
-    void shouldNameBootFailuresAndTimeouts() throws IOException
+    void shouldNameBootSetUpAndTimeoutFailures() throws IOException
     {
         hostExitCode(125);
-        assertTrue(verify().output().contains("failed to boot or set up SoftRoCE"));
+        assertTrue(verify().output().contains("the guest failed to boot"));
+
+        hostExitCode(97);
+        assertTrue(verify().output().contains("SoftRoCE set-up failed in the guest"));
 
         hostExitCode(124);
         assertTrue(verify().output().contains("the guest timed out"));

@@ -335,6 +335,13 @@ class PoolIndexTest
                 }
             }
         }
+        // The default entry size keeps power-of-two pools well below a full index at the design load.
+        for (final long size : new long[]{4L << 20, 8L << 20, 64L << 20, 1L << 30})
+        {
+            final PoolGeometry g = PoolSizing.plan(size, 224);
+            final double loadFactor = (double)(g.extentsLength() / 224) / (g.bucketCount() * 8);
+            assertTrue(loadFactor > 0.5 && loadFactor < 0.6, size + ": load " + loadFactor);
+        }
         assertEquals(2 << 20, PoolSizing.slabSize(1024, 1 << 20, 1 << 30));
         assertEquals(64 << 10, PoolSizing.slabSize(16, 100, 1 << 30));
         assertEquals(1 << 20, PoolSizing.slabSize(1024, 1 << 20, 1 << 20));
