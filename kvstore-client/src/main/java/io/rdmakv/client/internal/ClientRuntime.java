@@ -225,7 +225,15 @@ public final class ClientRuntime implements AutoCloseable
             future.completeExceptionally(ex);
             return future;
         }
-        wrapBuffers(slot, key, value);
+        try
+        {
+            wrapBuffers(slot, key, value);
+        }
+        catch (final RuntimeException ex)
+        {
+            future.completeExceptionally(ex);
+            return future;
+        }
         slot.future = future;
         start(slot);
         return future;
@@ -355,6 +363,19 @@ public final class ClientRuntime implements AutoCloseable
     }
 
     private void wrapBuffers(final RequestSlot slot, final ByteBuffer key, final ByteBuffer value)
+    {
+        try
+        {
+            wrapViews(slot, key, value);
+        }
+        catch (final RuntimeException ex)
+        {
+            slots.release(slot); // nothing was started: hand the slot back before reporting
+            throw ex;
+        }
+    }
+
+    private static void wrapViews(final RequestSlot slot, final ByteBuffer key, final ByteBuffer value)
     {
         slot.key.wrap(key, key.position(), key.remaining());
         slot.keyLength = key.remaining();
