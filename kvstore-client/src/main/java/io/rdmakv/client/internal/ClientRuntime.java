@@ -239,7 +239,10 @@ public final class ClientRuntime implements AutoCloseable
         return future;
     }
 
-    /** STATS of every node in the cluster map, as ordered {@code name=value} maps by node id. */
+    /**
+     * STATS of every node in the cluster map, as ordered {@code name=value} maps by node id; a node that cannot
+     * answer is reported as a single {@code error} entry.
+     */
     public Map<Integer, Map<String, String>> nodeStats()
     {
         final Map<Integer, Map<String, String>> result = new TreeMap<>();
@@ -249,7 +252,15 @@ public final class ClientRuntime implements AutoCloseable
             final RequestSlot slot = acquire(RequestSlot.TYPE_STATS);
             slot.waiter = Thread.currentThread();
             router.dispatchTo(slot, nodeId);
-            result.put(nodeId, parseStats((String)slots.await(slot, slackNanos)));
+            try
+            {
+                result.put(nodeId, parseStats((String)slots.await(slot, slackNanos)));
+            }
+            catch (final KvException ex)
+            {
+                // One unreachable node must not hide the others' counters.
+                result.put(nodeId, Map.of("error", ex.getMessage()));
+            }
         }
         return result;
     }
