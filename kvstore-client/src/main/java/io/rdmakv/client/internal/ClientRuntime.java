@@ -141,7 +141,7 @@ public final class ClientRuntime implements AutoCloseable
             final TransportConfig.Builder tc = TransportConfig.builder()
                 .connectTimeout(config.connectTimeout())
                 .operationTimeout(config.requestTimeout());
-            config.transportProperties().forEach(tc::property);
+            config.transportProperties().forEach((name, value) -> transportSetting(tc, name, value));
             final Transport transport = selection.provider().open(tc.build());
             opened.add(transport);
             return new ClientRuntime(config, control, transport, selection.summary(), opened);
@@ -160,6 +160,28 @@ public final class ClientRuntime implements AutoCloseable
                     te.getMessage(), te);
             }
             throw ex;
+        }
+    }
+
+    /**
+     * The typed transport settings may be given as properties too ({@code maxInflightPerEndpoint},
+     * {@code maxPendingPerEndpoint}, {@code maxMessageBytes}); every other property goes to the transport as is.
+     */
+    private static void transportSetting(final TransportConfig.Builder tc, final String name, final String value)
+    {
+        try
+        {
+            switch (name)
+            {
+                case "maxInflightPerEndpoint" -> tc.maxInflightPerEndpoint(Integer.parseInt(value.trim()));
+                case "maxPendingPerEndpoint" -> tc.maxPendingPerEndpoint(Integer.parseInt(value.trim()));
+                case "maxMessageBytes" -> tc.maxMessageBytes(Integer.parseInt(value.trim()));
+                default -> tc.property(name, value);
+            }
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException("transport setting " + name + " must be a number, got '" + value + "'");
         }
     }
 
