@@ -179,7 +179,7 @@ class KvClientApiTest
         }
         Thread.sleep(200);
         final long before = clientThreads();
-        for (int i = 0; i < 10; i++)
+        for (int i = 0; i < 5; i++)
         {
             try (KvClient client = node.client().build())
             {
