@@ -32,7 +32,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @ExtendWith(ProcessJanitor.class)
 class TornReadTest
 {
-    private static final long SOAK_GETS = 1_000_000;
+    /** GETs per test under {@code -Psoak}; {@code -Drdmakv.it.soakGets=N} changes it (e.g. to try the soak quickly). */
+    private static final long SOAK_GETS = Long.getLong("rdmakv.it.soakGets", 1_000_000);
 
     @TempDir
     Path tmp;
@@ -76,7 +77,7 @@ class TornReadTest
     {
         try (KvClient writers = client(server); KvClient readers = client(server))
         {
-            final TornReadWorkload workload = new TornReadWorkload(keys, 2, 2, 40, 3000);
+            final TornReadWorkload workload = new TornReadWorkload(keys, 2, TestScale.pick(2, 4), 40, 3000);
             final long minGets = TestScale.pick(2_000L, SOAK_GETS);
             final Duration min = Duration.ofSeconds(TestScale.pick(3, 10));
             final Duration max = Duration.ofSeconds(TestScale.pick(20, 3300));
