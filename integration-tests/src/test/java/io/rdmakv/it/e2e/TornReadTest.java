@@ -2,6 +2,7 @@ package io.rdmakv.it.e2e;
 
 import io.rdmakv.client.GetMode;
 import io.rdmakv.client.KvClient;
+import io.rdmakv.it.support.NodeCounters;
 import io.rdmakv.it.support.ProcessJanitor;
 import io.rdmakv.it.support.ServerProcess;
 import io.rdmakv.it.support.TestTransport;
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -88,7 +90,13 @@ class TornReadTest
             final long minGets = TestScale.pick(2_000L, SOAK_GETS);
             final Duration min = Duration.ofSeconds(TestScale.pick(3, 10));
             final Duration max = Duration.ofSeconds(TestScale.pick(20, 3300));
+            final long clientRegistrations = readers.registrationCount();
             final TornReadWorkload.Result result = workload.run(writers, readers, minGets, min, max, stopWhen);
+            // Invariant 4 end to end: neither side registered memory on the data path during the run.
+            assertEquals(clientRegistrations, readers.registrationCount(), "the client registered during the run");
+            final Map<String, String> node = readers.stats().nodes().values().iterator().next();
+            assertEquals(1, NodeCounters.get(node, "registrations"),
+                "the server registers its pool once and nothing after: " + node);
             assertTrue(result.gets() >= Math.min(minGets, 2_000L), "too few GETs to mean anything: " + result.summary());
             if (TestScale.soak())
             {
