@@ -22,7 +22,7 @@ public record LibibverbsInfo(Path linkPath, Path realPath, List<String> provider
     public LibibverbsInfo
     {
         providers = List.copyOf(providers);
-        packageVersions = Map.copyOf(packageVersions);
+        packageVersions = java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(packageVersions));
     }
 
     public boolean found()
@@ -38,7 +38,8 @@ public record LibibverbsInfo(Path linkPath, Path realPath, List<String> provider
             return null;
         }
         final String name = realPath.getFileName().toString();
-        final String prefix = SONAME + ".";
+        // The soname is libibverbs.so.1; the file is libibverbs.so.<version>, e.g. libibverbs.so.1.14.44.0.
+        final String prefix = "libibverbs.so.";
         return name.startsWith(prefix) && name.length() > prefix.length() ? name.substring(prefix.length()) : null;
     }
 }
