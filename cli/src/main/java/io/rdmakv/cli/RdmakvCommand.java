@@ -1,5 +1,6 @@
 package io.rdmakv.cli;
 
+import io.rdmakv.server.cli.ServerCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -10,9 +11,10 @@ import picocli.CommandLine.Spec;
     description = {
         "A distributed key-value store on a UCX-style RDMA transport layer (verbs, or TCP without an HCA).",
         "",
-        "Start a node with 'rdmakv server', then use get/put/del/stats against it; 'rdmakv demo' runs a node and a",
-        "workload in one process."},
+        "Start a node with 'rdmakv server', then use get/put/del/stats against it.",
+        "'rdmakv demo' runs a node and a workload in one process."},
     subcommands = {
+        ServerCommand.class,
         GetCommand.class,
         PutCommand.class,
         DelCommand.class,

@@ -187,6 +187,17 @@ final class LaidOutPoolNode implements AutoCloseable
         pool.putByte(at, (byte)~pool.getByte(at));
     }
 
+    /**
+     * Overwrite {@code slot}'s extent in place (header, key, value, CRC last) with no ordering towards readers: what a
+     * buggy writer would do, and the worst case of extent reuse. Readers may see any mix of old and new bytes.
+     * Not synchronized: the test's writer thread owns the extent.
+     */
+    void rewriteInPlace(final long slot, final byte[] key, final byte[] value, final long version)
+    {
+        final ValueExtentFlyweight writer = new ValueExtentFlyweight();
+        writer.wrap(pool, (int)IndexSlot.extentOffset(slot), IndexSlot.extentLength(slot)).write(key, value, version);
+    }
+
     void complete(final boolean complete)
     {
         header.wrap(pool, 0).complete(complete);
