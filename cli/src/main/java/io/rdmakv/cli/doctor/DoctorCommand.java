@@ -37,8 +37,9 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "doctor", mixinStandardHelpOptions = true,
     description = {
-        "Check this machine for rdmakv: RDMA devices, ports, GIDs, counters, /dev/infiniband, libibverbs, transport",
-        "selection and RLIMIT_MEMLOCK against the pool size. Exit 0 when the configuration can work, 2 when not."})
+        "Check this machine for rdmakv: RDMA devices, ports, GIDs, counters, /dev/infiniband, libibverbs,",
+        "which transport 'auto' picks and why, and RLIMIT_MEMLOCK against the pool size.",
+        "Exit 0 when the configuration can work (warnings included), 2 when it cannot."})
 public final class DoctorCommand implements Callable<Integer>
 {
     @ParentCommand
