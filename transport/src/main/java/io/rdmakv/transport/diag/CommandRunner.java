@@ -1,20 +1,27 @@
 package io.rdmakv.transport.diag;
 
-import java.io.ByteArrayOutputStream;
+import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Runs a short external command ({@code ldconfig -p}, {@code dpkg-query}) and gives its standard output; injectable
- * so tests can feed known output. A missing command, a failure to start or a timeout gives empty, never an exception.
+ * so tests can feed known output. A missing command, a failure to start or a timeout gives empty, never an exception
+ * and never a hang.
  */
 @FunctionalInterface
 public interface CommandRunner
 {
+    /** How long a command may take before it is killed and treated as absent. */
+    long TIMEOUT_SECONDS = 5;
+    /** Output beyond this is ignored (the commands used print a few KiB). */
+    int MAX_OUTPUT_BYTES = 1 << 20;
+
     /**
      * @param command the program and its arguments.
      * @return standard output when the program ran (whatever its exit code: {@code dpkg-query} exits 1 when only
@@ -22,56 +29,54 @@ public interface CommandRunner
      */
     Optional<String> run(List<String> command);
 
-    /** The real thing: {@link ProcessBuilder}, standard error discarded, at most five seconds. */
+    /**
+     * The real thing: {@link ProcessBuilder} with output to a temporary file (so a silent, stuck child cannot block a
+     * read), standard error discarded, standard input empty, at most {@link #TIMEOUT_SECONDS}.
+     */
     static CommandRunner system()
     {
         return command ->
         {
-            final Process process;
+            Path out = null;
             try
             {
-                process = new ProcessBuilder(command)
+                out = Files.createTempFile("rdmakv-doctor", ".out");
+                final Process process = new ProcessBuilder(command)
+                    .redirectOutput(out.toFile())
                     .redirectError(ProcessBuilder.Redirect.DISCARD)
-                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                     .start();
+                if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS))
+                {
+                    process.destroyForcibly();
+                    return Optional.empty();
+                }
+                final byte[] bytes = Files.readAllBytes(out);
+                return Optional.of(new String(bytes, 0, Math.min(bytes.length, MAX_OUTPUT_BYTES),
+                    StandardCharsets.UTF_8));
             }
             catch (final IOException | SecurityException ex)
             {
                 return Optional.empty();
             }
-            try (InputStream in = process.getInputStream())
-            {
-                // The outputs read here are a few KiB; reading before waiting avoids a full pipe blocking the child.
-                final ByteArrayOutputStream out = new ByteArrayOutputStream();
-                final byte[] buf = new byte[8192];
-                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-                int n;
-                while ((n = in.read(buf)) >= 0 && out.size() < (1 << 20))
-                {
-                    out.write(buf, 0, n);
-                    if (System.nanoTime() > deadline)
-                    {
-                        process.destroyForcibly();
-                        return Optional.empty();
-                    }
-                }
-                if (!process.waitFor(5, TimeUnit.SECONDS))
-                {
-                    process.destroyForcibly();
-                    return Optional.empty();
-                }
-                return Optional.of(out.toString(StandardCharsets.UTF_8));
-            }
-            catch (final IOException ex)
-            {
-                process.destroyForcibly();
-                return Optional.empty();
-            }
             catch (final InterruptedException ex)
             {
-                process.destroyForcibly();
                 Thread.currentThread().interrupt();
                 return Optional.empty();
+            }
+            finally
+            {
+                if (out != null)
+                {
+                    try
+                    {
+                        Files.deleteIfExists(out);
+                    }
+                    catch (final IOException ignore)
+                    {
+                        // A leftover temp file is harmless; the report matters more.
+                    }
+                }
             }
         };
     }
