@@ -143,6 +143,21 @@ final class LaidOutPoolNode implements AutoCloseable
             .getMode(GetMode.ONE_SIDED).requestTimeout(java.time.Duration.ofSeconds(3));
     }
 
+    InetSocketAddress dataAddress()
+    {
+        return listener.localAddress();
+    }
+
+    io.rdmakv.transport.RemoteKey remoteKey()
+    {
+        return region.remoteKey();
+    }
+
+    long poolAddress()
+    {
+        return pool.addressOffset();
+    }
+
     long registrationCount()
     {
         return transport.memoryDomain().registrationCount();

@@ -162,25 +162,36 @@ final class OneSidedGetProtocol
      * Post what is left of the slot's batch: the whole batch through {@link Endpoint#readBatch} first, then one by
      * one, so the refusal of a single read can be told apart.
      *
+     * <p>Once the last read is accepted the slot belongs to the progress thread (the reads may already have completed
+     * and moved the slot on), so nothing here writes to the slot after that: progress is counted in a local, and
+     * written back only when something stays unposted, which keeps the step from completing.
+     *
      * @return OK when all are posted, BACK_PRESSURED to try again later, or the status that refused a read.
      */
     private TransportStatus postRemaining(final RequestSlot slot)
     {
         final Endpoint endpoint = slot.session.endpoint();
-        if (slot.batchPosted == 0 && slot.batchSize > 1)
+        final int size = slot.batchSize;
+        int posted = slot.batchPosted;
+        if (posted == 0 && size > 1)
         {
-            slot.batchPosted = endpoint.readBatch(slot.batch, slot.batchSize);
+            posted = endpoint.readBatch(slot.batch, size);
+            if (posted == size)
+            {
+                return TransportStatus.OK;
+            }
         }
-        while (slot.batchPosted < slot.batchSize)
+        while (posted < size)
         {
-            final Endpoint.ReadRequest r = slot.batch[slot.batchPosted];
+            final Endpoint.ReadRequest r = slot.batch[posted];
             final long id = endpoint.read(r.remoteAddress, r.remoteKey, r.length, r.destination, r.destinationOffset,
                 r.handler);
             if (id < 0)
             {
+                slot.batchPosted = posted;
                 return TransportStatus.fromSentinel(id);
             }
-            slot.batchPosted++;
+            posted++;
         }
         return TransportStatus.OK;
     }

@@ -13,8 +13,6 @@ import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
-import org.agrona.concurrent.OneToOneConcurrentArrayQueue;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,18 +20,16 @@ import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A TCP connection to one peer. Operations may start on any thread: a short per-endpoint lock guards the credit
  * count, the in-flight table (correlation id to operation) and the bounded pending queue. Netty I/O threads complete
- * operations into a completion queue and hand received messages over an SPSC queue; both are drained by the owning
- * {@link TcpWorker}, which runs the callbacks and returns credits (then promotes pending operations).
+ * operations into a completion queue and hand received messages to a {@link TcpInboundQueue}; both are drained by
+ * the owning {@link TcpWorker}, which runs the callbacks and returns credits (then promotes pending operations).
  */
 final class TcpEndpoint implements Endpoint
 {
     private static final Logger LOG = LoggerFactory.getLogger(TcpEndpoint.class);
-    private static final int INBOUND_CAPACITY = 4096;
     private static final int MESSAGES_PER_PROGRESS = 1024;
 
     private enum State
@@ -60,16 +56,9 @@ final class TcpEndpoint implements Endpoint
     private volatile String downDetail;
 
     private final ManyToOneConcurrentArrayQueue<TcpOperation> completions;
-    private final OneToOneConcurrentArrayQueue<ByteBuf> inbound = new OneToOneConcurrentArrayQueue<>(INBOUND_CAPACITY);
-    /** Messages the worker had no room for yet; touched by the channel's I/O thread only. */
-    private final ArrayDeque<ByteBuf> overflow = new ArrayDeque<>();
-    private final AtomicBoolean resumeScheduled = new AtomicBoolean();
-    private volatile boolean readPaused;
-    private final Runnable resumeTask = this::resumeReading;
+    private final TcpInboundQueue inbound;
 
     /** Worker-thread state. */
-    private final UnsafeBuffer messageView = new UnsafeBuffer(0, 0);
-    private byte[] scratch = new byte[0];
     private final ArrayList<TcpOperation> expired = new ArrayList<>();
     private boolean disconnectSeen;
     private boolean disconnectDelivered;
@@ -85,6 +74,7 @@ final class TcpEndpoint implements Endpoint
         this.maxPending = transport.config().maxPendingPerEndpoint();
         this.timeoutNanos = transport.config().operationTimeout().toNanos();
         this.completions = new ManyToOneConcurrentArrayQueue<>(Math.max(maxInflight, 2));
+        this.inbound = new TcpInboundQueue(channel);
     }
 
     TcpWorker tcpWorker()
@@ -225,10 +215,26 @@ final class TcpEndpoint implements Endpoint
         inflight.put(op.requestId, op);
         final ByteBuf frame = op.frame;
         op.frame = null;
-        final long id = op.requestId;
-        final boolean isSend = op.isSend;
-        final ChannelFuture future = flush ? channel.writeAndFlush(frame) : channel.write(frame);
-        future.addListener(f -> onWritten(id, isSend, f.isSuccess()));
+        if (op.isSend)
+        {
+            // A send completes locally once written, so it needs the write's outcome.
+            final long id = op.requestId;
+            final ChannelFuture future = flush ? channel.writeAndFlush(frame) : channel.write(frame);
+            future.addListener(f -> onWritten(id, f.isSuccess()));
+        }
+        else
+        {
+            // A read completes with its response; a failed write closes the channel and fails it there, so the
+            // request needs no listener (no allocation on the read path).
+            if (flush)
+            {
+                channel.writeAndFlush(frame, channel.voidPromise());
+            }
+            else
+            {
+                channel.write(frame, channel.voidPromise());
+            }
+        }
     }
 
     // ---------------------------------------------------------------- I/O thread callbacks
@@ -244,20 +250,19 @@ final class TcpEndpoint implements Endpoint
         }
     }
 
-    private void onWritten(final long id, final boolean isSend, final boolean success)
+    private void onWritten(final long id, final boolean success)
     {
-        if (isSend || !success)
+        final TcpOperation op;
+        final boolean local;
+        synchronized (lock)
         {
-            final TcpOperation op;
-            synchronized (lock)
-            {
-                op = inflight.remove(id);
-            }
-            if (op != null)
-            {
-                op.status = success ? TransportStatus.OK : TransportStatus.PEER_FAILED;
-                publish(op);
-            }
+            op = inflight.remove(id);
+            local = closedLocally;
+        }
+        if (op != null)
+        {
+            op.status = success ? TransportStatus.OK : local ? TransportStatus.CLOSED : TransportStatus.PEER_FAILED;
+            publish(op);
         }
     }
 
@@ -302,31 +307,7 @@ final class TcpEndpoint implements Endpoint
     /** A MESSAGE frame arrived; takes ownership of {@code frame} (positioned at the payload). */
     void onMessage(final ByteBuf frame)
     {
-        if (!overflow.isEmpty() || !inbound.offer(frame))
-        {
-            overflow.addLast(frame);
-            if (!readPaused)
-            {
-                // The worker is behind: stop reading the socket so TCP flow control pushes back on the sender.
-                readPaused = true;
-                channel.config().setAutoRead(false);
-            }
-        }
-    }
-
-    private void resumeReading()
-    {
-        resumeScheduled.set(false);
-        ByteBuf buf;
-        while ((buf = overflow.peekFirst()) != null && inbound.offer(buf))
-        {
-            overflow.pollFirst();
-        }
-        if (overflow.isEmpty() && readPaused)
-        {
-            readPaused = false;
-            channel.config().setAutoRead(true);
-        }
+        inbound.offer(frame);
     }
 
     /** The channel is gone: refuse new operations and let the worker fail what is outstanding. */
@@ -340,11 +321,7 @@ final class TcpEndpoint implements Endpoint
         {
             downDetail = detail;
         }
-        ByteBuf buf;
-        while ((buf = overflow.pollFirst()) != null)
-        {
-            buf.release();
-        }
+        inbound.releaseOverflow();
         worker.execute(this::onDownOnWorker);
     }
 
@@ -430,43 +407,7 @@ final class TcpEndpoint implements Endpoint
 
     private int drainInbound(final int limit)
     {
-        int count = 0;
-        ByteBuf buf;
-        while (count < limit && (buf = inbound.poll()) != null)
-        {
-            count++;
-            try
-            {
-                final int length = buf.readableBytes();
-                if (buf.hasMemoryAddress())
-                {
-                    messageView.wrap(buf.memoryAddress() + buf.readerIndex(), length);
-                }
-                else
-                {
-                    if (scratch.length < length)
-                    {
-                        scratch = new byte[length];
-                    }
-                    buf.getBytes(buf.readerIndex(), scratch, 0, length);
-                    messageView.wrap(scratch, 0, Math.max(length, 0));
-                }
-                handler.onMessage(this, messageView, 0, length);
-            }
-            catch (final Throwable t)
-            {
-                LOG.error("onMessage handler threw; the message is dropped", t);
-            }
-            finally
-            {
-                buf.release();
-            }
-        }
-        if (readPaused && resumeScheduled.compareAndSet(false, true))
-        {
-            channel.eventLoop().execute(resumeTask);
-        }
-        return count;
+        return inbound.drain(limit, this, handler);
     }
 
     private void promotePending()
@@ -581,11 +522,7 @@ final class TcpEndpoint implements Endpoint
             deliver(op);
         }
         failAll(TransportStatus.CLOSED);
-        ByteBuf buf;
-        while ((buf = inbound.poll()) != null)
-        {
-            buf.release();
-        }
+        inbound.releaseQueued();
         if (!disconnectDelivered)
         {
             disconnectDelivered = true;

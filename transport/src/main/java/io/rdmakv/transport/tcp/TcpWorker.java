@@ -167,6 +167,12 @@ public final class TcpWorker implements Worker
             }
             else
             {
+                // The channel never became active, so no inactive event will retire its endpoint: do it here.
+                final TcpChannelHandler h = f.channel().pipeline().get(TcpChannelHandler.class);
+                if (h != null)
+                {
+                    removeEndpoint(h.endpoint());
+                }
                 final Throwable cause = f.cause();
                 final TransportException ex = new TransportException(TransportStatus.NOT_CONNECTED,
                     "connect to " + remoteAddress + " failed: " + cause, cause);

@@ -56,6 +56,7 @@ public abstract class AbstractSendConformanceTest extends TransportConformanceSu
         {
             final UnsafeBuffer buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(max));
             final AtomicInteger failures = new AtomicInteger();
+            final AtomicReference<TransportStatus> lastFailure = new AtomicReference<>();
             for (int seq = 0; seq < MESSAGES; seq++)
             {
                 final int length = encodeMessage(buffer, seq, max);
@@ -64,6 +65,7 @@ public abstract class AbstractSendConformanceTest extends TransportConformanceSu
                 {
                     if (s != TransportStatus.OK)
                     {
+                        lastFailure.set(s);
                         failures.incrementAndGet();
                     }
                 })) == TransportStatus.BACK_PRESSURED.sentinel())
@@ -77,7 +79,7 @@ public abstract class AbstractSendConformanceTest extends TransportConformanceSu
             }
             if (failures.get() != 0)
             {
-                throw new AssertionError(failures.get() + " sends completed with an error");
+                throw new AssertionError(failures.get() + " sends completed with an error, e.g. " + lastFailure.get());
             }
         }
         catch (final Throwable t)

@@ -2,6 +2,7 @@ package io.rdmakv.transport.tcp;
 
 import io.netty.channel.epoll.Epoll;
 import io.rdmakv.transport.Endpoint;
+import io.rdmakv.transport.Listener;
 import io.rdmakv.transport.MemoryAccess;
 import io.rdmakv.transport.MemoryRegion;
 import io.rdmakv.transport.RemoteKey;
@@ -11,7 +12,9 @@ import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.TransportProvider;
 import io.rdmakv.transport.TransportStatus;
+import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.conformance.TransportConformanceSupport;
+import org.agrona.concurrent.AgentInvoker;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -24,11 +27,17 @@ import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -228,5 +237,120 @@ class TcpTransportTest extends TransportConformanceSupport
 
         final Transport defaults = open(config());
         assertEquals(Epoll.isAvailable(), ((TcpTransport)defaults).usesNativeEpoll());
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldPushBackOnTheSenderWhileTheReceivingWorkerStallsAndLoseNothing() throws Exception
+    {
+        final int messages = 60_000;
+        final Transport serverTransport = open(config());
+        final Worker serverWorker = serverTransport.createWorker("stalled");
+        final AgentInvoker server = closeLater(new AgentInvoker(Throwable::printStackTrace, null, serverWorker));
+        server.start();
+        final RecordingHandler received = new RecordingHandler();
+        received.maxMessage = 1000;
+        final Listener listener = closeLater(serverWorker.listen(LOOPBACK, received));
+        final Peer client = peer("client", config());
+        final Endpoint ep = client.worker.connect(
+            new InetSocketAddress("127.0.0.1", listener.localAddress().getPort()), client.handler)
+            .get(10, TimeUnit.SECONDS);
+
+        final AtomicInteger backPressured = new AtomicInteger();
+        final AtomicReference<String> error = new AtomicReference<>();
+        final Thread sender = new Thread(() ->
+        {
+            final UnsafeBuffer buffer = new UnsafeBuffer(new byte[1000]);
+            for (int seq = 0; seq < messages; seq++)
+            {
+                final int length = encodeMessage(buffer, seq, 1000);
+                long id;
+                while ((id = ep.send(buffer, 0, length, null)) == TransportStatus.BACK_PRESSURED.sentinel())
+                {
+                    backPressured.incrementAndGet();
+                    LockSupport.parkNanos(100_000);
+                }
+                if (id < 0)
+                {
+                    error.compareAndSet(null, "send " + seq + ": " + TransportStatus.fromSentinel(id));
+                    return;
+                }
+            }
+        }, "stalled-sender");
+        sender.start();
+        // The server worker does not progress: its queue fills, then the socket buffers, then the sender's credits.
+        awaitTrue(() -> backPressured.get() > 0, Duration.ofSeconds(30), "the sender to be back-pressured");
+        assertEquals(0, received.messages.get());
+
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+        while (received.messages.get() < messages && System.nanoTime() < deadline)
+        {
+            if (server.invoke() == 0)
+            {
+                Thread.onSpinWait();
+            }
+        }
+        sender.join(10_000);
+        assertNull(error.get());
+        assertNull(received.firstError.get());
+        assertEquals(messages, received.messages.get());
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldCompleteOutstandingOperationsWithClosedWhenTheEndpointIsClosedLocally() throws Exception
+    {
+        final Connection c = connect();
+        final Region region = region(c.server().transport, REGION_SIZE);
+        final UnsafeBuffer dst = new UnsafeBuffer(ByteBuffer.allocateDirect(1 << 20));
+        final AtomicInteger done = new AtomicInteger();
+        final AtomicInteger wrong = new AtomicInteger();
+        int accepted = 0;
+        for (int i = 0; i < 100; i++)
+        {
+            if (c.clientEndpoint().read(region.base(), region.registration().remoteKey(), 1 << 20, dst, 0,
+                (status, id) ->
+                {
+                    if (status != TransportStatus.OK && status != TransportStatus.CLOSED)
+                    {
+                        wrong.incrementAndGet();
+                    }
+                    done.incrementAndGet();
+                }) >= 0)
+            {
+                accepted++;
+            }
+        }
+        c.clientEndpoint().close();
+        final int expected = accepted;
+        awaitTrue(() -> done.get() == expected, Duration.ofSeconds(20), "all reads to complete");
+        assertEquals(0, wrong.get());
+        assertTrue(c.client().handler.disconnected.await(10, TimeUnit.SECONDS));
+        assertEquals(TransportStatus.CLOSED, c.client().handler.disconnectStatus.get());
+        assertTrue(c.server().handler.disconnected.await(10, TimeUnit.SECONDS));
+        assertEquals(TransportStatus.PEER_FAILED, c.server().handler.disconnectStatus.get());
+        assertEquals(TransportStatus.CLOSED.sentinel(), c.clientEndpoint().send(dst, 0, 8, null));
+        Thread.sleep(50);
+        assertEquals(1, c.client().handler.disconnects.get());
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldForgetTheEndpointOfAFailedConnect() throws Exception
+    {
+        final Peer client = peer("client", config());
+        final int port;
+        try (ServerSocket probe = new ServerSocket(0))
+        {
+            port = probe.getLocalPort();
+        }
+        for (int i = 0; i < 3; i++)
+        {
+            final CompletableFuture<Endpoint> f =
+                client.worker.connect(new InetSocketAddress("127.0.0.1", port), client.handler);
+            final ExecutionException e = assertThrows(ExecutionException.class, () -> f.get(10, TimeUnit.SECONDS));
+            assertEquals(TransportStatus.NOT_CONNECTED, ((TransportException)e.getCause()).status());
+        }
+        assertEquals(0, ((TcpWorker)client.worker).endpointCount());
     }
 }
