@@ -1,5 +1,6 @@
 package io.rdmakv.cli;
 
+import io.rdmakv.cli.doctor.DoctorCommand;
 import io.rdmakv.server.cli.ServerCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -20,6 +21,7 @@ import picocli.CommandLine.Spec;
         DelCommand.class,
         StatsCommand.class,
         DemoCommand.class,
+        DoctorCommand.class,
         CommandLine.HelpCommand.class})
 public final class RdmakvCommand implements Runnable
 {
