@@ -1,0 +1,33 @@
+package io.rdmakv.transport.tcp;
+
+import io.netty.channel.Channel;
+import io.rdmakv.transport.Listener;
+
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+
+/** A bound server channel of a {@link TcpWorker}. */
+final class TcpListener implements Listener
+{
+    private final Channel serverChannel;
+    private final TcpWorker worker;
+
+    TcpListener(final Channel serverChannel, final TcpWorker worker)
+    {
+        this.serverChannel = serverChannel;
+        this.worker = worker;
+    }
+
+    @Override
+    public InetSocketAddress localAddress()
+    {
+        return (InetSocketAddress)serverChannel.localAddress();
+    }
+
+    @Override
+    public void close()
+    {
+        serverChannel.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        worker.removeListener(this);
+    }
+}

@@ -1,0 +1,213 @@
+package io.rdmakv.transport.tcp;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.ServerSocketChannel;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.rdmakv.transport.MemoryDomain;
+import io.rdmakv.transport.Transport;
+import io.rdmakv.transport.TransportCapabilities;
+import io.rdmakv.transport.TransportConfig;
+import io.rdmakv.transport.TransportException;
+import io.rdmakv.transport.Worker;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An opened TCP transport: one Netty event loop group (native epoll when available and {@code tcp.nativeEpoll} is
+ * not {@code false}, NIO otherwise), the memory domain, the emulated-read responder and the workers.
+ *
+ * <p>Properties: {@code tcp.nativeEpoll} (default true), {@code tcp.emulatedRead} (default true),
+ * {@code tcp.ioThreads} (default 2), {@code tcp.maxReadBytes} (default 1 MiB).
+ */
+public final class TcpTransport implements Transport
+{
+    private static final Logger LOG = LoggerFactory.getLogger(TcpTransport.class);
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+    private final TransportConfig config;
+    private final TransportCapabilities capabilities;
+    private final TcpMemoryDomain memoryDomain = new TcpMemoryDomain();
+    private final TcpEmulatedReadResponder responder;
+    private final EventLoopGroup group;
+    private final boolean nativeEpoll;
+    private final boolean emulatedRead;
+    private final int maxReadBytes;
+    private final int maxFrameLength;
+    private final List<TcpWorker> workers = new ArrayList<>();
+    private boolean closed;
+
+    TcpTransport(final TransportConfig config)
+    {
+        this.config = config;
+        this.emulatedRead = config.booleanProperty(TcpTransportProvider.PROP_EMULATED_READ, true);
+        this.maxReadBytes = config.intProperty(TcpTransportProvider.PROP_MAX_READ_BYTES,
+            TcpTransportProvider.DEFAULT_MAX_READ_BYTES);
+        if (maxReadBytes <= 0)
+        {
+            throw new TransportException("tcp.maxReadBytes must be positive: " + maxReadBytes);
+        }
+        this.capabilities = TcpTransportProvider.capabilitiesFor(config);
+        this.maxFrameLength = TcpFrames.maxFrameLength(config.maxMessageBytes(), maxReadBytes);
+        this.responder = new TcpEmulatedReadResponder(memoryDomain, emulatedRead, maxReadBytes);
+        final int ioThreads = config.intProperty(TcpTransportProvider.PROP_IO_THREADS, 2);
+        final boolean wantEpoll = config.booleanProperty(TcpTransportProvider.PROP_NATIVE_EPOLL, true);
+        this.nativeEpoll = wantEpoll && Epoll.isAvailable();
+        final DefaultThreadFactory threads = new DefaultThreadFactory(
+            "rdmakv-tcp-io-" + INSTANCES.incrementAndGet(), true);
+        this.group = new MultiThreadIoEventLoopGroup(ioThreads, threads,
+            nativeEpoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        LOG.info("tcp transport opened: {} I/O, {} I/O threads, one-sided reads {}", nativeEpoll ? "epoll" : "NIO",
+            ioThreads, emulatedRead ? "EMULATED by the target's transport (software RMA)" :
+            "disabled (tcp.emulatedRead=false)");
+        if (wantEpoll && !nativeEpoll)
+        {
+            LOG.info("tcp transport: native epoll unavailable ({}), using NIO", Epoll.unavailabilityCause());
+        }
+    }
+
+    @Override
+    public String name()
+    {
+        return TcpTransportProvider.NAME;
+    }
+
+    @Override
+    public TransportCapabilities capabilities()
+    {
+        return capabilities;
+    }
+
+    @Override
+    public MemoryDomain memoryDomain()
+    {
+        return memoryDomain;
+    }
+
+    @Override
+    public Worker createWorker(final String name)
+    {
+        synchronized (workers)
+        {
+            if (closed)
+            {
+                throw new TransportException("tcp transport is closed");
+            }
+            final TcpWorker worker = new TcpWorker(this, name);
+            workers.add(worker);
+            return worker;
+        }
+    }
+
+    /** True when native epoll carries the traffic (false: NIO). */
+    public boolean usesNativeEpoll()
+    {
+        return nativeEpoll;
+    }
+
+    /** Emulated reads answered by this transport so far. */
+    public long emulatedReadsServed()
+    {
+        return responder.served();
+    }
+
+    /** Emulated reads refused by this transport so far (bad token, region or bounds). */
+    public long emulatedReadsRefused()
+    {
+        return responder.refused();
+    }
+
+    TransportConfig config()
+    {
+        return config;
+    }
+
+    boolean emulatedReadEnabled()
+    {
+        return emulatedRead;
+    }
+
+    int maxReadBytes()
+    {
+        return maxReadBytes;
+    }
+
+    int maxFrameLength()
+    {
+        return maxFrameLength;
+    }
+
+    TcpEmulatedReadResponder responder()
+    {
+        return responder;
+    }
+
+    EventLoopGroup eventLoopGroup()
+    {
+        return group;
+    }
+
+    Class<? extends ServerSocketChannel> serverChannelClass()
+    {
+        return nativeEpoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+    }
+
+    Class<? extends SocketChannel> channelClass()
+    {
+        return nativeEpoll ? EpollSocketChannel.class : NioSocketChannel.class;
+    }
+
+    void removeWorker(final TcpWorker worker)
+    {
+        synchronized (workers)
+        {
+            workers.remove(worker);
+        }
+    }
+
+    /** Close workers, deregister regions, shut the event loops down and wait for their threads to end. */
+    @Override
+    public void close()
+    {
+        final List<TcpWorker> toClose;
+        synchronized (workers)
+        {
+            if (closed)
+            {
+                return;
+            }
+            closed = true;
+            toClose = new ArrayList<>(workers);
+        }
+        for (final TcpWorker w : toClose)
+        {
+            w.close();
+        }
+        memoryDomain.closeAll();
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+        try
+        {
+            if (!group.awaitTermination(10, TimeUnit.SECONDS))
+            {
+                LOG.warn("tcp transport: event loops did not terminate within 10 s");
+            }
+        }
+        catch (final InterruptedException e)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package io.rdmakv.transport.tcp;
+
+import io.rdmakv.transport.Transport;
+import io.rdmakv.transport.TransportCapabilities;
+import io.rdmakv.transport.TransportCapability;
+import io.rdmakv.transport.TransportConfig;
+import io.rdmakv.transport.TransportException;
+import io.rdmakv.transport.TransportProvider;
+
+import java.util.EnumSet;
+
+/**
+ * The TCP transport's entry point: always available (it needs only a socket) unless disabled by
+ * {@code -Drdmakv.transport.tcp.disabled=true}. Declares SEND_RECV and READ_EMULATED (absent when
+ * {@code tcp.emulatedRead=false}) with a loopback-ish performance model so that a native transport outscores it.
+ */
+public final class TcpTransportProvider implements TransportProvider
+{
+    public static final String NAME = "tcp";
+    public static final String PROP_NATIVE_EPOLL = "tcp.nativeEpoll";
+    public static final String PROP_EMULATED_READ = "tcp.emulatedRead";
+    public static final String PROP_IO_THREADS = "tcp.ioThreads";
+    public static final String PROP_MAX_READ_BYTES = "tcp.maxReadBytes";
+    public static final int DEFAULT_MAX_READ_BYTES = 1 << 20;
+
+    /** Modelled small-message one-way latency over a kernel TCP stack (loopback-ish), for scoring. */
+    static final double LATENCY_NANOS = 25_000;
+    /** Modelled bandwidth, for scoring. */
+    static final double BANDWIDTH_BYTES_PER_SECOND = 1.0e9;
+
+    @Override
+    public String name()
+    {
+        return NAME;
+    }
+
+    @Override
+    public boolean isAvailable()
+    {
+        return !TransportProvider.isDisabledByProperty(NAME);
+    }
+
+    @Override
+    public String unavailabilityCause()
+    {
+        return isAvailable() ? null : "disabled by -Drdmakv.transport.tcp.disabled=true";
+    }
+
+    @Override
+    public TransportCapabilities capabilities()
+    {
+        return capabilitiesFor(TransportConfig.defaults());
+    }
+
+    static TransportCapabilities capabilitiesFor(final TransportConfig config)
+    {
+        final EnumSet<TransportCapability> flags = EnumSet.of(TransportCapability.SEND_RECV);
+        if (config.booleanProperty(PROP_EMULATED_READ, true))
+        {
+            flags.add(TransportCapability.READ_EMULATED);
+        }
+        return new TransportCapabilities(flags, config.maxMessageBytes(),
+            config.intProperty(PROP_MAX_READ_BYTES, DEFAULT_MAX_READ_BYTES), config.maxInflightPerEndpoint(),
+            LATENCY_NANOS, BANDWIDTH_BYTES_PER_SECOND);
+    }
+
+    @Override
+    public Transport open(final TransportConfig config)
+    {
+        if (!isAvailable())
+        {
+            throw new TransportException("tcp transport unavailable: " + unavailabilityCause());
+        }
+        return new TcpTransport(config == null ? TransportConfig.defaults() : config);
+    }
+}

@@ -1,0 +1,309 @@
+package io.rdmakv.transport.tcp;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.flush.FlushConsolidationHandler;
+import io.rdmakv.transport.Endpoint;
+import io.rdmakv.transport.EndpointHandler;
+import io.rdmakv.transport.Listener;
+import io.rdmakv.transport.Transport;
+import io.rdmakv.transport.TransportException;
+import io.rdmakv.transport.TransportStatus;
+import io.rdmakv.transport.Worker;
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The TCP progress engine. Netty I/O threads never run user code: they post control events (accepts, connects,
+ * disconnects) to a bounded MPSC queue and completions/messages to per-endpoint queues; {@link #doWork()} drains
+ * them, runs the callbacks and expires operations past the operation timeout.
+ */
+public final class TcpWorker implements Worker
+{
+    private static final Logger LOG = LoggerFactory.getLogger(TcpWorker.class);
+    private static final int CONTROL_CAPACITY = 4096;
+    private static final long EXPIRY_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    private final TcpTransport transport;
+    private final String name;
+    private final ManyToOneConcurrentArrayQueue<Runnable> control = new ManyToOneConcurrentArrayQueue<>(CONTROL_CAPACITY);
+    private final Object lock = new Object();
+    private volatile TcpEndpoint[] endpoints = new TcpEndpoint[0];
+    private final List<TcpListener> listeners = new ArrayList<>();
+    private volatile boolean closed;
+    private long nextExpiryNanos;
+
+    TcpWorker(final TcpTransport transport, final String name)
+    {
+        this.transport = transport;
+        this.name = name;
+    }
+
+    TcpTransport tcpTransport()
+    {
+        return transport;
+    }
+
+    @Override
+    public Transport transport()
+    {
+        return transport;
+    }
+
+    @Override
+    public String roleName()
+    {
+        return "tcp-worker-" + name;
+    }
+
+    // ---------------------------------------------------------------- progress
+
+    @Override
+    public int doWork()
+    {
+        if (closed)
+        {
+            return 0;
+        }
+        int work = 0;
+        Runnable event;
+        while ((event = control.poll()) != null)
+        {
+            try
+            {
+                event.run();
+            }
+            catch (final Throwable t)
+            {
+                LOG.error("worker {}: event handler threw", name, t);
+            }
+            work++;
+        }
+        final TcpEndpoint[] eps = endpoints;
+        for (final TcpEndpoint ep : eps)
+        {
+            work += ep.progress();
+        }
+        final long now = System.nanoTime();
+        if (now - nextExpiryNanos >= 0)
+        {
+            nextExpiryNanos = now + EXPIRY_INTERVAL_NANOS;
+            for (final TcpEndpoint ep : eps)
+            {
+                work += ep.expire(now);
+            }
+        }
+        return work;
+    }
+
+    /** Run {@code task} on the progress thread; from I/O threads. Never blocks: retries later if the queue is full. */
+    void execute(final Runnable task)
+    {
+        if (!control.offer(task))
+        {
+            LOG.warn("worker {}: control queue full, retrying an event in 1 ms", name);
+            transport.eventLoopGroup().schedule(() -> execute(task), 1, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    // ---------------------------------------------------------------- connections
+
+    @Override
+    public Listener listen(final InetSocketAddress bindAddress, final EndpointHandler handler)
+    {
+        ensureOpen();
+        final ServerBootstrap bootstrap = new ServerBootstrap()
+            .group(transport.eventLoopGroup())
+            .channel(transport.serverChannelClass())
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childHandler(initializer(handler, true));
+        final ChannelFuture bind = bootstrap.bind(bindAddress).awaitUninterruptibly();
+        if (!bind.isSuccess())
+        {
+            throw new TransportException(TransportStatus.TRANSPORT_ERROR,
+                "cannot listen on " + bindAddress + ": " + bind.cause(), bind.cause());
+        }
+        final TcpListener listener = new TcpListener(bind.channel(), this);
+        synchronized (lock)
+        {
+            listeners.add(listener);
+        }
+        return listener;
+    }
+
+    @Override
+    public CompletableFuture<Endpoint> connect(final InetSocketAddress remoteAddress, final EndpointHandler handler)
+    {
+        ensureOpen();
+        final CompletableFuture<Endpoint> result = new CompletableFuture<>();
+        final Bootstrap bootstrap = new Bootstrap()
+            .group(transport.eventLoopGroup())
+            .channel(transport.channelClass())
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS,
+                (int)Math.min(Integer.MAX_VALUE, transport.config().connectTimeout().toMillis()))
+            .handler(initializer(handler, false));
+        bootstrap.connect(remoteAddress).addListener((ChannelFuture f) ->
+        {
+            if (f.isSuccess())
+            {
+                final TcpEndpoint ep = f.channel().pipeline().get(TcpChannelHandler.class).endpoint();
+                ep.markActive();
+                execute(() -> result.complete(ep));
+            }
+            else
+            {
+                final Throwable cause = f.cause();
+                final TransportException ex = new TransportException(TransportStatus.NOT_CONNECTED,
+                    "connect to " + remoteAddress + " failed: " + cause, cause);
+                execute(() -> result.completeExceptionally(ex));
+            }
+        });
+        return result;
+    }
+
+    private ChannelInitializer<SocketChannel> initializer(final EndpointHandler handler, final boolean accepted)
+    {
+        return new ChannelInitializer<>()
+        {
+            @Override
+            protected void initChannel(final SocketChannel ch)
+            {
+                final TcpEndpoint ep = new TcpEndpoint(TcpWorker.this, ch, handler);
+                addEndpoint(ep);
+                ch.pipeline().addLast(
+                    new FlushConsolidationHandler(256, true),
+                    new LengthFieldBasedFrameDecoder(
+                        TcpFrames.LENGTH_FIELD_LENGTH + transport.maxFrameLength(), 0,
+                        TcpFrames.LENGTH_FIELD_LENGTH, 0, TcpFrames.LENGTH_FIELD_LENGTH, true),
+                    new TcpChannelHandler(ep, transport.responder(), accepted));
+            }
+        };
+    }
+
+    void announceAccepted(final TcpEndpoint ep)
+    {
+        execute(() -> ep.handler().onConnected(ep));
+    }
+
+    private void addEndpoint(final TcpEndpoint ep)
+    {
+        synchronized (lock)
+        {
+            if (closed)
+            {
+                ep.channel().close();
+                return;
+            }
+            final TcpEndpoint[] old = endpoints;
+            final TcpEndpoint[] copy = Arrays.copyOf(old, old.length + 1);
+            copy[old.length] = ep;
+            endpoints = copy;
+        }
+    }
+
+    void removeEndpoint(final TcpEndpoint ep)
+    {
+        synchronized (lock)
+        {
+            final TcpEndpoint[] old = endpoints;
+            for (int i = 0; i < old.length; i++)
+            {
+                if (old[i] == ep)
+                {
+                    final TcpEndpoint[] copy = new TcpEndpoint[old.length - 1];
+                    System.arraycopy(old, 0, copy, 0, i);
+                    System.arraycopy(old, i + 1, copy, i, old.length - i - 1);
+                    endpoints = copy;
+                    return;
+                }
+            }
+        }
+    }
+
+    void removeListener(final TcpListener listener)
+    {
+        synchronized (lock)
+        {
+            listeners.remove(listener);
+        }
+    }
+
+    /** Endpoints this worker currently progresses (for tests and diagnostics). */
+    public int endpointCount()
+    {
+        return endpoints.length;
+    }
+
+    private void ensureOpen()
+    {
+        if (closed)
+        {
+            throw new TransportException(TransportStatus.CLOSED, "worker " + name + " is closed", null);
+        }
+    }
+
+    /**
+     * Close listeners and endpoints; outstanding operations complete with CLOSED on the calling thread. Call it from
+     * the progress thread (as {@link org.agrona.concurrent.AgentRunner#close()} does through {@link #onClose()}) or
+     * after the progress thread stopped.
+     */
+    @Override
+    public void close()
+    {
+        final List<TcpListener> ls;
+        final TcpEndpoint[] eps;
+        synchronized (lock)
+        {
+            if (closed)
+            {
+                return;
+            }
+            closed = true;
+            ls = new ArrayList<>(listeners);
+            eps = endpoints;
+            endpoints = new TcpEndpoint[0];
+        }
+        for (final TcpListener l : ls)
+        {
+            l.close();
+        }
+        for (final TcpEndpoint ep : eps)
+        {
+            ep.closeNow();
+        }
+        Runnable event;
+        while ((event = control.poll()) != null)
+        {
+            try
+            {
+                event.run(); // e.g. complete connect futures rather than leave them hanging
+            }
+            catch (final Throwable t)
+            {
+                LOG.error("worker {}: event handler threw during close", name, t);
+            }
+        }
+        transport.removeWorker(this);
+    }
+
+    @Override
+    public String toString()
+    {
+        return "TcpWorker{" + name + '}';
+    }
+}

@@ -1,0 +1,258 @@
+package io.rdmakv.transport.conformance;
+
+import io.netty.util.internal.PlatformDependent;
+import io.rdmakv.transport.Endpoint;
+import io.rdmakv.transport.EndpointHandler;
+import io.rdmakv.transport.Listener;
+import io.rdmakv.transport.MemoryAccess;
+import io.rdmakv.transport.MemoryRegion;
+import io.rdmakv.transport.RemoteKey;
+import io.rdmakv.transport.Transport;
+import io.rdmakv.transport.TransportException;
+import io.rdmakv.transport.TransportStatus;
+import io.rdmakv.transport.Worker;
+import org.agrona.concurrent.AgentInvoker;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.lang.management.BufferPoolMXBean;
+import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Peer death, failed connects, and closing that releases threads and memory. */
+public abstract class AbstractLifecycleConformanceTest extends TransportConformanceSupport
+{
+    @Test
+    @Timeout(60)
+    void shouldFailOutstandingOperationsWhenThePeerDies() throws Exception
+    {
+        final Connection c = connect();
+        final boolean canRead = provider().capabilities().canRead();
+        final Region region = canRead ? region(c.server().transport, REGION_SIZE) : null;
+        final int size = 256 * 1024;
+        final UnsafeBuffer destination = new UnsafeBuffer(ByteBuffer.allocateDirect(size));
+        final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(size));
+        final AtomicInteger ok = new AtomicInteger();
+        final AtomicInteger failed = new AtomicInteger();
+        final AtomicInteger unexpected = new AtomicInteger();
+        final io.rdmakv.transport.CompletionHandler handler = (status, id) ->
+        {
+            if (status == TransportStatus.OK)
+            {
+                ok.incrementAndGet();
+            }
+            else
+            {
+                failed.incrementAndGet();
+                if (status != TransportStatus.PEER_FAILED && status != TransportStatus.TIMED_OUT)
+                {
+                    unexpected.incrementAndGet();
+                }
+            }
+        };
+        int accepted = 0;
+        for (int i = 0; i < 400; i++)
+        {
+            final long id = canRead ?
+                c.clientEndpoint().read(region.base(), region.registration().remoteKey(), size, destination, 0,
+                    handler) :
+                c.clientEndpoint().send(message, 0, size, handler);
+            if (id >= 0)
+            {
+                accepted++;
+            }
+        }
+        // Kill the server side abruptly while operations are in flight.
+        c.server().runner.close();
+        c.server().transport.close();
+
+        final int expected = accepted;
+        awaitTrue(() -> ok.get() + failed.get() == expected, Duration.ofSeconds(30),
+            "every accepted operation to complete after the peer died");
+        assertEquals(0, unexpected.get(), "failures must be PEER_FAILED or TIMED_OUT");
+        assertTrue(c.client().handler.disconnected.await(30, TimeUnit.SECONDS), "onDisconnected must fire");
+        Thread.sleep(50);
+        assertEquals(1, c.client().handler.disconnects.get(), "onDisconnected must fire exactly once");
+        assertTrue(c.client().handler.disconnectStatus.get() != TransportStatus.OK);
+        final long after = c.clientEndpoint().send(message, 0, 16, null);
+        assertTrue(after < 0, "a send on a dead endpoint must be refused");
+        System.out.println(provider().name() + ": peer death: " + ok.get() + " completed before, " + failed.get() +
+            " failed");
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldFailToConnectWhereNothingListens() throws Exception
+    {
+        final Peer client = peer("client", config());
+        final int port;
+        try (ServerSocket probe = new ServerSocket(0))
+        {
+            port = probe.getLocalPort();
+        }
+        final long start = System.nanoTime();
+        final CompletableFuture<Endpoint> future =
+            client.worker.connect(new InetSocketAddress("127.0.0.1", port), client.handler);
+        final ExecutionException e = assertThrows(ExecutionException.class,
+            () -> future.get(config().connectTimeout().toMillis() + 5_000, TimeUnit.MILLISECONDS));
+        final Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+        final TransportException te = assertInstanceOf(TransportException.class, e.getCause());
+        assertTrue(te.getMessage().contains(String.valueOf(port)), () -> "message should name the address: " +
+            te.getMessage());
+        assertTrue(elapsed.compareTo(config().connectTimeout().plusSeconds(2)) < 0, "took " + elapsed);
+    }
+
+    @Test
+    @Timeout(90)
+    void shouldReleaseThreadsAndDirectMemoryOverOpenConnectReadCloseCycles() throws Exception
+    {
+        assumeAvailable();
+        final ByteBuffer memory = ByteBuffer.allocateDirect(4096);
+        final UnsafeBuffer view = new UnsafeBuffer(memory);
+        final UnsafeBuffer destination = new UnsafeBuffer(ByteBuffer.allocateDirect(4096));
+        for (int i = 0; i < 4096; i++)
+        {
+            view.putByte(i, pattern(i));
+        }
+        for (int i = 0; i < 5; i++)
+        {
+            cycle(view, destination); // warm up pools and lazily started JDK/Netty threads
+        }
+        settle();
+        final Map<String, Integer> threadsBefore = threadNames();
+        final long directBefore = directMemory();
+        final long nettyBefore = nettyDirectMemory();
+        for (int i = 0; i < 100; i++)
+        {
+            cycle(view, destination);
+        }
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        Map<String, Integer> threadsAfter = threadNames();
+        while (total(threadsAfter) > total(threadsBefore) && System.nanoTime() < deadline)
+        {
+            settle();
+            threadsAfter = threadNames();
+        }
+        assertTrue(total(threadsAfter) <= total(threadsBefore),
+            "threads grew: before " + threadsBefore + " after " + threadsAfter);
+        final long directGrowth = directMemory() - directBefore;
+        assertTrue(directGrowth < (8 << 20), "JDK direct memory grew by " + directGrowth + " bytes");
+        if (nettyBefore >= 0)
+        {
+            final long nettyGrowth = nettyDirectMemory() - nettyBefore;
+            assertTrue(nettyGrowth < (16 << 20), "Netty direct memory grew by " + nettyGrowth + " bytes");
+        }
+    }
+
+    /** One open/connect/read/close cycle with both workers driven by the test thread through AgentInvokers. */
+    private void cycle(final UnsafeBuffer memory, final UnsafeBuffer destination) throws Exception
+    {
+        try (Transport transport = provider().open(config()))
+        {
+            final MemoryRegion region = transport.memoryDomain().register(memory.addressOffset(), memory.capacity(),
+                EnumSet.of(MemoryAccess.REMOTE_READ));
+            final Worker serverWorker = transport.createWorker("cycle-server");
+            final Worker clientWorker = transport.createWorker("cycle-client");
+            final AgentInvoker server = new AgentInvoker(Throwable::printStackTrace, null, serverWorker);
+            final AgentInvoker client = new AgentInvoker(Throwable::printStackTrace, null, clientWorker);
+            server.start();
+            client.start();
+            final EndpointHandler quiet = (ep, buffer, offset, length) -> { };
+            final Listener listener = serverWorker.listen(LOOPBACK, quiet);
+            final CompletableFuture<Endpoint> connect = clientWorker.connect(
+                new InetSocketAddress("127.0.0.1", listener.localAddress().getPort()), quiet);
+            final Endpoint ep = progressUntilDone(connect, server, client);
+            final RemoteKey key = region.remoteKey();
+            final CompletableFuture<Void> read = ep.readAsync(memory.addressOffset() + 7, key, 1000, destination, 0);
+            progressUntilDone(read, server, client);
+            assertEquals(pattern(7 + 999), destination.getByte(999));
+            client.close();
+            server.close();
+            region.close();
+        }
+    }
+
+    private static <T> T progressUntilDone(final CompletableFuture<T> future, final AgentInvoker a,
+        final AgentInvoker b) throws Exception
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!future.isDone())
+        {
+            if (a.invoke() + b.invoke() == 0)
+            {
+                Thread.onSpinWait();
+            }
+            if (System.nanoTime() > deadline)
+            {
+                throw new AssertionError("operation did not complete within 10 s");
+            }
+        }
+        return future.get();
+    }
+
+    private static void settle() throws InterruptedException
+    {
+        System.gc();
+        Thread.sleep(200);
+    }
+
+    private static Map<String, Integer> threadNames()
+    {
+        final Map<String, Integer> names = new TreeMap<>();
+        for (final Thread t : Thread.getAllStackTraces().keySet())
+        {
+            if (t.isAlive())
+            {
+                // Group numbered thread names ("rdmakv-tcp-io-7-1-2") by their stem.
+                names.merge(t.getName().replaceAll("[-#]?\\d+", ""), 1, Integer::sum);
+            }
+        }
+        return names;
+    }
+
+    private static int total(final Map<String, Integer> names)
+    {
+        return names.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
+    private static long directMemory()
+    {
+        for (final BufferPoolMXBean pool : ManagementFactory.getPlatformMXBeans(BufferPoolMXBean.class))
+        {
+            if ("direct".equals(pool.getName()))
+            {
+                return pool.getMemoryUsed();
+            }
+        }
+        return 0;
+    }
+
+    private static long nettyDirectMemory()
+    {
+        try
+        {
+            return PlatformDependent.usedDirectMemory();
+        }
+        catch (final Throwable t)
+        {
+            return -1; // Netty absent from this transport's class path
+        }
+    }
+
+}

@@ -1,0 +1,232 @@
+package io.rdmakv.transport.tcp;
+
+import io.netty.channel.epoll.Epoll;
+import io.rdmakv.transport.Endpoint;
+import io.rdmakv.transport.MemoryAccess;
+import io.rdmakv.transport.MemoryRegion;
+import io.rdmakv.transport.RemoteKey;
+import io.rdmakv.transport.Transport;
+import io.rdmakv.transport.TransportCapability;
+import io.rdmakv.transport.TransportConfig;
+import io.rdmakv.transport.TransportException;
+import io.rdmakv.transport.TransportProvider;
+import io.rdmakv.transport.TransportStatus;
+import io.rdmakv.transport.conformance.TransportConformanceSupport;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.DataOutputStream;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Behaviour specific to the TCP transport: emulation switch, frame limits, malformed peers, epoll/NIO. */
+class TcpTransportTest extends TransportConformanceSupport
+{
+    @Override
+    protected TransportProvider provider()
+    {
+        return new TcpTransportProvider();
+    }
+
+    private TransportConfig withProperty(final String name, final String value)
+    {
+        return config().toBuilder().property(name, value).build();
+    }
+
+    @Test
+    void shouldDeclareSendRecvAndEmulatedReadOnly()
+    {
+        final TcpTransportProvider p = new TcpTransportProvider();
+        assertEquals("tcp", p.name());
+        assertTrue(p.isAvailable());
+        assertEquals(EnumSet.of(TransportCapability.SEND_RECV, TransportCapability.READ_EMULATED),
+            p.capabilities().flags());
+    }
+
+    @Test
+    void shouldBeUnavailableWhenDisabledByProperty()
+    {
+        System.setProperty("rdmakv.transport.tcp.disabled", "true");
+        try
+        {
+            final TcpTransportProvider p = new TcpTransportProvider();
+            assertFalse(p.isAvailable());
+            assertTrue(p.unavailabilityCause().contains("disabled"));
+            assertThrows(TransportException.class, () -> p.open(config()));
+        }
+        finally
+        {
+            System.clearProperty("rdmakv.transport.tcp.disabled");
+        }
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldRefuseReadsWhenEmulationIsSwitchedOffOnEitherSide() throws Exception
+    {
+        final TransportConfig off = withProperty(TcpTransportProvider.PROP_EMULATED_READ, "false");
+        final Connection c = connect(off, off);
+        assertFalse(c.client().transport.capabilities().has(TransportCapability.READ_EMULATED));
+        final Region region = region(c.server().transport, 4096);
+        final UnsafeBuffer dst = new UnsafeBuffer(ByteBuffer.allocateDirect(64));
+        assertEquals(TransportStatus.ACCESS_DENIED.sentinel(),
+            c.clientEndpoint().read(region.base(), region.registration().remoteKey(), 64, dst, 0, null));
+
+        // An initiator with emulation on against a target with it off: the target answers ACCESS_DENIED.
+        final Connection mixed = connect(off, config());
+        final Region target = region(mixed.server().transport, 4096);
+        assertEquals(TransportStatus.ACCESS_DENIED,
+            statusOf(mixed.clientEndpoint().readAsync(target.base(), target.registration().remoteKey(), 64, dst, 0)));
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldRefuseRemoteReadOfARegionRegisteredWithoutRemoteRead() throws Exception
+    {
+        final Connection c = connect();
+        final ByteBuffer memory = ByteBuffer.allocateDirect(4096);
+        final MemoryRegion local = closeLater(c.server().transport.memoryDomain().register(
+            new UnsafeBuffer(memory).addressOffset(), 4096, EnumSet.of(MemoryAccess.LOCAL_WRITE)));
+        final UnsafeBuffer dst = new UnsafeBuffer(ByteBuffer.allocateDirect(64));
+        assertEquals(TransportStatus.ACCESS_DENIED,
+            statusOf(c.clientEndpoint().readAsync(local.address(), local.remoteKey(), 64, dst, 0)));
+    }
+
+    @Test
+    void shouldGiveEveryRegionItsOwnIdAndTokenAndRefuseBadRegistrations()
+    {
+        final Transport t = open(config());
+        final ByteBuffer memory = ByteBuffer.allocateDirect(8192);
+        final long address = new UnsafeBuffer(memory).addressOffset();
+        final RemoteKey a = t.memoryDomain().register(address, 4096, EnumSet.of(MemoryAccess.REMOTE_READ))
+            .remoteKey();
+        final RemoteKey b = t.memoryDomain().register(address + 4096, 4096, EnumSet.of(MemoryAccess.REMOTE_READ))
+            .remoteKey();
+        assertEquals(RemoteKey.TRANSPORT_TCP, a.transportId());
+        assertNotEquals(a.nativeKey(), b.nativeKey());
+        assertNotEquals(a.token(), b.token());
+        assertEquals(2, t.memoryDomain().registrationCount());
+        assertThrows(TransportException.class, () -> t.memoryDomain().register(0, 10, EnumSet.noneOf(MemoryAccess.class)));
+        assertThrows(TransportException.class, () -> t.memoryDomain().register(address, 0, EnumSet.noneOf(MemoryAccess.class)));
+        assertThrows(TransportException.class,
+            () -> t.memoryDomain().register(Long.MAX_VALUE - 10, 100, EnumSet.noneOf(MemoryAccess.class)));
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldCloseTheConnectionOnAnOversizedFrameAndKeepServingOthers() throws Exception
+    {
+        final TransportConfig smallServer = config().toBuilder().maxMessageBytes(64 * 1024)
+            .property(TcpTransportProvider.PROP_MAX_READ_BYTES, "65536").build();
+        final Connection c = connect(smallServer, config());
+        final UnsafeBuffer big = new UnsafeBuffer(ByteBuffer.allocateDirect(200 * 1024));
+        assertTrue(c.clientEndpoint().send(big, 0, 200 * 1024, null) >= 0);
+        assertTrue(c.client().handler.disconnected.await(10, TimeUnit.SECONDS), "the server must close");
+        assertEquals(TransportStatus.PEER_FAILED, c.client().handler.disconnectStatus.get());
+        assertEquals(0, c.server().handler.messages.get());
+
+        final Region region = region(c.server().transport, 4096);
+        final Endpoint again = c.client().worker.connect(
+            new InetSocketAddress("127.0.0.1", c.listener().localAddress().getPort()), c.client().handler)
+            .get(10, TimeUnit.SECONDS);
+        final UnsafeBuffer dst = new UnsafeBuffer(ByteBuffer.allocateDirect(64));
+        assertEquals(TransportStatus.OK,
+            statusOf(again.readAsync(region.base() + 10, region.registration().remoteKey(), 64, dst, 0)));
+        assertEquals(pattern(10), dst.getByte(0));
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldCloseMalformedRawConnectionsWithoutHurtingTheServer() throws Exception
+    {
+        final Connection c = connect();
+        final int port = c.listener().localAddress().getPort();
+        assertClosedByServer(port, new int[] {0x7FFF_FFF0});          // absurd length
+        assertClosedByServer(port, new int[] {-5});                   // negative length
+        assertClosedByServer(port, new int[] {1, 99 << 24});          // unknown frame type 99
+        assertClosedByServer(port, new int[] {0, 0});                 // empty frame
+        assertClosedByServer(port, new int[] {4, 2 << 24});            // truncated read request
+
+        final Region region = region(c.server().transport, 4096);
+        final UnsafeBuffer dst = new UnsafeBuffer(ByteBuffer.allocateDirect(8));
+        assertEquals(TransportStatus.OK,
+            statusOf(c.clientEndpoint().readAsync(region.base(), region.registration().remoteKey(), 8, dst, 0)));
+    }
+
+    private static void assertClosedByServer(final int port, final int[] words) throws Exception
+    {
+        try (Socket socket = new Socket("127.0.0.1", port))
+        {
+            socket.setSoTimeout(10_000);
+            final DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+            for (final int w : words)
+            {
+                out.writeInt(w);
+            }
+            out.flush();
+            final InputStream in = socket.getInputStream();
+            assertEquals(-1, in.read(), "server should close the connection");
+        }
+        catch (final java.net.SocketException reset)
+        {
+            // a reset is also a close
+        }
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldTimeOutReadsThatATargetNeverAnswers() throws Exception
+    {
+        final TransportConfig quick = config().toBuilder().operationTimeout(Duration.ofMillis(300)).build();
+        final Peer client = peer("client", quick);
+        try (ServerSocket silent = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress()))
+        {
+            final Endpoint ep = client.worker.connect(
+                new InetSocketAddress("127.0.0.1", silent.getLocalPort()), client.handler).get(10, TimeUnit.SECONDS);
+            try (Socket accepted = silent.accept())
+            {
+                final RemoteKey key = new RemoteKey(RemoteKey.TRANSPORT_TCP, 1, 4096, 4096, 42);
+                final UnsafeBuffer dst = new UnsafeBuffer(ByteBuffer.allocateDirect(64));
+                final long start = System.nanoTime();
+                assertEquals(TransportStatus.TIMED_OUT, statusOf(ep.readAsync(4096, key, 64, dst, 0)));
+                assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5));
+                assertEquals(0, ep.outstanding());
+                assertTrue(accepted.isConnected());
+            }
+        }
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldWorkOverNioWhenNativeEpollIsSwitchedOff() throws Exception
+    {
+        final TransportConfig nio = withProperty(TcpTransportProvider.PROP_NATIVE_EPOLL, "false");
+        final Connection c = connect(nio, nio);
+        assertFalse(((TcpTransport)c.client().transport).usesNativeEpoll());
+        final Region region = region(c.server().transport, 8192);
+        final UnsafeBuffer dst = new UnsafeBuffer(new byte[5000]);
+        assertEquals(TransportStatus.OK,
+            statusOf(c.clientEndpoint().readAsync(region.base() + 3, region.registration().remoteKey(), 5000, dst, 0)));
+        for (int i = 0; i < 5000; i++)
+        {
+            assertEquals(pattern(3 + i), dst.getByte(i));
+        }
+        assertEquals(1, ((TcpTransport)c.server().transport).emulatedReadsServed());
+
+        final Transport defaults = open(config());
+        assertEquals(Epoll.isAvailable(), ((TcpTransport)defaults).usesNativeEpoll());
+    }
+}
