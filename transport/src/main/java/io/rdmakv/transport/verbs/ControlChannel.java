@@ -349,7 +349,8 @@ final class ControlChannel
     {
         if (ep.hasPeerSaidBye())
         {
-            ep.fail(TransportStatus.CLOSED, "closed by peer");
+            // Operations the peer will never answer failed because of the peer, whether it left politely or not.
+            ep.fail(TransportStatus.PEER_FAILED, "closed by peer");
         }
         else
         {

@@ -2,6 +2,7 @@ package io.rdmakv.transport.verbs;
 
 import io.rdmakv.transport.CompletionHandler;
 import io.rdmakv.transport.RemoteKey;
+import org.agrona.BitUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableRingBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -51,8 +52,10 @@ final class PendingQueue
     PendingQueue(final int maxOps, final int maxPayloadBytes)
     {
         this.maxOps = maxOps;
-        this.payload = new ExpandableRingBuffer(
-            Math.min(64 * 1024, maxPayloadBytes), Math.min(ExpandableRingBuffer.MAX_CAPACITY, maxPayloadBytes), true);
+        // The ring's capacities must be powers of two.
+        final int max = Math.min(ExpandableRingBuffer.MAX_CAPACITY,
+            BitUtil.findNextPositivePowerOfTwo(Math.max(maxPayloadBytes, 64 * 1024)));
+        this.payload = new ExpandableRingBuffer(64 * 1024, max, true);
     }
 
     boolean isEmpty()

@@ -1,6 +1,5 @@
 package io.rdmakv.transport.verbs;
 
-import com.sun.jna.Pointer;
 import io.netty.channel.Channel;
 import io.rdmakv.transport.CompletionHandler;
 import io.rdmakv.transport.Endpoint;
@@ -9,15 +8,10 @@ import io.rdmakv.transport.RemoteKey;
 import io.rdmakv.transport.TransportStatus;
 import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.verbs.ffi.LibIbverbs;
-import io.rdmakv.transport.verbs.ffi.NativeBlock;
 import io.rdmakv.transport.verbs.ffi.RecvWorkRequests;
-import io.rdmakv.transport.verbs.ffi.SendWorkRequests;
 import io.rdmakv.transport.verbs.ffi.WorkCompletions;
 import org.agrona.DirectBuffer;
-import org.agrona.ExpandableDirectByteBuffer;
-import org.agrona.ExpandableRingBuffer;
 import org.agrona.MutableDirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,15 +22,7 @@ import java.util.List;
 import static io.rdmakv.transport.verbs.ffi.VerbsLayout.*;
 
 /**
- * One RC connection. Memory is set up once, when the connection is made, and registered as one region:
- *
- * <pre>
- *  +-------------------------------+-------------------------------+-----------------------------+
- *  | send buffers                  | receive buffers               | read bounce area            |
- *  | sendDepth x fragmentBytes     | recvDepth x fragmentBytes     | readBounceBytes             |
- *  +-------------------------------+-------------------------------+-----------------------------+
- *  registered LOCAL_WRITE only; send slot i = send WR i = send-queue ring slot i; receive buffer i = recv WR i
- * </pre>
+ * One RC connection; its native side (memory, QP, work requests) is {@link EndpointResources}.
  *
  * <p>Sends: a message is cut into fragments of the peer's receive-buffer size, each one Send-with-immediate that
  * consumes one credit (a receive the peer has posted); the immediate carries returned credits and a MORE flag
@@ -63,46 +49,23 @@ final class VerbsEndpoint implements Endpoint
     private final InetSocketAddress remoteAddress;
     final VerbsQueuePair qp;
 
-    private final NativeBlock memory;
-    private final long mr;
-    private final int lkey;
+    private final EndpointResources res;
     private final int fragmentBytes;
-    private final int sendBase;
-    private final int recvBase;
-    private final int bounceBase;
-    private final UnsafeBuffer view;
-    private final UnsafeBuffer bounceView;
-    private final SendWorkRequests sendWrs;
-    private final RecvWorkRequests recvWrs;
-    private final Pointer[] sendWrPointers;
-    private final Pointer[] recvWrPointers;
-    private final Object[] postSendArgs;
-    private final Object[] postRecvArgs;
-    private final NativeBlock badWr = new NativeBlock(64);
     private final SendQueueRing ring;
     private final PendingQueue pending;
     private final CompletionHandler[] doneHandlers;
     private final long[] doneIds;
-    private final ExpandableRingBuffer.MessageConsumer pendingSendConsumer = this::postPendingPayload;
+    private final SendPath sendPath;
 
     /** Progress thread only. */
-    private final ExpandableDirectByteBuffer reassembly = new ExpandableDirectByteBuffer(0);
-    private int reassemblyLength;
+    private final MessageAssembler assembler;
 
     private volatile State state = State.CONNECTING;
     private volatile Channel channel;
     private volatile boolean peerSaidBye;
 
     // Guarded by this.
-    private int sendCredits;
-    private int creditsToReturn;
-    private int creditThreshold;
-    private int peerFragment;
-    private int unsignaledRun;
-    private int trackedInRing;
     private long nextRequestId;
-    private boolean lastPostComplete;
-    private PendingQueue.Op drainingOp;
 
     /** Create the QP, register memory, move to INIT and post every receive (before RTR, as required). */
     VerbsEndpoint(final VerbsWorker worker, final VerbsConfig config, final VerbsDevice device, final long cq,
@@ -113,71 +76,18 @@ final class VerbsEndpoint implements Endpoint
         this.handler = handler;
         this.remoteAddress = remoteAddress;
         this.fragmentBytes = config.fragmentBytes;
-        final int sendDepth = Math.min(config.sendDepth, device.maxQpWr);
-        final int recvDepth = Math.min(config.recvDepth, device.maxQpWr);
-        this.sendBase = 0;
-        this.recvBase = sendDepth * fragmentBytes;
-        this.bounceBase = recvBase + recvDepth * fragmentBytes;
-        this.memory = new NativeBlock(bounceBase + config.readBounceBytes);
-        this.view = memory.buffer();
-        this.bounceView = new UnsafeBuffer(memory.address() + bounceBase, config.readBounceBytes);
-        this.mr = worker.memoryDomain().registerRaw(memory.address(), memory.capacity(), ACCESS_LOCAL_WRITE,
-            "endpoint buffers");
-        this.lkey = VerbsMemoryDomain.lkey(mr);
-        VerbsQueuePair created = null;
-        try
-        {
-            created = new VerbsQueuePair(device, config, cq, sendDepth, recvDepth, psn);
-            created.toInit();
-        }
-        catch (final RuntimeException e)
-        {
-            if (created != null)
-            {
-                created.destroy();
-            }
-            LibIbverbs.ibv_dereg_mr(mr);
-            throw e;
-        }
-        this.qp = created;
-        this.ring = new SendQueueRing(sendDepth, config.readBounceBytes);
+        this.assembler = new MessageAssembler(config.maxMessageBytes);
+        this.res = new EndpointResources(worker, config, device, cq, psn);
+        this.qp = res.qp;
+        this.ring = new SendQueueRing(res.sendDepth(), config.readBounceBytes);
         this.pending = new PendingQueue(config.maxPending, Math.max(config.maxMessageBytes * 4, 1 << 22));
-        this.doneHandlers = new CompletionHandler[sendDepth];
-        this.doneIds = new long[sendDepth];
-        this.sendWrs = new SendWorkRequests(sendDepth);
-        this.recvWrs = new RecvWorkRequests(recvDepth, memory.address() + recvBase, fragmentBytes, lkey);
-        this.sendWrPointers = new Pointer[sendDepth];
-        for (int i = 0; i < sendDepth; i++)
+        this.doneHandlers = new CompletionHandler[res.sendDepth()];
+        this.doneIds = new long[res.sendDepth()];
+        this.sendPath = new SendPath(res, ring, pending, config, detail ->
         {
-            sendWrPointers[i] = new Pointer(sendWrs.address(i));
-        }
-        this.recvWrPointers = new Pointer[recvDepth];
-        for (int i = 0; i < recvDepth; i++)
-        {
-            recvWrPointers[i] = new Pointer(recvWrs.address(i));
-        }
-        final Pointer qpPointer = new Pointer(qp.qp);
-        final Pointer badWrPointer = new Pointer(badWr.address());
-        this.postSendArgs = new Object[] {qpPointer, sendWrPointers[0], badWrPointer};
-        this.postRecvArgs = new Object[] {qpPointer, recvWrPointers[0], badWrPointer};
-
-        for (int i = 0; i < recvDepth; i++)
-        {
-            recvWrs.link(i, i + 1 < recvDepth ? i + 1 : -1);
-        }
-        postRecvArgs[1] = recvWrPointers[0];
-        final int rc = worker.ops().postRecv(postRecvArgs);
-        for (int i = 0; i < recvDepth; i++)
-        {
-            recvWrs.link(i, -1);
-        }
-        if (rc != 0)
-        {
-            qp.destroy();
-            LibIbverbs.ibv_dereg_mr(mr);
-            throw new io.rdmakv.transport.TransportException("posting " + recvDepth + " receives failed: " +
-                LibIbverbs.describeErrno(rc));
-        }
+            state = State.FAILED;
+            worker.execute(() -> fail(TransportStatus.TRANSPORT_ERROR, detail));
+        });
     }
 
     /** RTR then RTS with the peer's half of the handshake; the endpoint may send afterwards. */
@@ -187,15 +97,14 @@ final class VerbsEndpoint implements Endpoint
         qp.toRts();
         synchronized (this)
         {
-            sendCredits = remote.recvDepth() - 1;
-            peerFragment = Math.min(fragmentBytes, remote.fragmentBytes());
-            creditThreshold = Math.max(1, Math.min(qp.recvDepth / 4, remote.recvDepth() - 1));
+            sendPath.connect(remote.recvDepth(), remote.fragmentBytes());
         }
     }
 
-    void markConnected()
+    synchronized void markConnected()
     {
         state = State.CONNECTED;
+        sendPath.open(true);
     }
 
     /**
@@ -204,11 +113,15 @@ final class VerbsEndpoint implements Endpoint
      */
     void activateAccepted()
     {
-        if (state != State.CONNECTING)
+        synchronized (this)
         {
-            return;
+            if (state != State.CONNECTING)
+            {
+                return;
+            }
+            state = State.CONNECTED;
+            sendPath.open(true);
         }
-        state = State.CONNECTED;
         try
         {
             handler.onConnected(this);
@@ -256,8 +169,7 @@ final class VerbsEndpoint implements Endpoint
     {
         if (buffer == null || offset < 0 || length < 0 || (long)offset + length > buffer.capacity())
         {
-            throw new IllegalArgumentException("send range offset=" + offset + " length=" + length +
-                " outside buffer of " + (buffer == null ? "null" : buffer.capacity()) + " bytes");
+            return TransportStatus.OUT_OF_BOUNDS.sentinel();
         }
         if (length > config.maxMessageBytes)
         {
@@ -274,12 +186,12 @@ final class VerbsEndpoint implements Endpoint
             int posted = 0;
             if (pending.isEmpty())
             {
-                posted = postFragments(buffer, offset, length, 0, id, handler);
+                posted = sendPath.postFragments(buffer, offset, length, 0, id, handler);
                 if (posted < 0)
                 {
                     return TransportStatus.PEER_FAILED.sentinel();
                 }
-                if (lastPostComplete)
+                if (sendPath.lastPostComplete())
                 {
                     return id;
                 }
@@ -319,11 +231,11 @@ final class VerbsEndpoint implements Endpoint
             final long id = nextRequestId++;
             if (pending.isEmpty() && ring.free() > 0)
             {
-                final int slot = prepareRead(id, remoteAddress, remoteKey, length, destination, destinationOffset,
+                final int slot = sendPath.prepareRead(id, remoteAddress, remoteKey, length, destination, destinationOffset,
                     handler);
                 if (slot >= 0)
                 {
-                    return postChain(slot) ? id : TransportStatus.PEER_FAILED.sentinel();
+                    return sendPath.postChain(slot) ? id : TransportStatus.PEER_FAILED.sentinel();
                 }
             }
             if (!pending.addRead(id, handler, remoteAddress, remoteKey, length, destination, destinationOffset,
@@ -359,14 +271,14 @@ final class VerbsEndpoint implements Endpoint
                 int slot = -1;
                 if (pending.isEmpty() && ring.free() > 0)
                 {
-                    slot = prepareRead(id, r.remoteAddress, r.remoteKey, r.length, r.destination,
+                    slot = sendPath.prepareRead(id, r.remoteAddress, r.remoteKey, r.length, r.destination,
                         r.destinationOffset, r.handler);
                 }
                 if (slot >= 0)
                 {
                     if (previous >= 0)
                     {
-                        sendWrs.link(previous, slot);
+                        sendPath.link(previous, slot);
                     }
                     else
                     {
@@ -381,7 +293,7 @@ final class VerbsEndpoint implements Endpoint
                     break;
                 }
             }
-            if (first >= 0 && !postChain(first))
+            if (first >= 0 && !sendPath.postChain(first))
             {
                 return 0;
             }
@@ -406,8 +318,7 @@ final class VerbsEndpoint implements Endpoint
         }
         if (destination == null || destinationOffset < 0 || (long)destinationOffset + length > destination.capacity())
         {
-            throw new IllegalArgumentException("read destination range offset=" + destinationOffset + " length=" +
-                length + " outside buffer of " + (destination == null ? "null" : destination.capacity()) + " bytes");
+            return TransportStatus.OUT_OF_BOUNDS;
         }
         return null;
     }
@@ -420,195 +331,6 @@ final class VerbsEndpoint implements Endpoint
             return 0;
         }
         return s == State.CLOSED ? TransportStatus.CLOSED.sentinel() : TransportStatus.NOT_CONNECTED.sentinel();
-    }
-
-    // -------------------------------------------------------------------------------------- posting (under lock)
-
-    /**
-     * Post as many fragments of a message as credits and send-queue slots allow, as one chain.
-     *
-     * @return bytes of the message posted so far (from {@code sentBytes} on), or -1 if posting failed;
-     *         {@link #lastPostComplete} tells whether the message is now fully posted.
-     */
-    private int postFragments(final DirectBuffer src, final int srcOffset, final int totalLength, final int sentBytes,
-        final long id, final CompletionHandler handler)
-    {
-        lastPostComplete = false;
-        int sent = sentBytes;
-        int first = -1;
-        int previous = -1;
-        final long now = System.nanoTime();
-        do
-        {
-            if (ring.free() == 0 || sendCredits == 0)
-            {
-                break;
-            }
-            final int chunk = Math.min(peerFragment, totalLength - sent);
-            final boolean last = sent + chunk == totalLength;
-            final boolean tracked = last && handler != null;
-            final int slot = ring.claim(SendQueueRing.KIND_SEND, id, tracked ? handler : null, tracked, now);
-            if (tracked)
-            {
-                trackedInRing++;
-            }
-            final int bufferOffset = sendBase + slot * fragmentBytes;
-            view.putBytes(bufferOffset, src, srcOffset + (sent - sentBytes), chunk);
-            final int imm = ImmediateData.encode(takeCreditsToReturn(), !last, false);
-            sendWrs.prepareSend(slot, slot, memory.address() + bufferOffset, chunk, lkey,
-                signalFlag(tracked) | (chunk <= qp.maxInline ? SEND_INLINE : 0), imm);
-            if (previous >= 0)
-            {
-                sendWrs.link(previous, slot);
-            }
-            else
-            {
-                first = slot;
-            }
-            previous = slot;
-            sendCredits--;
-            sent += chunk;
-            if (last)
-            {
-                lastPostComplete = true;
-            }
-        }
-        while (sent < totalLength);
-        if (first >= 0 && !postChain(first))
-        {
-            return -1;
-        }
-        return sent - sentBytes;
-    }
-
-    private int signalFlag(final boolean mustSignal)
-    {
-        if (mustSignal || ++unsignaledRun >= config.signalInterval)
-        {
-            unsignaledRun = 0;
-            return SEND_SIGNALED;
-        }
-        return 0;
-    }
-
-    private int prepareRead(final long id, final long remoteAddress, final RemoteKey remoteKey, final int length,
-        final MutableDirectBuffer destination, final int destinationOffset, final CompletionHandler handler)
-    {
-        final int bounce = ring.allocateBounce(length);
-        if (bounce < 0)
-        {
-            return -1;
-        }
-        final int span = ring.lastSpan();
-        final int slot = ring.claim(SendQueueRing.KIND_READ, id, handler, true, System.nanoTime());
-        ring.bounceSpan[slot] = span;
-        ring.bounceOffset[slot] = bounce;
-        ring.destination[slot] = destination;
-        ring.destinationOffset[slot] = destinationOffset;
-        ring.length[slot] = length;
-        trackedInRing++;
-        unsignaledRun = 0;
-        sendWrs.prepareRead(slot, slot, memory.address() + bounceBase + bounce, length, lkey, remoteAddress,
-            remoteKey.nativeKey(), SEND_SIGNALED);
-        return slot;
-    }
-
-    private boolean postChain(final int firstSlot)
-    {
-        postSendArgs[1] = sendWrPointers[firstSlot];
-        final int rc = worker.ops().postSend(postSendArgs);
-        if (rc != 0)
-        {
-            final String detail = "ibv_post_send failed: " + LibIbverbs.describeErrno(rc);
-            worker.execute(() -> fail(TransportStatus.TRANSPORT_ERROR, detail));
-            state = State.FAILED;
-            return false;
-        }
-        return true;
-    }
-
-    private int takeCreditsToReturn()
-    {
-        final int credits = Math.min(creditsToReturn, ImmediateData.MAX_CREDITS);
-        creditsToReturn -= credits;
-        return credits;
-    }
-
-    /** Post what waits, in order, while resources last. */
-    private void drainPendingLocked()
-    {
-        while (!pending.isEmpty() && state == State.CONNECTED)
-        {
-            final PendingQueue.Op op = pending.peek();
-            if (op.isRead)
-            {
-                if (ring.free() == 0)
-                {
-                    return;
-                }
-                final int slot = prepareRead(op.requestId, op.remoteAddress, op.remoteKey, op.length, op.destination,
-                    op.destinationOffset, op.handler);
-                if (slot < 0)
-                {
-                    return;
-                }
-                pending.removeHead();
-                if (!postChain(slot))
-                {
-                    return;
-                }
-            }
-            else
-            {
-                drainingOp = op;
-                lastPostComplete = false;
-                pending.consumeHeadPayload(pendingSendConsumer);
-                drainingOp = null;
-                if (!lastPostComplete)
-                {
-                    return;
-                }
-                pending.removeHead();
-            }
-        }
-    }
-
-    private boolean postPendingPayload(
-        final MutableDirectBuffer buffer, final int offset, final int length, final int headOffset)
-    {
-        final PendingQueue.Op op = drainingOp;
-        final int skip = op.sentBytes - op.storedFrom;
-        final int posted = postFragments(buffer, offset + skip, op.length, op.sentBytes, op.requestId, op.handler);
-        if (posted > 0)
-        {
-            op.sentBytes += posted;
-        }
-        return lastPostComplete;
-    }
-
-    private void maybeReturnCreditsLocked()
-    {
-        if (creditsToReturn < creditThreshold || ring.free() == 0 || state != State.CONNECTED)
-        {
-            return;
-        }
-        final int slot = ring.claim(SendQueueRing.KIND_CREDIT, -1, null, false, System.nanoTime());
-        final int imm = ImmediateData.encode(takeCreditsToReturn(), false, true);
-        sendWrs.prepareSend(slot, slot, memory.address() + sendBase + slot * fragmentBytes, 0, lkey,
-            signalFlag(false) | SEND_INLINE, imm);
-        postChain(slot);
-    }
-
-    private void repostReceiveLocked(final int index)
-    {
-        postRecvArgs[1] = recvWrPointers[index];
-        final int rc = worker.ops().postRecv(postRecvArgs);
-        if (rc != 0)
-        {
-            final String detail = "ibv_post_recv failed: " + LibIbverbs.describeErrno(rc);
-            worker.execute(() -> fail(TransportStatus.TRANSPORT_ERROR, detail));
-            state = State.FAILED;
-        }
     }
 
     // ------------------------------------------------------------------------------ completions (worker thread)
@@ -676,19 +398,19 @@ final class VerbsEndpoint implements Endpoint
                 {
                     if (ring.kind[index] == SendQueueRing.KIND_READ)
                     {
-                        ring.destination[index].putBytes(ring.destinationOffset[index], bounceView,
+                        ring.destination[index].putBytes(ring.destinationOffset[index], res.bounceView,
                             ring.bounceOffset[index], ring.length[index]);
                     }
                     doneHandlers[done] = ring.handler[index];
                     doneIds[done] = ring.requestId[index];
                     done++;
-                    trackedInRing--;
                 }
                 ring.pop();
             }
             while (index != slot);
-            drainPendingLocked();
-            maybeReturnCreditsLocked();
+            sendPath.untrack(done);
+            sendPath.drainPending();
+            sendPath.maybeReturnCredits();
         }
         for (int k = 0; k < done; k++)
         {
@@ -713,27 +435,24 @@ final class VerbsEndpoint implements Endpoint
         activateAccepted();
         if (!ImmediateData.isCreditOnly(imm))
         {
-            final int offset = recvBase + index * fragmentBytes;
-            if (ImmediateData.isMore(imm) || reassemblyLength > 0)
+            final int offset = res.recvOffset(index);
+            if (ImmediateData.isMore(imm) || assembler.inProgress())
             {
-                if (reassemblyLength + byteLen > config.maxMessageBytes)
+                final int length = assembler.append(res.view, offset, byteLen, ImmediateData.isMore(imm));
+                if (length == MessageAssembler.TOO_LARGE)
                 {
                     fail(TransportStatus.MESSAGE_TOO_LARGE, "peer sent a message larger than " +
                         config.maxMessageBytes + " bytes");
                     return;
                 }
-                reassembly.putBytes(reassemblyLength, view, offset, byteLen);
-                reassemblyLength += byteLen;
-                if (!ImmediateData.isMore(imm))
+                if (length >= 0)
                 {
-                    final int length = reassemblyLength;
-                    reassemblyLength = 0;
-                    deliver(reassembly, 0, length);
+                    deliver(assembler.buffer(), 0, length);
                 }
             }
             else
             {
-                deliver(view, offset, byteLen);
+                deliver(res.view, offset, byteLen);
             }
         }
         synchronized (this)
@@ -742,17 +461,14 @@ final class VerbsEndpoint implements Endpoint
             {
                 return;
             }
-            sendCredits += ImmediateData.credits(imm);
-            repostReceiveLocked(index);
+            sendPath.addCredits(ImmediateData.credits(imm));
+            sendPath.repostReceive(index);
             if (!ImmediateData.isCreditOnly(imm))
             {
-                creditsToReturn++;
+                sendPath.receiveConsumed();
             }
-            if (state == State.CONNECTED)
-            {
-                drainPendingLocked();
-                maybeReturnCreditsLocked();
-            }
+            sendPath.drainPending();
+            sendPath.maybeReturnCredits();
         }
     }
 
@@ -794,7 +510,7 @@ final class VerbsEndpoint implements Endpoint
             {
                 return;
             }
-            if (trackedInRing > 0)
+            if (sendPath.tracked() > 0)
             {
                 for (int k = 0, index = ring.head(); k < ring.size(); k++, index = (index + 1) % ring.capacity)
                 {
@@ -832,6 +548,7 @@ final class VerbsEndpoint implements Endpoint
                 return;
             }
             state = State.FAILED;
+            sendPath.open(false);
             callbacksRun = true;
             callbacks = drainOutstandingLocked(status);
         }
@@ -854,6 +571,7 @@ final class VerbsEndpoint implements Endpoint
                 return;
             }
             state = State.CLOSED;
+            sendPath.open(false);
             callbacksRun = true;
             callbacks = drainOutstandingLocked(TransportStatus.CLOSED);
         }
@@ -891,7 +609,7 @@ final class VerbsEndpoint implements Endpoint
             }
             ring.pop();
         }
-        trackedInRing = 0;
+        sendPath.clearTracked();
         while (!pending.isEmpty())
         {
             final PendingQueue.Op op = pending.peek();
@@ -910,9 +628,7 @@ final class VerbsEndpoint implements Endpoint
     /** Release the QP and memory registration, close the control channel. Any thread, once. */
     private void teardown(final boolean sayBye)
     {
-        qp.toError();
-        qp.destroy();
-        LibIbverbs.ibv_dereg_mr(mr);
+        res.release();
         worker.execute(() -> worker.forget(this));
         final Channel c = channel;
         if (c != null)
@@ -945,7 +661,7 @@ final class VerbsEndpoint implements Endpoint
     @Override
     public synchronized int outstanding()
     {
-        return trackedInRing + pending.size();
+        return sendPath.tracked() + pending.size();
     }
 
     @Override
@@ -957,7 +673,7 @@ final class VerbsEndpoint implements Endpoint
     /** Send credits left (for tests and diagnostics). */
     synchronized int sendCredits()
     {
-        return sendCredits;
+        return sendPath.sendCredits();
     }
 
     @Override
