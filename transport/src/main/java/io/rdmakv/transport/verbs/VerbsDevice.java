@@ -67,13 +67,14 @@ final class VerbsDevice implements AutoCloseable
             final int gidTableLength = b.getInt(PORT_ATTR_GID_TBL_LEN);
             gidIndex = chooseGid(config.gidIndex, gidTableLength, scratch);
 
+            ops = VerbsOps.of(context);
+            // Last, so that nothing after it can fail and leak it.
             pd = LibIbverbs.ibv_alloc_pd(context);
             if (pd == 0)
             {
                 throw new TransportException("ibv_alloc_pd(" + name + ") failed: " +
                     LibIbverbs.describeErrno(LibIbverbs.errno()));
             }
-            ops = VerbsOps.of(context);
         }
         catch (final RuntimeException e)
         {

@@ -47,6 +47,7 @@ final class VerbsWorker implements Worker
     private final List<VerbsEndpoint> endpoints = new ArrayList<>();
     private final List<VerbsListener> listeners = new ArrayList<>();
     private final ManyToOneConcurrentLinkedQueue<Runnable> tasks = new ManyToOneConcurrentLinkedQueue<>();
+    private final Object progressLock = new Object();
     private int cqReserved;
     private long nextTimeoutCheck;
     private volatile boolean closed;
@@ -123,6 +124,15 @@ final class VerbsWorker implements Worker
 
     @Override
     public int doWork()
+    {
+        // Uncontended except when another thread closes the worker: then it must not destroy the CQ mid-poll.
+        synchronized (progressLock)
+        {
+            return doWorkLocked();
+        }
+    }
+
+    private int doWorkLocked()
     {
         int work = runTasks();
         if (closed || cqDestroyed)
@@ -267,27 +277,30 @@ final class VerbsWorker implements Worker
     @Override
     public void close()
     {
-        if (closed)
+        synchronized (progressLock)
         {
-            return;
-        }
-        closed = true;
-        synchronized (listeners)
-        {
-            listeners.forEach(VerbsListener::close);
-            listeners.clear();
-        }
-        for (final VerbsEndpoint ep : new ArrayList<>(endpoints))
-        {
-            ep.close();
-        }
-        runTasks();
-        endpoints.clear();
-        byQpNumber.clear();
-        if (!cqDestroyed)
-        {
-            cqDestroyed = true;
-            LibIbverbs.ibv_destroy_cq(cq);
+            if (closed)
+            {
+                return;
+            }
+            closed = true;
+            synchronized (listeners)
+            {
+                listeners.forEach(VerbsListener::close);
+                listeners.clear();
+            }
+            for (final VerbsEndpoint ep : new ArrayList<>(endpoints))
+            {
+                ep.close();
+            }
+            runTasks();
+            endpoints.clear();
+            byQpNumber.clear();
+            if (!cqDestroyed)
+            {
+                cqDestroyed = true;
+                LibIbverbs.ibv_destroy_cq(cq);
+            }
         }
         transport.workerClosed(this);
     }

@@ -1,5 +1,6 @@
 package io.rdmakv.transport.verbs;
 
+import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportProvider;
 import io.rdmakv.transport.conformance.AbstractSendConformanceTest;
 
@@ -13,5 +14,11 @@ class VerbsSendConformanceTest extends AbstractSendConformanceTest
     protected TransportProvider provider()
     {
         return new VerbsTransportProvider();
+    }
+
+    @Override
+    protected TransportConfig config()
+    {
+        return VerbsTestConfig.adapt(super.config());
     }
 }
