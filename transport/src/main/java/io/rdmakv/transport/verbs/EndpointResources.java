@@ -156,6 +156,19 @@ final class EndpointResources
         return ops.postSend(postSendArgs);
     }
 
+    /**
+     * Re-post {@code count} receive buffers named in {@code indexes} as one list, one call; 0 or an errno.
+     * Caller serialises.
+     */
+    int postRecvList(final int[] indexes, final int count)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            recvWrs.link(indexes[i], i + 1 < count ? indexes[i + 1] : -1);
+        }
+        return postRecv(indexes[0]);
+    }
+
     /** {@code ibv_post_recv} of receive WR {@code index}; 0 or an errno. Caller serialises. */
     int postRecv(final int index)
     {

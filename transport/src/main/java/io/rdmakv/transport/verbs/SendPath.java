@@ -84,10 +84,10 @@ final class SendPath
         sendCredits += credits;
     }
 
-    /** A receive was consumed and re-posted: one more credit to give back. */
-    void receiveConsumed()
+    /** Receives were consumed and re-posted: that many more credits to give back. */
+    void receivesConsumed(final int count)
     {
-        creditsToReturn++;
+        creditsToReturn += count;
     }
 
     int sendCredits()
@@ -284,10 +284,10 @@ final class SendPath
         postChain(slot);
     }
 
-    /** Re-post receive buffer {@code index} after its message was consumed. */
-    void repostReceive(final int index)
+    /** Re-post the receive buffers whose messages were consumed, as one list. */
+    void repostReceives(final int[] indexes, final int count)
     {
-        final int rc = res.postRecv(index);
+        final int rc = res.postRecvList(indexes, count);
         if (rc != 0)
         {
             open = false;

@@ -17,16 +17,17 @@ import io.rdmakv.transport.TransportException;
  *   <tr><td>verbs.rnrRetry</td><td>RNR retries, 7 = infinite (7)</td></tr>
  *   <tr><td>verbs.minRnrTimer</td><td>RNR NAK timer code (1 = 0.01 ms)</td></tr>
  *   <tr><td>verbs.recvDepth</td><td>receive buffers per endpoint (maxInflightPerEndpoint)</td></tr>
- *   <tr><td>verbs.fragmentBytes</td><td>receive buffer size; larger messages are fragmented (4096)</td></tr>
+ *   <tr><td>verbs.fragmentBytes</td><td>receive buffer size; larger messages are fragmented (16384)</td></tr>
  *   <tr><td>verbs.cqDepth</td><td>completion queue entries per worker (8192)</td></tr>
  *   <tr><td>verbs.pollBatch</td><td>completions polled per doWork (32)</td></tr>
  *   <tr><td>verbs.signalInterval</td><td>unsignaled sends between signaled ones (sendDepth / 4)</td></tr>
+ *   <tr><td>verbs.readBounceBytes</td><td>per-endpoint area reads land in before the copy (1 MiB + 4 KiB)</td></tr>
  *   <tr><td>verbs.maxInline</td><td>inline data asked of the QP (64)</td></tr>
  * </table>
  */
 public final class VerbsConfig
 {
-    public static final int DEFAULT_FRAGMENT_BYTES = 4096;
+    public static final int DEFAULT_FRAGMENT_BYTES = 16 * 1024;
 
     final String device;
     final int port;
@@ -67,7 +68,7 @@ public final class VerbsConfig
         maxMessageBytes = config.maxMessageBytes();
         maxPending = config.maxPendingPerEndpoint();
         readBounceBytes = range(config, "verbs.readBounceBytes",
-            2 * VerbsTransportProvider.MAX_READ_BYTES, VerbsTransportProvider.MAX_READ_BYTES, 1 << 30);
+            VerbsTransportProvider.MAX_READ_BYTES, VerbsTransportProvider.MAX_READ_BYTES, 1 << 30);
         connectTimeoutMs = Math.max(1, config.connectTimeout().toMillis());
         operationTimeoutNs = Math.max(1, config.operationTimeout().toNanos());
     }

@@ -59,6 +59,10 @@ final class VerbsEndpoint implements Endpoint
 
     /** Progress thread only. */
     private final MessageAssembler assembler;
+    private final int[] repostIndexes;
+    private int repostCount;
+    private int creditsReceived;
+    private int consumedReceives;
 
     private volatile State state = State.CONNECTING;
     private volatile Channel channel;
@@ -83,6 +87,7 @@ final class VerbsEndpoint implements Endpoint
         this.pending = new PendingQueue(config.maxPending, Math.max(config.maxMessageBytes * 4, 1 << 22));
         this.doneHandlers = new CompletionHandler[res.sendDepth()];
         this.doneIds = new long[res.sendDepth()];
+        this.repostIndexes = new int[res.recvDepth()];
         this.sendPath = new SendPath(res, ring, pending, config, detail ->
         {
             state = State.FAILED;
@@ -455,18 +460,35 @@ final class VerbsEndpoint implements Endpoint
                 deliver(res.view, offset, byteLen);
             }
         }
+        // Re-posted (and credits counted) once per poll batch, by flushReceives: one ibv_post_recv for many.
+        if (repostCount == 0)
+        {
+            worker.receivesToFlush(this);
+        }
+        repostIndexes[repostCount++] = index;
+        creditsReceived += ImmediateData.credits(imm);
+        if (!ImmediateData.isCreditOnly(imm))
+        {
+            consumedReceives++;
+        }
+    }
+
+    /** End of a poll batch: re-post consumed receives as one list, take in credits, post what waits. */
+    void flushReceives()
+    {
+        final int count = repostCount;
+        repostCount = 0;
         synchronized (this)
         {
-            if (state != State.CONNECTED && state != State.CONNECTING)
+            if (count == 0 || (state != State.CONNECTED && state != State.CONNECTING))
             {
                 return;
             }
-            sendPath.addCredits(ImmediateData.credits(imm));
-            sendPath.repostReceive(index);
-            if (!ImmediateData.isCreditOnly(imm))
-            {
-                sendPath.receiveConsumed();
-            }
+            sendPath.repostReceives(repostIndexes, count);
+            sendPath.addCredits(creditsReceived);
+            sendPath.receivesConsumed(consumedReceives);
+            creditsReceived = 0;
+            consumedReceives = 0;
             sendPath.drainPending();
             sendPath.maybeReturnCredits();
         }

@@ -45,6 +45,7 @@ final class VerbsWorker implements Worker
     private final Object[] pollArgs;
     private final Int2ObjectHashMap<VerbsEndpoint> byQpNumber = new Int2ObjectHashMap<>();
     private final List<VerbsEndpoint> endpoints = new ArrayList<>();
+    private final List<VerbsEndpoint> receivesToFlush = new ArrayList<>();
     private final List<VerbsListener> listeners = new ArrayList<>();
     private final ManyToOneConcurrentLinkedQueue<Runnable> tasks = new ManyToOneConcurrentLinkedQueue<>();
     private final Object progressLock = new Object();
@@ -112,6 +113,12 @@ final class VerbsWorker implements Worker
         return ep;
     }
 
+    /** {@code ep} consumed receives in this poll batch; re-post them at its end (worker thread). */
+    void receivesToFlush(final VerbsEndpoint ep)
+    {
+        receivesToFlush.add(ep);
+    }
+
     /** Drop an endpoint after teardown (worker thread). */
     void forget(final VerbsEndpoint ep)
     {
@@ -153,6 +160,11 @@ final class VerbsWorker implements Worker
                 ep.onCompletion(completions, i);
             }
         }
+        for (int i = 0; i < receivesToFlush.size(); i++)
+        {
+            receivesToFlush.get(i).flushReceives();
+        }
+        receivesToFlush.clear();
         work += n;
         final long now = System.nanoTime();
         if (now - nextTimeoutCheck >= 0)
