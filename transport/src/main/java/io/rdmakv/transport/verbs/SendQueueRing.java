@@ -133,6 +133,11 @@ final class SendQueueRing
         {
             return -1;
         }
+        if (bounceUsed == 0)
+        {
+            // Nothing in flight: start over at 0, or a large read could wait forever behind the padding of a wrap.
+            bounceTail = 0;
+        }
         final int position = (int)(bounceTail % bounceCapacity);
         final int waste = position + aligned <= bounceCapacity ? 0 : bounceCapacity - position;
         if (bounceUsed + waste + aligned > bounceCapacity)

@@ -52,4 +52,16 @@ class SendQueueRingTest
         ring.pop();
         assertEquals(0, ring.bounceUsed());
     }
+
+    @Test
+    void shouldFitAReadOfTheWholeAreaOnceEverythingEarlierCompleted()
+    {
+        final SendQueueRing ring = new SendQueueRing(4, 1024);
+        assertEquals(0, ring.allocateBounce(300));
+        ring.bounceSpan[ring.claim(SendQueueRing.KIND_READ, 0, null, true, 0)] = ring.lastSpan();
+        assertEquals(-1, ring.allocateBounce(1024), "the area is partly in use");
+        ring.pop();
+        assertEquals(0, ring.allocateBounce(1024), "an empty area must take a read of its full size");
+        assertEquals(1024, ring.bounceUsed());
+    }
 }
