@@ -1,0 +1,77 @@
+package io.rdmakv.cli;
+
+import io.rdmakv.client.KvException;
+import picocli.CommandLine;
+
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Entry point of {@code rdmakv.jar} (run by {@code bin/rdmakv}). {@link #run} is the same without
+ * {@link System#exit}, for tests and embedding.
+ */
+public final class RdmakvMain
+{
+    private RdmakvMain()
+    {
+    }
+
+    public static void main(final String[] args)
+    {
+        quietForClientCommands(args);
+        System.exit(run(Io.system(), args));
+    }
+
+    /**
+     * get/put/del/stats print only what was asked (values, counters) and one line on failure: the transport's and
+     * the client's informational log lines would only get in the way. Set before any logger exists.
+     */
+    static void quietForClientCommands(final String[] args)
+    {
+        final String level = "org.slf4j.simpleLogger.defaultLogLevel";
+        if (args.length > 0 && System.getProperty(level) == null &&
+            java.util.Set.of("get", "put", "del", "delete", "stats").contains(args[0]))
+        {
+            System.setProperty(level, "warn");
+        }
+    }
+
+    /**
+     * Run one command line.
+     *
+     * @return the exit code ({@link ExitCodes}).
+     */
+    public static int run(final Io io, final String... args)
+    {
+        final CommandLine cl = commandLine(io);
+        return cl.execute(args);
+    }
+
+    /** The configured command line: streams, exit codes, and failures printed as one line, not a stack trace. */
+    public static CommandLine commandLine(final Io io)
+    {
+        final CommandLine cl = new CommandLine(new RdmakvCommand(io));
+        cl.setOut(new PrintWriter(io.out(), true, StandardCharsets.UTF_8));
+        cl.setErr(new PrintWriter(io.err(), true, StandardCharsets.UTF_8));
+        cl.setExecutionExceptionHandler((ex, commandLine, parseResult) ->
+        {
+            if (ex instanceof IllegalArgumentException)
+            {
+                io.err().println("rdmakv: " + ex.getMessage());
+                return ExitCodes.USAGE;
+            }
+            if (ex instanceof KvException kv)
+            {
+                io.err().println("rdmakv: " + kv.getMessage());
+                return ExitCodes.FAILED;
+            }
+            io.err().println("rdmakv: " + ex);
+            if (Boolean.getBoolean("rdmakv.debug"))
+            {
+                ex.printStackTrace(io.err());
+            }
+            return ExitCodes.FAILED;
+        });
+        return cl;
+    }
+}

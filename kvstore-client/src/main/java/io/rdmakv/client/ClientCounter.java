@@ -1,0 +1,41 @@
+package io.rdmakv.client;
+
+/**
+ * The client's counters, as an enum of descriptors (Aeron style): stable names for {@link KvStats} and the CLI.
+ */
+public enum ClientCounter
+{
+    /** GETs answered by one-sided reads alone (value found and verified). */
+    GET_ONE_SIDED_HITS("get.oneSided.hits"),
+    /** Torn one-sided reads detected (CRC or length mismatch) and retried by re-reading the buckets. */
+    GET_TORN_RETRIES("get.oneSided.tornRetries"),
+    /** One-sided GETs that gave up and asked the server (retries exhausted, extent too large, stale pool, read error). */
+    GET_FALLBACKS("get.oneSided.fallbacks"),
+    /** One-sided misses that were definitive because the pool holds every key (header COMPLETE). */
+    GET_MISSES("get.oneSided.misses"),
+    /** One-sided misses on a pool that does not hold every key, so RocksDB was asked by RPC. */
+    GET_MISS_LOOKUPS("get.oneSided.missLookups"),
+    /** Requests sent to a server (GET, PUT, DELETE, STATS), including fallbacks and retries after redirects. */
+    RPCS("rpc.requests"),
+    /** WRONG_NODE redirects followed. */
+    REDIRECTS("rpc.redirects"),
+    /** Responses that matched no waiting request (arrived after a timeout). */
+    STALE_RESPONSES("rpc.staleResponses"),
+    /** Requests that failed (any error, including timeouts). */
+    FAILURES("requests.failed"),
+    /** Requests that timed out. */
+    TIMEOUTS("requests.timedOut");
+
+    private final String label;
+
+    ClientCounter(final String label)
+    {
+        this.label = label;
+    }
+
+    /** The stable name used in {@link KvStats} and printed by the CLI. */
+    public String label()
+    {
+        return label;
+    }
+}

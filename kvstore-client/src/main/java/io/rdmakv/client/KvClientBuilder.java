@@ -1,0 +1,188 @@
+package io.rdmakv.client;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * Builds a {@link KvClient}; obtained from {@link KvClient#builder()}. Every setter validates at once, so a bad
+ * setting fails where it is made, with its name in the message. Defaults run against a local node out of the box.
+ *
+ * <pre>{@code
+ * try (KvClient client = KvClient.builder().server("127.0.0.1:7400").build())
+ * {
+ *     client.put(key, value);
+ * }
+ * }</pre>
+ */
+public final class KvClientBuilder
+{
+    /** The server's default control port. */
+    public static final int DEFAULT_CONTROL_PORT = 7400;
+
+    private final List<HostPort> seeds = new ArrayList<>();
+    private String transport = "auto";
+    private Duration connectTimeout = Duration.ofSeconds(5);
+    private Duration requestTimeout = Duration.ofSeconds(5);
+    private byte[] credential = new byte[0];
+    private GetMode getMode = GetMode.AUTO;
+    private int readRetries = 3;
+    private int maxRedirects = 3;
+    private int maxInFlight = 64;
+    private int oneSidedBufferBytes = 32 * 1024;
+    private final Map<String, String> transportProperties = new TreeMap<>();
+
+    KvClientBuilder()
+    {
+    }
+
+    /** Add a seed node by {@code host:port} (its control-plane port). */
+    public KvClientBuilder server(final String hostPort)
+    {
+        seeds.add(HostPort.parse(hostPort));
+        return this;
+    }
+
+    public KvClientBuilder server(final HostPort hostPort)
+    {
+        seeds.add(Objects.requireNonNull(hostPort, "server"));
+        return this;
+    }
+
+    /** Add several seed nodes: the first that answers the handshake gives the cluster map. */
+    public KvClientBuilder servers(final List<String> hostPorts)
+    {
+        hostPorts.forEach(this::server);
+        return this;
+    }
+
+    /** {@code auto} (default: best available), {@code tcp} or {@code verbs}. */
+    public KvClientBuilder transport(final String name)
+    {
+        final String t = Objects.requireNonNull(name, "transport").trim();
+        if (t.isEmpty())
+        {
+            throw new IllegalArgumentException("transport must not be empty (use auto, tcp or verbs)");
+        }
+        this.transport = t;
+        return this;
+    }
+
+    public KvClientBuilder connectTimeout(final Duration timeout)
+    {
+        this.connectTimeout = positive(timeout, "connectTimeout");
+        return this;
+    }
+
+    public KvClientBuilder requestTimeout(final Duration timeout)
+    {
+        this.requestTimeout = positive(timeout, "requestTimeout");
+        return this;
+    }
+
+    /** The shared secret the server was configured with. */
+    public KvClientBuilder credential(final byte[] secret)
+    {
+        this.credential = Objects.requireNonNull(secret, "credential").clone();
+        return this;
+    }
+
+    public KvClientBuilder credential(final String secret)
+    {
+        return credential(Objects.requireNonNull(secret, "credential").getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Override how GETs are served; tests use {@link GetMode#ONE_SIDED} over TCP to exercise the protocol. */
+    public KvClientBuilder getMode(final GetMode mode)
+    {
+        this.getMode = Objects.requireNonNull(mode, "getMode");
+        return this;
+    }
+
+    /** Torn one-sided reads retried before an RPC GET (default 3). */
+    public KvClientBuilder readRetries(final int retries)
+    {
+        this.readRetries = range(retries, 0, 1000, "readRetries");
+        return this;
+    }
+
+    /** WRONG_NODE redirects one request follows before it fails (default 3). */
+    public KvClientBuilder maxRedirects(final int redirects)
+    {
+        this.maxRedirects = range(redirects, 0, 100, "maxRedirects");
+        return this;
+    }
+
+    /** Requests outstanding at once (default 64); callers beyond it wait for a free one. */
+    public KvClientBuilder maxInFlight(final int requests)
+    {
+        this.maxInFlight = range(requests, 1, 65_536, "maxInFlight");
+        return this;
+    }
+
+    /**
+     * Bytes of the read buffer each in-flight GET keeps for a value extent (default 32 KiB, a multiple of 64).
+     * Values whose extent is larger are fetched by RPC; memory is {@code maxInFlight} times this, registered once.
+     */
+    public KvClientBuilder oneSidedBufferBytes(final int bytes)
+    {
+        range(bytes, 64, 2 * 1024 * 1024, "oneSidedBufferBytes");
+        if ((bytes & 63) != 0)
+        {
+            throw new IllegalArgumentException("oneSidedBufferBytes must be a multiple of 64, got " + bytes);
+        }
+        this.oneSidedBufferBytes = bytes;
+        return this;
+    }
+
+    /** A transport-specific setting (e.g. {@code verbs.device=rxe0}), passed to the transport when it opens. */
+    public KvClientBuilder transportProperty(final String name, final String value)
+    {
+        transportProperties.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
+        return this;
+    }
+
+    /** The settings as they stand, without connecting. */
+    public KvClientConfig config()
+    {
+        if (seeds.isEmpty())
+        {
+            throw new IllegalArgumentException("no server given: call server(\"host:port\") at least once");
+        }
+        return new KvClientConfig(seeds, transport, connectTimeout, requestTimeout, credential, getMode, readRetries,
+            maxRedirects, maxInFlight, oneSidedBufferBytes, transportProperties);
+    }
+
+    /**
+     * Connect: handshake with the first seed that answers, open the transport and a data connection to that node.
+     *
+     * @throws KvException when no seed answers, the server rejects the client, or the transport cannot open.
+     */
+    public KvClient build()
+    {
+        return KvClient.connect(config());
+    }
+
+    private static Duration positive(final Duration value, final String name)
+    {
+        Objects.requireNonNull(value, name);
+        if (value.isNegative() || value.isZero())
+        {
+            throw new IllegalArgumentException(name + " must be positive, got " + value);
+        }
+        return value;
+    }
+
+    private static int range(final int value, final int min, final int max, final String name)
+    {
+        if (value < min || value > max)
+        {
+            throw new IllegalArgumentException(name + " must be " + min + ".." + max + ", got " + value);
+        }
+        return value;
+    }
+}

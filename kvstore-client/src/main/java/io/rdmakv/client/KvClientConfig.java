@@ -1,0 +1,58 @@
+package io.rdmakv.client;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The settings of a {@link KvClient}, immutable; made by {@link KvClientBuilder}.
+ *
+ * @param seeds               control-plane addresses of one or more nodes; the first that answers gives the cluster map.
+ * @param transport           {@code auto}, {@code tcp} or {@code verbs}.
+ * @param connectTimeout      bound on the handshake and on opening a data connection.
+ * @param requestTimeout      bound on one request, from the call until its answer.
+ * @param credential          the shared secret sent in HELLO (empty when the server requires none).
+ * @param getMode             how GETs are served.
+ * @param readRetries         torn one-sided reads retried (buckets re-read) before falling back to an RPC GET.
+ * @param maxRedirects        WRONG_NODE redirects followed by one request before it fails.
+ * @param maxInFlight         requests outstanding at once over the whole client; beyond it callers wait.
+ * @param oneSidedBufferBytes read buffer per in-flight GET for the value extent; larger extents are fetched by RPC.
+ * @param transportProperties transport-specific settings passed through (e.g. {@code verbs.device}).
+ */
+public record KvClientConfig(
+    List<HostPort> seeds,
+    String transport,
+    Duration connectTimeout,
+    Duration requestTimeout,
+    byte[] credential,
+    GetMode getMode,
+    int readRetries,
+    int maxRedirects,
+    int maxInFlight,
+    int oneSidedBufferBytes,
+    Map<String, String> transportProperties)
+{
+    public KvClientConfig
+    {
+        seeds = List.copyOf(seeds);
+        credential = credential.clone();
+        transportProperties = Map.copyOf(transportProperties);
+    }
+
+    @Override
+    public byte[] credential()
+    {
+        return credential.clone();
+    }
+
+    @Override
+    public String toString()
+    {
+        // Never print the credential.
+        return "KvClientConfig{seeds=" + seeds + ", transport=" + transport + ", connectTimeout=" + connectTimeout +
+            ", requestTimeout=" + requestTimeout + ", credential=" + (credential.length == 0 ? "none" : "set") +
+            ", getMode=" + getMode + ", readRetries=" + readRetries + ", maxRedirects=" + maxRedirects +
+            ", maxInFlight=" + maxInFlight + ", oneSidedBufferBytes=" + oneSidedBufferBytes +
+            ", transportProperties=" + transportProperties + '}';
+    }
+}

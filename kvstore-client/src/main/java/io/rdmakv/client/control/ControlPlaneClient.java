@@ -1,0 +1,211 @@
+package io.rdmakv.client.control;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.codec.LengthFieldPrepender;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.rdmakv.client.HostPort;
+import io.rdmakv.client.KvError;
+import io.rdmakv.client.KvException;
+import io.rdmakv.protocol.ProtocolException;
+import io.rdmakv.protocol.wire.ControlFrame;
+import io.rdmakv.protocol.wire.ControlFrameCodec;
+import io.rdmakv.protocol.wire.Hello;
+import io.rdmakv.protocol.wire.Reject;
+import io.rdmakv.protocol.wire.Welcome;
+
+import java.net.ConnectException;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The client side of the control-plane handshake, on Netty: connect to a node's control port, send HELLO, read
+ * WELCOME or REJECT, close. One short connection per handshake; the data path never waits on it.
+ *
+ * <pre>
+ *   +-------------------------+------------------------------------------------+
+ *   | frame length (u32, LE)  | control frame (ControlFrameCodec, &lt;= 64 KiB)   |
+ *   +-------------------------+------------------------------------------------+
+ * </pre>
+ * A frame longer than the maximum, a malformed frame, a closed connection or silence past the timeout all end in a
+ * {@link KvException} naming the node and the cause; a REJECT ends in one carrying the server's status and message.
+ */
+public final class ControlPlaneClient implements AutoCloseable
+{
+    /** Byte order of the u32 length prefix (the whole protocol is little-endian). */
+    public static final ByteOrder LENGTH_PREFIX_ORDER = ByteOrder.LITTLE_ENDIAN;
+    private static final int LENGTH_PREFIX_BYTES = 4;
+
+    private final EventLoopGroup group;
+
+    public ControlPlaneClient()
+    {
+        this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("rdmakv-client-control", true),
+            NioIoHandler.newFactory());
+    }
+
+    /**
+     * Handshake with the node at {@code address}.
+     *
+     * @return the node's WELCOME.
+     * @throws KvException {@link KvError#REJECTED} with the server's status and message; {@link KvError#TIMED_OUT},
+     *                     {@link KvError#CONNECTION_FAILED} or {@link KvError#PROTOCOL_ERROR} otherwise.
+     */
+    public Welcome handshake(final HostPort address, final Hello hello, final Duration timeout)
+    {
+        final CompletableFuture<ControlFrame> answer = new CompletableFuture<>();
+        final long timeoutMillis = Math.max(1, timeout.toMillis());
+        final Bootstrap bootstrap = new Bootstrap()
+            .group(group)
+            .channel(NioSocketChannel.class)
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int)Math.min(Integer.MAX_VALUE, timeoutMillis))
+            .option(ChannelOption.TCP_NODELAY, true)
+            .handler(new ChannelInitializer<SocketChannel>()
+            {
+                @Override
+                protected void initChannel(final SocketChannel ch)
+                {
+                    ch.pipeline().addLast(
+                        new LengthFieldBasedFrameDecoder(LENGTH_PREFIX_ORDER,
+                            ControlFrameCodec.MAX_FRAME_LENGTH + LENGTH_PREFIX_BYTES, 0, LENGTH_PREFIX_BYTES, 0,
+                            LENGTH_PREFIX_BYTES, true),
+                        new LengthFieldPrepender(LENGTH_PREFIX_ORDER, LENGTH_PREFIX_BYTES, 0, false),
+                        new AnswerHandler(answer));
+                }
+            });
+
+        Channel channel = null;
+        try
+        {
+            final ChannelFuture connect = bootstrap.connect(address.host(), address.port());
+            if (!connect.await(timeoutMillis + 1000))
+            {
+                connect.cancel(false);
+                throw new KvException(KvError.TIMED_OUT, "no connection to " + address + " within " + timeout);
+            }
+            if (!connect.isSuccess())
+            {
+                throw new KvException(KvError.CONNECTION_FAILED, null,
+                    "cannot reach the control plane of " + address + ": " + describe(connect.cause()),
+                    connect.cause());
+            }
+            channel = connect.channel();
+            channel.writeAndFlush(channel.alloc().buffer().writeBytes(ControlFrameCodec.encode(hello)));
+            final ControlFrame frame = answer.get(timeoutMillis, TimeUnit.MILLISECONDS);
+            if (frame instanceof Welcome welcome)
+            {
+                return welcome;
+            }
+            if (frame instanceof Reject reject)
+            {
+                throw new KvException(KvError.REJECTED, reject.status(),
+                    "node " + address + " rejected the handshake: " + reject.status() + ": " + reject.message(), null);
+            }
+            throw new KvException(KvError.PROTOCOL_ERROR, "node " + address + " answered HELLO with " +
+                frame.getClass().getSimpleName());
+        }
+        catch (final TimeoutException ex)
+        {
+            throw new KvException(KvError.TIMED_OUT, null,
+                "node " + address + " did not answer the handshake within " + timeout, ex);
+        }
+        catch (final ExecutionException ex)
+        {
+            final Throwable cause = ex.getCause();
+            if (cause instanceof KvException kv)
+            {
+                throw new KvException(kv.error(), kv.status(), kv.getMessage(), kv);
+            }
+            throw new KvException(cause instanceof ProtocolException ? KvError.PROTOCOL_ERROR :
+                KvError.CONNECTION_FAILED, null, "handshake with " + address + " failed: " + describe(cause), cause);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new KvException(KvError.CLOSED, null, "interrupted during the handshake with " + address, ex);
+        }
+        finally
+        {
+            if (channel != null)
+            {
+                channel.close();
+            }
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
+
+    private static String describe(final Throwable t)
+    {
+        if (t == null)
+        {
+            return "unknown cause";
+        }
+        if (t instanceof ConnectException)
+        {
+            return "connection refused (is a server running there?)";
+        }
+        return t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+    }
+
+    /** Decodes the one answer frame; anything else (garbage, early close) fails the handshake with a reason. */
+    private static final class AnswerHandler extends SimpleChannelInboundHandler<ByteBuf>
+    {
+        private final CompletableFuture<ControlFrame> answer;
+
+        AnswerHandler(final CompletableFuture<ControlFrame> answer)
+        {
+            this.answer = answer;
+        }
+
+        @Override
+        protected void channelRead0(final ChannelHandlerContext ctx, final ByteBuf frame)
+        {
+            final byte[] bytes = new byte[frame.readableBytes()];
+            frame.readBytes(bytes);
+            try
+            {
+                answer.complete(ControlFrameCodec.decode(bytes));
+            }
+            catch (final ProtocolException ex)
+            {
+                answer.completeExceptionally(ex);
+            }
+            ctx.close();
+        }
+
+        @Override
+        public void channelInactive(final ChannelHandlerContext ctx)
+        {
+            answer.completeExceptionally(
+                new KvException(KvError.CONNECTION_FAILED, "the node closed the control connection without answering"));
+        }
+
+        @Override
+        public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
+        {
+            answer.completeExceptionally(cause);
+            ctx.close();
+        }
+    }
+}

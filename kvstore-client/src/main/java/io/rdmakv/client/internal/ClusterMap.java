@@ -1,0 +1,75 @@
+package io.rdmakv.client.internal;
+
+import io.rdmakv.client.HostPort;
+import io.rdmakv.protocol.ProtocolLimits;
+import io.rdmakv.protocol.wire.ClusterNode;
+import io.rdmakv.protocol.wire.Welcome;
+
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Which node owns which cluster hash slot, as the last WELCOME said. Immutable: a refresh builds a new map.
+ * A lookup is an array index, so routing costs nothing on the data path.
+ */
+final class ClusterMap
+{
+    private static final int NO_NODE = -1;
+
+    private final int[] ownerBySlot = new int[ProtocolLimits.CLUSTER_SLOT_COUNT];
+    private final Map<Integer, HostPort> controlAddresses = new HashMap<>();
+
+    private ClusterMap()
+    {
+        Arrays.fill(ownerBySlot, NO_NODE);
+    }
+
+    /**
+     * The map in {@code welcome}; a node that sends no map (a single node) owns every slot, reachable where it
+     * answered.
+     */
+    static ClusterMap from(final Welcome welcome, final HostPort answeredAt)
+    {
+        final ClusterMap map = new ClusterMap();
+        final List<ClusterNode> nodes = welcome.clusterMap();
+        if (nodes.isEmpty())
+        {
+            Arrays.fill(map.ownerBySlot, welcome.nodeId());
+            map.controlAddresses.put(welcome.nodeId(), answeredAt);
+            return map;
+        }
+        for (final ClusterNode node : nodes)
+        {
+            Arrays.fill(map.ownerBySlot, node.firstSlot(), node.lastSlot() + 1, node.nodeId());
+            map.controlAddresses.put(node.nodeId(), node.nodeId() == welcome.nodeId() ?
+                answeredAt : new HostPort(reachableHost(node.host(), answeredAt), node.controlPort()));
+        }
+        return map;
+    }
+
+    /** The node owning {@code clusterSlot}, or -1 when the map leaves it unassigned. */
+    int ownerOf(final int clusterSlot)
+    {
+        return ownerBySlot[clusterSlot];
+    }
+
+    /** The control address of {@code nodeId}, or {@code null} when the map does not name it. */
+    HostPort controlAddress(final int nodeId)
+    {
+        return controlAddresses.get(nodeId);
+    }
+
+    java.util.Set<Integer> nodeIds()
+    {
+        return controlAddresses.keySet();
+    }
+
+    /** A server bound to the wildcard address names it; the client reaches it where it reached the node that said so. */
+    static String reachableHost(final String host, final HostPort answeredAt)
+    {
+        return host == null || host.isEmpty() || "0.0.0.0".equals(host) || "::".equals(host) || "[::]".equals(host) ?
+            answeredAt.host() : host;
+    }
+}

@@ -1,0 +1,352 @@
+package io.rdmakv.client.internal;
+
+import io.rdmakv.client.ClientCounter;
+import io.rdmakv.client.HostPort;
+import io.rdmakv.client.KvClientConfig;
+import io.rdmakv.client.KvError;
+import io.rdmakv.client.KvException;
+import io.rdmakv.client.control.ControlPlaneClient;
+import io.rdmakv.protocol.layout.KeyHash;
+import io.rdmakv.protocol.wire.ControlFrameCodec;
+import io.rdmakv.protocol.wire.Hello;
+import io.rdmakv.protocol.wire.TransportAddress;
+import io.rdmakv.protocol.wire.Welcome;
+import io.rdmakv.transport.Endpoint;
+import io.rdmakv.transport.RemoteKey;
+import io.rdmakv.transport.Worker;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Routes requests to nodes: key hash -> cluster slot -> node (over the last cluster map), one data connection per
+ * node opened lazily (handshake, then transport connect), and WRONG_NODE redirects followed by refreshing the map
+ * from the node named in the redirect. Connecting and redirects block on the network, so they happen on callers'
+ * threads or on a small control executor, never on the progress thread.
+ */
+final class ClusterRouter implements Redirector, AutoCloseable
+{
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterRouter.class);
+
+    private final KvClientConfig config;
+    private final ControlPlaneClient control;
+    private final Worker worker;
+    private final String transportName;
+    private final boolean oneSidedGets;
+    private final RequestSlots slots;
+    private final OneSidedGetProtocol getProtocol;
+    private final RpcProtocol rpc;
+    private final ClientConductor conductor;
+    private final ClientCounters counters;
+    private final Hello hello;
+    private final ExecutorService redirects = Executors.newSingleThreadExecutor(r ->
+    {
+        final Thread t = new Thread(r, "rdmakv-client-redirects");
+        t.setDaemon(true);
+        return t;
+    });
+    private final Map<Integer, NodeSession> sessions = new ConcurrentHashMap<>();
+    private final List<NodeSession> retired = new ArrayList<>();
+    private final Object connectLock = new Object();
+    private volatile ClusterMap map;
+    private volatile Welcome firstWelcome;
+
+    ClusterRouter(final KvClientConfig config, final ControlPlaneClient control, final Worker worker,
+        final String transportName, final boolean oneSidedGets, final RequestSlots slots,
+        final OneSidedGetProtocol getProtocol, final RpcProtocol rpc, final ClientConductor conductor,
+        final ClientCounters counters)
+    {
+        this.config = config;
+        this.control = control;
+        this.worker = worker;
+        this.transportName = transportName;
+        this.oneSidedGets = oneSidedGets;
+        this.slots = slots;
+        this.getProtocol = getProtocol;
+        this.rpc = rpc;
+        this.conductor = conductor;
+        this.counters = counters;
+        this.hello = new Hello(ControlFrameCodec.PROTOCOL_VERSION, List.of(transportName), config.credential());
+    }
+
+    /**
+     * Handshake with the first seed that answers and connect to it. A REJECT ends the attempt at once (another seed
+     * of the same cluster would say the same); unreachable seeds are skipped.
+     */
+    void bootstrap()
+    {
+        KvException last = null;
+        for (final HostPort seed : config.seeds())
+        {
+            try
+            {
+                final Welcome welcome = control.handshake(seed, hello, config.connectTimeout());
+                firstWelcome = welcome;
+                map = ClusterMap.from(welcome, seed);
+                synchronized (connectLock)
+                {
+                    sessions.put(welcome.nodeId(), open(welcome, seed));
+                }
+                return;
+            }
+            catch (final KvException ex)
+            {
+                if (ex.error() == KvError.REJECTED)
+                {
+                    throw ex;
+                }
+                LOG.info("seed {} unusable: {}", seed, ex.getMessage());
+                last = ex;
+            }
+        }
+        throw new KvException(last == null ? KvError.CONNECTION_FAILED : last.error(), null,
+            "no seed node answered " + config.seeds() + (last == null ? "" : ": " + last.getMessage()), last);
+    }
+
+    /** The first node's WELCOME: limits and facts for the client's own checks. */
+    Welcome firstWelcome()
+    {
+        return firstWelcome;
+    }
+
+    /** Route and start {@code slot} (any thread but the progress thread); failures complete the slot. */
+    void dispatch(final RequestSlot slot)
+    {
+        final NodeSession session;
+        try
+        {
+            session = sessionFor(slot.hash);
+        }
+        catch (final KvException ex)
+        {
+            slot.fail(ex);
+            slots.complete(slot);
+            return;
+        }
+        start(slot, session);
+    }
+
+    /** Start {@code slot} on a given node (STATS). */
+    void dispatchTo(final RequestSlot slot, final int nodeId)
+    {
+        final NodeSession session;
+        try
+        {
+            session = session(nodeId);
+        }
+        catch (final KvException ex)
+        {
+            slot.fail(ex);
+            slots.complete(slot);
+            return;
+        }
+        start(slot, session);
+    }
+
+    private void start(final RequestSlot slot, final NodeSession session)
+    {
+        slot.session = session;
+        if (slot.type == RequestSlot.TYPE_GET && session.oneSided())
+        {
+            getProtocol.start(slot);
+        }
+        else
+        {
+            rpc.start(slot);
+        }
+    }
+
+    java.util.Set<Integer> nodeIds()
+    {
+        return map.nodeIds();
+    }
+
+    NodeSession sessionFor(final long hash)
+    {
+        final int nodeId = map.ownerOf(KeyHash.clusterSlot(hash));
+        if (nodeId < 0)
+        {
+            throw new KvException(KvError.CONNECTION_FAILED, "the cluster map assigns no node to hash slot " +
+                KeyHash.clusterSlot(hash));
+        }
+        return session(nodeId);
+    }
+
+    private NodeSession session(final int nodeId)
+    {
+        final NodeSession existing = sessions.get(nodeId);
+        if (usable(existing, nodeId))
+        {
+            return existing;
+        }
+        synchronized (connectLock)
+        {
+            final NodeSession again = sessions.get(nodeId);
+            if (usable(again, nodeId))
+            {
+                return again;
+            }
+            final HostPort address = map.controlAddress(nodeId);
+            if (address == null)
+            {
+                throw new KvException(KvError.CONNECTION_FAILED, "node " + nodeId + " is not in the cluster map");
+            }
+            final Welcome welcome = control.handshake(address, hello, config.connectTimeout());
+            map = ClusterMap.from(welcome, address);
+            final NodeSession fresh = open(welcome, address);
+            final NodeSession old = sessions.put(welcome.nodeId(), fresh);
+            if (old != null)
+            {
+                retired.add(old);
+            }
+            if (welcome.nodeId() != nodeId)
+            {
+                throw new KvException(KvError.CONNECTION_FAILED, "node at " + address + " is node " +
+                    welcome.nodeId() + ", not " + nodeId + " as the map said; map refreshed");
+            }
+            return fresh;
+        }
+    }
+
+    /** Connected, and still where the current map says the node is (a refreshed map may have moved it). */
+    private boolean usable(final NodeSession session, final int nodeId)
+    {
+        return session != null && session.isAlive() &&
+            session.info().controlAddress().equals(map.controlAddress(nodeId));
+    }
+
+    private NodeSession open(final Welcome welcome, final HostPort controlAddress)
+    {
+        TransportAddress chosen = null;
+        for (final TransportAddress a : welcome.transports())
+        {
+            if (a.transport().equals(transportName))
+            {
+                chosen = a;
+                break;
+            }
+        }
+        if (chosen == null)
+        {
+            throw new KvException(KvError.CONNECTION_FAILED, "node " + welcome.nodeId() + " at " + controlAddress +
+                " offers no '" + transportName + "' transport; it offers " +
+                welcome.transports().stream().map(TransportAddress::transport).toList());
+        }
+        final RemoteKey remoteKey;
+        try
+        {
+            remoteKey = RemoteKey.unpack(welcome.remoteKey());
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new KvException(KvError.PROTOCOL_ERROR, null, "node " + welcome.nodeId() +
+                " sent an unusable remote key: " + ex.getMessage(), ex);
+        }
+        final InetSocketAddress dataAddress = new InetSocketAddress(
+            ClusterMap.reachableHost(chosen.host(), controlAddress), chosen.port());
+        final NodeInfo info = new NodeInfo(welcome.nodeId(), controlAddress, dataAddress, welcome.geometry(), remoteKey,
+            welcome.poolHeaderAddress(), welcome.layoutEpoch(), welcome.maxKeyLength(), welcome.maxValueLength());
+        final NodeSession session = new NodeSession(info, oneSidedGets, rpc, conductor);
+        try
+        {
+            final Endpoint endpoint = worker.connect(dataAddress, session)
+                .get(config.connectTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            session.endpoint(endpoint);
+        }
+        catch (final TimeoutException ex)
+        {
+            throw new KvException(KvError.TIMED_OUT, null, "no data connection to node " + welcome.nodeId() + " at " +
+                dataAddress + " within " + config.connectTimeout(), ex);
+        }
+        catch (final ExecutionException ex)
+        {
+            throw new KvException(KvError.CONNECTION_FAILED, null, "cannot open the " + transportName +
+                " data connection to node " + welcome.nodeId() + " at " + dataAddress + ": " +
+                ex.getCause().getMessage(), ex.getCause());
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new KvException(KvError.CLOSED, null, "interrupted while connecting", ex);
+        }
+        LOG.debug("connected to node {} at {} ({})", info.nodeId(), dataAddress, transportName);
+        return session;
+    }
+
+    @Override
+    public void redirect(final RequestSlot slot, final String target)
+    {
+        try
+        {
+            redirects.execute(() -> followRedirect(slot, target));
+        }
+        catch (final java.util.concurrent.RejectedExecutionException ex)
+        {
+            slot.fail(KvError.CLOSED, "the client was closed while " + slot.describe() + " was being redirected");
+            slots.complete(slot);
+        }
+    }
+
+    private void followRedirect(final RequestSlot slot, final String target)
+    {
+        if (++slot.redirects > config.maxRedirects())
+        {
+            slot.fail(KvError.TOO_MANY_REDIRECTS, slot.describe() + " was redirected more than " +
+                config.maxRedirects() + " times (last to '" + target + "')");
+            slots.complete(slot);
+            return;
+        }
+        counters.increment(ClientCounter.REDIRECTS);
+        try
+        {
+            refresh(HostPort.parse(target));
+        }
+        catch (final IllegalArgumentException | KvException ex)
+        {
+            slot.fail(new KvException(KvError.CONNECTION_FAILED, null, "redirect of " + slot.describe() +
+                " to '" + target + "' failed: " + ex.getMessage(), ex));
+            slots.complete(slot);
+            return;
+        }
+        dispatch(slot);
+    }
+
+    /** Take the cluster map from the node at {@code address}. */
+    private void refresh(final HostPort address)
+    {
+        final Welcome welcome = control.handshake(address, hello, config.connectTimeout());
+        map = ClusterMap.from(welcome, address);
+        LOG.info("cluster map refreshed from node {} at {}", welcome.nodeId(), address);
+    }
+
+    @Override
+    public void close()
+    {
+        redirects.shutdownNow();
+        try
+        {
+            redirects.awaitTermination(2, TimeUnit.SECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        synchronized (connectLock)
+        {
+            sessions.values().forEach(NodeSession::close);
+            retired.forEach(NodeSession::close);
+            sessions.clear();
+            retired.clear();
+        }
+    }
+}

@@ -1,0 +1,364 @@
+package io.rdmakv.client.internal;
+
+import io.rdmakv.client.ClientCounter;
+import io.rdmakv.client.KvError;
+import io.rdmakv.protocol.layout.ExtentStatus;
+import io.rdmakv.protocol.layout.IndexBucketFlyweight;
+import io.rdmakv.protocol.layout.IndexSlot;
+import io.rdmakv.protocol.layout.KeyHash;
+import io.rdmakv.protocol.layout.PoolGeometry;
+import io.rdmakv.protocol.layout.PoolHeaderFlyweight;
+import io.rdmakv.protocol.layout.ValueExtentFlyweight;
+import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.transport.Endpoint;
+import io.rdmakv.transport.TransportStatus;
+
+import java.nio.ByteOrder;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The one-sided GET, as a state machine over a {@link RequestSlot}:
+ *
+ * <pre>
+ *   start ──► read primary bucket + secondary bucket + pool header   (one readBatch: one doorbell where supported)
+ *               │ header magic/epoch differ ─────────────────────────────────────────► RPC GET (fallback)
+ *               ▼
+ *             candidates = valid slots whose fingerprint matches, primary bucket first
+ *               │ none left ──► pool COMPLETE ? NOT_FOUND (miss) : RPC GET (miss lookup)
+ *               ▼
+ *             read the candidate's extent (length from the slot) ── larger than the buffer ──► RPC GET (fallback)
+ *               ▼
+ *             verify lengths + CRC32C + key:  OK ──► value (hit)
+ *                                             KEY_MISMATCH ──► next candidate
+ *                                             TORN_CRC / BAD_LENGTH ──► retry from the start, at most readRetries
+ *                                                                       times, then RPC GET (fallback)
+ * </pre>
+ *
+ * The first batch is posted by the caller's thread; every continuation runs on the worker's progress thread and
+ * never blocks it: a back-pressured post is handed to the {@link ClientConductor}, which re-posts it on a later duty
+ * cycle. The only allocation per GET is the returned value.
+ */
+final class OneSidedGetProtocol
+{
+    private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
+
+    private final int readRetries;
+    private final ClientCounters counters;
+    private RequestSlots slots;
+    private RpcProtocol rpc;
+    private ClientConductor conductor;
+
+    // Progress-thread only: the flyweights are not thread-safe (the extent one keeps a CRC32C state).
+    private final IndexBucketFlyweight bucket = new IndexBucketFlyweight();
+    private final ValueExtentFlyweight extent = new ValueExtentFlyweight();
+
+    OneSidedGetProtocol(final int readRetries, final ClientCounters counters)
+    {
+        this.readRetries = readRetries;
+        this.counters = counters;
+    }
+
+    void wire(final RequestSlots slots, final RpcProtocol rpc, final ClientConductor conductor)
+    {
+        this.slots = slots;
+        this.rpc = rpc;
+        this.conductor = conductor;
+    }
+
+    /** Post the first batch from a caller's thread, waiting while the endpoint is back-pressured. */
+    void start(final RequestSlot slot)
+    {
+        prepareBatch(slot);
+        while (true)
+        {
+            final TransportStatus status = postRemaining(slot);
+            if (status != TransportStatus.BACK_PRESSURED)
+            {
+                if (status != TransportStatus.OK)
+                {
+                    failUnposted(slot, status);
+                }
+                return;
+            }
+            if (System.nanoTime() - slot.deadlineNanos > 0)
+            {
+                failUnposted(slot, TransportStatus.TIMED_OUT);
+                return;
+            }
+            LockSupport.parkNanos(1_000);
+        }
+    }
+
+    /** Re-post a back-pressured batch or extent read (conductor, progress thread). */
+    void resume(final RequestSlot slot)
+    {
+        final TransportStatus status = postRemaining(slot);
+        if (status == TransportStatus.BACK_PRESSURED)
+        {
+            conductor.defer(slot, ClientConductor.ACTION_POST_READS);
+        }
+        else if (status != TransportStatus.OK)
+        {
+            failUnposted(slot, status);
+        }
+    }
+
+    /** Give up the reads not posted yet, as if each had completed with {@code status}. */
+    void failUnposted(final RequestSlot slot, final TransportStatus status)
+    {
+        final int unposted = slot.batchSize - slot.batchPosted;
+        slot.batchPosted = slot.batchSize;
+        for (int i = 0; i < unposted; i++)
+        {
+            onReadComplete(slot, status);
+        }
+    }
+
+    void onBucketRead(final RequestSlot slot, final TransportStatus status)
+    {
+        onReadComplete(slot, status);
+    }
+
+    void onExtentRead(final RequestSlot slot, final TransportStatus status)
+    {
+        onReadComplete(slot, status);
+    }
+
+    private void prepareBatch(final RequestSlot slot)
+    {
+        final NodeInfo node = slot.session.info();
+        final PoolGeometry geometry = node.geometry();
+        final long base = node.poolBase();
+        final long primary = KeyHash.primaryBucket(slot.hash, geometry.bucketCount());
+        final long secondary = KeyHash.secondaryBucket(slot.hash, geometry.bucketCount());
+        slot.batch[0].set(base + geometry.bucketOffset(primary), node.remoteKey(), IndexBucketFlyweight.BUCKET_LENGTH,
+            slot.readBuffer, RequestSlot.PRIMARY_BUCKET_OFFSET, slot.bucketReadHandler);
+        slot.batch[1].set(base + geometry.bucketOffset(secondary), node.remoteKey(),
+            IndexBucketFlyweight.BUCKET_LENGTH, slot.readBuffer, RequestSlot.SECONDARY_BUCKET_OFFSET,
+            slot.bucketReadHandler);
+        slot.batch[2].set(base, node.remoteKey(), RequestSlot.HEADER_READ_LENGTH, slot.readBuffer,
+            RequestSlot.HEADER_OFFSET, slot.bucketReadHandler);
+        slot.batchSize = 3;
+        slot.batchPosted = 0;
+        slot.readFailure = null;
+        slot.phase = RequestSlot.PHASE_READ_BUCKETS;
+        slot.pendingReads.set(3);
+    }
+
+    private void prepareExtentRead(final RequestSlot slot, final long indexSlot)
+    {
+        final NodeInfo node = slot.session.info();
+        slot.extentLength = IndexSlot.extentLength(indexSlot);
+        slot.batch[0].set(node.poolBase() + IndexSlot.extentOffset(indexSlot), node.remoteKey(), slot.extentLength,
+            slot.readBuffer, RequestSlot.EXTENT_OFFSET, slot.extentReadHandler);
+        slot.batchSize = 1;
+        slot.batchPosted = 0;
+        slot.readFailure = null;
+        slot.phase = RequestSlot.PHASE_READ_EXTENT;
+        slot.pendingReads.set(1);
+    }
+
+    /**
+     * Post what is left of the slot's batch: the whole batch through {@link Endpoint#readBatch} first, then one by
+     * one, so the refusal of a single read can be told apart.
+     *
+     * <p>Once the last read is accepted the slot belongs to the progress thread (the reads may already have completed
+     * and moved the slot on), so nothing here writes to the slot after that: progress is counted in a local, and
+     * written back only when something stays unposted, which keeps the step from completing.
+     *
+     * @return OK when all are posted, BACK_PRESSURED to try again later, or the status that refused a read.
+     */
+    private TransportStatus postRemaining(final RequestSlot slot)
+    {
+        final Endpoint endpoint = slot.session.endpoint();
+        final int size = slot.batchSize;
+        int posted = slot.batchPosted;
+        if (posted == 0 && size > 1)
+        {
+            posted = endpoint.readBatch(slot.batch, size);
+            if (posted == size)
+            {
+                return TransportStatus.OK;
+            }
+        }
+        while (posted < size)
+        {
+            final Endpoint.ReadRequest r = slot.batch[posted];
+            final long id = endpoint.read(r.remoteAddress, r.remoteKey, r.length, r.destination, r.destinationOffset,
+                r.handler);
+            if (id < 0)
+            {
+                slot.batchPosted = posted;
+                return TransportStatus.fromSentinel(id);
+            }
+            posted++;
+        }
+        return TransportStatus.OK;
+    }
+
+    /**
+     * One read of the current step finished (or was given up). The last one moves the state machine on. A failure can
+     * be recorded by a caller's thread (a refused post), so the decision on a failed step must be thread-safe; a step
+     * whose reads all succeeded only ever finishes on the progress thread.
+     */
+    private void onReadComplete(final RequestSlot slot, final TransportStatus status)
+    {
+        if (status != TransportStatus.OK && slot.readFailure == null)
+        {
+            slot.readFailure = status;
+        }
+        if (slot.pendingReads.decrementAndGet() != 0)
+        {
+            return;
+        }
+        final TransportStatus failure = slot.readFailure;
+        if (failure != null)
+        {
+            onReadFailed(slot, failure);
+        }
+        else if (slot.phase == RequestSlot.PHASE_READ_BUCKETS)
+        {
+            onBucketsRead(slot);
+        }
+        else
+        {
+            onExtentRead(slot);
+        }
+    }
+
+    private void onReadFailed(final RequestSlot slot, final TransportStatus status)
+    {
+        slot.phase = RequestSlot.PHASE_IDLE;
+        switch (status)
+        {
+            case PEER_FAILED:
+            case CLOSED:
+            case NOT_CONNECTED:
+                slot.fail(KvError.CONNECTION_FAILED, "one-sided read failed: " + status.description() + " (node " +
+                    slot.session.info().nodeId() + " at " + slot.session.info().dataAddress() + ")");
+                slots.complete(slot);
+                break;
+            case TIMED_OUT:
+                slot.fail(KvError.TIMED_OUT, "one-sided read timed out (node " + slot.session.info().nodeId() + ")");
+                slots.complete(slot);
+                break;
+            default:
+                // The region is gone or moved (restart, re-registration): the server can still answer.
+                fallback(slot);
+                break;
+        }
+    }
+
+    private void onBucketsRead(final RequestSlot slot)
+    {
+        final NodeInfo node = slot.session.info();
+        final int header = RequestSlot.HEADER_OFFSET;
+        if (slot.readBuffer.getLong(header + PoolHeaderFlyweight.MAGIC_OFFSET, ORDER) != PoolHeaderFlyweight.MAGIC ||
+            slot.readBuffer.getLong(header + PoolHeaderFlyweight.EPOCH_OFFSET, ORDER) != node.epoch())
+        {
+            // The pool was rebuilt since the handshake: what the buckets say cannot be trusted.
+            slot.session.markPoolStale();
+            fallback(slot);
+            return;
+        }
+        slot.poolComplete =
+            (slot.readBuffer.getInt(header + PoolHeaderFlyweight.FLAGS_OFFSET, ORDER) &
+            PoolHeaderFlyweight.FLAG_COMPLETE) != 0;
+
+        final int fingerprint = KeyHash.fingerprint(slot.hash);
+        final PoolGeometry geometry = node.geometry();
+        int count = 0;
+        count = collect(slot, RequestSlot.PRIMARY_BUCKET_OFFSET, fingerprint, geometry, count);
+        count = collect(slot, RequestSlot.SECONDARY_BUCKET_OFFSET, fingerprint, geometry, count);
+        slot.candidateCount = count;
+        slot.candidateNext = 0;
+        nextCandidate(slot);
+    }
+
+    private int collect(
+        final RequestSlot slot, final int bucketOffset, final int fingerprint, final PoolGeometry geometry, final int from)
+    {
+        int count = from;
+        bucket.wrap(slot.readBuffer, bucketOffset);
+        for (int i = 0; i < IndexBucketFlyweight.SLOT_COUNT; i++)
+        {
+            final long s = bucket.slot(i);
+            if (s != IndexSlot.EMPTY && IndexSlot.fingerprint(s) == fingerprint && IndexSlot.isValid(s, geometry))
+            {
+                slot.candidates[count++] = s;
+            }
+        }
+        return count;
+    }
+
+    private void nextCandidate(final RequestSlot slot)
+    {
+        if (slot.candidateNext >= slot.candidateCount)
+        {
+            noMatch(slot);
+            return;
+        }
+        final long indexSlot = slot.candidates[slot.candidateNext++];
+        if (IndexSlot.extentLength(indexSlot) > slot.extentCapacity)
+        {
+            fallback(slot);
+            return;
+        }
+        prepareExtentRead(slot, indexSlot);
+        resume(slot);
+    }
+
+    private void onExtentRead(final RequestSlot slot)
+    {
+        extent.wrap(slot.readBuffer, RequestSlot.EXTENT_OFFSET, slot.extentLength);
+        final ExtentStatus status = extent.verify(slot.key, 0, slot.keyLength);
+        switch (status)
+        {
+            case OK:
+                final byte[] value = new byte[extent.valueLength()];
+                slot.readBuffer.getBytes(extent.valueIndex(), value);
+                counters.increment(ClientCounter.GET_ONE_SIDED_HITS);
+                slot.succeed(Status.OK, value, null);
+                slots.complete(slot);
+                break;
+            case KEY_MISMATCH:
+                nextCandidate(slot);
+                break;
+            default:
+                // Torn: the extent changed while we read it (or the slot we followed is already stale).
+                counters.increment(ClientCounter.GET_TORN_RETRIES);
+                if (slot.tornRetries++ < readRetries)
+                {
+                    prepareBatch(slot);
+                    resume(slot);
+                }
+                else
+                {
+                    fallback(slot);
+                }
+                break;
+        }
+    }
+
+    private void noMatch(final RequestSlot slot)
+    {
+        if (slot.poolComplete)
+        {
+            counters.increment(ClientCounter.GET_MISSES);
+            slot.succeed(Status.NOT_FOUND, null, null);
+            slots.complete(slot);
+        }
+        else
+        {
+            counters.increment(ClientCounter.GET_MISS_LOOKUPS);
+            rpc.startFromWorker(slot);
+        }
+    }
+
+    private void fallback(final RequestSlot slot)
+    {
+        counters.increment(ClientCounter.GET_FALLBACKS);
+        slot.phase = RequestSlot.PHASE_IDLE;
+        rpc.startFromWorker(slot);
+    }
+}

@@ -1,0 +1,241 @@
+package io.rdmakv.client.internal;
+
+import io.rdmakv.client.KvError;
+import io.rdmakv.client.KvException;
+import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.transport.CompletionHandler;
+import io.rdmakv.transport.Endpoint;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+
+/**
+ * The state of one request in flight, pooled and reused: the request (key and value views, no copies), the one-sided
+ * GET's progress, and the result. There are {@code maxInFlight} of them; a caller takes one, the worker thread drives
+ * it, and it returns to the pool when the result has been handed over.
+ *
+ * <p>Each slot owns a fixed part of the client's registered read memory:
+ * <pre>
+ *   0          64          128              256                                    256 + extentCapacity
+ *   +-----------+-----------+----------------+-----------------------------------------+
+ *   | primary   | secondary | pool header    | value extent (one candidate at a time)  |
+ *   | bucket    | bucket    | (first 128 B)  |                                         |
+ *   +-----------+-----------+----------------+-----------------------------------------+
+ * </pre>
+ * The two buckets and the header are read in one batch, so the COMPLETE flag and the epoch are as fresh as the slots.
+ *
+ * <p>Threads: the caller fills the request and posts the first operation; continuations and completion run on the
+ * worker's progress thread. {@link #state} hands the result back with a volatile write.
+ */
+final class RequestSlot
+{
+    static final int PRIMARY_BUCKET_OFFSET = 0;
+    static final int SECONDARY_BUCKET_OFFSET = 64;
+    static final int HEADER_OFFSET = 128;
+    static final int HEADER_READ_LENGTH = 128;
+    static final int EXTENT_OFFSET = 256;
+
+    static final int TYPE_GET = 1;
+    static final int TYPE_PUT = 2;
+    static final int TYPE_DELETE = 3;
+    static final int TYPE_STATS = 4;
+
+    /** Between operations, or being filled by the caller. */
+    static final int PHASE_IDLE = 0;
+    static final int PHASE_READ_BUCKETS = 1;
+    static final int PHASE_READ_EXTENT = 2;
+    static final int PHASE_AWAIT_RESPONSE = 3;
+
+    static final int STATE_FREE = 0;
+    static final int STATE_ACTIVE = 1;
+    static final int STATE_DONE = 2;
+    /** The synchronous caller gave up waiting; whoever completes the slot releases it. */
+    static final int STATE_ABANDONED = 3;
+
+    private static final AtomicIntegerFieldUpdater<RequestSlot> STATE =
+        AtomicIntegerFieldUpdater.newUpdater(RequestSlot.class, "state");
+
+    final int index;
+    /** This slot's window of the registered read memory (see the layout above). */
+    final UnsafeBuffer readBuffer;
+    final int extentCapacity;
+    final Endpoint.ReadRequest[] batch = {new Endpoint.ReadRequest(), new Endpoint.ReadRequest(),
+        new Endpoint.ReadRequest()};
+    /** Reads of the current batch (or the extent read) not yet completed. */
+    final AtomicInteger pendingReads = new AtomicInteger();
+    /** Matching slots found in the buckets, tried in order: primary bucket first. */
+    final long[] candidates = new long[16];
+    final CompletionHandler bucketReadHandler;
+    final CompletionHandler extentReadHandler;
+
+    // The request: views over the caller's memory, never copies.
+    final UnsafeBuffer key = new UnsafeBuffer(new byte[0]);
+    final UnsafeBuffer value = new UnsafeBuffer(new byte[0]);
+    int type;
+    int keyLength;
+    int valueLength;
+    long hash;
+    long deadlineNanos;
+    long correlationId;
+    long generation;
+    int redirects;
+    int tornRetries;
+    NodeSession session;
+    /** Who waits: a future for the async API, else the parked caller thread. */
+    CompletableFuture<Object> future;
+    Thread waiter;
+
+    // Progress of the one-sided GET (worker thread, and the caller for the first batch).
+    volatile int phase;
+    /** From the pool header read with the buckets: a one-sided miss is definitive. */
+    boolean poolComplete;
+    int batchSize;
+    int batchPosted;
+    int candidateCount;
+    int candidateNext;
+    int extentLength;
+    /** First failed read status of the current batch (worker thread only). */
+    io.rdmakv.transport.TransportStatus readFailure;
+    /** What the conductor should retry when a post from the worker thread was back-pressured. */
+    int deferredAction;
+
+    // The result.
+    Status resultStatus;
+    byte[] resultValue;
+    String resultText;
+    KvException failure;
+
+    volatile int state;
+
+    RequestSlot(final int index, final UnsafeBuffer readBuffer, final int extentCapacity,
+        final OneSidedGetProtocol getProtocol)
+    {
+        this.index = index;
+        this.readBuffer = readBuffer;
+        this.extentCapacity = extentCapacity;
+        this.bucketReadHandler = (status, requestId) -> getProtocol.onBucketRead(this, status);
+        this.extentReadHandler = (status, requestId) -> getProtocol.onExtentRead(this, status);
+    }
+
+    /** Prepare for a new request (caller thread, right after taking the slot from the pool). */
+    void reset(final int type, final long deadlineNanos)
+    {
+        this.type = type;
+        this.deadlineNanos = deadlineNanos;
+        this.keyLength = 0;
+        this.valueLength = 0;
+        this.hash = 0;
+        this.redirects = 0;
+        this.tornRetries = 0;
+        this.session = null;
+        this.future = null;
+        this.waiter = null;
+        this.batchSize = 0;
+        this.batchPosted = 0;
+        this.candidateCount = 0;
+        this.candidateNext = 0;
+        this.extentLength = 0;
+        this.readFailure = null;
+        this.deferredAction = 0;
+        this.resultStatus = null;
+        this.resultValue = null;
+        this.resultText = null;
+        this.failure = null;
+        this.phase = PHASE_IDLE;
+    }
+
+    boolean markDone()
+    {
+        return STATE.compareAndSet(this, STATE_ACTIVE, STATE_DONE);
+    }
+
+    boolean abandon()
+    {
+        return STATE.compareAndSet(this, STATE_ACTIVE, STATE_ABANDONED);
+    }
+
+    void succeed(final Status status, final byte[] value, final String text)
+    {
+        this.resultStatus = status;
+        this.resultValue = value;
+        this.resultText = text;
+        this.failure = null;
+    }
+
+    void fail(final KvException failure)
+    {
+        this.resultStatus = failure.status();
+        this.failure = failure;
+    }
+
+    void fail(final KvError error, final String message)
+    {
+        fail(new KvException(error, message));
+    }
+
+    /**
+     * The result in the form the API returns: GET a value or null, PUT null, DELETE a Boolean, STATS the text.
+     *
+     * @throws KvException for an error answer or a local failure.
+     */
+    Object outcome()
+    {
+        if (failure != null)
+        {
+            throw failure;
+        }
+        switch (type)
+        {
+            case TYPE_GET:
+                if (resultStatus == Status.OK)
+                {
+                    return resultValue;
+                }
+                if (resultStatus == Status.NOT_FOUND)
+                {
+                    return null;
+                }
+                break;
+            case TYPE_DELETE:
+                if (resultStatus == Status.OK || resultStatus == Status.NOT_FOUND)
+                {
+                    return resultStatus == Status.OK;
+                }
+                break;
+            case TYPE_PUT:
+                if (resultStatus == Status.OK)
+                {
+                    return null;
+                }
+                break;
+            case TYPE_STATS:
+                if (resultStatus == Status.OK)
+                {
+                    return resultText == null ? "" : resultText;
+                }
+                break;
+            default:
+                break;
+        }
+        throw KvException.serverStatus(resultStatus, resultText);
+    }
+
+    String describe()
+    {
+        switch (type)
+        {
+            case TYPE_GET:
+                return "GET";
+            case TYPE_PUT:
+                return "PUT";
+            case TYPE_DELETE:
+                return "DELETE";
+            case TYPE_STATS:
+                return "STATS";
+            default:
+                return "request";
+        }
+    }
+}

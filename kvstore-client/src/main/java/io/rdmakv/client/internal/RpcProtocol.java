@@ -1,0 +1,234 @@
+package io.rdmakv.client.internal;
+
+import io.rdmakv.client.ClientCounter;
+import io.rdmakv.client.KvError;
+import io.rdmakv.protocol.ProtocolException;
+import io.rdmakv.protocol.wire.KeyRequestFlyweight;
+import io.rdmakv.protocol.wire.MessageDecoder;
+import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
+import io.rdmakv.protocol.wire.MessageType;
+import io.rdmakv.protocol.wire.PutRequestFlyweight;
+import io.rdmakv.protocol.wire.ResponseFlyweight;
+import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.transport.Endpoint;
+import io.rdmakv.transport.TransportStatus;
+import org.agrona.DirectBuffer;
+import org.agrona.ExpandableArrayBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Two-sided requests (GET, PUT, DELETE, STATS): encodes a request with the protocol's flyweights, sends it with a
+ * fresh correlation id, and matches the RESPONSE back to its {@link RequestSlot} on the progress thread.
+ *
+ * <p>Back-pressure from the transport is never a failure: a caller's thread waits (bounded by the request's
+ * deadline) while the worker progresses; the progress thread hands the send to the {@link ClientConductor} instead.
+ * An answer, a timeout and a failed send race for a waiting slot through {@link RequestSlots#claim}.
+ */
+final class RpcProtocol
+{
+    private static final Logger LOG = LoggerFactory.getLogger(RpcProtocol.class);
+
+    private static final int SENT = 0;
+    private static final int AGAIN = 1;
+    private static final int FINISHED = 2;
+
+    private final ClientCounters counters;
+    private RequestSlots slots;
+    private ClientConductor conductor;
+    private Redirector redirector;
+
+    /** Send copies the bytes before it returns, so one encode buffer per sending thread is enough. */
+    private final ThreadLocal<Encoder> encoders = ThreadLocal.withInitial(Encoder::new);
+    /** Progress thread only. */
+    private final MessageDecoder decoder = new MessageDecoder();
+
+    RpcProtocol(final ClientCounters counters)
+    {
+        this.counters = counters;
+    }
+
+    void wire(final RequestSlots slots, final ClientConductor conductor, final Redirector redirector)
+    {
+        this.slots = slots;
+        this.conductor = conductor;
+        this.redirector = redirector;
+    }
+
+    /** Send from a caller's (or the control) thread, waiting while back-pressured, at most until the deadline. */
+    void start(final RequestSlot slot)
+    {
+        counters.increment(ClientCounter.RPCS);
+        while (trySend(slot) == AGAIN)
+        {
+            if (System.nanoTime() - slot.deadlineNanos > 0)
+            {
+                slot.fail(KvError.TIMED_OUT, slot.describe() + " could not be sent before its deadline " +
+                    "(transport back-pressured)");
+                slots.complete(slot);
+                return;
+            }
+            LockSupport.parkNanos(1_000);
+        }
+    }
+
+    /** Send from the progress thread (a GET falling back); a back-pressured send is retried by the conductor. */
+    void startFromWorker(final RequestSlot slot)
+    {
+        counters.increment(ClientCounter.RPCS);
+        resume(slot);
+    }
+
+    /** (Re)try a deferred send; progress thread. */
+    void resume(final RequestSlot slot)
+    {
+        if (trySend(slot) == AGAIN)
+        {
+            conductor.defer(slot, ClientConductor.ACTION_SEND);
+        }
+    }
+
+    private int trySend(final RequestSlot slot)
+    {
+        final Endpoint endpoint = slot.session.endpoint();
+        final Encoder encoder = encoders.get();
+        final int length = encoder.encode(slot, slots.nextCorrelationId(slot));
+        // Waiting before sending: on loopback the answer can arrive before send() returns.
+        slot.phase = RequestSlot.PHASE_AWAIT_RESPONSE;
+        final long id = endpoint.send(encoder.buffer, 0, length, null);
+        if (id >= 0)
+        {
+            return SENT;
+        }
+        if (!RequestSlots.claim(slot, RequestSlot.PHASE_AWAIT_RESPONSE))
+        {
+            return FINISHED; // timed out meanwhile
+        }
+        final TransportStatus status = TransportStatus.fromSentinel(id);
+        if (status == TransportStatus.BACK_PRESSURED)
+        {
+            return AGAIN;
+        }
+        if (status == TransportStatus.NOT_CONNECTED || status == TransportStatus.CLOSED ||
+            status == TransportStatus.PEER_FAILED)
+        {
+            slot.fail(KvError.CONNECTION_FAILED, slot.describe() + " could not be sent to node " +
+                slot.session.info().nodeId() + " at " + slot.session.info().dataAddress() + ": " +
+                status.description());
+        }
+        else
+        {
+            slot.fail(KvError.TRANSPORT_FAILED, slot.describe() + " refused by the transport: " + status.description());
+        }
+        slots.complete(slot);
+        return FINISHED;
+    }
+
+    /** A message from a node (progress thread): match it to its request and complete that. */
+    void onMessage(final NodeSession session, final DirectBuffer buffer, final int offset, final int length)
+    {
+        final MessageType type;
+        try
+        {
+            type = decoder.decode(buffer, offset, length);
+        }
+        catch (final ProtocolException ex)
+        {
+            final RequestSlot slot = slots.awaiting(decoder.correlationId());
+            LOG.warn("undecodable message from node {}: {}", session.info().nodeId(), ex.getMessage());
+            if (slot != null && RequestSlots.claim(slot, RequestSlot.PHASE_AWAIT_RESPONSE))
+            {
+                slot.fail(KvError.PROTOCOL_ERROR, "node " + session.info().nodeId() + " answered " +
+                    slot.describe() + " with an undecodable message: " + ex.getMessage());
+                slots.complete(slot);
+            }
+            return;
+        }
+        if (type != MessageType.RESPONSE)
+        {
+            LOG.warn("unexpected {} from node {}; ignored", type, session.info().nodeId());
+            return;
+        }
+        final ResponseFlyweight response = decoder.response();
+        final RequestSlot slot = slots.awaiting(response.correlationId());
+        if (slot == null || !RequestSlots.claim(slot, RequestSlot.PHASE_AWAIT_RESPONSE))
+        {
+            counters.increment(ClientCounter.STALE_RESPONSES);
+            return;
+        }
+        final Status status = response.status();
+        if (status == null)
+        {
+            slot.fail(KvError.PROTOCOL_ERROR, "node " + session.info().nodeId() + " answered with unknown status " +
+                response.statusCode());
+        }
+        else if (status == Status.OK)
+        {
+            if (slot.type == RequestSlot.TYPE_GET)
+            {
+                final byte[] value = new byte[response.valueLength()];
+                buffer.getBytes(response.valueIndex(), value);
+                slot.succeed(status, value, null);
+            }
+            else
+            {
+                slot.succeed(status, null, slot.type == RequestSlot.TYPE_STATS ? response.text() : null);
+            }
+        }
+        else if (status == Status.WRONG_NODE)
+        {
+            redirector.redirect(slot, response.text());
+            return;
+        }
+        else
+        {
+            slot.succeed(status, null, response.valueLength() > 0 ? response.text() : null);
+        }
+        slots.complete(slot);
+    }
+
+    /** Encodes requests into a growable buffer of its thread. */
+    private static final class Encoder
+    {
+        final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(4096);
+        final KeyRequestFlyweight keyRequest = new KeyRequestFlyweight();
+        final PutRequestFlyweight putRequest = new PutRequestFlyweight();
+        final MessageHeaderFlyweight header = new MessageHeaderFlyweight();
+
+        int encode(final RequestSlot slot, final long correlationId)
+        {
+            switch (slot.type)
+            {
+                case RequestSlot.TYPE_GET:
+                case RequestSlot.TYPE_DELETE:
+                {
+                    final int length = KeyRequestFlyweight.KEY_OFFSET + slot.keyLength;
+                    buffer.checkLimit(length);
+                    keyRequest.wrap(buffer, 0, length);
+                    keyRequest.header(slot.type == RequestSlot.TYPE_GET ?
+                        MessageType.GET_REQUEST : MessageType.DELETE_REQUEST, correlationId);
+                    keyRequest.key(slot.key, 0, slot.keyLength);
+                    return keyRequest.encodedLength();
+                }
+                case RequestSlot.TYPE_PUT:
+                {
+                    final int length = PutRequestFlyweight.KEY_OFFSET + slot.keyLength + slot.valueLength;
+                    buffer.checkLimit(length);
+                    putRequest.wrap(buffer, 0, length);
+                    putRequest.header(MessageType.PUT_REQUEST, correlationId);
+                    putRequest.keyAndValue(slot.key, 0, slot.keyLength, slot.value, 0, slot.valueLength);
+                    return putRequest.encodedLength();
+                }
+                default:
+                {
+                    buffer.checkLimit(MessageHeaderFlyweight.HEADER_LENGTH);
+                    header.wrap(buffer, 0, MessageHeaderFlyweight.HEADER_LENGTH);
+                    header.header(MessageType.STATS_REQUEST, correlationId);
+                    return header.encodedLength();
+                }
+            }
+        }
+    }
+}

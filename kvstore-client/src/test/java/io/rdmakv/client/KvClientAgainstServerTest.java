@@ -1,0 +1,266 @@
+package io.rdmakv.client;
+
+import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.server.KvServer;
+import io.rdmakv.server.config.ServerConfig;
+import io.rdmakv.server.counters.ServerCounter;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static io.rdmakv.client.OneSidedGetProtocolTest.bytes;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The client against a real node (RocksDB, pinned-arena pool, TCP transport, Netty control plane) in-process. */
+@Timeout(60)
+class KvClientAgainstServerTest
+{
+    @TempDir
+    Path dir;
+
+    private KvServer start(final Map<String, String> extra)
+    {
+        final Map<String, String> m = new HashMap<>();
+        m.put("data.dir", dir.toString());
+        m.put("transport", "tcp");
+        m.put("host", "127.0.0.1");
+        m.put("control.port", "0");
+        m.put("data.port", "0");
+        m.put("pool.size", "8MiB");
+        m.put("pool.pin", "OFF");
+        m.put("limits.maxValueBytes", "65536");
+        m.putAll(extra);
+        return KvServer.start(ServerConfig.from(new Properties(), m));
+    }
+
+    private static KvClientBuilder client(final KvServer server)
+    {
+        return KvClient.builder().server("127.0.0.1:" + server.controlAddress().getPort()).transport("tcp")
+            .getMode(GetMode.ONE_SIDED);
+    }
+
+    @Test
+    void shouldServeGetsOneSidedFromTheNodesPool()
+    {
+        try (KvServer server = start(Map.of()); KvClient client = client(server).build())
+        {
+            for (int i = 0; i < 100; i++)
+            {
+                client.put(bytes("key-" + i), bytes("value-" + i));
+            }
+            for (int i = 0; i < 100; i++)
+            {
+                assertArrayEquals(bytes("value-" + i), client.get(bytes("key-" + i)));
+            }
+            assertNull(client.get(bytes("absent")));
+            assertEquals(100, client.clientCounters().get(ClientCounter.GET_ONE_SIDED_HITS));
+            assertEquals(1, client.clientCounters().get(ClientCounter.GET_MISSES), "pool COMPLETE: miss is final");
+            assertEquals(0, server.counters().get(ServerCounter.GETS_RPC), "no GET reached the node's CPU path");
+            assertEquals(100, server.counters().get(ServerCounter.PUTS));
+        }
+    }
+
+    @Test
+    void shouldSeeOverwritesAndDeletesOneSided()
+    {
+        try (KvServer server = start(Map.of()); KvClient client = client(server).build())
+        {
+            client.put(bytes("k"), bytes("first"));
+            assertArrayEquals(bytes("first"), client.get(bytes("k")));
+            client.put(bytes("k"), bytes("second, longer than the first"));
+            assertArrayEquals(bytes("second, longer than the first"), client.get(bytes("k")));
+            client.delete(bytes("k"));
+            assertNull(client.get(bytes("k")));
+            assertEquals(0, server.counters().get(ServerCounter.GETS_RPC));
+        }
+    }
+
+    @Test
+    void shouldServeGetsByRpcWhenAutoOnTcp()
+    {
+        try (KvServer server = start(Map.of());
+             KvClient client = client(server).getMode(GetMode.AUTO).build())
+        {
+            assertEquals(GetMode.RPC, client.getMode());
+            client.put(bytes("k"), bytes("v"));
+            assertArrayEquals(bytes("v"), client.get(bytes("k")));
+            assertNull(client.get(bytes("nope")));
+            assertEquals(2, server.counters().get(ServerCounter.GETS_RPC));
+        }
+    }
+
+    @Test
+    void shouldFetchLargeValuesByRpcAndMaxValuesExactly()
+    {
+        try (KvServer server = start(Map.of()); KvClient client = client(server).oneSidedBufferBytes(4096).build())
+        {
+            final byte[] large = new byte[65536];
+            Arrays.fill(large, (byte)7);
+            large[65535] = 9;
+            client.put(bytes("large"), large);
+            assertArrayEquals(large, client.get(bytes("large")));
+            assertEquals(1, client.clientCounters().get(ClientCounter.GET_FALLBACKS));
+            final IllegalArgumentException tooLarge = assertThrows(IllegalArgumentException.class,
+                () -> client.put(bytes("k"), new byte[65537]));
+            assertTrue(tooLarge.getMessage().contains("65536"), tooLarge.getMessage());
+            assertEquals(65536, client.maxValueLength());
+        }
+    }
+
+    @Test
+    void shouldBeRejectedWithoutTheCredentialAndAcceptedWithIt()
+    {
+        try (KvServer server = start(Map.of("auth.secret", "s3cret")))
+        {
+            final KvException ex = assertThrows(KvException.class, () -> client(server).build());
+            assertEquals(KvError.REJECTED, ex.error());
+            assertEquals(Status.UNAUTHENTICATED, ex.status());
+            assertEquals(KvError.REJECTED,
+                assertThrows(KvException.class, () -> client(server).credential("wrong").build()).error());
+            try (KvClient client = client(server).credential("s3cret").build())
+            {
+                client.put(bytes("k"), bytes("v"));
+                assertArrayEquals(bytes("v"), client.get(bytes("k")));
+            }
+        }
+    }
+
+    @Test
+    void shouldNeverReturnTornOrForeignValueUnderConcurrentWriters() throws Exception
+    {
+        final int keys = 16;
+        try (KvServer server = start(Map.of("pool.reclaimGraceMs", "20"));
+             KvClient client = client(server).maxInFlight(32).build())
+        {
+            for (int k = 0; k < keys; k++)
+            {
+                client.put(bytes("key-" + k), valueFor(k, 0, 100));
+            }
+            final AtomicBoolean running = new AtomicBoolean(true);
+            final List<Throwable> errors = new CopyOnWriteArrayList<>();
+            final List<Thread> threads = new ArrayList<>();
+            for (int w = 0; w < 2; w++)
+            {
+                final int writer = w;
+                threads.add(new Thread(() ->
+                {
+                    long version = 1;
+                    while (running.get())
+                    {
+                        final int k = (int)((version * 7 + writer) % keys);
+                        // Different lengths, so extents of different size classes are allocated and reused.
+                        client.put(bytes("key-" + k), valueFor(k, version, 64 + (int)(version % 5) * 300));
+                        version++;
+                    }
+                }, "writer-" + w));
+            }
+            final long[] reads = new long[2];
+            for (int r = 0; r < 2; r++)
+            {
+                final int reader = r;
+                threads.add(new Thread(() ->
+                {
+                    try
+                    {
+                        int k = reader;
+                        while (running.get())
+                        {
+                            final byte[] value = client.get(bytes("key-" + k));
+                            assertWhole(k, value);
+                            reads[reader]++;
+                            k = (k + 1) % keys;
+                        }
+                    }
+                    catch (final Throwable ex)
+                    {
+                        errors.add(ex);
+                    }
+                }, "reader-" + r));
+            }
+            threads.forEach(Thread::start);
+            Thread.sleep(1500);
+            running.set(false);
+            for (final Thread t : threads)
+            {
+                t.join(TimeUnit.SECONDS.toMillis(10));
+            }
+            assertTrue(errors.isEmpty(), () -> "readers saw: " + errors);
+            assertTrue(reads[0] + reads[1] > 50, "readers really read: " + (reads[0] + reads[1]));
+            assertTrue(client.clientCounters().get(ClientCounter.GET_ONE_SIDED_HITS) > 0);
+        }
+    }
+
+    @Test
+    void shouldReconnectAfterNodeRestartAndStillHaveTheData() throws Exception
+    {
+        final int controlPort;
+        try (ServerSocket s = new ServerSocket(0))
+        {
+            controlPort = s.getLocalPort();
+        }
+        final Map<String, String> fixed = Map.of("control.port", String.valueOf(controlPort));
+        final KvClient client;
+        try (KvServer server = start(fixed))
+        {
+            client = client(server).requestTimeout(Duration.ofSeconds(3)).build();
+            client.put(bytes("durable"), bytes("yes"));
+        }
+        try (client)
+        {
+            final KvException down = assertThrows(KvException.class, () -> client.get(bytes("durable")));
+            assertTrue(down.error() == KvError.CONNECTION_FAILED || down.error() == KvError.TIMED_OUT,
+                down.error() + ": " + down.getMessage());
+            try (KvServer restarted = start(fixed))
+            {
+                assertArrayEquals(bytes("yes"), client.get(bytes("durable")), "reconnected, new pool facts");
+                client.put(bytes("after"), bytes("restart"));
+                assertArrayEquals(bytes("restart"), client.get(bytes("after")));
+            }
+        }
+    }
+
+    /** A value that names its key and version and is filled with one byte derived from both. */
+    private static byte[] valueFor(final int key, final long version, final int length)
+    {
+        final byte[] value = new byte[length];
+        Arrays.fill(value, (byte)(key * 31 + version));
+        value[0] = (byte)key;
+        return value;
+    }
+
+    private static void assertWhole(final int key, final byte[] value)
+    {
+        if (value == null)
+        {
+            throw new AssertionError("key-" + key + " vanished");
+        }
+        if (value[0] != (byte)key)
+        {
+            throw new AssertionError("key-" + key + " returned key " + value[0] + "'s value");
+        }
+        for (int i = 2; i < value.length; i++)
+        {
+            if (value[i] != value[1])
+            {
+                throw new AssertionError("torn value for key-" + key + " at byte " + i);
+            }
+        }
+    }
+}

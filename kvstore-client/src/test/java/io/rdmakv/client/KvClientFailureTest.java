@@ -1,0 +1,190 @@
+package io.rdmakv.client;
+
+import io.rdmakv.protocol.ProtocolLimits;
+import io.rdmakv.protocol.wire.Reject;
+import io.rdmakv.protocol.wire.Status;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+
+import static io.rdmakv.client.OneSidedGetProtocolTest.bytes;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Bad input, refusals, silence and death: every one a clear typed error within its timeout, never a hang. */
+@Timeout(30)
+class KvClientFailureTest
+{
+    private LaidOutPoolNode node;
+
+    @BeforeEach
+    void setUp()
+    {
+        node = new LaidOutPoolNode();
+    }
+
+    @AfterEach
+    void tearDown()
+    {
+        node.close();
+    }
+
+    @Test
+    void shouldRejectOversizedKeyAndValueBeforeSending()
+    {
+        try (KvClient client = node.client().build())
+        {
+            final IllegalArgumentException key = assertThrows(IllegalArgumentException.class,
+                () -> client.get(new byte[ProtocolLimits.MAX_KEY_LENGTH + 1]));
+            assertTrue(key.getMessage().contains("exceeds the limit of " + ProtocolLimits.MAX_KEY_LENGTH),
+                key.getMessage());
+            final IllegalArgumentException value = assertThrows(IllegalArgumentException.class,
+                () -> client.put(bytes("k"), new byte[64 * 1024 + 1]));
+            assertTrue(value.getMessage().contains("server's limit of 65536"), value.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> client.put(new byte[0], bytes("v")));
+            final CompletableFuture<byte[]> async = client.getAsync(new byte[ProtocolLimits.MAX_KEY_LENGTH + 1]);
+            assertInstanceOf(IllegalArgumentException.class,
+                assertThrows(CompletionException.class, async::join).getCause());
+            assertEquals(0, node.requests.get(), "nothing oversized may reach the node");
+        }
+    }
+
+    @Test
+    void shouldReportRejectWithServersStatusAndMessage()
+    {
+        node.reject = new Reject(Status.UNAUTHENTICATED, "credential rejected");
+        final KvException ex = assertThrows(KvException.class, () -> node.client().credential("wrong").build());
+        assertEquals(KvError.REJECTED, ex.error());
+        assertEquals(Status.UNAUTHENTICATED, ex.status());
+        assertTrue(ex.getMessage().contains("credential rejected"), ex.getMessage());
+    }
+
+    @Test
+    void shouldFailClearlyWhenNoSeedListens() throws Exception
+    {
+        final int port;
+        try (ServerSocket socket = new ServerSocket(0))
+        {
+            port = socket.getLocalPort();
+        }
+        final long start = System.nanoTime();
+        final KvException ex = assertThrows(KvException.class, () -> KvClient.builder()
+            .server("127.0.0.1:" + port).transport("tcp").connectTimeout(Duration.ofSeconds(2)).build());
+        assertEquals(KvError.CONNECTION_FAILED, ex.error());
+        assertTrue(ex.getMessage().contains("127.0.0.1:" + port), ex.getMessage());
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5));
+    }
+
+    @Test
+    void shouldTimeOutWhenNodeNeverAnswers()
+    {
+        try (KvClient client = node.client().requestTimeout(Duration.ofMillis(500)).build())
+        {
+            node.silent = true;
+            final long start = System.nanoTime();
+            final KvException ex = assertThrows(KvException.class, () -> client.put(bytes("k"), bytes("v")));
+            final long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertEquals(KvError.TIMED_OUT, ex.error());
+            assertTrue(elapsedMillis >= 400 && elapsedMillis < 3000, "took " + elapsedMillis + " ms");
+            final CompletableFuture<Void> async = client.putAsync(bytes("k"), bytes("v"));
+            final KvException asyncEx = assertInstanceOf(KvException.class,
+                assertThrows(CompletionException.class, async::join).getCause());
+            assertEquals(KvError.TIMED_OUT, asyncEx.error());
+            assertEquals(2, client.clientCounters().get(ClientCounter.TIMEOUTS));
+
+            node.silent = false;
+            client.put(bytes("k"), bytes("after"));
+            assertArrayEquals(bytes("after"), node.store.get("k"), "the client recovers once the node answers");
+        }
+    }
+
+    @Test
+    void shouldFailInFlightAndLaterRequestsWhenNodeDies()
+    {
+        try (KvClient client = node.client().requestTimeout(Duration.ofSeconds(10)).build())
+        {
+            client.put(bytes("k"), bytes("v"));
+            node.silent = true;
+            final CompletableFuture<Void> pending = client.putAsync(bytes("k2"), bytes("v2"));
+            node.crash();
+            final long start = System.nanoTime();
+            final KvException ex = assertInstanceOf(KvException.class,
+                assertThrows(CompletionException.class, pending::join).getCause());
+            assertEquals(KvError.CONNECTION_FAILED, ex.error(), ex.getMessage());
+            assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5), "connection loss, not a timeout");
+
+            final KvException later = assertThrows(KvException.class, () -> client.get(bytes("k")));
+            assertEquals(KvError.CONNECTION_FAILED, later.error(), later.getMessage());
+        }
+    }
+
+    @Test
+    void shouldFollowRedirectToTheOwningNode()
+    {
+        try (LaidOutPoolNode owner = new LaidOutPoolNode(2);
+             KvClient client = node.client().getMode(GetMode.RPC).build())
+        {
+            node.wrongNodeTarget = owner.controlAddress().toString();
+            client.put(bytes("moved"), bytes("here"));
+            assertArrayEquals(bytes("here"), owner.store.get("moved"));
+            assertEquals(1, client.clientCounters().get(ClientCounter.REDIRECTS));
+            assertArrayEquals(bytes("here"), client.get(bytes("moved")), "later requests go to the owner directly");
+            assertEquals(1, client.clientCounters().get(ClientCounter.REDIRECTS));
+        }
+    }
+
+    @Test
+    void shouldGiveUpAfterTooManyRedirects()
+    {
+        try (KvClient client = node.client().maxRedirects(2).build())
+        {
+            node.wrongNodeTarget = node.controlAddress().toString();
+            final KvException ex = assertThrows(KvException.class, () -> client.put(bytes("k"), bytes("v")));
+            assertEquals(KvError.TOO_MANY_REDIRECTS, ex.error());
+            assertEquals(3, node.requests.get(), "the request and two redirected retries");
+        }
+    }
+
+    @Test
+    void shouldReportGarbageRedirectAsFailure()
+    {
+        try (KvClient client = node.client().build())
+        {
+            node.wrongNodeTarget = "not an address";
+            final KvException ex = assertThrows(KvException.class, () -> client.delete(bytes("k")));
+            assertEquals(KvError.CONNECTION_FAILED, ex.error());
+            assertTrue(ex.getMessage().contains("not an address"), ex.getMessage());
+        }
+    }
+
+    @Test
+    void shouldRefuseCallsAfterClose()
+    {
+        final KvClient client = node.client().build();
+        client.close();
+        assertEquals(KvError.CLOSED, assertThrows(KvException.class, () -> client.get(bytes("k"))).error());
+        client.close();
+    }
+
+    @Test
+    void shouldRefuseBlockingCallOnProgressThread()
+    {
+        node.put("a", "1");
+        try (KvClient client = node.client().build())
+        {
+            final CompletableFuture<byte[]> nested = client.getAsync(bytes("a")).thenApply(v -> client.get(bytes("a")));
+            final Throwable cause = assertThrows(CompletionException.class, nested::join).getCause();
+            assertInstanceOf(IllegalStateException.class, cause);
+        }
+    }
+}

@@ -1,0 +1,365 @@
+package io.rdmakv.server;
+
+import io.rdmakv.pool.HugePages;
+import io.rdmakv.pool.PinPolicy;
+import io.rdmakv.pool.PinnedArena;
+import io.rdmakv.pool.alloc.EpochReclaimer;
+import io.rdmakv.pool.alloc.ExtentAllocator;
+import io.rdmakv.protocol.layout.PoolGeometry;
+import io.rdmakv.protocol.wire.TransportAddress;
+import io.rdmakv.protocol.wire.Welcome;
+import io.rdmakv.server.config.ClusterNode;
+import io.rdmakv.server.config.ServerConfig;
+import io.rdmakv.server.control.ControlServer;
+import io.rdmakv.server.counters.ServerCounter;
+import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.server.handler.Limits;
+import io.rdmakv.server.handler.RequestHandler;
+import io.rdmakv.server.handler.SlotRouter;
+import io.rdmakv.server.pool.PoolIndex;
+import io.rdmakv.server.pool.PoolSizing;
+import io.rdmakv.server.pool.PoolWarmUp;
+import io.rdmakv.server.store.RocksStore;
+import io.rdmakv.transport.Listener;
+import io.rdmakv.transport.MemoryAccess;
+import io.rdmakv.transport.MemoryDomain;
+import io.rdmakv.transport.MemoryRegion;
+import io.rdmakv.transport.RemoteKey;
+import io.rdmakv.transport.Transport;
+import io.rdmakv.transport.TransportConfig;
+import io.rdmakv.transport.Worker;
+import io.rdmakv.transport.select.TransportSelector;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.SystemNanoClock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One key-value server node, embeddable (tests start it in-process) and run by {@code ServerMain}.
+ *
+ * <pre>
+ *   start:  select transport (logged) -> map + pin pool (memlock check) -> open RocksDB -> lay out pool, warm up
+ *           -> open transport, register the WHOLE pool once (REMOTE_READ) -> listen on data port (request thread)
+ *           -> control plane on control port
+ *   close:  stop accepting (control + data) -> let in-flight writes finish -> stop request thread
+ *           -> close connections, deregister, close transport -> flush + close RocksDB -> unmap pool
+ * </pre>
+ */
+public final class KvServer implements AutoCloseable
+{
+    private static final Logger LOG = LoggerFactory.getLogger(KvServer.class);
+    private static final String EPOCH_FILE = "rdmakv.epoch";
+    private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(10);
+
+    private final ServerConfig config;
+    private final ServerCounters counters = new ServerCounters();
+    private final Deque<AutoCloseable> opened = new ArrayDeque<>();
+
+    private String transportName;
+    private String transportReason;
+    private PinnedArena arena;
+    private RocksStore store;
+    private PoolIndex index;
+    private PoolGeometry geometry;
+    private long epoch;
+    private Transport transport;
+    private MemoryDomain memoryDomain;
+    private MemoryRegion region;
+    private long registrationsAfterStart;
+    private Listener listener;
+    private RequestHandler handler;
+    private AgentRunner runner;
+    private ControlServer control;
+    private InetSocketAddress controlAddress;
+    private InetSocketAddress dataAddress;
+    private PoolWarmUp.Result warmUp;
+    private volatile boolean closed;
+
+    private KvServer(final ServerConfig config)
+    {
+        this.config = config;
+    }
+
+    /**
+     * Start a node.
+     *
+     * @throws ServerStartException with an operator-facing message (for a memlock refusal: the pool's message
+     *                              verbatim) when any step fails; everything opened so far is closed again.
+     */
+    public static KvServer start(final ServerConfig config)
+    {
+        final KvServer server = new KvServer(config);
+        try
+        {
+            server.doStart();
+            return server;
+        }
+        catch (final RuntimeException ex)
+        {
+            server.closeOpened();
+            if (ex instanceof ServerStartException sse)
+            {
+                throw sse;
+            }
+            throw new ServerStartException(ex.getMessage() == null ? ex.toString() : ex.getMessage(), ex);
+        }
+    }
+
+    private void doStart()
+    {
+        final TransportSelector.Selection selection = TransportSelector.fromClassPath().select(config.transport());
+        transportName = selection.provider().name();
+        transportReason = selection.reason();
+
+        final PinPolicy pin = PinPolicy.valueOf(config.pinMode().resolve(transportName).name());
+        geometry = PoolSizing.plan(config.poolSize(), config.indexAvgEntryBytes());
+        // PinnedArena checks RLIMIT_MEMLOCK before mapping; its refusal message is the start-up failure as is.
+        arena = PinnedArena.map(config.poolSize(), pin, HugePages.valueOf(config.hugePages()),
+            (int)Math.min(config.poolPartitionSize(), Integer.MAX_VALUE));
+        opened.push(arena);
+
+        store = RocksStore.open(config.dataDir(), config.durability());
+        opened.push(store);
+
+        epoch = nextEpoch(config.dataDir());
+        final int partitionSize = arena.partitions().partitionSize();
+        final EpochReclaimer reclaimer = new EpochReclaimer(
+            TimeUnit.MILLISECONDS.toNanos(config.reclaimGraceMillis()), new SystemNanoClock());
+        final ExtentAllocator allocator = new ExtentAllocator(geometry.extentsOffset(), geometry.extentsLength(),
+            PoolSizing.slabSize(config.maxKeyBytes(), config.maxValueBytes(), partitionSize), partitionSize, reclaimer);
+        index = new PoolIndex(arena.partitions(), geometry, allocator, config.nodeId(), epoch);
+        LOG.info("pool: {} at 0x{} ({}), {} buckets, extents {} B, epoch {}", config.poolSize(),
+            Long.toHexString(arena.address()), arena.isPinned() ? "pinned" : "NOT pinned", geometry.bucketCount(),
+            geometry.extentsLength(), epoch);
+        warmUp = PoolWarmUp.load(store, index, config.maxKeyBytes(), config.maxValueBytes());
+
+        final Limits limits = new Limits(config.maxKeyBytes(), config.maxValueBytes(), config.maxConnections());
+        final TransportConfig.Builder tc = TransportConfig.builder()
+            .maxMessageBytes(Math.max(config.maxMessageBytes(), limits.maxResponseBytes()));
+        config.transportProperties().forEach(tc::property);
+        transport = selection.provider().open(tc.build());
+        opened.push(transport);
+        memoryDomain = transport.memoryDomain();
+        // The whole pool, once, remote READ only: clients can never write server memory.
+        region = memoryDomain.register(arena.address(), arena.size(), EnumSet.of(MemoryAccess.REMOTE_READ));
+        opened.push(region);
+        registrationsAfterStart = memoryDomain.registrationCount();
+
+        final Worker worker = transport.createWorker("server");
+        opened.push(worker);
+        handler = new RequestHandler(store, index, counters, limits,
+            new SlotRouter(config.clusterNodes(), config.nodeId()));
+        listener = worker.listen(new InetSocketAddress(config.host(), config.dataPort()), handler);
+        opened.push(listener);
+        dataAddress = listener.localAddress();
+
+        registerGauges();
+        runner = new AgentRunner(new BackoffIdleStrategy(100, 10, 1_000, 100_000),
+            t -> LOG.error("request thread error", t), null, new ServerAgent(worker, handler, index));
+        AgentRunner.startOnThread(runner);
+        opened.push(runner);
+
+        control = new ControlServer(new InetSocketAddress(config.host(), config.controlPort()),
+            new ControlServer.ControlSettings(config.maxControlFrameBytes(), config.maxConnections(), config.secret(),
+                Duration.ofSeconds(10)),
+            this::welcome, counters);
+        opened.push(control);
+        controlAddress = control.start();
+        LOG.info("node {} ready: control {}, data {} over {} ({})", config.nodeId(), controlAddress, dataAddress,
+            transportName, transportReason);
+    }
+
+    private void registerGauges()
+    {
+        counters.gauge("pool.keys", index::keyCount);
+        counters.gauge("pool.evictions", index::evictions);
+        counters.gauge("pool.complete", () -> index.isComplete() ? 1 : 0);
+        counters.gauge("pool.bytesInUse", () -> index.allocator().bytesInUse());
+        counters.gauge("pool.retiredBytes", () -> index.allocator().retiredBytes());
+        counters.gauge("registrations", memoryDomain::registrationCount);
+        counters.gauge("store.syncs", store::syncCount);
+    }
+
+    /** The WELCOME a client gets after a good HELLO. Control path: allocates. */
+    public Welcome welcome()
+    {
+        final List<io.rdmakv.protocol.wire.ClusterNode> map = new ArrayList<>();
+        for (final ClusterNode n : config.clusterNodes())
+        {
+            final boolean self = n.nodeId() == config.nodeId();
+            // The derived single-node map does not know the bound port until start; fill it in.
+            final int port = self && n.controlPort() == 0 ? controlAddress.getPort() : n.controlPort();
+            map.add(new io.rdmakv.protocol.wire.ClusterNode(n.nodeId(), n.host(), port, n.firstSlot(), n.lastSlot()));
+        }
+        return new Welcome(config.nodeId(), geometry, region.remoteKey().pack(), epoch, arena.address(),
+            List.of(new TransportAddress(transportName, config.advertisedHost(), dataAddress.getPort(), new byte[0])),
+            config.maxKeyBytes(), config.maxValueBytes(), map);
+    }
+
+    public InetSocketAddress controlAddress()
+    {
+        return controlAddress;
+    }
+
+    public InetSocketAddress dataAddress()
+    {
+        return dataAddress;
+    }
+
+    public String transportName()
+    {
+        return transportName;
+    }
+
+    public ServerCounters counters()
+    {
+        return counters;
+    }
+
+    public ServerConfig config()
+    {
+        return config;
+    }
+
+    /** Registrations the transport's memory domain has performed; flat after start (one: the pool). */
+    public long registrationCount()
+    {
+        return memoryDomain.registrationCount();
+    }
+
+    /** The count right after the pool was registered at start-up. */
+    public long registrationsAfterStart()
+    {
+        return registrationsAfterStart;
+    }
+
+    public RemoteKey remoteKey()
+    {
+        return region.remoteKey();
+    }
+
+    public PoolGeometry geometry()
+    {
+        return geometry;
+    }
+
+    /** The pool's first byte in this process (what one-sided reads name). */
+    public long poolAddress()
+    {
+        return arena.address();
+    }
+
+    public long epoch()
+    {
+        return epoch;
+    }
+
+    public PoolWarmUp.Result warmUp()
+    {
+        return warmUp;
+    }
+
+    /** Gracefully stop (see the class comment). Idempotent. */
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        LOG.info("node {} stopping", config.nodeId());
+        if (control != null)
+        {
+            control.stopAccepting();
+        }
+        if (listener != null)
+        {
+            listener.close();
+        }
+        final long deadline = System.nanoTime() + DRAIN_TIMEOUT.toNanos();
+        while (counters.get(ServerCounter.IN_FLIGHT_WRITES) > 0 && System.nanoTime() < deadline)
+        {
+            sleepQuietly();
+        }
+        if (counters.get(ServerCounter.IN_FLIGHT_WRITES) > 0)
+        {
+            LOG.warn("{} writes still waiting for sync after {}; they are durable once synced but unanswered",
+                counters.get(ServerCounter.IN_FLIGHT_WRITES), DRAIN_TIMEOUT);
+        }
+        if (memoryDomain != null && memoryDomain.registrationCount() != registrationsAfterStart)
+        {
+            LOG.error("memory registrations grew after start-up: {} -> {} (data path must never register)",
+                registrationsAfterStart, memoryDomain.registrationCount());
+        }
+        closeOpened();
+        LOG.info("node {} stopped", config.nodeId());
+    }
+
+    /** Close in reverse order of opening; every step runs even if an earlier one fails. */
+    private void closeOpened()
+    {
+        while (!opened.isEmpty())
+        {
+            final AutoCloseable c = opened.pop();
+            try
+            {
+                c.close();
+            }
+            catch (final Exception ex)
+            {
+                LOG.warn("closing {} failed: {}", c.getClass().getSimpleName(), ex.toString());
+            }
+        }
+    }
+
+    private static void sleepQuietly()
+    {
+        try
+        {
+            Thread.sleep(5);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The layout epoch: one more than at the last start of this data directory (kept in a small file). */
+    private static long nextEpoch(final Path dataDir)
+    {
+        final Path file = dataDir.resolve(EPOCH_FILE);
+        long previous = 0;
+        try
+        {
+            if (Files.exists(file))
+            {
+                previous = Long.parseLong(Files.readString(file, StandardCharsets.US_ASCII).trim());
+            }
+            final long next = previous + 1;
+            final Path tmp = dataDir.resolve(EPOCH_FILE + ".tmp");
+            Files.writeString(tmp, Long.toString(next), StandardCharsets.US_ASCII);
+            Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            return next;
+        }
+        catch (final IOException | NumberFormatException ex)
+        {
+            throw new ServerStartException("cannot read or write the epoch file " + file + ": " + ex.getMessage(), ex);
+        }
+    }
+}

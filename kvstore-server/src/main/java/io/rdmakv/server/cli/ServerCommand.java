@@ -1,0 +1,170 @@
+package io.rdmakv.server.cli;
+
+import io.rdmakv.server.KvServer;
+import io.rdmakv.server.ServerStartException;
+import io.rdmakv.server.config.ConfigException;
+import io.rdmakv.server.config.ServerConfig;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code rdmakv server}: run one node until SIGTERM/SIGINT, then shut down gracefully. Prints exactly one line
+ * starting with {@code READY} on stdout once both ports are bound (for scripts and tests that start it as a child):
+ * <pre>
+ *   READY node=1 control=127.0.0.1:7400 data=127.0.0.1:7401 transport=tcp
+ * </pre>
+ * Exit codes: 0 after a clean shutdown, 1 when the node cannot start (message on stderr), 2 for a bad configuration.
+ */
+@Command(name = "server", mixinStandardHelpOptions = true,
+    description = "Run a key-value server node (control plane on --control-port, data plane on --port).")
+public final class ServerCommand implements Callable<Integer>
+{
+    @Option(names = "--config", paramLabel = "FILE", description = "properties file; flags override it")
+    Path configFile;
+
+    @Option(names = {"--port", "--data-port"}, paramLabel = "P", description = "data port (default 7401; 0 = any)")
+    Integer dataPort;
+
+    @Option(names = "--control-port", paramLabel = "P", description = "control port (default 7400; 0 = any)")
+    Integer controlPort;
+
+    @Option(names = "--data-dir", paramLabel = "DIR", description = "RocksDB directory (default ./data)")
+    Path dataDir;
+
+    @Option(names = "--host", description = "bind address (default 0.0.0.0)")
+    String host;
+
+    @Option(names = "--advertised-host", description = "address told to clients")
+    String advertisedHost;
+
+    @Option(names = "--pool-size", description = "pool size, e.g. 64MiB, 1GiB")
+    String poolSize;
+
+    @Option(names = "--transport", description = "auto | tcp | verbs")
+    String transport;
+
+    @Option(names = "--durability", description = "DEFAULT | FSYNC")
+    String durability;
+
+    @Option(names = "--node-id", description = "node id")
+    Integer nodeId;
+
+    @Option(names = "--pin", description = "AUTO | REQUIRED | BEST_EFFORT | OFF")
+    String pin;
+
+    @Option(names = "--secret", description = "shared secret clients must present (prefer auth.secret in --config)")
+    String secret;
+
+    @Option(names = "--cluster-nodes", description = "id@host:controlPort:first-last,...")
+    String clusterNodes;
+
+    @Option(names = {"-S", "--set"}, paramLabel = "KEY=VALUE", description = "any setting (see ServerConfig)")
+    Map<String, String> settings = new LinkedHashMap<>();
+
+    private final PrintStream out;
+    private final PrintStream err;
+    private final CountDownLatch stopped = new CountDownLatch(1);
+
+    public ServerCommand()
+    {
+        this(System.out, System.err);
+    }
+
+    ServerCommand(final PrintStream out, final PrintStream err)
+    {
+        this.out = out;
+        this.err = err;
+    }
+
+    /** The settings the flags name, layered over {@code --set} values. */
+    Map<String, String> overrides()
+    {
+        final Map<String, String> m = new LinkedHashMap<>(settings);
+        put(m, "data.port", dataPort);
+        put(m, "control.port", controlPort);
+        put(m, "data.dir", dataDir);
+        put(m, "host", host);
+        put(m, "advertised.host", advertisedHost);
+        put(m, "pool.size", poolSize);
+        put(m, "transport", transport);
+        put(m, "durability", durability);
+        put(m, "node.id", nodeId);
+        put(m, "pool.pin", pin);
+        put(m, "auth.secret", secret);
+        put(m, "cluster.nodes", clusterNodes);
+        return m;
+    }
+
+    @Override
+    public Integer call()
+    {
+        final ServerConfig config;
+        try
+        {
+            config = ServerConfig.load(configFile, overrides());
+        }
+        catch (final ConfigException ex)
+        {
+            err.println("rdmakv server: invalid configuration: " + ex.getMessage());
+            return 2;
+        }
+        final KvServer server;
+        try
+        {
+            server = KvServer.start(config);
+        }
+        catch (final ServerStartException ex)
+        {
+            err.println("rdmakv server: cannot start: " + ex.getMessage());
+            return 1;
+        }
+        final Thread hook = new Thread(() ->
+        {
+            server.close();
+            stopped.countDown();
+        }, "rdmakv-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        out.println("READY node=" + config.nodeId() +
+            " control=" + hostPort(config.advertisedHost(), server.controlAddress().getPort()) +
+            " data=" + hostPort(config.advertisedHost(), server.dataAddress().getPort()) +
+            " transport=" + server.transportName());
+        out.flush();
+        try
+        {
+            stopped.await();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            server.close();
+        }
+        return 0;
+    }
+
+    private static String hostPort(final String host, final int port)
+    {
+        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
+    }
+
+    private static void put(final Map<String, String> m, final String key, final Object value)
+    {
+        if (value != null)
+        {
+            m.put(key, value.toString());
+        }
+    }
+
+    /** Run with picocli's parsing and error reporting; returns the exit code. */
+    public static int run(final String... args)
+    {
+        return new CommandLine(new ServerCommand()).execute(args);
+    }
+}

@@ -1,0 +1,6 @@
+/**
+ * Server settings: a properties file overridden by command-line flags, validated once at start-up into an immutable
+ * {@link io.rdmakv.server.config.ServerConfig}; and the static cluster map entries.
+ * Must never depend on: the transport, the memory pool, the protocol, Netty or the request handlers.
+ */
+package io.rdmakv.server.config;

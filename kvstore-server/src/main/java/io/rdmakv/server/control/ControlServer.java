@@ -1,0 +1,160 @@
+package io.rdmakv.server.control;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.handler.codec.LengthFieldPrepender;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import io.rdmakv.protocol.wire.Welcome;
+import io.rdmakv.server.counters.ServerCounters;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.nio.ByteOrder;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The control-plane server (Netty): clients open a TCP connection to the control port, send HELLO, and get WELCOME
+ * (everything needed to read the pool one-sided and route keys) or REJECT followed by a close.
+ *
+ * <pre>
+ *   frame on the wire:  | length u32 (LITTLE-endian, bytes that follow) | control frame (ControlFrameCodec) |
+ *   pipeline:           LengthFieldBasedFrameDecoder(max) -> ControlHandler ; LengthFieldPrepender(4, LE)
+ * </pre>
+ *
+ * A frame longer than {@code maxFrameBytes}, a frame that does not decode, a frame other than HELLO, a wrong or missing
+ * credential (when one is configured) and a connection that sends no HELLO within the handshake timeout all end with
+ * REJECT (when the connection is still writable) and a close; none of them affects other connections.
+ */
+public final class ControlServer implements AutoCloseable
+{
+    /** Bytes of the length prefix in front of every control frame. */
+    public static final int LENGTH_PREFIX_BYTES = 4;
+    /** Byte order of the length prefix (the whole protocol is little-endian). */
+    public static final ByteOrder LENGTH_PREFIX_ORDER = ByteOrder.LITTLE_ENDIAN;
+
+    private static final Logger LOG = LoggerFactory.getLogger(ControlServer.class);
+
+    private final InetSocketAddress bindAddress;
+    private final ControlSettings settings;
+    private final Supplier<Welcome> welcome;
+    private final ServerCounters counters;
+    private EventLoopGroup group;
+    private ChannelGroup channels;
+    private Channel serverChannel;
+
+    /**
+     * @param welcome builds the WELCOME for an accepted HELLO (on the event loop; control path, may allocate).
+     */
+    public ControlServer(
+        final InetSocketAddress bindAddress, final ControlSettings settings, final Supplier<Welcome> welcome,
+        final ServerCounters counters)
+    {
+        this.bindAddress = bindAddress;
+        this.settings = settings;
+        this.welcome = welcome;
+        this.counters = counters;
+    }
+
+    /**
+     * Bind and start accepting.
+     *
+     * @return the bound address (with the real port when 0 was configured).
+     * @throws IllegalStateException if the port cannot be bound (the message names it).
+     */
+    public InetSocketAddress start()
+    {
+        group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("rdmakv-control", true),
+            NioIoHandler.newFactory());
+        channels = new DefaultChannelGroup("control", GlobalEventExecutor.INSTANCE);
+        final ServerBootstrap bootstrap = new ServerBootstrap()
+            .group(group)
+            .channel(NioServerSocketChannel.class)
+            .option(ChannelOption.SO_REUSEADDR, true)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childHandler(new ChannelInitializer<SocketChannel>()
+            {
+                @Override
+                protected void initChannel(final SocketChannel ch)
+                {
+                    ch.pipeline()
+                        .addLast("frames", new LengthFieldBasedFrameDecoder(LENGTH_PREFIX_ORDER,
+                            settings.maxFrameBytes() + LENGTH_PREFIX_BYTES, 0, LENGTH_PREFIX_BYTES, 0,
+                            LENGTH_PREFIX_BYTES, true))
+                        .addLast("prefix", new LengthFieldPrepender(LENGTH_PREFIX_ORDER, LENGTH_PREFIX_BYTES, 0, false))
+                        .addLast("handshake", new ControlHandler(settings, welcome, counters, channels));
+                }
+            });
+        try
+        {
+            serverChannel = bootstrap.bind(bindAddress).sync().channel();
+        }
+        catch (final Exception ex)
+        {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            throw new IllegalStateException("cannot bind the control port " + bindAddress + ": " + ex.getMessage(), ex);
+        }
+        final InetSocketAddress bound = (InetSocketAddress)serverChannel.localAddress();
+        LOG.info("control plane listening on {} (max frame {} B, credential {})", bound, settings.maxFrameBytes(),
+            settings.requiresCredential() ? "required" : "not required");
+        return bound;
+    }
+
+    /** The bound address, or null before {@link #start()}. */
+    public InetSocketAddress localAddress()
+    {
+        return serverChannel == null ? null : (InetSocketAddress)serverChannel.localAddress();
+    }
+
+    /** Stop accepting (close the listening socket) but keep established connections. */
+    public void stopAccepting()
+    {
+        if (serverChannel != null)
+        {
+            serverChannel.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Close every connection and stop the event loop. Idempotent. */
+    @Override
+    public void close()
+    {
+        if (group == null)
+        {
+            return;
+        }
+        stopAccepting();
+        channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+        group = null;
+    }
+
+    /**
+     * Settings of the control plane.
+     *
+     * @param maxFrameBytes     largest frame accepted (after the length prefix).
+     * @param maxConnections    connections at once; more get REJECT(BUSY).
+     * @param secret            shared secret a HELLO must carry, or null when none is required.
+     * @param handshakeTimeout  time a new connection has to send HELLO.
+     */
+    public record ControlSettings(int maxFrameBytes, int maxConnections, byte[] secret, Duration handshakeTimeout)
+    {
+        public boolean requiresCredential()
+        {
+            return secret != null;
+        }
+    }
+}

@@ -1,0 +1,50 @@
+package io.rdmakv.server.counters;
+
+/**
+ * The server's counters as a stable enum of descriptors (Aeron style): the id never changes, the label is what
+ * STATS prints. Gauges (current values) and totals share the same storage.
+ */
+public enum ServerCounter
+{
+    PUTS(1, "puts"),
+    DELETES(2, "deletes"),
+    GETS_RPC(3, "gets.rpc"),
+    GETS_RPC_FROM_POOL(4, "gets.rpc.pool"),
+    GETS_RPC_FROM_STORE(5, "gets.rpc.store"),
+    GETS_RPC_NOT_FOUND(6, "gets.rpc.notFound"),
+    PROMOTIONS(7, "promotions"),
+    STATS_REQUESTS(8, "stats"),
+    MALFORMED_REQUESTS(9, "requests.malformed"),
+    LIMIT_REJECTIONS(10, "requests.overLimit"),
+    WRONG_NODE(11, "requests.wrongNode"),
+    BUSY(12, "requests.busy"),
+    STORE_ERRORS(13, "store.errors"),
+    NOT_CACHED(14, "pool.notCached"),
+    SEND_FAILURES(15, "responses.sendFailed"),
+    CONNECTIONS(16, "connections.data"),
+    CONNECTIONS_TOTAL(17, "connections.data.total"),
+    CONNECTIONS_REFUSED(18, "connections.data.refused"),
+    CONTROL_CONNECTIONS(19, "connections.control"),
+    HANDSHAKES(20, "control.welcomes"),
+    HANDSHAKE_REJECTS(21, "control.rejects"),
+    IN_FLIGHT_WRITES(22, "writes.inFlight");
+
+    private final int id;
+    private final String label;
+
+    ServerCounter(final int id, final String label)
+    {
+        this.id = id;
+        this.label = label;
+    }
+
+    public int id()
+    {
+        return id;
+    }
+
+    public String label()
+    {
+        return label;
+    }
+}

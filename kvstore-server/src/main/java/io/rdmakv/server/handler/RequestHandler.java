@@ -1,0 +1,489 @@
+package io.rdmakv.server.handler;
+
+import io.rdmakv.protocol.ProtocolException;
+import io.rdmakv.protocol.layout.KeyHash;
+import io.rdmakv.protocol.wire.KeyRequestFlyweight;
+import io.rdmakv.protocol.wire.MessageDecoder;
+import io.rdmakv.protocol.wire.MessageType;
+import io.rdmakv.protocol.wire.PutRequestFlyweight;
+import io.rdmakv.protocol.wire.ResponseFlyweight;
+import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.server.counters.ServerCounter;
+import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.server.pool.PoolIndex;
+import io.rdmakv.server.store.RocksStore;
+import io.rdmakv.server.store.StoreException;
+import io.rdmakv.transport.Endpoint;
+import io.rdmakv.transport.EndpointHandler;
+import io.rdmakv.transport.TransportStatus;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.ByteBuffer;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
+import java.util.function.Consumer;
+
+/**
+ * The data-plane request adapter (Aeron's adapter role): decodes requests that arrive on the transport's endpoints
+ * and answers each with one RESPONSE. Runs on the worker's progress thread only, which also makes it the one thread
+ * that owns the {@link PoolIndex}.
+ *
+ * <pre>
+ *   PUT    : limits -> route -> RocksDB (durable) -> pool (fresh extent, one ordered slot store) -> RESPONSE OK
+ *   DELETE : limits -> route -> RocksDB -> pool (slot := 0, retire extent) -> RESPONSE OK
+ *   GET    : limits -> route -> pool ? value : RocksDB ? (promote into pool) value : NOT_FOUND
+ *   STATS  : counters as key=value text
+ *   anything malformed -> RESPONSE with the error status (MALFORMED, UNSUPPORTED_VERSION, ...); the connection stays
+ * </pre>
+ *
+ * <p>Durability: in DEFAULT mode RocksDB is written inline (WAL write without fsync, microseconds) from direct scratch
+ * buffers, without allocation. In FSYNC mode the write is copied (it must outlive the receive callback) and handed
+ * to the group committer; the progress thread is not blocked. The committer's completion comes back through a
+ * bounded MPSC queue drained by {@link #doWork()}, which then updates the pool and answers: the pool and the answer
+ * always follow the durable write.
+ */
+public final class RequestHandler implements EndpointHandler
+{
+    private static final Logger LOG = LoggerFactory.getLogger(RequestHandler.class);
+    /** Writes waiting for group commit before new ones are answered BUSY. */
+    static final int MAX_IN_FLIGHT_WRITES = 16_384;
+
+    private final RocksStore store;
+    private final PoolIndex index;
+    private final ServerCounters counters;
+    private final Limits limits;
+    private final SlotRouter router;
+
+    private final MessageDecoder decoder = new MessageDecoder();
+    private final ResponseFlyweight response = new ResponseFlyweight();
+    private final ByteBuffer responseBytes;
+    private final UnsafeBuffer responseBuffer;
+    private final ByteBuffer responseValueView;
+    private final ByteBuffer keyScratch;
+    private final UnsafeBuffer keyScratchBuffer;
+    private final ByteBuffer valueScratch;
+    private final UnsafeBuffer valueScratchBuffer;
+
+    private final ManyToOneConcurrentArrayQueue<PendingWrite> completions =
+        new ManyToOneConcurrentArrayQueue<>(2 * MAX_IN_FLIGHT_WRITES);
+    private final Consumer<PendingWrite> completionHandler = this::onWriteDurable;
+    private final io.rdmakv.server.store.WriteCallback committed = this::onCommitted;
+    private final Set<Endpoint> endpoints = Collections.newSetFromMap(new IdentityHashMap<>());
+    private int inFlightWrites;
+
+    /**
+     * @param limits what requests may carry and how many connections are served.
+     * @param router which cluster slots this node serves.
+     */
+    public RequestHandler(
+        final RocksStore store, final PoolIndex index, final ServerCounters counters, final Limits limits,
+        final SlotRouter router)
+    {
+        this.store = store;
+        this.index = index;
+        this.counters = counters;
+        this.limits = limits;
+        this.router = router;
+        this.responseBytes = ByteBuffer.allocateDirect(limits.maxResponseBytes());
+        this.responseBuffer = new UnsafeBuffer(responseBytes);
+        this.responseValueView = responseBytes.duplicate();
+        this.keyScratch = ByteBuffer.allocateDirect(limits.maxKeyBytes());
+        this.keyScratchBuffer = new UnsafeBuffer(keyScratch);
+        this.valueScratch = ByteBuffer.allocateDirect(Math.max(1, limits.maxValueBytes()));
+        this.valueScratchBuffer = new UnsafeBuffer(valueScratch);
+    }
+
+    @Override
+    public void onConnected(final Endpoint endpoint)
+    {
+        if (endpoints.size() >= limits.maxConnections())
+        {
+            counters.increment(ServerCounter.CONNECTIONS_REFUSED);
+            LOG.warn("refusing data connection from {}: limit of {} connections reached", endpoint.remoteAddress(),
+                limits.maxConnections());
+            endpoint.close();
+            return;
+        }
+        endpoints.add(endpoint);
+        counters.increment(ServerCounter.CONNECTIONS);
+        counters.increment(ServerCounter.CONNECTIONS_TOTAL);
+    }
+
+    @Override
+    public void onDisconnected(final Endpoint endpoint, final TransportStatus status, final String detail)
+    {
+        if (endpoints.remove(endpoint))
+        {
+            counters.decrement(ServerCounter.CONNECTIONS);
+        }
+    }
+
+    @Override
+    public void onMessage(final Endpoint endpoint, final DirectBuffer buffer, final int offset, final int length)
+    {
+        final MessageType type;
+        try
+        {
+            type = decoder.decode(buffer, offset, length);
+        }
+        catch (final ProtocolException ex)
+        {
+            counters.increment(ServerCounter.MALFORMED_REQUESTS);
+            final Status status = Status.of(ex.errorCode());
+            if (status == Status.KEY_TOO_LARGE || status == Status.VALUE_TOO_LARGE)
+            {
+                counters.increment(ServerCounter.LIMIT_REJECTIONS);
+            }
+            answerError(endpoint, decoder.correlationId(), status, ex.getMessage());
+            return;
+        }
+        final long correlationId = decoder.correlationId();
+        switch (type)
+        {
+            case PUT_REQUEST -> onPut(endpoint, correlationId, decoder.putRequest());
+            case DELETE_REQUEST -> onDelete(endpoint, correlationId, decoder.keyRequest());
+            case GET_REQUEST -> onGet(endpoint, correlationId, decoder.keyRequest());
+            case STATS_REQUEST -> onStats(endpoint, correlationId);
+            default ->
+            {
+                counters.increment(ServerCounter.MALFORMED_REQUESTS);
+                answerError(endpoint, correlationId, Status.MALFORMED, "a server accepts requests only, not " + type);
+            }
+        }
+    }
+
+    /** Drain durable-write completions (FSYNC): update the pool and answer. Returns the work done. */
+    public int doWork()
+    {
+        return completions.drain(completionHandler, 256);
+    }
+
+    /** Writes handed to group commit and not answered yet. */
+    public int inFlightWrites()
+    {
+        return inFlightWrites;
+    }
+
+    /** Data connections currently served. */
+    public int connectionCount()
+    {
+        return endpoints.size();
+    }
+
+    private void onPut(final Endpoint endpoint, final long correlationId, final PutRequestFlyweight put)
+    {
+        final int keyLength = put.keyLength();
+        final int valueLength = put.valueLength();
+        if (!checkKey(endpoint, correlationId, put.buffer(), put.keyIndex(), keyLength))
+        {
+            return;
+        }
+        if (valueLength > limits.maxValueBytes())
+        {
+            counters.increment(ServerCounter.LIMIT_REJECTIONS);
+            answerError(endpoint, correlationId, Status.VALUE_TOO_LARGE,
+                "value of " + valueLength + " bytes exceeds the limit of " + limits.maxValueBytes());
+            return;
+        }
+        counters.increment(ServerCounter.PUTS);
+        if (store.writesInline())
+        {
+            try
+            {
+                store.put(scratchKey(put.buffer(), put.keyIndex(), keyLength),
+                    scratchValue(put.buffer(), put.valueIndex(), valueLength));
+            }
+            catch (final StoreException ex)
+            {
+                storeFailed(endpoint, correlationId, ex);
+                return;
+            }
+            final long version = placeInPool(put.buffer(), put.keyIndex(), keyLength, put.valueIndex(), valueLength);
+            answer(endpoint, correlationId, Status.OK, version);
+            return;
+        }
+        final byte[] key = new byte[keyLength];
+        final byte[] value = new byte[valueLength];
+        put.buffer().getBytes(put.keyIndex(), key);
+        put.buffer().getBytes(put.valueIndex(), value);
+        submit(endpoint, correlationId, key, value);
+    }
+
+    private void onDelete(final Endpoint endpoint, final long correlationId, final KeyRequestFlyweight request)
+    {
+        final int keyLength = request.keyLength();
+        if (!checkKey(endpoint, correlationId, request.buffer(), request.keyIndex(), keyLength))
+        {
+            return;
+        }
+        counters.increment(ServerCounter.DELETES);
+        if (store.writesInline())
+        {
+            try
+            {
+                store.delete(scratchKey(request.buffer(), request.keyIndex(), keyLength));
+            }
+            catch (final StoreException ex)
+            {
+                storeFailed(endpoint, correlationId, ex);
+                return;
+            }
+            index.remove(request.buffer(), request.keyIndex(), keyLength);
+            answer(endpoint, correlationId, Status.OK, 0);
+            return;
+        }
+        final byte[] key = new byte[keyLength];
+        request.buffer().getBytes(request.keyIndex(), key);
+        submit(endpoint, correlationId, key, null);
+    }
+
+    private void onGet(final Endpoint endpoint, final long correlationId, final KeyRequestFlyweight request)
+    {
+        final int keyLength = request.keyLength();
+        final DirectBuffer buffer = request.buffer();
+        if (!checkKey(endpoint, correlationId, buffer, request.keyIndex(), keyLength))
+        {
+            return;
+        }
+        counters.increment(ServerCounter.GETS_RPC);
+        response.wrap(responseBuffer, 0, responseBuffer.capacity());
+        final int capacity = responseBuffer.capacity() - ResponseFlyweight.VALUE_OFFSET;
+        final int fromPool = index.copyValue(buffer, request.keyIndex(), keyLength,
+            responseBuffer, ResponseFlyweight.VALUE_OFFSET, capacity);
+        if (fromPool >= 0)
+        {
+            counters.increment(ServerCounter.GETS_RPC_FROM_POOL);
+            sendValue(endpoint, correlationId, fromPool);
+            return;
+        }
+        final int fromStore;
+        try
+        {
+            responseValueView.limit(responseValueView.capacity()).position(ResponseFlyweight.VALUE_OFFSET);
+            fromStore = store.get(scratchKey(buffer, request.keyIndex(), keyLength), responseValueView);
+        }
+        catch (final StoreException ex)
+        {
+            storeFailed(endpoint, correlationId, ex);
+            return;
+        }
+        if (fromStore == RocksStore.NOT_FOUND)
+        {
+            counters.increment(ServerCounter.GETS_RPC_NOT_FOUND);
+            answer(endpoint, correlationId, Status.NOT_FOUND, 0);
+            return;
+        }
+        if (fromStore > capacity)
+        {
+            counters.increment(ServerCounter.LIMIT_REJECTIONS);
+            answerError(endpoint, correlationId, Status.VALUE_TOO_LARGE,
+                "stored value of " + fromStore + " bytes exceeds the message limit");
+            return;
+        }
+        counters.increment(ServerCounter.GETS_RPC_FROM_STORE);
+        if (fromStore <= limits.maxValueBytes() &&
+            index.put(buffer, request.keyIndex(), keyLength, responseBuffer, ResponseFlyweight.VALUE_OFFSET,
+                fromStore) == PoolIndex.STORED)
+        {
+            counters.increment(ServerCounter.PROMOTIONS);
+        }
+        sendValue(endpoint, correlationId, fromStore);
+    }
+
+    private void onStats(final Endpoint endpoint, final long correlationId)
+    {
+        counters.increment(ServerCounter.STATS_REQUESTS);
+        final String text = counters.render();
+        response.wrap(responseBuffer, 0, responseBuffer.capacity())
+            .header(MessageType.RESPONSE, correlationId);
+        response.status(Status.OK).text(text);
+        send(endpoint, response.encodedLength());
+    }
+
+    private void submit(final Endpoint endpoint, final long correlationId, final byte[] key, final byte[] value)
+    {
+        if (inFlightWrites >= MAX_IN_FLIGHT_WRITES)
+        {
+            counters.increment(ServerCounter.BUSY);
+            answerError(endpoint, correlationId, Status.BUSY, "too many writes waiting for sync");
+            return;
+        }
+        final PendingWrite pending = new PendingWrite(endpoint, correlationId, key, value);
+        final boolean accepted = value == null ?
+            store.submitDelete(key, pending, committed) :
+            store.submitPut(key, value, pending, committed);
+        if (!accepted)
+        {
+            counters.increment(ServerCounter.BUSY);
+            answerError(endpoint, correlationId, Status.BUSY, "write queue full");
+            return;
+        }
+        inFlightWrites++;
+        counters.increment(ServerCounter.IN_FLIGHT_WRITES);
+    }
+
+    /** On the committer thread: hand the outcome to the progress thread. */
+    private void onCommitted(final Object context, final StoreException failure)
+    {
+        final PendingWrite pending = (PendingWrite)context;
+        pending.failure = failure;
+        while (!completions.offer(pending))
+        {
+            // Bounded by MAX_IN_FLIGHT_WRITES < capacity: cannot stay full.
+            Thread.onSpinWait();
+        }
+    }
+
+    private void onWriteDurable(final PendingWrite pending)
+    {
+        inFlightWrites--;
+        counters.decrement(ServerCounter.IN_FLIGHT_WRITES);
+        if (pending.failure != null)
+        {
+            storeFailed(pending.endpoint, pending.correlationId, pending.failure);
+            return;
+        }
+        if (pending.value == null)
+        {
+            index.remove(pending.key);
+            answer(pending.endpoint, pending.correlationId, Status.OK, 0);
+            return;
+        }
+        long version = 0;
+        if (pending.value.length <= limits.maxValueBytes())
+        {
+            version = index.put(pending.key, pending.value, true) == PoolIndex.STORED ? index.lastVersion() : 0;
+            if (version == 0)
+            {
+                counters.increment(ServerCounter.NOT_CACHED);
+            }
+        }
+        answer(pending.endpoint, pending.correlationId, Status.OK, version);
+    }
+
+    private long placeInPool(
+        final DirectBuffer buffer, final int keyIndex, final int keyLength, final int valueIndex, final int valueLength)
+    {
+        if (index.put(buffer, keyIndex, keyLength, buffer, valueIndex, valueLength) == PoolIndex.STORED)
+        {
+            return index.lastVersion();
+        }
+        counters.increment(ServerCounter.NOT_CACHED);
+        return 0;
+    }
+
+    private boolean checkKey(
+        final Endpoint endpoint, final long correlationId, final DirectBuffer buffer, final int keyIndex,
+        final int keyLength)
+    {
+        if (keyLength == 0)
+        {
+            counters.increment(ServerCounter.MALFORMED_REQUESTS);
+            answerError(endpoint, correlationId, Status.MALFORMED, "empty key");
+            return false;
+        }
+        if (keyLength > limits.maxKeyBytes())
+        {
+            counters.increment(ServerCounter.LIMIT_REJECTIONS);
+            answerError(endpoint, correlationId, Status.KEY_TOO_LARGE,
+                "key of " + keyLength + " bytes exceeds the limit of " + limits.maxKeyBytes());
+            return false;
+        }
+        final int slot = KeyHash.clusterSlot(KeyHash.hash(buffer, keyIndex, keyLength));
+        if (!router.isLocal(slot))
+        {
+            counters.increment(ServerCounter.WRONG_NODE);
+            response.wrap(responseBuffer, 0, responseBuffer.capacity()).header(MessageType.RESPONSE, correlationId);
+            final byte[] owner = router.ownerAddress(slot);
+            response.status(Status.WRONG_NODE).value(owner);
+            send(endpoint, response.encodedLength());
+            return false;
+        }
+        return true;
+    }
+
+    private ByteBuffer scratchKey(final DirectBuffer buffer, final int index, final int length)
+    {
+        keyScratchBuffer.putBytes(0, buffer, index, length);
+        keyScratch.limit(length).position(0);
+        return keyScratch;
+    }
+
+    private ByteBuffer scratchValue(final DirectBuffer buffer, final int index, final int length)
+    {
+        valueScratchBuffer.putBytes(0, buffer, index, length);
+        valueScratch.limit(length).position(0);
+        return valueScratch;
+    }
+
+    private void storeFailed(final Endpoint endpoint, final long correlationId, final StoreException ex)
+    {
+        counters.increment(ServerCounter.STORE_ERRORS);
+        LOG.error("store failure: {}", ex.getMessage());
+        answerError(endpoint, correlationId, Status.STORE_ERROR, ex.getMessage());
+    }
+
+    /** The value is already at {@link ResponseFlyweight#VALUE_OFFSET} of the response buffer. */
+    private void sendValue(final Endpoint endpoint, final long correlationId, final int valueLength)
+    {
+        response.wrap(responseBuffer, 0, responseBuffer.capacity()).header(MessageType.RESPONSE, correlationId);
+        // status() zeroes the value length; write header fields, then restore the length (the bytes are in place).
+        response.status(Status.OK);
+        response.bodyLength(ResponseFlyweight.FIXED_BODY_LENGTH + valueLength);
+        responseBuffer.putInt(ResponseFlyweight.VALUE_LENGTH_OFFSET, valueLength, java.nio.ByteOrder.LITTLE_ENDIAN);
+        send(endpoint, response.encodedLength());
+    }
+
+    private void answer(final Endpoint endpoint, final long correlationId, final Status status, final long version)
+    {
+        response.wrap(responseBuffer, 0, responseBuffer.capacity()).header(MessageType.RESPONSE, correlationId);
+        response.status(status).version(version);
+        send(endpoint, response.encodedLength());
+    }
+
+    private void answerError(final Endpoint endpoint, final long correlationId, final Status status, final String reason)
+    {
+        response.wrap(responseBuffer, 0, responseBuffer.capacity()).header(MessageType.RESPONSE, correlationId);
+        response.status(status).text(reason.length() > 512 ? reason.substring(0, 512) : reason);
+        send(endpoint, response.encodedLength());
+    }
+
+    private void send(final Endpoint endpoint, final int length)
+    {
+        final long result = endpoint.send(responseBuffer, 0, length, null);
+        if (result < 0)
+        {
+            final TransportStatus status = TransportStatus.fromSentinel(result);
+            counters.increment(ServerCounter.SEND_FAILURES);
+            if (status == TransportStatus.BACK_PRESSURED)
+            {
+                // The client does not read its answers: it is dropped rather than let it stall the server.
+                LOG.warn("closing {}: response queue full", endpoint.remoteAddress());
+                endpoint.close();
+            }
+        }
+    }
+
+    /** A write handed to group commit; allocated per FSYNC write (the sync dominates its cost). */
+    private static final class PendingWrite
+    {
+        final Endpoint endpoint;
+        final long correlationId;
+        final byte[] key;
+        final byte[] value;
+        StoreException failure;
+
+        PendingWrite(final Endpoint endpoint, final long correlationId, final byte[] key, final byte[] value)
+        {
+            this.endpoint = endpoint;
+            this.correlationId = correlationId;
+            this.key = key;
+            this.value = value;
+        }
+    }
+}

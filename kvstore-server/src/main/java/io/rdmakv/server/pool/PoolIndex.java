@@ -1,0 +1,510 @@
+package io.rdmakv.server.pool;
+
+import io.rdmakv.pool.ArenaPartitions;
+import io.rdmakv.pool.alloc.ExtentAllocator;
+import io.rdmakv.protocol.layout.IndexBucketFlyweight;
+import io.rdmakv.protocol.layout.IndexSlot;
+import io.rdmakv.protocol.layout.KeyHash;
+import io.rdmakv.protocol.layout.PoolGeometry;
+import io.rdmakv.protocol.layout.PoolHeaderFlyweight;
+import io.rdmakv.protocol.layout.ValueExtentFlyweight;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * The server's side of the on-pool layout: the one writer that places values into the pool so that clients can read
+ * them one-sided. <b>Single writer</b>: every method must be called from the same thread (the server's request
+ * thread); clients only read, remotely.
+ *
+ * <pre>
+ *   pool offset 0        indexOffset                          extentsOffset
+ *   | header (4 KiB)     | bucket 0 | bucket 1 | ... (64 B each) | extents (size classes, 64 B aligned) ... |
+ *                           8 slots: fp(16) | len/64 (15) | off/64 (33)      crc | klen | flags | vlen | ver | key | value
+ *
+ *   key --KeyHash--> h --> primary bucket, secondary bucket (two-choice), fingerprint
+ * </pre>
+ *
+ * <p>Publication protocol (what makes a one-sided GET safe against this writer):
+ * <ol>
+ *   <li>insert/update: allocate a FRESH extent, write header, key and value, CRC last; then publish the slot with ONE
+ *       release-ordered 8-byte store (into the key's existing slot on update, else an empty slot of the emptier of its
+ *       two buckets). The old extent of an update is retired to the reclaimer: it stays untouched for the grace
+ *       period, so a reader that followed the old slot still verifies a value that was committed.</li>
+ *   <li>delete: ordered store of 0 into the slot, then retire the extent.</li>
+ *   <li>eviction (pool full, or both buckets full): clear the header's COMPLETE flag FIRST (release store), then
+ *       replace/clear the victim's slot and retire its extent. A reader therefore never sees a miss while the header
+ *       still claims completeness for a key evicted by this writer.</li>
+ * </ol>
+ * Extent offsets from the allocator are arena offsets; the arena IS the pool, so they are pool offsets too.
+ *
+ * <p>Eviction is CLOCK over the slots: a reference bit per slot is set when the server touches the entry (write or
+ * RPC GET; one-sided GETs are invisible to the server) and cleared as the hand passes. No allocation per operation.
+ */
+public final class PoolIndex
+{
+    /** {@link #put}: the value is published in the pool. */
+    public static final int STORED = 0;
+    /** {@link #put}: no room (pool or bucket pair full); the key is now absent from the pool and COMPLETE is clear. */
+    public static final int NOT_CACHED = 1;
+
+    /** {@link #copyValue}: the key is not in the pool. */
+    public static final int NOT_FOUND = -1;
+    /** {@link #copyValue}: the value does not fit the destination. */
+    public static final int DESTINATION_TOO_SMALL = -2;
+
+    /** Entries evicted per sweep when the allocator is full. */
+    static final int EVICT_BATCH = 8;
+
+    private static final int SLOTS = IndexBucketFlyweight.SLOT_COUNT;
+
+    private final ArenaPartitions partitions;
+    private final PoolGeometry geometry;
+    private final ExtentAllocator allocator;
+    private final PoolHeaderFlyweight header = new PoolHeaderFlyweight();
+    private final IndexBucketFlyweight bucket = new IndexBucketFlyweight();
+    private final ValueExtentFlyweight extent = new ValueExtentFlyweight();
+    private final UnsafeBuffer keyView = new UnsafeBuffer(new byte[0]);
+    private final UnsafeBuffer valueView = new UnsafeBuffer(new byte[0]);
+    private final byte[] referenced;
+    private final long slotCount;
+    private final long bucketMask;
+
+    private long clockHand;
+    private long version;
+    private long keyCount;
+    private boolean complete;
+    private long evictions;
+    private long notCached;
+    private long published;
+
+    /**
+     * Initialise the pool header (magic, version, geometry, epoch, node id, COMPLETE clear) and an empty index over
+     * {@code partitions}. The extents range of {@code geometry} must be what {@code allocator} carves from.
+     *
+     * @param epoch bumped on every start so clients notice a restarted server; also the high bits of versions.
+     */
+    public PoolIndex(
+        final ArenaPartitions partitions, final PoolGeometry geometry, final ExtentAllocator allocator,
+        final int nodeId, final long epoch)
+    {
+        if (partitions.size() < geometry.poolSize())
+        {
+            throw new IllegalArgumentException("arena of " + partitions.size() + " bytes is smaller than the pool " +
+                "geometry " + geometry);
+        }
+        if (allocator.rangeStart() < geometry.extentsOffset() ||
+            allocator.rangeStart() + allocator.rangeLength() > geometry.extentsOffset() + geometry.extentsLength())
+        {
+            throw new IllegalArgumentException("allocator range is outside the geometry's extents range");
+        }
+        if (geometry.bucketCount() * SLOTS > Integer.MAX_VALUE)
+        {
+            throw new IllegalArgumentException("index too large: " + geometry.bucketCount() + " buckets");
+        }
+        this.partitions = partitions;
+        this.geometry = geometry;
+        this.allocator = allocator;
+        this.slotCount = geometry.bucketCount() * SLOTS;
+        this.bucketMask = geometry.bucketCount() - 1;
+        this.referenced = new byte[(int)slotCount];
+        this.version = epoch << 32;
+
+        final UnsafeBuffer first = partitions.partition(0);
+        // Zero the index: a fresh anonymous mapping is zero already, but a reused arena may not be.
+        for (long b = 0; b < geometry.bucketCount(); b++)
+        {
+            final long off = geometry.bucketOffset(b);
+            partitions.bufferFor(off).setMemory(partitions.partitionOffset(off), IndexBucketFlyweight.BUCKET_LENGTH, (byte)0);
+        }
+        header.wrap(first, 0).initialise(geometry, nodeId, epoch);
+        header.complete(false);
+    }
+
+    public PoolGeometry geometry()
+    {
+        return geometry;
+    }
+
+    /**
+     * Store {@code key -> value} in the pool, evicting when needed.
+     *
+     * @return {@link #STORED} or {@link #NOT_CACHED}.
+     */
+    public int put(
+        final DirectBuffer key, final int keyOffset, final int keyLength,
+        final DirectBuffer value, final int valueOffset, final int valueLength)
+    {
+        return put(key, keyOffset, keyLength, value, valueOffset, valueLength, true);
+    }
+
+    /** {@link #put} from arrays (warm-up, promotion from RocksDB). */
+    public int put(final byte[] key, final byte[] value, final boolean mayEvict)
+    {
+        keyView.wrap(key);
+        valueView.wrap(value);
+        return put(keyView, 0, key.length, valueView, 0, value.length, mayEvict);
+    }
+
+    /**
+     * Store {@code key -> value}. With {@code mayEvict} false (warm-up) nothing already in the pool is displaced.
+     *
+     * @return {@link #STORED} or {@link #NOT_CACHED}.
+     * @throws io.rdmakv.protocol.ProtocolException if key or value exceed what an extent can hold (callers check
+     *                                              limits first).
+     */
+    public int put(
+        final DirectBuffer key, final int keyOffset, final int keyLength,
+        final DirectBuffer value, final int valueOffset, final int valueLength,
+        final boolean mayEvict)
+    {
+        final int required = ValueExtentFlyweight.requiredLength(keyLength, valueLength);
+        final long hash = KeyHash.hash(key, keyOffset, keyLength);
+        final int fingerprint = KeyHash.fingerprint(hash);
+        final long primary = KeyHash.primaryBucket(hash, geometry.bucketCount());
+        final long secondary = KeyHash.secondaryBucket(hash, geometry.bucketCount());
+
+        long existing = findSlot(primary, fingerprint, key, keyOffset, keyLength);
+        if (existing < 0)
+        {
+            existing = findSlot(secondary, fingerprint, key, keyOffset, keyLength);
+        }
+
+        long offset = allocator.allocate(required);
+        if (offset == ExtentAllocator.FULL && mayEvict)
+        {
+            evictForSpace(required, existing);
+            offset = allocator.allocate(required);
+        }
+        if (offset < 0)
+        {
+            // No room: the pool must not keep serving an older value of a key that was just overwritten.
+            markIncomplete();
+            if (existing >= 0)
+            {
+                clearSlot(existing);
+            }
+            notCached++;
+            return NOT_CACHED;
+        }
+
+        final UnsafeBuffer extentBuffer = partitions.bufferFor(offset);
+        extent.wrap(extentBuffer, partitions.partitionOffset(offset), required)
+            .write(key, keyOffset, keyLength, value, valueOffset, valueLength, ++version);
+        final long slot = IndexSlot.encode(fingerprint, offset, required);
+
+        if (existing >= 0)
+        {
+            final long old = slotValue(existing);
+            publish(existing, slot);
+            retire(old);
+            return STORED;
+        }
+
+        long target = emptySlot(primary, secondary);
+        if (target < 0)
+        {
+            if (!mayEvict)
+            {
+                allocator.free(offset, required);
+                markIncomplete();
+                notCached++;
+                return NOT_CACHED;
+            }
+            target = victimIn(primary, secondary);
+            markIncomplete();
+            final long old = slotValue(target);
+            publish(target, slot);
+            retire(old);
+            evictions++;
+            return STORED;
+        }
+        publish(target, slot);
+        keyCount++;
+        header.keyCount(keyCount);
+        return STORED;
+    }
+
+    /** Remove {@code key} from the pool; true if it was there. */
+    public boolean remove(final DirectBuffer key, final int keyOffset, final int keyLength)
+    {
+        final long hash = KeyHash.hash(key, keyOffset, keyLength);
+        final int fingerprint = KeyHash.fingerprint(hash);
+        long at = findSlot(KeyHash.primaryBucket(hash, geometry.bucketCount()), fingerprint, key, keyOffset, keyLength);
+        if (at < 0)
+        {
+            at = findSlot(KeyHash.secondaryBucket(hash, geometry.bucketCount()), fingerprint, key, keyOffset, keyLength);
+        }
+        if (at < 0)
+        {
+            return false;
+        }
+        clearSlot(at);
+        return true;
+    }
+
+    /** {@link #remove(DirectBuffer, int, int)} of an array key. */
+    public boolean remove(final byte[] key)
+    {
+        keyView.wrap(key);
+        return remove(keyView, 0, key.length);
+    }
+
+    /**
+     * Copy the value of {@code key} into {@code destination} (RPC GET served from the pool).
+     *
+     * @return the value length, {@link #NOT_FOUND} or {@link #DESTINATION_TOO_SMALL}.
+     */
+    public int copyValue(
+        final DirectBuffer key, final int keyOffset, final int keyLength,
+        final MutableDirectBuffer destination, final int destinationOffset, final int destinationCapacity)
+    {
+        final long hash = KeyHash.hash(key, keyOffset, keyLength);
+        final int fingerprint = KeyHash.fingerprint(hash);
+        long at = findSlot(KeyHash.primaryBucket(hash, geometry.bucketCount()), fingerprint, key, keyOffset, keyLength);
+        if (at < 0)
+        {
+            at = findSlot(KeyHash.secondaryBucket(hash, geometry.bucketCount()), fingerprint, key, keyOffset, keyLength);
+        }
+        if (at < 0)
+        {
+            return NOT_FOUND;
+        }
+        referenced[(int)at] = 1;
+        final long slot = slotValue(at);
+        wrapExtent(slot);
+        final int length = extent.valueLength();
+        if (length > destinationCapacity)
+        {
+            return DESTINATION_TOO_SMALL;
+        }
+        destination.putBytes(destinationOffset, extent.buffer(), extent.valueIndex(), length);
+        return length;
+    }
+
+    /** Set the header's COMPLETE flag (warm-up loaded every key). */
+    public void markComplete()
+    {
+        complete = true;
+        header.complete(true);
+    }
+
+    /** Clear COMPLETE (some key of the node is not in the pool). Idempotent. */
+    public void markIncomplete()
+    {
+        if (complete)
+        {
+            complete = false;
+            header.complete(false);
+        }
+    }
+
+    public boolean isComplete()
+    {
+        return complete;
+    }
+
+    /** Release extents whose grace period has passed (call from the writer's duty cycle). */
+    public int reclaim(final long nowNanos)
+    {
+        return allocator.poll(nowNanos);
+    }
+
+    /** The version written into the most recent extent (echoed in PUT responses). */
+    public long lastVersion()
+    {
+        return version;
+    }
+
+    public long keyCount()
+    {
+        return keyCount;
+    }
+
+    /** Entries displaced to make room. */
+    public long evictions()
+    {
+        return evictions;
+    }
+
+    /** Puts that could not be placed in the pool. */
+    public long notCachedCount()
+    {
+        return notCached;
+    }
+
+    /** Slot stores performed (inserts, updates, evictions and deletes): each one ordered 8-byte store. */
+    public long publishedCount()
+    {
+        return published;
+    }
+
+    public ExtentAllocator allocator()
+    {
+        return allocator;
+    }
+
+    private long findSlot(
+        final long bucketIndex, final int fingerprint, final DirectBuffer key, final int keyOffset, final int keyLength)
+    {
+        wrapBucket(bucketIndex);
+        for (int i = bucket.find(fingerprint, 0); i >= 0; i = bucket.find(fingerprint, i + 1))
+        {
+            final long slot = bucket.slot(i);
+            if (keyEquals(slot, key, keyOffset, keyLength))
+            {
+                return (bucketIndex & bucketMask) * SLOTS + i;
+            }
+        }
+        return -1;
+    }
+
+    private boolean keyEquals(final long slot, final DirectBuffer key, final int keyOffset, final int keyLength)
+    {
+        wrapExtent(slot);
+        if (extent.keyLength() != keyLength)
+        {
+            return false;
+        }
+        final DirectBuffer b = extent.buffer();
+        final int at = extent.keyIndex();
+        int i = 0;
+        for (; i + 8 <= keyLength; i += 8)
+        {
+            if (b.getLong(at + i) != key.getLong(keyOffset + i))
+            {
+                return false;
+            }
+        }
+        for (; i < keyLength; i++)
+        {
+            if (b.getByte(at + i) != key.getByte(keyOffset + i))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** An empty slot in the emptier of the two buckets (two-choice), or -1 when both are full. */
+    private long emptySlot(final long primary, final long secondary)
+    {
+        wrapBucket(primary);
+        final int freeInPrimary = SLOTS - bucket.occupancy();
+        final int firstEmptyPrimary = bucket.findEmpty();
+        wrapBucket(secondary);
+        final int freeInSecondary = SLOTS - bucket.occupancy();
+        if (freeInSecondary > freeInPrimary)
+        {
+            return (secondary & bucketMask) * SLOTS + bucket.findEmpty();
+        }
+        if (firstEmptyPrimary >= 0)
+        {
+            return (primary & bucketMask) * SLOTS + firstEmptyPrimary;
+        }
+        return -1;
+    }
+
+    /** CLOCK within the 16 slots of a full bucket pair: the first unreferenced slot, clearing bits on the way. */
+    private long victimIn(final long primary, final long secondary)
+    {
+        final long base1 = (primary & bucketMask) * SLOTS;
+        final long base2 = (secondary & bucketMask) * SLOTS;
+        for (int pass = 0; pass < 2; pass++)
+        {
+            for (int i = 0; i < 2 * SLOTS; i++)
+            {
+                final long s = i < SLOTS ? base1 + i : base2 + i - SLOTS;
+                if (referenced[(int)s] == 0)
+                {
+                    return s;
+                }
+                referenced[(int)s] = 0;
+            }
+        }
+        return base1;
+    }
+
+    /**
+     * The allocator is full: sweep the CLOCK hand and evict up to {@link #EVICT_BATCH} unreferenced entries, first
+     * only of the needed size class (whose extents can be reused directly), after one full turn of any class.
+     * Evicted extents become reusable after the grace period, so this put may still be NOT_CACHED; later ones fit.
+     */
+    private void evictForSpace(final int required, final long keep)
+    {
+        markIncomplete();
+        final int wantedClass = allocator.classOf(required);
+        int evicted = 0;
+        for (long step = 0; step < 2 * slotCount && evicted < EVICT_BATCH; step++)
+        {
+            final long s = clockHand;
+            clockHand = clockHand + 1 == slotCount ? 0 : clockHand + 1;
+            if (s == keep)
+            {
+                continue;
+            }
+            final long slot = slotValue(s);
+            if (slot == IndexSlot.EMPTY)
+            {
+                continue;
+            }
+            if (referenced[(int)s] != 0)
+            {
+                referenced[(int)s] = 0;
+                continue;
+            }
+            if (step < slotCount && allocator.classOf(IndexSlot.extentLength(slot)) != wantedClass)
+            {
+                continue;
+            }
+            clearSlot(s);
+            evictions++;
+            evicted++;
+        }
+    }
+
+    private void clearSlot(final long at)
+    {
+        final long old = slotValue(at);
+        publish(at, IndexSlot.EMPTY);
+        retire(old);
+        keyCount--;
+        header.keyCount(keyCount);
+    }
+
+    private void retire(final long slot)
+    {
+        final int status = allocator.free(IndexSlot.extentOffset(slot), IndexSlot.extentLength(slot));
+        if (status != ExtentAllocator.FREED)
+        {
+            throw new IllegalStateException("pool index corrupt: freeing " + IndexSlot.toString(slot) +
+                " returned " + status);
+        }
+    }
+
+    private void publish(final long at, final long slot)
+    {
+        wrapBucket(at / SLOTS);
+        bucket.publish((int)(at % SLOTS), slot);
+        referenced[(int)at] = (byte)(slot == IndexSlot.EMPTY ? 0 : 1);
+        published++;
+    }
+
+    private long slotValue(final long at)
+    {
+        wrapBucket(at / SLOTS);
+        return bucket.slot((int)(at % SLOTS));
+    }
+
+    private void wrapBucket(final long bucketIndex)
+    {
+        final long off = geometry.bucketOffset(bucketIndex);
+        bucket.wrap(partitions.bufferFor(off), partitions.partitionOffset(off));
+    }
+
+    private void wrapExtent(final long slot)
+    {
+        final long off = IndexSlot.extentOffset(slot);
+        extent.wrap(partitions.bufferFor(off), partitions.partitionOffset(off), IndexSlot.extentLength(slot));
+    }
+}

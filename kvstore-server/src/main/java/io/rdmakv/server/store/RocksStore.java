@@ -1,0 +1,423 @@
+package io.rdmakv.server.store;
+
+import org.rocksdb.CompressionType;
+import org.rocksdb.FlushOptions;
+import org.rocksdb.Options;
+import org.rocksdb.ReadOptions;
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The durable store of one node: RocksDB in its own data directory with the write-ahead log on.
+ *
+ * <p>Durability (see {@link Durability}):
+ * <ul>
+ *   <li>{@code DEFAULT}: every write goes to the WAL (no fsync) on the calling thread, so it is in the kernel before
+ *       the call returns and survives {@code kill -9}. Fast enough to run on the server's writer thread.</li>
+ *   <li>{@code FSYNC}: every write is handed to the {@link GroupCommitter}; it completes after the synced WAL write of
+ *       its batch. {@link #submitPut}/{@link #submitDelete} never block the caller.</li>
+ * </ul>
+ *
+ * <p>The direct-buffer methods ({@link #put(ByteBuffer, ByteBuffer)}, {@link #get(ByteBuffer, ByteBuffer)},
+ * {@link #delete(ByteBuffer)}) take direct {@link ByteBuffer}s between their position and limit and allocate nothing
+ * on the Java side; the server's writer thread uses them with preallocated scratch buffers in DEFAULT mode. The
+ * asynchronous FSYNC path must copy key and value (the request buffer does not outlive the receive callback).
+ *
+ * <p>Thread-safety: all methods may be called from any thread (RocksDB is thread-safe).
+ */
+public final class RocksStore implements AutoCloseable
+{
+    /** Returned by {@link #get(ByteBuffer, ByteBuffer)} when the key is absent. */
+    public static final int NOT_FOUND = RocksDB.NOT_FOUND;
+
+    private static final Logger LOG = LoggerFactory.getLogger(RocksStore.class);
+    private static final long BLOCKING_WRITE_TIMEOUT_SECONDS = 60;
+
+    static
+    {
+        RocksDB.loadLibrary();
+    }
+
+    private final Path directory;
+    private final Durability durability;
+    private final Options options;
+    private final WriteOptions walOptions;
+    private final ReadOptions readOptions;
+    private final RocksDB db;
+    private final GroupCommitter committer;
+    private volatile boolean closed;
+
+    private RocksStore(
+        final Path directory, final Durability durability, final Options options, final RocksDB db,
+        final int queueCapacity)
+    {
+        this.directory = directory;
+        this.durability = durability;
+        this.options = options;
+        this.db = db;
+        // WAL on (disableWAL=false), no sync: the record reaches the kernel before the write returns.
+        this.walOptions = new WriteOptions().setSync(false).setDisableWAL(false);
+        this.readOptions = new ReadOptions();
+        this.committer = durability == Durability.FSYNC ?
+            new GroupCommitter(db, queueCapacity, 1024, "rdmakv-group-commit") : null;
+    }
+
+    /** Open (creating if needed) the store in {@code directory} with the default committer queue of 65,536 writes. */
+    public static RocksStore open(final Path directory, final Durability durability)
+    {
+        return open(directory, durability, 65_536);
+    }
+
+    /**
+     * Open (creating if needed) the store in {@code directory}.
+     *
+     * @param queueCapacity how many writes may wait for the group commit before submissions are refused (FSYNC).
+     * @throws StoreException if the directory cannot be created or RocksDB refuses to open (e.g. locked by another
+     *                        process).
+     */
+    public static RocksStore open(final Path directory, final Durability durability, final int queueCapacity)
+    {
+        try
+        {
+            Files.createDirectories(directory);
+        }
+        catch (final IOException ex)
+        {
+            throw new StoreException("cannot create data directory " + directory.toAbsolutePath() + ": " + ex, ex);
+        }
+        final Options options = new Options()
+            .setCreateIfMissing(true)
+            .setCompressionType(CompressionType.NO_COMPRESSION)
+            // Shutdown flushes explicitly; the WAL covers everything else.
+            .setAvoidFlushDuringShutdown(false);
+        try
+        {
+            final RocksDB db = RocksDB.open(options, directory.toAbsolutePath().toString());
+            LOG.info("RocksDB opened at {} (durability {}, WAL on)", directory.toAbsolutePath(), durability);
+            return new RocksStore(directory, durability, options, db, queueCapacity);
+        }
+        catch (final RocksDBException ex)
+        {
+            options.close();
+            throw new StoreException("cannot open RocksDB at " + directory.toAbsolutePath() + ": " + ex.getMessage(), ex);
+        }
+    }
+
+    public Path directory()
+    {
+        return directory;
+    }
+
+    public Durability durability()
+    {
+        return durability;
+    }
+
+    /** The value of {@code key}, or {@code null}. */
+    public byte[] get(final byte[] key)
+    {
+        ensureOpen();
+        try
+        {
+            return db.get(readOptions, key);
+        }
+        catch (final RocksDBException ex)
+        {
+            throw new StoreException("get failed: " + ex.getMessage(), ex);
+        }
+    }
+
+    /**
+     * Read {@code key} (direct buffer, position..limit) into {@code value} (direct buffer, from its position).
+     *
+     * @return the full length of the stored value (it was copied only as far as {@code value} had room), or
+     * {@link #NOT_FOUND}.
+     */
+    public int get(final ByteBuffer key, final ByteBuffer value)
+    {
+        ensureOpen();
+        try
+        {
+            return db.get(readOptions, key, value);
+        }
+        catch (final RocksDBException ex)
+        {
+            throw new StoreException("get failed: " + ex.getMessage(), ex);
+        }
+    }
+
+    /** Store {@code key -> value} and return once it is durable per {@link #durability()}. */
+    public void put(final byte[] key, final byte[] value)
+    {
+        if (committer != null)
+        {
+            awaitCommit(key, value);
+            return;
+        }
+        ensureOpen();
+        try
+        {
+            db.put(walOptions, key, value);
+        }
+        catch (final RocksDBException ex)
+        {
+            throw new StoreException("put failed: " + ex.getMessage(), ex);
+        }
+    }
+
+    /** Delete {@code key} and return once the deletion is durable per {@link #durability()}. */
+    public void delete(final byte[] key)
+    {
+        if (committer != null)
+        {
+            awaitCommit(key, null);
+            return;
+        }
+        ensureOpen();
+        try
+        {
+            db.delete(walOptions, key);
+        }
+        catch (final RocksDBException ex)
+        {
+            throw new StoreException("delete failed: " + ex.getMessage(), ex);
+        }
+    }
+
+    /**
+     * DEFAULT durability only: store key -> value from direct buffers (position..limit) on the calling thread,
+     * without allocation.
+     *
+     * @throws IllegalStateException in FSYNC mode (use {@link #submitPut}).
+     */
+    public void put(final ByteBuffer key, final ByteBuffer value)
+    {
+        requireInline();
+        try
+        {
+            db.put(walOptions, key, value);
+        }
+        catch (final RocksDBException ex)
+        {
+            throw new StoreException("put failed: " + ex.getMessage(), ex);
+        }
+    }
+
+    /** DEFAULT durability only: delete the key in the direct buffer (position..limit) without allocation. */
+    public void delete(final ByteBuffer key)
+    {
+        requireInline();
+        try
+        {
+            db.delete(walOptions, key);
+        }
+        catch (final RocksDBException ex)
+        {
+            throw new StoreException("delete failed: " + ex.getMessage(), ex);
+        }
+    }
+
+    /** True when writes complete on the calling thread (DEFAULT); false when they go through group commit (FSYNC). */
+    public boolean writesInline()
+    {
+        return committer == null;
+    }
+
+    /**
+     * Write asynchronously. In FSYNC mode the write joins the next group commit and {@code callback} runs on the
+     * committer thread; in DEFAULT mode it is written and the callback runs before this method returns.
+     *
+     * @return false when the committer queue is full or the store is closed (the callback will not run).
+     */
+    public boolean submitPut(final byte[] key, final byte[] value, final Object context, final WriteCallback callback)
+    {
+        return submit(key, value, context, callback);
+    }
+
+    /** As {@link #submitPut} for a deletion. */
+    public boolean submitDelete(final byte[] key, final Object context, final WriteCallback callback)
+    {
+        return submit(key, null, context, callback);
+    }
+
+    private boolean submit(final byte[] key, final byte[] value, final Object context, final WriteCallback callback)
+    {
+        if (closed)
+        {
+            return false;
+        }
+        if (committer != null)
+        {
+            return committer.submit(key, value, context, callback);
+        }
+        StoreException failure = null;
+        try
+        {
+            if (value == null)
+            {
+                db.delete(walOptions, key);
+            }
+            else
+            {
+                db.put(walOptions, key, value);
+            }
+        }
+        catch (final RocksDBException ex)
+        {
+            failure = new StoreException("write failed: " + ex.getMessage(), ex);
+        }
+        callback.onWriteComplete(context, failure);
+        return true;
+    }
+
+    /** Visit every key/value in key order (warm-up); stops early when the visitor returns false. */
+    public void forEach(final KeyValueVisitor visitor)
+    {
+        ensureOpen();
+        try (RocksIterator it = db.newIterator(readOptions))
+        {
+            for (it.seekToFirst(); it.isValid(); it.next())
+            {
+                if (!visitor.visit(it.key(), it.value()))
+                {
+                    return;
+                }
+            }
+            it.status();
+        }
+        catch (final RocksDBException ex)
+        {
+            throw new StoreException("iteration failed: " + ex.getMessage(), ex);
+        }
+    }
+
+    /** Synced WAL writes done by group commit (FSYNC); 0 in DEFAULT mode. */
+    public long syncCount()
+    {
+        return committer == null ? 0 : committer.syncCount();
+    }
+
+    /** Writes committed by group commit (FSYNC); 0 in DEFAULT mode. */
+    public long groupCommittedWrites()
+    {
+        return committer == null ? 0 : committer.writeCount();
+    }
+
+    /** Flush memtables to SST files and sync the WAL (shutdown, tests). */
+    public void flush()
+    {
+        ensureOpen();
+        try (FlushOptions fo = new FlushOptions().setWaitForFlush(true))
+        {
+            db.flush(fo);
+            db.syncWal();
+        }
+        catch (final RocksDBException ex)
+        {
+            throw new StoreException("flush failed: " + ex.getMessage(), ex);
+        }
+    }
+
+    /** Commit what is queued, flush, sync and close. Idempotent. */
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        if (committer != null)
+        {
+            committer.close();
+        }
+        try
+        {
+            flush();
+        }
+        catch (final StoreException ex)
+        {
+            LOG.warn("flush on close failed: {}", ex.getMessage());
+        }
+        closed = true;
+        db.close();
+        walOptions.close();
+        readOptions.close();
+        options.close();
+        LOG.info("RocksDB at {} closed", directory.toAbsolutePath());
+    }
+
+    private void awaitCommit(final byte[] key, final byte[] value)
+    {
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        final WriteCallback cb = (ctx, failure) ->
+        {
+            if (failure == null)
+            {
+                done.complete(null);
+            }
+            else
+            {
+                done.completeExceptionally(failure);
+            }
+        };
+        if (!submit(key, value, null, cb))
+        {
+            throw new StoreException(closed ? "store closed" : "write queue full");
+        }
+        try
+        {
+            done.get(BLOCKING_WRITE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        }
+        catch (final ExecutionException ex)
+        {
+            throw ex.getCause() instanceof StoreException se ? se : new StoreException("write failed", ex.getCause());
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new StoreException("interrupted while waiting for the write to be synced", ex);
+        }
+        catch (final TimeoutException ex)
+        {
+            throw new StoreException("write not synced within " + BLOCKING_WRITE_TIMEOUT_SECONDS + " s", ex);
+        }
+    }
+
+    private void requireInline()
+    {
+        ensureOpen();
+        if (committer != null)
+        {
+            throw new IllegalStateException("synchronous direct-buffer writes are DEFAULT-only; FSYNC uses submitPut");
+        }
+    }
+
+    private void ensureOpen()
+    {
+        if (closed)
+        {
+            throw new StoreException("store closed");
+        }
+    }
+
+    /** Visitor of {@link #forEach}. */
+    @FunctionalInterface
+    public interface KeyValueVisitor
+    {
+        /** @return false to stop. */
+        boolean visit(byte[] key, byte[] value);
+    }
+}

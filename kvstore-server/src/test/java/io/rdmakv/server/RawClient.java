@@ -1,0 +1,219 @@
+package io.rdmakv.server;
+
+import io.rdmakv.protocol.layout.ExtentStatus;
+import io.rdmakv.protocol.layout.IndexBucketFlyweight;
+import io.rdmakv.protocol.layout.IndexSlot;
+import io.rdmakv.protocol.layout.KeyHash;
+import io.rdmakv.protocol.layout.PoolGeometry;
+import io.rdmakv.protocol.layout.PoolHeaderFlyweight;
+import io.rdmakv.protocol.layout.ValueExtentFlyweight;
+import io.rdmakv.protocol.wire.KeyRequestFlyweight;
+import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
+import io.rdmakv.protocol.wire.MessageType;
+import io.rdmakv.protocol.wire.PutRequestFlyweight;
+import io.rdmakv.protocol.wire.ResponseFlyweight;
+import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.transport.Endpoint;
+import io.rdmakv.transport.EndpointHandler;
+import io.rdmakv.transport.RemoteKey;
+import io.rdmakv.transport.Transport;
+import io.rdmakv.transport.TransportConfig;
+import io.rdmakv.transport.Worker;
+import io.rdmakv.transport.tcp.TcpTransportProvider;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.SleepingMillisIdleStrategy;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A test client that speaks the raw data-plane protocol over the TCP transport: it builds requests with the
+ * protocol's flyweights, and reads the pool one-sided through the remote key like a real client. Not the product
+ * client (kvstore-client); just enough to drive the server from tests.
+ */
+final class RawClient implements AutoCloseable
+{
+    private final Transport transport;
+    private final Worker worker;
+    private final AgentRunner runner;
+    private final Endpoint endpoint;
+    private final BlockingQueue<Reply> replies = new LinkedBlockingQueue<>();
+    private final UnsafeBuffer request = new UnsafeBuffer(new byte[(2 << 20) + 4096]);
+    private long nextCorrelationId = 1;
+
+    /** A decoded RESPONSE. */
+    record Reply(long correlationId, Status status, long version, byte[] value)
+    {
+        String text()
+        {
+            return new String(value, StandardCharsets.UTF_8);
+        }
+    }
+
+    RawClient(final InetSocketAddress data) throws Exception
+    {
+        transport = new TcpTransportProvider().open(TransportConfig.builder().maxMessageBytes((2 << 20) + 4096).build());
+        worker = transport.createWorker("test-client");
+        runner = new AgentRunner(new SleepingMillisIdleStrategy(1), Throwable::printStackTrace, null, worker);
+        AgentRunner.startOnThread(runner);
+        endpoint = worker.connect(data, new EndpointHandler()
+        {
+            @Override
+            public void onMessage(final Endpoint ep, final DirectBuffer buffer, final int offset, final int length)
+            {
+                final ResponseFlyweight r = new ResponseFlyweight().wrap(buffer, offset, length);
+                r.validate();
+                replies.add(new Reply(r.correlationId(), r.status(), r.version(), r.value()));
+            }
+        }).get(5, TimeUnit.SECONDS);
+    }
+
+    Endpoint endpoint()
+    {
+        return endpoint;
+    }
+
+    Reply put(final byte[] key, final byte[] value) throws Exception
+    {
+        return await(sendPut(key, value));
+    }
+
+    long sendPut(final byte[] key, final byte[] value)
+    {
+        final long id = nextCorrelationId++;
+        final PutRequestFlyweight put = new PutRequestFlyweight();
+        put.wrap(request, 0, request.capacity()).header(MessageType.PUT_REQUEST, id);
+        put.keyAndValue(key, value);
+        send(put.encodedLength());
+        return id;
+    }
+
+    Reply get(final byte[] key) throws Exception
+    {
+        return keyRequest(MessageType.GET_REQUEST, key);
+    }
+
+    Reply delete(final byte[] key) throws Exception
+    {
+        return keyRequest(MessageType.DELETE_REQUEST, key);
+    }
+
+    Reply stats() throws Exception
+    {
+        final long id = nextCorrelationId++;
+        new MessageHeaderFlyweight().wrap(request, 0, request.capacity()).header(MessageType.STATS_REQUEST, id);
+        send(MessageHeaderFlyweight.HEADER_LENGTH);
+        return await(id);
+    }
+
+    Reply keyRequest(final MessageType type, final byte[] key) throws Exception
+    {
+        final long id = nextCorrelationId++;
+        final KeyRequestFlyweight r = new KeyRequestFlyweight();
+        r.wrap(request, 0, request.capacity()).header(type, id);
+        r.key(key);
+        send(r.encodedLength());
+        return await(id);
+    }
+
+    /** Send arbitrary bytes as one message; the next reply is returned. */
+    Reply raw(final byte[] bytes) throws Exception
+    {
+        request.putBytes(0, bytes);
+        send(bytes.length);
+        final Reply reply = replies.poll(5, TimeUnit.SECONDS);
+        if (reply == null)
+        {
+            throw new AssertionError("no reply to a raw message of " + bytes.length + " bytes");
+        }
+        return reply;
+    }
+
+    private void send(final int length)
+    {
+        final long id = endpoint.send(request, 0, length, null);
+        if (id < 0)
+        {
+            throw new AssertionError("send refused: " + io.rdmakv.transport.TransportStatus.fromSentinel(id));
+        }
+    }
+
+    Reply await(final long correlationId) throws Exception
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline)
+        {
+            final Reply reply = replies.poll(100, TimeUnit.MILLISECONDS);
+            if (reply != null)
+            {
+                if (reply.correlationId() == correlationId)
+                {
+                    return reply;
+                }
+                throw new AssertionError("reply for " + reply.correlationId() + " while waiting for " + correlationId);
+            }
+        }
+        throw new AssertionError("no reply for correlation id " + correlationId);
+    }
+
+    /** Read {@code length} bytes of the server's pool one-sided. */
+    byte[] read(final RemoteKey rkey, final long address, final int length) throws Exception
+    {
+        final UnsafeBuffer destination = new UnsafeBuffer(new byte[length]);
+        endpoint.readAsync(address, rkey, length, destination, 0).get(5, TimeUnit.SECONDS);
+        return destination.byteArray();
+    }
+
+    /**
+     * A one-sided GET as a client does it: header -> buckets -> slot -> extent -> verify. Returns the value or null.
+     */
+    byte[] oneSidedGet(final RemoteKey rkey, final long poolAddress, final byte[] key) throws Exception
+    {
+        final PoolHeaderFlyweight header = new PoolHeaderFlyweight()
+            .wrap(new UnsafeBuffer(read(rkey, poolAddress, PoolHeaderFlyweight.ENCODED_LENGTH)), 0).validate();
+        final PoolGeometry geometry = header.geometry();
+        final long hash = KeyHash.hash(key);
+        final int fp = KeyHash.fingerprint(hash);
+        for (final long b : new long[]{KeyHash.primaryBucket(hash, geometry.bucketCount()),
+            KeyHash.secondaryBucket(hash, geometry.bucketCount())})
+        {
+            final IndexBucketFlyweight bucket = new IndexBucketFlyweight().wrap(new UnsafeBuffer(
+                read(rkey, poolAddress + geometry.bucketOffset(b), IndexBucketFlyweight.BUCKET_LENGTH)), 0);
+            for (int i = bucket.find(fp, 0); i >= 0; i = bucket.find(fp, i + 1))
+            {
+                final long slot = bucket.slot(i);
+                if (!IndexSlot.isValid(slot, geometry))
+                {
+                    continue;
+                }
+                final byte[] bytes = read(rkey, poolAddress + IndexSlot.extentOffset(slot), IndexSlot.extentLength(slot));
+                final ValueExtentFlyweight extent = new ValueExtentFlyweight().wrap(new UnsafeBuffer(bytes), 0, bytes.length);
+                if (extent.verify(key) == ExtentStatus.OK)
+                {
+                    return extent.value();
+                }
+            }
+        }
+        return null;
+    }
+
+    /** The pool header's COMPLETE flag, read one-sided. */
+    boolean poolComplete(final RemoteKey rkey, final long poolAddress) throws Exception
+    {
+        return new PoolHeaderFlyweight()
+            .wrap(new UnsafeBuffer(read(rkey, poolAddress, PoolHeaderFlyweight.ENCODED_LENGTH)), 0).isComplete();
+    }
+
+    @Override
+    public void close()
+    {
+        runner.close();
+        worker.close();
+        transport.close();
+    }
+}

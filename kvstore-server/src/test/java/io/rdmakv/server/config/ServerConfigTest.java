@@ -1,0 +1,121 @@
+package io.rdmakv.server.config;
+
+import io.rdmakv.server.store.Durability;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ServerConfigTest
+{
+    @TempDir
+    Path dir;
+
+    @Test
+    void shouldRunOutOfTheBoxWithDocumentedDefaults()
+    {
+        final ServerConfig c = ServerConfig.defaults();
+        assertEquals(Path.of("./data"), c.dataDir());
+        assertEquals(64L << 20, c.poolSize());
+        assertEquals("auto", c.transport());
+        assertEquals(7400, c.controlPort());
+        assertEquals(7401, c.dataPort());
+        assertEquals(1024, c.maxKeyBytes());
+        assertEquals(1 << 20, c.maxValueBytes());
+        assertEquals(1024 + (1 << 20) + ServerConfig.MESSAGE_OVERHEAD_BYTES, c.maxMessageBytes());
+        assertEquals(PinMode.AUTO, c.pinMode());
+        assertEquals(PinMode.BEST_EFFORT, c.pinMode().resolve("tcp"));
+        assertEquals(PinMode.REQUIRED, c.pinMode().resolve("verbs"));
+        assertEquals(Durability.DEFAULT, c.durability());
+        assertNull(c.secret());
+        assertFalse(c.requiresCredential());
+        assertEquals(1, c.clusterNodes().size());
+        assertEquals(0, c.clusterNodes().get(0).firstSlot());
+        assertEquals(ClusterNode.SLOT_COUNT - 1, c.clusterNodes().get(0).lastSlot());
+    }
+
+    @Test
+    void shouldLetFlagsOverrideTheFile() throws Exception
+    {
+        final Path file = dir.resolve("server.properties");
+        Files.writeString(file, "pool.size=128MiB\ndata.port=9000\ndurability=fsync\nauth.secret=s3cret\ntcp.nativeEpoll=false\n");
+        final ServerConfig c = ServerConfig.load(file, Map.of("data.port", "9001", "host", "127.0.0.1"));
+        assertEquals(128L << 20, c.poolSize());
+        assertEquals(9001, c.dataPort());
+        assertEquals(Durability.FSYNC, c.durability());
+        assertArrayEquals("s3cret".getBytes(), c.secret());
+        assertEquals("127.0.0.1", c.advertisedHost());
+        assertEquals(Map.of("tcp.nativeEpoll", "false"), c.transportProperties());
+        assertFalse(c.toString().contains("s3cret"), "the secret is never printed");
+
+        final ServerConfig d = c.with(Map.of("control.port", "0", "data.port", "0"));
+        assertEquals(0, d.dataPort());
+        assertEquals(128L << 20, d.poolSize());
+        assertEquals(0, d.clusterNodes().get(0).controlPort(), "derived single-node map follows the new port");
+    }
+
+    @Test
+    void shouldRejectBadValuesWithMessagesNamingTheSetting()
+    {
+        assertMessage("pool.size", Map.of("pool.size", "lots"));
+        assertMessage("pool.size", Map.of("pool.size", "1000"));
+        assertMessage("pool.size must be a multiple of 4096", Map.of("pool.size", "1048577"));
+        assertMessage("data.port", Map.of("data.port", "70000"));
+        assertMessage("control.port and data.port must differ", Map.of("data.port", "7400"));
+        assertMessage("limits.maxKeyBytes", Map.of("limits.maxKeyBytes", "4096"));
+        assertMessage("limits.maxValueBytes", Map.of("limits.maxValueBytes", "3000000"));
+        assertMessage("durability", Map.of("durability", "sometimes"));
+        assertMessage("pool.pin", Map.of("pool.pin", "glue"));
+        assertMessage("unknown setting 'pool.sise'", Map.of("pool.sise", "1"));
+        assertMessage("cluster.nodes does not contain this node", Map.of("cluster.nodes", "2@h:7400:0-16383"));
+        assertThrows(ConfigException.class, () -> ServerConfig.load(dir.resolve("missing.properties"), Map.of()));
+    }
+
+    @Test
+    void shouldParseAndValidateClusterMaps()
+    {
+        final List<ClusterNode> nodes = ClusterNode.parseList("1@10.0.0.1:7400:0-8191, 2@node-b:7500:8192-16383");
+        assertEquals(new ClusterNode(1, "10.0.0.1", 7400, 0, 8191), nodes.get(0));
+        assertEquals(new ClusterNode(2, "node-b", 7500, 8192, 16383), nodes.get(1));
+        final ServerConfig c = ServerConfig.from(new Properties(), Map.of("node.id", "2",
+            "cluster.nodes", "1@10.0.0.1:7400:0-8191,2@node-b:7500:8192-16383"));
+        assertEquals(2, c.clusterNodes().size());
+
+        for (final String bad : List.of("x@h:1:0-1", "1@h:0:0-1", "1@h:1:5-2", "1@h:1:0-16384", "1h:1:0-1", "1@h:1:0"))
+        {
+            assertThrows(ConfigException.class, () -> ClusterNode.parseList(bad), bad);
+        }
+        final ConfigException overlap = assertThrows(ConfigException.class,
+            () -> ClusterNode.parseList("1@a:1:0-100,2@b:1:100-200"));
+        assertTrue(overlap.getMessage().contains("overlap"));
+        assertThrows(ConfigException.class, () -> ClusterNode.parseList("1@a:1:0-100,1@b:1:101-200"));
+    }
+
+    @Test
+    void shouldParseHumanSizes()
+    {
+        assertEquals(65536, ServerConfig.parseSize("65536"));
+        assertEquals(64 << 10, ServerConfig.parseSize("64k"));
+        assertEquals(64L << 20, ServerConfig.parseSize("64MiB"));
+        assertEquals(1L << 30, ServerConfig.parseSize("1 GiB"));
+        assertEquals(2L << 20, ServerConfig.parseSize("2mb"));
+        assertThrows(NumberFormatException.class, () -> ServerConfig.parseSize("99999999999999999t"));
+    }
+
+    private static void assertMessage(final String expected, final Map<String, String> overrides)
+    {
+        final ConfigException ex = assertThrows(ConfigException.class, () -> ServerConfig.from(new Properties(), overrides));
+        assertTrue(ex.getMessage().contains(expected), "message '" + ex.getMessage() + "' should contain '" + expected + "'");
+    }
+}

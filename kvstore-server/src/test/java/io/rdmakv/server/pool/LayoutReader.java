@@ -1,0 +1,93 @@
+package io.rdmakv.server.pool;
+
+import io.rdmakv.protocol.layout.ExtentStatus;
+import io.rdmakv.protocol.layout.IndexBucketFlyweight;
+import io.rdmakv.protocol.layout.IndexSlot;
+import io.rdmakv.protocol.layout.KeyHash;
+import io.rdmakv.protocol.layout.PoolGeometry;
+import io.rdmakv.protocol.layout.PoolHeaderFlyweight;
+import io.rdmakv.protocol.layout.ValueExtentFlyweight;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * A reader that knows only the published layout, as a remote client does: header -> geometry; key -> hash -> two
+ * buckets -> slots with the fingerprint -> extent -> verify. It copies what it reads (like an RDMA read would) before
+ * looking at it. Test helper; a view over the whole pool (test pools are small).
+ */
+final class LayoutReader
+{
+    private final UnsafeBuffer pool;
+    private final PoolGeometry geometry;
+    private final PoolHeaderFlyweight header = new PoolHeaderFlyweight();
+    private final IndexBucketFlyweight bucket = new IndexBucketFlyweight();
+    private final ValueExtentFlyweight extent = new ValueExtentFlyweight();
+    private final UnsafeBuffer bucketCopy = new UnsafeBuffer(new byte[IndexBucketFlyweight.BUCKET_LENGTH]);
+    private long lastExtentOffset = -1;
+
+    LayoutReader(final long address, final int size)
+    {
+        this.pool = new UnsafeBuffer(address, size);
+        this.geometry = header.wrap(pool, 0).validate().geometry();
+    }
+
+    PoolGeometry geometry()
+    {
+        return geometry;
+    }
+
+    boolean isComplete()
+    {
+        return header.wrap(pool, 0).isComplete();
+    }
+
+    long keyCount()
+    {
+        return header.wrap(pool, 0).keyCount();
+    }
+
+    /** The value of {@code key}, or null when no slot leads to an extent that verifies for it. */
+    byte[] get(final byte[] key)
+    {
+        final long hash = KeyHash.hash(key);
+        final int fp = KeyHash.fingerprint(hash);
+        final long[] buckets = {
+            KeyHash.primaryBucket(hash, geometry.bucketCount()), KeyHash.secondaryBucket(hash, geometry.bucketCount())};
+        for (final long b : buckets)
+        {
+            pool.getBytes((int)geometry.bucketOffset(b), bucketCopy, 0, IndexBucketFlyweight.BUCKET_LENGTH);
+            bucket.wrap(bucketCopy, 0);
+            for (int i = bucket.find(fp, 0); i >= 0; i = bucket.find(fp, i + 1))
+            {
+                final long slot = bucket.slot(i);
+                if (!IndexSlot.isValid(slot, geometry))
+                {
+                    continue;
+                }
+                final byte[] copy = new byte[IndexSlot.extentLength(slot)];
+                pool.getBytes((int)IndexSlot.extentOffset(slot), copy);
+                extent.wrap(new UnsafeBuffer(copy), 0, copy.length);
+                if (extent.verify(key) == ExtentStatus.OK)
+                {
+                    lastExtentOffset = IndexSlot.extentOffset(slot);
+                    return extent.value();
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Pool offset of the extent the last successful {@link #get} used. */
+    long lastExtentOffset()
+    {
+        return lastExtentOffset;
+    }
+
+    /** Verify the extent at a pool offset as belonging to {@code key}; returns the value or null. */
+    byte[] readExtentAt(final long offset, final int length, final byte[] key)
+    {
+        final byte[] copy = new byte[length];
+        pool.getBytes((int)offset, copy);
+        extent.wrap(new UnsafeBuffer(copy), 0, length);
+        return extent.verify(key) == ExtentStatus.OK ? extent.value() : null;
+    }
+}

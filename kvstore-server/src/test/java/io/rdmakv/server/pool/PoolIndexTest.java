@@ -1,0 +1,320 @@
+package io.rdmakv.server.pool;
+
+import io.rdmakv.pool.HugePages;
+import io.rdmakv.pool.PinPolicy;
+import io.rdmakv.pool.PinnedArena;
+import io.rdmakv.pool.alloc.EpochReclaimer;
+import io.rdmakv.pool.alloc.ExtentAllocator;
+import io.rdmakv.protocol.layout.PoolGeometry;
+import io.rdmakv.protocol.layout.ValueExtentFlyweight;
+import io.rdmakv.server.store.Durability;
+import io.rdmakv.server.store.RocksStore;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class PoolIndexTest
+{
+    private static final int PARTITION = 1 << 20; // small partitions: extents and buckets across several views
+
+    private PinnedArena arena;
+    private long now;
+    private ExtentAllocator allocator;
+
+    @TempDir
+    Path dir;
+
+    @AfterEach
+    void closeArena()
+    {
+        if (arena != null)
+        {
+            arena.close();
+        }
+    }
+
+    private PoolIndex newIndex(final long poolSize, final PoolGeometry geometry, final long graceNs)
+    {
+        arena = PinnedArena.map(poolSize, PinPolicy.OFF, HugePages.NONE, PARTITION);
+        final EpochReclaimer reclaimer = new EpochReclaimer(graceNs, () -> now);
+        allocator = new ExtentAllocator(geometry.extentsOffset(), geometry.extentsLength(), 64 * 1024, PARTITION,
+            reclaimer);
+        return new PoolIndex(arena.partitions(), geometry, allocator, 7, 3);
+    }
+
+    private LayoutReader reader()
+    {
+        return new LayoutReader(arena.address(), (int)arena.size());
+    }
+
+    private static byte[] b(final String s)
+    {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void shouldPublishValuesAReaderFindsThroughTheLayoutOnly()
+    {
+        final long size = 4L << 20;
+        final PoolIndex index = newIndex(size, PoolSizing.plan(size, 256), 0);
+        final LayoutReader reader = reader();
+        assertEquals(7, new io.rdmakv.protocol.layout.PoolHeaderFlyweight().wrap(arena.partitions().partition(0), 0).nodeId());
+
+        final Random random = new Random(42);
+        final Map<String, byte[]> expected = new HashMap<>();
+        for (int i = 0; i < 2000; i++)
+        {
+            final byte[] value = new byte[random.nextInt(300)];
+            random.nextBytes(value);
+            expected.put("key-" + i, value);
+            assertEquals(PoolIndex.STORED, index.put(b("key-" + i), value, true));
+        }
+        assertEquals(2000, index.keyCount());
+        assertEquals(2000, reader.keyCount());
+        expected.forEach((k, v) -> assertArrayEquals(v, reader.get(b(k)), k));
+        assertNull(reader.get(b("absent")));
+
+        final UnsafeBuffer out = new UnsafeBuffer(new byte[512]);
+        final UnsafeBuffer key = new UnsafeBuffer(b("key-5"));
+        final int n = index.copyValue(key, 0, key.capacity(), out, 0, 512);
+        assertEquals(expected.get("key-5").length, n);
+        assertEquals(PoolIndex.NOT_FOUND, index.copyValue(new UnsafeBuffer(b("nope")), 0, 4, out, 0, 512));
+    }
+
+    @Test
+    void shouldUpdateOutOfPlaceAndKeepTheOldExtentIntactForTheGracePeriod()
+    {
+        final long size = 2L << 20;
+        final long grace = 100_000_000L;
+        final PoolIndex index = newIndex(size, PoolSizing.plan(size, 256), grace);
+        final LayoutReader reader = reader();
+
+        index.put(b("k"), b("first value"), true);
+        assertArrayEquals(b("first value"), reader.get(b("k")));
+        final long oldOffset = reader.lastExtentOffset();
+        final int oldLength = ValueExtentFlyweight.requiredLength(1, 11);
+
+        index.put(b("k"), b("second value"), true);
+        assertArrayEquals(b("second value"), reader.get(b("k")));
+        assertNotEquals(oldOffset, reader.lastExtentOffset(), "an update never writes in place");
+        assertEquals(1, index.keyCount());
+
+        // A reader that fetched the old slot before the update still verifies a committed value.
+        assertArrayEquals(b("first value"), reader.readExtentAt(oldOffset, oldLength, b("k")));
+        assertFalse(allocator.isAllocated(oldOffset));
+
+        // Within the grace period the old extent is not handed out again, so its bytes stay.
+        for (int i = 0; i < 50; i++)
+        {
+            index.put(b("other-" + i), b("xxxxxxxxxxx"), true);
+        }
+        assertArrayEquals(b("first value"), reader.readExtentAt(oldOffset, oldLength, b("k")));
+
+        // After the grace period it is reusable; when reused, it no longer verifies for "k".
+        now += grace;
+        index.reclaim(now);
+        for (int i = 0; i < 50; i++)
+        {
+            index.put(b("late-" + i), b("yyyyyyyyyyy"), true);
+        }
+        assertTrue(allocator.isAllocated(oldOffset), "the retired extent is reused after the grace period");
+        assertNull(reader.readExtentAt(oldOffset, oldLength, b("k")));
+        assertArrayEquals(b("second value"), reader.get(b("k")));
+    }
+
+    @Test
+    void shouldDeleteByClearingTheSlotAndRetiringTheExtent()
+    {
+        final long size = 2L << 20;
+        final PoolIndex index = newIndex(size, PoolSizing.plan(size, 256), 1_000_000L);
+        final LayoutReader reader = reader();
+        index.put(b("a"), b("1"), true);
+        index.put(b("b"), b("2"), true);
+        assertArrayEquals(b("1"), reader.get(b("a")));
+        final long extent = reader.lastExtentOffset();
+        final long published = index.publishedCount();
+
+        assertTrue(index.remove(b("a")));
+        assertEquals(published + 1, index.publishedCount(), "a delete is exactly one slot store");
+        assertNull(reader.get(b("a")));
+        assertArrayEquals(b("2"), reader.get(b("b")));
+        assertFalse(allocator.isAllocated(extent));
+        assertFalse(index.remove(b("a")));
+        assertEquals(1, index.keyCount());
+        assertEquals(1, reader.keyCount());
+    }
+
+    @Test
+    void shouldEvictWithinAFullBucketPairAndClearComplete()
+    {
+        final long size = 1L << 20;
+        // One bucket: both choices are the same 8 slots.
+        final PoolIndex index = newIndex(size, PoolGeometry.plan(size, 1), 0);
+        final LayoutReader reader = reader();
+        index.markComplete();
+        assertTrue(reader.isComplete());
+        for (int i = 0; i < 8; i++)
+        {
+            assertEquals(PoolIndex.STORED, index.put(b("k" + i), b("v" + i), true));
+        }
+        assertTrue(reader.isComplete());
+        assertEquals(0, index.evictions());
+
+        assertEquals(PoolIndex.STORED, index.put(b("k8"), b("v8"), true));
+        assertEquals(1, index.evictions());
+        assertFalse(reader.isComplete(), "an eviction clears COMPLETE");
+        assertArrayEquals(b("v8"), reader.get(b("k8")));
+        int present = 0;
+        for (int i = 0; i < 8; i++)
+        {
+            final byte[] v = reader.get(b("k" + i));
+            if (v != null)
+            {
+                assertArrayEquals(b("v" + i), v);
+                present++;
+            }
+        }
+        assertEquals(7, present);
+        assertEquals(8, index.keyCount());
+    }
+
+    @Test
+    void shouldEvictColdExtentsWhenThePoolIsFullAndNeverServeAStaleValue()
+    {
+        final long size = 1L << 20;
+        final PoolIndex index = newIndex(size, PoolSizing.plan(size, 1024), 0);
+        final LayoutReader reader = reader();
+        index.markComplete();
+        final byte[] value = new byte[900];
+        int notCached = 0;
+        for (int i = 0; i < 3000; i++)
+        {
+            value[0] = (byte)i;
+            value[1] = (byte)(i >> 8);
+            if (index.put(b("key-" + i), value, true) == PoolIndex.NOT_CACHED)
+            {
+                notCached++;
+            }
+        }
+        assertTrue(index.evictions() > 0, "evictions " + index.evictions());
+        assertFalse(reader.isComplete());
+        assertTrue(notCached < 3000 / 2, "grace 0: evicted space is reused at once; not cached " + notCached);
+        int present = 0;
+        for (int i = 0; i < 3000; i++)
+        {
+            final byte[] v = reader.get(b("key-" + i));
+            if (v != null)
+            {
+                assertEquals((byte)i, v[0]);
+                assertEquals((byte)(i >> 8), v[1]);
+                present++;
+            }
+        }
+        assertEquals(index.keyCount(), present);
+        assertTrue(present > 100, "present " + present);
+    }
+
+    @Test
+    void shouldDropTheOldCopyWhenAnUpdateCannotBePlaced()
+    {
+        final long size = 1L << 20;
+        final PoolIndex index = newIndex(size, PoolSizing.plan(size, 1024), 1_000_000_000L);
+        final LayoutReader reader = reader();
+        index.put(b("hot"), b("old"), true);
+        // Fill the pool without evicting (warm-up mode) until it refuses.
+        final byte[] filler = new byte[900];
+        int stored = 0;
+        int refusedInARow = 0;
+        for (int i = 0; refusedInARow < 100; i++)
+        {
+            if (index.put(b("fill-" + i), filler, false) == PoolIndex.STORED)
+            {
+                stored++;
+                refusedInARow = 0;
+            }
+            else
+            {
+                refusedInARow++;
+            }
+        }
+        assertTrue(stored > 10);
+        assertEquals(0, index.evictions(), "puts with mayEvict=false never evict");
+        // Same class as the fillers, pool full, evictions only reusable after 1 s: the update cannot be placed.
+        final byte[] big = new byte[900];
+        big[0] = 42;
+        assertEquals(PoolIndex.NOT_CACHED, index.put(b("hot"), big, false));
+        assertNull(reader.get(b("hot")), "the pool must not keep serving the overwritten value");
+        assertFalse(reader.isComplete());
+    }
+
+    @Test
+    void shouldWarmUpFromRocksDbAndMarkCompleteOnlyWhenEverythingFits()
+    {
+        try (RocksStore store = RocksStore.open(dir, Durability.DEFAULT))
+        {
+            for (int i = 0; i < 100; i++)
+            {
+                store.put(b("w" + i), b("value-" + i));
+            }
+            final long size = 2L << 20;
+            PoolIndex index = newIndex(size, PoolSizing.plan(size, 256), 0);
+            PoolWarmUp.Result result = PoolWarmUp.load(store, index, 1024, 1 << 20);
+            assertTrue(result.complete());
+            assertEquals(100, result.loaded());
+            final LayoutReader reader = reader();
+            assertTrue(reader.isComplete());
+            assertArrayEquals(b("value-42"), reader.get(b("w42")));
+            arena.close();
+
+            for (int i = 0; i < 3000; i++)
+            {
+                store.put(b("big" + i), new byte[1000]);
+            }
+            index = newIndex(1L << 20, PoolSizing.plan(1L << 20, 256), 0);
+            result = PoolWarmUp.load(store, index, 1024, 1 << 20);
+            assertFalse(result.complete());
+            assertTrue(result.loaded() > 0 && result.loaded() < 3100);
+            assertFalse(reader().isComplete());
+            assertEquals(0, index.evictions(), "warm-up never evicts");
+        }
+    }
+
+    @Test
+    void shouldSizeTheIndexAtMostSixteenBytesPerKeyAtTheDesignLoad()
+    {
+        for (final long size : new long[]{1L << 20, 64L << 20, 1L << 30, 3L << 30})
+        {
+            for (final int avg : new int[]{64, 256, 1024, 4096})
+            {
+                final PoolGeometry g = PoolSizing.plan(size, avg);
+                final double perKey = PoolSizing.indexBytesPerKey(g, avg);
+                assertTrue(perKey <= PoolSizing.MAX_INDEX_BYTES_PER_KEY, size + "/" + avg + ": " + perKey);
+                final double loadFactor = (double)(g.extentsLength() / avg) / (g.bucketCount() * 8);
+                assertTrue(loadFactor >= 0.5, size + "/" + avg + ": load " + loadFactor);
+                // Doubling the index would break the bound: this is the largest index allowed.
+                if (g.bucketCount() * 2 * 64 < size / 2)
+                {
+                    final PoolGeometry bigger = PoolGeometry.plan(size, g.bucketCount() * 2);
+                    assertTrue(PoolSizing.indexBytesPerKey(bigger, avg) > PoolSizing.MAX_INDEX_BYTES_PER_KEY);
+                }
+            }
+        }
+        assertEquals(2 << 20, PoolSizing.slabSize(1024, 1 << 20, 1 << 30));
+        assertEquals(64 << 10, PoolSizing.slabSize(16, 100, 1 << 30));
+        assertEquals(1 << 20, PoolSizing.slabSize(1024, 1 << 20, 1 << 20));
+    }
+}

@@ -1,0 +1,251 @@
+package io.rdmakv.server.store;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class RocksStoreTest
+{
+    @TempDir
+    Path dir;
+
+    private static byte[] b(final String s)
+    {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldPutGetDeleteAndSurviveReopen()
+    {
+        try (RocksStore store = RocksStore.open(dir, Durability.DEFAULT))
+        {
+            store.put(b("a"), b("1"));
+            store.put(b("b"), b("2"));
+            store.put(b("a"), b("3"));
+            store.delete(b("b"));
+            assertArrayEquals(b("3"), store.get(b("a")));
+            assertNull(store.get(b("b")));
+        }
+        try (RocksStore store = RocksStore.open(dir, Durability.FSYNC))
+        {
+            assertArrayEquals(b("3"), store.get(b("a")));
+            assertNull(store.get(b("b")));
+        }
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldReadAndWriteDirectBuffersWithoutCopiesInDefaultMode()
+    {
+        try (RocksStore store = RocksStore.open(dir, Durability.DEFAULT))
+        {
+            final ByteBuffer key = ByteBuffer.allocateDirect(16);
+            final ByteBuffer value = ByteBuffer.allocateDirect(64);
+            key.put(b("k1")).flip();
+            value.put(b("hello world")).flip();
+            store.put(key, value);
+
+            final ByteBuffer out = ByteBuffer.allocateDirect(4);
+            key.rewind();
+            assertEquals(11, store.get(key, out), "full length is reported even when the buffer is smaller");
+            final ByteBuffer missing = ByteBuffer.allocateDirect(8).put(b("nope")).flip();
+            assertEquals(RocksStore.NOT_FOUND, store.get(missing, ByteBuffer.allocateDirect(8)));
+
+            key.rewind();
+            store.delete(key);
+            assertNull(store.get(b("k1")));
+        }
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldIterateEveryKeyInOrder()
+    {
+        try (RocksStore store = RocksStore.open(dir, Durability.DEFAULT))
+        {
+            for (int i = 0; i < 100; i++)
+            {
+                store.put(b(String.format("key-%03d", i)), b("v" + i));
+            }
+            final List<String> keys = new ArrayList<>();
+            store.forEach((k, v) ->
+            {
+                keys.add(new String(k, StandardCharsets.UTF_8));
+                return true;
+            });
+            assertEquals(100, keys.size());
+            assertEquals("key-000", keys.get(0));
+            assertEquals("key-099", keys.get(99));
+
+            final AtomicInteger seen = new AtomicInteger();
+            store.forEach((k, v) -> seen.incrementAndGet() < 10);
+            assertEquals(10, seen.get(), "visitor returning false stops the iteration");
+        }
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldRefuseASecondOpenOfTheSameDirectoryWithATypedError()
+    {
+        try (RocksStore store = RocksStore.open(dir, Durability.DEFAULT))
+        {
+            final StoreException ex = assertThrows(StoreException.class, () -> RocksStore.open(dir, Durability.DEFAULT));
+            assertTrue(ex.getMessage().contains(dir.toAbsolutePath().toString()), ex.getMessage());
+            assertTrue(store.writesInline());
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldShareOneSyncAmongConcurrentWritersInFsyncMode() throws Exception
+    {
+        final int writers = 16;
+        final int perWriter = 40;
+        try (RocksStore store = RocksStore.open(dir, Durability.FSYNC))
+        {
+            final CountDownLatch start = new CountDownLatch(1);
+            final List<Thread> threads = new ArrayList<>();
+            for (int w = 0; w < writers; w++)
+            {
+                final int id = w;
+                final Thread t = new Thread(() ->
+                {
+                    try
+                    {
+                        start.await();
+                        for (int i = 0; i < perWriter; i++)
+                        {
+                            store.put(b("w" + id + "-" + i), b("value-" + id + "-" + i));
+                        }
+                    }
+                    catch (final InterruptedException ex)
+                    {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+                t.start();
+                threads.add(t);
+            }
+            start.countDown();
+            for (final Thread t : threads)
+            {
+                t.join();
+            }
+            final int total = writers * perWriter;
+            assertEquals(total, store.groupCommittedWrites());
+            final long syncs = store.syncCount();
+            // Each writer blocks until its sync; while one batch syncs the other writers queue up, so syncs stay
+            // close to perWriter (one per "round"), far below one per write.
+            assertTrue(syncs <= total / 4, "expected far fewer syncs than writes: " + syncs + " syncs for " + total);
+            assertTrue(syncs >= perWriter, "a writer's writes cannot share a sync with each other: " + syncs);
+        }
+        try (RocksStore store = RocksStore.open(dir, Durability.DEFAULT))
+        {
+            for (int w = 0; w < writers; w++)
+            {
+                for (int i = 0; i < perWriter; i++)
+                {
+                    assertArrayEquals(b("value-" + w + "-" + i), store.get(b("w" + w + "-" + i)));
+                }
+            }
+        }
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldCompleteAsyncWritesInSubmissionOrder() throws Exception
+    {
+        try (RocksStore store = RocksStore.open(dir, Durability.FSYNC))
+        {
+            final int n = 500;
+            final List<Integer> order = java.util.Collections.synchronizedList(new ArrayList<>());
+            final CountDownLatch done = new CountDownLatch(n);
+            for (int i = 0; i < n; i++)
+            {
+                final byte[] value = i == n - 1 ? null : b("v" + i);
+                final boolean accepted = value == null ?
+                    store.submitDelete(b("same"), i, (ctx, failure) -> { order.add((Integer)ctx); done.countDown(); }) :
+                    store.submitPut(b("same"), value, i, (ctx, failure) -> { order.add((Integer)ctx); done.countDown(); });
+                assertTrue(accepted);
+            }
+            assertTrue(done.await(20, TimeUnit.SECONDS));
+            for (int i = 0; i < n; i++)
+            {
+                assertEquals(i, order.get(i));
+            }
+            assertNull(store.get(b("same")), "the last write (a delete) wins");
+            assertTrue(store.syncCount() < n);
+        }
+    }
+
+    /** The child JVM writes acknowledged keys and is killed with SIGKILL; every acknowledged key must be there. */
+    @Test
+    @Timeout(60)
+    void shouldKeepEveryAcknowledgedWriteAcrossKill9InDefaultMode() throws Exception
+    {
+        final String java = ProcessHandle.current().info().command().orElse("java");
+        final Process child = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+            KillTarget.class.getName(), dir.toString())
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
+        int acked = -1;
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8)))
+        {
+            String line;
+            while ((line = out.readLine()) != null)
+            {
+                if (line.startsWith("ACK "))
+                {
+                    acked = Integer.parseInt(line.substring(4));
+                    if (acked >= 2000)
+                    {
+                        break;
+                    }
+                }
+            }
+        }
+        child.destroyForcibly(); // SIGKILL: no shutdown hook, no flush, no close
+        assertTrue(child.waitFor(20, TimeUnit.SECONDS));
+        assertTrue(acked >= 2000, "child acknowledged " + acked);
+        try (RocksStore store = RocksStore.open(dir, Durability.DEFAULT))
+        {
+            for (int i = 0; i <= acked; i++)
+            {
+                assertArrayEquals(b("value-" + i), store.get(b("key-" + i)), "acknowledged key-" + i + " lost");
+            }
+        }
+    }
+
+    /** Child process of the kill -9 test: writes forever, printing each acknowledged index. */
+    public static final class KillTarget
+    {
+        public static void main(final String[] args)
+        {
+            final RocksStore store = RocksStore.open(Path.of(args[0]), Durability.DEFAULT);
+            for (int i = 0; ; i++)
+            {
+                store.put(b("key-" + i), b("value-" + i));
+                System.out.println("ACK " + i);
+                System.out.flush();
+            }
+        }
+    }
+}
