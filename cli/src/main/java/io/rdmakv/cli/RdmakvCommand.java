@@ -20,6 +20,7 @@ import picocli.CommandLine.Spec;
         DelCommand.class,
         StatsCommand.class,
         DemoCommand.class,
+        io.rdmakv.cli.bench.BenchCommand.class,
         CommandLine.HelpCommand.class})
 public final class RdmakvCommand implements Runnable
 {
