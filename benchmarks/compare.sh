@@ -33,13 +33,14 @@ value_size=100
 connections=50
 threads=2
 inflight=1
+clients=1
 peers="redis,memcached"
 transport=tcp
 get_mode=auto
 out=""
 base_port=17600
 
-usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; echo "options: --pairs N --trial T --warmup T --workload W --distribution D --keys N --key-size N --value-size N"; echo "         --connections N --threads N --inflight N --peers redis,memcached --transport tcp --get-mode M --out DIR --base-port P"; }
+usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; echo "options: --pairs N --trial T --warmup T --workload W --distribution D --keys N --key-size N --value-size N"; echo "         --connections N --threads N --inflight N --clients N (rdmakv) --peers redis,memcached --transport tcp --get-mode M --out DIR --base-port P"; }
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -54,6 +55,7 @@ while [ $# -gt 0 ]; do
     --connections) connections="$2"; shift 2 ;;
     --threads) threads="$2"; shift 2 ;;
     --inflight) inflight="$2"; shift 2 ;;
+    --clients) clients="$2"; shift 2 ;;
     --peers) peers="$2"; shift 2 ;;
     --transport) transport="$2"; shift 2 ;;
     --get-mode) get_mode="$2"; shift 2 ;;
@@ -102,7 +104,8 @@ cleanup() {
   done
   rm -rf "$work/data"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 wait_port() { # port name pid
   for _ in $(seq 1 300); do
@@ -146,7 +149,7 @@ common=(--workload "$workload" --distribution "$distribution" --keys "$keys" --k
 trial_run() { # store label load(yes/no) -> prints the json path
   local store="$1" label="$2" load="$3" json="$out/$2.json" args=()
   case "$store" in
-    rdmakv) args=(--driver rdmakv -s "127.0.0.1:$rdmakv_port" --transport "$transport" --get-mode "$get_mode") ;;
+    rdmakv) args=(--driver rdmakv -s "127.0.0.1:$rdmakv_port" --transport "$transport" --get-mode "$get_mode" --clients "$clients") ;;
     redis) args=(--driver resp -s "127.0.0.1:$redis_port") ;;
     memcached) args=(--driver memcached -s "127.0.0.1:$memcached_port") ;;
   esac

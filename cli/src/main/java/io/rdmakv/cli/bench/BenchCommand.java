@@ -112,6 +112,11 @@ public final class BenchCommand implements Callable<Integer>
         description = "Print a live progress line on standard error. Default: ${DEFAULT-VALUE}.")
     boolean progress;
 
+    @Option(names = "--clients", defaultValue = "1",
+        description = "rdmakv: KvClient instances the connections share (each has its own transport, data " +
+            "connection and progress thread). Default: ${DEFAULT-VALUE}.")
+    int clients;
+
     @Option(names = "--transport", defaultValue = "auto", description = "rdmakv: auto, tcp or verbs.")
     String transport;
 
@@ -182,7 +187,8 @@ public final class BenchCommand implements Callable<Integer>
         {
             case "rdmakv":
                 return new RdmakvDriver(servers.isEmpty() ? List.of("127.0.0.1:7400") : servers, transport,
-                    GetMode.parse(getMode), timeout, credential, inFlight);
+                    GetMode.parse(getMode), timeout, credential, Math.min(clients, connections),
+                    connections * inFlight);
             case "resp":
             case "redis":
                 return new RespDriver(single(6379).toSocketAddress(), timeout);

@@ -16,9 +16,12 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Drives rdmakv through {@link KvClient}: one client per connection, operations issued with the async API so
- * several are in flight; each operation's end time is taken in its completion callback (not when the generator gets
- * round to it), so pipelined latencies are not inflated by in-order collection.
+ * Drives rdmakv through {@link KvClient}, the way an application uses it: a few thread-safe clients (each with its own
+ * transport, data connection and progress thread), over which the generator's connections are dealt round-robin as
+ * independent request streams. One client per generator connection would start a progress thread and transport
+ * I/O threads per connection, which on a small machine measures thread scheduling, not the store.
+ * Operations go through the async API so several are in flight; each operation's end time is taken in its completion
+ * callback (not when the generator gets round to it), so pipelined latencies are not inflated by in-order collection.
  */
 public final class RdmakvDriver implements KvDriver
 {
@@ -27,18 +30,29 @@ public final class RdmakvDriver implements KvDriver
     private final GetMode getMode;
     private final Duration timeout;
     private final String credential;
-    private final int inFlight;
+    private final int clientCount;
+    private final int inFlightPerClient;
     private final List<KvClient> clients = new ArrayList<>();
+    private int connections;
 
+    /**
+     * @param clientCount    KvClient instances the connections share.
+     * @param totalInFlight  requests the generator keeps in flight over all connections (sizes each client's bound).
+     */
     public RdmakvDriver(final List<String> servers, final String transport, final GetMode getMode,
-        final Duration timeout, final String credential, final int inFlight)
+        final Duration timeout, final String credential, final int clientCount, final int totalInFlight)
     {
         this.servers = List.copyOf(servers);
         this.transport = transport;
         this.getMode = getMode;
         this.timeout = timeout;
         this.credential = credential;
-        this.inFlight = inFlight;
+        if (clientCount < 1)
+        {
+            throw new BenchException("--clients must be positive: " + clientCount);
+        }
+        this.clientCount = clientCount;
+        this.inFlightPerClient = Math.max(16, (totalInFlight + clientCount - 1) / clientCount);
     }
 
     @Override
@@ -50,13 +64,18 @@ public final class RdmakvDriver implements KvDriver
     @Override
     public synchronized DriverConnection connect()
     {
+        final int index = connections++ % clientCount;
+        if (index < clients.size())
+        {
+            return new Connection(clients.get(index));
+        }
         final KvClientBuilder builder = KvClient.builder()
             .servers(servers)
             .transport(transport)
             .getMode(getMode)
             .connectTimeout(timeout)
             .requestTimeout(timeout)
-            .maxInFlight(Math.max(16, inFlight * 2));
+            .maxInFlight(inFlightPerClient);
         if (credential != null && !credential.isEmpty())
         {
             builder.credential(credential);
@@ -65,7 +84,7 @@ public final class RdmakvDriver implements KvDriver
         {
             final KvClient client = builder.build();
             clients.add(client);
-            return new Connection(client, inFlight);
+            return new Connection(client);
         }
         catch (final RuntimeException ex)
         {
@@ -97,7 +116,7 @@ public final class RdmakvDriver implements KvDriver
         }
         final KvClient c = clients.get(0);
         return "rdmakv at " + servers + ", transport " + c.transport() + ", get mode " +
-            c.getMode().toString().toLowerCase(java.util.Locale.ROOT);
+            c.getMode().toString().toLowerCase(java.util.Locale.ROOT) + ", " + clients.size() + " client(s)";
     }
 
     @Override
@@ -110,18 +129,16 @@ public final class RdmakvDriver implements KvDriver
         clients.clear();
     }
 
-    /** One KvClient; a FIFO of the operations in flight. */
+    /** One request stream over a shared KvClient; a FIFO of its operations in flight. */
     private static final class Connection implements DriverConnection
     {
         private final KvClient client;
-        private final ArrayDeque<Pending> pending;
-        private final ArrayDeque<Pending> free;
+        private final ArrayDeque<Pending> pending = new ArrayDeque<>();
+        private final ArrayDeque<Pending> free = new ArrayDeque<>();
 
-        Connection(final KvClient client, final int inFlight)
+        Connection(final KvClient client)
         {
             this.client = client;
-            this.pending = new ArrayDeque<>(inFlight);
-            this.free = new ArrayDeque<>(inFlight);
         }
 
         @Override
