@@ -32,7 +32,8 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {BenchmarkMain.OPEN_MISC, BenchmarkMain.OPEN_NIO, BenchmarkMain.NETTY_REFLECTION})
+@Fork(value = 1,
+    jvmArgsAppend = {BenchmarkMain.OPEN_MISC, BenchmarkMain.OPEN_NIO, BenchmarkMain.NETTY_REFLECTION})
 public class ExtentAllocatorBenchmark
 {
     private static final long RANGE = 1L << 30;
@@ -102,7 +103,8 @@ public class ExtentAllocatorBenchmark
         if (failures != 0)
         {
             // A number printed next to the result, not a failed build: the range was too small for the grace period.
-            System.out.println("ExtentAllocatorBenchmark: " + failures + " failed allocations/frees (range too small?)");
+            System.out.println("ExtentAllocatorBenchmark: " + failures +
+                " failed allocations/frees (range too small?)");
         }
     }
 }

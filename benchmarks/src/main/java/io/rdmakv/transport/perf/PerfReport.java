@@ -50,8 +50,8 @@ final class PerfReport
     void latencyLine(final int bytes, final Histogram h, final double divisor)
     {
         final double us = 1000.0 * divisor;
-        out.printf(Locale.ROOT, " %-7d %-10d     %-10.2f     %-10.2f   %-10.2f        %-10.2f     %-10.2f      %-10.2f" +
-            "             %-10.2f%n",
+        out.printf(Locale.ROOT, " %-7d %-10d     %-10.2f     %-10.2f   %-10.2f        %-10.2f     %-10.2f" +
+            "      %-10.2f             %-10.2f%n",
             bytes, h.getTotalCount(), h.getMinValue() / us, h.getMaxValue() / us, h.getValueAtPercentile(50) / us,
             h.getMean() / us, h.getStdDeviation() / us, h.getValueAtPercentile(99) / us,
             h.getValueAtPercentile(99.9) / us);

@@ -31,7 +31,8 @@ class TransportPerfTest
         assertTrue(run.out().contains("#bytes #iterations    t_min[usec]"), run.out());
         for (final int size : new int[] {64, 4096})
         {
-            final Matcher m = Pattern.compile("(?m)^ " + size + " +300 +([\\d.]+) +([\\d.]+) +([\\d.]+)").matcher(run.out());
+            final Matcher m = Pattern.compile("(?m)^ " + size + " +300 +([\\d.]+) +([\\d.]+) +([\\d.]+)")
+                .matcher(run.out());
             assertTrue(m.find(), "a line for " + size + " bytes: " + run.out());
             final double min = Double.parseDouble(m.group(1));
             final double max = Double.parseDouble(m.group(2));

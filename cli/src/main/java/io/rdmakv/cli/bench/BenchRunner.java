@@ -367,10 +367,12 @@ public final class BenchRunner
             totals.values().forEach(all::add);
             final double rate = intervalNanos <= 0 ? 0 : interval.getTotalCount() * 1e9 / intervalNanos;
             final long errorsSoFar = errors.values().stream().mapToLong(LongAdder::sum).sum();
+            final String remaining = settings.operations() > 0 ?
+                String.format(Locale.ROOT, "%,d ops left", Math.max(0, operationsLeft.get())) :
+                String.format(Locale.ROOT, "%.0f s left", left);
             progressOut.printf(Locale.ROOT, "%s[%s] %,12.0f ops/s   p99 so far %,9.1f us   errors %d   %s%s",
-                progressStart, label, rate, all.getValueAtPercentile(99) / 1000.0, errorsSoFar,
-                settings.operations() > 0 ? String.format(Locale.ROOT, "%,d ops left", Math.max(0, operationsLeft.get())) :
-                String.format(Locale.ROOT, "%.0f s left", left), progressEnd);
+                progressStart, label, rate, all.getValueAtPercentile(99) / 1000.0, errorsSoFar, remaining,
+                progressEnd);
         }
         progressOut.flush();
     }

@@ -184,7 +184,7 @@ public final class RdmakvDriver implements KvDriver
             String error = null;
             try
             {
-                // The client enforces its request timeout; this bound only guards against a completion that never comes.
+                // The client enforces its request timeout; this bound only guards against a lost completion.
                 p.future.get(60, TimeUnit.SECONDS);
             }
             catch (final java.util.concurrent.ExecutionException | CompletionException ex)
