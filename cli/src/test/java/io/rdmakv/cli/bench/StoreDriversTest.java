@@ -31,10 +31,10 @@ class StoreDriversTest
     {
         final Path redis = find("redis-server");
         final int port = freePort();
-        try (Server ignored = new Server(List.of(redis.toString(), "--port", Integer.toString(port), "--bind",
+        try (Server server = new Server(List.of(redis.toString(), "--port", Integer.toString(port), "--bind",
             "127.0.0.1", "--save", "", "--appendonly", "no"), port))
         {
-            assertDrives("resp", port);
+            assertDrives("resp", server.port);
         }
     }
 
@@ -50,9 +50,9 @@ class StoreDriversTest
         {
             command.addAll(List.of("-u", "root"));
         }
-        try (Server ignored = new Server(command, port))
+        try (Server server = new Server(command, port))
         {
-            assertDrives("memcached", port);
+            assertDrives("memcached", server.port);
         }
     }
 
@@ -95,9 +95,11 @@ class StoreDriversTest
     private static final class Server implements AutoCloseable
     {
         private final Process process;
+        final int port;
 
         Server(final List<String> command, final int port) throws Exception
         {
+            this.port = port;
             process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -121,12 +123,20 @@ class StoreDriversTest
         }
 
         @Override
-        public void close() throws InterruptedException
+        public void close()
         {
             process.destroy();
-            if (!process.waitFor(10, TimeUnit.SECONDS))
+            try
             {
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                if (!process.waitFor(10, TimeUnit.SECONDS))
+                {
+                    process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                }
+            }
+            catch (final InterruptedException ex)
+            {
+                process.destroyForcibly();
+                Thread.currentThread().interrupt();
             }
         }
     }
