@@ -142,9 +142,10 @@ public final class KvServer implements AutoCloseable
         final ExtentAllocator allocator = new ExtentAllocator(geometry.extentsOffset(), geometry.extentsLength(),
             PoolSizing.slabSize(config.maxKeyBytes(), config.maxValueBytes(), partitionSize), partitionSize, reclaimer);
         index = new PoolIndex(arena.partitions(), geometry, allocator, config.nodeId(), epoch);
-        LOG.info("pool: {} at 0x{} ({}), {} buckets, extents {} B, epoch {}", config.poolSize(),
-            Long.toHexString(arena.address()), arena.isPinned() ? "pinned" : "NOT pinned", geometry.bucketCount(),
-            geometry.extentsLength(), epoch);
+        LOG.info("pool: {} B at 0x{} ({}), {} buckets ({} B of index per key at {} B entries), extents {} B, epoch {}",
+            config.poolSize(), Long.toHexString(arena.address()), arena.isPinned() ? "pinned" : "NOT pinned",
+            geometry.bucketCount(), String.format("%.1f", PoolSizing.indexBytesPerKey(geometry,
+            config.indexAvgEntryBytes())), config.indexAvgEntryBytes(), geometry.extentsLength(), epoch);
         warmUp = PoolWarmUp.load(store, index, config.maxKeyBytes(), config.maxValueBytes());
 
         final Limits limits = new Limits(config.maxKeyBytes(), config.maxValueBytes(), config.maxConnections());

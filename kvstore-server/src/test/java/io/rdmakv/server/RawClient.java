@@ -70,7 +70,7 @@ final class RawClient implements AutoCloseable
                 r.validate();
                 replies.add(new Reply(r.correlationId(), r.status(), r.version(), r.value()));
             }
-        }).get(5, TimeUnit.SECONDS);
+        }).get(20, TimeUnit.SECONDS);
     }
 
     Endpoint endpoint()
@@ -126,7 +126,7 @@ final class RawClient implements AutoCloseable
     {
         request.putBytes(0, bytes);
         send(bytes.length);
-        final Reply reply = replies.poll(5, TimeUnit.SECONDS);
+        final Reply reply = replies.poll(20, TimeUnit.SECONDS);
         if (reply == null)
         {
             throw new AssertionError("no reply to a raw message of " + bytes.length + " bytes");
@@ -145,7 +145,7 @@ final class RawClient implements AutoCloseable
 
     Reply await(final long correlationId) throws Exception
     {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         while (System.nanoTime() < deadline)
         {
             final Reply reply = replies.poll(100, TimeUnit.MILLISECONDS);
@@ -165,7 +165,7 @@ final class RawClient implements AutoCloseable
     byte[] read(final RemoteKey rkey, final long address, final int length) throws Exception
     {
         final UnsafeBuffer destination = new UnsafeBuffer(new byte[length]);
-        endpoint.readAsync(address, rkey, length, destination, 0).get(5, TimeUnit.SECONDS);
+        endpoint.readAsync(address, rkey, length, destination, 0).get(20, TimeUnit.SECONDS);
         return destination.byteArray();
     }
 

@@ -30,7 +30,8 @@ import java.util.TreeMap;
  *   pool.pin                AUTO         AUTO | REQUIRED | BEST_EFFORT | OFF (AUTO: REQUIRED on verbs, else BEST_EFFORT)
  *   pool.hugePages          NONE         NONE | TRANSPARENT | EXPLICIT
  *   pool.reclaimGraceMs     100          grace period before a freed extent is reused (longer than a client read)
- *   index.avgEntryBytes     256          expected average extent size; sizes the index (at most 16 B of index per key)
+ *   index.avgEntryBytes     224          expected average extent size; sizes the index (at most 16 B of index per key;
+ *                                        224 puts power-of-two pools at a slot load of ~0.54, ~14.9 B per key)
  *   transport               auto         auto | tcp | verbs
  *   host                    0.0.0.0      bind address of both ports
  *   advertised.host         (derived)    address clients are told; host when not a wildcard, else this host's address
@@ -71,7 +72,7 @@ public final class ServerConfig
         m.put("pool.pin", "AUTO");
         m.put("pool.hugePages", "NONE");
         m.put("pool.reclaimGraceMs", "100");
-        m.put("index.avgEntryBytes", "256");
+        m.put("index.avgEntryBytes", "224");
         m.put("transport", "auto");
         m.put("host", "0.0.0.0");
         m.put("advertised.host", null);
@@ -144,7 +145,8 @@ public final class ServerConfig
         {
             throw new ConfigException("control.port and data.port must differ: both are " + controlPort);
         }
-        maxControlFrameBytes = intSetting(s, "control.maxFrameBytes", 256, 1 << 20);
+        // The handshake codec never accepts more than 64 KiB, so a larger setting would only be misleading.
+        maxControlFrameBytes = intSetting(s, "control.maxFrameBytes", 256, 1 << 16);
         maxKeyBytes = intSetting(s, "limits.maxKeyBytes", 1, FORMAT_MAX_KEY_BYTES);
         maxValueBytes = intSetting(s, "limits.maxValueBytes", 0, FORMAT_MAX_KEY_PLUS_VALUE - maxKeyBytes);
         final String mm = s.get("limits.maxMessageBytes");

@@ -171,7 +171,7 @@ public final class PoolIndex
         }
 
         long offset = allocator.allocate(required);
-        if (offset == ExtentAllocator.FULL && mayEvict)
+        if (offset == ExtentAllocator.FULL && mayEvict && allocator.retiredBytes() < evictionHeadroom(required))
         {
             evictForSpace(required, existing);
             offset = allocator.allocate(required);
@@ -461,6 +461,16 @@ public final class PoolIndex
             evictions++;
             evicted++;
         }
+    }
+
+    /**
+     * Evicted extents come back only after the grace period; while enough bytes are already on their way back,
+     * evicting more would only empty the pool faster than writes need it. Beyond this headroom a put that finds
+     * the pool full is simply not cached.
+     */
+    private long evictionHeadroom(final int required)
+    {
+        return Math.max((long)required * EVICT_BATCH, geometry.extentsLength() >>> 6);
     }
 
     private void clearSlot(final long at)

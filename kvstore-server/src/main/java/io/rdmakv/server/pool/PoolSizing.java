@@ -64,7 +64,8 @@ public final class PoolSizing
     public static double indexBytesPerKey(final PoolGeometry geometry, final int avgEntryBytes)
     {
         final long keys = geometry.extentsLength() / avgEntryBytes;
-        return (double)geometry.bucketCount() * IndexBucketFlyweight.BUCKET_LENGTH / Math.max(1, keys);
+        final double indexBytes = geometry.bucketCount() * IndexBucketFlyweight.BUCKET_LENGTH;
+        return indexBytes / Math.max(1, keys);
     }
 
     /**

@@ -35,6 +35,7 @@ class ServerConfigTest
         assertEquals(1 << 20, c.maxValueBytes());
         assertEquals(1024 + (1 << 20) + ServerConfig.MESSAGE_OVERHEAD_BYTES, c.maxMessageBytes());
         assertEquals(PinMode.AUTO, c.pinMode());
+        assertEquals(224, c.indexAvgEntryBytes());
         assertEquals(PinMode.BEST_EFFORT, c.pinMode().resolve("tcp"));
         assertEquals(PinMode.REQUIRED, c.pinMode().resolve("verbs"));
         assertEquals(Durability.DEFAULT, c.durability());

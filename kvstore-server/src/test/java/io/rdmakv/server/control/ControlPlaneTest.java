@@ -60,8 +60,8 @@ class ControlPlaneTest
 
         Conn(final InetSocketAddress address) throws IOException
         {
-            socket.connect(address, 5000);
-            socket.setSoTimeout(5000);
+            socket.connect(address, 20_000);
+            socket.setSoTimeout(20_000);
             in = new DataInputStream(socket.getInputStream());
             out = socket.getOutputStream();
         }
@@ -123,7 +123,7 @@ class ControlPlaneTest
     }
 
     @Test
-    @Timeout(30)
+    @Timeout(60)
     void shouldWelcomeAHelloWithEverythingNeededForOneSidedReads() throws Exception
     {
         try (KvServer server = start(Map.of()); Conn c = new Conn(server.controlAddress()))
@@ -153,7 +153,7 @@ class ControlPlaneTest
     }
 
     @Test
-    @Timeout(30)
+    @Timeout(60)
     void shouldRejectAMissingOrWrongCredentialAndRevealNothing() throws Exception
     {
         try (KvServer server = start(Map.of("auth.secret", "open sesame")))
@@ -178,7 +178,7 @@ class ControlPlaneTest
     }
 
     @Test
-    @Timeout(30)
+    @Timeout(60)
     void shouldRejectMalformedAndOversizedFramesAndKeepServing() throws Exception
     {
         try (KvServer server = start(Map.of("control.maxFrameBytes", "1024")))

@@ -23,11 +23,19 @@ final class LayoutReader
     private final ValueExtentFlyweight extent = new ValueExtentFlyweight();
     private final UnsafeBuffer bucketCopy = new UnsafeBuffer(new byte[IndexBucketFlyweight.BUCKET_LENGTH]);
     private long lastExtentOffset = -1;
+    private Runnable betweenReads = () -> { };
 
     LayoutReader(final long address, final int size)
     {
         this.pool = new UnsafeBuffer(address, size);
         this.geometry = header.wrap(pool, 0).validate().geometry();
+    }
+
+    /** Run between reading a bucket and reading an extent: models the gap between two remote reads. */
+    LayoutReader betweenReads(final Runnable pause)
+    {
+        this.betweenReads = pause;
+        return this;
     }
 
     PoolGeometry geometry()
@@ -64,6 +72,7 @@ final class LayoutReader
                     continue;
                 }
                 final byte[] copy = new byte[IndexSlot.extentLength(slot)];
+                betweenReads.run();
                 pool.getBytes((int)IndexSlot.extentOffset(slot), copy);
                 extent.wrap(new UnsafeBuffer(copy), 0, copy.length);
                 if (extent.verify(key) == ExtentStatus.OK)

@@ -229,6 +229,28 @@ class PoolIndexTest
     }
 
     @Test
+    void shouldStopEvictingWhileEnoughEvictedBytesAreStillInTheirGracePeriod()
+    {
+        final long size = 1L << 20;
+        // A roomy index (sized for 64 B entries): only a full allocator causes evictions here; the clock never moves.
+        final PoolIndex index = newIndex(size, PoolSizing.plan(size, 64), 1_000_000_000L);
+        final byte[] value = new byte[900];
+        int notCached = 0;
+        for (int i = 0; i < 3000; i++)
+        {
+            if (index.put(b("key-" + i), value, true) == PoolIndex.NOT_CACHED)
+            {
+                notCached++;
+            }
+        }
+        // Without the headroom rule every refused put would evict another batch and drain the whole pool.
+        final long headroomExtents = Math.max(8, (index.geometry().extentsLength() >>> 6) / 1024);
+        assertTrue(index.evictions() <= headroomExtents + PoolIndex.EVICT_BATCH, "evictions " + index.evictions());
+        assertTrue(notCached > 2000, "not cached " + notCached);
+        assertTrue(index.keyCount() > 400, "the pool stays mostly full: " + index.keyCount());
+    }
+
+    @Test
     void shouldDropTheOldCopyWhenAnUpdateCannotBePlaced()
     {
         final long size = 1L << 20;
@@ -312,6 +334,13 @@ class PoolIndexTest
                     assertTrue(PoolSizing.indexBytesPerKey(bigger, avg) > PoolSizing.MAX_INDEX_BYTES_PER_KEY);
                 }
             }
+        }
+        // The default entry size keeps power-of-two pools well below a full index at the design load.
+        for (final long size : new long[]{4L << 20, 8L << 20, 64L << 20, 1L << 30})
+        {
+            final PoolGeometry g = PoolSizing.plan(size, 224);
+            final double loadFactor = (double)(g.extentsLength() / 224) / (g.bucketCount() * 8);
+            assertTrue(loadFactor > 0.5 && loadFactor < 0.6, size + ": load " + loadFactor);
         }
         assertEquals(2 << 20, PoolSizing.slabSize(1024, 1 << 20, 1 << 30));
         assertEquals(64 << 10, PoolSizing.slabSize(16, 100, 1 << 30));

@@ -1,0 +1,221 @@
+#!/bin/bash
+# build-guest.sh - builds (once) the Debian guest image the SoftRoCE tests boot, and checks that qemu can run.
+#
+#   docker/softroce/build-guest.sh            # install host packages if missing, build the image unless cached
+#   RDMAKV_SOFTROCE_CACHE=/some/dir ...       # cache somewhere else (default ${XDG_CACHE_HOME:-~/.cache}/rdmakv-softroce)
+#   RDMAKV_SOFTROCE_SKIP_HOST_PACKAGES=1 ...  # do not touch the host's packages (they must already be there)
+#
+# The image lives in $CACHE/images/<key>/, where <key> hashes guest-packages.txt and guest-init.sh: change either
+# and the next run builds a new image; otherwise the run takes a second. An image directory appears only by an
+# atomic rename after everything in it was written (and COMPLETE last), so an interrupted or failed build never
+# leaves something that looks valid. Builds are serialised by a lock file, so concurrent runs are safe.
+#
+# Needs root (debootstrap, chroot, mounts) and the host's Debian mirror (taken from the host's apt sources).
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/softroce-lib.sh"
+
+[ "$(id -u)" = 0 ] || softroce_die "build-guest.sh needs root (debootstrap and chroot)"
+
+install_host_packages()
+{
+    local missing=() p
+    for p in $SOFTROCE_HOST_PACKAGES
+    do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    softroce_log "installing host packages: ${missing[*]}"
+    apt-get update -q >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o DPkg::Lock::Timeout=600 --no-install-recommends \
+        "${missing[@]}" >/dev/null
+}
+
+# The first Debian mirror the host's apt already uses (deb822 sources first, then the one-line format).
+host_mirror()
+{
+    local m=""
+    m=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1 | cut -d' ' -f1) || true
+    [ -n "$m" ] || m=$(awk '/^deb /{ for (i = 2; i <= NF; i++) if ($i !~ /^\[/) { print $i; exit } }' \
+                           /etc/apt/sources.list 2>/dev/null) || true
+    [ -n "$m" ] || softroce_die "no Debian mirror found in /etc/apt/sources.list(.d); set RDMAKV_SOFTROCE_MIRROR"
+    echo "$m"
+}
+
+# Mounts the chroot needs for apt and the kernel's postinst scripts; undone by unmount_chroot in every case.
+CHROOT_MOUNTS=(proc sys dev dev/pts)
+mount_chroot()
+{
+    local root=$1
+    mount -t proc proc "$root/proc"
+    mount -t sysfs sysfs "$root/sys"
+    mount --bind /dev "$root/dev"
+    mount --bind /dev/pts "$root/dev/pts"
+}
+
+unmount_chroot()
+{
+    local root=$1 i m
+    for (( i = ${#CHROOT_MOUNTS[@]} - 1; i >= 0; i-- ))
+    do
+        m="$root/${CHROOT_MOUNTS[$i]}"
+        mountpoint -q "$m" 2>/dev/null && { umount "$m" 2>/dev/null || umount -l "$m"; }
+    done
+    return 0
+}
+
+# Removes a failed build's work directory, but only once nothing is mounted below it any more.
+WORK=""
+cleanup()
+{
+    [ -n "$WORK" ] && [ -d "$WORK" ] || return 0
+    unmount_chroot "$WORK/rootfs"
+    if findmnt -rn -o TARGET | grep -q "^$WORK/"
+    then
+        softroce_log "NOT removing $WORK: something is still mounted below it"
+        return 0
+    fi
+    rm -rf --one-file-system "$WORK"
+}
+
+# Under the lock no other build runs, so any work directory is a killed build's; images of other keys are stale
+# (another package list or init) and are removed too unless RDMAKV_SOFTROCE_KEEP_OLD_IMAGES=1.
+remove_leftovers()
+{
+    local key=$1 dir
+    for dir in "$SOFTROCE_CACHE"/work/*/
+    do
+        [ -d "$dir" ] || continue
+        dir=${dir%/}
+        if findmnt -rn -o TARGET | grep -q "^$dir/"
+        then
+            softroce_log "leaving $dir alone: something is still mounted below it"
+            continue
+        fi
+        softroce_log "removing an interrupted build's leftovers: $dir"
+        rm -rf --one-file-system "$dir"
+    done
+    [ "${RDMAKV_SOFTROCE_KEEP_OLD_IMAGES:-0}" = 1 ] && return 0
+    for dir in "$SOFTROCE_CACHE"/images/*/
+    do
+        [ -d "$dir" ] || continue
+        dir=${dir%/}
+        [ "$(basename "$dir")" = "$key" ] && continue
+        softroce_log "removing stale image $(basename "$dir") (set RDMAKV_SOFTROCE_KEEP_OLD_IMAGES=1 to keep)"
+        rm -rf --one-file-system "$dir"
+    done
+}
+
+build_image()
+{
+    local key=$1 image_dir=$2 mirror root out t0 t
+    mirror=${RDMAKV_SOFTROCE_MIRROR:-$(host_mirror)}
+    WORK="$SOFTROCE_CACHE/work/$key.$$"
+    trap cleanup EXIT
+    trap 'exit 130' INT TERM
+    root="$WORK/rootfs"
+    out="$WORK/out"
+    mkdir -p "$root" "$out"
+    t0=$(date +%s)
+
+    softroce_log "debootstrap $SOFTROCE_SUITE (minbase) from $mirror"
+    if ! debootstrap --variant=minbase "$SOFTROCE_SUITE" "$root" "$mirror" > "$WORK/debootstrap.log" 2>&1
+    then
+        tail -20 "$WORK/debootstrap.log" >&2
+        softroce_die "debootstrap failed (log above)"
+    fi
+
+    # The guest's apt uses the same sources as the host (same mirror, same snapshot pinning if any).
+    rm -f "$root/etc/apt/sources.list"
+    local f copied=0
+    for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources
+    do
+        [ -f "$f" ] || continue
+        cp "$f" "$root/etc/apt/${f#/etc/apt/}"
+        copied=1
+    done
+    [ $copied = 1 ] || echo "deb $mirror $SOFTROCE_SUITE main" > "$root/etc/apt/sources.list"
+    # A small initramfs with just what finds and mounts the root disk: building the default one (MODULES=most,
+    # twice through triggers) takes minutes on a loaded host, and unpacking it slows every emulated boot.
+    # Written before initramfs-tools is installed; --force-confold keeps this modules file over the packaged one.
+    mkdir -p "$root/etc/initramfs-tools/conf.d"
+    echo "MODULES=list" > "$root/etc/initramfs-tools/conf.d/rdmakv.conf"
+    printf '%s\n' virtio_pci virtio_blk ext4 > "$root/etc/initramfs-tools/modules"
+    # No daemon may start inside the chroot while packages install.
+    printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
+    chmod 0755 "$root/usr/sbin/policy-rc.d"
+
+    softroce_log "installing guest packages: $(softroce_guest_packages)"
+    mount_chroot "$root"
+    # shellcheck disable=SC2046
+    if ! { chroot "$root" apt-get update -q &&
+           DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get install -y -q --no-install-recommends \
+               -o Dpkg::Options::=--force-confold $(softroce_guest_packages); } > "$WORK/apt.log" 2>&1
+    then
+        tail -30 "$WORK/apt.log" >&2
+        softroce_die "installing guest packages failed (log above)"
+    fi
+    chroot "$root" apt-get clean
+    chroot "$root" dpkg-query -W -f='${Package} ${Version}\n' > "$out/packages.txt"
+    unmount_chroot "$root"
+    rm -f "$root/usr/sbin/policy-rc.d"
+    rm -rf "$root"/var/lib/apt/lists/*
+
+    [ -n "$(find "$root/lib/modules" -name 'rdma_rxe.ko*' -print -quit)" ] ||
+        softroce_die "the guest kernel has no rdma_rxe module"
+
+    # The init, and an unprivileged user for memlock tests (uid 1000; the job decides its limits).
+    install -m 0755 "$SOFTROCE_DIR/guest-init.sh" "$root/sbin/rdmakv-init"
+    chroot "$root" useradd --create-home --uid 1000 --shell /bin/bash rdmakv
+    echo rdmakv-guest > "$root/etc/hostname"
+    : > "$root/etc/fstab"
+    softroce_log "TIMING root file system $(( $(date +%s) - t0 ))s, $(du -sxh "$root" | cut -f1)"
+
+    t=$(date +%s)
+    cp -L "$root/vmlinuz" "$out/vmlinuz"
+    cp -L "$root/initrd.img" "$out/initrd.img"
+    # Headroom for what the guest writes; -snapshot keeps every write out of the cached image anyway.
+    truncate -s $(( $(du -sxm "$root" | cut -f1) + 512 ))M "$out/rootfs.img"
+    mkfs.ext4 -q -F -L rdmakv-root -d "$root" "$out/rootfs.img"
+    {
+        echo "key=$key"
+        echo "built=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+        echo "suite=$SOFTROCE_SUITE"
+        echo "mirror=$mirror"
+        echo "kernel=$(basename "$(readlink -f "$root/vmlinuz")")"
+        echo "packages=$(softroce_guest_packages)"
+    } > "$out/manifest.txt"
+    softroce_log "TIMING ext4 image $(( $(date +%s) - t ))s, $(du -h "$out/rootfs.img" | cut -f1) used"
+
+    # Last step: COMPLETE, then an atomic rename into place. Anything else that fails leaves no image dir.
+    touch "$out/COMPLETE"
+    mkdir -p "$(dirname "$image_dir")"
+    rm -rf "$image_dir"
+    mv "$out" "$image_dir"
+    softroce_log "TIMING image build total $(( $(date +%s) - t0 ))s -> $image_dir"
+}
+
+main()
+{
+    install_host_packages
+    softroce_check_qemu
+    softroce_log "qemu: $(qemu-system-x86_64 --version | head -1)"
+
+    local key image_dir
+    key=$(softroce_image_key)
+    image_dir=$(softroce_image_dir)
+    mkdir -p "$SOFTROCE_CACHE"
+    exec 9> "$SOFTROCE_CACHE/.lock"
+    flock -w 3600 9 || softroce_die "timed out waiting for another build-guest.sh to finish"
+
+    remove_leftovers "$key"
+    if softroce_image_is_complete "$image_dir"
+    then
+        softroce_log "guest image $key is cached in $image_dir"
+        return 0
+    fi
+    softroce_log "guest image $key is not cached: building it (a few minutes)"
+    build_image "$key" "$image_dir"
+}
+
+[ "${RDMAKV_SOFTROCE_SKIP_HOST_PACKAGES:-0}" = 1 ] && install_host_packages() { :; }
+main "$@"

@@ -1,0 +1,231 @@
+#!/bin/bash
+# guest-job.sh - the job the SoftRoCE guest runs (run-in-guest.sh copies it into the share as job.sh).
+#
+# Runs as root in the guest, from /mnt/host (the host's share), with rxe0 already up. Steps:
+#   1. environment: ibv_devinfo, rdma link, ulimit -l, rxe0 port counters          -> results/environment.txt
+#   2. perftest baselines ib_read_lat / ib_send_lat (server and client on 10.0.2.15) -> results/perftest.properties
+#   3. JUnit (console launcher) as root, memlock unlimited: tests tagged by RDMAKV_JOB_TAG_EXPRESSION found in
+#      test-classes/, then the classes named in RDMAKV_JOB_TEST_CLASSES            -> reports/tagged, reports/named
+#   4. RDMAKV_JOB_UNPRIVILEGED_CMD as user rdmakv (uid 1000) with memlock limited to
+#      RDMAKV_JOB_UNPRIVILEGED_MEMLOCK_KIB (default 8192, the guest's default)    -> e.g. reports/unprivileged
+# The exit code is 0 only when every step that ran passed; results/summary.txt lists each step's outcome.
+#
+# Share layout it expects (the Maven profile "softroce" in integration-tests prepares it):
+#   launcher/junit-platform-console-standalone-*.jar   lib/*.jar (test class path)   test-classes/   [classes/]
+#
+# Settings (environment, from job.env): RDMAKV_JOB_TAG_EXPRESSION (default 'softroce & !unprivileged'),
+# RDMAKV_JOB_TEST_CLASSES (comma/space separated class names), RDMAKV_JOB_JAVA_OPTS, RDMAKV_JOB_UNPRIVILEGED_CMD,
+# RDMAKV_JOB_UNPRIVILEGED_MEMLOCK_KIB, RDMAKV_JOB_PERFTEST_SIZES (default "2 128"), RDMAKV_JOB_PERFTEST_ITERS (1000),
+# RDMAKV_JOB_SKIP_PERFTEST=1.
+#
+# Commands run by step 4 (and anyone else) may call `rdmakv-junit <report-name> <launcher options...>`, which runs
+# the console launcher over the share's class path with the job's JVM options, writing reports/<report-name>/.
+set -u
+SHARE=/mnt/host
+[ -f "$SHARE/job.env" ] && . "$SHARE/job.env"
+
+export RDMAKV_GUEST_IP=10.0.2.15 RDMAKV_GUEST_DEVICE=rxe0 RDMAKV_GUEST_GID_INDEX=1
+export RDMAKV_RESULTS="$SHARE/results" RDMAKV_REPORTS="$SHARE/reports"
+export RDMAKV_TEST_CLASSES="$SHARE/test-classes"
+export RDMAKV_JAVA_OPTS="${RDMAKV_JOB_JAVA_OPTS:--Xmx1g -XX:MaxDirectMemorySize=2g}"
+export RDMAKV_UNPRIVILEGED_MEMLOCK_KIB="${RDMAKV_JOB_UNPRIVILEGED_MEMLOCK_KIB:-8192}"
+DEV=$RDMAKV_GUEST_DEVICE
+PORT_SYSFS=/sys/class/infiniband/$DEV/ports/1
+
+rm -rf "$RDMAKV_RESULTS" "$RDMAKV_REPORTS"
+mkdir -p "$RDMAKV_RESULTS" "$RDMAKV_REPORTS"
+chmod 1777 "$RDMAKV_RESULTS" "$RDMAKV_REPORTS"
+SUMMARY="$RDMAKV_RESULTS/summary.txt"
+FAILED=0
+
+section()
+{
+    echo
+    echo "===== $* ====="
+}
+
+# Records a step's outcome; any failing step makes the job fail.
+outcome()
+{
+    local step=$1 rc=$2
+    if [ "$rc" = 0 ]
+    then
+        echo "$step: passed" >> "$SUMMARY"
+    else
+        echo "$step: FAILED (exit $rc)" >> "$SUMMARY"
+        FAILED=1
+    fi
+    echo "step $step exit $rc"
+}
+
+port_counters()
+{
+    local f
+    for f in "$PORT_SYSFS"/counters/* "$PORT_SYSFS"/hw_counters/*
+    do
+        [ -f "$f" ] && echo "$(basename "$(dirname "$f")")/$(basename "$f")=$(cat "$f" 2>/dev/null)"
+    done
+}
+
+# ---- 1. environment -----------------------------------------------------------------------------------------
+section environment
+{
+    echo "kernel: $(uname -r)"
+    echo "ulimit -l (default): $(ulimit -l)"
+    echo "java: $(java -version 2>&1 | head -1)"
+    echo; rdma link show
+    echo; ibv_devinfo -d "$DEV"
+    echo; ls -l /dev/infiniband
+    echo; echo "port counters before the job:"; port_counters
+} > "$RDMAKV_RESULTS/environment.txt" 2>&1
+cat "$RDMAKV_RESULTS/environment.txt"
+ulimit -l unlimited
+
+# ---- 2. perftest baselines ----------------------------------------------------------------------------------
+# Waits until a server listens on a TCP port (perftest exchanges QP details over TCP before any RDMA traffic).
+wait_for_listener()
+{
+    local port=$1 i
+    for i in $(seq 1 300)
+    do
+        ss -ltn "sport = :$port" 2>/dev/null | grep -q LISTEN && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# One latency test: server and client on the same rxe0 (rxe loopback), prints "typical avg" in microseconds.
+perftest_latency()
+{
+    local tool=$1 size=$2 port=$3 iters=$4 log="$RDMAKV_RESULTS/$1-$2B"
+    local args=(-d "$DEV" -x "$RDMAKV_GUEST_GID_INDEX" -F -s "$size" -n "$iters" -p "$port")
+    timeout 180 "$tool" "${args[@]}" > "$log.server.log" 2>&1 &
+    local server=$!
+    if ! wait_for_listener "$port"
+    then
+        kill "$server" 2>/dev/null
+        return 1
+    fi
+    timeout 180 "$tool" "${args[@]}" "$RDMAKV_GUEST_IP" > "$log.client.log" 2>&1
+    local client_rc=$?
+    wait "$server"
+    local server_rc=$?
+    [ $client_rc = 0 ] && [ $server_rc = 0 ] || return 1
+    # Result row: #bytes #iterations t_min t_max t_typical t_avg t_stdev p99 p99.9
+    awk -v s="$size" '$1 == s && $2 ~ /^[0-9]+$/ { print $5, $6; found = 1; exit } END { exit !found }' \
+        "$log.client.log"
+}
+
+if [ "${RDMAKV_JOB_SKIP_PERFTEST:-0}" != 1 ]
+then
+    section "perftest baselines"
+    props="$RDMAKV_RESULTS/perftest.properties"
+    echo "# perftest latency under emulation (usec), $DEV, GID index $RDMAKV_GUEST_GID_INDEX" > "$props"
+    perf_rc=0
+    port=18515
+    for tool in ib_read_lat ib_send_lat
+    do
+        for size in ${RDMAKV_JOB_PERFTEST_SIZES:-2 128}
+        do
+            port=$(( port + 1 ))
+            if figures=$(perftest_latency "$tool" "$size" "$port" "${RDMAKV_JOB_PERFTEST_ITERS:-1000}")
+            then
+                read -r typical avg <<< "$figures"
+                # perftest converts cycles with a CPU clock it calibrates itself; on a busy emulated host that
+                # calibration can fail and print inf/nan. Measure once more; if it fails again, say so (a baseline
+                # measurement, not a test: it does not fail the job).
+                if ! [[ "$typical $avg" =~ ^[0-9.]+\ [0-9.]+$ ]]
+                then
+                    port=$(( port + 1 ))
+                    figures=$(perftest_latency "$tool" "$size" "$port" "${RDMAKV_JOB_PERFTEST_ITERS:-1000}")
+                    read -r typical avg <<< "$figures"
+                fi
+                if ! [[ "$typical $avg" =~ ^[0-9.]+\ [0-9.]+$ ]]
+                then
+                    echo "# $tool ${size} B: perftest's clock calibration failed twice (got '$typical $avg')" >> "$props"
+                    typical=unusable
+                    avg=unusable
+                fi
+                echo "$tool.${size}B.typical_us=$typical" >> "$props"
+                echo "$tool.${size}B.avg_us=$avg" >> "$props"
+                printf '%-12s %6s B  typical %8s us  avg %8s us\n' "$tool" "$size" "$typical" "$avg"
+            else
+                echo "$tool ${size} B FAILED; client log:"
+                tail -5 "$RDMAKV_RESULTS/$tool-${size}B.client.log"
+                perf_rc=1
+            fi
+        done
+    done
+    outcome perftest $perf_rc
+fi
+
+# ---- 3. JUnit as root ---------------------------------------------------------------------------------------
+LAUNCHER=$(ls "$SHARE"/launcher/junit-platform-console-standalone-*.jar 2>/dev/null | head -1)
+export RDMAKV_LAUNCHER=$LAUNCHER
+classpath="$RDMAKV_TEST_CLASSES"
+[ -d "$SHARE/classes" ] && classpath="$classpath:$SHARE/classes"
+for jar in "$SHARE"/lib/*.jar
+do
+    [ -f "$jar" ] && classpath="$classpath:$jar"
+done
+export RDMAKV_CLASSPATH=$classpath
+
+cat > /usr/local/bin/rdmakv-junit <<'HELPER'
+#!/bin/bash
+# rdmakv-junit <report-name> <console launcher options...>: JUnit over the share's class path, reports to the share.
+[ $# -ge 1 ] || { echo "usage: rdmakv-junit <report-name> <launcher options...>" >&2; exit 2; }
+name=$1
+shift
+mkdir -p "$RDMAKV_REPORTS/$name"
+# shellcheck disable=SC2086
+# Only Jupiter: starting the suite and vintage engines costs tens of seconds under emulation.
+exec java $RDMAKV_JAVA_OPTS -jar "$RDMAKV_LAUNCHER" execute --disable-banner --details=tree \
+    --exclude-engine=junit-platform-suite --exclude-engine=junit-vintage \
+    --class-path "$RDMAKV_CLASSPATH" --reports-dir "$RDMAKV_REPORTS/$name" "$@"
+HELPER
+chmod 0755 /usr/local/bin/rdmakv-junit
+
+if [ -z "$LAUNCHER" ] || [ ! -d "$RDMAKV_TEST_CLASSES" ]
+then
+    section "JUnit"
+    echo "no launcher/junit-platform-console-standalone-*.jar or no test-classes/ in the share"
+    outcome junit-tagged 2
+else
+    tags=${RDMAKV_JOB_TAG_EXPRESSION:-softroce & !unprivileged}
+    section "JUnit: tests tagged '$tags'"
+    rdmakv-junit tagged --scan-class-path "$RDMAKV_TEST_CLASSES" --include-tag "$tags" --fail-if-no-tests
+    outcome junit-tagged $?
+
+    # "-" stands for "none" (Maven cannot pass an empty environment variable).
+    names=$(echo "${RDMAKV_JOB_TEST_CLASSES:-}" | tr ',' ' ' | sed 's/^ *- *$//')
+    if [ -n "${names// /}" ]
+    then
+        section "JUnit: named classes $names"
+        selectors=()
+        for name in $names
+        do
+            selectors+=(--select-class "$name")
+        done
+        rdmakv-junit named "${selectors[@]}" --fail-if-no-tests
+        outcome junit-named $?
+    fi
+fi
+
+# ---- 4. unprivileged, low memlock -----------------------------------------------------------------------------
+if [ -n "${RDMAKV_JOB_UNPRIVILEGED_CMD:-}" ]
+then
+    section "unprivileged (uid 1000, memlock ${RDMAKV_UNPRIVILEGED_MEMLOCK_KIB} KiB): $RDMAKV_JOB_UNPRIVILEGED_CMD"
+    bytes=$(( RDMAKV_UNPRIVILEGED_MEMLOCK_KIB * 1024 ))
+    env HOME=/home/rdmakv USER=rdmakv LOGNAME=rdmakv \
+        prlimit --memlock="$bytes:$bytes" \
+        setpriv --reuid=rdmakv --regid=rdmakv --init-groups --inh-caps=-all \
+        bash -c "cd /home/rdmakv && $RDMAKV_JOB_UNPRIVILEGED_CMD"
+    outcome unprivileged $?
+fi
+
+section "port counters after the job"
+port_counters | tee "$RDMAKV_RESULTS/counters-after.txt"
+section summary
+cat "$SUMMARY" 2>/dev/null || echo "no steps ran"
+[ -s "$SUMMARY" ] || FAILED=1
+exit $FAILED

@@ -1,0 +1,174 @@
+package io.rdmakv.server.handler;
+
+import io.rdmakv.pool.HugePages;
+import io.rdmakv.pool.PinPolicy;
+import io.rdmakv.pool.PinnedArena;
+import io.rdmakv.pool.alloc.EpochReclaimer;
+import io.rdmakv.pool.alloc.ExtentAllocator;
+import io.rdmakv.protocol.layout.PoolGeometry;
+import io.rdmakv.protocol.wire.KeyRequestFlyweight;
+import io.rdmakv.protocol.wire.MessageType;
+import io.rdmakv.protocol.wire.PutRequestFlyweight;
+import io.rdmakv.protocol.wire.ResponseFlyweight;
+import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.server.pool.PoolIndex;
+import io.rdmakv.server.pool.PoolSizing;
+import io.rdmakv.server.store.Durability;
+import io.rdmakv.server.store.RocksStore;
+import io.rdmakv.transport.CompletionHandler;
+import io.rdmakv.transport.Endpoint;
+import io.rdmakv.transport.RemoteKey;
+import io.rdmakv.transport.Worker;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.SystemNanoClock;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.lang.management.ManagementFactory;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The request path of DEFAULT durability allocates nothing per request on the Java heap: decode, limits, routing,
+ * RocksDB write and read through direct scratch buffers, pool update, response encoding. Measured with the JVM's
+ * per-thread allocation counter around many PUT/GET/DELETE requests handed straight to the handler (the transport is
+ * left out: its own allocation is the transport's business, covered by its own suite).
+ */
+class RequestHandlerAllocationTest
+{
+    @TempDir
+    Path dir;
+
+    /** Collects answers: decodes each response's status into counts; allocates nothing per answer. */
+    private static final class AnswerCounter implements Endpoint
+    {
+        private final ResponseFlyweight response = new ResponseFlyweight();
+        final long[] byStatus = new long[32];
+
+        @Override
+        public long send(final DirectBuffer buffer, final int offset, final int length, final CompletionHandler handler)
+        {
+            response.wrap(buffer, offset, length).validate();
+            byStatus[response.statusCode()]++;
+            return 0;
+        }
+
+        @Override
+        public long read(final long remoteAddress, final RemoteKey remoteKey, final int length,
+            final MutableDirectBuffer destination, final int destinationOffset, final CompletionHandler handler)
+        {
+            throw new UnsupportedOperationException("the server never reads from clients");
+        }
+
+        @Override
+        public boolean isConnected()
+        {
+            return true;
+        }
+
+        @Override
+        public InetSocketAddress remoteAddress()
+        {
+            return new InetSocketAddress("127.0.0.1", 1);
+        }
+
+        @Override
+        public int outstanding()
+        {
+            return 0;
+        }
+
+        @Override
+        public Worker worker()
+        {
+            return null;
+        }
+
+        @Override
+        public void close()
+        {
+        }
+    }
+
+    @Test
+    void shouldNotAllocatePerRequestOnTheDefaultDurabilityPath()
+    {
+        final long size = 8L << 20;
+        final int partition = 1 << 20;
+        try (RocksStore store = RocksStore.open(dir, Durability.DEFAULT);
+             PinnedArena arena = PinnedArena.map(size, PinPolicy.OFF, HugePages.NONE, partition))
+        {
+            final PoolGeometry geometry = PoolSizing.plan(size, 224);
+            final ExtentAllocator allocator = new ExtentAllocator(geometry.extentsOffset(), geometry.extentsLength(),
+                64 * 1024, partition, new EpochReclaimer(0, new SystemNanoClock()));
+            final PoolIndex index = new PoolIndex(arena.partitions(), geometry, allocator, 1, 1);
+            final RequestHandler handler = new RequestHandler(store, index, new ServerCounters(),
+                new Limits(64, 4096, 16), SlotRouter.singleNode());
+            final AnswerCounter endpoint = new AnswerCounter();
+            handler.onConnected(endpoint);
+
+            final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(8192));
+            final PutRequestFlyweight put = new PutRequestFlyweight();
+            final KeyRequestFlyweight key = new KeyRequestFlyweight();
+            final UnsafeBuffer keyBytes = new UnsafeBuffer(new byte[16]);
+            final UnsafeBuffer valueBytes = new UnsafeBuffer(new byte[300]);
+
+            final int rounds = 5_000;
+            runRound(handler, endpoint, message, put, key, keyBytes, valueBytes, rounds); // warm up (JIT, RocksDB)
+            final com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
+            final long before = threads.getCurrentThreadAllocatedBytes();
+            runRound(handler, endpoint, message, put, key, keyBytes, valueBytes, rounds);
+            final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+
+            assertEquals(0, endpoint.byStatus[Status.MALFORMED.code()]);
+            assertTrue(endpoint.byStatus[Status.OK.code()] >= 4L * rounds, "answers OK: " + endpoint.byStatus[0]);
+            assertTrue(endpoint.byStatus[Status.NOT_FOUND.code()] >= rounds, "misses answered NOT_FOUND");
+            // 5 requests per round: one small object per request would be >= 400 KB. Measured: a few KB at most
+            // (incidental: lazy growth, JIT-time allocations on this thread).
+            assertTrue(allocated < 64 * 1024, "allocated " + allocated + " bytes for " + (5 * rounds) + " requests");
+        }
+    }
+
+    private static void runRound(
+        final RequestHandler handler, final AnswerCounter endpoint, final UnsafeBuffer message,
+        final PutRequestFlyweight put, final KeyRequestFlyweight key, final UnsafeBuffer keyBytes,
+        final UnsafeBuffer valueBytes, final int rounds)
+    {
+        for (int i = 0; i < rounds; i++)
+        {
+            final int k = i % 1000;
+            keyBytes.putLong(0, k);
+            keyBytes.putLong(8, 0x6b65792d6b65792dL);
+            valueBytes.putInt(0, i);
+
+            put.wrap(message, 0, message.capacity()).header(MessageType.PUT_REQUEST, i);
+            put.keyAndValue(keyBytes, 0, 16, valueBytes, 0, 100 + (k % 200));
+            handler.onMessage(endpoint, message, 0, put.encodedLength());
+
+            keyRequest(handler, endpoint, message, key, MessageType.GET_REQUEST, keyBytes, i);   // from the pool
+            keyRequest(handler, endpoint, message, key, MessageType.DELETE_REQUEST, keyBytes, i);
+            keyRequest(handler, endpoint, message, key, MessageType.GET_REQUEST, keyBytes, i);   // pool + RocksDB miss
+            put.wrap(message, 0, message.capacity()).header(MessageType.PUT_REQUEST, i);
+            put.keyAndValue(keyBytes, 0, 16, valueBytes, 0, 64);
+            handler.onMessage(endpoint, message, 0, put.encodedLength());
+        }
+    }
+
+    private static void keyRequest(
+        final RequestHandler handler, final AnswerCounter endpoint, final UnsafeBuffer message,
+        final KeyRequestFlyweight key, final MessageType type, final UnsafeBuffer keyBytes, final long id)
+    {
+        key.wrap(message, 0, message.capacity()).header(type, id);
+        key.key(keyBytes, 0, 16);
+        handler.onMessage(endpoint, message, 0, key.encodedLength());
+    }
+}
