@@ -21,6 +21,8 @@ public enum ClientCounter
     REDIRECTS("rpc.redirects"),
     /** Responses that matched no waiting request (arrived after a timeout). */
     STALE_RESPONSES("rpc.staleResponses"),
+    /** Posts the transport back-pressured (no credit, pending queue full), waited for and retried: never failures. */
+    BACK_PRESSURED_POSTS("transport.backPressuredPosts"),
     /** Requests that failed (any error, including timeouts). */
     FAILURES("requests.failed"),
     /** Requests that timed out. */

@@ -76,7 +76,7 @@ public final class KvClient implements AutoCloseable
         runtime.call(ClientRuntime.PUT, Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
     }
 
-    /** Delete {@code key}; true when it existed. */
+    /** Delete {@code key}; false when the node answers NOT_FOUND (the key did not exist), true otherwise. */
     public boolean delete(final byte[] key)
     {
         return (Boolean)runtime.call(ClientRuntime.DELETE, Objects.requireNonNull(key, "key"), null);

@@ -139,7 +139,11 @@ public final class KvClientBuilder
         return this;
     }
 
-    /** A transport-specific setting (e.g. {@code verbs.device=rxe0}), passed to the transport when it opens. */
+    /**
+     * A transport setting, passed to the transport when it opens: transport-specific ones (e.g.
+     * {@code verbs.device=rxe0}, {@code tcp.ioThreads=1}) and the common {@code maxInflightPerEndpoint},
+     * {@code maxPendingPerEndpoint} and {@code maxMessageBytes}.
+     */
     public KvClientBuilder transportProperty(final String name, final String value)
     {
         transportProperties.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));

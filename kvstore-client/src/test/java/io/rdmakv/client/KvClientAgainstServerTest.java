@@ -232,6 +232,7 @@ class KvClientAgainstServerTest
                 assertArrayEquals(bytes("yes"), client.get(bytes("durable")), "reconnected, new pool facts");
                 client.put(bytes("after"), bytes("restart"));
                 assertArrayEquals(bytes("restart"), client.get(bytes("after")));
+                assertEquals(1, restarted.counters().get(ServerCounter.PUTS), "the PUT reached the new node");
             }
         }
     }

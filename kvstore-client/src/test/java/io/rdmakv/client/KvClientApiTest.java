@@ -170,6 +170,40 @@ class KvClientApiTest
     }
 
     @Test
+    void shouldLeaveNoThreadsBehindAfterClose() throws Exception
+    {
+        node.put("a", "1");
+        try (KvClient warm = node.client().build())
+        {
+            warm.get(bytes("a"));
+        }
+        Thread.sleep(200);
+        final long before = clientThreads();
+        for (int i = 0; i < 5; i++)
+        {
+            try (KvClient client = node.client().build())
+            {
+                assertArrayEquals(bytes("1"), client.get(bytes("a")));
+                client.put(bytes("b"), bytes("2"));
+            }
+        }
+        final long deadline = System.nanoTime() + 5_000_000_000L;
+        while (clientThreads() > before && System.nanoTime() < deadline)
+        {
+            Thread.sleep(50);
+        }
+        assertEquals(before, clientThreads(), () -> "threads left: " + Thread.getAllStackTraces().keySet().stream()
+            .map(Thread::getName).sorted().toList());
+    }
+
+    /** Live threads, without the node's (it stays up) and the JVM's own. */
+    private static long clientThreads()
+    {
+        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
+            .map(Thread::getName).filter(n -> n.contains("rdmakv") || n.contains("tcp-")).count();
+    }
+
+    @Test
     void shouldValidateBuilderSettings()
     {
         assertThrows(IllegalArgumentException.class, () -> KvClient.builder().build(), "no server");

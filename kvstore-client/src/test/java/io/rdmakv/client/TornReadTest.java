@@ -40,7 +40,7 @@ class TornReadTest
                     // The node's store always holds a whole value: the RPC fallback answers from it.
                     node.store.put("contended", value);
                     version++;
-                    if (writes.incrementAndGet() % 64 == 0)
+                    if (writes.incrementAndGet() % 8 == 0)
                     {
                         Thread.yield(); // share the CPU with the reader and the transport
                     }
@@ -49,9 +49,9 @@ class TornReadTest
             writer.start();
             try (KvClient client = node.client().readRetries(3).build())
             {
-                final long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500);
+                final long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1000);
                 int reads = 0;
-                while (System.nanoTime() - end < 0 || reads < 100)
+                while (System.nanoTime() - end < 0 || reads < 50)
                 {
                     final byte[] value = client.get(key);
                     assertNotNull(value);

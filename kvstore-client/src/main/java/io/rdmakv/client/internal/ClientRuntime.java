@@ -141,7 +141,7 @@ public final class ClientRuntime implements AutoCloseable
             final TransportConfig.Builder tc = TransportConfig.builder()
                 .connectTimeout(config.connectTimeout())
                 .operationTimeout(config.requestTimeout());
-            config.transportProperties().forEach(tc::property);
+            config.transportProperties().forEach((name, value) -> transportSetting(tc, name, value));
             final Transport transport = selection.provider().open(tc.build());
             opened.add(transport);
             return new ClientRuntime(config, control, transport, selection.summary(), opened);
@@ -160,6 +160,28 @@ public final class ClientRuntime implements AutoCloseable
                     te.getMessage(), te);
             }
             throw ex;
+        }
+    }
+
+    /**
+     * The typed transport settings may be given as properties too ({@code maxInflightPerEndpoint},
+     * {@code maxPendingPerEndpoint}, {@code maxMessageBytes}); every other property goes to the transport as is.
+     */
+    private static void transportSetting(final TransportConfig.Builder tc, final String name, final String value)
+    {
+        try
+        {
+            switch (name)
+            {
+                case "maxInflightPerEndpoint" -> tc.maxInflightPerEndpoint(Integer.parseInt(value.trim()));
+                case "maxPendingPerEndpoint" -> tc.maxPendingPerEndpoint(Integer.parseInt(value.trim()));
+                case "maxMessageBytes" -> tc.maxMessageBytes(Integer.parseInt(value.trim()));
+                default -> tc.property(name, value);
+            }
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException("transport setting " + name + " must be a number, got '" + value + "'");
         }
     }
 
@@ -225,13 +247,24 @@ public final class ClientRuntime implements AutoCloseable
             future.completeExceptionally(ex);
             return future;
         }
-        wrapBuffers(slot, key, value);
+        try
+        {
+            wrapBuffers(slot, key, value);
+        }
+        catch (final RuntimeException ex)
+        {
+            future.completeExceptionally(ex);
+            return future;
+        }
         slot.future = future;
         start(slot);
         return future;
     }
 
-    /** STATS of every node in the cluster map, as ordered {@code name=value} maps by node id. */
+    /**
+     * STATS of every node in the cluster map, as ordered {@code name=value} maps by node id; a node that cannot
+     * answer is reported as a single {@code error} entry.
+     */
     public Map<Integer, Map<String, String>> nodeStats()
     {
         final Map<Integer, Map<String, String>> result = new TreeMap<>();
@@ -241,7 +274,15 @@ public final class ClientRuntime implements AutoCloseable
             final RequestSlot slot = acquire(RequestSlot.TYPE_STATS);
             slot.waiter = Thread.currentThread();
             router.dispatchTo(slot, nodeId);
-            result.put(nodeId, parseStats((String)slots.await(slot, slackNanos)));
+            try
+            {
+                result.put(nodeId, parseStats((String)slots.await(slot, slackNanos)));
+            }
+            catch (final KvException ex)
+            {
+                // One unreachable node must not hide the others' counters.
+                result.put(nodeId, Map.of("error", ex.getMessage()));
+            }
         }
         return result;
     }
@@ -355,6 +396,19 @@ public final class ClientRuntime implements AutoCloseable
     }
 
     private void wrapBuffers(final RequestSlot slot, final ByteBuffer key, final ByteBuffer value)
+    {
+        try
+        {
+            wrapViews(slot, key, value);
+        }
+        catch (final RuntimeException ex)
+        {
+            slots.release(slot); // nothing was started: hand the slot back before reporting
+            throw ex;
+        }
+    }
+
+    private static void wrapViews(final RequestSlot slot, final ByteBuffer key, final ByteBuffer value)
     {
         slot.key.wrap(key, key.position(), key.remaining());
         slot.keyLength = key.remaining();

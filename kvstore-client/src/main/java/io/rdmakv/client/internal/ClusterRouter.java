@@ -127,9 +127,9 @@ final class ClusterRouter implements Redirector, AutoCloseable
         {
             session = sessionFor(slot.hash);
         }
-        catch (final KvException ex)
+        catch (final RuntimeException ex)
         {
-            slot.fail(ex);
+            slot.fail(asKvException(ex));
             slots.complete(slot);
             return;
         }
@@ -144,13 +144,20 @@ final class ClusterRouter implements Redirector, AutoCloseable
         {
             session = session(nodeId);
         }
-        catch (final KvException ex)
+        catch (final RuntimeException ex)
         {
-            slot.fail(ex);
+            slot.fail(asKvException(ex));
             slots.complete(slot);
             return;
         }
         start(slot, session);
+    }
+
+    /** Anything thrown while finding or opening a node's connection, as the typed failure the caller sees. */
+    private static KvException asKvException(final RuntimeException ex)
+    {
+        return ex instanceof KvException kv ? kv :
+            new KvException(KvError.CONNECTION_FAILED, null, "cannot reach the key's node: " + ex, ex);
     }
 
     private void start(final RequestSlot slot, final NodeSession session)

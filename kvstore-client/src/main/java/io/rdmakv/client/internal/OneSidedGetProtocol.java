@@ -80,6 +80,7 @@ final class OneSidedGetProtocol
                 }
                 return;
             }
+            counters.increment(ClientCounter.BACK_PRESSURED_POSTS);
             if (System.nanoTime() - slot.deadlineNanos > 0)
             {
                 failUnposted(slot, TransportStatus.TIMED_OUT);
@@ -95,6 +96,7 @@ final class OneSidedGetProtocol
         final TransportStatus status = postRemaining(slot);
         if (status == TransportStatus.BACK_PRESSURED)
         {
+            counters.increment(ClientCounter.BACK_PRESSURED_POSTS);
             conductor.defer(slot, ClientConductor.ACTION_POST_READS);
         }
         else if (status != TransportStatus.OK)

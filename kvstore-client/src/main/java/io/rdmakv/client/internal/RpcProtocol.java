@@ -63,6 +63,7 @@ final class RpcProtocol
         counters.increment(ClientCounter.RPCS);
         while (trySend(slot) == AGAIN)
         {
+            counters.increment(ClientCounter.BACK_PRESSURED_POSTS);
             if (System.nanoTime() - slot.deadlineNanos > 0)
             {
                 slot.fail(KvError.TIMED_OUT, slot.describe() + " could not be sent before its deadline " +
@@ -86,6 +87,7 @@ final class RpcProtocol
     {
         if (trySend(slot) == AGAIN)
         {
+            counters.increment(ClientCounter.BACK_PRESSURED_POSTS);
             conductor.defer(slot, ClientConductor.ACTION_SEND);
         }
     }
