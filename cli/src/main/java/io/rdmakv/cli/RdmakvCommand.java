@@ -1,5 +1,6 @@
 package io.rdmakv.cli;
 
+import io.rdmakv.cli.bench.BenchCommand;
 import io.rdmakv.cli.doctor.DoctorCommand;
 import io.rdmakv.server.cli.ServerCommand;
 import picocli.CommandLine;
@@ -22,6 +23,7 @@ import picocli.CommandLine.Spec;
         StatsCommand.class,
         DemoCommand.class,
         DoctorCommand.class,
+        BenchCommand.class,
         CommandLine.HelpCommand.class})
 public final class RdmakvCommand implements Runnable
 {
