@@ -67,6 +67,11 @@ port_counters()
     done
 }
 
+# rxe's active MTU follows eth0's: 1500 gives RoCE MTU 1024, 9000 gives 4096. Fragmented verbs messages need the
+# larger one to finish within the suites' timeouts under emulation. RDMA traffic never leaves the guest (rxe loops
+# it back to 10.0.2.15), so the user-mode network's own MTU does not matter. RDMAKV_JOB_ETH_MTU overrides.
+ip link set eth0 mtu "${RDMAKV_JOB_ETH_MTU:-9000}" || echo "warning: could not set eth0 mtu ${RDMAKV_JOB_ETH_MTU:-9000}"
+
 # ---- 1. environment -----------------------------------------------------------------------------------------
 section environment
 {

@@ -1,5 +1,7 @@
 package io.rdmakv.cli;
 
+import io.rdmakv.cli.bench.BenchCommand;
+import io.rdmakv.cli.doctor.DoctorCommand;
 import io.rdmakv.server.cli.ServerCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -20,6 +22,8 @@ import picocli.CommandLine.Spec;
         DelCommand.class,
         StatsCommand.class,
         DemoCommand.class,
+        DoctorCommand.class,
+        BenchCommand.class,
         CommandLine.HelpCommand.class})
 public final class RdmakvCommand implements Runnable
 {

@@ -30,7 +30,7 @@ public final class RdmakvMain
     {
         final String level = "org.slf4j.simpleLogger.defaultLogLevel";
         if (args.length > 0 && System.getProperty(level) == null &&
-            java.util.Set.of("get", "put", "del", "delete", "stats").contains(args[0]))
+            java.util.Set.of("get", "put", "del", "delete", "stats", "bench").contains(args[0]))
         {
             System.setProperty(level, "warn");
         }

@@ -1,7 +1,10 @@
 package io.rdmakv.pool;
 
+import com.sun.jna.Pointer;
 import org.agrona.BitUtil;
 import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.ByteBuffer;
 
 /**
  * Agrona views over one contiguous native range that may be larger than 2 GiB. An {@link UnsafeBuffer}'s capacity
@@ -18,6 +21,11 @@ import org.agrona.concurrent.UnsafeBuffer;
  *
  * Nothing handed out by the pool ever crosses a partition boundary: the allocator carves slabs aligned to a
  * power of two no larger than the partition size.
+ *
+ * <p>Each view wraps a direct {@link ByteBuffer} over its partition (made by JNA, which can view a native address as
+ * one; the JDK cannot), so {@link UnsafeBuffer#byteBuffer()} is set and code that needs a ByteBuffer, like the JDK's
+ * intrinsic {@code CRC32C.update(ByteBuffer)}, runs on pool memory in place. The ByteBuffer owns nothing: the arena
+ * unmaps the memory, never the garbage collector.
  */
 public final class ArenaPartitions
 {
@@ -64,8 +72,14 @@ public final class ArenaPartitions
         for (int i = 0; i < partitions.length; i++)
         {
             final long start = (long)i * partitionSize;
-            partitions[i] = new UnsafeBuffer(address + start, (int)Math.min(partitionSize, size - start));
+            partitions[i] = new UnsafeBuffer(directView(address + start, (int)Math.min(partitionSize, size - start)));
         }
+    }
+
+    /** A direct ByteBuffer over {@code length} bytes at {@code address}; no copy, no cleaner, no memory access. */
+    static ByteBuffer directView(final long address, final int length)
+    {
+        return new Pointer(address).getByteBuffer(0, length);
     }
 
     public long address()

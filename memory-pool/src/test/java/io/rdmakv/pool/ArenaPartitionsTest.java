@@ -1,10 +1,15 @@
 package io.rdmakv.pool;
 
+import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
+import java.nio.ByteBuffer;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -35,6 +40,31 @@ class ArenaPartitionsTest
                 assertEquals(offset * 31 + 7, whole.getLong((int)offset), "view maps to the wrong address");
                 assertEquals(arena.address() + (long)index * PARTITION, partitions.partition(index).addressOffset());
             }
+        }
+    }
+
+    @Test
+    void shouldBackEveryPartitionViewWithADirectByteBufferOverTheSameMemory()
+    {
+        final PinnedArena arena = PinnedArena.map(3L * PARTITION + 4096, PinPolicy.OFF, HugePages.NONE, PARTITION);
+        final ArenaPartitions partitions = arena.partitions();
+        for (int i = 0; i < partitions.partitionCount(); i++)
+        {
+            final UnsafeBuffer view = partitions.partition(i);
+            final ByteBuffer backing = view.byteBuffer();
+            assertNotNull(backing, "partition " + i + " must be ByteBuffer-backed (for the JDK's CRC32C intrinsic)");
+            assertTrue(backing.isDirect());
+            assertEquals(view.capacity(), backing.capacity());
+            assertEquals(0, view.wrapAdjustment());
+            assertEquals(arena.address() + (long)i * PARTITION, BufferUtil.address(backing));
+            view.putByte(view.capacity() - 1, (byte)(i + 1));
+            assertEquals((byte)(i + 1), backing.get(view.capacity() - 1), "the ByteBuffer sees the view's writes");
+        }
+        arena.close();
+        for (int i = 0; i < partitions.partitionCount(); i++)
+        {
+            assertNull(partitions.partition(i).byteBuffer(), "a closed arena leaves no ByteBuffer over unmapped memory");
+            assertEquals(0, partitions.partition(i).capacity());
         }
     }
 

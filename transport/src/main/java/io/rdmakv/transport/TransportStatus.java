@@ -25,6 +25,9 @@ public enum TransportStatus
     /** The target does not allow this operation (e.g. remote access error on verbs). */
     ACCESS_DENIED(10, "remote access denied");
 
+    /** Indexed by code; {@code values()} would clone the array on every completion. */
+    private static final TransportStatus[] BY_CODE = byCode();
+
     private final int code;
     private final String description;
 
@@ -50,16 +53,26 @@ public enum TransportStatus
         return -code;
     }
 
+    /** The status with {@code code}; {@link #TRANSPORT_ERROR} for an unknown code. Never allocates. */
     public static TransportStatus fromCode(final int code)
     {
+        final TransportStatus s = code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
+        return s == null ? TRANSPORT_ERROR : s;
+    }
+
+    private static TransportStatus[] byCode()
+    {
+        int max = 0;
         for (final TransportStatus s : values())
         {
-            if (s.code == code)
-            {
-                return s;
-            }
+            max = Math.max(max, s.code);
         }
-        return TRANSPORT_ERROR;
+        final TransportStatus[] table = new TransportStatus[max + 1];
+        for (final TransportStatus s : values())
+        {
+            table[s.code] = s;
+        }
+        return table;
     }
 
     /** Decode a negative sentinel returned by an operation. */

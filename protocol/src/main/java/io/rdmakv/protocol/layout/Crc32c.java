@@ -11,11 +11,15 @@ import java.util.zip.CRC32C;
  *
  * <ul>
  *   <li>array-backed buffers: {@link CRC32C#update(byte[], int, int)} on the array itself;</li>
- *   <li>{@link ByteBuffer}-backed buffers: a cached duplicate of that ByteBuffer, positioned over the range, so the
- *       JDK's intrinsic runs on the memory in place (a new duplicate only when the backing ByteBuffer changes);</li>
- *   <li>buffers over a raw address (no array, no ByteBuffer, e.g. an mmap'd pool): a slicing-by-8 table
- *       implementation reading the memory through the buffer, because the JDK offers no public way to view a raw
- *       address as a ByteBuffer.</li>
+ *   <li>{@link ByteBuffer}-backed buffers (the client's read buffers; the pool's partitions, which memory-pool backs
+ *       with ByteBuffers for exactly this): a cached duplicate of that ByteBuffer, positioned over the range, so
+ *       the JDK's intrinsic runs on the memory in place. Duplicates are kept per backing ByteBuffer (up to
+ *       {@link #MAX_CACHED_VIEWS}, e.g. one per pool partition), so alternating between partitions does not
+ *       allocate;</li>
+ *   <li>buffers over a raw address (no array, no ByteBuffer): a slicing-by-8 table implementation reading the memory
+ *       through the buffer, because the JDK offers no public way to view a raw address as a ByteBuffer. It is
+ *       20-40 times slower than the intrinsic (see benchmarks' ExtentVerifyBenchmark): give hot paths a
+ *       ByteBuffer-backed view.</li>
  * </ul>
  */
 final class Crc32c
@@ -24,9 +28,15 @@ final class Crc32c
     private static final int[] TABLE = table();
     private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
 
+    /** Backing ByteBuffers remembered with their duplicate; beyond that the oldest entry is replaced. */
+    static final int MAX_CACHED_VIEWS = 64;
+
     private final CRC32C crc = new CRC32C();
-    private ByteBuffer cachedSource;
-    private ByteBuffer cachedView;
+    private final ByteBuffer[] cachedSources = new ByteBuffer[MAX_CACHED_VIEWS];
+    private final ByteBuffer[] cachedViews = new ByteBuffer[MAX_CACHED_VIEWS];
+    private int cachedCount;
+    private int lastHit;
+    private int nextReplaced;
 
     int compute(final DirectBuffer buffer, final int offset, final int length)
     {
@@ -40,18 +50,45 @@ final class Crc32c
         final ByteBuffer source = buffer.byteBuffer();
         if (source != null)
         {
-            if (source != cachedSource)
-            {
-                cachedSource = source;
-                cachedView = source.duplicate();
-            }
+            final ByteBuffer view = viewOf(source);
             final int start = buffer.wrapAdjustment() + offset;
-            cachedView.clear().limit(start + length).position(start);
+            view.clear().limit(start + length).position(start);
             crc.reset();
-            crc.update(cachedView);
+            crc.update(view);
             return (int)crc.getValue();
         }
         return software(buffer, offset, length);
+    }
+
+    /** This instance's own duplicate of {@code source} (whose position and limit it may move). */
+    private ByteBuffer viewOf(final ByteBuffer source)
+    {
+        if (cachedSources[lastHit] == source)
+        {
+            return cachedViews[lastHit];
+        }
+        for (int i = 0; i < cachedCount; i++)
+        {
+            if (cachedSources[i] == source)
+            {
+                lastHit = i;
+                return cachedViews[i];
+            }
+        }
+        final int slot;
+        if (cachedCount < MAX_CACHED_VIEWS)
+        {
+            slot = cachedCount++;
+        }
+        else
+        {
+            slot = nextReplaced;
+            nextReplaced = (nextReplaced + 1) % MAX_CACHED_VIEWS;
+        }
+        cachedSources[slot] = source;
+        cachedViews[slot] = source.duplicate();
+        lastHit = slot;
+        return cachedViews[slot];
     }
 
     /** Table-driven CRC32C (Castagnoli, reflected), eight bytes per step. */

@@ -1,0 +1,161 @@
+package io.rdmakv.cli.bench;
+
+import io.rdmakv.cli.ExitCodes;
+import io.rdmakv.cli.Io;
+import io.rdmakv.cli.RdmakvMain;
+import io.rdmakv.server.KvServer;
+import io.rdmakv.server.config.ServerConfig;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code rdmakv bench} end to end against a real node in this process, through the picocli entry point. */
+class BenchCommandTest
+{
+    @TempDir
+    static Path dir;
+
+    private static KvServer server;
+    private static String address;
+
+    @BeforeAll
+    static void startNode()
+    {
+        final Map<String, String> m = new HashMap<>();
+        m.put("data.dir", dir.resolve("data").toString());
+        m.put("transport", "tcp");
+        m.put("host", "127.0.0.1");
+        m.put("control.port", "0");
+        m.put("data.port", "0");
+        m.put("pool.size", "16MiB");
+        m.put("pool.pin", "OFF");
+        server = KvServer.start(ServerConfig.from(new Properties(), m));
+        address = "127.0.0.1:" + server.controlAddress().getPort();
+    }
+
+    @AfterAll
+    static void stopNode()
+    {
+        server.close();
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldLoadRunAndReportEveryOperationWithJsonAndHgrm() throws Exception
+    {
+        final Path json = dir.resolve("a.json");
+        final String hgrm = dir.resolve("hgrm/a").toString();
+        final Run run = run("bench", "-s", address, "--workload", "A", "--keys", "300", "--connections", "2",
+            "--threads", "2", "--inflight", "4", "--warmup", "200ms", "--duration", "1s", "--json", json.toString(),
+            "--hgrm", hgrm, "--get-mode", "one-sided");
+        assertEquals(ExitCodes.OK, run.code(), run.out() + run.err());
+        final String out = run.out();
+        assertTrue(out.contains("load        300 keys"), out);
+        final long gets = count(out, "GET");
+        final long puts = count(out, "PUT");
+        assertTrue(gets > 0 && puts > 0, out);
+        assertTrue(out.contains("GET hits    " + String.format("%,d of %,d (100.0%%)", gets, gets)),
+            "every loaded key is found: " + out);
+        assertTrue(out.matches("(?s).*GETs served hits [1-9][\\d,]*, .*"), "GETs were served one-sided: " + out);
+        // The node runs in this JVM, so its pid is found from the port and its CPU time is this process's.
+        assertTrue(out.contains("server CPU") && out.contains("pid " + ProcessHandle.current().pid()), out);
+        assertTrue(run.err().contains("[run]"), "a progress line: " + run.err());
+
+        final String text = Files.readString(json);
+        assertTrue(text.contains("\"workload\": \"A\""), text);
+        assertTrue(text.contains("\"GET\": {\"count\": " + gets + ","), text);
+        assertTrue(text.contains("\"PUT\": {\"count\": " + puts + ","), text);
+        assertTrue(text.contains("\"get.oneSided.hits\": "), text);
+        for (final String op : new String[] {"GET", "PUT"})
+        {
+            final Path file = Path.of(hgrm + "-" + op + ".hgrm");
+            final String h = Files.readString(file);
+            assertTrue(h.contains("Value     Percentile TotalCount") && h.contains("#[Mean"), h);
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldRunWorkloadDWithInsertsAndAFixedOperationCount()
+    {
+        final Run run = run("bench", "-s", address, "--workload", "D", "--keys", "200", "--ops", "400",
+            "--warmup", "0s", "--no-progress", "--inflight", "2");
+        assertEquals(ExitCodes.OK, run.code(), run.out() + run.err());
+        final long total = count(run.out(), "GET") + count(run.out(), "INSERT");
+        assertEquals(400, total, "exactly --ops operations are measured: " + run.out());
+        assertTrue(run.err().isEmpty() || !run.err().contains("[run]"), "--no-progress: " + run.err());
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldRefuseBadSettingsWithAUsageError()
+    {
+        final Run mix = run("bench", "-s", address, "--workload", "get=50,put=10");
+        assertEquals(ExitCodes.USAGE, mix.code());
+        assertTrue(mix.err().contains("summing to 100"), mix.err());
+        final Run threads = run("bench", "-s", address, "--threads", "4", "--connections", "2");
+        assertEquals(ExitCodes.USAGE, threads.code());
+        assertTrue(threads.err().contains("more than --connections"), threads.err());
+        final Run driver = run("bench", "--driver", "cassandra");
+        assertEquals(ExitCodes.USAGE, driver.code());
+        assertTrue(driver.err().contains("unknown driver"), driver.err());
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldFailFastWhenNothingListens() throws Exception
+    {
+        final int port;
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
+        {
+            port = s.getLocalPort();
+        }
+        for (final String driver : new String[] {"resp", "memcached"})
+        {
+            final Run run = run("bench", "--driver", driver, "-s", "127.0.0.1:" + port, "--duration", "1s",
+                "--timeout-ms", "2000");
+            assertEquals(ExitCodes.FAILED, run.code(), run.out() + run.err());
+            assertTrue(run.err().contains("cannot connect to 127.0.0.1:" + port), run.err());
+        }
+    }
+
+    /** The count column of an operation's row. */
+    static long count(final String out, final String op)
+    {
+        final Matcher m = Pattern.compile("(?m)^" + op + " +([\\d,]+) ").matcher(out);
+        return m.find() ? Long.parseLong(m.group(1).replace(",", "")) : 0;
+    }
+
+    static Run run(final String... args)
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final Io io = new Io(new ByteArrayInputStream(new byte[0]),
+            new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        final int code = RdmakvMain.run(io, args);
+        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    record Run(int code, String out, String err)
+    {
+    }
+}

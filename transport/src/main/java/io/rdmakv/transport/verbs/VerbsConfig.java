@@ -1,0 +1,95 @@
+package io.rdmakv.transport.verbs;
+
+import io.rdmakv.transport.TransportConfig;
+import io.rdmakv.transport.TransportException;
+
+/**
+ * The verbs transport's settings, read once from {@link TransportConfig} properties under {@code verbs.}. Every value
+ * is checked here so that bad input fails {@code open} with a message naming the property.
+ *
+ * <table>
+ *   <caption>properties</caption>
+ *   <tr><td>verbs.device</td><td>device name (default: the first with an ACTIVE port)</td></tr>
+ *   <tr><td>verbs.port</td><td>port number (1)</td></tr>
+ *   <tr><td>verbs.gidIndex</td><td>GID index (-1 = the first IPv4-mapped GID, i.e. RoCE v2 IPv4: 1 on rxe)</td></tr>
+ *   <tr><td>verbs.timeout</td><td>local ACK timeout exponent, 4.096 us * 2^n (14)</td></tr>
+ *   <tr><td>verbs.retryCount</td><td>transport retries before IBV_WC_RETRY_EXC_ERR (7)</td></tr>
+ *   <tr><td>verbs.rnrRetry</td><td>RNR retries, 7 = infinite (7)</td></tr>
+ *   <tr><td>verbs.minRnrTimer</td><td>RNR NAK timer code (1 = 0.01 ms)</td></tr>
+ *   <tr><td>verbs.recvDepth</td><td>receive buffers per endpoint (maxInflightPerEndpoint)</td></tr>
+ *   <tr><td>verbs.fragmentBytes</td><td>receive buffer size; larger messages are fragmented (16384)</td></tr>
+ *   <tr><td>verbs.cqDepth</td><td>completion queue entries per worker (8192)</td></tr>
+ *   <tr><td>verbs.pollBatch</td><td>completions polled per doWork (32)</td></tr>
+ *   <tr><td>verbs.signalInterval</td><td>unsignaled sends between signaled ones (sendDepth / 4)</td></tr>
+ *   <tr><td>verbs.readBounceBytes</td><td>per-endpoint area reads land in before the copy (1 MiB + 4 KiB)</td></tr>
+ *   <tr><td>verbs.maxInline</td><td>inline data asked of the QP (64)</td></tr>
+ * </table>
+ */
+public final class VerbsConfig
+{
+    public static final int DEFAULT_FRAGMENT_BYTES = 16 * 1024;
+
+    final String device;
+    final int port;
+    final int gidIndex;
+    final int timeout;
+    final int retryCount;
+    final int rnrRetry;
+    final int minRnrTimer;
+    final int sendDepth;
+    final int recvDepth;
+    final int fragmentBytes;
+    final int cqDepth;
+    final int pollBatch;
+    final int signalInterval;
+    final int maxInline;
+    final int maxMessageBytes;
+    final int maxPending;
+    final int readBounceBytes;
+    final long connectTimeoutMs;
+    final long operationTimeoutNs;
+
+    VerbsConfig(final TransportConfig config)
+    {
+        device = config.property("verbs.device", null);
+        port = range(config, "verbs.port", 1, 1, 255);
+        gidIndex = range(config, "verbs.gidIndex", -1, -1, 65535);
+        timeout = range(config, "verbs.timeout", 14, 0, 31);
+        retryCount = range(config, "verbs.retryCount", 7, 0, 7);
+        rnrRetry = range(config, "verbs.rnrRetry", 7, 0, 7);
+        minRnrTimer = range(config, "verbs.minRnrTimer", 1, 0, 31);
+        sendDepth = range(config, "verbs.sendDepth", Math.max(8, config.maxInflightPerEndpoint()), 8, 16384);
+        recvDepth = range(config, "verbs.recvDepth", Math.max(8, config.maxInflightPerEndpoint()), 4, 16384);
+        fragmentBytes = range(config, "verbs.fragmentBytes", DEFAULT_FRAGMENT_BYTES, 256, 1 << 20);
+        cqDepth = range(config, "verbs.cqDepth", 8192, 64, 1 << 22);
+        pollBatch = range(config, "verbs.pollBatch", 32, 1, 1024);
+        signalInterval = range(config, "verbs.signalInterval", Math.max(1, sendDepth / 4), 1, sendDepth / 2);
+        maxInline = range(config, "verbs.maxInline", 64, 0, 1024);
+        maxMessageBytes = config.maxMessageBytes();
+        maxPending = config.maxPendingPerEndpoint();
+        readBounceBytes = range(config, "verbs.readBounceBytes",
+            VerbsTransportProvider.MAX_READ_BYTES, VerbsTransportProvider.MAX_READ_BYTES, 1 << 30);
+        connectTimeoutMs = Math.max(1, config.connectTimeout().toMillis());
+        operationTimeoutNs = Math.max(1, config.operationTimeout().toNanos());
+    }
+
+    private static int range(
+        final TransportConfig config, final String name, final int defaultValue, final int min, final int max)
+    {
+        final int value;
+        try
+        {
+            value = config.intProperty(name, defaultValue);
+        }
+        catch (final NumberFormatException e)
+        {
+            throw new TransportException("property " + name + " is not an integer: '" +
+                config.property(name, "") + "'", e);
+        }
+        if (value < min || value > max)
+        {
+            throw new TransportException("property " + name + " = " + value + " is outside " + min + ".." + max);
+        }
+        return value;
+    }
+}

@@ -1,0 +1,706 @@
+package io.rdmakv.transport.verbs;
+
+import io.netty.channel.Channel;
+import io.rdmakv.transport.CompletionHandler;
+import io.rdmakv.transport.Endpoint;
+import io.rdmakv.transport.EndpointHandler;
+import io.rdmakv.transport.RemoteKey;
+import io.rdmakv.transport.TransportStatus;
+import io.rdmakv.transport.Worker;
+import io.rdmakv.transport.verbs.ffi.LibIbverbs;
+import io.rdmakv.transport.verbs.ffi.RecvWorkRequests;
+import io.rdmakv.transport.verbs.ffi.WorkCompletions;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.rdmakv.transport.verbs.ffi.VerbsLayout.*;
+
+/**
+ * One RC connection; its native side (memory, QP, work requests) is {@link EndpointResources}.
+ *
+ * <p>Sends: a message is cut into fragments of the peer's receive-buffer size, each one Send-with-immediate that
+ * consumes one credit (a receive the peer has posted); the immediate carries returned credits and a MORE flag
+ * ({@link ImmediateData}). The peer starts with its receive depth minus one credits; the last receive is kept for
+ * explicit credit messages. Only the last fragment of a message with a handler, and every {@code signalInterval}-th
+ * send, is signaled. Reads: signaled RDMA Reads into the bounce area, copied to the caller's buffer on completion;
+ * a batch is one linked list of work requests, one doorbell. What does not fit now waits in {@link PendingQueue}.
+ *
+ * <p>Threads: operations may come from any thread and are serialised by this object's monitor; completions,
+ * receives and every callback run on the worker's thread, never under the monitor.
+ */
+final class VerbsEndpoint implements Endpoint
+{
+    private static final Logger LOG = LoggerFactory.getLogger(VerbsEndpoint.class);
+
+    enum State
+    {
+        CONNECTING, CONNECTED, CLOSED, FAILED
+    }
+
+    private final VerbsWorker worker;
+    private final VerbsConfig config;
+    private final EndpointHandler handler;
+    private final InetSocketAddress remoteAddress;
+    final VerbsQueuePair qp;
+
+    private final EndpointResources res;
+    private final int fragmentBytes;
+    private final SendQueueRing ring;
+    private final PendingQueue pending;
+    private final CompletionHandler[] doneHandlers;
+    private final long[] doneIds;
+    private final SendPath sendPath;
+
+    /** Progress thread only. */
+    private final MessageAssembler assembler;
+    private final int[] repostIndexes;
+    private int repostCount;
+    private int creditsReceived;
+    private int consumedReceives;
+
+    private volatile State state = State.CONNECTING;
+    private volatile Channel channel;
+    private volatile boolean peerSaidBye;
+
+    // Guarded by this.
+    private long nextRequestId;
+
+    /** Create the QP, register memory, move to INIT and post every receive (before RTR, as required). */
+    VerbsEndpoint(final VerbsWorker worker, final VerbsConfig config, final VerbsDevice device, final long cq,
+        final EndpointHandler handler, final InetSocketAddress remoteAddress, final int psn)
+    {
+        this.worker = worker;
+        this.config = config;
+        this.handler = handler;
+        this.remoteAddress = remoteAddress;
+        this.fragmentBytes = config.fragmentBytes;
+        this.assembler = new MessageAssembler(config.maxMessageBytes);
+        this.res = new EndpointResources(worker, config, device, cq, psn);
+        this.qp = res.qp;
+        this.ring = new SendQueueRing(res.sendDepth(), config.readBounceBytes);
+        this.pending = new PendingQueue(config.maxPending, Math.max(config.maxMessageBytes * 4, 1 << 22));
+        this.doneHandlers = new CompletionHandler[res.sendDepth()];
+        this.doneIds = new long[res.sendDepth()];
+        this.repostIndexes = new int[res.recvDepth()];
+        this.sendPath = new SendPath(res, ring, pending, config, detail ->
+        {
+            state = State.FAILED;
+            worker.execute(() -> fail(TransportStatus.TRANSPORT_ERROR, detail));
+        });
+    }
+
+    /** RTR then RTS with the peer's half of the handshake; the endpoint may send afterwards. */
+    void connectQueuePair(final VerbsQueuePair.Remote remote)
+    {
+        qp.toRtr(remote);
+        qp.toRts();
+        synchronized (this)
+        {
+            sendPath.connect(remote.recvDepth(), remote.fragmentBytes());
+        }
+    }
+
+    synchronized void markConnected()
+    {
+        state = State.CONNECTED;
+        sendPath.open(true);
+    }
+
+    /**
+     * An accepted endpoint becomes usable when the client says READY, or earlier when its first message arrives
+     * (the client is in RTS by then): either way {@code onConnected} runs once, before any {@code onMessage}.
+     */
+    void activateAccepted()
+    {
+        synchronized (this)
+        {
+            if (state != State.CONNECTING)
+            {
+                return;
+            }
+            state = State.CONNECTED;
+            sendPath.open(true);
+        }
+        try
+        {
+            handler.onConnected(this);
+        }
+        catch (final RuntimeException e)
+        {
+            LOG.warn("onConnected handler threw for {}", this, e);
+        }
+    }
+
+    void attach(final Channel channel)
+    {
+        this.channel = channel;
+    }
+
+    void peerSaidBye()
+    {
+        peerSaidBye = true;
+    }
+
+    boolean hasPeerSaidBye()
+    {
+        return peerSaidBye;
+    }
+
+    int fragmentBytes()
+    {
+        return fragmentBytes;
+    }
+
+    State state()
+    {
+        return state;
+    }
+
+    EndpointHandler handler()
+    {
+        return handler;
+    }
+
+    // ---------------------------------------------------------------------------------------------- operations
+
+    @Override
+    public long send(final DirectBuffer buffer, final int offset, final int length, final CompletionHandler handler)
+    {
+        if (buffer == null || offset < 0 || length < 0 || (long)offset + length > buffer.capacity())
+        {
+            return TransportStatus.OUT_OF_BOUNDS.sentinel();
+        }
+        if (length > config.maxMessageBytes)
+        {
+            return TransportStatus.MESSAGE_TOO_LARGE.sentinel();
+        }
+        synchronized (this)
+        {
+            final long refused = refusal();
+            if (refused != 0)
+            {
+                return refused;
+            }
+            final long id = nextRequestId++;
+            int posted = 0;
+            if (pending.isEmpty())
+            {
+                posted = sendPath.postFragments(buffer, offset, length, 0, id, handler);
+                if (posted < 0)
+                {
+                    return TransportStatus.PEER_FAILED.sentinel();
+                }
+                if (sendPath.lastPostComplete())
+                {
+                    return id;
+                }
+            }
+            if (!pending.addSend(id, handler, buffer, offset + posted, length - posted, posted, System.nanoTime()))
+            {
+                if (posted > 0)
+                {
+                    // Part of it is already on the wire: the rest must follow or the stream would be torn.
+                    worker.execute(() -> fail(TransportStatus.TRANSPORT_ERROR,
+                        "pending queue overflow in the middle of a message"));
+                    return id;
+                }
+                nextRequestId--;
+                return TransportStatus.BACK_PRESSURED.sentinel();
+            }
+            return id;
+        }
+    }
+
+    @Override
+    public long read(final long remoteAddress, final RemoteKey remoteKey, final int length,
+        final MutableDirectBuffer destination, final int destinationOffset, final CompletionHandler handler)
+    {
+        final TransportStatus invalid = validateRead(remoteAddress, remoteKey, length, destination, destinationOffset);
+        if (invalid != null)
+        {
+            return invalid.sentinel();
+        }
+        synchronized (this)
+        {
+            final long refused = refusal();
+            if (refused != 0)
+            {
+                return refused;
+            }
+            final long id = nextRequestId++;
+            if (pending.isEmpty() && ring.free() > 0)
+            {
+                final int slot = sendPath.prepareRead(id, remoteAddress, remoteKey, length, destination, destinationOffset,
+                    handler);
+                if (slot >= 0)
+                {
+                    return sendPath.postChain(slot) ? id : TransportStatus.PEER_FAILED.sentinel();
+                }
+            }
+            if (!pending.addRead(id, handler, remoteAddress, remoteKey, length, destination, destinationOffset,
+                System.nanoTime()))
+            {
+                nextRequestId--;
+                return TransportStatus.BACK_PRESSURED.sentinel();
+            }
+            return id;
+        }
+    }
+
+    @Override
+    public int readBatch(final ReadRequest[] requests, final int count)
+    {
+        synchronized (this)
+        {
+            if (refusal() != 0)
+            {
+                return 0;
+            }
+            int first = -1;
+            int previous = -1;
+            int accepted = 0;
+            for (; accepted < count; accepted++)
+            {
+                final ReadRequest r = requests[accepted];
+                if (validateRead(r.remoteAddress, r.remoteKey, r.length, r.destination, r.destinationOffset) != null)
+                {
+                    break;
+                }
+                final long id = nextRequestId++;
+                int slot = -1;
+                if (pending.isEmpty() && ring.free() > 0)
+                {
+                    slot = sendPath.prepareRead(id, r.remoteAddress, r.remoteKey, r.length, r.destination,
+                        r.destinationOffset, r.handler);
+                }
+                if (slot >= 0)
+                {
+                    if (previous >= 0)
+                    {
+                        sendPath.link(previous, slot);
+                    }
+                    else
+                    {
+                        first = slot;
+                    }
+                    previous = slot;
+                }
+                else if (!pending.addRead(id, r.handler, r.remoteAddress, r.remoteKey, r.length, r.destination,
+                    r.destinationOffset, System.nanoTime()))
+                {
+                    nextRequestId--;
+                    break;
+                }
+            }
+            if (first >= 0 && !sendPath.postChain(first))
+            {
+                return 0;
+            }
+            return accepted;
+        }
+    }
+
+    private static TransportStatus validateRead(final long remoteAddress, final RemoteKey remoteKey, final int length,
+        final MutableDirectBuffer destination, final int destinationOffset)
+    {
+        if (remoteKey == null || remoteKey.transportId() != RemoteKey.TRANSPORT_VERBS)
+        {
+            return TransportStatus.INVALID_RKEY;
+        }
+        if (length > VerbsTransportProvider.MAX_READ_BYTES)
+        {
+            return TransportStatus.MESSAGE_TOO_LARGE;
+        }
+        if (length < 0 || !remoteKey.covers(remoteAddress, length))
+        {
+            return TransportStatus.OUT_OF_BOUNDS;
+        }
+        if (destination == null || destinationOffset < 0 || (long)destinationOffset + length > destination.capacity())
+        {
+            return TransportStatus.OUT_OF_BOUNDS;
+        }
+        return null;
+    }
+
+    private long refusal()
+    {
+        final State s = state;
+        if (s == State.CONNECTED)
+        {
+            return 0;
+        }
+        return s == State.CLOSED ? TransportStatus.CLOSED.sentinel() : TransportStatus.NOT_CONNECTED.sentinel();
+    }
+
+    // ------------------------------------------------------------------------------ completions (worker thread)
+
+    /** One completion of this endpoint's QP; called by the worker's poll loop. */
+    void onCompletion(final WorkCompletions wcs, final int i)
+    {
+        final long wrId = wcs.wrId(i);
+        final int status = wcs.status(i);
+        if (status != WC_SUCCESS)
+        {
+            onErrorCompletion(wcs, i, wrId, status);
+        }
+        else if ((wrId & RecvWorkRequests.RECV_WR_ID_FLAG) != 0)
+        {
+            onReceive((int)(wrId & Integer.MAX_VALUE), wcs.byteLen(i), wcs.immData(i));
+        }
+        else
+        {
+            onSendQueueCompletion((int)wrId);
+        }
+    }
+
+    private void onErrorCompletion(final WorkCompletions wcs, final int i, final long wrId, final int status)
+    {
+        if (state == State.CLOSED || state == State.FAILED)
+        {
+            return; // flushes after we moved the QP to ERR ourselves
+        }
+        final String what = (wrId & RecvWorkRequests.RECV_WR_ID_FLAG) != 0 ? "receive" : "send queue";
+        fail(mapStatus(status), what + " completion error: " + LibIbverbs.ibv_wc_status_str(status) +
+            " (status " + status + ", vendor error 0x" + Integer.toHexString(wcs.vendorErr(i)) + ")");
+    }
+
+    static TransportStatus mapStatus(final int wcStatus)
+    {
+        switch (wcStatus)
+        {
+            case WC_RETRY_EXC_ERR:
+            case WC_RNR_RETRY_EXC_ERR:
+            case WC_WR_FLUSH_ERR:
+                return TransportStatus.PEER_FAILED;
+            case WC_REM_ACCESS_ERR:
+            case WC_REM_INV_REQ_ERR:
+                return TransportStatus.ACCESS_DENIED;
+            default:
+                return TransportStatus.TRANSPORT_ERROR;
+        }
+    }
+
+    private void onSendQueueCompletion(final int slot)
+    {
+        int done = 0;
+        synchronized (this)
+        {
+            if (state != State.CONNECTED || !ring.isPosted(slot))
+            {
+                return;
+            }
+            int index;
+            do
+            {
+                index = ring.head();
+                if (ring.tracked[index])
+                {
+                    if (ring.kind[index] == SendQueueRing.KIND_READ)
+                    {
+                        ring.destination[index].putBytes(ring.destinationOffset[index], res.bounceView,
+                            ring.bounceOffset[index], ring.length[index]);
+                    }
+                    doneHandlers[done] = ring.handler[index];
+                    doneIds[done] = ring.requestId[index];
+                    done++;
+                }
+                ring.pop();
+            }
+            while (index != slot);
+            sendPath.untrack(done);
+            sendPath.drainPending();
+            sendPath.maybeReturnCredits();
+        }
+        for (int k = 0; k < done; k++)
+        {
+            final CompletionHandler h = doneHandlers[k];
+            doneHandlers[k] = null;
+            complete(h, TransportStatus.OK, doneIds[k]);
+        }
+    }
+
+    private void onReceive(final int index, final int byteLen, final int imm)
+    {
+        if (state != State.CONNECTED && state != State.CONNECTING)
+        {
+            return;
+        }
+        if (ImmediateData.hasUnknownBits(imm) || index >= qp.recvDepth || byteLen > fragmentBytes)
+        {
+            fail(TransportStatus.TRANSPORT_ERROR, "malformed message from peer (imm 0x" + Integer.toHexString(imm) +
+                ", " + byteLen + " bytes)");
+            return;
+        }
+        activateAccepted();
+        if (!ImmediateData.isCreditOnly(imm))
+        {
+            final int offset = res.recvOffset(index);
+            if (ImmediateData.isMore(imm) || assembler.inProgress())
+            {
+                final int length = assembler.append(res.view, offset, byteLen, ImmediateData.isMore(imm));
+                if (length == MessageAssembler.TOO_LARGE)
+                {
+                    fail(TransportStatus.MESSAGE_TOO_LARGE, "peer sent a message larger than " +
+                        config.maxMessageBytes + " bytes");
+                    return;
+                }
+                if (length >= 0)
+                {
+                    deliver(assembler.buffer(), 0, length);
+                }
+            }
+            else
+            {
+                deliver(res.view, offset, byteLen);
+            }
+        }
+        // Re-posted (and credits counted) once per poll batch, by flushReceives: one ibv_post_recv for many.
+        if (repostCount == 0)
+        {
+            worker.receivesToFlush(this);
+        }
+        repostIndexes[repostCount++] = index;
+        creditsReceived += ImmediateData.credits(imm);
+        if (!ImmediateData.isCreditOnly(imm))
+        {
+            consumedReceives++;
+        }
+    }
+
+    /** End of a poll batch: re-post consumed receives as one list, take in credits, post what waits. */
+    void flushReceives()
+    {
+        final int count = repostCount;
+        repostCount = 0;
+        synchronized (this)
+        {
+            if (count == 0 || (state != State.CONNECTED && state != State.CONNECTING))
+            {
+                return;
+            }
+            sendPath.repostReceives(repostIndexes, count);
+            sendPath.addCredits(creditsReceived);
+            sendPath.receivesConsumed(consumedReceives);
+            creditsReceived = 0;
+            consumedReceives = 0;
+            sendPath.drainPending();
+            sendPath.maybeReturnCredits();
+        }
+    }
+
+    private void deliver(final DirectBuffer buffer, final int offset, final int length)
+    {
+        try
+        {
+            handler.onMessage(this, buffer, offset, length);
+        }
+        catch (final RuntimeException e)
+        {
+            LOG.warn("onMessage handler of {} threw; message dropped", this, e);
+        }
+    }
+
+    private void complete(final CompletionHandler h, final TransportStatus status, final long id)
+    {
+        if (h == null)
+        {
+            return;
+        }
+        try
+        {
+            h.onComplete(status, id);
+        }
+        catch (final RuntimeException e)
+        {
+            LOG.warn("completion handler of {} threw", this, e);
+        }
+    }
+
+    /** Fail operations older than the operation timeout; worker thread. */
+    void checkTimeouts(final long nowNanos)
+    {
+        boolean expired = false;
+        synchronized (this)
+        {
+            if (state != State.CONNECTED)
+            {
+                return;
+            }
+            if (sendPath.tracked() > 0)
+            {
+                for (int k = 0, index = ring.head(); k < ring.size(); k++, index = (index + 1) % ring.capacity)
+                {
+                    if (ring.tracked[index])
+                    {
+                        expired = nowNanos - ring.postNanos[index] > config.operationTimeoutNs;
+                        break;
+                    }
+                }
+            }
+            if (!expired && !pending.isEmpty())
+            {
+                expired = nowNanos - pending.peek().enqueueNanos > config.operationTimeoutNs;
+            }
+        }
+        if (expired)
+        {
+            fail(TransportStatus.TIMED_OUT, "an operation did not complete within " +
+                config.operationTimeoutNs / 1_000_000 + " ms");
+        }
+    }
+
+    // --------------------------------------------------------------------------------------------- teardown
+
+    /** Fail the endpoint: every outstanding operation completes with {@code status}. Worker thread. */
+    void fail(final TransportStatus status, final String detail)
+    {
+        final State previous;
+        final List<Runnable> callbacks;
+        synchronized (this)
+        {
+            previous = state;
+            if (previous == State.CLOSED || (previous == State.FAILED && callbacksRun))
+            {
+                return;
+            }
+            state = State.FAILED;
+            sendPath.open(false);
+            callbacksRun = true;
+            callbacks = drainOutstandingLocked(status);
+        }
+        LOG.debug("{} failed: {} ({})", this, status, detail);
+        teardown(false);
+        callbacks.forEach(Runnable::run);
+        notifyDisconnected(status, detail);
+    }
+
+    private boolean callbacksRun;
+
+    @Override
+    public void close()
+    {
+        final List<Runnable> callbacks;
+        synchronized (this)
+        {
+            if (state == State.CLOSED || (state == State.FAILED && callbacksRun))
+            {
+                return;
+            }
+            state = State.CLOSED;
+            sendPath.open(false);
+            callbacksRun = true;
+            callbacks = drainOutstandingLocked(TransportStatus.CLOSED);
+        }
+        teardown(true);
+        worker.execute(() ->
+        {
+            callbacks.forEach(Runnable::run);
+            notifyDisconnected(TransportStatus.CLOSED, "closed locally");
+        });
+    }
+
+    private void notifyDisconnected(final TransportStatus status, final String detail)
+    {
+        try
+        {
+            handler.onDisconnected(this, status, detail);
+        }
+        catch (final RuntimeException e)
+        {
+            LOG.warn("onDisconnected handler of {} threw", this, e);
+        }
+    }
+
+    private List<Runnable> drainOutstandingLocked(final TransportStatus status)
+    {
+        final List<Runnable> callbacks = new ArrayList<>();
+        while (ring.size() > 0)
+        {
+            final int index = ring.head();
+            if (ring.tracked[index])
+            {
+                final CompletionHandler h = ring.handler[index];
+                final long id = ring.requestId[index];
+                callbacks.add(() -> complete(h, status, id));
+            }
+            ring.pop();
+        }
+        sendPath.clearTracked();
+        while (!pending.isEmpty())
+        {
+            final PendingQueue.Op op = pending.peek();
+            final CompletionHandler h = op.handler;
+            final long id = op.requestId;
+            callbacks.add(() -> complete(h, status, id));
+            if (!op.isRead)
+            {
+                pending.discardHeadPayload();
+            }
+            pending.removeHead();
+        }
+        return callbacks;
+    }
+
+    /** Release the QP and memory registration, close the control channel. Any thread, once. */
+    private void teardown(final boolean sayBye)
+    {
+        res.release();
+        worker.execute(() -> worker.forget(this));
+        final Channel c = channel;
+        if (c != null)
+        {
+            if (sayBye && c.isActive())
+            {
+                ControlChannel.sendByeAndClose(c);
+            }
+            else
+            {
+                c.close();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ queries
+
+    @Override
+    public boolean isConnected()
+    {
+        return state == State.CONNECTED;
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress()
+    {
+        return remoteAddress;
+    }
+
+    @Override
+    public synchronized int outstanding()
+    {
+        return sendPath.tracked() + pending.size();
+    }
+
+    @Override
+    public Worker worker()
+    {
+        return worker;
+    }
+
+    /** Send credits left (for tests and diagnostics). */
+    synchronized int sendCredits()
+    {
+        return sendPath.sendCredits();
+    }
+
+    @Override
+    public String toString()
+    {
+        return "VerbsEndpoint{qp=" + qp.qpNumber + ", peer=" + remoteAddress + ", state=" + state + '}';
+    }
+}

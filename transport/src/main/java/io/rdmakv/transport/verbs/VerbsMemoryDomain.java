@@ -1,0 +1,170 @@
+package io.rdmakv.transport.verbs;
+
+import io.rdmakv.transport.MemoryAccess;
+import io.rdmakv.transport.MemoryDomain;
+import io.rdmakv.transport.MemoryRegion;
+import io.rdmakv.transport.RemoteKey;
+import io.rdmakv.transport.TransportException;
+import io.rdmakv.transport.verbs.ffi.LibIbverbs;
+import com.sun.jna.Pointer;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static io.rdmakv.transport.verbs.ffi.VerbsLayout.*;
+
+/**
+ * Registers memory with the device's protection domain: one {@code ibv_reg_mr} per region, with LOCAL_WRITE and
+ * REMOTE_READ at most. Remote write is never granted, whatever is asked. {@link #registrationCount()} counts every
+ * {@code ibv_reg_mr} this transport makes, including the per-endpoint rings registered when a connection is set up,
+ * so a flat counter across a workload proves the data path never registers.
+ */
+final class VerbsMemoryDomain implements MemoryDomain
+{
+    private final VerbsDevice device;
+    private final AtomicLong registrations = new AtomicLong();
+    private final List<Region> regions = new ArrayList<>();
+    private boolean closed;
+
+    VerbsMemoryDomain(final VerbsDevice device)
+    {
+        this.device = device;
+    }
+
+    @Override
+    public MemoryRegion register(final long address, final long length, final Set<MemoryAccess> access)
+    {
+        if (address == 0 || length <= 0)
+        {
+            throw new TransportException("cannot register address 0x" + Long.toHexString(address) + " length " + length);
+        }
+        int flags = 0;
+        if (access.contains(MemoryAccess.LOCAL_WRITE))
+        {
+            flags |= ACCESS_LOCAL_WRITE;
+        }
+        if (access.contains(MemoryAccess.REMOTE_READ))
+        {
+            flags |= ACCESS_REMOTE_READ;
+        }
+        final Region region = new Region(address, length, registerRaw(address, length, flags, "region"));
+        synchronized (this)
+        {
+            if (closed)
+            {
+                LibIbverbs.ibv_dereg_mr(region.mr);
+                throw new TransportException("memory domain is closed");
+            }
+            regions.add(region);
+        }
+        return region;
+    }
+
+    /**
+     * {@code ibv_reg_mr}, counted. Never asks for REMOTE_WRITE.
+     *
+     * @return the {@code struct ibv_mr *}.
+     */
+    long registerRaw(final long address, final long length, final int flags, final String what)
+    {
+        if ((flags & ACCESS_REMOTE_WRITE) != 0)
+        {
+            throw new IllegalArgumentException("remote write is never granted");
+        }
+        final long mr = LibIbverbs.ibv_reg_mr(device.pd, address, length, flags);
+        if (mr == 0)
+        {
+            final int errno = LibIbverbs.errno();
+            throw new TransportException("ibv_reg_mr of " + what + " (" + length + " bytes at 0x" +
+                Long.toHexString(address) + ") failed: " + LibIbverbs.describeErrno(errno) +
+                (errno == 12 ? "; the memlock limit is too low: raise it (ulimit -l, systemd LimitMEMLOCK, " +
+                    "docker --ulimit memlock=-1)" : ""));
+        }
+        registrations.incrementAndGet();
+        return mr;
+    }
+
+    static int lkey(final long mr)
+    {
+        return new Pointer(mr).getInt(MR_LKEY);
+    }
+
+    static int rkey(final long mr)
+    {
+        return new Pointer(mr).getInt(MR_RKEY);
+    }
+
+    @Override
+    public long registrationCount()
+    {
+        return registrations.get();
+    }
+
+    synchronized void close()
+    {
+        closed = true;
+        for (final Region r : new ArrayList<>(regions))
+        {
+            r.close();
+        }
+        regions.clear();
+    }
+
+    private final class Region implements MemoryRegion
+    {
+        private final long address;
+        private final long length;
+        private final long mr;
+        private final RemoteKey remoteKey;
+        private boolean regionClosed;
+
+        Region(final long address, final long length, final long mr)
+        {
+            this.address = address;
+            this.length = length;
+            this.mr = mr;
+            this.remoteKey = new RemoteKey(RemoteKey.TRANSPORT_VERBS, rkey(mr), address, length, 0);
+        }
+
+        @Override
+        public long address()
+        {
+            return address;
+        }
+
+        @Override
+        public long length()
+        {
+            return length;
+        }
+
+        @Override
+        public RemoteKey remoteKey()
+        {
+            return remoteKey;
+        }
+
+        @Override
+        public void close()
+        {
+            synchronized (VerbsMemoryDomain.this)
+            {
+                if (regionClosed)
+                {
+                    return;
+                }
+                regionClosed = true;
+                regions.remove(this);
+                LibIbverbs.ibv_dereg_mr(mr);
+            }
+        }
+
+        @Override
+        public String toString()
+        {
+            return "VerbsMemoryRegion{" + remoteKey + '}';
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package io.rdmakv.transport.verbs;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.rdmakv.transport.MemoryDomain;
+import io.rdmakv.transport.Transport;
+import io.rdmakv.transport.TransportCapabilities;
+import io.rdmakv.transport.TransportException;
+import io.rdmakv.transport.TransportStatus;
+import io.rdmakv.transport.Worker;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An opened verbs transport: one device context and protection domain, the memory domain over it, one small Netty
+ * event loop for the TCP control channels, and the workers.
+ */
+final class VerbsTransport implements Transport
+{
+    private static final Logger LOG = LoggerFactory.getLogger(VerbsTransport.class);
+
+    private final VerbsConfig config;
+    private final VerbsDevice device;
+    private final VerbsMemoryDomain domain;
+    private final TransportCapabilities capabilities;
+    private final EventLoopGroup eventLoops;
+    private final List<VerbsWorker> workers = new ArrayList<>();
+    private boolean closed;
+
+    VerbsTransport(final VerbsTransportProvider provider, final VerbsConfig config)
+    {
+        this.config = config;
+        this.device = VerbsDevice.open(config);
+        this.domain = new VerbsMemoryDomain(device);
+        final TransportCapabilities base = provider.capabilities();
+        this.capabilities = new TransportCapabilities(base.flags(), config.maxMessageBytes, base.maxReadBytes(),
+            Math.min(config.sendDepth, device.maxQpWr), base.latencyNanos(), base.bandwidthBytesPerSecond());
+        this.eventLoops = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("verbs-control", true),
+            NioIoHandler.newFactory());
+        LOG.info("verbs transport opened on {}", device);
+    }
+
+    VerbsMemoryDomain domain()
+    {
+        return domain;
+    }
+
+    EventLoopGroup eventLoops()
+    {
+        return eventLoops;
+    }
+
+    @Override
+    public String name()
+    {
+        return VerbsTransportProvider.NAME;
+    }
+
+    @Override
+    public TransportCapabilities capabilities()
+    {
+        return capabilities;
+    }
+
+    @Override
+    public MemoryDomain memoryDomain()
+    {
+        return domain;
+    }
+
+    @Override
+    public synchronized Worker createWorker(final String name)
+    {
+        if (closed)
+        {
+            throw new TransportException(TransportStatus.CLOSED, "verbs transport is closed", null);
+        }
+        final VerbsWorker worker = new VerbsWorker(this, name, config, device);
+        workers.add(worker);
+        return worker;
+    }
+
+    synchronized void workerClosed(final VerbsWorker worker)
+    {
+        workers.remove(worker);
+    }
+
+    @Override
+    public void close()
+    {
+        final List<VerbsWorker> toClose;
+        synchronized (this)
+        {
+            if (closed)
+            {
+                return;
+            }
+            closed = true;
+            toClose = new ArrayList<>(workers);
+        }
+        toClose.forEach(VerbsWorker::close);
+        domain.close();
+        eventLoops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        device.close();
+    }
+}

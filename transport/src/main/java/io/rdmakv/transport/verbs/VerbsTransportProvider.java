@@ -1,0 +1,74 @@
+package io.rdmakv.transport.verbs;
+
+import io.rdmakv.transport.Transport;
+import io.rdmakv.transport.TransportCapabilities;
+import io.rdmakv.transport.TransportCapability;
+import io.rdmakv.transport.TransportConfig;
+import io.rdmakv.transport.TransportException;
+import io.rdmakv.transport.TransportProvider;
+
+import java.util.EnumSet;
+
+/**
+ * The verbs transport (libibverbs RC queue pairs through JNA): native one-sided RDMA Read, batched reads with one
+ * doorbell, and Send/Recv with credits. Registered with {@link java.util.ServiceLoader}. Whether it can be used is
+ * decided once by {@link VerbsProbe}, except the property {@code rdmakv.transport.verbs.disabled}, read on each call.
+ */
+public final class VerbsTransportProvider implements TransportProvider
+{
+    public static final String NAME = "verbs";
+    /** Largest single read: a value extent of 1 MiB plus its header and key. */
+    public static final int MAX_READ_BYTES = (1 << 20) + 4096;
+    /** Largest message: fragmented over receive buffers and reassembled in order. */
+    public static final int MAX_SEND_BYTES = (1 << 20) + 4096;
+
+    private static final TransportCapabilities CAPABILITIES = new TransportCapabilities(
+        EnumSet.of(TransportCapability.SEND_RECV, TransportCapability.READ_NATIVE, TransportCapability.READ_BATCH),
+        MAX_SEND_BYTES, MAX_READ_BYTES, 128,
+        // A modest model for an RC QP on real hardware: ~2 us, ~5 GB/s. SoftRoCE is far slower but still native.
+        2_000, 5e9);
+
+    @Override
+    public String name()
+    {
+        return NAME;
+    }
+
+    @Override
+    public boolean isAvailable()
+    {
+        return unavailabilityCause() == null;
+    }
+
+    @Override
+    public String unavailabilityCause()
+    {
+        if (TransportProvider.isDisabledByProperty(NAME))
+        {
+            return "verbs disabled by -Drdmakv.transport.verbs.disabled=true";
+        }
+        return VerbsProbe.Cached.get(VerbsProbe::probe);
+    }
+
+    @Override
+    public TransportCapabilities capabilities()
+    {
+        return CAPABILITIES;
+    }
+
+    @Override
+    public Transport open(final TransportConfig config)
+    {
+        final String cause = unavailabilityCause();
+        if (cause != null)
+        {
+            throw new TransportException("verbs transport unavailable: " + cause);
+        }
+        if (config.maxMessageBytes() > MAX_SEND_BYTES)
+        {
+            throw new TransportException("maxMessageBytes " + config.maxMessageBytes() + " exceeds the verbs limit " +
+                MAX_SEND_BYTES);
+        }
+        return new VerbsTransport(this, new VerbsConfig(config));
+    }
+}

@@ -1,0 +1,325 @@
+package io.rdmakv.transport.verbs;
+
+import com.sun.jna.Pointer;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.rdmakv.transport.Endpoint;
+import io.rdmakv.transport.EndpointHandler;
+import io.rdmakv.transport.Listener;
+import io.rdmakv.transport.Transport;
+import io.rdmakv.transport.TransportException;
+import io.rdmakv.transport.TransportStatus;
+import io.rdmakv.transport.Worker;
+import io.rdmakv.transport.verbs.ffi.LibIbverbs;
+import io.rdmakv.transport.verbs.ffi.VerbsOps;
+import io.rdmakv.transport.verbs.ffi.WorkCompletions;
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A verbs progress engine: one completion queue shared by all its endpoints, polled in batches by
+ * {@link #doWork()}, plus a queue of control-plane tasks (connection set-up and teardown) that other threads hand
+ * to it, so that every callback runs on the thread that drives this agent.
+ */
+final class VerbsWorker implements Worker
+{
+    private final VerbsTransport transport;
+    private final String name;
+    private final VerbsConfig config;
+    private final VerbsDevice device;
+    private final long cq;
+    private final int cqDepth;
+    private final WorkCompletions completions;
+    private final Object[] pollArgs;
+    private final Int2ObjectHashMap<VerbsEndpoint> byQpNumber = new Int2ObjectHashMap<>();
+    private final List<VerbsEndpoint> endpoints = new ArrayList<>();
+    private final List<VerbsEndpoint> receivesToFlush = new ArrayList<>();
+    private final List<VerbsListener> listeners = new ArrayList<>();
+    private final ManyToOneConcurrentLinkedQueue<Runnable> tasks = new ManyToOneConcurrentLinkedQueue<>();
+    private final Object progressLock = new Object();
+    private int cqReserved;
+    private long nextTimeoutCheck;
+    private volatile boolean closed;
+    private boolean cqDestroyed;
+
+    VerbsWorker(final VerbsTransport transport, final String name, final VerbsConfig config, final VerbsDevice device)
+    {
+        this.transport = transport;
+        this.name = name;
+        this.config = config;
+        this.device = device;
+        this.cqDepth = Math.min(config.cqDepth, device.maxCqe);
+        this.cq = LibIbverbs.ibv_create_cq(device.context, cqDepth, 0, 0, 0);
+        if (cq == 0)
+        {
+            throw new TransportException("ibv_create_cq(" + cqDepth + ") failed: " +
+                LibIbverbs.describeErrno(LibIbverbs.errno()));
+        }
+        this.completions = new WorkCompletions(config.pollBatch);
+        this.pollArgs = new Object[] {new Pointer(cq), config.pollBatch, new Pointer(completions.address())};
+    }
+
+    VerbsOps ops()
+    {
+        return device.ops;
+    }
+
+    VerbsDevice device()
+    {
+        return device;
+    }
+
+    VerbsMemoryDomain memoryDomain()
+    {
+        return transport.domain();
+    }
+
+    /** Run {@code task} on this worker's thread at its next {@link #doWork()}. */
+    void execute(final Runnable task)
+    {
+        tasks.offer(task);
+    }
+
+    /** Create an endpoint's QP and memory (worker thread; set-up, not data path). */
+    VerbsEndpoint createEndpoint(final EndpointHandler handler, final InetSocketAddress remote)
+    {
+        if (closed)
+        {
+            throw new TransportException(TransportStatus.CLOSED, "worker " + name + " is closed", null);
+        }
+        final int needed = config.sendDepth + config.recvDepth;
+        if (cqReserved + needed > cqDepth)
+        {
+            throw new TransportException("worker " + name + " completion queue (" + cqDepth + " entries) has no room " +
+                "for another endpoint (" + endpoints.size() + " open); raise verbs.cqDepth or use more workers");
+        }
+        final VerbsEndpoint ep = new VerbsEndpoint(this, config, device, cq, handler, remote,
+            ControlChannel.randomPsn());
+        cqReserved += needed;
+        byQpNumber.put(ep.qp.qpNumber, ep);
+        endpoints.add(ep);
+        return ep;
+    }
+
+    /** {@code ep} consumed receives in this poll batch; re-post them at its end (worker thread). */
+    void receivesToFlush(final VerbsEndpoint ep)
+    {
+        receivesToFlush.add(ep);
+    }
+
+    /** Drop an endpoint after teardown (worker thread). */
+    void forget(final VerbsEndpoint ep)
+    {
+        if (byQpNumber.remove(ep.qp.qpNumber) != null)
+        {
+            cqReserved -= config.sendDepth + config.recvDepth;
+        }
+        endpoints.remove(ep);
+    }
+
+    @Override
+    public int doWork()
+    {
+        // Uncontended except when another thread closes the worker: then it must not destroy the CQ mid-poll.
+        synchronized (progressLock)
+        {
+            return doWorkLocked();
+        }
+    }
+
+    private int doWorkLocked()
+    {
+        int work = runTasks();
+        if (closed || cqDestroyed)
+        {
+            return work;
+        }
+        final int n = device.ops.pollCq(pollArgs);
+        if (n < 0)
+        {
+            failAll(TransportStatus.TRANSPORT_ERROR, "ibv_poll_cq failed (" + n + "): completion queue in error");
+            return work + 1;
+        }
+        for (int i = 0; i < n; i++)
+        {
+            final VerbsEndpoint ep = byQpNumber.get(completions.qpNum(i));
+            if (ep != null)
+            {
+                ep.onCompletion(completions, i);
+            }
+        }
+        for (int i = 0; i < receivesToFlush.size(); i++)
+        {
+            receivesToFlush.get(i).flushReceives();
+        }
+        receivesToFlush.clear();
+        work += n;
+        final long now = System.nanoTime();
+        if (now - nextTimeoutCheck >= 0)
+        {
+            nextTimeoutCheck = now + TimeUnit.MILLISECONDS.toNanos(10);
+            for (int i = endpoints.size() - 1; i >= 0; i--)
+            {
+                endpoints.get(i).checkTimeouts(now);
+            }
+        }
+        return work;
+    }
+
+    private int runTasks()
+    {
+        int count = 0;
+        Runnable task;
+        while ((task = tasks.poll()) != null)
+        {
+            task.run();
+            count++;
+        }
+        return count;
+    }
+
+    private void failAll(final TransportStatus status, final String detail)
+    {
+        for (final VerbsEndpoint ep : new ArrayList<>(endpoints))
+        {
+            ep.fail(status, detail);
+        }
+    }
+
+    @Override
+    public Listener listen(final InetSocketAddress bindAddress, final EndpointHandler handler)
+    {
+        if (closed)
+        {
+            throw new TransportException(TransportStatus.CLOSED, "worker " + name + " is closed", null);
+        }
+        final ServerBootstrap bootstrap = new ServerBootstrap()
+            .group(transport.eventLoops())
+            .channel(NioServerSocketChannel.class)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childHandler(ControlChannel.serverInitializer(this, handler));
+        final Channel channel;
+        try
+        {
+            channel = bootstrap.bind(bindAddress).syncUninterruptibly().channel();
+        }
+        catch (final RuntimeException e)
+        {
+            throw new TransportException("verbs listen on " + bindAddress + " failed: " + e, e);
+        }
+        final VerbsListener listener = new VerbsListener(channel);
+        synchronized (listeners)
+        {
+            listeners.add(listener);
+        }
+        return listener;
+    }
+
+    @Override
+    public CompletableFuture<Endpoint> connect(final InetSocketAddress remoteAddress, final EndpointHandler handler)
+    {
+        final CompletableFuture<Endpoint> future = new CompletableFuture<>();
+        if (closed)
+        {
+            future.completeExceptionally(new TransportException(TransportStatus.CLOSED, "worker is closed", null));
+            return future;
+        }
+        final ControlChannel.ClientSide clientSide = new ControlChannel.ClientSide(this, handler, future, remoteAddress);
+        final Bootstrap bootstrap = new Bootstrap()
+            .group(transport.eventLoops())
+            .channel(NioSocketChannel.class)
+            .option(ChannelOption.TCP_NODELAY, true)
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int)Math.min(Integer.MAX_VALUE, config.connectTimeoutMs))
+            .handler(new ChannelInitializer<SocketChannel>()
+            {
+                @Override
+                protected void initChannel(final SocketChannel ch)
+                {
+                    ControlChannel.initPipeline(ch, clientSide);
+                }
+            });
+        bootstrap.connect(remoteAddress).addListener(f ->
+        {
+            if (!f.isSuccess())
+            {
+                execute(() -> future.completeExceptionally(new TransportException(TransportStatus.NOT_CONNECTED,
+                    "verbs connect to " + remoteAddress + " failed: " + f.cause(), f.cause())));
+            }
+            else
+            {
+                final Channel ch = ((io.netty.channel.ChannelFuture)f).channel();
+                ch.eventLoop().schedule(() -> execute(() ->
+                {
+                    if (!future.isDone())
+                    {
+                        clientSide.failConnect(ch, new TransportException(TransportStatus.TIMED_OUT,
+                            "verbs connect to " + remoteAddress + " timed out after " + config.connectTimeoutMs +
+                                " ms during the QP handshake", null));
+                    }
+                }), config.connectTimeoutMs, TimeUnit.MILLISECONDS);
+            }
+        });
+        return future;
+    }
+
+    @Override
+    public Transport transport()
+    {
+        return transport;
+    }
+
+    @Override
+    public String roleName()
+    {
+        return "verbs-worker-" + name;
+    }
+
+    @Override
+    public void close()
+    {
+        synchronized (progressLock)
+        {
+            if (closed)
+            {
+                return;
+            }
+            closed = true;
+            synchronized (listeners)
+            {
+                listeners.forEach(VerbsListener::close);
+                listeners.clear();
+            }
+            for (final VerbsEndpoint ep : new ArrayList<>(endpoints))
+            {
+                ep.close();
+            }
+            runTasks();
+            endpoints.clear();
+            byQpNumber.clear();
+            if (!cqDestroyed)
+            {
+                cqDestroyed = true;
+                LibIbverbs.ibv_destroy_cq(cq);
+            }
+        }
+        transport.workerClosed(this);
+    }
+
+    @Override
+    public String toString()
+    {
+        return roleName();
+    }
+}

@@ -1,0 +1,30 @@
+package io.rdmakv.transport.verbs;
+
+import io.rdmakv.transport.TransportConfig;
+
+import java.time.Duration;
+
+/**
+ * The conformance suite's configuration, with the connect and operation timeouts widened for SoftRoCE under
+ * software CPU emulation (qemu TCG), where creating, registering and moving a QP through its states takes seconds
+ * on a loaded host. Everything else is the suite's own configuration.
+ */
+final class VerbsTestConfig
+{
+    private VerbsTestConfig()
+    {
+    }
+
+    static TransportConfig adapt(final TransportConfig suite)
+    {
+        return suite.toBuilder()
+            .connectTimeout(max(suite.connectTimeout(), Duration.ofSeconds(15)))
+            .operationTimeout(max(suite.operationTimeout(), Duration.ofSeconds(20)))
+            .build();
+    }
+
+    private static Duration max(final Duration a, final Duration b)
+    {
+        return a.compareTo(b) >= 0 ? a : b;
+    }
+}
