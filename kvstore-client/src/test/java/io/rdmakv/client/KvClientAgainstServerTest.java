@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.net.ServerSocket;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,6 +25,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import static io.rdmakv.client.OneSidedGetProtocolTest.bytes;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -86,9 +88,24 @@ class KvClientAgainstServerTest
             assertArrayEquals(bytes("first"), client.get(bytes("k")));
             client.put(bytes("k"), bytes("second, longer than the first"));
             assertArrayEquals(bytes("second, longer than the first"), client.get(bytes("k")));
-            client.delete(bytes("k"));
+            assertTrue(client.delete(bytes("k")), "the key existed");
             assertNull(client.get(bytes("k")));
             assertEquals(0, server.counters().get(ServerCounter.GETS_RPC));
+        }
+    }
+
+    @Test
+    void shouldReportWhetherADeletedKeyExisted() throws Exception
+    {
+        try (KvServer server = start(Map.of()); KvClient client = client(server).build())
+        {
+            assertFalse(client.delete(bytes("never-written")), "a key that never existed");
+            client.put(bytes("k"), bytes("v"));
+            assertTrue(client.delete(ByteBuffer.wrap(bytes("k"))));
+            assertFalse(client.delete(bytes("k")), "already deleted");
+            assertFalse(client.deleteAsync(bytes("k")).get(20, TimeUnit.SECONDS));
+            assertEquals(4, server.counters().get(ServerCounter.DELETES));
+            assertEquals(3, server.counters().get(ServerCounter.DELETES_NOT_FOUND));
         }
     }
 

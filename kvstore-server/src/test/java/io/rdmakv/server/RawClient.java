@@ -113,12 +113,18 @@ final class RawClient implements AutoCloseable
 
     Reply keyRequest(final MessageType type, final byte[] key) throws Exception
     {
+        return await(sendKeyRequest(type, key));
+    }
+
+    /** Send a GET or DELETE without waiting (pipelining); {@link #await} its correlation id. */
+    long sendKeyRequest(final MessageType type, final byte[] key)
+    {
         final long id = nextCorrelationId++;
         final KeyRequestFlyweight r = new KeyRequestFlyweight();
         r.wrap(request, 0, request.capacity()).header(type, id);
         r.key(key);
         send(r.encodedLength());
-        return await(id);
+        return id;
     }
 
     /** Send arbitrary bytes as one message; the next reply is returned. */

@@ -35,7 +35,8 @@ import java.util.function.Consumer;
  *
  * <pre>
  *   PUT    : limits -> route -> RocksDB (durable) -> pool (fresh extent, one ordered slot store) -> RESPONSE OK
- *   DELETE : limits -> route -> RocksDB -> pool (slot := 0, retire extent) -> RESPONSE OK
+ *   DELETE : limits -> route -> exists? (pool hit, else RocksDB lookup) -> RocksDB -> pool (slot := 0, retire extent)
+ *            -> RESPONSE OK, or NOT_FOUND (nothing written) when the key did not exist
  *   GET    : limits -> route -> pool ? value : RocksDB ? (promote into pool) value : NOT_FOUND
  *   STATS  : counters as key=value text
  *   anything malformed -> RESPONSE with the error status (MALFORMED, UNSUPPORTED_VERSION, ...); the connection stays
@@ -72,7 +73,20 @@ public final class RequestHandler implements EndpointHandler
     private final ManyToOneConcurrentArrayQueue<PendingWrite> completions =
         new ManyToOneConcurrentArrayQueue<>(2 * MAX_IN_FLIGHT_WRITES);
     private final Consumer<PendingWrite> completionHandler = this::onWriteDurable;
-    private final io.rdmakv.server.store.WriteCallback committed = this::onCommitted;
+    private final io.rdmakv.server.store.WriteCallback committed = new io.rdmakv.server.store.WriteCallback()
+    {
+        @Override
+        public void onWriteComplete(final Object context, final StoreException failure)
+        {
+            onCommitted(context, false, failure);
+        }
+
+        @Override
+        public void onDeleteComplete(final Object context, final boolean existed, final StoreException failure)
+        {
+            onCommitted(context, existed, failure);
+        }
+    };
     private final Set<Endpoint> endpoints = Collections.newSetFromMap(new IdentityHashMap<>());
     private int inFlightWrites;
 
@@ -224,19 +238,33 @@ public final class RequestHandler implements EndpointHandler
         counters.increment(ServerCounter.DELETES);
         if (store.writesInline())
         {
+            // Inline writes keep the pool a subset of RocksDB, so a pool hit proves existence without a lookup.
+            final boolean existed;
             try
             {
-                store.delete(scratchKey(request.buffer(), request.keyIndex(), keyLength));
+                existed = index.contains(request.buffer(), request.keyIndex(), keyLength) ||
+                    store.contains(scratchKey(request.buffer(), request.keyIndex(), keyLength));
+                if (existed)
+                {
+                    store.delete(scratchKey(request.buffer(), request.keyIndex(), keyLength));
+                }
             }
             catch (final StoreException ex)
             {
                 storeFailed(endpoint, correlationId, ex);
                 return;
             }
+            if (!existed)
+            {
+                counters.increment(ServerCounter.DELETES_NOT_FOUND);
+                answer(endpoint, correlationId, Status.NOT_FOUND, 0);
+                return;
+            }
             index.remove(request.buffer(), request.keyIndex(), keyLength);
             answer(endpoint, correlationId, Status.OK, 0);
             return;
         }
+        // FSYNC: the pool lags the writes waiting for group commit, so the committer decides existence in order.
         final byte[] key = new byte[keyLength];
         request.buffer().getBytes(request.keyIndex(), key);
         submit(endpoint, correlationId, key, null);
@@ -328,10 +356,11 @@ public final class RequestHandler implements EndpointHandler
     }
 
     /** On the committer thread: hand the outcome to the progress thread. */
-    private void onCommitted(final Object context, final StoreException failure)
+    private void onCommitted(final Object context, final boolean existed, final StoreException failure)
     {
         final PendingWrite pending = (PendingWrite)context;
         pending.failure = failure;
+        pending.existed = existed;
         while (!completions.offer(pending))
         {
             // Bounded by MAX_IN_FLIGHT_WRITES < capacity: cannot stay full.
@@ -351,7 +380,11 @@ public final class RequestHandler implements EndpointHandler
         if (pending.value == null)
         {
             index.remove(pending.key);
-            answer(pending.endpoint, pending.correlationId, Status.OK, 0);
+            if (!pending.existed)
+            {
+                counters.increment(ServerCounter.DELETES_NOT_FOUND);
+            }
+            answer(pending.endpoint, pending.correlationId, pending.existed ? Status.OK : Status.NOT_FOUND, 0);
             return;
         }
         long version = 0;
@@ -477,6 +510,8 @@ public final class RequestHandler implements EndpointHandler
         final byte[] key;
         final byte[] value;
         StoreException failure;
+        /** DELETE only: whether the key existed just before the deletion (set by the committer). */
+        boolean existed;
 
         PendingWrite(final Endpoint endpoint, final long correlationId, final byte[] key, final byte[] value)
         {

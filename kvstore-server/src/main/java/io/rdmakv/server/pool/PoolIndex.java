@@ -225,6 +225,15 @@ public final class PoolIndex
         return STORED;
     }
 
+    /** True when {@code key} has a published slot in the pool (its key bytes verified, not just the fingerprint). */
+    public boolean contains(final DirectBuffer key, final int keyOffset, final int keyLength)
+    {
+        final long hash = KeyHash.hash(key, keyOffset, keyLength);
+        final int fingerprint = KeyHash.fingerprint(hash);
+        return findSlot(KeyHash.primaryBucket(hash, geometry.bucketCount()), fingerprint, key, keyOffset, keyLength) >= 0 ||
+            findSlot(KeyHash.secondaryBucket(hash, geometry.bucketCount()), fingerprint, key, keyOffset, keyLength) >= 0;
+    }
+
     /** Remove {@code key} from the pool; true if it was there. */
     public boolean remove(final DirectBuffer key, final int keyOffset, final int keyLength)
     {
