@@ -35,7 +35,7 @@ class DeleteExistenceTest
     void shouldAnswerNotFoundForADeleteOfAnAbsentKeyAndOkForAPresentOne() throws Exception
     {
         try (KvServer server = KvServer.start(KvServerTest.testConfig(dir, Map.of()));
-             RawClient client = new RawClient(server.dataAddress()))
+             RawClient client = RawClient.attached(server))
         {
             assertEquals(Status.NOT_FOUND, client.delete(b("never-written")).status());
             assertEquals(Status.OK, client.put(b("k"), b("v")).status());
@@ -56,7 +56,7 @@ class DeleteExistenceTest
             "pool.reclaimGraceMs", "0");
         String uncached = null;
         try (KvServer server = KvServer.start(KvServerTest.testConfig(dir, small));
-             RawClient client = new RawClient(server.dataAddress()))
+             RawClient client = RawClient.attached(server))
         {
             final byte[] value = new byte[4000];
             for (int i = 0; i < 400; i++)
@@ -77,7 +77,7 @@ class DeleteExistenceTest
             assertEquals(Status.NOT_FOUND, client.delete(b(uncached)).status());
         }
         try (KvServer server = KvServer.start(KvServerTest.testConfig(dir, small));
-             RawClient client = new RawClient(server.dataAddress()))
+             RawClient client = RawClient.attached(server))
         {
             // The deletion reached RocksDB, not only the answer.
             assertEquals(Status.NOT_FOUND, client.get(b(uncached)).status());
@@ -89,7 +89,7 @@ class DeleteExistenceTest
     void shouldDecideExistenceInSubmissionOrderUnderGroupCommit() throws Exception
     {
         try (KvServer server = KvServer.start(KvServerTest.testConfig(dir, Map.of("durability", "FSYNC")));
-             RawClient client = new RawClient(server.dataAddress()))
+             RawClient client = RawClient.attached(server))
         {
             // Pipelined: the PUT is usually still waiting for its sync when the DELETEs arrive, so neither the pool nor
             // RocksDB alone knows the answer; the order of submission does.

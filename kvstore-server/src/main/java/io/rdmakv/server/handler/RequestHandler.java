@@ -2,6 +2,7 @@ package io.rdmakv.server.handler;
 
 import io.rdmakv.protocol.ProtocolException;
 import io.rdmakv.protocol.layout.KeyHash;
+import io.rdmakv.protocol.wire.AttachRequestFlyweight;
 import io.rdmakv.protocol.wire.KeyRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageDecoder;
 import io.rdmakv.protocol.wire.MessageType;
@@ -11,6 +12,7 @@ import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.pool.PoolIndex;
+import io.rdmakv.server.session.SessionTickets;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.server.store.StoreException;
 import io.rdmakv.transport.Endpoint;
@@ -23,9 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
-import java.util.Collections;
-import java.util.IdentityHashMap;
-import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -34,6 +34,8 @@ import java.util.function.Consumer;
  * that owns the {@link PoolIndex}.
  *
  * <pre>
+ *   first message on an endpoint: ATTACH with a valid session ticket -> RESPONSE OK; the endpoint is served
+ *                                 anything else -> RESPONSE UNAUTHENTICATED and the endpoint is closed
  *   PUT    : limits -> route -> RocksDB (durable) -> pool (fresh extent, one ordered slot store) -> RESPONSE OK
  *   DELETE : limits -> route -> exists? (pool hit, else RocksDB lookup) -> RocksDB -> pool (slot := 0, retire extent)
  *            -> RESPONSE OK, or NOT_FOUND (nothing written) when the key did not exist
@@ -41,6 +43,10 @@ import java.util.function.Consumer;
  *   STATS  : counters as key=value text
  *   anything malformed -> RESPONSE with the error status (MALFORMED, UNSUPPORTED_VERSION, ...); the connection stays
  * </pre>
+ *
+ * <p>Admission: nothing is served on a data endpoint before it attached with the ticket of a control-plane WELCOME
+ * ({@link SessionTickets}), so the credential checked by the handshake also guards the data port. An endpoint that
+ * does not attach within the tickets' time to live is closed.
  *
  * <p>Durability: in DEFAULT mode RocksDB is written inline (WAL write without fsync, microseconds) from direct scratch
  * buffers, without allocation. In FSYNC mode the write is copied (it must outlive the receive callback) and handed
@@ -53,12 +59,15 @@ public final class RequestHandler implements EndpointHandler
     private static final Logger LOG = LoggerFactory.getLogger(RequestHandler.class);
     /** Writes waiting for group commit before new ones are answered BUSY. */
     static final int MAX_IN_FLIGHT_WRITES = 16_384;
+    private static final long ADMISSION_CHECK_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private final RocksStore store;
     private final PoolIndex index;
     private final ServerCounters counters;
     private final Limits limits;
     private final SlotRouter router;
+    private final SessionTickets tickets;
+    private final EndpointAdmission admission;
 
     private final MessageDecoder decoder = new MessageDecoder();
     private final ResponseFlyweight response = new ResponseFlyweight();
@@ -87,22 +96,25 @@ public final class RequestHandler implements EndpointHandler
             onCommitted(context, existed, failure);
         }
     };
-    private final Set<Endpoint> endpoints = Collections.newSetFromMap(new IdentityHashMap<>());
     private int inFlightWrites;
+    private long nextAdmissionCheckNanos;
 
     /**
      * @param limits what requests may carry and how many connections are served.
-     * @param router which cluster slots this node serves.
+     * @param router  which cluster slots this node serves.
+     * @param tickets the session tickets the control plane issues; an endpoint is served after redeeming one.
      */
     public RequestHandler(
         final RocksStore store, final PoolIndex index, final ServerCounters counters, final Limits limits,
-        final SlotRouter router)
+        final SlotRouter router, final SessionTickets tickets)
     {
         this.store = store;
         this.index = index;
         this.counters = counters;
         this.limits = limits;
         this.router = router;
+        this.tickets = tickets;
+        this.admission = new EndpointAdmission(tickets.timeToLive().toNanos());
         this.responseBytes = ByteBuffer.allocateDirect(limits.maxResponseBytes());
         this.responseBuffer = new UnsafeBuffer(responseBytes);
         this.responseValueView = responseBytes.duplicate();
@@ -115,7 +127,7 @@ public final class RequestHandler implements EndpointHandler
     @Override
     public void onConnected(final Endpoint endpoint)
     {
-        if (endpoints.size() >= limits.maxConnections())
+        if (admission.size() >= limits.maxConnections())
         {
             counters.increment(ServerCounter.CONNECTIONS_REFUSED);
             LOG.warn("refusing data connection from {}: limit of {} connections reached", endpoint.remoteAddress(),
@@ -123,7 +135,7 @@ public final class RequestHandler implements EndpointHandler
             endpoint.close();
             return;
         }
-        endpoints.add(endpoint);
+        admission.onConnected(endpoint, System.nanoTime());
         counters.increment(ServerCounter.CONNECTIONS);
         counters.increment(ServerCounter.CONNECTIONS_TOTAL);
     }
@@ -131,7 +143,7 @@ public final class RequestHandler implements EndpointHandler
     @Override
     public void onDisconnected(final Endpoint endpoint, final TransportStatus status, final String detail)
     {
-        if (endpoints.remove(endpoint))
+        if (admission.onDisconnected(endpoint))
         {
             counters.decrement(ServerCounter.CONNECTIONS);
         }
@@ -140,6 +152,11 @@ public final class RequestHandler implements EndpointHandler
     @Override
     public void onMessage(final Endpoint endpoint, final DirectBuffer buffer, final int offset, final int length)
     {
+        if (!admission.isAttached(endpoint))
+        {
+            onFirstMessage(endpoint, buffer, offset, length);
+            return;
+        }
         final MessageType type;
         try
         {
@@ -163,6 +180,11 @@ public final class RequestHandler implements EndpointHandler
             case DELETE_REQUEST -> onDelete(endpoint, correlationId, decoder.keyRequest());
             case GET_REQUEST -> onGet(endpoint, correlationId, decoder.keyRequest());
             case STATS_REQUEST -> onStats(endpoint, correlationId);
+            case ATTACH_REQUEST ->
+            {
+                counters.increment(ServerCounter.MALFORMED_REQUESTS);
+                answerError(endpoint, correlationId, Status.MALFORMED, "endpoint already attached");
+            }
             default ->
             {
                 counters.increment(ServerCounter.MALFORMED_REQUESTS);
@@ -171,10 +193,31 @@ public final class RequestHandler implements EndpointHandler
         }
     }
 
-    /** Drain durable-write completions (FSYNC): update the pool and answer. Returns the work done. */
+    /**
+     * Drain durable-write completions (FSYNC): update the pool and answer; close endpoints that did not attach in
+     * time. Returns the work done.
+     */
     public int doWork()
     {
-        return completions.drain(completionHandler, 256);
+        int work = completions.drain(completionHandler, 256);
+        if (admission.anyWaiting())
+        {
+            final long now = System.nanoTime();
+            if (now - nextAdmissionCheckNanos >= 0)
+            {
+                nextAdmissionCheckNanos = now + ADMISSION_CHECK_INTERVAL_NANOS;
+                for (final Endpoint late : admission.overdue(now))
+                {
+                    LOG.info("closing data connection from {}: no ATTACH within {}", late.remoteAddress(),
+                        tickets.timeToLive());
+                    counters.increment(ServerCounter.ATTACH_REFUSALS);
+                    counters.decrement(ServerCounter.CONNECTIONS);
+                    late.close();
+                    work++;
+                }
+            }
+        }
+        return work;
     }
 
     /** Writes handed to group commit and not answered yet. */
@@ -186,7 +229,46 @@ public final class RequestHandler implements EndpointHandler
     /** Data connections currently served. */
     public int connectionCount()
     {
-        return endpoints.size();
+        return admission.size();
+    }
+
+    /**
+     * The first message on an endpoint must be an ATTACH with a ticket that redeems. Whatever else arrives (a request,
+     * garbage, a wrong, used or expired ticket) gets UNAUTHENTICATED, the same answer for all so nothing is learned,
+     * and the endpoint is closed. Once per connection: may allocate.
+     */
+    private void onFirstMessage(final Endpoint endpoint, final DirectBuffer buffer, final int offset, final int length)
+    {
+        MessageType type = null;
+        try
+        {
+            type = decoder.decode(buffer, offset, length);
+        }
+        catch (final ProtocolException ex)
+        {
+            // Not even a well-formed ATTACH: refused below.
+        }
+        if (type == MessageType.ATTACH_REQUEST)
+        {
+            final AttachRequestFlyweight attach = decoder.attachRequest();
+            if (tickets.redeem(attach.ticketHigh(), attach.ticketLow()) && admission.attach(endpoint))
+            {
+                counters.increment(ServerCounter.ATTACHES);
+                answer(endpoint, decoder.correlationId(), Status.OK, 0);
+                return;
+            }
+        }
+        counters.increment(ServerCounter.ATTACH_REFUSALS);
+        LOG.info("refusing data connection from {}: {}", endpoint.remoteAddress(),
+            type == MessageType.ATTACH_REQUEST ? "session ticket unknown, used or expired" :
+            "first message is not an ATTACH");
+        answerError(endpoint, decoder.correlationId(), Status.UNAUTHENTICATED,
+            "attach with a valid session ticket from the control-plane handshake first");
+        if (admission.onDisconnected(endpoint))
+        {
+            counters.decrement(ServerCounter.CONNECTIONS);
+        }
+        endpoint.close();
     }
 
     private void onPut(final Endpoint endpoint, final long correlationId, final PutRequestFlyweight put)

@@ -230,8 +230,10 @@ public final class PoolIndex
     {
         final long hash = KeyHash.hash(key, keyOffset, keyLength);
         final int fingerprint = KeyHash.fingerprint(hash);
-        return findSlot(KeyHash.primaryBucket(hash, geometry.bucketCount()), fingerprint, key, keyOffset, keyLength) >= 0 ||
-            findSlot(KeyHash.secondaryBucket(hash, geometry.bucketCount()), fingerprint, key, keyOffset, keyLength) >= 0;
+        final long primary = KeyHash.primaryBucket(hash, geometry.bucketCount());
+        final long secondary = KeyHash.secondaryBucket(hash, geometry.bucketCount());
+        return findSlot(primary, fingerprint, key, keyOffset, keyLength) >= 0 ||
+            findSlot(secondary, fingerprint, key, keyOffset, keyLength) >= 0;
     }
 
     /** Remove {@code key} from the pool; true if it was there. */
