@@ -60,6 +60,12 @@ final class EndpointAdmission
         return true;
     }
 
+    /** Connected, not attached yet, not refused. */
+    boolean isWaiting(final Endpoint endpoint)
+    {
+        return waiting.containsKey(endpoint);
+    }
+
     boolean anyWaiting()
     {
         return !waiting.isEmpty();

@@ -239,6 +239,10 @@ public final class RequestHandler implements EndpointHandler
      */
     private void onFirstMessage(final Endpoint endpoint, final DirectBuffer buffer, final int offset, final int length)
     {
+        if (!admission.isWaiting(endpoint))
+        {
+            return; // refused and closed already (or never admitted): what it pipelined behind gets nothing
+        }
         MessageType type = null;
         try
         {
@@ -581,26 +585,6 @@ public final class RequestHandler implements EndpointHandler
                 LOG.warn("closing {}: response queue full", endpoint.remoteAddress());
                 endpoint.close();
             }
-        }
-    }
-
-    /** A write handed to group commit; allocated per FSYNC write (the sync dominates its cost). */
-    private static final class PendingWrite
-    {
-        final Endpoint endpoint;
-        final long correlationId;
-        final byte[] key;
-        final byte[] value;
-        StoreException failure;
-        /** DELETE only: whether the key existed just before the deletion (set by the committer). */
-        boolean existed;
-
-        PendingWrite(final Endpoint endpoint, final long correlationId, final byte[] key, final byte[] value)
-        {
-            this.endpoint = endpoint;
-            this.correlationId = correlationId;
-            this.key = key;
-            this.value = value;
         }
     }
 }
