@@ -97,12 +97,23 @@ class CliCommandsTest
     @Test
     void shouldDeleteKey()
     {
-        // (A second DEL cannot be told apart yet: the node answers OK whether or not the key existed.)
         assertEquals(ExitCodes.OK, run(null, "put", "-s", address, "doomed", "x").code);
         final Run del = run(null, "del", "-s", address, "doomed");
         assertEquals(ExitCodes.OK, del.code, del.err);
         assertEquals("", del.out);
         assertEquals(ExitCodes.NOT_FOUND, run(null, "get", "-s", address, "doomed").code);
+    }
+
+    @Test
+    void shouldExitOneWhenDeletingAKeyThatDoesNotExist()
+    {
+        final Run never = run(null, "del", "-s", address, "never-written");
+        assertEquals(ExitCodes.NOT_FOUND, never.code, never.err);
+        assertEquals("", never.out);
+        assertTrue(never.err.contains("never-written"), never.err);
+        assertEquals(ExitCodes.OK, run(null, "put", "-s", address, "twice", "x").code);
+        assertEquals(ExitCodes.OK, run(null, "del", "-s", address, "twice").code);
+        assertEquals(ExitCodes.NOT_FOUND, run(null, "del", "-s", address, "twice").code);
     }
 
     @Test

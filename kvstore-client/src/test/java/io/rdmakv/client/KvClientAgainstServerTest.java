@@ -1,14 +1,28 @@
 package io.rdmakv.client;
 
+import io.rdmakv.protocol.wire.MessageType;
+import io.rdmakv.protocol.wire.PutRequestFlyweight;
+import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.KvServer;
 import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.counters.ServerCounter;
+import io.rdmakv.transport.Endpoint;
+import io.rdmakv.transport.EndpointHandler;
+import io.rdmakv.transport.Transport;
+import io.rdmakv.transport.TransportConfig;
+import io.rdmakv.transport.Worker;
+import io.rdmakv.transport.select.TransportSelector;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.SleepingMillisIdleStrategy;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.net.ServerSocket;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,13 +31,16 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static io.rdmakv.client.OneSidedGetProtocolTest.bytes;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -86,9 +103,24 @@ class KvClientAgainstServerTest
             assertArrayEquals(bytes("first"), client.get(bytes("k")));
             client.put(bytes("k"), bytes("second, longer than the first"));
             assertArrayEquals(bytes("second, longer than the first"), client.get(bytes("k")));
-            client.delete(bytes("k"));
+            assertTrue(client.delete(bytes("k")), "the key existed");
             assertNull(client.get(bytes("k")));
             assertEquals(0, server.counters().get(ServerCounter.GETS_RPC));
+        }
+    }
+
+    @Test
+    void shouldReportWhetherADeletedKeyExisted() throws Exception
+    {
+        try (KvServer server = start(Map.of()); KvClient client = client(server).build())
+        {
+            assertFalse(client.delete(bytes("never-written")), "a key that never existed");
+            client.put(bytes("k"), bytes("v"));
+            assertTrue(client.delete(ByteBuffer.wrap(bytes("k"))));
+            assertFalse(client.delete(bytes("k")), "already deleted");
+            assertFalse(client.deleteAsync(bytes("k")).get(20, TimeUnit.SECONDS));
+            assertEquals(4, server.counters().get(ServerCounter.DELETES));
+            assertEquals(3, server.counters().get(ServerCounter.DELETES_NOT_FOUND));
         }
     }
 
@@ -125,7 +157,7 @@ class KvClientAgainstServerTest
     }
 
     @Test
-    void shouldBeRejectedWithoutTheCredentialAndAcceptedWithIt()
+    void shouldBeRejectedWithoutTheCredentialAndAcceptedWithIt() throws Exception
     {
         try (KvServer server = start(Map.of("auth.secret", "s3cret")))
         {
@@ -134,10 +166,58 @@ class KvClientAgainstServerTest
             assertEquals(Status.UNAUTHENTICATED, ex.status());
             assertEquals(KvError.REJECTED,
                 assertThrows(KvException.class, () -> client(server).credential("wrong").build()).error());
+            // Failing the handshake and going to the data port directly does not help: refused and disconnected.
+            assertEquals(Status.UNAUTHENTICATED, putWithoutHandshake(server, bytes("k"), bytes("stolen")));
+            assertEquals(0, server.counters().get(ServerCounter.PUTS));
             try (KvClient client = client(server).credential("s3cret").build())
             {
+                assertNull(client.get(bytes("k")), "the refused PUT was not applied");
                 client.put(bytes("k"), bytes("v"));
                 assertArrayEquals(bytes("v"), client.get(bytes("k")));
+            }
+            assertEquals(1, server.counters().get(ServerCounter.ATTACHES));
+            assertEquals(1, server.counters().get(ServerCounter.ATTACH_REFUSALS));
+        }
+    }
+
+    /**
+     * A PUT sent straight to the node's data port over the bare transport, without a handshake or ATTACH. Returns
+     * the status the node answers, after checking that the node then closed the connection.
+     */
+    private static Status putWithoutHandshake(final KvServer server, final byte[] key, final byte[] value)
+        throws Exception
+    {
+        final BlockingQueue<Status> answers = new LinkedBlockingQueue<>();
+        try (Transport transport = TransportSelector.fromClassPath().select("tcp").provider()
+            .open(TransportConfig.defaults()))
+        {
+            final Worker worker = transport.createWorker("intruder");
+            final AgentRunner runner = new AgentRunner(new SleepingMillisIdleStrategy(1), Throwable::printStackTrace,
+                null, worker);
+            AgentRunner.startOnThread(runner);
+            try (runner)
+            {
+                final Endpoint endpoint = worker.connect(server.dataAddress(), new EndpointHandler()
+                {
+                    @Override
+                    public void onMessage(final Endpoint e, final DirectBuffer b, final int o, final int l)
+                    {
+                        answers.add(new ResponseFlyweight().wrap(b, o, l).validate().status());
+                    }
+                }).get(20, TimeUnit.SECONDS);
+                final UnsafeBuffer message = new UnsafeBuffer(new byte[256]);
+                final PutRequestFlyweight put = new PutRequestFlyweight();
+                put.wrap(message, 0, message.capacity()).header(MessageType.PUT_REQUEST, 1);
+                put.keyAndValue(key, value);
+                assertTrue(endpoint.send(message, 0, put.encodedLength(), null) >= 0);
+                final Status status = answers.poll(20, TimeUnit.SECONDS);
+                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                while (endpoint.isConnected() && System.nanoTime() < deadline)
+                {
+                    Thread.sleep(10);
+                }
+                assertFalse(endpoint.isConnected(), "the node closes a data connection that did not attach");
+                return status;
             }
         }
     }

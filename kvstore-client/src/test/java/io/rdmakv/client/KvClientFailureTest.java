@@ -70,6 +70,40 @@ class KvClientFailureTest
     }
 
     @Test
+    void shouldAttachEveryDataConnectionWithTheWelcomesTicketBeforeAnyRequest()
+    {
+        try (KvClient client = node.client().build())
+        {
+            assertEquals(1, node.attaches.get(), "one ATTACH for the one data connection");
+            assertEquals(0, node.requests.get(), "nothing but the ATTACH before the first request");
+            client.put(bytes("k"), bytes("v"));
+            assertEquals(1, node.requests.get());
+        }
+    }
+
+    @Test
+    void shouldReportARefusedAttachAsRejected()
+    {
+        node.attachAnswer = Status.UNAUTHENTICATED;
+        final KvException ex = assertThrows(KvException.class, () -> node.client().build());
+        assertEquals(KvError.REJECTED, ex.error());
+        assertEquals(Status.UNAUTHENTICATED, ex.status());
+        assertTrue(ex.getMessage().contains("refused the data connection"), ex.getMessage());
+    }
+
+    @Test
+    void shouldTimeOutWhenAttachIsNeverAnswered()
+    {
+        node.attachAnswer = null;
+        final long start = System.nanoTime();
+        final KvException ex = assertThrows(KvException.class,
+            () -> node.client().connectTimeout(Duration.ofMillis(500)).build());
+        assertEquals(KvError.TIMED_OUT, ex.error());
+        assertTrue(ex.getMessage().contains("ATTACH"), ex.getMessage());
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10), "bounded by the connect timeout");
+    }
+
+    @Test
     void shouldFailClearlyWhenNoSeedListens() throws Exception
     {
         final int port;

@@ -77,6 +77,10 @@ final class LaidOutPoolNode implements AutoCloseable
     volatile boolean silent;
     volatile String wrongNodeTarget;
     volatile Reject reject;
+    /** What ATTACH is answered with: OK for the issued ticket unless set; null = never answer. */
+    volatile Status attachAnswer = Status.OK;
+    /** ATTACH messages received. */
+    final AtomicInteger attaches = new AtomicInteger();
 
     private final UnsafeBuffer pool;
     private final PoolGeometry geometry = PoolGeometry.plan(POOL_SIZE, BUCKETS);
@@ -272,8 +276,11 @@ final class LaidOutPoolNode implements AutoCloseable
             List.of(new TransportAddress("tcp", "127.0.0.1", port, new byte[0])),
             ProtocolLimits.MAX_KEY_LENGTH, 64 * 1024,
             List.of(new ClusterNode(nodeId, "127.0.0.1", controlAddress().port(), 0,
-                ProtocolLimits.CLUSTER_SLOT_COUNT - 1)));
+                ProtocolLimits.CLUSTER_SLOT_COUNT - 1)), ISSUED_TICKET);
     }
+
+    /** The session ticket this test node hands out and accepts (a real node issues a fresh one per WELCOME). */
+    static final byte[] ISSUED_TICKET = {7, 7, 7, 7, 7, 7, 7, 7, 1, 2, 3, 4, 5, 6, 7, 8};
 
     private final class HandshakeAnswerer extends SimpleChannelInboundHandler<ByteBuf>
     {
@@ -299,15 +306,28 @@ final class LaidOutPoolNode implements AutoCloseable
         @Override
         public void onMessage(final Endpoint endpoint, final DirectBuffer buffer, final int offset, final int length)
         {
+            final MessageType type = decoder.decode(buffer, offset, length);
+            out.checkLimit(ResponseFlyweight.VALUE_OFFSET + 64 * 1024);
+            response.wrap(out, 0, out.capacity());
+            response.header(MessageType.RESPONSE, decoder.correlationId());
+            if (type == MessageType.ATTACH_REQUEST)
+            {
+                // Every WELCOME of this node carries ISSUED_TICKET; a node accepts only the ticket it issued.
+                attaches.incrementAndGet();
+                final boolean valid = java.util.Arrays.equals(ISSUED_TICKET, decoder.attachRequest().ticket());
+                final Status answer = attachAnswer;
+                if (answer != null)
+                {
+                    response.status(valid ? answer : Status.UNAUTHENTICATED);
+                    endpoint.send(out, 0, response.encodedLength(), null);
+                }
+                return;
+            }
             requests.incrementAndGet();
             if (silent)
             {
                 return;
             }
-            final MessageType type = decoder.decode(buffer, offset, length);
-            out.checkLimit(ResponseFlyweight.VALUE_OFFSET + 64 * 1024);
-            response.wrap(out, 0, out.capacity());
-            response.header(MessageType.RESPONSE, decoder.correlationId());
             if (wrongNodeTarget != null)
             {
                 response.status(Status.WRONG_NODE).text(wrongNodeTarget);

@@ -19,6 +19,7 @@ import io.rdmakv.server.handler.SlotRouter;
 import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.pool.PoolSizing;
 import io.rdmakv.server.pool.PoolWarmUp;
+import io.rdmakv.server.session.SessionTickets;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.transport.Listener;
 import io.rdmakv.transport.MemoryAccess;
@@ -64,6 +65,8 @@ public final class KvServer implements AutoCloseable
     private static final Logger LOG = LoggerFactory.getLogger(KvServer.class);
     private static final String EPOCH_FILE = "rdmakv.epoch";
     private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(10);
+    /** Session tickets issued and not yet redeemed, at most (a handshake loop cannot grow the table further). */
+    private static final int MAX_OUTSTANDING_TICKETS = 65_536;
 
     private final ServerConfig config;
     private final ServerCounters counters = new ServerCounters();
@@ -82,6 +85,7 @@ public final class KvServer implements AutoCloseable
     private long registrationsAfterStart;
     private Listener listener;
     private RequestHandler handler;
+    private SessionTickets tickets;
     private AgentRunner runner;
     private ControlServer control;
     private InetSocketAddress controlAddress;
@@ -162,8 +166,10 @@ public final class KvServer implements AutoCloseable
 
         final Worker worker = transport.createWorker("server");
         opened.push(worker);
+        tickets = new SessionTickets(Duration.ofMillis(config.ticketTtlMillis()), MAX_OUTSTANDING_TICKETS,
+            new SystemNanoClock());
         handler = new RequestHandler(store, index, counters, limits,
-            new SlotRouter(config.clusterNodes(), config.nodeId()));
+            new SlotRouter(config.clusterNodes(), config.nodeId()), tickets);
         listener = worker.listen(new InetSocketAddress(config.host(), config.dataPort()), handler);
         opened.push(listener);
         dataAddress = listener.localAddress();
@@ -177,7 +183,7 @@ public final class KvServer implements AutoCloseable
         control = new ControlServer(new InetSocketAddress(config.host(), config.controlPort()),
             new ControlServer.ControlSettings(config.maxControlFrameBytes(), config.maxConnections(), config.secret(),
                 Duration.ofSeconds(10)),
-            this::welcome, counters);
+            this::issueWelcome, counters);
         opened.push(control);
         controlAddress = control.start();
         LOG.info("node {} ready: control {}, data {} over {} ({})", config.nodeId(), controlAddress, dataAddress,
@@ -195,8 +201,24 @@ public final class KvServer implements AutoCloseable
         counters.gauge("store.syncs", store::syncCount);
     }
 
-    /** The WELCOME a client gets after a good HELLO. Control path: allocates. */
+    /**
+     * The node's facts as a client's WELCOME carries them, with an all-zero session ticket that no data endpoint
+     * accepts (tests and tools read the facts; only the control plane hands out usable tickets).
+     */
     public Welcome welcome()
+    {
+        return welcome(new byte[Welcome.SESSION_TICKET_LENGTH]);
+    }
+
+    /** The WELCOME for a good HELLO, with a fresh session ticket; null when too many tickets wait unused. */
+    private Welcome issueWelcome()
+    {
+        final byte[] ticket = tickets.issue();
+        return ticket == null ? null : welcome(ticket);
+    }
+
+    /** Control path: allocates. */
+    private Welcome welcome(final byte[] ticket)
     {
         final List<io.rdmakv.protocol.wire.ClusterNode> map = new ArrayList<>();
         for (final ClusterNode n : config.clusterNodes())
@@ -208,7 +230,7 @@ public final class KvServer implements AutoCloseable
         }
         return new Welcome(config.nodeId(), geometry, region.remoteKey().pack(), epoch, arena.address(),
             List.of(new TransportAddress(transportName, config.advertisedHost(), dataAddress.getPort(), new byte[0])),
-            config.maxKeyBytes(), config.maxValueBytes(), map);
+            config.maxKeyBytes(), config.maxValueBytes(), map, ticket);
     }
 
     public InetSocketAddress controlAddress()

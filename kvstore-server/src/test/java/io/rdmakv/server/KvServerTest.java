@@ -58,7 +58,7 @@ class KvServerTest
     void shouldAnswerPutGetDeleteOverTcpAndServeOneSidedReads() throws Exception
     {
         try (KvServer server = KvServer.start(testConfig(dir, Map.of()));
-             RawClient client = new RawClient(server.dataAddress()))
+             RawClient client = RawClient.attached(server))
         {
             assertEquals("tcp", server.transportName());
             final long registrations = server.registrationCount();
@@ -102,7 +102,7 @@ class KvServerTest
     void shouldAnswerEveryMalformedRequestAndKeepServing() throws Exception
     {
         try (KvServer server = KvServer.start(testConfig(dir, Map.of("limits.maxKeyBytes", "16")));
-             RawClient client = new RawClient(server.dataAddress()))
+             RawClient client = RawClient.attached(server))
         {
             // Shorter than a header: no correlation id to echo, still an answer.
             assertEquals(Status.MALFORMED, client.raw(new byte[5]).status());
@@ -152,7 +152,7 @@ class KvServerTest
     {
         try (KvServer server = KvServer.start(testConfig(dir, Map.of("limits.maxConnections", "2"))))
         {
-            try (RawClient greedy = new RawClient(server.dataAddress()))
+            try (RawClient greedy = RawClient.attached(server))
             {
                 // Bigger than the server's transport accepts: the frame is refused and the connection closed.
                 // (Larger than the TCP transport's frame limit: data messages and emulated-read answers share it.)
@@ -164,7 +164,7 @@ class KvServerTest
                 }
                 assertFalse(greedy.endpoint().isConnected(), "oversized frame closes the connection");
             }
-            try (RawClient a = new RawClient(server.dataAddress()); RawClient b2 = new RawClient(server.dataAddress()))
+            try (RawClient a = RawClient.attached(server); RawClient b2 = RawClient.attached(server))
             {
                 assertEquals(Status.OK, a.put(b("k"), b("v")).status());
                 assertEquals(Status.OK, b2.get(b("k")).status());
@@ -196,7 +196,7 @@ class KvServerTest
     {
         final long firstEpoch;
         try (KvServer server = KvServer.start(testConfig(dir, Map.of()));
-             RawClient client = new RawClient(server.dataAddress()))
+             RawClient client = RawClient.attached(server))
         {
             firstEpoch = server.epoch();
             for (int i = 0; i < 200; i++)
@@ -206,7 +206,7 @@ class KvServerTest
             client.delete(b("key-7"));
         }
         try (KvServer server = KvServer.start(testConfig(dir, Map.of()));
-             RawClient client = new RawClient(server.dataAddress()))
+             RawClient client = RawClient.attached(server))
         {
             assertEquals(firstEpoch + 1, server.epoch());
             assertEquals(199, server.warmUp().loaded());
@@ -228,7 +228,7 @@ class KvServerTest
         final Map<String, String> small = Map.of("pool.size", "1MiB", "limits.maxValueBytes", "4096",
             "pool.reclaimGraceMs", "0");
         try (KvServer server = KvServer.start(testConfig(dir, small));
-             RawClient client = new RawClient(server.dataAddress()))
+             RawClient client = RawClient.attached(server))
         {
             for (int i = 0; i < 400; i++)
             {
@@ -236,7 +236,7 @@ class KvServerTest
             }
         }
         try (KvServer server = KvServer.start(testConfig(dir, small));
-             RawClient client = new RawClient(server.dataAddress()))
+             RawClient client = RawClient.attached(server))
         {
             assertFalse(server.warmUp().complete());
             final Welcome welcome = server.welcome();
@@ -279,7 +279,7 @@ class KvServerTest
     void shouldAnswerFsyncWritesAfterGroupCommitWithoutBlockingTheRequestThread() throws Exception
     {
         try (KvServer server = KvServer.start(testConfig(dir, Map.of("durability", "FSYNC")));
-             RawClient client = new RawClient(server.dataAddress()))
+             RawClient client = RawClient.attached(server))
         {
             final List<Long> ids = new ArrayList<>();
             for (int i = 0; i < 200; i++)
@@ -308,7 +308,7 @@ class KvServerTest
         final Map<String, String> cluster = Map.of("node.id", "1",
             "cluster.nodes", "1@127.0.0.1:7400:0-8191,2@10.9.8.7:7500:8192-16383");
         try (KvServer server = KvServer.start(testConfig(dir, cluster));
-             RawClient client = new RawClient(server.dataAddress()))
+             RawClient client = RawClient.attached(server))
         {
             String remote = null;
             String local = null;

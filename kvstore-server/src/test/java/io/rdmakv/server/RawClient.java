@@ -7,12 +7,14 @@ import io.rdmakv.protocol.layout.KeyHash;
 import io.rdmakv.protocol.layout.PoolGeometry;
 import io.rdmakv.protocol.layout.PoolHeaderFlyweight;
 import io.rdmakv.protocol.layout.ValueExtentFlyweight;
+import io.rdmakv.protocol.wire.AttachRequestFlyweight;
 import io.rdmakv.protocol.wire.KeyRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.protocol.wire.Welcome;
 import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.RemoteKey;
@@ -34,7 +36,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * A test client that speaks the raw data-plane protocol over the TCP transport: it builds requests with the
  * protocol's flyweights, and reads the pool one-sided through the remote key like a real client. Not the product
- * client (kvstore-client); just enough to drive the server from tests.
+ * client (kvstore-client); just enough to drive the server from tests. {@code new RawClient(data)} is a bare,
+ * unattached connection (the node serves it nothing); {@link #attached} handshakes and attaches first.
  */
 final class RawClient implements AutoCloseable
 {
@@ -73,9 +76,55 @@ final class RawClient implements AutoCloseable
         }).get(20, TimeUnit.SECONDS);
     }
 
+    /** A client that handshook with {@code server} (no credential) and attached its data endpoint: ready to use. */
+    static RawClient attached(final KvServer server) throws Exception
+    {
+        return attached(server.controlAddress(), server.dataAddress(), "");
+    }
+
+    /** Handshake on {@code control} with {@code credential}, connect to {@code data} and ATTACH with the ticket. */
+    static RawClient attached(final InetSocketAddress control, final InetSocketAddress data, final String credential)
+        throws Exception
+    {
+        final Welcome welcome = (Welcome)ControlHandshake.hello(control, credential);
+        final RawClient client = new RawClient(data);
+        final Reply reply = client.attach(welcome.sessionTicket());
+        if (reply.status() != Status.OK)
+        {
+            client.close();
+            throw new AssertionError("ATTACH refused: " + reply.status() + " " + reply.text());
+        }
+        return client;
+    }
+
     Endpoint endpoint()
     {
         return endpoint;
+    }
+
+    /** Send ATTACH with {@code ticket} and wait for the answer. */
+    Reply attach(final byte[] ticket) throws Exception
+    {
+        final long id = nextCorrelationId++;
+        final AttachRequestFlyweight attach = new AttachRequestFlyweight();
+        attach.wrap(request, 0, request.capacity()).header(MessageType.ATTACH_REQUEST, id).ticket(ticket);
+        send(attach.encodedLength());
+        return await(id);
+    }
+
+    /** Wait until the server closed this client's endpoint; false if it is still open after the timeout. */
+    boolean awaitClosed(final long timeoutMillis) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        while (endpoint.isConnected())
+        {
+            if (System.nanoTime() - deadline > 0)
+            {
+                return false;
+            }
+            Thread.sleep(10);
+        }
+        return true;
     }
 
     Reply put(final byte[] key, final byte[] value) throws Exception
@@ -113,12 +162,18 @@ final class RawClient implements AutoCloseable
 
     Reply keyRequest(final MessageType type, final byte[] key) throws Exception
     {
+        return await(sendKeyRequest(type, key));
+    }
+
+    /** Send a GET or DELETE without waiting (pipelining); {@link #await} its correlation id. */
+    long sendKeyRequest(final MessageType type, final byte[] key)
+    {
         final long id = nextCorrelationId++;
         final KeyRequestFlyweight r = new KeyRequestFlyweight();
         r.wrap(request, 0, request.capacity()).header(type, id);
         r.key(key);
         send(r.encodedLength());
-        return await(id);
+        return id;
     }
 
     /** Send arbitrary bytes as one message; the next reply is returned. */

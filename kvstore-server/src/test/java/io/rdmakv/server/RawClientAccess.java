@@ -7,9 +7,10 @@ public final class RawClientAccess implements AutoCloseable
 {
     private final RawClient client;
 
-    public RawClientAccess(final InetSocketAddress data) throws Exception
+    /** Handshake on {@code control} (no credential), connect to {@code data} and attach. */
+    public RawClientAccess(final InetSocketAddress control, final InetSocketAddress data) throws Exception
     {
-        client = new RawClient(data);
+        client = RawClient.attached(control, data, "");
     }
 
     /** PUT and return the status name. */

@@ -286,6 +286,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
             Thread.currentThread().interrupt();
             throw new KvException(KvError.CLOSED, null, "interrupted while connecting", ex);
         }
+        session.attach(welcome.sessionTicket(), config.connectTimeout());
         LOG.debug("connected to node {} at {} ({})", info.nodeId(), dataAddress, transportName);
         return session;
     }

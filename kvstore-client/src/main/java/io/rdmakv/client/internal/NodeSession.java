@@ -1,15 +1,32 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.client.KvError;
+import io.rdmakv.client.KvException;
+import io.rdmakv.protocol.ProtocolException;
+import io.rdmakv.protocol.wire.AttachRequestFlyweight;
+import io.rdmakv.protocol.wire.MessageType;
+import io.rdmakv.protocol.wire.ResponseFlyweight;
+import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.TransportStatus;
 import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * This client's data connection to one node: the node's WELCOME facts and the transport endpoint. Receives the
  * node's answers (progress thread) and notices when the connection is lost, so the next request reconnects.
+ *
+ * <p>A new endpoint is usable only after {@link #attach}: its first message presents the WELCOME's session ticket,
+ * and the node serves nothing before it accepted that. Until then the first answer is the ATTACH's, not an RPC's.
  */
 final class NodeSession implements EndpointHandler
 {
@@ -22,6 +39,8 @@ final class NodeSession implements EndpointHandler
     private volatile Endpoint endpoint;
     private volatile boolean alive = true;
     private volatile boolean poolStale;
+    /** The node's answer to ATTACH: its status, or null when the connection was lost first. */
+    private final CompletableFuture<Status> attachAnswer = new CompletableFuture<>();
 
     NodeSession(final NodeInfo info, final boolean oneSided, final RpcProtocol rpc, final ClientConductor conductor)
     {
@@ -44,6 +63,67 @@ final class NodeSession implements EndpointHandler
     void endpoint(final Endpoint endpoint)
     {
         this.endpoint = endpoint;
+    }
+
+    /**
+     * Present {@code ticket} on the new endpoint and wait for the node to accept it (the caller's thread, at
+     * connect time).
+     *
+     * @throws KvException {@link KvError#REJECTED} (UNAUTHENTICATED) when the node refuses the ticket,
+     *                     {@link KvError#TIMED_OUT} or {@link KvError#CONNECTION_FAILED} otherwise. The endpoint is
+     *                     closed in every failure.
+     */
+    void attach(final byte[] ticket, final Duration timeout)
+    {
+        final UnsafeBuffer message = new UnsafeBuffer(new byte[AttachRequestFlyweight.ENCODED_LENGTH]);
+        new AttachRequestFlyweight().wrap(message, 0, message.capacity())
+            .header(MessageType.ATTACH_REQUEST, 0).ticket(ticket);
+        final long sent = endpoint.send(message, 0, message.capacity(), null);
+        final Status status;
+        try
+        {
+            if (sent < 0)
+            {
+                throw new KvException(KvError.CONNECTION_FAILED, "cannot attach to node " + info.nodeId() + " at " +
+                    info.dataAddress() + ": " + TransportStatus.fromSentinel(sent).description());
+            }
+            status = attachAnswer.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        catch (final TimeoutException ex)
+        {
+            close();
+            throw new KvException(KvError.TIMED_OUT, null, "node " + info.nodeId() + " at " + info.dataAddress() +
+                " did not answer ATTACH within " + timeout, ex);
+        }
+        catch (final InterruptedException ex)
+        {
+            close();
+            Thread.currentThread().interrupt();
+            throw new KvException(KvError.CLOSED, null, "interrupted while attaching", ex);
+        }
+        catch (final ExecutionException ex)
+        {
+            close();
+            throw ex.getCause() instanceof KvException kv ? kv : new KvException(KvError.CONNECTION_FAILED, null,
+                "attach to node " + info.nodeId() + " failed: " + ex.getCause(), ex.getCause());
+        }
+        catch (final KvException ex)
+        {
+            close();
+            throw ex;
+        }
+        if (status == null)
+        {
+            close();
+            throw new KvException(KvError.CONNECTION_FAILED, "node " + info.nodeId() + " at " + info.dataAddress() +
+                " closed the data connection before answering ATTACH");
+        }
+        if (status != Status.OK)
+        {
+            close();
+            throw new KvException(KvError.REJECTED, status, "node " + info.nodeId() + " at " + info.dataAddress() +
+                " refused the data connection: " + status.description(), null);
+        }
     }
 
     /** GETs to this node go one-sided (resolved get mode, and the pool has not been rebuilt since the handshake). */
@@ -86,13 +166,36 @@ final class NodeSession implements EndpointHandler
     @Override
     public void onMessage(final Endpoint endpoint, final DirectBuffer buffer, final int offset, final int length)
     {
+        if (!attachAnswer.isDone())
+        {
+            onAttachAnswer(buffer, offset, length);
+            return;
+        }
         rpc.onMessage(this, buffer, offset, length);
+    }
+
+    /** Once per connection, so it may allocate. */
+    private void onAttachAnswer(final DirectBuffer buffer, final int offset, final int length)
+    {
+        try
+        {
+            final ResponseFlyweight response = new ResponseFlyweight().wrap(buffer, offset, length);
+            response.validate();
+            final Status status = response.status();
+            attachAnswer.complete(status == null ? Status.MALFORMED : status);
+        }
+        catch (final ProtocolException ex)
+        {
+            attachAnswer.completeExceptionally(new KvException(KvError.PROTOCOL_ERROR, null,
+                "node " + info.nodeId() + " answered ATTACH with a malformed message: " + ex.getMessage(), ex));
+        }
     }
 
     @Override
     public void onDisconnected(final Endpoint endpoint, final TransportStatus status, final String detail)
     {
         alive = false;
+        attachAnswer.complete(null);
         LOG.info("connection to node {} at {} closed: {}{}", info.nodeId(), info.dataAddress(), status.description(),
             detail == null ? "" : " (" + detail + ")");
         conductor.onSessionLost(this, status.description() + (detail == null ? "" : ": " + detail));

@@ -43,6 +43,9 @@ import java.util.TreeMap;
  *   limits.maxMessageBytes  (derived)    largest data-plane message: header + key + value + slack
  *   limits.maxConnections   1024         concurrent data + control connections per plane
  *   auth.secret             (none)       shared secret a client must present in HELLO; none = open
+ *   auth.ticketTtlMs        30000        how long a WELCOME's session ticket may wait for the ATTACH that opens a
+ *                                        data endpoint (single use); also how long a data connection may take to
+ *                                        attach before it is closed
  *   cluster.nodes           (this node)  id@host:controlPort:firstSlot-lastSlot,... (16384 slots in total)
  *   tcp.* / verbs.*         -            passed to the transport as properties
  * </pre>
@@ -84,6 +87,7 @@ public final class ServerConfig
         m.put("limits.maxMessageBytes", null);
         m.put("limits.maxConnections", "1024");
         m.put("auth.secret", null);
+        m.put("auth.ticketTtlMs", "30000");
         m.put("cluster.nodes", null);
         KNOWN = java.util.Collections.unmodifiableMap(m);
     }
@@ -108,6 +112,7 @@ public final class ServerConfig
     private final int maxMessageBytes;
     private final int maxConnections;
     private final byte[] secret;
+    private final long ticketTtlMillis;
     private final List<ClusterNode> clusterNodes;
     private final Map<String, String> transportProperties;
     /** The settings as given (defaults + file + flags), so {@link #with} re-derives what was derived. */
@@ -156,6 +161,7 @@ public final class ServerConfig
         maxConnections = intSetting(s, "limits.maxConnections", 1, 1_000_000);
         final String sec = s.get("auth.secret");
         secret = sec == null || sec.isEmpty() ? null : sec.getBytes(StandardCharsets.UTF_8);
+        ticketTtlMillis = intSetting(s, "auth.ticketTtlMs", 1, 3_600_000);
         advertisedHost = s.get("advertised.host") != null ? s.get("advertised.host").trim() : deriveAdvertised(host);
         final String nodes = s.get("cluster.nodes");
         if (nodes == null || nodes.isBlank())
@@ -341,6 +347,12 @@ public final class ServerConfig
     public byte[] secret()
     {
         return secret == null ? null : secret.clone();
+    }
+
+    /** How long a session ticket stays redeemable, and how long a data connection may take to attach. */
+    public long ticketTtlMillis()
+    {
+        return ticketTtlMillis;
     }
 
     public boolean requiresCredential()

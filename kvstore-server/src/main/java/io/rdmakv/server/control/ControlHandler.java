@@ -28,7 +28,7 @@ import java.util.function.Supplier;
 /**
  * One control connection: answers each HELLO with WELCOME, or REJECT and a close. Runs on the Netty event loop.
  * A client with a wrong credential learns nothing about the node (no rkey, no geometry): it gets only
- * REJECT(UNAUTHENTICATED).
+ * REJECT(UNAUTHENTICATED). A WELCOME carries a fresh session ticket: the only way onto the data port.
  */
 final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
 {
@@ -121,6 +121,11 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
             return;
         }
         final Welcome answer = welcome.get();
+        if (answer == null)
+        {
+            reject(ctx, Status.BUSY, "too many session tickets waiting to be used; retry later");
+            return;
+        }
         final byte[] encoded = ControlFrameCodec.encode(answer);
         welcomed = true;
         counters.increment(ServerCounter.HANDSHAKES);

@@ -57,7 +57,8 @@ public final class ControlServer implements AutoCloseable
     private Channel serverChannel;
 
     /**
-     * @param welcome builds the WELCOME for an accepted HELLO (on the event loop; control path, may allocate).
+     * @param welcome builds the WELCOME for an accepted HELLO, with a fresh session ticket (on the event loop;
+     *                control path, may allocate); {@code null} when no ticket can be issued now (REJECT BUSY).
      */
     public ControlServer(
         final InetSocketAddress bindAddress, final ControlSettings settings, final Supplier<Welcome> welcome,

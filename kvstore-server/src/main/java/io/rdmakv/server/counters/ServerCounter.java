@@ -27,7 +27,10 @@ public enum ServerCounter
     CONTROL_CONNECTIONS(19, "connections.control"),
     HANDSHAKES(20, "control.welcomes"),
     HANDSHAKE_REJECTS(21, "control.rejects"),
-    IN_FLIGHT_WRITES(22, "writes.inFlight");
+    IN_FLIGHT_WRITES(22, "writes.inFlight"),
+    DELETES_NOT_FOUND(23, "deletes.notFound"),
+    ATTACHES(24, "data.attaches"),
+    ATTACH_REFUSALS(25, "data.attachRefusals");
 
     private final int id;
     private final String label;

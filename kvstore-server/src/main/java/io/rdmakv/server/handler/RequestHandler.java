@@ -2,6 +2,7 @@ package io.rdmakv.server.handler;
 
 import io.rdmakv.protocol.ProtocolException;
 import io.rdmakv.protocol.layout.KeyHash;
+import io.rdmakv.protocol.wire.AttachRequestFlyweight;
 import io.rdmakv.protocol.wire.KeyRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageDecoder;
 import io.rdmakv.protocol.wire.MessageType;
@@ -11,6 +12,7 @@ import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.pool.PoolIndex;
+import io.rdmakv.server.session.SessionTickets;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.server.store.StoreException;
 import io.rdmakv.transport.Endpoint;
@@ -23,9 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
-import java.util.Collections;
-import java.util.IdentityHashMap;
-import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
@@ -34,12 +34,19 @@ import java.util.function.Consumer;
  * that owns the {@link PoolIndex}.
  *
  * <pre>
+ *   first message on an endpoint: ATTACH with a valid session ticket -> RESPONSE OK; the endpoint is served
+ *                                 anything else -> RESPONSE UNAUTHENTICATED and the endpoint is closed
  *   PUT    : limits -> route -> RocksDB (durable) -> pool (fresh extent, one ordered slot store) -> RESPONSE OK
- *   DELETE : limits -> route -> RocksDB -> pool (slot := 0, retire extent) -> RESPONSE OK
+ *   DELETE : limits -> route -> exists? (pool hit, else RocksDB lookup) -> RocksDB -> pool (slot := 0, retire extent)
+ *            -> RESPONSE OK, or NOT_FOUND (nothing written) when the key did not exist
  *   GET    : limits -> route -> pool ? value : RocksDB ? (promote into pool) value : NOT_FOUND
  *   STATS  : counters as key=value text
  *   anything malformed -> RESPONSE with the error status (MALFORMED, UNSUPPORTED_VERSION, ...); the connection stays
  * </pre>
+ *
+ * <p>Admission: nothing is served on a data endpoint before it attached with the ticket of a control-plane WELCOME
+ * ({@link SessionTickets}), so the credential checked by the handshake also guards the data port. An endpoint that
+ * does not attach within the tickets' time to live is closed.
  *
  * <p>Durability: in DEFAULT mode RocksDB is written inline (WAL write without fsync, microseconds) from direct scratch
  * buffers, without allocation. In FSYNC mode the write is copied (it must outlive the receive callback) and handed
@@ -52,12 +59,15 @@ public final class RequestHandler implements EndpointHandler
     private static final Logger LOG = LoggerFactory.getLogger(RequestHandler.class);
     /** Writes waiting for group commit before new ones are answered BUSY. */
     static final int MAX_IN_FLIGHT_WRITES = 16_384;
+    private static final long ADMISSION_CHECK_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private final RocksStore store;
     private final PoolIndex index;
     private final ServerCounters counters;
     private final Limits limits;
     private final SlotRouter router;
+    private final SessionTickets tickets;
+    private final EndpointAdmission admission;
 
     private final MessageDecoder decoder = new MessageDecoder();
     private final ResponseFlyweight response = new ResponseFlyweight();
@@ -72,23 +82,39 @@ public final class RequestHandler implements EndpointHandler
     private final ManyToOneConcurrentArrayQueue<PendingWrite> completions =
         new ManyToOneConcurrentArrayQueue<>(2 * MAX_IN_FLIGHT_WRITES);
     private final Consumer<PendingWrite> completionHandler = this::onWriteDurable;
-    private final io.rdmakv.server.store.WriteCallback committed = this::onCommitted;
-    private final Set<Endpoint> endpoints = Collections.newSetFromMap(new IdentityHashMap<>());
+    private final io.rdmakv.server.store.WriteCallback committed = new io.rdmakv.server.store.WriteCallback()
+    {
+        @Override
+        public void onWriteComplete(final Object context, final StoreException failure)
+        {
+            onCommitted(context, false, failure);
+        }
+
+        @Override
+        public void onDeleteComplete(final Object context, final boolean existed, final StoreException failure)
+        {
+            onCommitted(context, existed, failure);
+        }
+    };
     private int inFlightWrites;
+    private long nextAdmissionCheckNanos;
 
     /**
      * @param limits what requests may carry and how many connections are served.
-     * @param router which cluster slots this node serves.
+     * @param router  which cluster slots this node serves.
+     * @param tickets the session tickets the control plane issues; an endpoint is served after redeeming one.
      */
     public RequestHandler(
         final RocksStore store, final PoolIndex index, final ServerCounters counters, final Limits limits,
-        final SlotRouter router)
+        final SlotRouter router, final SessionTickets tickets)
     {
         this.store = store;
         this.index = index;
         this.counters = counters;
         this.limits = limits;
         this.router = router;
+        this.tickets = tickets;
+        this.admission = new EndpointAdmission(tickets.timeToLive().toNanos());
         this.responseBytes = ByteBuffer.allocateDirect(limits.maxResponseBytes());
         this.responseBuffer = new UnsafeBuffer(responseBytes);
         this.responseValueView = responseBytes.duplicate();
@@ -101,7 +127,7 @@ public final class RequestHandler implements EndpointHandler
     @Override
     public void onConnected(final Endpoint endpoint)
     {
-        if (endpoints.size() >= limits.maxConnections())
+        if (admission.size() >= limits.maxConnections())
         {
             counters.increment(ServerCounter.CONNECTIONS_REFUSED);
             LOG.warn("refusing data connection from {}: limit of {} connections reached", endpoint.remoteAddress(),
@@ -109,7 +135,7 @@ public final class RequestHandler implements EndpointHandler
             endpoint.close();
             return;
         }
-        endpoints.add(endpoint);
+        admission.onConnected(endpoint, System.nanoTime());
         counters.increment(ServerCounter.CONNECTIONS);
         counters.increment(ServerCounter.CONNECTIONS_TOTAL);
     }
@@ -117,7 +143,7 @@ public final class RequestHandler implements EndpointHandler
     @Override
     public void onDisconnected(final Endpoint endpoint, final TransportStatus status, final String detail)
     {
-        if (endpoints.remove(endpoint))
+        if (admission.onDisconnected(endpoint))
         {
             counters.decrement(ServerCounter.CONNECTIONS);
         }
@@ -126,6 +152,11 @@ public final class RequestHandler implements EndpointHandler
     @Override
     public void onMessage(final Endpoint endpoint, final DirectBuffer buffer, final int offset, final int length)
     {
+        if (!admission.isAttached(endpoint))
+        {
+            onFirstMessage(endpoint, buffer, offset, length);
+            return;
+        }
         final MessageType type;
         try
         {
@@ -149,6 +180,11 @@ public final class RequestHandler implements EndpointHandler
             case DELETE_REQUEST -> onDelete(endpoint, correlationId, decoder.keyRequest());
             case GET_REQUEST -> onGet(endpoint, correlationId, decoder.keyRequest());
             case STATS_REQUEST -> onStats(endpoint, correlationId);
+            case ATTACH_REQUEST ->
+            {
+                counters.increment(ServerCounter.MALFORMED_REQUESTS);
+                answerError(endpoint, correlationId, Status.MALFORMED, "endpoint already attached");
+            }
             default ->
             {
                 counters.increment(ServerCounter.MALFORMED_REQUESTS);
@@ -157,10 +193,31 @@ public final class RequestHandler implements EndpointHandler
         }
     }
 
-    /** Drain durable-write completions (FSYNC): update the pool and answer. Returns the work done. */
+    /**
+     * Drain durable-write completions (FSYNC): update the pool and answer; close endpoints that did not attach in
+     * time. Returns the work done.
+     */
     public int doWork()
     {
-        return completions.drain(completionHandler, 256);
+        int work = completions.drain(completionHandler, 256);
+        if (admission.anyWaiting())
+        {
+            final long now = System.nanoTime();
+            if (now - nextAdmissionCheckNanos >= 0)
+            {
+                nextAdmissionCheckNanos = now + ADMISSION_CHECK_INTERVAL_NANOS;
+                for (final Endpoint late : admission.overdue(now))
+                {
+                    LOG.info("closing data connection from {}: no ATTACH within {}", late.remoteAddress(),
+                        tickets.timeToLive());
+                    counters.increment(ServerCounter.ATTACH_REFUSALS);
+                    counters.decrement(ServerCounter.CONNECTIONS);
+                    late.close();
+                    work++;
+                }
+            }
+        }
+        return work;
     }
 
     /** Writes handed to group commit and not answered yet. */
@@ -172,7 +229,50 @@ public final class RequestHandler implements EndpointHandler
     /** Data connections currently served. */
     public int connectionCount()
     {
-        return endpoints.size();
+        return admission.size();
+    }
+
+    /**
+     * The first message on an endpoint must be an ATTACH with a ticket that redeems. Whatever else arrives (a request,
+     * garbage, a wrong, used or expired ticket) gets UNAUTHENTICATED, the same answer for all so nothing is learned,
+     * and the endpoint is closed. Once per connection: may allocate.
+     */
+    private void onFirstMessage(final Endpoint endpoint, final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (!admission.isWaiting(endpoint))
+        {
+            return; // refused and closed already (or never admitted): what it pipelined behind gets nothing
+        }
+        MessageType type = null;
+        try
+        {
+            type = decoder.decode(buffer, offset, length);
+        }
+        catch (final ProtocolException ex)
+        {
+            // Not even a well-formed ATTACH: refused below.
+        }
+        if (type == MessageType.ATTACH_REQUEST)
+        {
+            final AttachRequestFlyweight attach = decoder.attachRequest();
+            if (tickets.redeem(attach.ticketHigh(), attach.ticketLow()) && admission.attach(endpoint))
+            {
+                counters.increment(ServerCounter.ATTACHES);
+                answer(endpoint, decoder.correlationId(), Status.OK, 0);
+                return;
+            }
+        }
+        counters.increment(ServerCounter.ATTACH_REFUSALS);
+        LOG.info("refusing data connection from {}: {}", endpoint.remoteAddress(),
+            type == MessageType.ATTACH_REQUEST ? "session ticket unknown, used or expired" :
+            "first message is not an ATTACH");
+        answerError(endpoint, decoder.correlationId(), Status.UNAUTHENTICATED,
+            "attach with a valid session ticket from the control-plane handshake first");
+        if (admission.onDisconnected(endpoint))
+        {
+            counters.decrement(ServerCounter.CONNECTIONS);
+        }
+        endpoint.close();
     }
 
     private void onPut(final Endpoint endpoint, final long correlationId, final PutRequestFlyweight put)
@@ -224,19 +324,33 @@ public final class RequestHandler implements EndpointHandler
         counters.increment(ServerCounter.DELETES);
         if (store.writesInline())
         {
+            // Inline writes keep the pool a subset of RocksDB, so a pool hit proves existence without a lookup.
+            final boolean existed;
             try
             {
-                store.delete(scratchKey(request.buffer(), request.keyIndex(), keyLength));
+                existed = index.contains(request.buffer(), request.keyIndex(), keyLength) ||
+                    store.contains(scratchKey(request.buffer(), request.keyIndex(), keyLength));
+                if (existed)
+                {
+                    store.delete(scratchKey(request.buffer(), request.keyIndex(), keyLength));
+                }
             }
             catch (final StoreException ex)
             {
                 storeFailed(endpoint, correlationId, ex);
                 return;
             }
+            if (!existed)
+            {
+                counters.increment(ServerCounter.DELETES_NOT_FOUND);
+                answer(endpoint, correlationId, Status.NOT_FOUND, 0);
+                return;
+            }
             index.remove(request.buffer(), request.keyIndex(), keyLength);
             answer(endpoint, correlationId, Status.OK, 0);
             return;
         }
+        // FSYNC: the pool lags the writes waiting for group commit, so the committer decides existence in order.
         final byte[] key = new byte[keyLength];
         request.buffer().getBytes(request.keyIndex(), key);
         submit(endpoint, correlationId, key, null);
@@ -328,10 +442,11 @@ public final class RequestHandler implements EndpointHandler
     }
 
     /** On the committer thread: hand the outcome to the progress thread. */
-    private void onCommitted(final Object context, final StoreException failure)
+    private void onCommitted(final Object context, final boolean existed, final StoreException failure)
     {
         final PendingWrite pending = (PendingWrite)context;
         pending.failure = failure;
+        pending.existed = existed;
         while (!completions.offer(pending))
         {
             // Bounded by MAX_IN_FLIGHT_WRITES < capacity: cannot stay full.
@@ -351,7 +466,11 @@ public final class RequestHandler implements EndpointHandler
         if (pending.value == null)
         {
             index.remove(pending.key);
-            answer(pending.endpoint, pending.correlationId, Status.OK, 0);
+            if (!pending.existed)
+            {
+                counters.increment(ServerCounter.DELETES_NOT_FOUND);
+            }
+            answer(pending.endpoint, pending.correlationId, pending.existed ? Status.OK : Status.NOT_FOUND, 0);
             return;
         }
         long version = 0;
@@ -466,24 +585,6 @@ public final class RequestHandler implements EndpointHandler
                 LOG.warn("closing {}: response queue full", endpoint.remoteAddress());
                 endpoint.close();
             }
-        }
-    }
-
-    /** A write handed to group commit; allocated per FSYNC write (the sync dominates its cost). */
-    private static final class PendingWrite
-    {
-        final Endpoint endpoint;
-        final long correlationId;
-        final byte[] key;
-        final byte[] value;
-        StoreException failure;
-
-        PendingWrite(final Endpoint endpoint, final long correlationId, final byte[] key, final byte[] value)
-        {
-            this.endpoint = endpoint;
-            this.correlationId = correlationId;
-            this.key = key;
-            this.value = value;
         }
     }
 }

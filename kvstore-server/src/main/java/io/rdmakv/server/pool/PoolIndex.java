@@ -225,6 +225,17 @@ public final class PoolIndex
         return STORED;
     }
 
+    /** True when {@code key} has a published slot in the pool (its key bytes verified, not just the fingerprint). */
+    public boolean contains(final DirectBuffer key, final int keyOffset, final int keyLength)
+    {
+        final long hash = KeyHash.hash(key, keyOffset, keyLength);
+        final int fingerprint = KeyHash.fingerprint(hash);
+        final long primary = KeyHash.primaryBucket(hash, geometry.bucketCount());
+        final long secondary = KeyHash.secondaryBucket(hash, geometry.bucketCount());
+        return findSlot(primary, fingerprint, key, keyOffset, keyLength) >= 0 ||
+            findSlot(secondary, fingerprint, key, keyOffset, keyLength) >= 0;
+    }
+
     /** Remove {@code key} from the pool; true if it was there. */
     public boolean remove(final DirectBuffer key, final int keyOffset, final int keyLength)
     {

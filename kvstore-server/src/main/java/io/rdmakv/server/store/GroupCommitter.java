@@ -8,6 +8,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -39,6 +40,8 @@ final class GroupCommitter implements AutoCloseable
     private final Thread thread;
     private final AtomicLong syncCount = new AtomicLong();
     private final AtomicLong writeCount = new AtomicLong();
+    /** Per batch index: whether a deletion's key existed (committer thread only). */
+    private final boolean[] existed;
     private volatile boolean running = true;
 
     GroupCommitter(final RocksDB db, final int queueCapacity, final int maxBatch, final String name)
@@ -47,6 +50,7 @@ final class GroupCommitter implements AutoCloseable
         this.syncOptions = new WriteOptions().setSync(true);
         this.queue = new ArrayBlockingQueue<>(queueCapacity);
         this.maxBatch = maxBatch;
+        this.existed = new boolean[maxBatch];
         this.thread = new Thread(this::run, name);
         this.thread.setDaemon(true);
         this.thread.start();
@@ -118,6 +122,7 @@ final class GroupCommitter implements AutoCloseable
                 final PendingWrite w = batch.get(i);
                 if (w.value == null)
                 {
+                    existed[i] = existsBefore(batch, i);
                     wb.delete(w.key);
                 }
                 else
@@ -139,13 +144,39 @@ final class GroupCommitter implements AutoCloseable
             final PendingWrite w = batch.get(i);
             try
             {
-                w.callback.onWriteComplete(w.context, failure);
+                if (w.value == null)
+                {
+                    w.callback.onDeleteComplete(w.context, existed[i], failure);
+                }
+                else
+                {
+                    w.callback.onWriteComplete(w.context, failure);
+                }
             }
             catch (final RuntimeException ex)
             {
                 LOG.error("write callback threw", ex);
             }
         }
+    }
+
+    /**
+     * Whether the key of the deletion at {@code index} exists once the writes before it are applied: the latest earlier
+     * write of the same key in this batch decides, else RocksDB (every earlier batch is already committed, and only
+     * this thread writes in FSYNC mode).
+     */
+    private boolean existsBefore(final List<PendingWrite> batch, final int index) throws RocksDBException
+    {
+        final byte[] key = batch.get(index).key;
+        for (int j = index - 1; j >= 0; j--)
+        {
+            final PendingWrite earlier = batch.get(j);
+            if (Arrays.equals(earlier.key, key))
+            {
+                return earlier.value != null;
+            }
+        }
+        return db.get(key) != null;
     }
 
     /** Stop accepting, commit what is queued, and stop the thread. */

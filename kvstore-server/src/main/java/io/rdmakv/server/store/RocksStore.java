@@ -45,6 +45,9 @@ public final class RocksStore implements AutoCloseable
 
     private static final Logger LOG = LoggerFactory.getLogger(RocksStore.class);
     private static final long BLOCKING_WRITE_TIMEOUT_SECONDS = 60;
+    /** The value buffer of an existence check: capacity 0, so RocksDB reports the length, copies nothing, and the
+     * buffer can be shared by every thread (its position and limit cannot move). */
+    private static final ByteBuffer NO_VALUE = ByteBuffer.allocateDirect(0);
 
     static
     {
@@ -159,6 +162,30 @@ public final class RocksStore implements AutoCloseable
         }
     }
 
+    /**
+     * True when {@code key} (direct buffer, position..limit) is stored. Allocates nothing: RocksDB's may-exist check
+     * answers most absent keys from memory, the rest are read into an empty buffer (only the length is wanted).
+     * The key buffer's position may move; reset it before reusing the buffer.
+     */
+    public boolean contains(final ByteBuffer key)
+    {
+        ensureOpen();
+        final int position = key.position();
+        try
+        {
+            if (!db.keyMayExist(readOptions, key))
+            {
+                return false;
+            }
+            key.position(position);
+            return db.get(readOptions, key, NO_VALUE) != NOT_FOUND;
+        }
+        catch (final RocksDBException ex)
+        {
+            throw new StoreException("get failed: " + ex.getMessage(), ex);
+        }
+    }
+
     /** Store {@code key -> value} and return once it is durable per {@link #durability()}. */
     public void put(final byte[] key, final byte[] value)
     {
@@ -264,10 +291,12 @@ public final class RocksStore implements AutoCloseable
             return committer.submit(key, value, context, callback);
         }
         StoreException failure = null;
+        boolean existed = false;
         try
         {
             if (value == null)
             {
+                existed = db.get(readOptions, key) != null;
                 db.delete(walOptions, key);
             }
             else
@@ -279,7 +308,14 @@ public final class RocksStore implements AutoCloseable
         {
             failure = new StoreException("write failed: " + ex.getMessage(), ex);
         }
-        callback.onWriteComplete(context, failure);
+        if (value == null)
+        {
+            callback.onDeleteComplete(context, existed, failure);
+        }
+        else
+        {
+            callback.onWriteComplete(context, failure);
+        }
         return true;
     }
 

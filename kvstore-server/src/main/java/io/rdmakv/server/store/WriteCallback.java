@@ -13,4 +13,15 @@ public interface WriteCallback
      * @param failure {@code null} when the write is durable per the store's {@link Durability}; the cause otherwise.
      */
     void onWriteComplete(Object context, StoreException failure);
+
+    /**
+     * Completion of a deletion: as {@link #onWriteComplete} plus whether the key existed just before it, in the order
+     * writes were submitted (an earlier PUT still waiting for the same group commit counts as existing).
+     *
+     * @param existed meaningless when {@code failure} is not {@code null}.
+     */
+    default void onDeleteComplete(final Object context, final boolean existed, final StoreException failure)
+    {
+        onWriteComplete(context, failure);
+    }
 }

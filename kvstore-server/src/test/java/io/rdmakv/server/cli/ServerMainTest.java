@@ -72,6 +72,7 @@ class ServerMainTest
             assertNotEquals(0, dataPort);
 
             try (io.rdmakv.server.RawClientAccess client = new io.rdmakv.server.RawClientAccess(
+                new java.net.InetSocketAddress("127.0.0.1", Integer.parseInt(m.group(2))),
                 new java.net.InetSocketAddress("127.0.0.1", dataPort)))
             {
                 assertEquals("OK", client.put("durable".getBytes(), "yes".getBytes()));

@@ -26,6 +26,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,6 +34,7 @@ import java.util.Properties;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -145,10 +147,13 @@ class ControlPlaneTest
             assertEquals(0, w.clusterMap().get(0).firstSlot());
             assertEquals(16383, w.clusterMap().get(0).lastSlot());
 
-            // The connection stays usable: a second HELLO gets a second WELCOME.
+            // The connection stays usable: a second HELLO gets a second WELCOME, with a fresh session ticket.
             c.sendFrame(hello(""));
-            assertInstanceOf(Welcome.class, c.receive());
+            final Welcome second = assertInstanceOf(Welcome.class, c.receive());
             assertEquals(2, server.counters().get(ServerCounter.HANDSHAKES));
+            assertEquals(Welcome.SESSION_TICKET_LENGTH, w.sessionTicket().length);
+            assertFalse(Arrays.equals(w.sessionTicket(), second.sessionTicket()), "one ticket per handshake");
+            assertFalse(Arrays.equals(new byte[Welcome.SESSION_TICKET_LENGTH], w.sessionTicket()));
         }
     }
 

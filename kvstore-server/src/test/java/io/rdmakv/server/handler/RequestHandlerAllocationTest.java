@@ -6,6 +6,7 @@ import io.rdmakv.pool.PinnedArena;
 import io.rdmakv.pool.alloc.EpochReclaimer;
 import io.rdmakv.pool.alloc.ExtentAllocator;
 import io.rdmakv.protocol.layout.PoolGeometry;
+import io.rdmakv.protocol.wire.AttachRequestFlyweight;
 import io.rdmakv.protocol.wire.KeyRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
@@ -14,6 +15,7 @@ import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.pool.PoolSizing;
+import io.rdmakv.server.session.SessionTickets;
 import io.rdmakv.server.store.Durability;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.transport.CompletionHandler;
@@ -32,6 +34,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -110,10 +113,16 @@ class RequestHandlerAllocationTest
             final ExtentAllocator allocator = new ExtentAllocator(geometry.extentsOffset(), geometry.extentsLength(),
                 64 * 1024, partition, new EpochReclaimer(0, new SystemNanoClock()));
             final PoolIndex index = new PoolIndex(arena.partitions(), geometry, allocator, 1, 1);
+            final SessionTickets tickets = new SessionTickets(Duration.ofSeconds(30), 16, new SystemNanoClock());
             final RequestHandler handler = new RequestHandler(store, index, new ServerCounters(),
-                new Limits(64, 4096, 16), SlotRouter.singleNode());
+                new Limits(64, 4096, 16), SlotRouter.singleNode(), tickets);
             final AnswerCounter endpoint = new AnswerCounter();
             handler.onConnected(endpoint);
+            final UnsafeBuffer attach = new UnsafeBuffer(new byte[AttachRequestFlyweight.ENCODED_LENGTH]);
+            new AttachRequestFlyweight().wrap(attach, 0, attach.capacity()).header(MessageType.ATTACH_REQUEST, 0)
+                .ticket(tickets.issue());
+            handler.onMessage(endpoint, attach, 0, attach.capacity());
+            assertEquals(1, endpoint.byStatus[Status.OK.code()], "attached");
 
             final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(8192));
             final PutRequestFlyweight put = new PutRequestFlyweight();
@@ -131,10 +140,11 @@ class RequestHandlerAllocationTest
 
             assertEquals(0, endpoint.byStatus[Status.MALFORMED.code()]);
             assertTrue(endpoint.byStatus[Status.OK.code()] >= 4L * rounds, "answers OK: " + endpoint.byStatus[0]);
-            assertTrue(endpoint.byStatus[Status.NOT_FOUND.code()] >= rounds, "misses answered NOT_FOUND");
-            // 5 requests per round: one small object per request would be >= 400 KB. Measured: a few KB at most
+            assertTrue(endpoint.byStatus[Status.NOT_FOUND.code()] >= 2L * rounds,
+                "misses and deletes of absent keys answered NOT_FOUND");
+            // 6 requests per round: one small object per request would be >= 400 KB. Measured: a few KB at most
             // (incidental: lazy growth, JIT-time allocations on this thread).
-            assertTrue(allocated < 64 * 1024, "allocated " + allocated + " bytes for " + (5 * rounds) + " requests");
+            assertTrue(allocated < 64 * 1024, "allocated " + allocated + " bytes for " + (6 * rounds) + " requests");
         }
     }
 
@@ -156,6 +166,7 @@ class RequestHandlerAllocationTest
 
             keyRequest(handler, endpoint, message, key, MessageType.GET_REQUEST, keyBytes, i);   // from the pool
             keyRequest(handler, endpoint, message, key, MessageType.DELETE_REQUEST, keyBytes, i);
+            keyRequest(handler, endpoint, message, key, MessageType.DELETE_REQUEST, keyBytes, i); // absent: RocksDB
             keyRequest(handler, endpoint, message, key, MessageType.GET_REQUEST, keyBytes, i);   // pool + RocksDB miss
             put.wrap(message, 0, message.capacity()).header(MessageType.PUT_REQUEST, i);
             put.keyAndValue(keyBytes, 0, 16, valueBytes, 0, 64);

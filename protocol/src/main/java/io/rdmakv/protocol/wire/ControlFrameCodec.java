@@ -159,6 +159,7 @@ public final class ControlFrameCodec
         w.i64(welcome.layoutEpoch()).i64(welcome.poolHeaderAddress());
         final PoolGeometry g = welcome.geometry();
         w.i64(g.poolSize()).i64(g.indexOffset()).i64(g.bucketCount()).i64(g.extentsOffset()).i64(g.extentsLength());
+        w.bytes(welcome.sessionTicket());
         w.blob(welcome.remoteKey(), "remote key");
         checkCount(welcome.transports().size(), "transport addresses");
         w.u16(welcome.transports().size());
@@ -191,6 +192,7 @@ public final class ControlFrameCodec
         final long poolHeaderAddress = r.i64("pool header address");
         final PoolGeometry geometry = new PoolGeometry(r.i64("pool size"), r.i64("index offset"),
             r.i64("bucket count"), r.i64("extents offset"), r.i64("extents length"));
+        final byte[] sessionTicket = r.bytes(Welcome.SESSION_TICKET_LENGTH, "session ticket");
         final byte[] remoteKey = r.bytes(r.u16("remote key length"), "remote key");
 
         final int transportCount = r.u16("transport address count");
@@ -226,7 +228,7 @@ public final class ControlFrameCodec
         }
         r.expectEnd("WELCOME");
         return new Welcome(nodeId, geometry, remoteKey, epoch, poolHeaderAddress, transports,
-            maxKeyLength, maxValueLength, clusterMap);
+            maxKeyLength, maxValueLength, clusterMap, sessionTicket);
     }
 
     private static Reject decodeReject(final FrameReader r)

@@ -22,13 +22,14 @@ public final class MessageDecoder
     private final KeyRequestFlyweight keyRequest = new KeyRequestFlyweight();
     private final PutRequestFlyweight putRequest = new PutRequestFlyweight();
     private final ResponseFlyweight response = new ResponseFlyweight();
+    private final AttachRequestFlyweight attachRequest = new AttachRequestFlyweight();
     private long correlationId;
 
     /**
      * Validate a received message of exactly {@code length} bytes.
      *
      * @return its type; the flyweight for it ({@link #keyRequest()}, {@link #putRequest()}, {@link #response()},
-     *         or just {@link #header()} for STATS) is wrapped over the message.
+     *         {@link #attachRequest()}, or just {@link #header()} for STATS) is wrapped over the message.
      * @throws ProtocolException when anything is malformed; {@link #correlationId()} still holds the correlation id
      *                           if at least a header was received (0 otherwise), so the sender can be answered.
      */
@@ -50,6 +51,9 @@ public final class MessageDecoder
                 break;
             case RESPONSE:
                 response.wrap(buffer, offset, length).validate();
+                break;
+            case ATTACH_REQUEST:
+                attachRequest.wrap(buffer, offset, length).validate();
                 break;
             case STATS_REQUEST:
                 if (header.bodyLength() != 0)
@@ -88,5 +92,10 @@ public final class MessageDecoder
     public ResponseFlyweight response()
     {
         return response;
+    }
+
+    public AttachRequestFlyweight attachRequest()
+    {
+        return attachRequest;
     }
 }

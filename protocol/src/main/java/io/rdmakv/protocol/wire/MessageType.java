@@ -11,7 +11,12 @@ public enum MessageType
     /** Reserved for a batched GET; not part of protocol version 1, decoders answer {@code UNKNOWN_TYPE}. */
     MULTI_GET_REQUEST(4),
     STATS_REQUEST(5),
-    RESPONSE(6);
+    RESPONSE(6),
+    /**
+     * The first message on every new data endpoint: presents the session ticket of a WELCOME. A server serves
+     * nothing on an endpoint before a valid ATTACH (see {@link AttachRequestFlyweight}).
+     */
+    ATTACH_REQUEST(7);
 
     private static final MessageType[] BY_CODE = new MessageType[256];
 

@@ -27,8 +27,10 @@ import java.util.List;
  *  |                  Pool header address (u64, server's space)    |  32
  *  +---------------------------------------------------------------+
  *  |                  Pool geometry (40 B, see PoolGeometry)      ...  40
+ *  +---------------------------------------------------------------+
+ *  |                  Session ticket (16 B, random, opaque)       ...  80
  *  +-------------------------------+-------------------------------+
- *  |  Remote key length (u16)      |  Packed remote key (opaque)  ...  80
+ *  |  Remote key length (u16)      |  Packed remote key (opaque)  ...  96
  *  +-------------------------------+-------------------------------+
  *  |  Transport address count (u16)|  TransportAddress entries    ...
  *  +-------------------------------+-------------------------------+
@@ -45,6 +47,9 @@ import java.util.List;
  * @param maxKeyLength      largest key the server accepts.
  * @param maxValueLength    largest value the server accepts.
  * @param clusterMap        every node and its slot range.
+ * @param sessionTicket     {@link #SESSION_TICKET_LENGTH} random bytes, fresh for this handshake: the client presents
+ *                          them in the ATTACH that must open every data endpoint ({@link AttachRequestFlyweight}).
+ *                          The node accepts a ticket once, and only for a limited time after the WELCOME.
  */
 public record Welcome(
     int nodeId,
@@ -55,10 +60,23 @@ public record Welcome(
     List<TransportAddress> transports,
     int maxKeyLength,
     int maxValueLength,
-    List<ClusterNode> clusterMap) implements ControlFrame
+    List<ClusterNode> clusterMap,
+    byte[] sessionTicket) implements ControlFrame
 {
+    /** 128 bits: not guessable, and large enough that random tickets never collide. */
+    public static final int SESSION_TICKET_LENGTH = 16;
+
+    /**
+     * @throws IllegalArgumentException when the ticket is not {@link #SESSION_TICKET_LENGTH} bytes.
+     */
     public Welcome
     {
+        if (sessionTicket.length != SESSION_TICKET_LENGTH)
+        {
+            throw new IllegalArgumentException(
+                "session ticket of " + sessionTicket.length + " bytes, expected " + SESSION_TICKET_LENGTH);
+        }
+        sessionTicket = sessionTicket.clone();
         remoteKey = remoteKey.clone();
         transports = List.copyOf(transports);
         clusterMap = List.copyOf(clusterMap);
@@ -74,6 +92,12 @@ public record Welcome(
     public byte[] remoteKey()
     {
         return remoteKey.clone();
+    }
+
+    @Override
+    public byte[] sessionTicket()
+    {
+        return sessionTicket.clone();
     }
 
     /** The node owning {@code clusterSlot}, or {@code null} if the map has a gap there. */
@@ -95,7 +119,8 @@ public record Welcome(
         return o instanceof Welcome w && w.nodeId == nodeId && w.geometry.equals(geometry) &&
             Arrays.equals(w.remoteKey, remoteKey) && w.layoutEpoch == layoutEpoch &&
             w.poolHeaderAddress == poolHeaderAddress && w.transports.equals(transports) &&
-            w.maxKeyLength == maxKeyLength && w.maxValueLength == maxValueLength && w.clusterMap.equals(clusterMap);
+            w.maxKeyLength == maxKeyLength && w.maxValueLength == maxValueLength && w.clusterMap.equals(clusterMap) &&
+            Arrays.equals(w.sessionTicket, sessionTicket);
     }
 
     @Override
@@ -110,6 +135,7 @@ public record Welcome(
     {
         return "Welcome{node=" + nodeId + ", geometry=" + geometry + ", rkey=" + remoteKey.length + " bytes, epoch=" +
             layoutEpoch + ", poolHeader=0x" + Long.toHexString(poolHeaderAddress) + ", transports=" + transports +
-            ", maxKey=" + maxKeyLength + ", maxValue=" + maxValueLength + ", clusterMap=" + clusterMap + '}';
+            ", maxKey=" + maxKeyLength + ", maxValue=" + maxValueLength + ", clusterMap=" + clusterMap +
+            ", ticket=" + sessionTicket.length + " bytes}"; // never print the ticket: it opens a data endpoint
     }
 }

@@ -1,7 +1,8 @@
 /**
  * Messages: the data-plane requests and responses carried by the transport's send/recv
  * ({@link io.rdmakv.protocol.wire.MessageHeaderFlyweight} and its subclasses, entry point
- * {@link io.rdmakv.protocol.wire.MessageDecoder}), and the control-plane handshake frames carried by Netty
+ * {@link io.rdmakv.protocol.wire.MessageDecoder}; ATTACH opens every data endpoint with a WELCOME's session ticket),
+ * and the control-plane handshake frames carried by Netty
  * ({@link io.rdmakv.protocol.wire.ControlFrameCodec}: HELLO, WELCOME, REJECT).
  *
  * <p>Decoders never trust a length field: every malformed input is a typed

@@ -16,6 +16,8 @@ import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -39,7 +41,8 @@ class ControlFrameCodecTest
         List.of(
             new ClusterNode(1, "node-1.example", 7400, 0, 5460),
             new ClusterNode(2, "node-2.example", 7400, 5461, 10922),
-            new ClusterNode(3, "10.0.0.3", 7400, 10923, 16383)));
+            new ClusterNode(3, "10.0.0.3", 7400, 10923, 16383)),
+        new byte[] {(byte)0xA1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, (byte)0xF0});
 
     private static final Reject REJECT = new Reject(Status.UNAUTHENTICATED, "bad token \u2014 see server log");
 
@@ -57,6 +60,7 @@ class ControlFrameCodecTest
         }
         final Welcome w = (Welcome)ControlFrameCodec.decode(ControlFrameCodec.encode(WELCOME));
         assertArrayEquals(WELCOME.remoteKey(), w.remoteKey());
+        assertArrayEquals(WELCOME.sessionTicket(), w.sessionTicket());
         assertEquals(2, w.ownerOf(5461).nodeId());
         assertEquals(3, w.ownerOf(16383).nodeId());
     }
@@ -134,7 +138,8 @@ class ControlFrameCodecTest
 
         // WELCOME whose transport count is 65535.
         final byte[] welcome = ControlFrameCodec.encode(WELCOME);
-        final int transportCountAt = 8 + 32 + PoolGeometry.ENCODED_LENGTH + 2 + WELCOME.remoteKey().length;
+        final int transportCountAt = 8 + 32 + PoolGeometry.ENCODED_LENGTH + Welcome.SESSION_TICKET_LENGTH + 2 +
+            WELCOME.remoteKey().length;
         final UnsafeBuffer w = new UnsafeBuffer(welcome);
         assertEquals(2, w.getShort(transportCountAt, ByteOrder.LITTLE_ENDIAN), "test knows the layout");
         w.putShort(transportCountAt, (short)0xFFFF, ByteOrder.LITTLE_ENDIAN);
@@ -142,7 +147,8 @@ class ControlFrameCodecTest
 
         // Remote key length that runs past the frame.
         final byte[] rkey = ControlFrameCodec.encode(WELCOME);
-        new UnsafeBuffer(rkey).putShort(8 + 32 + PoolGeometry.ENCODED_LENGTH, (short)0xFFFF, ByteOrder.LITTLE_ENDIAN);
+        final int rkeyLengthAt = 8 + 32 + PoolGeometry.ENCODED_LENGTH + Welcome.SESSION_TICKET_LENGTH;
+        new UnsafeBuffer(rkey).putShort(rkeyLengthAt, (short)0xFFFF, ByteOrder.LITTLE_ENDIAN);
         assertError(ErrorCode.TRUNCATED, rkey);
 
         // Geometry that makes no sense.
@@ -165,6 +171,28 @@ class ControlFrameCodecTest
     }
 
     @Test
+    void shouldCarryTheSessionTicketAtOffsetEightyAndNeverPrintIt()
+    {
+        final byte[] encoded = ControlFrameCodec.encode(WELCOME);
+        final byte[] atEighty = new byte[Welcome.SESSION_TICKET_LENGTH];
+        System.arraycopy(encoded, 80, atEighty, 0, atEighty.length);
+        assertArrayEquals(WELCOME.sessionTicket(), atEighty);
+
+        // A ticket is part of the frame's identity: another ticket, another WELCOME.
+        final byte[] other = WELCOME.sessionTicket();
+        other[0] ^= 1;
+        final byte[] changed = encoded.clone();
+        changed[80] ^= 1;
+        assertArrayEquals(other, ((Welcome)ControlFrameCodec.decode(changed)).sessionTicket());
+        assertNotEquals(WELCOME, ControlFrameCodec.decode(changed));
+
+        assertFalse(WELCOME.toString().contains("-95"), "no ticket bytes in toString");
+        assertEquals(IllegalArgumentException.class, assertThrows(IllegalArgumentException.class,
+            () -> new Welcome(1, WELCOME.geometry(), new byte[32], 1, 0, List.of(), 16, 16, List.of(),
+                new byte[15])).getClass());
+    }
+
+    @Test
     void shouldRefuseToEncodeFramesOverTheMaximum()
     {
         final List<TransportAddress> many = new ArrayList<>();
@@ -172,7 +200,8 @@ class ControlFrameCodecTest
         {
             many.add(new TransportAddress("tcp", "h", 1, new byte[40_000]));
         }
-        final Welcome huge = new Welcome(1, WELCOME.geometry(), new byte[32], 1, 0, many, 16, 16, List.of());
+        final Welcome huge = new Welcome(1, WELCOME.geometry(), new byte[32], 1, 0, many, 16, 16, List.of(),
+            new byte[Welcome.SESSION_TICKET_LENGTH]);
         assertEquals(ErrorCode.FRAME_TOO_LARGE,
             assertThrows(ProtocolException.class, () -> ControlFrameCodec.encode(huge)).errorCode());
         assertEquals(ErrorCode.BAD_LENGTH, assertThrows(ProtocolException.class,

@@ -1,0 +1,29 @@
+package io.rdmakv.server.handler;
+
+import io.rdmakv.server.store.StoreException;
+import io.rdmakv.transport.Endpoint;
+
+/**
+ * A write {@link RequestHandler} handed to group commit (FSYNC), waiting for its sync before the pool is updated and
+ * the client answered. Allocated per FSYNC write: the sync dominates its cost. Written by the committer thread before
+ * it is queued back to the request thread (the queue orders the two).
+ */
+final class PendingWrite
+{
+    final Endpoint endpoint;
+    final long correlationId;
+    final byte[] key;
+    /** {@code null} for a DELETE. */
+    final byte[] value;
+    StoreException failure;
+    /** DELETE only: whether the key existed just before the deletion (set by the committer). */
+    boolean existed;
+
+    PendingWrite(final Endpoint endpoint, final long correlationId, final byte[] key, final byte[] value)
+    {
+        this.endpoint = endpoint;
+        this.correlationId = correlationId;
+        this.key = key;
+        this.value = value;
+    }
+}

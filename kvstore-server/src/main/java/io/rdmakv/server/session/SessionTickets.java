@@ -1,0 +1,125 @@
+package io.rdmakv.server.session;
+
+import io.rdmakv.protocol.wire.Welcome;
+import org.agrona.concurrent.NanoClock;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.ByteOrder;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The tickets handed out in WELCOMEs and not redeemed yet. A ticket is {@link Welcome#SESSION_TICKET_LENGTH} bytes
+ * from {@link SecureRandom} (128 bits: neither guessable nor colliding), redeemable <b>once</b> and only within the
+ * time to live after it was issued, so a ticket seen on the wire cannot be replayed and an unused one does not stay
+ * valid. Expired tickets are swept when new ones are issued, and at most {@code maxOutstanding} wait at once (a
+ * client that handshakes in a loop cannot grow the table without bound).
+ *
+ * <pre>
+ *   control plane (Netty event loop)        request handler (progress thread)
+ *   HELLO ok -> issue() -> WELCOME{ticket}   ATTACH{ticket} -> redeem(high, low) -> true: serve the endpoint
+ *                                                                                false: UNAUTHENTICATED + close
+ * </pre>
+ *
+ * <p>Thread-safe: issued on the control plane's event loop, redeemed on the request thread. Redeeming is the control
+ * path of a connection (once per endpoint), not the request path.
+ */
+public final class SessionTickets
+{
+    private final SecureRandom random = new SecureRandom();
+    private final ConcurrentHashMap<Ticket, Long> issued = new ConcurrentHashMap<>();
+    private final long ttlNanos;
+    private final int maxOutstanding;
+    private final NanoClock clock;
+
+    /**
+     * @param ttl            how long an issued ticket may wait for its ATTACH.
+     * @param maxOutstanding unredeemed, unexpired tickets at most; {@link #issue()} refuses beyond.
+     * @param clock          time source (a test can move it).
+     */
+    public SessionTickets(final Duration ttl, final int maxOutstanding, final NanoClock clock)
+    {
+        if (ttl.isNegative() || ttl.isZero())
+        {
+            throw new IllegalArgumentException("ticket time to live must be positive: " + ttl);
+        }
+        if (maxOutstanding < 1)
+        {
+            throw new IllegalArgumentException("maxOutstanding must be at least 1: " + maxOutstanding);
+        }
+        this.ttlNanos = ttl.toNanos();
+        this.maxOutstanding = maxOutstanding;
+        this.clock = clock;
+    }
+
+    /**
+     * A fresh ticket, valid for one ATTACH within the time to live.
+     *
+     * @return the ticket's bytes, or {@code null} when {@code maxOutstanding} unexpired tickets are waiting.
+     */
+    public byte[] issue()
+    {
+        final long now = clock.nanoTime();
+        if (issued.size() >= maxOutstanding)
+        {
+            issued.values().removeIf(issuedAt -> now - issuedAt >= ttlNanos);
+            if (issued.size() >= maxOutstanding)
+            {
+                return null;
+            }
+        }
+        final byte[] bytes = new byte[Welcome.SESSION_TICKET_LENGTH];
+        Ticket ticket;
+        do
+        {
+            random.nextBytes(bytes);
+            ticket = Ticket.of(bytes);
+        }
+        // All zero is what an unset ticket looks like; a collision would make two clients share one. Both ~2^-128.
+        while ((ticket.high == 0 && ticket.low == 0) || issued.putIfAbsent(ticket, now) != null);
+        return bytes;
+    }
+
+    /**
+     * Redeem a ticket, read as two little-endian longs (as {@code AttachRequestFlyweight} reads it): true exactly once
+     * for an issued ticket within its time to live; false for an unknown, used or expired one.
+     */
+    public boolean redeem(final long high, final long low)
+    {
+        final Long issuedAt = issued.remove(new Ticket(high, low));
+        return issuedAt != null && clock.nanoTime() - issuedAt < ttlNanos;
+    }
+
+    /** {@link #redeem(long, long)} of a ticket's bytes (any length other than the ticket's is never valid). */
+    public boolean redeem(final byte[] ticket)
+    {
+        if (ticket.length != Welcome.SESSION_TICKET_LENGTH)
+        {
+            return false;
+        }
+        final Ticket t = Ticket.of(ticket);
+        return redeem(t.high, t.low);
+    }
+
+    /** Tickets issued and neither redeemed nor swept (expired ones count until a sweep). */
+    public int outstanding()
+    {
+        return issued.size();
+    }
+
+    /** The time a ticket stays valid. */
+    public Duration timeToLive()
+    {
+        return Duration.ofNanos(ttlNanos);
+    }
+
+    private record Ticket(long high, long low)
+    {
+        static Ticket of(final byte[] bytes)
+        {
+            final UnsafeBuffer view = new UnsafeBuffer(bytes);
+            return new Ticket(view.getLong(0, ByteOrder.LITTLE_ENDIAN), view.getLong(8, ByteOrder.LITTLE_ENDIAN));
+        }
+    }
+}
