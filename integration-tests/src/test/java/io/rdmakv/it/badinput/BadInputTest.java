@@ -3,6 +3,7 @@ package io.rdmakv.it.badinput;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.it.support.DataPortWire.Response;
 import io.rdmakv.it.support.ProcessJanitor;
+import io.rdmakv.it.support.ControlPlaneWire;
 import io.rdmakv.it.support.DataPortWire;
 import io.rdmakv.it.support.RawConnection;
 import io.rdmakv.it.support.RawConnection.Outcome;
@@ -203,13 +204,54 @@ class BadInputTest
     @Timeout(60)
     void dataPortShouldAnswerAWellFormedRequest() throws IOException
     {
-        try (RawConnection c = RawConnection.open(server.dataAddress()))
+        try (RawConnection c = attached())
         {
             c.send(request(TYPE_GET, 77, getBody(referenceKey(3))));
             final Response response = DataPortWire.readResponse(c, WAIT);
             assertEquals(77, response.correlationId());
             assertEquals(Status.OK.code(), response.status());
             assertEquals(Verdict.OK, SelfCheckingValue.check(referenceKey(3), response.value()));
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void dataPortShouldRefuseRequestsBeforeAttachAndClose() throws IOException
+    {
+        try (RawConnection c = RawConnection.open(server.dataAddress()))
+        {
+            c.send(request(TYPE_GET, 501, getBody(referenceKey(2))));
+            final Response refused = DataPortWire.readResponse(c, WAIT);
+            assertEquals(Status.UNAUTHENTICATED.code(), refused.status(), "no request is served before ATTACH");
+assertTrue(SelfCheckingValue.check(referenceKey(2), refused.value()) != Verdict.OK,
+                "a refused request must not leak the value");
+            assertEquals(Outcome.CLOSED, c.awaitClose(WAIT));
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void dataPortShouldRefuseAForgedOrReusedTicketAndClose() throws IOException
+    {
+        try (RawConnection c = RawConnection.open(server.dataAddress()))
+        {
+            c.send(DataPortWire.attach(502, new byte[16]));
+            assertEquals(Status.UNAUTHENTICATED.code(), DataPortWire.readResponse(c, WAIT).status());
+            assertEquals(Outcome.CLOSED, c.awaitClose(WAIT));
+        }
+        final byte[] ticket = ControlPlaneWire.handshake(server.controlAddress(), WAIT).sessionTicket();
+        try (RawConnection first = RawConnection.open(server.dataAddress()))
+        {
+            first.send(DataPortWire.attach(503, ticket));
+            assertEquals(Status.OK.code(), DataPortWire.readResponse(first, WAIT).status());
+            try (RawConnection second = RawConnection.open(server.dataAddress()))
+            {
+                second.send(DataPortWire.attach(504, ticket));
+                assertEquals(Status.UNAUTHENTICATED.code(), DataPortWire.readResponse(second, WAIT).status(),
+                    "a ticket opens one endpoint only");
+                assertEquals(Outcome.CLOSED, second.awaitClose(WAIT));
+            }
+            assertConnectionStillServes(first);
         }
     }
 
@@ -268,7 +310,7 @@ class BadInputTest
     @Timeout(60)
     void dataPortShouldAnswerUnknownMessageTypeAndKeepTheConnection() throws IOException
     {
-        try (RawConnection c = RawConnection.open(server.dataAddress()))
+        try (RawConnection c = attached())
         {
             c.send(frame(FRAME_MESSAGE, message(1, 0x7E, 1001, 4, new byte[4])));
             final Response unknown = DataPortWire.readResponse(c, WAIT);
@@ -282,7 +324,7 @@ class BadInputTest
     @Timeout(60)
     void dataPortShouldAnswerWrongProtocolVersionAndKeepTheConnection() throws IOException
     {
-        try (RawConnection c = RawConnection.open(server.dataAddress()))
+        try (RawConnection c = attached())
         {
             final byte[] body = getBody(referenceKey(1));
             c.send(frame(FRAME_MESSAGE, message(9, TYPE_GET, 1002, body.length, body)));
@@ -297,7 +339,7 @@ class BadInputTest
     @Timeout(60)
     void dataPortShouldAnswerMalformedMessagesAndKeepTheConnection() throws IOException
     {
-        try (RawConnection c = RawConnection.open(server.dataAddress()))
+        try (RawConnection c = attached())
         {
             // A body length that disagrees with the bytes received, both ways.
             final byte[] body = getBody(bytes("k"));
@@ -321,7 +363,7 @@ class BadInputTest
     @Timeout(60)
     void dataPortShouldRefuseOversizedKeysAndValuesFromAClientThatSkipsItsOwnChecks() throws IOException
     {
-        try (RawConnection c = RawConnection.open(server.dataAddress()))
+        try (RawConnection c = attached())
         {
             final byte[] longKey = new byte[1025];
             Arrays.fill(longKey, (byte)'K');
@@ -343,7 +385,7 @@ class BadInputTest
     @Timeout(60)
     void dataPortShouldRefuseEmulatedReadsWithAForgedTokenOrOutsideTheRegion() throws IOException
     {
-        try (RawConnection c = RawConnection.open(server.dataAddress()))
+        try (RawConnection c = attached())
         {
             // Region ids are small integers; a guessed token never matches the server's secret one.
             for (int region = 0; region < 4; region++)
@@ -387,24 +429,25 @@ class BadInputTest
 
     // ---------------------------------------------------------------- helpers
 
-    /** The control plane's u32 length prefix: little-endian like every other field of the protocol. */
     private static byte[] lengthPrefix(final int length)
     {
-        return ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(length).array();
+        return ControlPlaneWire.lengthPrefix(length);
     }
 
     private static byte[] controlFrame(final byte[] frame)
     {
-        final byte[] framed = Arrays.copyOf(lengthPrefix(frame.length), 4 + frame.length);
-        System.arraycopy(frame, 0, framed, 4, frame.length);
-        return framed;
+        return ControlPlaneWire.framed(frame);
     }
 
     private static ControlFrame readControlFrame(final RawConnection c) throws IOException
     {
-        final int length = ByteBuffer.wrap(c.readExactly(4, WAIT)).order(ByteOrder.LITTLE_ENDIAN).getInt();
-        assertTrue(length > 0 && length <= ControlFrameCodec.MAX_FRAME_LENGTH, "control frame length " + length);
-        return ControlFrameCodec.decode(c.readExactly(length, WAIT));
+        return ControlPlaneWire.read(c, WAIT);
+    }
+
+    /** A data connection admitted like a client's (HELLO, WELCOME, ATTACH with the ticket). */
+    private static RawConnection attached() throws IOException
+    {
+        return ControlPlaneWire.attachedDataConnection(server, WAIT);
     }
 
     private static byte[] referenceKey(final int k)

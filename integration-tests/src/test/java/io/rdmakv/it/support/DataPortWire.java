@@ -15,6 +15,7 @@ import java.time.Duration;
  *  rdmakv message (little-endian):   | version u8 | type u8 | flags u16 | body length u32 | correlation id u64 | body |
  *  GET body:                         | key length u16 | reserved u16 | key |
  *  PUT body:                         | key length u16 | reserved u16 | value length u32 | key | value |
+ *  ATTACH body:                      | session ticket (16 bytes from the WELCOME) |
  *  RESPONSE body:                    | status u16 | reserved u16 | value length u32 | version u64 | value |
  * </pre>
  */
@@ -28,6 +29,7 @@ public final class DataPortWire
     public static final int TYPE_GET = 1;
     public static final int TYPE_PUT = 2;
     public static final int TYPE_RESPONSE = 6;
+    public static final int TYPE_ATTACH = 7;
 
     private DataPortWire()
     {
@@ -65,6 +67,12 @@ public final class DataPortWire
     public static byte[] request(final int type, final long correlationId, final byte[] body)
     {
         return frame(FRAME_MESSAGE, message(VERSION, type, correlationId, body.length, body));
+    }
+
+    /** The first message of a data endpoint: ATTACH with the WELCOME's session ticket. */
+    public static byte[] attach(final long correlationId, final byte[] ticket)
+    {
+        return request(TYPE_ATTACH, correlationId, ticket);
     }
 
     /** An emulated-read request: correlation id, region id, length, token, absolute address. */
