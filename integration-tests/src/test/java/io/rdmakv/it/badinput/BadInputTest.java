@@ -1,6 +1,7 @@
 package io.rdmakv.it.badinput;
 
 import io.rdmakv.client.KvClient;
+import io.rdmakv.it.support.DataPortSession;
 import io.rdmakv.it.support.DataPortWire.Response;
 import io.rdmakv.it.support.ProcessJanitor;
 import io.rdmakv.it.support.DataPortWire;
@@ -203,7 +204,7 @@ class BadInputTest
     @Timeout(60)
     void dataPortShouldAnswerAWellFormedRequest() throws IOException
     {
-        try (RawConnection c = RawConnection.open(server.dataAddress()))
+        try (RawConnection c = DataPortSession.openAttached(server, WAIT))
         {
             c.send(request(TYPE_GET, 77, getBody(referenceKey(3))));
             final Response response = DataPortWire.readResponse(c, WAIT);
@@ -215,9 +216,9 @@ class BadInputTest
 
     @Test
     @Timeout(60)
-    void dataPortShouldCloseOnRandomBytes()
+    void dataPortShouldCloseOnRandomBytes() throws IOException
     {
-        try (RawConnection c = RawConnection.open(server.dataAddress()))
+        try (RawConnection c = DataPortSession.openAttached(server, WAIT))
         {
             // First byte 0x7F: the length prefix reads as ~2 GiB, so the server cannot mistake this for a frame.
             final byte[] garbage = randomBytes(2, 4096);
@@ -229,10 +230,10 @@ class BadInputTest
 
     @Test
     @Timeout(60)
-    void dataPortShouldCloseOnATruncatedFrame()
+    void dataPortShouldCloseOnATruncatedFrame() throws IOException
     {
         final byte[] whole = request(TYPE_PUT, 5, putBody(bytes("truncated"), new byte[1000]));
-        try (RawConnection c = RawConnection.open(server.dataAddress()))
+        try (RawConnection c = DataPortSession.openAttached(server, WAIT))
         {
             c.send(Arrays.copyOf(whole, whole.length / 2)).shutdownOutput();
             assertClosedWithoutAnswer(c);
@@ -242,9 +243,9 @@ class BadInputTest
 
     @Test
     @Timeout(60)
-    void dataPortShouldCloseOnATwoGibLengthPrefix()
+    void dataPortShouldCloseOnATwoGibLengthPrefix() throws IOException
     {
-        try (RawConnection c = RawConnection.open(server.dataAddress()))
+        try (RawConnection c = DataPortSession.openAttached(server, WAIT))
         {
             c.sendQuietly(ByteBuffer.allocate(5).order(ByteOrder.BIG_ENDIAN).putInt(Integer.MIN_VALUE)
                 .put(FRAME_MESSAGE).array());
@@ -255,9 +256,9 @@ class BadInputTest
 
     @Test
     @Timeout(60)
-    void dataPortShouldCloseOnAnUnknownTransportFrameType()
+    void dataPortShouldCloseOnAnUnknownTransportFrameType() throws IOException
     {
-        try (RawConnection c = RawConnection.open(server.dataAddress()))
+        try (RawConnection c = DataPortSession.openAttached(server, WAIT))
         {
             c.sendQuietly(frame((byte)42, new byte[16]));
             assertClosedWithoutAnswer(c);
@@ -268,7 +269,7 @@ class BadInputTest
     @Timeout(60)
     void dataPortShouldAnswerUnknownMessageTypeAndKeepTheConnection() throws IOException
     {
-        try (RawConnection c = RawConnection.open(server.dataAddress()))
+        try (RawConnection c = DataPortSession.openAttached(server, WAIT))
         {
             c.send(frame(FRAME_MESSAGE, message(1, 0x7E, 1001, 4, new byte[4])));
             final Response unknown = DataPortWire.readResponse(c, WAIT);
@@ -282,7 +283,7 @@ class BadInputTest
     @Timeout(60)
     void dataPortShouldAnswerWrongProtocolVersionAndKeepTheConnection() throws IOException
     {
-        try (RawConnection c = RawConnection.open(server.dataAddress()))
+        try (RawConnection c = DataPortSession.openAttached(server, WAIT))
         {
             final byte[] body = getBody(referenceKey(1));
             c.send(frame(FRAME_MESSAGE, message(9, TYPE_GET, 1002, body.length, body)));
@@ -297,7 +298,7 @@ class BadInputTest
     @Timeout(60)
     void dataPortShouldAnswerMalformedMessagesAndKeepTheConnection() throws IOException
     {
-        try (RawConnection c = RawConnection.open(server.dataAddress()))
+        try (RawConnection c = DataPortSession.openAttached(server, WAIT))
         {
             // A body length that disagrees with the bytes received, both ways.
             final byte[] body = getBody(bytes("k"));
@@ -321,7 +322,7 @@ class BadInputTest
     @Timeout(60)
     void dataPortShouldRefuseOversizedKeysAndValuesFromAClientThatSkipsItsOwnChecks() throws IOException
     {
-        try (RawConnection c = RawConnection.open(server.dataAddress()))
+        try (RawConnection c = DataPortSession.openAttached(server, WAIT))
         {
             final byte[] longKey = new byte[1025];
             Arrays.fill(longKey, (byte)'K');
@@ -343,7 +344,7 @@ class BadInputTest
     @Timeout(60)
     void dataPortShouldRefuseEmulatedReadsWithAForgedTokenOrOutsideTheRegion() throws IOException
     {
-        try (RawConnection c = RawConnection.open(server.dataAddress()))
+        try (RawConnection c = DataPortSession.openAttached(server, WAIT))
         {
             // Region ids are small integers; a guessed token never matches the server's secret one.
             for (int region = 0; region < 4; region++)

@@ -11,7 +11,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
@@ -127,8 +126,6 @@ abstract class AbstractEndToEndTest
     }
 
     @Test
-    @Disabled("gap: the server answers OK to every DELETE (RequestHandler.onDelete), so KvClient.delete (false only on " +
-        "NOT_FOUND) returns true for a key that never existed; enable when the server answers NOT_FOUND for it")
     @Timeout(60)
     void shouldReportWhetherDeleteFoundTheKey()
     {
