@@ -184,7 +184,9 @@ shift
 mkdir -p "$RDMAKV_REPORTS/$name"
 # shellcheck disable=SC2086
 # Only Jupiter: starting the suite and vintage engines costs tens of seconds under emulation.
-exec java $RDMAKV_JAVA_OPTS -jar "$RDMAKV_LAUNCHER" execute --disable-banner --details=tree \
+# rdmakv.it.classpath: child JVMs a test starts (server processes) need the test class path, which under
+# `java -jar launcher` is not java.class.path.
+exec java $RDMAKV_JAVA_OPTS -Drdmakv.it.classpath="$RDMAKV_CLASSPATH" -jar "$RDMAKV_LAUNCHER" execute --disable-banner --details=tree \
     --exclude-engine=junit-platform-suite --exclude-engine=junit-vintage \
     --class-path "$RDMAKV_CLASSPATH" --reports-dir "$RDMAKV_REPORTS/$name" "$@"
 HELPER

@@ -1,9 +1,9 @@
 package io.rdmakv.it.badinput;
 
 import io.rdmakv.client.KvClient;
+import io.rdmakv.it.support.DataPortSession;
 import io.rdmakv.it.support.DataPortWire.Response;
 import io.rdmakv.it.support.ProcessJanitor;
-import io.rdmakv.it.support.ControlPlaneWire;
 import io.rdmakv.it.support.DataPortWire;
 import io.rdmakv.it.support.RawConnection;
 import io.rdmakv.it.support.RawConnection.Outcome;
@@ -204,7 +204,7 @@ class BadInputTest
     @Timeout(60)
     void dataPortShouldAnswerAWellFormedRequest() throws IOException
     {
-        try (RawConnection c = attached())
+        try (RawConnection c = DataPortSession.openAttached(server, WAIT))
         {
             c.send(request(TYPE_GET, 77, getBody(referenceKey(3))));
             final Response response = DataPortWire.readResponse(c, WAIT);
@@ -223,7 +223,7 @@ class BadInputTest
             c.send(request(TYPE_GET, 501, getBody(referenceKey(2))));
             final Response refused = DataPortWire.readResponse(c, WAIT);
             assertEquals(Status.UNAUTHENTICATED.code(), refused.status(), "no request is served before ATTACH");
-assertTrue(SelfCheckingValue.check(referenceKey(2), refused.value()) != Verdict.OK,
+            assertTrue(SelfCheckingValue.check(referenceKey(2), refused.value()) != Verdict.OK,
                 "a refused request must not leak the value");
             assertEquals(Outcome.CLOSED, c.awaitClose(WAIT));
         }
@@ -239,7 +239,7 @@ assertTrue(SelfCheckingValue.check(referenceKey(2), refused.value()) != Verdict.
             assertEquals(Status.UNAUTHENTICATED.code(), DataPortWire.readResponse(c, WAIT).status());
             assertEquals(Outcome.CLOSED, c.awaitClose(WAIT));
         }
-        final byte[] ticket = ControlPlaneWire.handshake(server.controlAddress(), WAIT).sessionTicket();
+        final byte[] ticket = DataPortSession.handshake(server, WAIT).sessionTicket();
         try (RawConnection first = RawConnection.open(server.dataAddress()))
         {
             first.send(DataPortWire.attach(503, ticket));
@@ -257,9 +257,9 @@ assertTrue(SelfCheckingValue.check(referenceKey(2), refused.value()) != Verdict.
 
     @Test
     @Timeout(60)
-    void dataPortShouldCloseOnRandomBytes()
+    void dataPortShouldCloseOnRandomBytes() throws IOException
     {
-        try (RawConnection c = RawConnection.open(server.dataAddress()))
+        try (RawConnection c = DataPortSession.openAttached(server, WAIT))
         {
             // First byte 0x7F: the length prefix reads as ~2 GiB, so the server cannot mistake this for a frame.
             final byte[] garbage = randomBytes(2, 4096);
@@ -271,10 +271,10 @@ assertTrue(SelfCheckingValue.check(referenceKey(2), refused.value()) != Verdict.
 
     @Test
     @Timeout(60)
-    void dataPortShouldCloseOnATruncatedFrame()
+    void dataPortShouldCloseOnATruncatedFrame() throws IOException
     {
         final byte[] whole = request(TYPE_PUT, 5, putBody(bytes("truncated"), new byte[1000]));
-        try (RawConnection c = RawConnection.open(server.dataAddress()))
+        try (RawConnection c = DataPortSession.openAttached(server, WAIT))
         {
             c.send(Arrays.copyOf(whole, whole.length / 2)).shutdownOutput();
             assertClosedWithoutAnswer(c);
@@ -284,9 +284,9 @@ assertTrue(SelfCheckingValue.check(referenceKey(2), refused.value()) != Verdict.
 
     @Test
     @Timeout(60)
-    void dataPortShouldCloseOnATwoGibLengthPrefix()
+    void dataPortShouldCloseOnATwoGibLengthPrefix() throws IOException
     {
-        try (RawConnection c = RawConnection.open(server.dataAddress()))
+        try (RawConnection c = DataPortSession.openAttached(server, WAIT))
         {
             c.sendQuietly(ByteBuffer.allocate(5).order(ByteOrder.BIG_ENDIAN).putInt(Integer.MIN_VALUE)
                 .put(FRAME_MESSAGE).array());
@@ -297,9 +297,9 @@ assertTrue(SelfCheckingValue.check(referenceKey(2), refused.value()) != Verdict.
 
     @Test
     @Timeout(60)
-    void dataPortShouldCloseOnAnUnknownTransportFrameType()
+    void dataPortShouldCloseOnAnUnknownTransportFrameType() throws IOException
     {
-        try (RawConnection c = RawConnection.open(server.dataAddress()))
+        try (RawConnection c = DataPortSession.openAttached(server, WAIT))
         {
             c.sendQuietly(frame((byte)42, new byte[16]));
             assertClosedWithoutAnswer(c);
@@ -310,7 +310,7 @@ assertTrue(SelfCheckingValue.check(referenceKey(2), refused.value()) != Verdict.
     @Timeout(60)
     void dataPortShouldAnswerUnknownMessageTypeAndKeepTheConnection() throws IOException
     {
-        try (RawConnection c = attached())
+        try (RawConnection c = DataPortSession.openAttached(server, WAIT))
         {
             c.send(frame(FRAME_MESSAGE, message(1, 0x7E, 1001, 4, new byte[4])));
             final Response unknown = DataPortWire.readResponse(c, WAIT);
@@ -324,7 +324,7 @@ assertTrue(SelfCheckingValue.check(referenceKey(2), refused.value()) != Verdict.
     @Timeout(60)
     void dataPortShouldAnswerWrongProtocolVersionAndKeepTheConnection() throws IOException
     {
-        try (RawConnection c = attached())
+        try (RawConnection c = DataPortSession.openAttached(server, WAIT))
         {
             final byte[] body = getBody(referenceKey(1));
             c.send(frame(FRAME_MESSAGE, message(9, TYPE_GET, 1002, body.length, body)));
@@ -339,7 +339,7 @@ assertTrue(SelfCheckingValue.check(referenceKey(2), refused.value()) != Verdict.
     @Timeout(60)
     void dataPortShouldAnswerMalformedMessagesAndKeepTheConnection() throws IOException
     {
-        try (RawConnection c = attached())
+        try (RawConnection c = DataPortSession.openAttached(server, WAIT))
         {
             // A body length that disagrees with the bytes received, both ways.
             final byte[] body = getBody(bytes("k"));
@@ -363,7 +363,7 @@ assertTrue(SelfCheckingValue.check(referenceKey(2), refused.value()) != Verdict.
     @Timeout(60)
     void dataPortShouldRefuseOversizedKeysAndValuesFromAClientThatSkipsItsOwnChecks() throws IOException
     {
-        try (RawConnection c = attached())
+        try (RawConnection c = DataPortSession.openAttached(server, WAIT))
         {
             final byte[] longKey = new byte[1025];
             Arrays.fill(longKey, (byte)'K');
@@ -385,7 +385,7 @@ assertTrue(SelfCheckingValue.check(referenceKey(2), refused.value()) != Verdict.
     @Timeout(60)
     void dataPortShouldRefuseEmulatedReadsWithAForgedTokenOrOutsideTheRegion() throws IOException
     {
-        try (RawConnection c = attached())
+        try (RawConnection c = DataPortSession.openAttached(server, WAIT))
         {
             // Region ids are small integers; a guessed token never matches the server's secret one.
             for (int region = 0; region < 4; region++)
@@ -429,25 +429,24 @@ assertTrue(SelfCheckingValue.check(referenceKey(2), refused.value()) != Verdict.
 
     // ---------------------------------------------------------------- helpers
 
+    /** The control plane's u32 length prefix: little-endian like every other field of the protocol. */
     private static byte[] lengthPrefix(final int length)
     {
-        return ControlPlaneWire.lengthPrefix(length);
+        return ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(length).array();
     }
 
     private static byte[] controlFrame(final byte[] frame)
     {
-        return ControlPlaneWire.framed(frame);
+        final byte[] framed = Arrays.copyOf(lengthPrefix(frame.length), 4 + frame.length);
+        System.arraycopy(frame, 0, framed, 4, frame.length);
+        return framed;
     }
 
     private static ControlFrame readControlFrame(final RawConnection c) throws IOException
     {
-        return ControlPlaneWire.read(c, WAIT);
-    }
-
-    /** A data connection admitted like a client's (HELLO, WELCOME, ATTACH with the ticket). */
-    private static RawConnection attached() throws IOException
-    {
-        return ControlPlaneWire.attachedDataConnection(server, WAIT);
+        final int length = ByteBuffer.wrap(c.readExactly(4, WAIT)).order(ByteOrder.LITTLE_ENDIAN).getInt();
+        assertTrue(length > 0 && length <= ControlFrameCodec.MAX_FRAME_LENGTH, "control frame length " + length);
+        return ControlFrameCodec.decode(c.readExactly(length, WAIT));
     }
 
     private static byte[] referenceKey(final int k)

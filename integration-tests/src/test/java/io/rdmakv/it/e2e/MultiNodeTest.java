@@ -2,7 +2,7 @@ package io.rdmakv.it.e2e;
 
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvStats;
-import io.rdmakv.it.support.ControlPlaneWire;
+import io.rdmakv.it.support.DataPortSession;
 import io.rdmakv.it.support.DataPortWire;
 import io.rdmakv.it.support.FreePorts;
 import io.rdmakv.it.support.NodeCounters;
@@ -102,7 +102,7 @@ class MultiNodeTest
         // Each node's own data port: its keys are there, the others' are not served by it.
         for (int n = 0; n < NODES; n++)
         {
-            try (RawConnection c = ControlPlaneWire.attachedDataConnection(nodes.get(n), Duration.ofSeconds(10)))
+            try (RawConnection c = DataPortSession.openAttached(nodes.get(n), Duration.ofSeconds(10)))
             {
                 for (int k = 0; k < KEYS; k++)
                 {

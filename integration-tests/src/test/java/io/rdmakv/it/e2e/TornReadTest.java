@@ -91,12 +91,21 @@ class TornReadTest
             final Duration min = Duration.ofSeconds(TestScale.pick(3, 10));
             final Duration max = Duration.ofSeconds(TestScale.pick(20, 3300));
             final long clientRegistrations = readers.registrationCount();
+            // Both clients are connected now: whatever a transport registers per connection (verbs: the endpoint's
+            // send/receive/bounce buffers) is done; from here on the data path must register nothing.
+            final long nodeRegistrations =
+                NodeCounters.get(readers.stats().nodes().values().iterator().next(), "registrations");
             final TornReadWorkload.Result result = workload.run(writers, readers, minGets, min, max, stopWhen);
             // Invariant 4 end to end: neither side registered memory on the data path during the run.
             assertEquals(clientRegistrations, readers.registrationCount(), "the client registered during the run");
             final Map<String, String> node = readers.stats().nodes().values().iterator().next();
-            assertEquals(1, NodeCounters.get(node, "registrations"),
-                "the server registers its pool once and nothing after: " + node);
+            assertEquals(nodeRegistrations, NodeCounters.get(node, "registrations"),
+                "the server registered memory during the run: " + node);
+            if ("tcp".equals(TestTransport.name()))
+            {
+                assertEquals(1, NodeCounters.get(node, "registrations"),
+                    "over tcp the server registers its pool once and nothing else: " + node);
+            }
             assertTrue(result.gets() >= Math.min(minGets, 2_000L), "too few GETs to mean anything: " + result.summary());
             if (TestScale.soak())
             {

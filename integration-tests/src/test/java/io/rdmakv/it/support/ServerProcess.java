@@ -287,7 +287,9 @@ public final class ServerProcess implements AutoCloseable
         command.addAll(PROJECT_JVM_FLAGS);
         config.systemProperties.forEach((k, v) -> command.add("-D" + k + "=" + v));
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        // Under the JUnit console launcher (the SoftRoCE guest) java.class.path is the launcher jar alone; the
+        // guest job passes the real test class path as rdmakv.it.classpath.
+        command.add(System.getProperty("rdmakv.it.classpath", System.getProperty("java.class.path")));
         command.add(config.mainClass);
         command.add("--config");
         command.add(configFile().toString());
