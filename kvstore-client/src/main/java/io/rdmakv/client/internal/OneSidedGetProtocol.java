@@ -24,7 +24,8 @@ import java.util.concurrent.locks.LockSupport;
  *               │ header magic/epoch differ ─────────────────────────────────────────► RPC GET (fallback)
  *               ▼
  *             candidates = valid slots whose fingerprint matches, primary bucket first
- *               │ none left ──► pool COMPLETE ? NOT_FOUND (miss) : RPC GET (miss lookup)
+ *               │ none left ──► a key mismatched on the way ? retry from the start (as torn)
+ *               │               : pool COMPLETE ? NOT_FOUND (miss) : RPC GET (miss lookup)
  *               ▼
  *             read the candidate's extent (length from the slot) ── larger than the buffer ──► RPC GET (fallback)
  *               ▼
@@ -324,27 +325,40 @@ final class OneSidedGetProtocol
                 slots.complete(slot);
                 break;
             case KEY_MISMATCH:
+                // A fingerprint collision, or a slot read before the writer replaced it whose extent has since been
+                // reused for another key: only a fresh pass can tell, so a miss after this is not definitive.
+                slot.keyMismatchSeen = true;
                 nextCandidate(slot);
                 break;
             default:
                 // Torn: the extent changed while we read it (or the slot we followed is already stale).
-                counters.increment(ClientCounter.GET_TORN_RETRIES);
-                if (slot.tornRetries++ < readRetries)
-                {
-                    prepareBatch(slot);
-                    resume(slot);
-                }
-                else
-                {
-                    fallback(slot);
-                }
+                retryOrFallback(slot);
                 break;
+        }
+    }
+
+    private void retryOrFallback(final RequestSlot slot)
+    {
+        counters.increment(ClientCounter.GET_TORN_RETRIES);
+        if (slot.tornRetries++ < readRetries)
+        {
+            slot.keyMismatchSeen = false;
+            prepareBatch(slot);
+            resume(slot);
+        }
+        else
+        {
+            fallback(slot);
         }
     }
 
     private void noMatch(final RequestSlot slot)
     {
-        if (slot.poolComplete)
+        if (slot.keyMismatchSeen)
+        {
+            retryOrFallback(slot);
+        }
+        else if (slot.poolComplete)
         {
             counters.increment(ClientCounter.GET_MISSES);
             slot.succeed(Status.NOT_FOUND, null, null);

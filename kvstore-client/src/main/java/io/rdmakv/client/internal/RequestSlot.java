@@ -82,6 +82,8 @@ final class RequestSlot
     long generation;
     int redirects;
     int tornRetries;
+    /** A candidate's extent held another key during this pass: a miss after it is not definitive. */
+    boolean keyMismatchSeen;
     NodeSession session;
     /** Who waits: a future for the async API, else the parked caller thread. */
     CompletableFuture<Object> future;
@@ -129,6 +131,7 @@ final class RequestSlot
         this.hash = 0;
         this.redirects = 0;
         this.tornRetries = 0;
+        this.keyMismatchSeen = false;
         this.session = null;
         this.future = null;
         this.waiter = null;
