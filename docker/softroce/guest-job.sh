@@ -67,6 +67,9 @@ port_counters()
     done
 }
 
+# The host feeds entropy through virtio-rng (run-in-guest.sh); the driver is a module in the Debian kernel.
+modprobe virtio_rng 2>/dev/null || echo "warning: no virtio_rng module"
+
 # rxe's active MTU follows eth0's: 1500 gives RoCE MTU 1024, 9000 gives 4096. Fragmented verbs messages need the
 # larger one to finish within the suites' timeouts under emulation. RDMA traffic never leaves the guest (rxe loops
 # it back to 10.0.2.15), so the user-mode network's own MTU does not matter. RDMAKV_JOB_ETH_MTU overrides.

@@ -136,6 +136,8 @@ START=${EPOCHREALTIME/./}
 rm -f "$SHARE/boot-timing.txt"
 
 # restrict=on: the guest's user-mode network reaches nothing outside; RDMA traffic stays inside the guest kernel.
+# virtio-rng: a fresh guest has little entropy of its own; JVMs seeding SecureRandom (rkey tokens, session tickets)
+# must not wait for it.
 # shellcheck disable=SC2086
 timeout -k 10 "$TIMEOUT" qemu-system-x86_64 $ACCEL -smp "$SMP" -m "$MEM" \
     -display none -nodefaults -serial stdio -monitor none -no-reboot -snapshot \
@@ -144,6 +146,7 @@ timeout -k 10 "$TIMEOUT" qemu-system-x86_64 $ACCEL -smp "$SMP" -m "$MEM" \
     -drive "file=$IMAGE/rootfs.img,format=raw,if=virtio" \
     -virtfs "local,path=$SHARE,mount_tag=hostshare,security_model=none,id=hostshare" \
     -netdev user,id=net0,restrict=on -device virtio-net-pci,netdev=net0 \
+    -object rng-random,id=rng0,filename=/dev/urandom -device virtio-rng-pci,rng=rng0 \
     < /dev/null 2>&1 | annotate_console "$START"
 QEMU_RC=${PIPESTATUS[0]}
 TOTAL=$(( (${EPOCHREALTIME/./} - START) / 1000000 ))

@@ -97,6 +97,7 @@ abstract class AbstractEndToEndTest
         return KvClient.builder()
             .server(server.seed())
             .transport(TestTransport.name())
+            .connectTimeout(Duration.ofSeconds(30)) // cold JVMs, C1 only (and emulation in the SoftRoCE guest)
             .getMode(getMode())
             .requestTimeout(Duration.ofSeconds(10))
             .build();

@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -45,8 +46,10 @@ class VerbsStoreFiguresTest
     {
         try (ServerProcess server = ServerProcess.builder(tmp.resolve("node"))
             .name("figures").setting("transport", "verbs").setting("pool.size", "64MiB").start();
-            KvClient oneSided = KvClient.builder().server(server.seed()).transport("verbs").getMode(GetMode.AUTO).build();
-            KvClient rpc = KvClient.builder().server(server.seed()).transport("verbs").getMode(GetMode.RPC).build())
+            KvClient oneSided = KvClient.builder().server(server.seed()).transport("verbs").getMode(GetMode.AUTO)
+                .connectTimeout(Duration.ofSeconds(30)).build();
+            KvClient rpc = KvClient.builder().server(server.seed()).transport("verbs").getMode(GetMode.RPC)
+                .connectTimeout(Duration.ofSeconds(30)).build())
         {
             assertEquals("verbs", oneSided.transport());
             assertEquals(GetMode.ONE_SIDED, oneSided.getMode(), "auto must pick one-sided GETs on native reads");
