@@ -122,7 +122,7 @@ rdmakv_port=$base_port
 redis_port=$((base_port + 10))
 memcached_port=$((base_port + 20))
 
-"$root/bin/rdmakv" server --host 127.0.0.1 --control-port "$rdmakv_port" --port $((rdmakv_port + 1)) \
+"$root/bin/rdmakv" server --host 127.0.0.1 --control-port "$rdmakv_port" --data-port $((rdmakv_port + 1)) \
   --data-dir "$work/data" --pool-size 1GiB --pin BEST_EFFORT --transport "$transport" >"$work/rdmakv.log" 2>&1 &
 pids+=($!); wait_port "$rdmakv_port" rdmakv "$!"
 

@@ -30,11 +30,14 @@ public final class ServerCommand implements Callable<Integer>
     @Option(names = "--config", paramLabel = "FILE", description = "properties file; flags override it")
     Path configFile;
 
-    @Option(names = {"--port", "--data-port"}, paramLabel = "P", description = "data port (default 7401; 0 = any)")
-    Integer dataPort;
-
-    @Option(names = "--control-port", paramLabel = "P", description = "control port (default 7400; 0 = any)")
+    /** {@code --port} is the port clients dial ({@code rdmakv get --server HOST:PORT}): the control plane's. */
+    @Option(names = {"--port", "--control-port"}, paramLabel = "P",
+        description = "control port, the one clients connect to (default 7400; 0 = any)")
     Integer controlPort;
+
+    @Option(names = "--data-port", paramLabel = "P",
+        description = "data port, told to clients in the handshake (default 7401; 0 = any)")
+    Integer dataPort;
 
     @Option(names = "--data-dir", paramLabel = "DIR", description = "RocksDB directory (default ./data)")
     Path dataDir;

@@ -57,7 +57,7 @@ class ServerMainTest
     void shouldPrintOneReadyLineAndShutDownGracefullyOnSigterm() throws Exception
     {
         final Path log = dir.resolve("stderr.log");
-        final Process child = new ProcessBuilder(javaCommand("server", "--port", "0", "--control-port", "0",
+        final Process child = new ProcessBuilder(javaCommand("server", "--data-port", "0", "--control-port", "0",
             "--host", "127.0.0.1", "--data-dir", dir.resolve("data").toString(), "--transport", "tcp",
             "--pool-size", "4MiB", "--pin", "OFF", "-S", "limits.maxValueBytes=65536"))
             .redirectError(log.toFile())
@@ -103,7 +103,7 @@ class ServerMainTest
             assumeTrue(new java.io.File("/usr/bin/setpriv").canExecute(), "CAP_IPC_LOCK held and no setpriv");
             cmd.addAll(List.of("/usr/bin/setpriv", "--bounding-set=-ipc_lock", "--inh-caps=-ipc_lock"));
         }
-        cmd.addAll(javaCommand("--port", "0", "--control-port", "0", "--host", "127.0.0.1",
+        cmd.addAll(javaCommand("--data-port", "0", "--control-port", "0", "--host", "127.0.0.1",
             "--data-dir", dir.resolve("data").toString(), "--transport", "tcp", "--pool-size", "64MiB",
             "--pin", "REQUIRED"));
         final Process child = new ProcessBuilder(cmd).redirectErrorStream(true).start();
