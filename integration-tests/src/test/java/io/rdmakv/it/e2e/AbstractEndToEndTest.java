@@ -97,7 +97,7 @@ abstract class AbstractEndToEndTest
         return KvClient.builder()
             .server(server.seed())
             .transport(TestTransport.name())
-            .connectTimeout(Duration.ofSeconds(30)) // cold JVMs, C1 only (and emulation in the SoftRoCE guest)
+            .connectTimeout(TestTransport.CONNECT_TIMEOUT)
             .getMode(getMode())
             .requestTimeout(Duration.ofSeconds(10))
             .build();

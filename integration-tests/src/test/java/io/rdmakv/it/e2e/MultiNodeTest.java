@@ -136,11 +136,11 @@ class MultiNodeTest
         }
     }
 
-    /** Generous timeouts: three server JVMs may still be warming up (C1 only; under emulation in the guest). */
+    /** Three server JVMs may still be warming up: the tests' connect timeout, and as long for each request. */
     private static KvClient client(final ServerProcess seed)
     {
         return KvClient.builder().server(seed.seed()).transport(TestTransport.name())
-            .connectTimeout(Duration.ofSeconds(30)).requestTimeout(Duration.ofSeconds(30)).build();
+            .connectTimeout(TestTransport.CONNECT_TIMEOUT).requestTimeout(Duration.ofSeconds(30)).build();
     }
 
     private static int owner(final byte[] key)

@@ -117,7 +117,7 @@ class TornReadTest
     private static KvClient client(final ServerProcess server)
     {
         return KvClient.builder().server(server.seed()).transport(TestTransport.name()).getMode(GetMode.ONE_SIDED)
-            .connectTimeout(Duration.ofSeconds(30)) // cold JVMs, C1 only (and emulation in the SoftRoCE guest)
+            .connectTimeout(TestTransport.CONNECT_TIMEOUT)
             .requestTimeout(Duration.ofSeconds(10)).build();
     }
 }

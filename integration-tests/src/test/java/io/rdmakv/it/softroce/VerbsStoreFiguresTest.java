@@ -5,6 +5,7 @@ import io.rdmakv.client.GetMode;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.it.support.NodeCounters;
 import io.rdmakv.it.support.ServerProcess;
+import io.rdmakv.it.support.TestTransport;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -47,9 +48,9 @@ class VerbsStoreFiguresTest
         try (ServerProcess server = ServerProcess.builder(tmp.resolve("node"))
             .name("figures").setting("transport", "verbs").setting("pool.size", "64MiB").start();
             KvClient oneSided = KvClient.builder().server(server.seed()).transport("verbs").getMode(GetMode.AUTO)
-                .connectTimeout(Duration.ofSeconds(30)).build();
+                .connectTimeout(TestTransport.CONNECT_TIMEOUT).build();
             KvClient rpc = KvClient.builder().server(server.seed()).transport("verbs").getMode(GetMode.RPC)
-                .connectTimeout(Duration.ofSeconds(30)).build())
+                .connectTimeout(TestTransport.CONNECT_TIMEOUT).build())
         {
             assertEquals("verbs", oneSided.transport());
             assertEquals(GetMode.ONE_SIDED, oneSided.getMode(), "auto must pick one-sided GETs on native reads");
