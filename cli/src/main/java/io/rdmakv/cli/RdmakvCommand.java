@@ -2,6 +2,7 @@ package io.rdmakv.cli;
 
 import io.rdmakv.cli.bench.BenchCommand;
 import io.rdmakv.cli.doctor.DoctorCommand;
+import io.rdmakv.server.cli.LoadCommand;
 import io.rdmakv.server.cli.ServerCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -17,6 +18,7 @@ import picocli.CommandLine.Spec;
         "'rdmakv demo' runs a node and a workload in one process."},
     subcommands = {
         ServerCommand.class,
+        LoadCommand.class,
         GetCommand.class,
         PutCommand.class,
         DelCommand.class,

@@ -340,6 +340,15 @@ public final class RocksStore implements AutoCloseable
         }
     }
 
+    /**
+     * A bulk loader for a store no server is using: batches of about {@code batchBytes}, WAL off, flushed on close.
+     */
+    public BulkLoad bulkLoad(final long batchBytes)
+    {
+        ensureOpen();
+        return new BulkLoad(this, db, batchBytes);
+    }
+
     /** Synced WAL writes done by group commit (FSYNC); 0 in DEFAULT mode. */
     public long syncCount()
     {

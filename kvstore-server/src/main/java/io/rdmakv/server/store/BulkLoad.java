@@ -1,0 +1,103 @@
+package io.rdmakv.server.store;
+
+import org.rocksdb.RocksDB;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
+
+/**
+ * Writes many keys into an offline store fast: batched, with the write-ahead log off, and durable only once
+ * {@link #close()} has flushed the memtables to SST files. For loading a data directory no server is using
+ * ({@code rdmakv load}); a crash before {@code close()} returns may lose any of the batch. Not thread-safe.
+ */
+public final class BulkLoad implements AutoCloseable
+{
+    private final RocksStore store;
+    private final RocksDB db;
+    private final WriteOptions unlogged = new WriteOptions().setDisableWAL(true).setSync(false);
+    private final WriteBatch batch = new WriteBatch();
+    private final long batchBytes;
+    private long keys;
+    private long bytes;
+    private boolean closed;
+
+    BulkLoad(final RocksStore store, final RocksDB db, final long batchBytes)
+    {
+        if (batchBytes < 1)
+        {
+            throw new IllegalArgumentException("batch size must be positive: " + batchBytes);
+        }
+        this.store = store;
+        this.db = db;
+        this.batchBytes = batchBytes;
+    }
+
+    /** Add {@code key -> value} (both copied into the batch; the arrays may be reused at once). */
+    public void put(final byte[] key, final byte[] value)
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("bulk load closed");
+        }
+        try
+        {
+            batch.put(key, value);
+            keys++;
+            bytes += key.length + (long)value.length;
+            if (batch.getDataSize() >= batchBytes)
+            {
+                writeBatch();
+            }
+        }
+        catch (final RocksDBException ex)
+        {
+            throw new StoreException("bulk load failed after " + keys + " keys: " + ex.getMessage(), ex);
+        }
+    }
+
+    /** Keys added so far. */
+    public long keys()
+    {
+        return keys;
+    }
+
+    /** Key and value bytes added so far. */
+    public long bytes()
+    {
+        return bytes;
+    }
+
+    /** Write the last batch and flush to SST files (the WAL was off, so only this makes the load durable). */
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        try
+        {
+            writeBatch();
+            store.flush();
+        }
+        catch (final RocksDBException ex)
+        {
+            throw new StoreException("bulk load failed at its last batch: " + ex.getMessage(), ex);
+        }
+        finally
+        {
+            batch.close();
+            unlogged.close();
+        }
+    }
+
+    private void writeBatch() throws RocksDBException
+    {
+        if (batch.count() > 0)
+        {
+            db.write(unlogged, batch);
+            batch.clear();
+        }
+    }
+}
