@@ -47,17 +47,21 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 
 /**
  * One key-value server node, embeddable (tests start it in-process) and run by {@code ServerMain}.
  *
  * <pre>
- *   start:  select transport (logged) -> map + pin pool (memlock check) -> open RocksDB -> lay out pool, warm up
- *           -> open transport, register the WHOLE pool once (REMOTE_READ) -> listen on data port (request thread)
- *           -> control plane on control port
+ *   start:  select transport (logged)
+ *           -> map + pin pool (memlock check) -> open transport, register the WHOLE pool once (REMOTE_READ)
+ *              || open RocksDB (own thread, at the same time)
+ *           -> lay out pool, warm up (RocksDB scan thread || this thread writing the pool)
+ *           -> listen on data port (request thread) -> control plane on control port -> log the startup line
  *   close:  stop accepting (control + data) -> let in-flight writes finish -> stop request thread
- *           -> close connections, deregister, close transport -> flush + close RocksDB -> unmap pool
+ *           -> close connections -> flush + close RocksDB -> deregister, close transport -> unmap pool
  * </pre>
  */
 public final class KvServer implements AutoCloseable
@@ -91,6 +95,7 @@ public final class KvServer implements AutoCloseable
     private InetSocketAddress controlAddress;
     private InetSocketAddress dataAddress;
     private PoolWarmUp.Result warmUp;
+    private StartupReport startup;
     private volatile boolean closed;
 
     private KvServer(final ServerConfig config)
@@ -125,19 +130,47 @@ public final class KvServer implements AutoCloseable
 
     private void doStart()
     {
+        final StartupReport.Builder timeline = new StartupReport.Builder();
         final TransportSelector.Selection selection = TransportSelector.fromClassPath().select(config.transport());
         transportName = selection.provider().name();
         transportReason = selection.reason();
+        timeline.mark("transport selection");
+        final Limits limits = new Limits(config.maxKeyBytes(), config.maxValueBytes(), config.maxConnections());
 
-        final PinPolicy pin = PinPolicy.valueOf(config.pinMode().resolve(transportName).name());
-        geometry = PoolSizing.plan(config.poolSize(), config.indexAvgEntryBytes());
-        // PinnedArena checks RLIMIT_MEMLOCK before mapping; its refusal message is the start-up failure as is.
-        arena = PinnedArena.map(config.poolSize(), pin, HugePages.valueOf(config.hugePages()),
-            (int)Math.min(config.poolPartitionSize(), Integer.MAX_VALUE));
-        opened.push(arena);
-
-        store = RocksStore.open(config.dataDir(), config.durability());
+        // RocksDB opens on its own thread while this one maps, pins and registers the pool: independent work.
+        final long[] storeOpenMillis = new long[1];
+        final FutureTask<RocksStore> storeOpening = new FutureTask<>(() ->
+        {
+            final long start = System.nanoTime();
+            final RocksStore opened = RocksStore.open(config.dataDir(), config.durability());
+            storeOpenMillis[0] = (System.nanoTime() - start) / 1_000_000;
+            return opened;
+        });
+        final Thread storeOpener = new Thread(storeOpening, "rdmakv-open-store");
+        storeOpener.setDaemon(true);
+        storeOpener.start();
+        try
+        {
+            preparePool(selection, limits, timeline);
+        }
+        catch (final RuntimeException ex)
+        {
+            try
+            {
+                store = awaitStore(storeOpening);
+                opened.push(store);
+            }
+            catch (final RuntimeException storeFailure)
+            {
+                ex.addSuppressed(storeFailure);
+            }
+            throw ex;
+        }
+        store = awaitStore(storeOpening);
         opened.push(store);
+        timeline.mark("wait for RocksDB");
+        timeline.add("RocksDB open", storeOpenMillis[0], true); // FutureTask.get orders the write before this read
+        timeline.resetMark();
 
         epoch = nextEpoch(config.dataDir());
         final int partitionSize = arena.partitions().partitionSize();
@@ -146,23 +179,17 @@ public final class KvServer implements AutoCloseable
         final ExtentAllocator allocator = new ExtentAllocator(geometry.extentsOffset(), geometry.extentsLength(),
             PoolSizing.slabSize(config.maxKeyBytes(), config.maxValueBytes(), partitionSize), partitionSize, reclaimer);
         index = new PoolIndex(arena.partitions(), geometry, allocator, config.nodeId(), epoch);
-        LOG.info("pool: {} B at 0x{} ({}), {} buckets ({} B of index per key at {} B entries), extents {} B, epoch {}",
-            config.poolSize(), Long.toHexString(arena.address()), arena.isPinned() ? "pinned" : "NOT pinned",
-            geometry.bucketCount(), String.format("%.1f", PoolSizing.indexBytesPerKey(geometry,
-            config.indexAvgEntryBytes())), config.indexAvgEntryBytes(), geometry.extentsLength(), epoch);
+        LOG.info("pool: {} B at 0x{} ({}, huge pages {}), {} buckets ({} B of index per key at {} B entries), " +
+            "extents {} B, epoch {}", config.poolSize(), Long.toHexString(arena.address()),
+            arena.isPinned() ? "pinned" : "NOT pinned", arena.hugePages(), geometry.bucketCount(),
+            String.format("%.1f", PoolSizing.indexBytesPerKey(geometry, config.indexAvgEntryBytes())),
+            config.indexAvgEntryBytes(), geometry.extentsLength(), epoch);
+        timeline.mark("index init");
         warmUp = PoolWarmUp.load(store, index, config.maxKeyBytes(), config.maxValueBytes());
-
-        final Limits limits = new Limits(config.maxKeyBytes(), config.maxValueBytes(), config.maxConnections());
-        final TransportConfig.Builder tc = TransportConfig.builder()
-            .maxMessageBytes(Math.max(config.maxMessageBytes(), limits.maxResponseBytes()));
-        config.transportProperties().forEach(tc::property);
-        transport = selection.provider().open(tc.build());
-        opened.push(transport);
-        memoryDomain = transport.memoryDomain();
-        // The whole pool, once, remote READ only: clients can never write server memory.
-        region = memoryDomain.register(arena.address(), arena.size(), EnumSet.of(MemoryAccess.REMOTE_READ));
-        opened.push(region);
-        registrationsAfterStart = memoryDomain.registrationCount();
+        timeline.add("warm-up", warmUp.millis(), false);
+        timeline.add("RocksDB scan", warmUp.scanMillis(), true);
+        timeline.add("pool writes (copy, CRC, index slots)", warmUp.writeMillis(), true);
+        timeline.resetMark();
 
         final Worker worker = transport.createWorker("server");
         opened.push(worker);
@@ -186,8 +213,62 @@ public final class KvServer implements AutoCloseable
             this::issueWelcome, counters);
         opened.push(control);
         controlAddress = control.start();
+        timeline.mark("listen");
+        startup = timeline.build(index.keyCount(), warmUp.loadedBytes(), warmUp.keysScanned(), index.isComplete());
         LOG.info("node {} ready: control {}, data {} over {} ({})", config.nodeId(), controlAddress, dataAddress,
             transportName, transportReason);
+        LOG.info("startup: {}", startup.format());
+    }
+
+    /**
+     * Map and pin the pool, open the transport and register the whole pool once (REMOTE_READ), before anything is
+     * written into it: registration does not depend on the contents, and this way it overlaps RocksDB's opening.
+     */
+    private void preparePool(
+        final TransportSelector.Selection selection, final Limits limits, final StartupReport.Builder timeline)
+    {
+        final PinPolicy pin = PinPolicy.valueOf(config.pinMode().resolve(transportName).name());
+        geometry = PoolSizing.plan(config.poolSize(), config.indexAvgEntryBytes());
+        // PinnedArena checks RLIMIT_MEMLOCK before mapping; its refusal message is the start-up failure as is.
+        arena = PinnedArena.map(config.poolSize(), pin, HugePages.valueOf(config.hugePages()),
+            (int)Math.min(config.poolPartitionSize(), Integer.MAX_VALUE));
+        opened.push(arena);
+        timeline.mark("pool map+pin");
+
+        final TransportConfig.Builder tc = TransportConfig.builder()
+            .maxMessageBytes(Math.max(config.maxMessageBytes(), limits.maxResponseBytes()));
+        config.transportProperties().forEach(tc::property);
+        transport = selection.provider().open(tc.build());
+        opened.push(transport);
+        memoryDomain = transport.memoryDomain();
+        timeline.mark("transport open");
+        // The whole pool, once, remote READ only: clients can never write server memory.
+        region = memoryDomain.register(arena.address(), arena.size(), EnumSet.of(MemoryAccess.REMOTE_READ));
+        opened.push(region);
+        registrationsAfterStart = memoryDomain.registrationCount();
+        timeline.mark("pool registration");
+    }
+
+    /** The store being opened on its own thread, or its failure as thrown there. */
+    private static RocksStore awaitStore(final FutureTask<RocksStore> opening)
+    {
+        try
+        {
+            return opening.get();
+        }
+        catch (final ExecutionException ex)
+        {
+            if (ex.getCause() instanceof RuntimeException re)
+            {
+                throw re;
+            }
+            throw new ServerStartException("cannot open RocksDB: " + ex.getCause(), ex.getCause());
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new ServerStartException("interrupted while opening RocksDB", ex);
+        }
     }
 
     private void registerGauges()
@@ -294,6 +375,12 @@ public final class KvServer implements AutoCloseable
     public PoolWarmUp.Result warmUp()
     {
         return warmUp;
+    }
+
+    /** What start-up took, phase by phase (also logged once serving began). */
+    public StartupReport startupReport()
+    {
+        return startup;
     }
 
     /** Gracefully stop (see the class comment). Idempotent. */

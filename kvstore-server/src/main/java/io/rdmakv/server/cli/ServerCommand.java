@@ -19,8 +19,10 @@ import java.util.concurrent.CountDownLatch;
  * {@code rdmakv server}: run one node until SIGTERM/SIGINT, then shut down gracefully. Prints exactly one line
  * starting with {@code READY} on stdout once both ports are bound (for scripts and tests that start it as a child):
  * <pre>
- *   READY node=1 control=127.0.0.1:7400 data=127.0.0.1:7401 transport=tcp
+ *   READY node=1 control=127.0.0.1:7400 data=127.0.0.1:7401 transport=tcp startupMs=2345 poolKeys=1048576 poolComplete=true
  * </pre>
+ * {@code startupMs} is the time from the process's start to serving (-1 if the OS does not say), {@code poolKeys} the
+ * keys warm-up placed in the pool, {@code poolComplete} whether that is every key (see the "startup:" log line).
  * Exit codes: 0 after a clean shutdown, 1 when the node cannot start (message on stderr), 2 for a bad configuration.
  */
 @Command(name = "server", mixinStandardHelpOptions = true,
@@ -138,7 +140,10 @@ public final class ServerCommand implements Callable<Integer>
         out.println("READY node=" + config.nodeId() +
             " control=" + hostPort(config.advertisedHost(), server.controlAddress().getPort()) +
             " data=" + hostPort(config.advertisedHost(), server.dataAddress().getPort()) +
-            " transport=" + server.transportName());
+            " transport=" + server.transportName() +
+            " startupMs=" + server.startupReport().sinceProcessStartMillis() +
+            " poolKeys=" + server.startupReport().poolKeys() +
+            " poolComplete=" + server.startupReport().complete());
         out.flush();
         try
         {
