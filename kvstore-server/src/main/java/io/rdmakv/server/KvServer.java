@@ -47,21 +47,20 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 
 /**
  * One key-value server node, embeddable (tests start it in-process) and run by {@code ServerMain}.
  *
  * <pre>
- *   start:  select transport (logged)
- *           -> map + pin pool (memlock check) -> open transport, register the WHOLE pool once (REMOTE_READ)
- *              || open RocksDB (own thread, at the same time)
- *           -> lay out pool, warm up (RocksDB scan thread || this thread writing the pool)
- *           -> listen on data port (request thread) -> control plane on control port -> log the startup line
+ *   start:  open RocksDB (own thread)
+ *           || select transport (logged) -> open transport (own thread)
+ *           || map + pin pool (memlock check)
+ *           -> register the WHOLE pool once (REMOTE_READ) -> lay out pool, warm up (RocksDB scan thread || this
+ *              thread writing the pool) -> listen on data port (request thread) -> control plane on control port
+ *           -> log the startup line
  *   close:  stop accepting (control + data) -> let in-flight writes finish -> stop request thread
- *           -> close connections -> flush + close RocksDB -> deregister, close transport -> unmap pool
+ *           -> close connections, deregister, close transport -> flush + close RocksDB -> unmap pool
  * </pre>
  */
 public final class KvServer implements AutoCloseable
@@ -131,46 +130,59 @@ public final class KvServer implements AutoCloseable
     private void doStart()
     {
         final StartupReport.Builder timeline = new StartupReport.Builder();
-        final TransportSelector.Selection selection = TransportSelector.fromClassPath().select(config.transport());
-        transportName = selection.provider().name();
-        transportReason = selection.reason();
-        timeline.mark("transport selection");
+        // Independent steps overlap: RocksDB opens (loading its native library first) and the transport opens on
+        // threads of their own while this one maps and pins the pool.
+        final StartupTask<RocksStore> storeOpening = StartupTask.start("open-store",
+            () -> RocksStore.open(config.dataDir(), config.durability()));
         final Limits limits = new Limits(config.maxKeyBytes(), config.maxValueBytes(), config.maxConnections());
-
-        // RocksDB opens on its own thread while this one maps, pins and registers the pool: independent work.
-        final long[] storeOpenMillis = new long[1];
-        final FutureTask<RocksStore> storeOpening = new FutureTask<>(() ->
-        {
-            final long start = System.nanoTime();
-            final RocksStore opened = RocksStore.open(config.dataDir(), config.durability());
-            storeOpenMillis[0] = (System.nanoTime() - start) / 1_000_000;
-            return opened;
-        });
-        final Thread storeOpener = new Thread(storeOpening, "rdmakv-open-store");
-        storeOpener.setDaemon(true);
-        storeOpener.start();
+        final StartupTask<Transport> transportOpening;
         try
         {
-            preparePool(selection, limits, timeline);
+            final TransportSelector.Selection selection = TransportSelector.fromClassPath().select(config.transport());
+            transportName = selection.provider().name();
+            transportReason = selection.reason();
+            timeline.mark("transport selection");
+            final TransportConfig.Builder tc = TransportConfig.builder()
+                .maxMessageBytes(Math.max(config.maxMessageBytes(), limits.maxResponseBytes()));
+            config.transportProperties().forEach(tc::property);
+            transportOpening = StartupTask.start("open-transport", () -> selection.provider().open(tc.build()));
         }
         catch (final RuntimeException ex)
         {
-            try
-            {
-                store = awaitStore(storeOpening);
-                opened.push(store);
-            }
-            catch (final RuntimeException storeFailure)
-            {
-                ex.addSuppressed(storeFailure);
-            }
-            throw ex;
+            throw closeWhenDone(ex, storeOpening);
         }
-        store = awaitStore(storeOpening);
-        opened.push(store);
-        timeline.mark("wait for RocksDB");
-        timeline.add("RocksDB open", storeOpenMillis[0], true); // FutureTask.get orders the write before this read
+        try
+        {
+            mapPool();
+        }
+        catch (final RuntimeException ex)
+        {
+            throw closeWhenDone(closeWhenDone(ex, storeOpening), transportOpening);
+        }
+        timeline.mark("pool map+pin");
+        try
+        {
+            store = storeOpening.join();
+            opened.push(store);
+        }
+        catch (final RuntimeException ex)
+        {
+            throw closeWhenDone(ex, transportOpening);
+        }
+        transport = transportOpening.join();
+        opened.push(transport);
+        timeline.mark("wait for RocksDB and transport");
+        timeline.add("RocksDB open", storeOpening.millis(), true);
+        timeline.add("transport open", transportOpening.millis(), true);
         timeline.resetMark();
+
+        memoryDomain = transport.memoryDomain();
+        // The whole pool, once, remote READ only: clients can never write server memory. Registration does not
+        // depend on the contents, so it happens before warm-up writes them.
+        region = memoryDomain.register(arena.address(), arena.size(), EnumSet.of(MemoryAccess.REMOTE_READ));
+        opened.push(region);
+        registrationsAfterStart = memoryDomain.registrationCount();
+        timeline.mark("pool registration");
 
         epoch = nextEpoch(config.dataDir());
         final int partitionSize = arena.partitions().partitionSize();
@@ -220,55 +232,35 @@ public final class KvServer implements AutoCloseable
         LOG.info("startup: {}", startup.format());
     }
 
-    /**
-     * Map and pin the pool, open the transport and register the whole pool once (REMOTE_READ), before anything is
-     * written into it: registration does not depend on the contents, and this way it overlaps RocksDB's opening.
-     */
-    private void preparePool(
-        final TransportSelector.Selection selection, final Limits limits, final StartupReport.Builder timeline)
+    /** Plan the pool's geometry, then map and pin it (the memlock check refuses with the pool's own message). */
+    private void mapPool()
     {
         final PinPolicy pin = PinPolicy.valueOf(config.pinMode().resolve(transportName).name());
         geometry = PoolSizing.plan(config.poolSize(), config.indexAvgEntryBytes());
-        // PinnedArena checks RLIMIT_MEMLOCK before mapping; its refusal message is the start-up failure as is.
         arena = PinnedArena.map(config.poolSize(), pin, HugePages.valueOf(config.hugePages()),
             (int)Math.min(config.poolPartitionSize(), Integer.MAX_VALUE));
         opened.push(arena);
-        timeline.mark("pool map+pin");
-
-        final TransportConfig.Builder tc = TransportConfig.builder()
-            .maxMessageBytes(Math.max(config.maxMessageBytes(), limits.maxResponseBytes()));
-        config.transportProperties().forEach(tc::property);
-        transport = selection.provider().open(tc.build());
-        opened.push(transport);
-        memoryDomain = transport.memoryDomain();
-        timeline.mark("transport open");
-        // The whole pool, once, remote READ only: clients can never write server memory.
-        region = memoryDomain.register(arena.address(), arena.size(), EnumSet.of(MemoryAccess.REMOTE_READ));
-        opened.push(region);
-        registrationsAfterStart = memoryDomain.registrationCount();
-        timeline.mark("pool registration");
     }
 
-    /** The store being opened on its own thread, or its failure as thrown there. */
-    private static RocksStore awaitStore(final FutureTask<RocksStore> opening)
+    /**
+     * {@code failure} ends start-up while {@code task} may still run: wait for it and close what it opened, so
+     * nothing outlives the failed start; its own failure is added to {@code failure} as suppressed.
+     */
+    private static RuntimeException closeWhenDone(final RuntimeException failure, final StartupTask<?> task)
     {
         try
         {
-            return opening.get();
-        }
-        catch (final ExecutionException ex)
-        {
-            if (ex.getCause() instanceof RuntimeException re)
+            final Object result = task.join();
+            if (result instanceof AutoCloseable c)
             {
-                throw re;
+                c.close();
             }
-            throw new ServerStartException("cannot open RocksDB: " + ex.getCause(), ex.getCause());
         }
-        catch (final InterruptedException ex)
+        catch (final Exception ex)
         {
-            Thread.currentThread().interrupt();
-            throw new ServerStartException("interrupted while opening RocksDB", ex);
+            failure.addSuppressed(ex);
         }
+        return failure;
     }
 
     private void registerGauges()

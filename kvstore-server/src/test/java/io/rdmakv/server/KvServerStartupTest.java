@@ -40,8 +40,8 @@ class KvServerStartupTest
             assertEquals(3_000, report.keysScanned());
             assertEquals(set.totalBytes(), report.poolBytes());
             final List<String> phases = report.phases().stream().map(StartupReport.Phase::name).toList();
-            assertEquals(List.of("transport selection", "pool map+pin", "transport open", "pool registration",
-                "wait for RocksDB", "RocksDB open", "index init", "warm-up", "RocksDB scan",
+            assertEquals(List.of("transport selection", "pool map+pin", "wait for RocksDB and transport", "RocksDB open",
+                "transport open", "pool registration", "index init", "warm-up", "RocksDB scan",
                 "pool writes (copy, CRC, index slots)", "listen"), phases);
             assertTrue(report.phases().stream().allMatch(p -> p.millis() >= 0), report.toString());
             long serial = 0;
