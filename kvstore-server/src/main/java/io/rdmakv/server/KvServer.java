@@ -226,7 +226,8 @@ public final class KvServer implements AutoCloseable
         opened.push(control);
         controlAddress = control.start();
         timeline.mark("listen");
-        startup = timeline.build(index.keyCount(), warmUp.loadedBytes(), warmUp.keysScanned(), index.isComplete());
+        startup = timeline.build(index.keyCount(), warmUp.loadedBytes(), warmUp.keysInStore(), warmUp.scannedAll(),
+            index.isComplete());
         LOG.info("node {} ready: control {}, data {} over {} ({})", config.nodeId(), controlAddress, dataAddress,
             transportName, transportReason);
         LOG.info("startup: {}", startup.format());

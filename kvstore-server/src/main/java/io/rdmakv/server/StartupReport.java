@@ -14,13 +14,15 @@ import java.util.List;
  * @param startMillis             time spent in {@link KvServer#start}.
  * @param poolKeys                keys in the pool when serving began.
  * @param poolBytes               key and value bytes in the pool.
- * @param keysScanned             keys read from RocksDB by the warm-up (all of them unless the pool filled).
+ * @param keysInStore             keys in RocksDB: counted by the warm-up's scan, or RocksDB's estimate when the scan
+ *                                stopped because the pool was full ({@code keysInStoreExact} false).
+ * @param keysInStoreExact        {@code keysInStore} was counted.
  * @param complete                the pool holds every key: one-sided GETs serve all of them.
  * @param phases                  the phases in order; overlapped ones ran on another thread at the same time as the
  *                                phase before them.
  */
 public record StartupReport(long sinceProcessStartMillis, long startMillis, long poolKeys, long poolBytes,
-                            long keysScanned, boolean complete, List<Phase> phases)
+                            long keysInStore, boolean keysInStoreExact, boolean complete, List<Phase> phases)
 {
     public StartupReport
     {
@@ -60,8 +62,9 @@ public record StartupReport(long sinceProcessStartMillis, long startMillis, long
         }
         else
         {
-            sb.append("serving one-sided GETs for ").append(poolKeys).append(" keys of ").append(keysScanned)
-                .append(" scanned (pool INCOMPLETE: other keys by RPC GET), ");
+            sb.append("serving one-sided GETs for ").append(poolKeys).append(" keys of ")
+                .append(keysInStoreExact ? "" : "about ").append(keysInStore)
+                .append(" (pool INCOMPLETE: the others by RPC GET), ");
         }
         sb.append(String.format("%.1f MiB", poolBytes / (double)(1 << 20)));
         if (sinceProcessStartMillis >= 0)
@@ -114,10 +117,12 @@ public record StartupReport(long sinceProcessStartMillis, long startMillis, long
             markNanos = System.nanoTime();
         }
 
-        StartupReport build(final long poolKeys, final long poolBytes, final long keysScanned, final boolean complete)
+        StartupReport build(
+            final long poolKeys, final long poolBytes, final long keysInStore, final boolean keysInStoreExact,
+            final boolean complete)
         {
             return new StartupReport(millisSinceProcessStart(), (System.nanoTime() - startNanos) / 1_000_000,
-                poolKeys, poolBytes, keysScanned, complete, phases);
+                poolKeys, poolBytes, keysInStore, keysInStoreExact, complete, phases);
         }
     }
 }

@@ -98,19 +98,31 @@ public final class PoolWarmUp
         {
             index.markIncomplete();
         }
-        final Result result = new Result(scannedKeys, loaded, loadedBytes, complete, scannedAll,
+        // Stopped early, the scan counted only part of the store: RocksDB's own estimate says how much is left out.
+        final long keysInStore = scannedAll ? scannedKeys : Math.max(scannedKeys, store.estimatedKeyCount());
+        final Result result = new Result(scannedKeys, keysInStore, loaded, loadedBytes, complete, scannedAll,
             (System.nanoTime() - start) / 1_000_000, scanNanos / 1_000_000, writeNanos / 1_000_000);
-        LOG.info("pool warm-up: {} of {} keys{} loaded ({} MiB) in {} ms (RocksDB scan {} ms, pool writes {} ms, " +
-            "overlapped); pool {}", result.loaded(), result.keysScanned(), scannedAll ? "" : " scanned",
+        LOG.info("pool warm-up: {} of {}{} keys loaded ({} MiB) in {} ms (RocksDB scan {} ms, pool writes {} ms, " +
+            "overlapped); pool {}", result.loaded(), scannedAll ? "" : "about ", result.keysInStore(),
             String.format("%.1f", loadedBytes / (double)(1 << 20)), result.millis(), result.scanMillis(),
             result.writeMillis(), complete ? "COMPLETE (one-sided misses are definitive)" : scannedAll ?
-            "INCOMPLETE (misses fall back to RPC GET)" : "FULL after " + FULL_AFTER_REFUSALS +
-            " refusals in a row: scan stopped, INCOMPLETE (misses fall back to RPC GET)");
+            "INCOMPLETE (misses fall back to RPC GET)" : "FULL: scan stopped after " + FULL_AFTER_REFUSALS +
+            " refusals in a row, INCOMPLETE (misses fall back to RPC GET); a pool.size of about " +
+            suggestedPoolMiB(index.geometry().poolSize(), loaded, keysInStore) + " MiB would hold every key");
         return result;
+    }
+
+    /** The pool size that would hold {@code keys} if {@code poolSize} holds {@code loaded}, rounded up to 64 MiB. */
+    static long suggestedPoolMiB(final long poolSize, final long loaded, final long keys)
+    {
+        final double bytes = (double)poolSize * keys / Math.max(1, loaded);
+        return (long)Math.ceil(bytes / (64L << 20)) * 64;
     }
 
     /**
      * @param keysScanned keys read from RocksDB: all of them when {@code scannedAll}, else up to where the pool filled.
+     * @param keysInStore keys in RocksDB: counted when {@code scannedAll}, else RocksDB's estimate (at least the
+     *                    keys scanned).
      * @param loaded      keys placed in the pool.
      * @param loadedBytes key and value bytes placed in the pool.
      * @param complete    every key is in the pool.
@@ -119,7 +131,7 @@ public final class PoolWarmUp
      * @param scanMillis  time the scan thread spent reading RocksDB.
      * @param writeMillis time the writer spent writing extents and index slots (overlaps the scan).
      */
-    public record Result(long keysScanned, long loaded, long loadedBytes, boolean complete, boolean scannedAll,
+    public record Result(long keysScanned, long keysInStore, long loaded, long loadedBytes, boolean complete, boolean scannedAll,
                          long millis, long scanMillis, long writeMillis)
     {
     }

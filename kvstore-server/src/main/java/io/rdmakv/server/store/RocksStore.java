@@ -340,6 +340,20 @@ public final class RocksStore implements AutoCloseable
         }
     }
 
+    /** RocksDB's estimate of the number of keys ({@code rocksdb.estimate-num-keys}), or -1 when it has none. */
+    public long estimatedKeyCount()
+    {
+        ensureOpen();
+        try
+        {
+            return db.getLongProperty("rocksdb.estimate-num-keys");
+        }
+        catch (final RocksDBException ex)
+        {
+            return -1;
+        }
+    }
+
     /**
      * Start a pass over every key in key order that copies into {@link KeyValueBatch}es (warm-up); close it when
      * done. Unlike {@link #forEach} it allocates nothing per key and keeps the scan out of the block cache.

@@ -65,6 +65,7 @@ class PoolWarmUpTest
             assertTrue(result.complete());
             assertTrue(result.scannedAll());
             assertEquals(12_000, result.keysScanned());
+            assertEquals(12_000, result.keysInStore());
             assertEquals(12_000, result.loaded());
             assertEquals(set.totalBytes(), result.loadedBytes());
             assertEquals(12_000, index.keyCount());
@@ -93,6 +94,11 @@ class PoolWarmUpTest
             assertTrue(result.loaded() > 4_000 && result.loaded() < 8_000, "an 8 MiB pool holds ~6,000: " + result);
             assertTrue(result.keysScanned() < 20_000, "the scan stopped near where the pool filled: " + result);
             assertTrue(result.keysScanned() >= result.loaded() + PoolWarmUp.FULL_AFTER_REFUSALS, result.toString());
+            assertTrue(result.keysInStore() > 30_000 && result.keysInStore() < 50_000,
+                "RocksDB's estimate of the 40,000 keys: " + result);
+            final long suggested = PoolWarmUp.suggestedPoolMiB(8L << 20, result.loaded(), result.keysInStore());
+            assertTrue(suggested % 64 == 0 && suggested >= 40 && suggested <= 128,
+                "40,000 keys need about 50 MiB, rounded up to a multiple of 64 MiB: " + suggested);
             assertEquals(0, index.evictions(), "warm-up never evicts");
             final LayoutReader reader = new LayoutReader(arena.address(), (int)arena.size());
             assertFalse(reader.isComplete());
