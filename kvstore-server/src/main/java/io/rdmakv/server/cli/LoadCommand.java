@@ -1,7 +1,9 @@
 package io.rdmakv.server.cli;
 
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.load.DataSetLoader;
 import io.rdmakv.server.load.SyntheticDataSet;
+import io.rdmakv.server.pool.PoolSizing;
 import io.rdmakv.server.store.StoreException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -16,8 +18,9 @@ import java.util.concurrent.Callable;
  * to measure start-up with a given amount of data:
  * <pre>
  *   rdmakv load --data-dir /var/lib/rdmakv --keys 1000000 --value-size 1024
- *   rdmakv server --data-dir /var/lib/rdmakv --pool-size 1536MiB      (logs "serving one-sided GETs ... after N ms")
+ *   rdmakv server --data-dir /var/lib/rdmakv --pool-size 1228MiB      (logs "startup: serving one-sided GETs ...")
  * </pre>
+ * It ends by naming the pool size that holds the whole set ({@link PoolSizing#poolSizeFor}, default settings).
  * Keys are those of {@code rdmakv bench} with the same {@code --keys} and {@code --key-size}. Exit codes: 0 loaded,
  * 1 the store could not be opened or written (e.g. a server is using it), 2 bad options.
  */
@@ -76,6 +79,12 @@ public final class LoadCommand implements Callable<Integer>
                 n -> err.printf("  %,d keys%n", n));
             out.printf("loaded %d keys, %s MiB of keys and values, in %d ms (flushed to SST files)%n",
                 r.keys(), mib(r.bytes()), r.millis());
+            final ServerConfig defaults = ServerConfig.defaults();
+            final long pool = PoolSizing.poolSizeFor(set.keyCount(), set.keySize(), set.valueSize(),
+                defaults.indexAvgEntryBytes(), PoolSizing.slabSize(defaults.maxKeyBytes(), defaults.maxValueBytes(),
+                    (int)defaults.poolPartitionSize()));
+            out.printf("a node serves all of it one-sided from a pool of at least %dMiB (default settings): " +
+                "rdmakv server --data-dir %s --pool-size %dMiB%n", pool >> 20, dataDir, pool >> 20);
             return 0;
         }
         catch (final StoreException ex)
