@@ -157,6 +157,7 @@ class LocationCacheAgainstServerTest
                 assertEquals(0, counter(client, ClientCounter.GET_CACHE_INVALIDATIONS), "nothing stale was read");
                 assertArrayEquals(bytes("yes"), client.get(bytes("durable")));
                 assertEquals(2, counter(client, ClientCounter.GET_CACHE_HITS), "learnt again in the new pool");
+                assertEquals(0, restarted.counters().get(ServerCounter.GETS_RPC), "warmed up, read one-sided");
             }
         }
     }
