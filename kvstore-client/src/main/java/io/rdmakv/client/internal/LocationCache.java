@@ -18,7 +18,7 @@ import java.lang.invoke.VarHandle;
  * wrong answer.
  *
  * <pre>
- *   entries: long[sets x WAYS x 4], WAYS = 4 entries per set (one 128-byte run), set = f(key hash)
+ *   entries: long[sets x WAYS x 4], WAYS = 8 entries per set (one 256-byte run), set = f(key hash)
  *   +-----------------------------+-----------------------------+-----------------------------+-----------------+
  *   | stamp (even: stable,        | key hash (u64)              | index slot (u64, 0 = empty) | version (u64)   |
  *   |        odd: being written)  |                             | fp | length/64 | offset/64  |                 |
@@ -36,7 +36,8 @@ import java.lang.invoke.VarHandle;
  */
 final class LocationCache
 {
-    static final int WAYS = 4;
+    /** Eight ways: at the default 100k keys in 131,072 entries about 6% of keys find their set full, 11% with four. */
+    static final int WAYS = 8;
     private static final int LONGS_PER_ENTRY = 4;
     private static final int HASH = 1;
     private static final int SLOT = 2;
