@@ -15,7 +15,7 @@ final class InProcessNode
     {
     }
 
-    /** Start a node on {@code dir} over TCP on loopback, ephemeral ports, an 8 MiB unpinned pool, plus {@code extra}. */
+    /** A node on {@code dir}: TCP on loopback, ephemeral ports, an 8 MiB unpinned pool, plus {@code extra}. */
     static KvServer start(final Path dir, final Map<String, String> extra)
     {
         final Map<String, String> m = new HashMap<>();

@@ -264,7 +264,8 @@ final class RawClient implements AutoCloseable
     ExtentStatus readRemembered(final RemoteKey rkey, final long poolAddress, final long indexSlot, final byte[] key,
         final long version) throws Exception
     {
-        final byte[] bytes = read(rkey, poolAddress + IndexSlot.extentOffset(indexSlot), IndexSlot.extentLength(indexSlot));
+        final byte[] bytes =
+            read(rkey, poolAddress + IndexSlot.extentOffset(indexSlot), IndexSlot.extentLength(indexSlot));
         return new ValueExtentFlyweight().wrap(new UnsafeBuffer(bytes), 0, bytes.length)
             .verifyCurrent(new UnsafeBuffer(key), 0, key.length, version);
     }

@@ -205,7 +205,8 @@ final class RpcProtocol
      * An OK PUT of this client: remember where the node placed the value (the answer's location and version), so
      * reading one's own writes takes one read; when the node did not place it in the pool, forget the old place.
      */
-    private static void learnOwnWrite(final NodeSession session, final RequestSlot slot, final ResponseFlyweight response)
+    private static void learnOwnWrite(
+        final NodeSession session, final RequestSlot slot, final ResponseFlyweight response)
     {
         final LocationCache cache = session.locationCache();
         final long location = response.location();

@@ -175,7 +175,8 @@ class ValueExtentFlyweightTest
         assertEquals(ExtentStatus.VERSION_MISMATCH, extent.verifyCurrent(keyBuffer(), 0, KEY.length, version));
         assertEquals(ExtentStatus.OK, extent.verifyCurrent(keyBuffer(), 0, KEY.length, version + 1));
         // A state word from one life next to the header of another never verifies.
-        buffer.putInt(ValueExtentFlyweight.STATE_OFFSET, ValueExtentFlyweight.liveState(version), ByteOrder.LITTLE_ENDIAN);
+        buffer.putInt(ValueExtentFlyweight.STATE_OFFSET, ValueExtentFlyweight.liveState(version),
+            ByteOrder.LITTLE_ENDIAN);
         assertEquals(ExtentStatus.RETIRED, extent.verifyCurrent(keyBuffer(), 0, KEY.length, version + 1));
     }
 
