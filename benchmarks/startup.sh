@@ -26,7 +26,12 @@ data_dir=""
 jars=()
 extra=()
 
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; echo "options: --keys N --key-size N --value-size N --pool-size SIZE (default: what rdmakv load says, rounded up to 64 MiB)"; echo "         --runs N --data-dir DIR --jar JAR (repeatable) -S key=value (server setting, repeatable)"; }
+usage() {
+  sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+  echo "options: --keys N --key-size N --value-size N --runs N --data-dir DIR --jar JAR (repeatable)"
+  echo "         --pool-size SIZE (default: what rdmakv load says, rounded up to 64 MiB)"
+  echo "         -S key=value (a server setting, repeatable)"
+}
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -88,7 +93,8 @@ one_run() {
   run_cpu=-1
   if [ -n "$ready" ] && [ -r "/proc/$server_pid/stat" ]; then
     # utime + stime (fields 14 and 15 of stat) in clock ticks
-    run_cpu="$(awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); print int(($12 + $13) * 1000 / hz) }' "/proc/$server_pid/stat")"
+    run_cpu="$(awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); print int(($12 + $13) * 1000 / hz) }' \
+      "/proc/$server_pid/stat")"
   fi
   kill "$server_pid" 2>/dev/null || true
   wait "$server_pid" 2>/dev/null || true
@@ -96,12 +102,16 @@ one_run() {
   if [ -z "$ready" ]; then
     echo "startup.sh: the server did not start:" >&2; tail -20 "$err" >&2; exit 1
   fi
-  grep -m1 'startup:' "$err" | sed 's/.*startup: //' > "$work/line" || echo "(no startup line: an older build)" > "$work/line"
+  grep -m1 'startup:' "$err" | sed 's/.*startup: //' > "$work/line" ||
+    echo "(no startup line: an older build)" > "$work/line"
   run_startup_ms="$(sed -n 's/.*startupMs=\([0-9-]*\).*/\1/p' <<< "$ready")"
   run_startup_ms="${run_startup_ms:--1}"
 }
 
-median() { sort -n | awk '{ a[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+median() {
+  sort -n | awk '{ a[NR] = $1 }
+    END { if (NR == 0) print "-"; else if (NR % 2) print a[(NR + 1) / 2]; else print (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
+}
 
 declare -a ms_a ms_b cpu_a cpu_b
 for ((r = 0; r < runs; r++)); do
@@ -126,6 +136,9 @@ summary() {
 summary "$(basename "${jars[0]}")" ms_a cpu_a
 if [ ${#jars[@]} -eq 2 ]; then
   summary "$(basename "${jars[1]}")" ms_b cpu_b
-  ratios="$(for ((r = 0; r < runs; r++)); do awk -v a="${ms_a[r]}" -v b="${ms_b[r]}" 'BEGIN { printf "%.3f\n", b / a }'; done)"
-  echo "ratio B/A per pair: median $(median <<< "$ratios"), range $(sort -n <<< "$ratios" | head -1)..$(sort -n <<< "$ratios" | tail -1)"
+  ratios="$(for ((r = 0; r < runs; r++)); do
+    awk -v a="${ms_a[r]}" -v b="${ms_b[r]}" 'BEGIN { printf "%.3f\n", b / a }'
+  done)"
+  echo "ratio B/A per pair: median $(median <<< "$ratios")," \
+    "range $(sort -n <<< "$ratios" | head -1)..$(sort -n <<< "$ratios" | tail -1)"
 fi

@@ -41,8 +41,8 @@ class KvServerStartupTest
             assertTrue(report.keysInStoreExact());
             assertEquals(set.totalBytes(), report.poolBytes());
             final List<String> phases = report.phases().stream().map(StartupReport.Phase::name).toList();
-            assertEquals(List.of("transport selection", "pool map+pin", "wait for RocksDB and transport", "RocksDB open",
-                "transport open", "pool registration", "index init", "warm-up", "RocksDB scan",
+            assertEquals(List.of("transport selection", "pool map+pin", "wait for RocksDB and transport",
+                "RocksDB open", "transport open", "pool registration", "index init", "warm-up", "RocksDB scan",
                 "pool writes (copy, CRC, index slots)", "listen"), phases);
             assertTrue(report.phases().stream().allMatch(p -> p.millis() >= 0), report.toString());
             long serial = 0;
@@ -64,7 +64,8 @@ class KvServerStartupTest
             assertTrue(client.poolComplete(rkey, welcome.poolHeaderAddress()));
             for (int i = 0; i < 3_000; i += 97)
             {
-                assertTrue(set.matches(i, client.oneSidedGet(rkey, welcome.poolHeaderAddress(), set.key(i))), "key " + i);
+                final byte[] value = client.oneSidedGet(rkey, welcome.poolHeaderAddress(), set.key(i));
+                assertTrue(set.matches(i, value), "key " + i);
             }
         }
     }
@@ -84,8 +85,8 @@ class KvServerStartupTest
             assertFalse(report.keysInStoreExact());
             assertTrue(report.keysInStore() > 4_000 && report.keysInStore() < 12_000,
                 "RocksDB's estimate of the 8,000 keys: " + report);
-            assertTrue(report.format().startsWith("serving one-sided GETs for " + report.poolKeys() + " keys of about " +
-                report.keysInStore() + " (pool INCOMPLETE"), report.format());
+            assertTrue(report.format().startsWith("serving one-sided GETs for " + report.poolKeys() +
+                " keys of about " + report.keysInStore() + " (pool INCOMPLETE"), report.format());
         }
     }
 

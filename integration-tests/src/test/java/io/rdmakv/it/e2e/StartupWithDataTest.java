@@ -58,7 +58,8 @@ class StartupWithDataTest
     @Timeout(1200)
     void shouldServeEveryKeyOfTenKibValuesOneSidedRightAfterStart()
     {
-        startAndReadEverything(BIG ? new SyntheticDataSet(104_858, 16, 10_240) : new SyntheticDataSet(2_000, 16, 10_240),
+        startAndReadEverything(
+            BIG ? new SyntheticDataSet(104_858, 16, 10_240) : new SyntheticDataSet(2_000, 16, 10_240),
             BIG ? "1280MiB" : "48MiB");
     }
 

@@ -19,7 +19,8 @@ import java.util.concurrent.CountDownLatch;
  * {@code rdmakv server}: run one node until SIGTERM/SIGINT, then shut down gracefully. Prints exactly one line
  * starting with {@code READY} on stdout once both ports are bound (for scripts and tests that start it as a child):
  * <pre>
- *   READY node=1 control=127.0.0.1:7400 data=127.0.0.1:7401 transport=tcp startupMs=2345 poolKeys=1048576 poolComplete=true
+ *   READY node=1 control=127.0.0.1:7400 data=127.0.0.1:7401 transport=tcp startupMs=2345 poolKeys=1048576
+ *         poolComplete=true                                                         (one line)
  * </pre>
  * {@code startupMs} is the time from the process's start to serving (-1 if the OS does not say), {@code poolKeys} the
  * keys warm-up placed in the pool, {@code poolComplete} whether that is every key (see the "startup:" log line).

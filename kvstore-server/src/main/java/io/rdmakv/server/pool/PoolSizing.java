@@ -62,34 +62,36 @@ public final class PoolSizing
     }
 
     /**
-     * A pool size (whole MiB, found in steps of under 1%, so within 1% of the smallest) that holds {@code keys} entries of {@code keyBytes} + {@code valueBytes}
-     * (e.g. a data set to load at start-up) with {@link #plan} sizing the index for {@code avgEntryBytes}: every
-     * extent, rounded up to its size class, fits in the whole slabs of the extents range, and the index is at most
-     * half full (two 8-slot buckets per key then practically never both fill).
+     * A pool size (whole MiB, found in steps of under 1%, so within 1% of the smallest) that holds {@code keys}
+     * entries of {@code keyBytes} + {@code valueBytes} (e.g. a data set to load at start-up) with {@link #plan} sizing
+     * the index for {@code avgEntryBytes}: every extent, rounded up to its size class, fits in the whole slabs of the
+     * extents range, and the index is at most half full (two 8-slot buckets per key then practically never both fill).
      *
      * @throws IllegalArgumentException when an entry does not fit a slab of {@code slabSize}.
      */
     public static long poolSizeFor(
         final long keys, final int keyBytes, final int valueBytes, final int avgEntryBytes, final int slabSize)
     {
-        final SizeClasses classes = new SizeClasses(Math.min(SizeClasses.MAX_UNITS, slabSize >>> SizeClasses.UNIT_SHIFT));
+        final SizeClasses classes =
+            new SizeClasses(Math.min(SizeClasses.MAX_UNITS, slabSize >>> SizeClasses.UNIT_SHIFT));
         final int cls = classes.classOf(ValueExtentFlyweight.requiredLength(keyBytes, valueBytes));
         if (cls < 0)
         {
             throw new IllegalArgumentException("an entry of " + keyBytes + " + " + valueBytes + " bytes does not fit " +
                 "a slab of " + slabSize + " bytes");
         }
-        final long perSlab = slabSize / classes.sizeOfClass(cls);
+        final long slab = slabSize;
+        final long perSlab = slab / classes.sizeOfClass(cls);
         final long slabsNeeded = (keys + perSlab - 1) / perSlab;
         final long mib = 1L << 20;
-        long size = Math.max(2 * mib, ((slabsNeeded + 1) * slabSize + mib - 1) & -mib);
+        long size = Math.max(2 * mib, ((slabsNeeded + 1) * slab + mib - 1) & -mib);
         while (true)
         {
             final PoolGeometry g = plan(size, avgEntryBytes);
-            final long extentsEnd = g.extentsOffset() + g.extentsLength();
-            final long wholeSlabs = ((extentsEnd & -(long)slabSize) - ((g.extentsOffset() + slabSize - 1) & -(long)slabSize))
-                / slabSize;
-            if (wholeSlabs >= slabsNeeded && g.bucketCount() * IndexBucketFlyweight.SLOT_COUNT / 2 >= keys)
+            final long firstSlab = (g.extentsOffset() + slab - 1) & -slab;
+            final long slabsEnd = (g.extentsOffset() + g.extentsLength()) & -slab;
+            if ((slabsEnd - firstSlab) / slab >= slabsNeeded &&
+                g.bucketCount() * IndexBucketFlyweight.SLOT_COUNT / 2 >= keys)
             {
                 return size;
             }

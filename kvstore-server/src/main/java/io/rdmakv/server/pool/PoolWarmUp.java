@@ -131,8 +131,8 @@ public final class PoolWarmUp
      * @param scanMillis  time the scan thread spent reading RocksDB.
      * @param writeMillis time the writer spent writing extents and index slots (overlaps the scan).
      */
-    public record Result(long keysScanned, long keysInStore, long loaded, long loadedBytes, boolean complete, boolean scannedAll,
-                         long millis, long scanMillis, long writeMillis)
+    public record Result(long keysScanned, long keysInStore, long loaded, long loadedBytes, boolean complete,
+                         boolean scannedAll, long millis, long scanMillis, long writeMillis)
     {
     }
 }
