@@ -56,9 +56,9 @@ import java.util.concurrent.TimeUnit;
  *   start:  open RocksDB (own thread)
  *           || select transport (logged) -> open transport (own thread)
  *           || map + pin pool (memlock check)
- *           -> register the WHOLE pool once (REMOTE_READ) -> lay out pool, warm up (RocksDB scan thread || this
- *              thread writing the pool) -> listen on data port (request thread) -> control plane on control port
- *           -> log the startup line
+ *           -> register the WHOLE pool once, REMOTE_READ (own thread)
+ *              || lay out pool, warm up (RocksDB scan thread || this thread writing the pool)
+ *           -> listen on data port (request thread) -> control plane on control port -> log the startup line
  *   close:  stop accepting (control + data) -> let in-flight writes finish -> stop request thread
  *           -> close connections, deregister, close transport -> flush + close RocksDB -> unmap pool
  * </pre>
@@ -178,29 +178,22 @@ public final class KvServer implements AutoCloseable
 
         memoryDomain = transport.memoryDomain();
         // The whole pool, once, remote READ only: clients can never write server memory. Registration does not
-        // depend on the contents, so it happens before warm-up writes them.
-        region = memoryDomain.register(arena.address(), arena.size(), EnumSet.of(MemoryAccess.REMOTE_READ));
+        // depend on the contents (on verbs it pins pages that mlock already faulted in), so it runs on its own
+        // thread while warm-up writes them; nothing can read the pool before the ports open.
+        final StartupTask<MemoryRegion> registering = StartupTask.start("register-pool",
+            () -> memoryDomain.register(arena.address(), arena.size(), EnumSet.of(MemoryAccess.REMOTE_READ)));
+        try
+        {
+            layOutAndWarmUp(timeline);
+        }
+        catch (final RuntimeException ex)
+        {
+            throw closeWhenDone(ex, registering);
+        }
+        region = registering.join();
         opened.push(region);
         registrationsAfterStart = memoryDomain.registrationCount();
-        timeline.mark("pool registration");
-
-        epoch = nextEpoch(config.dataDir());
-        final int partitionSize = arena.partitions().partitionSize();
-        final EpochReclaimer reclaimer = new EpochReclaimer(
-            TimeUnit.MILLISECONDS.toNanos(config.reclaimGraceMillis()), new SystemNanoClock());
-        final ExtentAllocator allocator = new ExtentAllocator(geometry.extentsOffset(), geometry.extentsLength(),
-            PoolSizing.slabSize(config.maxKeyBytes(), config.maxValueBytes(), partitionSize), partitionSize, reclaimer);
-        index = new PoolIndex(arena.partitions(), geometry, allocator, config.nodeId(), epoch);
-        LOG.info("pool: {} B at 0x{} ({}, huge pages {}), {} buckets ({} B of index per key at {} B entries), " +
-            "extents {} B, epoch {}", config.poolSize(), Long.toHexString(arena.address()),
-            arena.isPinned() ? "pinned" : "NOT pinned", arena.hugePages(), geometry.bucketCount(),
-            String.format("%.1f", PoolSizing.indexBytesPerKey(geometry, config.indexAvgEntryBytes())),
-            config.indexAvgEntryBytes(), geometry.extentsLength(), epoch);
-        timeline.mark("index init");
-        warmUp = PoolWarmUp.load(store, index, config.maxKeyBytes(), config.maxValueBytes());
-        timeline.add("warm-up", warmUp.millis(), false);
-        timeline.add("RocksDB scan", warmUp.scanMillis(), true);
-        timeline.add("pool writes (copy, CRC, index slots)", warmUp.writeMillis(), true);
+        timeline.add("pool registration", registering.millis(), true);
         timeline.resetMark();
 
         final Worker worker = transport.createWorker("server");
@@ -231,6 +224,28 @@ public final class KvServer implements AutoCloseable
         LOG.info("node {} ready: control {}, data {} over {} ({})", config.nodeId(), controlAddress, dataAddress,
             transportName, transportReason);
         LOG.info("startup: {}", startup.format());
+    }
+
+    /** Epoch, allocator, empty index and header, then the warm-up from RocksDB (see {@link PoolWarmUp}). */
+    private void layOutAndWarmUp(final StartupReport.Builder timeline)
+    {
+        epoch = nextEpoch(config.dataDir());
+        final int partitionSize = arena.partitions().partitionSize();
+        final EpochReclaimer reclaimer = new EpochReclaimer(
+            TimeUnit.MILLISECONDS.toNanos(config.reclaimGraceMillis()), new SystemNanoClock());
+        final ExtentAllocator allocator = new ExtentAllocator(geometry.extentsOffset(), geometry.extentsLength(),
+            PoolSizing.slabSize(config.maxKeyBytes(), config.maxValueBytes(), partitionSize), partitionSize, reclaimer);
+        index = new PoolIndex(arena.partitions(), geometry, allocator, config.nodeId(), epoch);
+        LOG.info("pool: {} B at 0x{} ({}, huge pages {}), {} buckets ({} B of index per key at {} B entries), " +
+            "extents {} B, epoch {}", config.poolSize(), Long.toHexString(arena.address()),
+            arena.isPinned() ? "pinned" : "NOT pinned", arena.hugePages(), geometry.bucketCount(),
+            String.format("%.1f", PoolSizing.indexBytesPerKey(geometry, config.indexAvgEntryBytes())),
+            config.indexAvgEntryBytes(), geometry.extentsLength(), epoch);
+        timeline.mark("index init");
+        warmUp = PoolWarmUp.load(store, index, config.maxKeyBytes(), config.maxValueBytes());
+        timeline.add("warm-up", warmUp.millis(), false);
+        timeline.add("RocksDB scan", warmUp.scanMillis(), true);
+        timeline.add("pool writes (copy, CRC, index slots)", warmUp.writeMillis(), true);
     }
 
     /** Plan the pool's geometry, then map and pin it (the memlock check refuses with the pool's own message). */

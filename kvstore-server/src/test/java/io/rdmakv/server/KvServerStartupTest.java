@@ -42,8 +42,8 @@ class KvServerStartupTest
             assertEquals(set.totalBytes(), report.poolBytes());
             final List<String> phases = report.phases().stream().map(StartupReport.Phase::name).toList();
             assertEquals(List.of("transport selection", "pool map+pin", "wait for RocksDB and transport",
-                "RocksDB open", "transport open", "pool registration", "index init", "warm-up", "RocksDB scan",
-                "pool writes (copy, CRC, index slots)", "listen"), phases);
+                "RocksDB open", "transport open", "index init", "warm-up", "RocksDB scan",
+                "pool writes (copy, CRC, index slots)", "pool registration", "listen"), phases);
             assertTrue(report.phases().stream().allMatch(p -> p.millis() >= 0), report.toString());
             long serial = 0;
             for (final StartupReport.Phase p : report.phases())
