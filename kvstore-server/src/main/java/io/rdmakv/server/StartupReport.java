@@ -10,7 +10,8 @@ import java.util.List;
  * {@link #format()} as one line once the control port accepts clients.
  *
  * @param sinceProcessStartMillis from the OS's start time of this process (JVM start-up included) to serving; -1
- *                                when the OS does not report a start time.
+ *                                when the OS does not report a start time. For a node embedded in a longer-running
+ *                                process (tests) it includes whatever that process did before.
  * @param startMillis             time spent in {@link KvServer#start}.
  * @param poolKeys                keys in the pool when serving began.
  * @param poolBytes               key and value bytes in the pool.
