@@ -57,7 +57,7 @@ public class ExtentAllocatorBenchmark
     @Setup(Level.Trial)
     public void setUp()
     {
-        allocator = new ExtentAllocator(0, RANGE, ExtentAllocator.DEFAULT_SLAB_SIZE, 1 << 30,
+        allocator = new ExtentAllocator(0, RANGE, ExtentAllocator.DEFAULT_PAGE_SIZE, 1 << 30,
             new EpochReclaimer(TimeUnit.MICROSECONDS.toNanos(graceMicros), new SystemNanoClock()));
         final SplittableRandom random = new SplittableRandom(17);
         for (int i = 0; i < SIZES; i++)

@@ -143,13 +143,14 @@ public final class KvServer implements AutoCloseable
         final int partitionSize = arena.partitions().partitionSize();
         final EpochReclaimer reclaimer = new EpochReclaimer(
             TimeUnit.MILLISECONDS.toNanos(config.reclaimGraceMillis()), new SystemNanoClock());
-        final ExtentAllocator allocator = new ExtentAllocator(geometry.extentsOffset(), geometry.extentsLength(),
-            PoolSizing.slabSize(config.maxKeyBytes(), config.maxValueBytes(), partitionSize), partitionSize, reclaimer);
+        final ExtentAllocator allocator = PoolSizing.newAllocator(geometry, partitionSize, reclaimer);
         index = new PoolIndex(arena.partitions(), geometry, allocator, config.nodeId(), epoch);
-        LOG.info("pool: {} B at 0x{} ({}), {} buckets ({} B of index per key at {} B entries), extents {} B, epoch {}",
+        LOG.info("pool: {} B at 0x{} ({}), {} buckets ({} B of index per key at {} B entries), extents {} B " +
+            "in pages of {} B, epoch {}",
             config.poolSize(), Long.toHexString(arena.address()), arena.isPinned() ? "pinned" : "NOT pinned",
             geometry.bucketCount(), String.format("%.1f", PoolSizing.indexBytesPerKey(geometry,
-            config.indexAvgEntryBytes())), config.indexAvgEntryBytes(), geometry.extentsLength(), epoch);
+            config.indexAvgEntryBytes())), config.indexAvgEntryBytes(), geometry.extentsLength(),
+            allocator.pageSize(), epoch);
         warmUp = PoolWarmUp.load(store, index, config.maxKeyBytes(), config.maxValueBytes());
 
         final Limits limits = new Limits(config.maxKeyBytes(), config.maxValueBytes(), config.maxConnections());

@@ -51,8 +51,7 @@ class PoolIndexTest
     {
         arena = PinnedArena.map(poolSize, PinPolicy.OFF, HugePages.NONE, PARTITION);
         final EpochReclaimer reclaimer = new EpochReclaimer(graceNs, () -> now);
-        allocator = new ExtentAllocator(geometry.extentsOffset(), geometry.extentsLength(), 64 * 1024, PARTITION,
-            reclaimer);
+        allocator = PoolSizing.newAllocator(geometry, PARTITION, reclaimer);
         return new PoolIndex(arena.partitions(), geometry, allocator, 7, 3);
     }
 
@@ -342,8 +341,11 @@ class PoolIndexTest
             final double loadFactor = (double)(g.extentsLength() / 224) / (g.bucketCount() * 8);
             assertTrue(loadFactor > 0.5 && loadFactor < 0.6, size + ": load " + loadFactor);
         }
-        assertEquals(2 << 20, PoolSizing.slabSize(1024, 1 << 20, 1 << 30));
-        assertEquals(64 << 10, PoolSizing.slabSize(16, 100, 1 << 30));
-        assertEquals(1 << 20, PoolSizing.slabSize(1024, 1 << 20, 1 << 20));
+        // Pages: one per 4096th of the extents, 1 KiB .. 4 KiB.
+        assertEquals(1024, PoolSizing.pageSize(PoolSizing.plan(4L << 20, 224), 1 << 30));
+        assertEquals(1024, PoolSizing.pageSize(PoolSizing.plan(8L << 20, 224), 1 << 30), "extents just under 8 MiB");
+        assertEquals(2048, PoolSizing.pageSize(PoolSizing.plan(16L << 20, 224), 1 << 30));
+        assertEquals(4096, PoolSizing.pageSize(PoolSizing.plan(32L << 20, 224), 1 << 30));
+        assertEquals(4096, PoolSizing.pageSize(PoolSizing.plan(1L << 30, 224), 1 << 30));
     }
 }
