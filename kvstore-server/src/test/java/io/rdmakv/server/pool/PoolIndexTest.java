@@ -394,39 +394,4 @@ class PoolIndexTest
             assertEquals(0, index.evictions(), "warm-up never evicts");
         }
     }
-
-    @Test
-    void shouldSizeTheIndexAtMostSixteenBytesPerKeyAtTheDesignLoad()
-    {
-        for (final long size : new long[]{1L << 20, 64L << 20, 1L << 30, 3L << 30})
-        {
-            for (final int avg : new int[]{64, 256, 1024, 4096})
-            {
-                final PoolGeometry g = PoolSizing.plan(size, avg);
-                final double perKey = PoolSizing.indexBytesPerKey(g, avg);
-                assertTrue(perKey <= PoolSizing.MAX_INDEX_BYTES_PER_KEY, size + "/" + avg + ": " + perKey);
-                final double loadFactor = (double)(g.extentsLength() / avg) / (g.bucketCount() * 8);
-                assertTrue(loadFactor >= 0.5, size + "/" + avg + ": load " + loadFactor);
-                // Doubling the index would break the bound: this is the largest index allowed.
-                if (g.bucketCount() * 2 * 64 < size / 2)
-                {
-                    final PoolGeometry bigger = PoolGeometry.plan(size, g.bucketCount() * 2);
-                    assertTrue(PoolSizing.indexBytesPerKey(bigger, avg) > PoolSizing.MAX_INDEX_BYTES_PER_KEY);
-                }
-            }
-        }
-        // The default entry size keeps power-of-two pools well below a full index at the design load.
-        for (final long size : new long[]{4L << 20, 8L << 20, 64L << 20, 1L << 30})
-        {
-            final PoolGeometry g = PoolSizing.plan(size, 224);
-            final double loadFactor = (double)(g.extentsLength() / 224) / (g.bucketCount() * 8);
-            assertTrue(loadFactor > 0.5 && loadFactor < 0.6, size + ": load " + loadFactor);
-        }
-        // Pages: one per 4096th of the extents, 1 KiB .. 4 KiB.
-        assertEquals(1024, PoolSizing.pageSize(PoolSizing.plan(4L << 20, 224), 1 << 30));
-        assertEquals(1024, PoolSizing.pageSize(PoolSizing.plan(8L << 20, 224), 1 << 30), "extents just under 8 MiB");
-        assertEquals(2048, PoolSizing.pageSize(PoolSizing.plan(16L << 20, 224), 1 << 30));
-        assertEquals(4096, PoolSizing.pageSize(PoolSizing.plan(32L << 20, 224), 1 << 30));
-        assertEquals(4096, PoolSizing.pageSize(PoolSizing.plan(1L << 30, 224), 1 << 30));
-    }
 }
