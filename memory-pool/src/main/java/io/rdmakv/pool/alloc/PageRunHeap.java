@@ -2,6 +2,8 @@ package io.rdmakv.pool.alloc;
 
 import org.agrona.BitUtil;
 
+import java.util.Arrays;
+
 /**
  * The pages of an extents range and the runs they form: the bottom layer of the {@link ExtentAllocator}. Every page
  * belongs to exactly one run; a run is free, or owned by the layer above (a slab of small extents, or one large
@@ -89,7 +91,7 @@ final class PageRunHeap
 
         final int binCount = binOf(pageCount) + 1;
         binHead = new int[binCount];
-        java.util.Arrays.fill(binHead, NIL);
+        Arrays.fill(binHead, NIL);
         binBits = new long[(binCount + 63) >>> 6];
 
         // One free run per partition segment of the range.
