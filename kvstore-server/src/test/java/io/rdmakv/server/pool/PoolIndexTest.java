@@ -331,6 +331,56 @@ class PoolIndexTest
     }
 
     @Test
+    void shouldKeepIndexAndAllocatorConsistentUnderMixedSizesEvictionAndGrace()
+    {
+        final long size = 2L << 20;
+        final long grace = 1_000_000L;
+        final PoolIndex index = newIndex(size, PoolSizing.plan(size, 256), grace);
+        final LayoutReader reader = reader();
+        final Random random = new Random(17);
+        final Map<String, byte[]> latest = new HashMap<>();
+        int stored = 0;
+        for (int i = 0; i < 20_000; i++)
+        {
+            now += random.nextInt(200_000);
+            final String key = "k" + random.nextInt(600);
+            if (random.nextInt(10) == 0)
+            {
+                index.remove(b(key));
+                latest.remove(key);
+                continue;
+            }
+            final int length = random.nextInt(20) == 0 ? random.nextInt(20_000, 300_000) : random.nextInt(4000);
+            final byte[] value = new byte[length];
+            random.nextBytes(value);
+            if (index.put(b(key), value, true) == PoolIndex.STORED)
+            {
+                stored++;
+                latest.put(key, value);
+            }
+            else
+            {
+                latest.remove(key);                             // NOT_CACHED drops the key from the pool
+            }
+        }
+        assertTrue(index.evictions() > 0 && stored > 10_000, "evictions " + index.evictions() + ", stored " + stored);
+        int present = 0;
+        for (int k = 0; k < 600; k++)
+        {
+            final byte[] seen = reader.get(b("k" + k));
+            if (seen != null)
+            {
+                final byte[] expected = latest.get("k" + k);
+                assertTrue(expected != null, "k" + k + " is in the pool but was dropped or deleted");
+                assertArrayEquals(expected, seen, "k" + k);
+                present++;
+            }
+        }
+        assertEquals(index.keyCount(), present);
+        assertEquals(index.keyCount(), allocator.liveExtents(), "one live extent per published slot");
+    }
+
+    @Test
     void shouldDropTheOldCopyWhenAnUpdateCannotBePlaced()
     {
         final long size = 1L << 20;
