@@ -21,11 +21,11 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Allocate/free churn of the extent allocator, as the server's writer thread sees it under a PUT-heavy load: a
- * fixed population of live extents, each operation retires the oldest one and allocates a new one of a random size
- * (64 B .. {@code maxBytes}). Freed extents come back after the grace period, so with {@code graceMicros > 0} the
- * reclaimer's FIFO and the return of empty slabs to the page heap are part of the cost. The allocator works on arena offsets only, so no
- * memory is mapped. Run with {@code -prof gc}: the churn should not allocate.
+ * Allocate/free churn of the extent allocator, as the server's writer thread sees it under a PUT-heavy load: a fixed
+ * population of live extents, each operation retires the oldest one and allocates a new one of a random size (64 B ..
+ * {@code maxBytes}). Freed extents come back after the grace period, so with {@code graceMicros > 0} the reclaimer's
+ * FIFO and the return of empty slabs to the page heap are part of the cost. The allocator works on arena offsets only,
+ * so no memory is mapped. Run with {@code -prof gc}: the churn should not allocate.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)

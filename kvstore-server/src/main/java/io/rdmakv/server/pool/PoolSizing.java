@@ -22,7 +22,7 @@ import io.rdmakv.protocol.layout.PoolHeaderFlyweight;
  * <p>Page size: one page per 4096th of the extents range, a power of two between 1 KiB and 4 KiB
  * ({@link ExtentAllocator#DEFAULT_PAGE_SIZE}). Every size class in use strands at most one partly used slab of at
  * most 15 pages, so small pools get small pages (1 KiB pages below 8 MiB of extents: slabs of at most 15 KiB), while
- * pools of 16 MiB and more get 4 KiB pages and 0.9% of on-heap allocator metadata.
+ * pools of 16 MiB and more get 4 KiB pages and under 1% of on-heap allocator metadata.
  */
 public final class PoolSizing
 {

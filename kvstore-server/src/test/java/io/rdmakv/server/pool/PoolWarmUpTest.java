@@ -65,7 +65,8 @@ class PoolWarmUpTest
             assertTrue(dataBytes * 8 < POOL_SIZE, "the data fits many times over: " + dataBytes);
 
             final PoolIndex index = newIndex(config);
-            final PoolWarmUp.Result result = PoolWarmUp.load(store, index, config.maxKeyBytes(), config.maxValueBytes());
+            final PoolWarmUp.Result result =
+                PoolWarmUp.load(store, index, config.maxKeyBytes(), config.maxValueBytes());
 
             assertEquals(KEYS, result.keysInStore());
             assertEquals(KEYS, result.loaded(), "keys loaded into a pool " + POOL_SIZE / dataBytes + "x the data");

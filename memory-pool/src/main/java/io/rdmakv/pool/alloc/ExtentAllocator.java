@@ -24,11 +24,12 @@ import org.agrona.BitUtil;
  * class routes requests, checks frees, defers reuse through the {@link EpochReclaimer} and keeps the figures.
  *
  * <p><b>Why this shape.</b> The earlier allocator carved every class from 2 MiB slabs: a pool of a few MiB had fewer
- * slabs than the classes a workload touches, so it evicted while nearly empty. Here a class starts with one slab of
- * at most 15 pages (60 KiB at 4 KiB pages, 15 KiB at 1 KiB pages), slabs go back to the page heap as soon as all
- * their extents are past their grace period, and large extents take exactly the pages they need, so free memory is
- * one pool for every size. What stays as before: 64-byte aligned offsets and sizes, no extent across a partition, reuse only after the
- * grace period, O(1) allocate and free (bounded scans of a few bitmap words), status codes instead of exceptions.
+ * slabs than the classes a workload touches, so it evicted while nearly empty. Here a class starts with one slab of at
+ * most 15 pages (60 KiB at 4 KiB pages, 15 KiB at 1 KiB pages), slabs go back to the page heap as soon as all their
+ * extents are past their grace period, and large extents take exactly the pages they need, so free memory is one pool
+ * for every size. What stays as before: 64-byte aligned offsets and sizes, no extent across a partition, reuse only
+ * after the grace period, O(1) allocate and free (bounded scans of a few bitmap words), status codes instead of
+ * exceptions.
  *
  * <p><b>Waste.</b> Held bytes exceed the request by (a) class rounding for small extents: under 64 B up to 1 KiB,
  * under 1/8 of the request above ({@link SizeClasses}); slabs have no tails, as a class tiles its slab exactly; (b)
@@ -43,9 +44,9 @@ import org.agrona.BitUtil;
  * request, that becomes one free run once those extents are past their grace period.
  *
  * <p>On-heap metadata ({@link #metadataBytes()}): per page a kind, run length, back distance to the run head, two
- * list links, two slab counters and a flag (22 bytes), and per 64-byte unit an allocated and a reusable bit: 38 bytes
- * per 4 KiB page (0.93% of the range), 26 per 1 KiB page (2.5%, for pools under 8 MiB). The reclaimer's FIFO grows
- * with the extents in their grace period.
+ * list links, two slab counters, a scan hint and a flag (24 bytes), and per 64-byte unit an allocated and a reusable
+ * bit: 40 bytes per 4 KiB page (0.98% of the range), 28 per 1 KiB page (2.7%, pools under 8 MiB). The reclaimer's
+ * FIFO grows with the extents in their grace period.
  */
 public final class ExtentAllocator
 {
@@ -194,34 +195,12 @@ public final class ExtentAllocator
             reclaimer.poll(now, releaser);
         }
 
-        final long offset;
-        final int held;
-        if (bytes <= maxSmallBytes)
-        {
-            final int cls = classes.classOf(bytes);
-            offset = slabs.allocate(cls);
-            held = classes.sizeOfClass(cls);
-            if (offset != PageRunHeap.NIL)
-            {
-                liveInClass[cls]++;
-            }
-        }
-        else
-        {
-            final int pages = pagesFor(bytes);
-            final int head = heap.allocate(pages, LARGE);
-            offset = head == PageRunHeap.NIL ? PageRunHeap.NIL : heap.offsetOf(head);
-            held = pages << pageShift;
-            if (head != PageRunHeap.NIL)
-            {
-                liveLargeExtents++;
-            }
-        }
+        final long offset = place(bytes);
         if (offset == PageRunHeap.NIL)
         {
             return FULL;
         }
-        bytesInUse += held;
+        bytesInUse += heldBytes(bytes);
         requestedBytesInUse += bytes;
         liveExtents++;
         return offset;
@@ -366,11 +345,7 @@ public final class ExtentAllocator
             int head = heap.ownedHeadOf(page);
             if (head == PageRunHeap.NIL)
             {
-                // Free pages: held back for the grace period too, so nothing else is placed in the window meanwhile.
-                head = heap.freeRunHeadOf(page);
-                heap.claim(head, LARGE_RETIRED);
-                retiredBytes += (long)heap.runPages(head) << pageShift;
-                reclaimer.retire(heap.offsetOf(head));
+                head = holdBack(heap.freeRunHeadOf(page));
             }
             else if (heap.kind(head) == LARGE)
             {
@@ -539,6 +514,28 @@ public final class ExtentAllocator
         return slabs.classOfExtentAt(offset, page) >= 0 && slabs.isAllocated(offset);
     }
 
+    /** A small extent from its class's slabs, or a large one from the heap; {@link PageRunHeap#NIL} if no room. */
+    private long place(final int bytes)
+    {
+        if (bytes <= maxSmallBytes)
+        {
+            final int cls = classes.classOf(bytes);
+            final long offset = slabs.allocate(cls);
+            if (offset != PageRunHeap.NIL)
+            {
+                liveInClass[cls]++;
+            }
+            return offset;
+        }
+        final int head = heap.allocate(pagesFor(bytes), LARGE);
+        if (head == PageRunHeap.NIL)
+        {
+            return PageRunHeap.NIL;
+        }
+        liveLargeExtents++;
+        return heap.offsetOf(head);
+    }
+
     private int pagesFor(final int bytes)
     {
         return (bytes + pageSize - 1) >>> pageShift;
@@ -547,6 +544,18 @@ public final class ExtentAllocator
     private boolean onePartition(final int firstPage, final int lastPage)
     {
         return (heap.offsetOf(firstPage) >>> partitionShift) == (heap.offsetOf(lastPage) >>> partitionShift);
+    }
+
+    /**
+     * Take the free run at {@code head} and retire it like an extent: an eviction window's free pages come back
+     * with its evicted extents, after the grace period, so nothing else is placed in the window meanwhile.
+     */
+    private int holdBack(final int head)
+    {
+        heap.claim(head, LARGE_RETIRED);
+        retiredBytes += (long)heap.runPages(head) << pageShift;
+        reclaimer.retire(heap.offsetOf(head));
+        return head;
     }
 
     private void visitSmall(final long offset, final int classIndex)

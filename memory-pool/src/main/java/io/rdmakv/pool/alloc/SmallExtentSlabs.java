@@ -24,9 +24,10 @@ package io.rdmakv.pool.alloc;
  * heap at once, where its pages merge with their free neighbours and serve any class or a large extent.
  *
  * <p>A class allocates from the first slab on its list (a slab joins at the tail when its first extent becomes
- * reusable, and leaves when it has none), the lowest reusable extent in it (a scan of at most 16 bitmap words). A
- * slab in an eviction window is {@link #drain drained}: it leaves its list for good, so no new extent is placed in
- * it, and it goes back to the heap when the last of its extents is released.
+ * reusable, and leaves when it has none), the lowest reusable extent in it (a scan of the slab's bitmap words from a
+ * per-slab hint below which nothing is reusable). A slab in an eviction window is {@link #drain drained}: it leaves its
+ * list for good, so no new extent is placed in it, and it goes back to the heap when the last of its extents is
+ * released.
  */
 final class SmallExtentSlabs
 {
@@ -50,6 +51,7 @@ final class SmallExtentSlabs
 
     private final short[] live;
     private final short[] reusable;
+    private final short[] scanHint;
     private final boolean[] draining;
     private final long[] allocatedBits;
     private final long[] reusableBits;
@@ -92,6 +94,7 @@ final class SmallExtentSlabs
         }
         live = new short[heap.pageCount()];
         reusable = new short[heap.pageCount()];
+        scanHint = new short[heap.pageCount()];
         draining = new boolean[heap.pageCount()];
         final long units = (long)heap.pageCount() << unitsPerPageShift;
         allocatedBits = new long[(int)((units + 63) >>> 6)];
@@ -116,9 +119,11 @@ final class SmallExtentSlabs
             carve(slab, cls);
         }
         final long from = (long)slab << unitsPerPageShift;
-        final long unit = nextSet(reusableBits, from, from + ((long)slabPages[cls] << unitsPerPageShift));
+        final long unit = nextSet(
+            reusableBits, from + scanHint[slab], from + ((long)slabPages[cls] << unitsPerPageShift));
         clear(reusableBits, unit);
         set(allocatedBits, unit);
+        scanHint[slab] = (short)(unit - from + 1);
         live[slab]++;
         reusableInClass[cls]--;
         if (--reusable[slab] == 0)
@@ -168,6 +173,11 @@ final class SmallExtentSlabs
         final int cls = heap.kind(slab) - firstKind;
         final long unit = unitOf(offset);
         set(reusableBits, unit);
+        final int inSlab = (int)(unit - ((long)slab << unitsPerPageShift));
+        if (inSlab < scanHint[slab])
+        {
+            scanHint[slab] = (short)inSlab;
+        }
         if (!draining[slab])
         {
             reusableInClass[cls]++;
@@ -182,17 +192,14 @@ final class SmallExtentSlabs
             if (draining[slab])
             {
                 draining[slab] = false;
+                returnToHeap(slab, cls);
             }
             else
             {
                 unlink(slab, cls);
                 reusableInClass[cls] -= reusable[slab];
+                returnToHeap(slab, cls);
             }
-            reusable[slab] = 0;
-            final long from = (long)slab << unitsPerPageShift;
-            clearRange(reusableBits, from, from + ((long)slabPages[cls] << unitsPerPageShift));
-            heap.free(slab);
-            slabCount--;
         }
         return cls;
     }
@@ -266,7 +273,7 @@ final class SmallExtentSlabs
     /** Bytes of the per-page, per-unit and per-class arrays. */
     long metadataBytes()
     {
-        return (long)live.length * (2 * Short.BYTES + 1) + 2L * allocatedBits.length * Long.BYTES +
+        return (long)live.length * (3 * Short.BYTES + 1) + 2L * allocatedBits.length * Long.BYTES +
             5L * slabPages.length * Integer.BYTES;
     }
 
@@ -295,10 +302,20 @@ final class SmallExtentSlabs
             set(reusableBits, from + (long)i * units);
         }
         live[slab] = 0;
+        scanHint[slab] = 0;
         reusable[slab] = (short)slabExtents[cls];
         reusableInClass[cls] += slabExtents[cls];
         slabCount++;
         append(slab, cls);
+    }
+
+    private void returnToHeap(final int slab, final int cls)
+    {
+        reusable[slab] = 0;
+        final long from = (long)slab << unitsPerPageShift;
+        clearRange(reusableBits, from, from + ((long)slabPages[cls] << unitsPerPageShift));
+        heap.free(slab);
+        slabCount--;
     }
 
     private void append(final int slab, final int cls)
