@@ -5,8 +5,20 @@ package io.rdmakv.client;
  */
 public enum ClientCounter
 {
-    /** GETs answered by one-sided reads alone (value found and verified). */
+    /** GETs answered by one-sided reads alone (value found and verified), cache hits included. */
     GET_ONE_SIDED_HITS("get.oneSided.hits"),
+    /**
+     * One-sided GETs done in a single read: the key's location was cached and the extent read there verified as its
+     * current value (key, version, CRC, state LIVE). A subset of {@link #GET_ONE_SIDED_HITS}.
+     */
+    GET_CACHE_HITS("get.cache.hits"),
+    /** One-sided GETs whose key had no cached location (cache on): the full protocol ran (buckets, then extent). */
+    GET_CACHE_MISSES("get.cache.misses"),
+    /**
+     * Cached locations dropped because the single read did not verify (the value was superseded, deleted or
+     * evicted, the extent reused, or torn); the GET then ran the full protocol.
+     */
+    GET_CACHE_INVALIDATIONS("get.cache.invalidations"),
     /** Torn one-sided reads detected (CRC or length mismatch) and retried by re-reading the buckets. */
     GET_TORN_RETRIES("get.oneSided.tornRetries"),
     /** One-sided GETs that gave up and asked the server (retries exhausted, extent too large, stale pool, read error). */

@@ -23,6 +23,10 @@ public final class KvClientBuilder
 {
     /** The server's default control port. */
     public static final int DEFAULT_CONTROL_PORT = 7400;
+    /** Keys per node whose location a client remembers by default: 131,072 (4 MiB per node). */
+    public static final int DEFAULT_LOCATION_CACHE_ENTRIES = 1 << 17;
+    /** The most a client may be asked to remember per node. */
+    public static final int MAX_LOCATION_CACHE_ENTRIES = 1 << 24;
 
     private final List<HostPort> seeds = new ArrayList<>();
     private String transport = "auto";
@@ -34,6 +38,7 @@ public final class KvClientBuilder
     private int maxRedirects = 3;
     private int maxInFlight = 64;
     private int oneSidedBufferBytes = 32 * 1024;
+    private int locationCacheEntries = DEFAULT_LOCATION_CACHE_ENTRIES;
     private final Map<String, String> transportProperties = new TreeMap<>();
 
     KvClientBuilder()
@@ -140,6 +145,19 @@ public final class KvClientBuilder
     }
 
     /**
+     * Keys per node whose value location the client remembers (default {@value #DEFAULT_LOCATION_CACHE_ENTRIES},
+     * rounded up to a power of two; 32 bytes each; 0 turns the cache off). A one-sided GET of a remembered key reads
+     * the value's extent alone, one round trip instead of two, and checks key, version, CRC and the extent's LIVE
+     * mark, so a stale location only costs the full lookup, never a stale value. Locations are learnt from verified
+     * one-sided GETs and from this client's own PUT answers.
+     */
+    public KvClientBuilder locationCacheEntries(final int entries)
+    {
+        this.locationCacheEntries = range(entries, 0, MAX_LOCATION_CACHE_ENTRIES, "locationCacheEntries");
+        return this;
+    }
+
+    /**
      * A transport setting, passed to the transport when it opens: transport-specific ones (e.g.
      * {@code verbs.device=rxe0}, {@code tcp.ioThreads=1}) and the common {@code maxInflightPerEndpoint},
      * {@code maxPendingPerEndpoint} and {@code maxMessageBytes}.
@@ -158,7 +176,7 @@ public final class KvClientBuilder
             throw new IllegalArgumentException("no server given: call server(\"host:port\") at least once");
         }
         return new KvClientConfig(seeds, transport, connectTimeout, requestTimeout, credential, getMode, readRetries,
-            maxRedirects, maxInFlight, oneSidedBufferBytes, transportProperties);
+            maxRedirects, maxInFlight, oneSidedBufferBytes, locationCacheEntries, transportProperties);
     }
 
     /**

@@ -17,6 +17,7 @@ import java.util.Map;
  * @param maxRedirects        WRONG_NODE redirects followed by one request before it fails.
  * @param maxInFlight         requests outstanding at once over the whole client; beyond it callers wait.
  * @param oneSidedBufferBytes read buffer per in-flight GET for the value extent; larger extents are fetched by RPC.
+ * @param locationCacheEntries keys per node whose value location is remembered for one-read GETs (0 = off).
  * @param transportProperties transport-specific settings passed through (e.g. {@code verbs.device}).
  */
 public record KvClientConfig(
@@ -30,6 +31,7 @@ public record KvClientConfig(
     int maxRedirects,
     int maxInFlight,
     int oneSidedBufferBytes,
+    int locationCacheEntries,
     Map<String, String> transportProperties)
 {
     public KvClientConfig
@@ -53,6 +55,6 @@ public record KvClientConfig(
             ", requestTimeout=" + requestTimeout + ", credential=" + (credential.length == 0 ? "none" : "set") +
             ", getMode=" + getMode + ", readRetries=" + readRetries + ", maxRedirects=" + maxRedirects +
             ", maxInFlight=" + maxInFlight + ", oneSidedBufferBytes=" + oneSidedBufferBytes +
-            ", transportProperties=" + transportProperties + '}';
+            ", locationCacheEntries=" + locationCacheEntries + ", transportProperties=" + transportProperties + '}';
     }
 }

@@ -5,7 +5,6 @@ import io.rdmakv.protocol.wire.PutRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.KvServer;
-import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
@@ -27,10 +26,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -54,23 +51,12 @@ class KvClientAgainstServerTest
 
     private KvServer start(final Map<String, String> extra)
     {
-        final Map<String, String> m = new HashMap<>();
-        m.put("data.dir", dir.toString());
-        m.put("transport", "tcp");
-        m.put("host", "127.0.0.1");
-        m.put("control.port", "0");
-        m.put("data.port", "0");
-        m.put("pool.size", "8MiB");
-        m.put("pool.pin", "OFF");
-        m.put("limits.maxValueBytes", "65536");
-        m.putAll(extra);
-        return KvServer.start(ServerConfig.from(new Properties(), m));
+        return InProcessNode.start(dir, extra);
     }
 
     private static KvClientBuilder client(final KvServer server)
     {
-        return KvClient.builder().server("127.0.0.1:" + server.controlAddress().getPort()).transport("tcp")
-            .getMode(GetMode.ONE_SIDED);
+        return InProcessNode.client(server);
     }
 
     @Test

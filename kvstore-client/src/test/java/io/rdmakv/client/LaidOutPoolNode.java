@@ -40,6 +40,7 @@ import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportProvider;
 import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.select.TransportSelector;
+import io.rdmakv.transport.tcp.TcpTransport;
 import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
@@ -88,6 +89,7 @@ final class LaidOutPoolNode implements AutoCloseable
     private final IndexBucketFlyweight bucket = new IndexBucketFlyweight();
     private final ValueExtentFlyweight extent = new ValueExtentFlyweight();
     private long nextExtent;
+    private long version;
     private boolean closed;
 
     private final Transport transport;
@@ -217,6 +219,66 @@ final class LaidOutPoolNode implements AutoCloseable
         writer.wrap(pool, (int)IndexSlot.extentOffset(slot), IndexSlot.extentLength(slot)).write(key, value, version);
     }
 
+    /**
+     * Supersede {@code oldSlot} as the server's writer does: a fresh extent with the next version, the old extent
+     * marked RETIRED, then the new slot published in the old one's place. Returns the new slot.
+     */
+    synchronized long replace(final long oldSlot, final String key, final String value)
+    {
+        store.put(key, value.getBytes(StandardCharsets.UTF_8));
+        final byte[] k = key.getBytes(StandardCharsets.UTF_8);
+        final long offset = writeExtent(k, value.getBytes(StandardCharsets.UTF_8));
+        final long slot = IndexSlot.encode(KeyHash.fingerprint(KeyHash.hash(k)), offset,
+            ValueExtentFlyweight.requiredLength(k.length, value.length()));
+        retire(oldSlot);
+        bucket.wrap(pool, (int)geometry.bucketOffset(KeyHash.primaryBucket(KeyHash.hash(k), BUCKETS)));
+        for (int i = 0; i < IndexBucketFlyweight.SLOT_COUNT; i++)
+        {
+            if (bucket.slot(i) == oldSlot)
+            {
+                bucket.publish(i, slot);
+                return slot;
+            }
+        }
+        throw new IllegalStateException("slot to replace not found: " + IndexSlot.toString(oldSlot));
+    }
+
+    /** Mark {@code slot}'s extent RETIRED, as the writer does before it publishes whatever supersedes it. */
+    synchronized void retire(final long slot)
+    {
+        extent.wrap(pool, (int)IndexSlot.extentOffset(slot), IndexSlot.extentLength(slot)).retire();
+    }
+
+    /** Clear the slot of {@code key} (a delete or an eviction): mark its extent RETIRED first, as the writer does. */
+    synchronized void remove(final String key, final long slot)
+    {
+        store.remove(key);
+        retire(slot);
+        final byte[] k = key.getBytes(StandardCharsets.UTF_8);
+        bucket.wrap(pool, (int)geometry.bucketOffset(KeyHash.primaryBucket(KeyHash.hash(k), BUCKETS)));
+        for (int i = 0; i < IndexBucketFlyweight.SLOT_COUNT; i++)
+        {
+            if (bucket.slot(i) == slot)
+            {
+                bucket.publish(i, IndexSlot.EMPTY);
+                return;
+            }
+        }
+        throw new IllegalStateException("slot to clear not found: " + IndexSlot.toString(slot));
+    }
+
+    /** Emulated reads the node's transport answered: each one-sided read a client made. */
+    long readsServed()
+    {
+        return ((TcpTransport)transport).emulatedReadsServed();
+    }
+
+    /** Overwrite the layout version in the pool header (a node laid out by another release). */
+    void layoutVersion(final int version)
+    {
+        pool.putInt(PoolHeaderFlyweight.VERSION_OFFSET, version, ByteOrder.LITTLE_ENDIAN);
+    }
+
     void complete(final boolean complete)
     {
         header.wrap(pool, 0).complete(complete);
@@ -232,7 +294,7 @@ final class LaidOutPoolNode implements AutoCloseable
         final int length = ValueExtentFlyweight.requiredLength(key.length, value.length);
         final long offset = nextExtent;
         nextExtent += length;
-        extent.wrap(pool, (int)offset, length).write(key, value, 1);
+        extent.wrap(pool, (int)offset, length).write(key, value, ++version);
         return offset;
     }
 

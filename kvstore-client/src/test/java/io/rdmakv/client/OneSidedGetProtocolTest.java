@@ -1,5 +1,6 @@
 package io.rdmakv.client;
 
+import io.rdmakv.protocol.layout.PoolHeaderFlyweight;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -133,13 +134,29 @@ class OneSidedGetProtocolTest
     void shouldStopTrustingPoolWhenEpochChanges()
     {
         node.put("k", "v1");
-        try (KvClient client = node.client().build())
+        // The full protocol's header check; a cached location is tied to the pool's life by its version and session.
+        try (KvClient client = node.client().locationCacheEntries(0).build())
         {
             assertArrayEquals(bytes("v1"), client.get(bytes("k")));
             node.epoch(LaidOutPoolNode.EPOCH + 1);
             assertArrayEquals(bytes("v1"), client.get(bytes("k")), "answered by the node instead");
             assertEquals(1, client.clientCounters().get(ClientCounter.GET_FALLBACKS));
             assertEquals(1, node.requests.get());
+        }
+    }
+
+    @Test
+    void shouldAskTheNodeWhenItsPoolLayoutIsNotThisClients()
+    {
+        node.put("k", "v1");
+        node.layoutVersion(PoolHeaderFlyweight.LAYOUT_VERSION - 1);
+        try (KvClient client = node.client().build())
+        {
+            assertArrayEquals(bytes("v1"), client.get(bytes("k")), "answered by the node");
+            assertArrayEquals(bytes("v1"), client.get(bytes("k")), "by RPC straight away now");
+            assertEquals(1, client.clientCounters().get(ClientCounter.GET_FALLBACKS), "the header was read once");
+            assertEquals(2, node.requests.get());
+            assertEquals(0, client.clientCounters().get(ClientCounter.GET_ONE_SIDED_HITS));
         }
     }
 

@@ -1,8 +1,10 @@
 package io.rdmakv.server;
 
+import io.rdmakv.protocol.layout.ExtentStatus;
 import io.rdmakv.protocol.layout.KeyHash;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.protocol.wire.MessageType;
+import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.protocol.wire.Welcome;
 import io.rdmakv.server.config.ServerConfig;
@@ -76,8 +78,19 @@ class KvServerTest
             assertArrayEquals(b("one"), client.oneSidedGet(rkey, welcome.poolHeaderAddress(), b("alpha")));
             assertTrue(client.poolComplete(rkey, welcome.poolHeaderAddress()), "empty store at start: pool complete");
 
-            assertEquals(Status.OK, client.put(b("alpha"), b("two")).status());
+            // The PUT's answer said where the value lives: one read of that extent alone verifies it as current...
+            final long location = locationOf(put);
+            assertEquals(ExtentStatus.OK,
+                client.readRemembered(rkey, welcome.poolHeaderAddress(), location, b("alpha"), put.version()));
+
+            final RawClient.Reply overwrite = client.put(b("alpha"), b("two"));
+            assertEquals(Status.OK, overwrite.status());
             assertArrayEquals(b("two"), client.oneSidedGet(rkey, welcome.poolHeaderAddress(), b("alpha")));
+            // ...until it is superseded: then the old extent says RETIRED, before the overwrite was even answered.
+            assertEquals(ExtentStatus.RETIRED,
+                client.readRemembered(rkey, welcome.poolHeaderAddress(), location, b("alpha"), put.version()));
+            assertEquals(ExtentStatus.OK, client.readRemembered(rkey, welcome.poolHeaderAddress(),
+                locationOf(overwrite), b("alpha"), overwrite.version()));
 
             assertEquals(Status.OK, client.delete(b("alpha")).status());
             assertEquals(Status.NOT_FOUND, client.get(b("alpha")).status());
@@ -330,5 +343,12 @@ class KvServerTest
             assertEquals(Status.OK, client.put(b(local), b("v")).status());
             assertEquals(2, server.welcome().clusterMap().size());
         }
+    }
+
+    /** The index slot an OK PUT's answer carries (its eight value bytes). */
+    private static long locationOf(final RawClient.Reply put)
+    {
+        assertEquals(ResponseFlyweight.LOCATION_LENGTH, put.value().length, "an OK PUT that was cached names its slot");
+        return new UnsafeBuffer(put.value()).getLong(0, ByteOrder.LITTLE_ENDIAN);
     }
 }

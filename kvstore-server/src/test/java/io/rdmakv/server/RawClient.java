@@ -257,6 +257,19 @@ final class RawClient implements AutoCloseable
         return null;
     }
 
+    /**
+     * Read one extent alone, as a client that remembered where {@code key}'s value of {@code version} lives, and judge
+     * it as such a client must ({@link ValueExtentFlyweight#verifyCurrent}).
+     */
+    ExtentStatus readRemembered(final RemoteKey rkey, final long poolAddress, final long indexSlot, final byte[] key,
+        final long version) throws Exception
+    {
+        final byte[] bytes =
+            read(rkey, poolAddress + IndexSlot.extentOffset(indexSlot), IndexSlot.extentLength(indexSlot));
+        return new ValueExtentFlyweight().wrap(new UnsafeBuffer(bytes), 0, bytes.length)
+            .verifyCurrent(new UnsafeBuffer(key), 0, key.length, version);
+    }
+
     /** The pool header's COMPLETE flag, read one-sided. */
     boolean poolComplete(final RemoteKey rkey, final long poolAddress) throws Exception
     {

@@ -4,6 +4,7 @@ import io.rdmakv.cli.ExitCodes;
 import io.rdmakv.cli.RdmakvCommand;
 import io.rdmakv.client.GetMode;
 import io.rdmakv.client.HostPort;
+import io.rdmakv.client.KvClientBuilder;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
@@ -32,6 +33,7 @@ import java.util.concurrent.Callable;
         "",
         "Examples:",
         "  rdmakv bench --workload B --distribution zipfian --keys 100000 --value-size 100 --duration 10s",
+        "  rdmakv bench --workload B --distribution zipfian --get-mode one-sided --location-cache 0",
         "  rdmakv bench --driver resp -s 127.0.0.1:6379 --connections 50 --threads 2 --inflight 16 --json out.json"})
 public final class BenchCommand implements Callable<Integer>
 {
@@ -123,6 +125,11 @@ public final class BenchCommand implements Callable<Integer>
     @Option(names = "--get-mode", defaultValue = "auto", description = "rdmakv: auto, one-sided or rpc.")
     String getMode;
 
+    @Option(names = "--location-cache", defaultValue = "" + KvClientBuilder.DEFAULT_LOCATION_CACHE_ENTRIES,
+        paramLabel = "N", description = "rdmakv: keys per node whose value location each client remembers, so a " +
+            "one-sided GET of a remembered key is a single read (0 = off). Default: ${DEFAULT-VALUE}.")
+    int locationCache;
+
     @Option(names = "--timeout-ms", defaultValue = "10000", description = "Connect and request timeout.")
     long timeoutMillis;
 
@@ -186,9 +193,14 @@ public final class BenchCommand implements Callable<Integer>
         switch (driver.toLowerCase(Locale.ROOT))
         {
             case "rdmakv":
+                if (locationCache < 0 || locationCache > KvClientBuilder.MAX_LOCATION_CACHE_ENTRIES)
+                {
+                    throw new BenchException("--location-cache must be 0.." +
+                        KvClientBuilder.MAX_LOCATION_CACHE_ENTRIES + ", got " + locationCache);
+                }
                 return new RdmakvDriver(servers.isEmpty() ? List.of("127.0.0.1:7400") : servers, transport,
                     GetMode.parse(getMode), timeout, credential, Math.min(clients, connections),
-                    connections * inFlight);
+                    connections * inFlight, locationCache);
             case "resp":
             case "redis":
                 return new RespDriver(single(6379).toSocketAddress(), timeout);

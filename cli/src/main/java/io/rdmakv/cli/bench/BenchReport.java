@@ -14,7 +14,8 @@ import java.util.Map;
 
 /**
  * The end-of-run output: a table per operation (throughput, p50/p90/p99/p99.9/max in microseconds, errors), how
- * rdmakv served its GETs (the client's counters over the measured phase), the server's CPU time per operation, and
+ * rdmakv served its GETs (the client's counters over the measured phase, and the share done in a single read through
+ * the location cache), the server's CPU time per operation, and
  * on request the same as JSON and one HdrHistogram {@code .hgrm} percentile file per operation (values in
  * microseconds) for plotting.
  */
@@ -23,6 +24,7 @@ public final class BenchReport
     private static final String[] GET_SERVICE = {
         "get.oneSided.hits", "get.oneSided.tornRetries", "get.oneSided.fallbacks", "get.oneSided.misses",
         "get.oneSided.missLookups", "rpc.requests"};
+    private static final String[] CACHE_SERVICE = {"get.cache.hits", "get.cache.misses", "get.cache.invalidations"};
 
     private BenchReport()
     {
@@ -79,6 +81,7 @@ public final class BenchReport
                 }
             }
             out.println("GETs served " + String.join(", ", parts) + " (client counters)");
+            printCacheService(out, r);
         }
         if (r.serverCpuNanos() >= 0 && r.totalOps() > 0)
         {
@@ -95,6 +98,25 @@ public final class BenchReport
             out.println("first error " + firstError);
         }
         out.flush();
+    }
+
+    /**
+     * How the location cache did: one line of its counters, and the share of measured GETs done in a single
+     * one-sided read. Printed only when the cache saw GETs (one-sided mode with the cache on).
+     */
+    private static void printCacheService(final PrintStream out, final BenchResult r)
+    {
+        final long hits = r.counterDeltas().getOrDefault(CACHE_SERVICE[0], 0L);
+        final long misses = r.counterDeltas().getOrDefault(CACHE_SERVICE[1], 0L);
+        final long invalidations = r.counterDeltas().getOrDefault(CACHE_SERVICE[2], 0L);
+        if (hits + misses + invalidations == 0)
+        {
+            return;
+        }
+        final Histogram gets = r.histograms().get(OpType.GET);
+        final long getCount = gets == null ? 0 : gets.getTotalCount();
+        out.printf(Locale.ROOT, "GET cache   hits %,d, misses %,d, invalidations %,d; %.1f%% of %,d GETs in a " +
+            "single read%n", hits, misses, invalidations, 100.0 * hits / Math.max(1, getCount), getCount);
     }
 
     private static void row(final PrintStream out, final String name, final Histogram h, final BenchResult r,
@@ -141,6 +163,9 @@ public final class BenchReport
                 .append(", \"meanUs\": ").append(num(us(h.getMean()))).append('}');
         }
         b.append("\n  },\n  \"getHits\": ").append(r.getHits());
+        final Histogram gets = r.histograms().get(OpType.GET);
+        b.append(",\n  \"singleReadGetShare\": ").append(gets == null || gets.getTotalCount() == 0 ? "null" :
+            num((double)r.counterDeltas().getOrDefault(CACHE_SERVICE[0], 0L) / gets.getTotalCount()));
         b.append(",\n  \"clientCounters\": {");
         first = true;
         for (final Map.Entry<String, Long> e : r.counterDeltas().entrySet())

@@ -32,16 +32,20 @@ public final class RdmakvDriver implements KvDriver
     private final String credential;
     private final int clientCount;
     private final int inFlightPerClient;
+    private final int locationCacheEntries;
     private final List<KvClient> clients = new ArrayList<>();
     private int connections;
 
     /**
      * @param clientCount    KvClient instances the connections share.
      * @param totalInFlight  requests the generator keeps in flight over all connections (sizes each client's bound).
+     * @param locationCacheEntries keys per node each client remembers the location of (0 = off).
      */
     public RdmakvDriver(final List<String> servers, final String transport, final GetMode getMode,
-        final Duration timeout, final String credential, final int clientCount, final int totalInFlight)
+        final Duration timeout, final String credential, final int clientCount, final int totalInFlight,
+        final int locationCacheEntries)
     {
+        this.locationCacheEntries = locationCacheEntries;
         this.servers = List.copyOf(servers);
         this.transport = transport;
         this.getMode = getMode;
@@ -75,7 +79,8 @@ public final class RdmakvDriver implements KvDriver
             .getMode(getMode)
             .connectTimeout(timeout)
             .requestTimeout(timeout)
-            .maxInFlight(inFlightPerClient);
+            .maxInFlight(inFlightPerClient)
+            .locationCacheEntries(locationCacheEntries);
         if (credential != null && !credential.isEmpty())
         {
             builder.credential(credential);
@@ -110,13 +115,15 @@ public final class RdmakvDriver implements KvDriver
     @Override
     public synchronized String describe()
     {
+        final String cache = ", location cache " +
+            (locationCacheEntries == 0 ? "off" : locationCacheEntries + " entries per node");
         if (clients.isEmpty())
         {
-            return "rdmakv at " + servers;
+            return "rdmakv at " + servers + cache;
         }
         final KvClient c = clients.get(0);
         return "rdmakv at " + servers + ", transport " + c.transport() + ", get mode " +
-            c.getMode().toString().toLowerCase(java.util.Locale.ROOT) + ", " + clients.size() + " client(s)";
+            c.getMode().toString().toLowerCase(java.util.Locale.ROOT) + cache + ", " + clients.size() + " client(s)";
     }
 
     @Override

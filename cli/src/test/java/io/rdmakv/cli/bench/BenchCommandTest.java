@@ -3,6 +3,7 @@ package io.rdmakv.cli.bench;
 import io.rdmakv.cli.ExitCodes;
 import io.rdmakv.cli.Io;
 import io.rdmakv.cli.RdmakvMain;
+import io.rdmakv.client.KvClientBuilder;
 import io.rdmakv.server.KvServer;
 import io.rdmakv.server.config.ServerConfig;
 import org.junit.jupiter.api.AfterAll;
@@ -19,6 +20,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
@@ -91,6 +93,35 @@ class BenchCommandTest
             final String h = Files.readString(file);
             assertTrue(h.contains("Value     Percentile TotalCount") && h.contains("#[Mean"), h);
         }
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldReportGetsDoneInASingleReadThroughTheLocationCache()
+    {
+        final String[] common = {"bench", "-s", address, "--workload", "B", "--distribution", "zipfian",
+            "--keys", "500", "--warmup", "200ms", "--ops", "2000", "--no-progress", "--get-mode", "one-sided"};
+        final Run on = run(common);
+        assertEquals(ExitCodes.OK, on.code(), on.out() + on.err());
+        final Matcher line = Pattern.compile("GET cache   hits ([\\d,]+), misses ([\\d,]+), invalidations ([\\d,]+); " +
+            "([\\d.]+)% of ([\\d,]+) GETs in a single read").matcher(on.out());
+        assertTrue(line.find(), on.out());
+        // The load phase's PUT answers told the client where every key lives, and its own updates keep that true.
+        assertTrue(Double.parseDouble(line.group(4)) > 90, "most GETs were one read: " + on.out());
+        assertTrue(on.out().contains("location cache " + KvClientBuilder.DEFAULT_LOCATION_CACHE_ENTRIES +
+            " entries per node"), on.out());
+
+        final String[] offArgs = Arrays.copyOf(common, common.length + 2);
+        offArgs[common.length] = "--location-cache";
+        offArgs[common.length + 1] = "0";
+        final Run off = run(offArgs);
+        assertEquals(ExitCodes.OK, off.code(), off.out() + off.err());
+        assertTrue(off.out().contains("location cache off"), off.out());
+        assertTrue(!off.out().contains("GET cache"), "no cache, no cache line: " + off.out());
+
+        final Run bad = run("bench", "-s", address, "--location-cache", "-1");
+        assertEquals(ExitCodes.USAGE, bad.code());
+        assertTrue(bad.err().contains("--location-cache"), bad.err());
     }
 
     @Test

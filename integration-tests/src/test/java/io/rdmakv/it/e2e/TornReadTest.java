@@ -2,6 +2,7 @@ package io.rdmakv.it.e2e;
 
 import io.rdmakv.client.GetMode;
 import io.rdmakv.client.KvClient;
+import io.rdmakv.client.KvClientBuilder;
 import io.rdmakv.it.support.NodeCounters;
 import io.rdmakv.it.support.ProcessJanitor;
 import io.rdmakv.it.support.ServerProcess;
@@ -29,6 +30,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *       protocol must detect it (client counter of torn reads retried &gt; 0) and still return only good values.</li>
  *   <li>{@link #shouldLetNoTornReadEscapeWithTheNormalGracePeriod}: the default grace period; zero escapes.</li>
  * </ul>
+ * The readers' client keeps its location cache on (the default), so most GETs whose key was read before are a
+ * single read of the remembered extent, checked by key, version, CRC and the extent's LIVE mark, while the writers
+ * (another client) keep superseding those extents: the runs also assert the cache really served and really had
+ * entries invalidated under it, and that no reader ever saw a key's sequence go backwards.
  * Default run: seconds. {@code -Psoak}: at least 1,000,000 GETs per test.
  */
 @ExtendWith(ProcessJanitor.class)
@@ -57,6 +62,7 @@ class TornReadTest
             "protocol must have detected it: " + result.summary());
         assertTrue(result.oneSidedHits() * 2 >= result.gets(),
             "most GETs must have been served one-sided: " + result.summary());
+        assertCacheExercised(result);
     }
 
     @Test
@@ -72,6 +78,16 @@ class TornReadTest
         assertTrue(result.oneSidedHits() * 10 >= result.gets() * 9,
             "at least 90% of the GETs must have been verified one-sided for the run to mean anything: " +
             result.summary());
+        assertCacheExercised(result);
+    }
+
+    /** The cache served single-read GETs, writers superseded remembered extents, and no reader saw time reverse. */
+    private static void assertCacheExercised(final TornReadWorkload.Result result)
+    {
+        assertTrue(result.cacheHits() > 0, "the readers' location cache served GETs: " + result.summary());
+        assertTrue(result.cacheInvalidations() > 0,
+            "the writers superseded extents the readers remembered: " + result.summary());
+        assertEquals(0, result.regressions(), "a reader saw a key's sequence go backwards: " + result.summary());
     }
 
     private static TornReadWorkload.Result run(
@@ -117,6 +133,7 @@ class TornReadTest
     private static KvClient client(final ServerProcess server)
     {
         return KvClient.builder().server(server.seed()).transport(TestTransport.name()).getMode(GetMode.ONE_SIDED)
+            .locationCacheEntries(KvClientBuilder.DEFAULT_LOCATION_CACHE_ENTRIES)
             .connectTimeout(TestTransport.CONNECT_TIMEOUT)
             .requestTimeout(Duration.ofSeconds(10)).build();
     }

@@ -23,21 +23,24 @@ import java.util.function.LongSupplier;
  * it must be intact, written for that key, and with a sequence number a writer actually sent for it.
  *
  * <p>Each key has exactly one writer, which publishes the sequence it is about to send before sending it, so
- * "sent" is an upper bound for any value that can legitimately be read. A reader's verdicts are counted, never
- * thrown, so the run reports every escape, not just the first.
+ * "sent" is an upper bound for any value that can legitimately be read; each writer's PUTs of a key are sequential,
+ * so a reader thread that sees a sequence lower than one it saw before has seen time go backwards (a regression). A
+ * reader's verdicts are counted, never thrown, so the run reports every escape, not just the first.
  */
 final class TornReadWorkload
 {
     /** Outcome of a run. */
     record Result(long gets, long puts, long undetected, long absent, long regressions, long tornRetries,
-        long fallbacks, long oneSidedHits, long misses, long missLookups, String pool, List<String> examples)
+        long fallbacks, long oneSidedHits, long misses, long missLookups, long cacheHits, long cacheMisses,
+        long cacheInvalidations, String pool, List<String> examples)
     {
         String summary()
         {
             return "gets=" + gets + " puts=" + puts + " undetected=" + undetected + " absent=" + absent +
                 " sequenceRegressions=" + regressions + " tornReadsDetectedAndRetried=" + tornRetries +
                 " fallbacksToRpc=" + fallbacks + " oneSidedHits=" + oneSidedHits + " definitiveMisses=" + misses +
-                " missLookups=" + missLookups + " node[" + pool + "]" +
+                " missLookups=" + missLookups + " cacheHits(singleRead)=" + cacheHits + " cacheMisses=" +
+                cacheMisses + " cacheInvalidations=" + cacheInvalidations + " node[" + pool + "]" +
                 (examples.isEmpty() ? "" : " examples=" + examples);
         }
     }
@@ -197,7 +200,9 @@ final class TornReadWorkload
         return new Result(gets.get(), puts.get(), undetected.get(), absent.get(), regressions.get(),
             counter(stats, ClientCounter.GET_TORN_RETRIES), counter(stats, ClientCounter.GET_FALLBACKS),
             counter(stats, ClientCounter.GET_ONE_SIDED_HITS), counter(stats, ClientCounter.GET_MISSES),
-            counter(stats, ClientCounter.GET_MISS_LOOKUPS), poolCounters(stats), List.copyOf(examples));
+            counter(stats, ClientCounter.GET_MISS_LOOKUPS), counter(stats, ClientCounter.GET_CACHE_HITS),
+            counter(stats, ClientCounter.GET_CACHE_MISSES), counter(stats, ClientCounter.GET_CACHE_INVALIDATIONS),
+            poolCounters(stats), List.copyOf(examples));
     }
 
     private static long counter(final KvStats stats, final ClientCounter counter)

@@ -263,7 +263,9 @@ final class ClusterRouter implements Redirector, AutoCloseable
             ClusterMap.reachableHost(chosen.host(), controlAddress), chosen.port());
         final NodeInfo info = new NodeInfo(welcome.nodeId(), controlAddress, dataAddress, welcome.geometry(), remoteKey,
             welcome.poolHeaderAddress(), welcome.layoutEpoch(), welcome.maxKeyLength(), welcome.maxValueLength());
-        final NodeSession session = new NodeSession(info, oneSidedGets, rpc, conductor);
+        final LocationCache locationCache = new LocationCache(oneSidedGets ? config.locationCacheEntries() : 0,
+            info.geometry(), config.oneSidedBufferBytes());
+        final NodeSession session = new NodeSession(info, oneSidedGets, locationCache, rpc, conductor);
         try
         {
             final Endpoint endpoint = worker.connect(dataAddress, session)

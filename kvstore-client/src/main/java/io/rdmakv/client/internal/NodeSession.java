@@ -3,6 +3,7 @@ package io.rdmakv.client.internal;
 import io.rdmakv.client.KvError;
 import io.rdmakv.client.KvException;
 import io.rdmakv.protocol.ProtocolException;
+import io.rdmakv.protocol.layout.PoolHeaderFlyweight;
 import io.rdmakv.protocol.wire.AttachRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
@@ -22,8 +23,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * This client's data connection to one node: the node's WELCOME facts and the transport endpoint. Receives the
- * node's answers (progress thread) and notices when the connection is lost, so the next request reconnects.
+ * This client's data connection to one node: the node's WELCOME facts, the transport endpoint, and the
+ * {@link LocationCache} of where this node's values were last seen. Receives the node's answers (progress thread) and
+ * notices when the connection is lost, so the next request reconnects. The cache lives and dies with the session: a
+ * reconnect (node restart, new pool epoch) starts with an empty one, so no location outlives the pool it points into.
  *
  * <p>A new endpoint is usable only after {@link #attach}: its first message presents the WELCOME's session ticket,
  * and the node serves nothing before it accepted that. Until then the first answer is the ATTACH's, not an RPC's.
@@ -39,15 +42,25 @@ final class NodeSession implements EndpointHandler
     private volatile Endpoint endpoint;
     private volatile boolean alive = true;
     private volatile boolean poolStale;
+    private volatile boolean layoutUnsupported;
+    private final LocationCache locationCache;
     /** The node's answer to ATTACH: its status, or null when the connection was lost first. */
     private final CompletableFuture<Status> attachAnswer = new CompletableFuture<>();
 
-    NodeSession(final NodeInfo info, final boolean oneSided, final RpcProtocol rpc, final ClientConductor conductor)
+    NodeSession(final NodeInfo info, final boolean oneSided, final LocationCache locationCache, final RpcProtocol rpc,
+        final ClientConductor conductor)
     {
         this.info = info;
         this.oneSided = oneSided;
+        this.locationCache = locationCache;
         this.rpc = rpc;
         this.conductor = conductor;
+    }
+
+    /** Where this node's values were last seen (off when the cache is configured off or GETs go by RPC). */
+    LocationCache locationCache()
+    {
+        return locationCache;
     }
 
     NodeInfo info()
@@ -129,7 +142,21 @@ final class NodeSession implements EndpointHandler
     /** GETs to this node go one-sided (resolved get mode, and the pool has not been rebuilt since the handshake). */
     boolean oneSided()
     {
-        return oneSided && !poolStale;
+        return oneSided && !poolStale && !layoutUnsupported;
+    }
+
+    /**
+     * The node's pool header names a layout version this client cannot read: GETs to it go by RPC for the rest of
+     * the session (a reconnect would find the same layout).
+     */
+    void markLayoutUnsupported(final int layoutVersion)
+    {
+        if (!layoutUnsupported)
+        {
+            layoutUnsupported = true;
+            LOG.warn("node {} lays out its pool in version {}, this client reads version {}: its GETs go by RPC",
+                info.nodeId(), layoutVersion, PoolHeaderFlyweight.LAYOUT_VERSION);
+        }
     }
 
     /** Usable for new requests: connected and not superseded. */

@@ -20,8 +20,15 @@ import java.util.concurrent.locks.LockSupport;
  * The one-sided GET, as a state machine over a {@link RequestSlot}:
  *
  * <pre>
- *   start ──► read primary bucket + secondary bucket + pool header   (one readBatch: one doorbell where supported)
+ *   start ──► location of the key cached for this node ?  (LocationCache, per NodeSession)
+ *     │ yes: read the extent alone ────────────────────────── ONE read, ONE round trip
+ *     │        verifyCurrent: lengths + CRC32C + key + version + state LIVE(version):
+ *     │          OK ──► value (cache hit)
+ *     │          anything else (RETIRED, VERSION_MISMATCH, KEY_MISMATCH, torn) ──► forget it (invalidation) ──┐
+ *     ▼ no (cache miss)                                                                                       │
+ *   read primary bucket + secondary bucket + pool header   (one readBatch: one doorbell where supported)  ◄──┘
  *               │ header magic/epoch differ ─────────────────────────────────────────► RPC GET (fallback)
+ *               │ layout version not ours ──► this node's GETs go by RPC ─────────────► RPC GET (fallback)
  *               ▼
  *             candidates = valid slots whose fingerprint matches, primary bucket first
  *               │ none left ──► a key mismatched on the way ? retry from the start (as torn)
@@ -29,15 +36,29 @@ import java.util.concurrent.locks.LockSupport;
  *               ▼
  *             read the candidate's extent (length from the slot) ── larger than the buffer ──► RPC GET (fallback)
  *               ▼
- *             verify lengths + CRC32C + key:  OK ──► value (hit)
+ *             verify lengths + CRC32C + key:  OK ──► value (hit); remember the location if the extent is LIVE
  *                                             KEY_MISMATCH ──► next candidate
  *                                             TORN_CRC / BAD_LENGTH ──► retry from the start, at most readRetries
  *                                                                       times, then RPC GET (fallback)
  * </pre>
  *
- * The first batch is posted by the caller's thread; every continuation runs on the worker's progress thread and
- * never blocks it: a back-pressured post is handed to the {@link ClientConductor}, which re-posts it on a later duty
- * cycle. The only allocation per GET is the returned value.
+ * <p><b>Why a cached read is linearizable.</b> The server's single writer, whenever it supersedes a published extent
+ * (update, delete, eviction), first stores RETIRED into the old extent's state word, then publishes the new slot (a
+ * release store, so the mark is visible to anyone who can see the new slot), and only then answers the writer's
+ * client. Take the write's linearization point as the slot store. A cached read that sees LIVE(version) read the
+ * state word before the retire mark became visible, hence before the slot store: at that instant the extent's value
+ * was the key's committed value, and the read returns it (the rest of the extent is intact: it is not reused before
+ * the grace period, and if a slow read outlived it, CRC, key and version catch the new bytes). A read that starts
+ * after a write was acknowledged sees the mark, drops the entry and runs the full protocol, which finds the new slot.
+ * The version check makes an entry useless once its extent is reused, even for the same key, and because versions
+ * carry the pool epoch in their high bits, a pool rebuilt with the same layout never matches an old entry either.
+ * Node restarts also end the session, and with it the cache. The full protocol itself is unchanged: it is
+ * linearized at its bucket read.
+ *
+ * <p>The first read (or batch) is posted by the caller's thread; every continuation runs on the worker's progress
+ * thread and never blocks it: a back-pressured post is handed to the {@link ClientConductor}, which re-posts it on a
+ * later duty cycle. The progress thread is the only one that changes a {@link LocationCache}. The only allocation per
+ * GET is the returned value.
  */
 final class OneSidedGetProtocol
 {
@@ -66,10 +87,13 @@ final class OneSidedGetProtocol
         this.conductor = conductor;
     }
 
-    /** Post the first batch from a caller's thread, waiting while the endpoint is back-pressured. */
+    /** Post the first read or batch from a caller's thread, waiting while the endpoint is back-pressured. */
     void start(final RequestSlot slot)
     {
-        prepareBatch(slot);
+        if (!prepareCachedRead(slot))
+        {
+            prepareBatch(slot);
+        }
         while (true)
         {
             final TransportStatus status = postRemaining(slot);
@@ -148,16 +172,34 @@ final class OneSidedGetProtocol
         slot.pendingReads.set(3);
     }
 
-    private void prepareExtentRead(final RequestSlot slot, final long indexSlot)
+    /** A cached location: prepare the single extent read (caller's thread). False on a cache miss or cache off. */
+    private boolean prepareCachedRead(final RequestSlot slot)
+    {
+        final LocationCache cache = slot.session.locationCache();
+        if (!cache.enabled())
+        {
+            return false;
+        }
+        if (!cache.lookup(slot.hash, slot))
+        {
+            counters.increment(ClientCounter.GET_CACHE_MISSES);
+            return false;
+        }
+        prepareExtentRead(slot, slot.followedSlot, RequestSlot.PHASE_READ_CACHED);
+        return true;
+    }
+
+    private void prepareExtentRead(final RequestSlot slot, final long indexSlot, final int phase)
     {
         final NodeInfo node = slot.session.info();
+        slot.followedSlot = indexSlot;
         slot.extentLength = IndexSlot.extentLength(indexSlot);
         slot.batch[0].set(node.poolBase() + IndexSlot.extentOffset(indexSlot), node.remoteKey(), slot.extentLength,
             slot.readBuffer, RequestSlot.EXTENT_OFFSET, slot.extentReadHandler);
         slot.batchSize = 1;
         slot.batchPosted = 0;
         slot.readFailure = null;
-        slot.phase = RequestSlot.PHASE_READ_EXTENT;
+        slot.phase = phase;
         slot.pendingReads.set(1);
     }
 
@@ -223,6 +265,10 @@ final class OneSidedGetProtocol
         {
             onBucketsRead(slot);
         }
+        else if (slot.phase == RequestSlot.PHASE_READ_CACHED)
+        {
+            onCachedExtentRead(slot);
+        }
         else
         {
             onExtentRead(slot);
@@ -261,6 +307,14 @@ final class OneSidedGetProtocol
         {
             // The pool was rebuilt since the handshake: what the buckets say cannot be trusted.
             slot.session.markPoolStale();
+            fallback(slot);
+            return;
+        }
+        final int layoutVersion = slot.readBuffer.getInt(header + PoolHeaderFlyweight.VERSION_OFFSET, ORDER);
+        if (layoutVersion != PoolHeaderFlyweight.LAYOUT_VERSION)
+        {
+            // Extents laid out otherwise would never verify (or, worse, be misread): ask the server instead.
+            slot.session.markLayoutUnsupported(layoutVersion);
             fallback(slot);
             return;
         }
@@ -307,8 +361,34 @@ final class OneSidedGetProtocol
             fallback(slot);
             return;
         }
-        prepareExtentRead(slot, indexSlot);
+        prepareExtentRead(slot, indexSlot, RequestSlot.PHASE_READ_EXTENT);
         resume(slot);
+    }
+
+    /** The single read of a cached location finished: the value, or forget the location and run the full protocol. */
+    private void onCachedExtentRead(final RequestSlot slot)
+    {
+        extent.wrap(slot.readBuffer, RequestSlot.EXTENT_OFFSET, slot.extentLength);
+        if (extent.verifyCurrent(slot.key, 0, slot.keyLength, slot.expectedVersion) == ExtentStatus.OK)
+        {
+            counters.increment(ClientCounter.GET_CACHE_HITS);
+            succeed(slot);
+            return;
+        }
+        // Superseded, deleted, evicted, reused or torn: whatever it was, the index knows better.
+        counters.increment(ClientCounter.GET_CACHE_INVALIDATIONS);
+        slot.session.locationCache().forget(slot.hash, slot.followedSlot);
+        prepareBatch(slot);
+        resume(slot);
+    }
+
+    private void succeed(final RequestSlot slot)
+    {
+        final byte[] value = new byte[extent.valueLength()];
+        slot.readBuffer.getBytes(extent.valueIndex(), value);
+        counters.increment(ClientCounter.GET_ONE_SIDED_HITS);
+        slot.succeed(Status.OK, value, null);
+        slots.complete(slot);
     }
 
     private void onExtentRead(final RequestSlot slot)
@@ -318,11 +398,12 @@ final class OneSidedGetProtocol
         switch (status)
         {
             case OK:
-                final byte[] value = new byte[extent.valueLength()];
-                slot.readBuffer.getBytes(extent.valueIndex(), value);
-                counters.increment(ClientCounter.GET_ONE_SIDED_HITS);
-                slot.succeed(Status.OK, value, null);
-                slots.complete(slot);
+                if (extent.isLive())
+                {
+                    // Only a LIVE extent is worth remembering: a RETIRED one was superseded since the bucket read.
+                    slot.session.locationCache().remember(slot.hash, slot.followedSlot, extent.version());
+                }
+                succeed(slot);
                 break;
             case KEY_MISMATCH:
                 // A fingerprint collision, or a slot read before the writer replaced it whose extent has since been

@@ -25,6 +25,7 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  *   +-----------+-----------+----------------+-----------------------------------------+
  * </pre>
  * The two buckets and the header are read in one batch, so the COMPLETE flag and the epoch are as fresh as the slots.
+ * A GET whose key's location is cached reads only the value extent, into the same place.
  *
  * <p>Threads: the caller fills the request and posts the first operation; continuations and completion run on the
  * worker's progress thread. {@link #state} hands the result back with a volatile write.
@@ -47,6 +48,8 @@ final class RequestSlot
     static final int PHASE_READ_BUCKETS = 1;
     static final int PHASE_READ_EXTENT = 2;
     static final int PHASE_AWAIT_RESPONSE = 3;
+    /** Reading the extent at a cached location, the GET's only read when it verifies. */
+    static final int PHASE_READ_CACHED = 4;
 
     static final int STATE_FREE = 0;
     static final int STATE_ACTIVE = 1;
@@ -98,6 +101,10 @@ final class RequestSlot
     int candidateCount;
     int candidateNext;
     int extentLength;
+    /** The index slot whose extent is being read: a candidate from the buckets, or the cached location. */
+    long followedSlot;
+    /** The version the cached location promised (a cached read only). */
+    long expectedVersion;
     /** First failed read status of the current batch (worker thread only). */
     io.rdmakv.transport.TransportStatus readFailure;
     /** What the conductor should retry when a post from the worker thread was back-pressured. */
@@ -140,6 +147,8 @@ final class RequestSlot
         this.candidateCount = 0;
         this.candidateNext = 0;
         this.extentLength = 0;
+        this.followedSlot = 0;
+        this.expectedVersion = 0;
         this.readFailure = null;
         this.deferredAction = 0;
         this.resultStatus = null;

@@ -3,6 +3,7 @@ package io.rdmakv.client.internal;
 import io.rdmakv.client.ClientCounter;
 import io.rdmakv.client.KvError;
 import io.rdmakv.protocol.ProtocolException;
+import io.rdmakv.protocol.layout.IndexSlot;
 import io.rdmakv.protocol.wire.KeyRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageDecoder;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
@@ -21,7 +22,8 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Two-sided requests (GET, PUT, DELETE, STATS): encodes a request with the protocol's flyweights, sends it with a
- * fresh correlation id, and matches the RESPONSE back to its {@link RequestSlot} on the progress thread.
+ * fresh correlation id, and matches the RESPONSE back to its {@link RequestSlot} on the progress thread. An OK PUT's
+ * answer says where the value now lives, which goes into the node's {@link LocationCache}; a DELETE drops the key's.
  *
  * <p>Back-pressure from the transport is never a failure: a caller's thread waits (bounded by the request's
  * deadline) while the worker progresses; the progress thread hands the send to the {@link ClientConductor} instead.
@@ -176,6 +178,14 @@ final class RpcProtocol
             }
             else
             {
+                if (slot.type == RequestSlot.TYPE_PUT)
+                {
+                    learnOwnWrite(session, slot, response);
+                }
+                else if (slot.type == RequestSlot.TYPE_DELETE)
+                {
+                    session.locationCache().forget(slot.hash);
+                }
                 slot.succeed(status, null, slot.type == RequestSlot.TYPE_STATS ? response.text() : null);
             }
         }
@@ -189,6 +199,21 @@ final class RpcProtocol
             slot.succeed(status, null, response.valueLength() > 0 ? response.text() : null);
         }
         slots.complete(slot);
+    }
+
+    /**
+     * An OK PUT of this client: remember where the node placed the value (the answer's location and version), so
+     * reading one's own writes takes one read; when the node did not place it in the pool, forget the old place.
+     */
+    private static void learnOwnWrite(
+        final NodeSession session, final RequestSlot slot, final ResponseFlyweight response)
+    {
+        final LocationCache cache = session.locationCache();
+        final long location = response.location();
+        if (location == IndexSlot.EMPTY || !cache.remember(slot.hash, location, response.version()))
+        {
+            cache.forget(slot.hash);
+        }
     }
 
     /** Encodes requests into a growable buffer of its thread. */

@@ -36,7 +36,7 @@ import java.util.function.Consumer;
  * <pre>
  *   first message on an endpoint: ATTACH with a valid session ticket -> RESPONSE OK; the endpoint is served
  *                                 anything else -> RESPONSE UNAUTHENTICATED and the endpoint is closed
- *   PUT    : limits -> route -> RocksDB (durable) -> pool (fresh extent, one ordered slot store) -> RESPONSE OK
+ *   PUT    : limits -> route -> RocksDB (durable) -> pool (fresh extent, one ordered slot store) -> RESPONSE OK + slot
  *   DELETE : limits -> route -> exists? (pool hit, else RocksDB lookup) -> RocksDB -> pool (slot := 0, retire extent)
  *            -> RESPONSE OK, or NOT_FOUND (nothing written) when the key did not exist
  *   GET    : limits -> route -> pool ? value : RocksDB ? (promote into pool) value : NOT_FOUND
@@ -558,10 +558,15 @@ public final class RequestHandler implements EndpointHandler
         send(endpoint, response.encodedLength());
     }
 
+    /** Only an OK PUT that placed its value in the pool has a non-zero version: its slot goes along (the location). */
     private void answer(final Endpoint endpoint, final long correlationId, final Status status, final long version)
     {
         response.wrap(responseBuffer, 0, responseBuffer.capacity()).header(MessageType.RESPONSE, correlationId);
         response.status(status).version(version);
+        if (version != 0)
+        {
+            response.location(index.lastSlot());
+        }
         send(endpoint, response.encodedLength());
     }
 

@@ -27,15 +27,21 @@ import org.agrona.concurrent.UnsafeBuffer;
  *
  * <p>Publication protocol (what makes a one-sided GET safe against this writer):
  * <ol>
- *   <li>insert/update: allocate a FRESH extent, write header, key and value, CRC last; then publish the slot with ONE
- *       release-ordered 8-byte store (into the key's existing slot on update, else an empty slot of the emptier of its
- *       two buckets). The old extent of an update is retired to the reclaimer: it stays untouched for the grace
- *       period, so a reader that followed the old slot still verifies a value that was committed.</li>
+ *   <li>insert/update: allocate a FRESH extent, write header, key and value, CRC, then its state word LIVE; then
+ *       publish the slot with ONE release-ordered 8-byte store (into the key's existing slot on update, else an empty
+ *       slot of the emptier of its two buckets). The old extent of an update is retired to the reclaimer: it stays
+ *       untouched for the grace period, so a reader that followed the old slot still verifies a value that was
+ *       committed.</li>
  *   <li>delete: ordered store of 0 into the slot, then retire the extent.</li>
  *   <li>eviction (pool full, or both buckets full): clear the header's COMPLETE flag FIRST (release store), then
  *       replace/clear the victim's slot and retire its extent. A reader therefore never sees a miss while the header
  *       still claims completeness for a key evicted by this writer.</li>
  * </ol>
+ * Whenever a published extent is superseded (update, delete, eviction, a put that could not be cached), its state
+ * word is set RETIRED (an ordered store) BEFORE the slot store that supersedes it, and the request is answered
+ * after both. A client that skips the index and reads a remembered extent alone (its location
+ * cache) therefore sees RETIRED once the replacement can be seen, and LIVE only if it read the word before that:
+ * see {@link ValueExtentFlyweight}.
  * Extent offsets from the allocator are arena offsets; the arena IS the pool, so they are pool offsets too.
  *
  * <p>Eviction when the allocator is full is CLOCK over the slots: a reference bit per slot is set when the server
@@ -80,6 +86,7 @@ public final class PoolIndex
 
     private long clockHand;
     private long version;
+    private long lastSlot;
     private long keyCount;
     private boolean complete;
     private long evictions;
@@ -203,9 +210,8 @@ public final class PoolIndex
 
         if (existing >= 0)
         {
-            final long old = slotValue(existing);
-            publish(existing, slot);
-            retire(old);
+            supersede(existing, slot);
+            lastSlot = slot;
             return STORED;
         }
 
@@ -221,15 +227,15 @@ public final class PoolIndex
             }
             target = victimIn(primary, secondary);
             markIncomplete();
-            final long old = slotValue(target);
-            publish(target, slot);
-            retire(old);
+            supersede(target, slot);
             evictions++;
+            lastSlot = slot;
             return STORED;
         }
         publish(target, slot);
         keyCount++;
         header.keyCount(keyCount);
+        lastSlot = slot;
         return STORED;
     }
 
@@ -333,6 +339,12 @@ public final class PoolIndex
     public long lastVersion()
     {
         return version;
+    }
+
+    /** The index slot published by the most recent {@link #STORED} put (sent back in its PUT response). */
+    public long lastSlot()
+    {
+        return lastSlot;
     }
 
     public long keyCount()
@@ -538,11 +550,22 @@ public final class PoolIndex
 
     private void clearSlot(final long at)
     {
-        final long old = slotValue(at);
-        publish(at, IndexSlot.EMPTY);
-        retire(old);
+        supersede(at, IndexSlot.EMPTY);
         keyCount--;
         header.keyCount(keyCount);
+    }
+
+    /**
+     * Replace the published slot at {@code at} by {@code slot} (EMPTY to clear it): mark the old extent RETIRED,
+     * then publish, then hand the old extent to the reclaimer. The order is what a cached one-sided read relies on.
+     */
+    private void supersede(final long at, final long slot)
+    {
+        final long old = slotValue(at);
+        wrapExtent(old);
+        extent.retire();
+        publish(at, slot);
+        retire(old);
     }
 
     private void retire(final long slot)

@@ -99,4 +99,16 @@ final class LayoutReader
         extent.wrap(new UnsafeBuffer(copy), 0, length);
         return extent.verify(key) == ExtentStatus.OK ? extent.value() : null;
     }
+
+    /**
+     * What a client that remembered {@code key}'s location and version sees when it reads that extent alone
+     * ({@link ValueExtentFlyweight#verifyCurrent}): OK only while the extent is intact, of that version and LIVE.
+     */
+    ExtentStatus readRemembered(final long indexSlot, final byte[] key, final long version)
+    {
+        final byte[] copy = new byte[IndexSlot.extentLength(indexSlot)];
+        pool.getBytes((int)IndexSlot.extentOffset(indexSlot), copy);
+        extent.wrap(new UnsafeBuffer(copy), 0, copy.length);
+        return extent.verifyCurrent(new UnsafeBuffer(key), 0, key.length, version);
+    }
 }

@@ -5,6 +5,8 @@ import io.rdmakv.pool.PinPolicy;
 import io.rdmakv.pool.PinnedArena;
 import io.rdmakv.pool.alloc.EpochReclaimer;
 import io.rdmakv.pool.alloc.ExtentAllocator;
+import io.rdmakv.protocol.layout.ExtentStatus;
+import io.rdmakv.protocol.layout.IndexSlot;
 import io.rdmakv.protocol.layout.PoolGeometry;
 import io.rdmakv.protocol.layout.ValueExtentFlyweight;
 import io.rdmakv.server.store.Durability;
@@ -133,6 +135,60 @@ class PoolIndexTest
         assertTrue(allocator.isAllocated(oldOffset), "the retired extent is reused after the grace period");
         assertNull(reader.readExtentAt(oldOffset, oldLength, b("k")));
         assertArrayEquals(b("second value"), reader.get(b("k")));
+    }
+
+    @Test
+    void shouldMarkEverySupersededExtentRetiredBeforeReplacingIt()
+    {
+        final long size = 1L << 20;
+        // One bucket (both choices the same 8 slots), so the ninth key evicts; a long grace: nothing is reused.
+        final PoolIndex index = newIndex(size, PoolGeometry.plan(size, 1), 1_000_000_000L);
+        final LayoutReader reader = reader();
+
+        assertEquals(PoolIndex.STORED, index.put(b("k"), b("first"), true));
+        final long firstSlot = index.lastSlot();
+        final long firstVersion = index.lastVersion();
+        assertEquals(ExtentStatus.OK, reader.readRemembered(firstSlot, b("k"), firstVersion), "live when published");
+
+        // Update: the old extent is RETIRED, the new one LIVE; the old bytes themselves stay intact (grace).
+        assertEquals(PoolIndex.STORED, index.put(b("k"), b("second"), true));
+        final long secondSlot = index.lastSlot();
+        final long secondVersion = index.lastVersion();
+        assertNotEquals(firstSlot, secondSlot);
+        assertEquals(ExtentStatus.RETIRED, reader.readRemembered(firstSlot, b("k"), firstVersion));
+        assertArrayEquals(b("first"), reader.readExtentAt(IndexSlot.extentOffset(firstSlot),
+            IndexSlot.extentLength(firstSlot), b("k")), "a reader that followed the old slot still verifies it");
+        assertEquals(ExtentStatus.OK, reader.readRemembered(secondSlot, b("k"), secondVersion));
+
+        // Delete.
+        assertTrue(index.remove(b("k")));
+        assertEquals(ExtentStatus.RETIRED, reader.readRemembered(secondSlot, b("k"), secondVersion));
+
+        // Eviction from a full bucket pair: exactly the victim is retired.
+        final long[] slots = new long[9];
+        final long[] versions = new long[9];
+        for (int i = 0; i < 9; i++)
+        {
+            assertEquals(PoolIndex.STORED, index.put(b("e" + i), b("v" + i), true));
+            slots[i] = index.lastSlot();
+            versions[i] = index.lastVersion();
+        }
+        assertEquals(1, index.evictions());
+        int retired = 0;
+        for (int i = 0; i < 9; i++)
+        {
+            final ExtentStatus status = reader.readRemembered(slots[i], b("e" + i), versions[i]);
+            if (reader.get(b("e" + i)) == null)
+            {
+                assertEquals(ExtentStatus.RETIRED, status, "evicted e" + i);
+                retired++;
+            }
+            else
+            {
+                assertEquals(ExtentStatus.OK, status, "present e" + i);
+            }
+        }
+        assertEquals(1, retired);
     }
 
     @Test
@@ -387,6 +443,8 @@ class PoolIndexTest
         final PoolIndex index = newIndex(size, PoolSizing.plan(size, 1024), 1_000_000_000L);
         final LayoutReader reader = reader();
         index.put(b("hot"), b("old"), true);
+        final long hotSlot = index.lastSlot();
+        final long hotVersion = index.lastVersion();
         // Fill the pool without evicting (warm-up mode) until it refuses.
         final byte[] filler = new byte[900];
         int stored = 0;
@@ -410,6 +468,8 @@ class PoolIndexTest
         big[0] = 42;
         assertEquals(PoolIndex.NOT_CACHED, index.put(b("hot"), big, false));
         assertNull(reader.get(b("hot")), "the pool must not keep serving the overwritten value");
+        assertEquals(ExtentStatus.RETIRED, reader.readRemembered(hotSlot, b("hot"), hotVersion),
+            "nor may a client that remembers where the old value lives");
         assertFalse(reader.isComplete());
     }
 

@@ -13,5 +13,15 @@ public enum ExtentStatus
     /** Intact, but it holds another key (fingerprint collision, or the extent was reused). */
     KEY_MISMATCH,
     /** The length fields do not fit the bytes read (garbage or a torn header). Retry. */
-    BAD_LENGTH
+    BAD_LENGTH,
+    /**
+     * {@link ValueExtentFlyweight#verifyCurrent} only: intact and the expected key, but not the expected version
+     * (rewritten, or reused for a newer value of the same key after the grace period).
+     */
+    VERSION_MISMATCH,
+    /**
+     * {@link ValueExtentFlyweight#verifyCurrent} only: intact, the expected key and version, but the writer has marked
+     * it superseded (the key was updated, deleted or evicted): its value may no longer be the committed one.
+     */
+    RETIRED
 }

@@ -19,7 +19,7 @@ import java.nio.ByteOrder;
  *  |                  Magic "RDMAKV01" (8 ASCII bytes)             |  0
  *  |                                                               |
  *  +---------------------------------------------------------------+
- *  |                  Layout version (u32) = 1                     |  8
+ *  |                  Layout version (u32) = 2                     |  8
  *  +-------------------------------------------------------------+-+
  *  |                  Flags (u32)                                |C|  12  C = COMPLETE (bit 0)
  *  +-------------------------------------------------------------+-+
@@ -59,7 +59,11 @@ public final class PoolHeaderFlyweight
     /** Bytes that carry fields; a one-sided read of the header needs only these. */
     public static final int ENCODED_LENGTH = 88;
 
-    public static final int LAYOUT_VERSION = 1;
+    /**
+     * 2: value extents carry a state word (LIVE/RETIRED) outside their CRC, which covers bytes [8, end) (version 1
+     * had a reserved word at 12 and the CRC from byte 4).
+     */
+    public static final int LAYOUT_VERSION = 2;
     /** "RDMAKV01" as eight ASCII bytes, read as a little-endian u64. */
     public static final long MAGIC = magic("RDMAKV01");
 

@@ -5,6 +5,7 @@ import io.rdmakv.protocol.ProtocolException;
 import io.rdmakv.protocol.ProtocolLimits;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.AtomicBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteOrder;
@@ -18,13 +19,13 @@ import java.nio.ByteOrder;
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
  *  +---------------------------------------------------------------+
- *  |                     CRC32C (u32) of bytes [4, 24 + K + V)     |  0
+ *  |                     CRC32C (u32) of bytes [8, 24 + K + V)     |  0
+ *  +-+-------------------------------------------------------------+
+ *  |R|       State: low 31 bits of the version (outside the CRC)   |  4   R = RETIRED (bit 31)
+ *  +-+-----------------------------+-------------------------------+
+ *  |       Key length K (u16)      |          Flags (u16)          |  8
  *  +-------------------------------+-------------------------------+
- *  |       Key length K (u16)      |          Flags (u16)          |  4
- *  +-------------------------------+-------------------------------+
- *  |                     Value length V (u32)                      |  8
- *  +---------------------------------------------------------------+
- *  |                     Reserved (u32) = 0                        |  12
+ *  |                     Value length V (u32)                      |  12
  *  +---------------------------------------------------------------+
  *  |                     Version (u64)                             |  16
  *  |                                                               |
@@ -35,8 +36,19 @@ import java.nio.ByteOrder;
  *  +---------------------------------------------------------------+
  *  |                     Padding to a multiple of 64              ...
  *  +---------------------------------------------------------------+
- *  little-endian; the CRC is written last
+ *  little-endian; the CRC is written after header, key and value, the state word last
  * </pre>
+ *
+ * <p><b>The state word</b> is the one field the writer changes after publication, so it is outside the CRC. It is
+ * {@link #liveState LIVE(version)} from the moment the extent is written, and the writer stores
+ * {@link #retiredState RETIRED(version)} into it with an ordered store ({@link #retire()}) <em>before</em> it
+ * publishes anything that supersedes the extent (a newer extent of the key, an empty slot after a delete or an
+ * eviction). A reader that already knows where a key's value lives (a client's location cache) reads the extent
+ * alone and accepts it only through {@link #verifyCurrent}: intact, the expected key, the expected version, and a
+ * state word that says LIVE for exactly that version. Seeing LIVE means the word was read before the writer's retire
+ * mark, hence before the replacement was published: the value was the committed one at that instant. Because the
+ * state word carries the version's low bits, a word read from the extent's next life (reused after the grace period
+ * for another value) never passes for the old one's LIVE.
  *
  * Not thread-safe (it keeps a CRC32C state): one flyweight per thread.
  */
@@ -45,14 +57,21 @@ public final class ValueExtentFlyweight
     public static final int HEADER_LENGTH = 24;
 
     public static final int CRC_OFFSET = 0;
-    public static final int KEY_LENGTH_OFFSET = 4;
-    public static final int FLAGS_OFFSET = 6;
-    public static final int VALUE_LENGTH_OFFSET = 8;
-    public static final int RESERVED_OFFSET = 12;
+    public static final int STATE_OFFSET = 4;
+    public static final int KEY_LENGTH_OFFSET = 8;
+    public static final int FLAGS_OFFSET = 10;
+    public static final int VALUE_LENGTH_OFFSET = 12;
     public static final int VERSION_OFFSET = 16;
     public static final int KEY_OFFSET = HEADER_LENGTH;
+    /** The CRC covers the header from here (past CRC and state word) to the end of the value. */
+    public static final int CRC_START = KEY_LENGTH_OFFSET;
+
+    /** Bit 31 of the state word: the writer has superseded this extent. */
+    public static final int RETIRED_BIT = 0x8000_0000;
+    private static final int STATE_VERSION_MASK = 0x7FFF_FFFF;
 
     private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
+    private static final boolean NATIVE_LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
     private final Crc32c crc32c = new Crc32c();
     private final UnsafeBuffer arrayView = new UnsafeBuffer(new byte[0]);
@@ -108,8 +127,21 @@ public final class ValueExtentFlyweight
             (long)HEADER_LENGTH + keyLength + valueLength <= ProtocolLimits.MAX_EXTENT_LENGTH;
     }
 
+    /** The state word of a live extent of {@code version}: its low 31 bits, RETIRED clear. */
+    public static int liveState(final long version)
+    {
+        return (int)version & STATE_VERSION_MASK;
+    }
+
+    /** The state word of a superseded extent of {@code version}: its low 31 bits, RETIRED set. */
+    public static int retiredState(final long version)
+    {
+        return liveState(version) | RETIRED_BIT;
+    }
+
     /**
-     * Write a whole extent: header, key, value, then the CRC. Returns the extent's {@link #requiredLength}.
+     * Write a whole extent: header, key, value, then the CRC, then the state word LIVE(version) (an ordered store
+     * when the buffer is an {@link AtomicBuffer}). Returns the extent's {@link #requiredLength}.
      *
      * @throws ProtocolException when the lengths are out of range or the wrapped space is too small.
      */
@@ -128,14 +160,25 @@ public final class ValueExtentFlyweight
         b.putShort(offset + KEY_LENGTH_OFFSET, (short)keyLength, ORDER);
         b.putShort(offset + FLAGS_OFFSET, (short)0, ORDER);
         b.putInt(offset + VALUE_LENGTH_OFFSET, valueLength, ORDER);
-        b.putInt(offset + RESERVED_OFFSET, 0, ORDER);
         b.putLong(offset + VERSION_OFFSET, version, ORDER);
         b.putBytes(offset + KEY_OFFSET, key, keyOffset, keyLength);
         b.putBytes(offset + KEY_OFFSET + keyLength, value, valueOffset, valueLength);
         final int end = HEADER_LENGTH + keyLength + valueLength;
         b.setMemory(offset + end, required - end, (byte)0);
         updateCrc();
+        storeState(liveState(version));
         return required;
+    }
+
+    /**
+     * Mark the extent superseded: an ordered store of RETIRED(version) into the state word. The single writer calls
+     * this before it publishes whatever replaces the extent (see the class comment); the slot store that follows is
+     * a release store, so no reader can see the replacement without the mark being visible too.
+     */
+    public ValueExtentFlyweight retire()
+    {
+        storeState(retiredState(version()));
+        return this;
     }
 
     /** {@link #write(DirectBuffer, int, int, DirectBuffer, int, int, long)} from arrays; reuses internal views. */
@@ -149,8 +192,8 @@ public final class ValueExtentFlyweight
     /** Recompute and store the CRC over the current header, key and value (after changing {@link #flags(int)}). */
     public ValueExtentFlyweight updateCrc()
     {
-        final int covered = HEADER_LENGTH - KEY_LENGTH_OFFSET + keyLength() + valueLength();
-        final int crc = crc32c.compute(buffer, offset + KEY_LENGTH_OFFSET, covered);
+        final int covered = HEADER_LENGTH - CRC_START + keyLength() + valueLength();
+        final int crc = crc32c.compute(buffer, offset + CRC_START, covered);
         mutable().putInt(offset + CRC_OFFSET, crc, ORDER);
         return this;
     }
@@ -165,7 +208,7 @@ public final class ValueExtentFlyweight
         {
             return ExtentStatus.BAD_LENGTH;
         }
-        final int crc = crc32c.compute(buffer, offset + KEY_LENGTH_OFFSET, (int)end - KEY_LENGTH_OFFSET);
+        final int crc = crc32c.compute(buffer, offset + CRC_START, (int)end - CRC_START);
         return crc == crc() ? ExtentStatus.OK : ExtentStatus.TORN_CRC;
     }
 
@@ -202,6 +245,28 @@ public final class ValueExtentFlyweight
         return ExtentStatus.OK;
     }
 
+    /**
+     * Check what a reader that knew the key's location and version needs before it may return the value without
+     * consulting the index: {@link #verify(DirectBuffer, int, int) lengths, CRC and key}, then that the extent is
+     * of {@code expectedVersion} ({@link ExtentStatus#VERSION_MISMATCH} otherwise: rewritten or reused), then that its
+     * state word says LIVE for that version ({@link ExtentStatus#RETIRED} otherwise: superseded, deleted or evicted).
+     * Never throws on any content.
+     */
+    public ExtentStatus verifyCurrent(
+        final DirectBuffer expectedKey, final int keyOffset, final int keyLength, final long expectedVersion)
+    {
+        final ExtentStatus status = verify(expectedKey, keyOffset, keyLength);
+        if (status != ExtentStatus.OK)
+        {
+            return status;
+        }
+        if (version() != expectedVersion)
+        {
+            return ExtentStatus.VERSION_MISMATCH;
+        }
+        return state() == liveState(expectedVersion) ? ExtentStatus.OK : ExtentStatus.RETIRED;
+    }
+
     /** {@link #verify(DirectBuffer, int, int)} against a key array; reuses an internal view, no allocation. */
     public ExtentStatus verify(final byte[] expectedKey)
     {
@@ -212,6 +277,18 @@ public final class ValueExtentFlyweight
     public int crc()
     {
         return buffer.getInt(offset + CRC_OFFSET, ORDER);
+    }
+
+    /** The state word as read (plain load): compare with {@link #liveState} / {@link #retiredState}. */
+    public int state()
+    {
+        return buffer.getInt(offset + STATE_OFFSET, ORDER);
+    }
+
+    /** True when the state word says LIVE for the version in the header. */
+    public boolean isLive()
+    {
+        return state() == liveState(version());
     }
 
     public int keyLength()
@@ -286,6 +363,18 @@ public final class ValueExtentFlyweight
     private long valueLengthUnsigned()
     {
         return valueLength() & 0xFFFF_FFFFL;
+    }
+
+    private void storeState(final int state)
+    {
+        if (buffer instanceof AtomicBuffer atomic)
+        {
+            atomic.putIntRelease(offset + STATE_OFFSET, NATIVE_LITTLE_ENDIAN ? state : Integer.reverseBytes(state));
+        }
+        else
+        {
+            mutable().putInt(offset + STATE_OFFSET, state, ORDER);
+        }
     }
 
     private MutableDirectBuffer mutable()

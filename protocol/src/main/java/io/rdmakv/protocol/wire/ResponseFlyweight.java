@@ -28,8 +28,11 @@ import java.nio.charset.StandardCharsets;
  *  body length = 16 + V
  * </pre>
  *
- * The value bytes are: the value for an OK GET; UTF-8 {@code key=value} lines for STATS; the right node's UTF-8
- * {@code host:port} for {@link Status#WRONG_NODE}; an optional UTF-8 reason for other errors; empty otherwise.
+ * The value bytes are: the value for an OK GET; for an OK PUT whose value the node placed in its pool (version
+ * non-zero), the {@link io.rdmakv.protocol.layout.IndexSlot} it published (u64, {@link #LOCATION_LENGTH} bytes), so
+ * the writer learns where its value lives and can read it back one-sided; UTF-8 {@code key=value} lines for STATS;
+ * the right node's UTF-8 {@code host:port} for {@link Status#WRONG_NODE}; an optional UTF-8 reason for other errors;
+ * empty otherwise.
  */
 public final class ResponseFlyweight extends MessageHeaderFlyweight
 {
@@ -38,6 +41,8 @@ public final class ResponseFlyweight extends MessageHeaderFlyweight
     public static final int VERSION_OFFSET = HEADER_LENGTH + 8;
     public static final int VALUE_OFFSET = HEADER_LENGTH + 16;
     public static final int FIXED_BODY_LENGTH = 16;
+    /** Value bytes of an OK PUT that carries the value's location: one index slot. */
+    public static final int LOCATION_LENGTH = 8;
 
     /** Covariant {@link MessageHeaderFlyweight#header}, so encoding chains: {@code wrap(..).header(..).key(..)}. */
     @Override
@@ -147,6 +152,25 @@ public final class ResponseFlyweight extends MessageHeaderFlyweight
         b.putInt(offset + VALUE_LENGTH_OFFSET, value.length, ORDER);
         b.putBytes(offset + VALUE_OFFSET, value);
         return this;
+    }
+
+    /** Set the value bytes to the index slot an OK PUT published (after {@link #status(Status)}). */
+    public ResponseFlyweight location(final long indexSlot)
+    {
+        bodyLength(FIXED_BODY_LENGTH + LOCATION_LENGTH);
+        final MutableDirectBuffer b = mutable();
+        b.putInt(offset + VALUE_LENGTH_OFFSET, LOCATION_LENGTH, ORDER);
+        b.putLong(offset + VALUE_OFFSET, indexSlot, ORDER);
+        return this;
+    }
+
+    /**
+     * The index slot an OK PUT carries, or {@link io.rdmakv.protocol.layout.IndexSlot#EMPTY} when it carries none.
+     * A reader checks it against the pool geometry before following it, as any slot.
+     */
+    public long location()
+    {
+        return valueLength() == LOCATION_LENGTH ? buffer.getLong(offset + VALUE_OFFSET, ORDER) : 0L;
     }
 
     /** Set UTF-8 text as the value (STATS bodies, redirect addresses, error reasons); control path only. */

@@ -62,7 +62,7 @@ class PoolHeaderFlyweightTest
         assertEquals(ErrorCode.BAD_MAGIC, assertThrows(ProtocolException.class, header::validate).errorCode());
 
         header.initialise(geometry, 1, 1);
-        pool.putInt(PoolHeaderFlyweight.VERSION_OFFSET, 2, java.nio.ByteOrder.LITTLE_ENDIAN);
+        pool.putInt(PoolHeaderFlyweight.VERSION_OFFSET, 1, java.nio.ByteOrder.LITTLE_ENDIAN); // before state words
         assertEquals(ErrorCode.UNSUPPORTED_VERSION,
             assertThrows(ProtocolException.class, header::validate).errorCode());
 

@@ -54,10 +54,10 @@ class ValueExtentFlyweightTest
             assertEquals(expectedCrc, extent.crc(), "same CRC whichever way the memory is reached");
         }
         final CRC32C reference = new CRC32C();
-        final byte[] covered = new byte[20 + KEY.length + VALUE.length];
-        buffers[0].getBytes(64 + 4, covered);
+        final byte[] covered = new byte[16 + KEY.length + VALUE.length];
+        buffers[0].getBytes(64 + 8, covered);
         reference.update(covered);
-        assertEquals((int)reference.getValue(), expectedCrc, "CRC32C over bytes [4, 24 + K + V)");
+        assertEquals((int)reference.getValue(), expectedCrc, "CRC32C over bytes [8, 24 + K + V)");
     }
 
     @Test
@@ -123,6 +123,16 @@ class ValueExtentFlyweightTest
                 final byte original = buffer.getByte(i);
                 buffer.putByte(i, (byte)(original ^ flip));
                 final ExtentStatus status = extent.verify(KEY);
+                final ExtentStatus current = extent.verifyCurrent(keyBuffer(), 0, KEY.length, 5);
+                assertNotEquals(ExtentStatus.OK, current, "corruption at byte " + i + " not caught");
+                if (i >= ValueExtentFlyweight.STATE_OFFSET && i < ValueExtentFlyweight.CRC_START)
+                {
+                    // The state word is outside the CRC: only a reader that checks it sees the change.
+                    assertEquals(ExtentStatus.OK, status, "byte " + i);
+                    assertEquals(ExtentStatus.RETIRED, current, "byte " + i);
+                    buffer.putByte(i, original);
+                    continue;
+                }
                 assertNotEquals(ExtentStatus.OK, status, "corruption at byte " + i + " not caught");
                 if (i < ValueExtentFlyweight.KEY_LENGTH_OFFSET || i >= ValueExtentFlyweight.HEADER_LENGTH)
                 {
@@ -135,6 +145,39 @@ class ValueExtentFlyweightTest
         // Padding is not covered: corrupting it is harmless.
         buffer.putByte(required - 1, (byte)0x55);
         assertEquals(ExtentStatus.OK, extent.verify(KEY));
+    }
+
+    @Test
+    void shouldWriteLiveStateAndRetireItOutsideTheCrc()
+    {
+        final int required = ValueExtentFlyweight.requiredLength(KEY.length, VALUE.length);
+        final UnsafeBuffer buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(required));
+        final long version = (7L << 32) | 0x8000_0005L; // bit 31 of the low word set: the state keeps only 31 bits
+        extent.wrap(buffer, 0, required).write(KEY, VALUE, version);
+        assertEquals(ValueExtentFlyweight.liveState(version), extent.state());
+        assertEquals(5, extent.state(), "low 31 bits of the version");
+        assertEquals(true, extent.isLive());
+        assertEquals(ExtentStatus.OK, extent.verifyCurrent(keyBuffer(), 0, KEY.length, version));
+        assertEquals(ExtentStatus.VERSION_MISMATCH, extent.verifyCurrent(keyBuffer(), 0, KEY.length, version - 1));
+        assertEquals(ExtentStatus.KEY_MISMATCH, extent.verifyCurrent(
+            new UnsafeBuffer("user:43".getBytes(StandardCharsets.US_ASCII)), 0, KEY.length, version));
+
+        final int crc = extent.crc();
+        extent.retire();
+        assertEquals(ValueExtentFlyweight.retiredState(version), extent.state());
+        assertEquals(false, extent.isLive());
+        assertEquals(crc, extent.crc(), "retiring does not touch the CRC");
+        assertEquals(ExtentStatus.OK, extent.verify(KEY), "still intact for a reader that followed the index");
+        assertEquals(ExtentStatus.RETIRED, extent.verifyCurrent(keyBuffer(), 0, KEY.length, version));
+
+        // Reused for a newer value of the same key: the new life is LIVE for its own version only.
+        extent.write(KEY, VALUE, version + 1);
+        assertEquals(ExtentStatus.VERSION_MISMATCH, extent.verifyCurrent(keyBuffer(), 0, KEY.length, version));
+        assertEquals(ExtentStatus.OK, extent.verifyCurrent(keyBuffer(), 0, KEY.length, version + 1));
+        // A state word from one life next to the header of another never verifies.
+        buffer.putInt(ValueExtentFlyweight.STATE_OFFSET, ValueExtentFlyweight.liveState(version),
+            ByteOrder.LITTLE_ENDIAN);
+        assertEquals(ExtentStatus.RETIRED, extent.verifyCurrent(keyBuffer(), 0, KEY.length, version + 1));
     }
 
     @Test
@@ -174,5 +217,10 @@ class ValueExtentFlyweightTest
         extent.updateCrc();
         assertEquals(ExtentStatus.OK, extent.verify(KEY));
         assertEquals(1, extent.flags());
+    }
+
+    private static UnsafeBuffer keyBuffer()
+    {
+        return new UnsafeBuffer(KEY);
     }
 }
