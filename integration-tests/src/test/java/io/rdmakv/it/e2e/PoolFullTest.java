@@ -49,7 +49,8 @@ class PoolFullTest
     {
         final ServerProcess server = ServerProcess.builder(tmp.resolve("data")).name("poolfull")
             .setting("pool.size", "4MiB").start();
-        try (KvClient client = KvClient.builder().server(server.seed()).transport(TestTransport.name()).getMode(GetMode.ONE_SIDED)
+        try (KvClient client = KvClient.builder().server(server.seed()).transport(TestTransport.name())
+            .getMode(GetMode.ONE_SIDED)
             .requestTimeout(Duration.ofSeconds(10)).build())
         {
             // While everything fits, the pool is COMPLETE: a miss is answered one-sided, without asking the node.
@@ -70,7 +71,8 @@ class PoolFullTest
                 }
             }
             final Map<String, String> node = onlyNode(client.stats());
-            assertTrue(NodeCounters.get(node, "pool.evictions") > 0, "about 6 MiB into a 4 MiB pool must evict: " + node);
+            assertTrue(NodeCounters.get(node, "pool.evictions") > 0,
+                "about 6 MiB into a 4 MiB pool must evict: " + node);
             assertEquals(0, NodeCounters.get(node, "pool.complete"), "the node no longer holds every key in its pool");
             assertTrue(NodeCounters.get(node, "pool.keys") < KEYS, node.toString());
 

@@ -19,8 +19,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  *
  * <pre>
  *   pool offset 0        indexOffset                          extentsOffset
- *   | header (4 KiB)     | bucket 0 | bucket 1 | ... (64 B each) | extents (size classes, 64 B aligned) ... |
- *                           8 slots: fp(16) | len/64 (15) | off/64 (33)      crc | klen | flags | vlen | ver | key | value
+ *   | header (4 KiB)     | bucket 0 | bucket 1 | ... (64 B each) | extents (64 B aligned; ExtentAllocator) ... |
+ *                           8 slots: fp(16) | len/64 (15) | off/64 (33)
+ *                                                        extent: crc | state | klen | flags | vlen | ver | key | value
  *
  *   key --KeyHash--> h --> primary bucket, secondary bucket (two-choice), fingerprint
  * </pre>
@@ -130,7 +131,8 @@ public final class PoolIndex
         for (long b = 0; b < geometry.bucketCount(); b++)
         {
             final long off = geometry.bucketOffset(b);
-            partitions.bufferFor(off).setMemory(partitions.partitionOffset(off), IndexBucketFlyweight.BUCKET_LENGTH, (byte)0);
+            partitions.bufferFor(off).setMemory(
+                partitions.partitionOffset(off), IndexBucketFlyweight.BUCKET_LENGTH, (byte)0);
         }
         header.wrap(first, 0).initialise(geometry, nodeId, epoch);
         header.complete(false);
@@ -258,7 +260,8 @@ public final class PoolIndex
         long at = findSlot(KeyHash.primaryBucket(hash, geometry.bucketCount()), fingerprint, key, keyOffset, keyLength);
         if (at < 0)
         {
-            at = findSlot(KeyHash.secondaryBucket(hash, geometry.bucketCount()), fingerprint, key, keyOffset, keyLength);
+            at = findSlot(
+                KeyHash.secondaryBucket(hash, geometry.bucketCount()), fingerprint, key, keyOffset, keyLength);
         }
         if (at < 0)
         {
@@ -289,7 +292,8 @@ public final class PoolIndex
         long at = findSlot(KeyHash.primaryBucket(hash, geometry.bucketCount()), fingerprint, key, keyOffset, keyLength);
         if (at < 0)
         {
-            at = findSlot(KeyHash.secondaryBucket(hash, geometry.bucketCount()), fingerprint, key, keyOffset, keyLength);
+            at = findSlot(
+                KeyHash.secondaryBucket(hash, geometry.bucketCount()), fingerprint, key, keyOffset, keyLength);
         }
         if (at < 0)
         {

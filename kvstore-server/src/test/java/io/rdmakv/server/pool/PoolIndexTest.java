@@ -73,7 +73,8 @@ class PoolIndexTest
         final long size = 4L << 20;
         final PoolIndex index = newIndex(size, PoolSizing.plan(size, 256), 0);
         final LayoutReader reader = reader();
-        assertEquals(7, new io.rdmakv.protocol.layout.PoolHeaderFlyweight().wrap(arena.partitions().partition(0), 0).nodeId());
+        assertEquals(7,
+            new io.rdmakv.protocol.layout.PoolHeaderFlyweight().wrap(arena.partitions().partition(0), 0).nodeId());
 
         final Random random = new Random(42);
         final Map<String, byte[]> expected = new HashMap<>();
