@@ -28,8 +28,9 @@ import org.agrona.BitUtil;
  * most 15 pages (60 KiB at 4 KiB pages, 15 KiB at 1 KiB pages), slabs go back to the page heap as soon as all their
  * extents are past their grace period, and large extents take exactly the pages they need, so free memory is one pool
  * for every size. What stays as before: 64-byte aligned offsets and sizes, no extent across a partition, reuse only
- * after the grace period, O(1) allocate and free (bounded scans of a few bitmap words), status codes instead of
- * exceptions.
+ * after the grace period, O(1) allocate and free (bounded scans of a few bitmap words; a large extent also writes
+ * one back-pointer per page, less work than copying its value), status codes instead of exceptions. The price is
+ * per-page metadata touched on every call: the JMH churn costs about 1.45x the old allocator's time per operation.
  *
  * <p><b>Waste.</b> Held bytes exceed the request by (a) class rounding for small extents: under 64 B up to 1 KiB,
  * under 1/8 of the request above ({@link SizeClasses}); slabs have no tails, as a class tiles its slab exactly; (b)

@@ -406,19 +406,27 @@ final class SmallExtentSlabs
         return to;
     }
 
+    /** Clear bits [from, to): whole words in between, masks at the ends. */
     private static void clearRange(final long[] bits, final long from, final long to)
     {
-        for (long index = from; index < to; index++)
+        if (from >= to)
         {
-            if ((index & 63) == 0 && index + 64 <= to)
-            {
-                bits[(int)(index >>> 6)] = 0;
-                index += 63;
-            }
-            else
-            {
-                clear(bits, index);
-            }
+            return;
         }
+        final int first = (int)(from >>> 6);
+        final int last = (int)((to - 1) >>> 6);
+        final long firstMask = -1L << from;                 // bits (from & 63)..63
+        final long lastMask = -1L >>> -to;                  // bits 0..((to - 1) & 63)
+        if (first == last)
+        {
+            bits[first] &= ~(firstMask & lastMask);
+            return;
+        }
+        bits[first] &= ~firstMask;
+        for (int word = first + 1; word < last; word++)
+        {
+            bits[word] = 0;
+        }
+        bits[last] &= ~lastMask;
     }
 }
