@@ -21,11 +21,11 @@ import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Allocate/free churn of the extent allocator, as the server's writer thread sees it under a PUT-heavy load: a
- * fixed population of live extents, each operation retires the oldest one and allocates a new one of a random size
- * (64 B .. {@code maxBytes}). Freed extents come back after the grace period, so with {@code graceMicros > 0} the
- * reclaimer's FIFO and the slab recycling are part of the cost. The allocator works on arena offsets only, so no
- * memory is mapped. Run with {@code -prof gc}: the churn should not allocate.
+ * Allocate/free churn of the extent allocator, as the server's writer thread sees it under a PUT-heavy load: a fixed
+ * population of live extents, each operation retires the oldest one and allocates a new one of a random size (64 B ..
+ * {@code maxBytes}). Freed extents come back after the grace period, so with {@code graceMicros > 0} the reclaimer's
+ * FIFO and the return of empty slabs to the page heap are part of the cost. The allocator works on arena offsets only,
+ * so no memory is mapped. Run with {@code -prof gc}: the churn should not allocate.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -57,7 +57,7 @@ public class ExtentAllocatorBenchmark
     @Setup(Level.Trial)
     public void setUp()
     {
-        allocator = new ExtentAllocator(0, RANGE, ExtentAllocator.DEFAULT_SLAB_SIZE, 1 << 30,
+        allocator = new ExtentAllocator(0, RANGE, ExtentAllocator.DEFAULT_PAGE_SIZE, 1 << 30,
             new EpochReclaimer(TimeUnit.MICROSECONDS.toNanos(graceMicros), new SystemNanoClock()));
         final SplittableRandom random = new SplittableRandom(17);
         for (int i = 0; i < SIZES; i++)

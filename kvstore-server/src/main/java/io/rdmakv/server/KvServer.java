@@ -233,14 +233,13 @@ public final class KvServer implements AutoCloseable
         final int partitionSize = arena.partitions().partitionSize();
         final EpochReclaimer reclaimer = new EpochReclaimer(
             TimeUnit.MILLISECONDS.toNanos(config.reclaimGraceMillis()), new SystemNanoClock());
-        final ExtentAllocator allocator = new ExtentAllocator(geometry.extentsOffset(), geometry.extentsLength(),
-            PoolSizing.slabSize(config.maxKeyBytes(), config.maxValueBytes(), partitionSize), partitionSize, reclaimer);
+        final ExtentAllocator allocator = PoolSizing.newAllocator(geometry, partitionSize, reclaimer);
         index = new PoolIndex(arena.partitions(), geometry, allocator, config.nodeId(), epoch);
         LOG.info("pool: {} B at 0x{} ({}, huge pages {}), {} buckets ({} B of index per key at {} B entries), " +
-            "extents {} B, epoch {}", config.poolSize(), Long.toHexString(arena.address()),
+            "extents {} B in pages of {} B, epoch {}", config.poolSize(), Long.toHexString(arena.address()),
             arena.isPinned() ? "pinned" : "NOT pinned", arena.hugePages(), geometry.bucketCount(),
             String.format("%.1f", PoolSizing.indexBytesPerKey(geometry, config.indexAvgEntryBytes())),
-            config.indexAvgEntryBytes(), geometry.extentsLength(), epoch);
+            config.indexAvgEntryBytes(), geometry.extentsLength(), allocator.pageSize(), epoch);
         timeline.mark("index init");
         warmUp = PoolWarmUp.load(store, index, config.maxKeyBytes(), config.maxValueBytes());
         timeline.add("warm-up", warmUp.millis(), false);

@@ -19,8 +19,8 @@ import java.nio.ByteBuffer;
  *   |  partition 0  |  partition 1  |  ...  |  partition n-1 (may be short)  |
  * </pre>
  *
- * Nothing handed out by the pool ever crosses a partition boundary: the allocator carves slabs aligned to a
- * power of two no larger than the partition size.
+ * Nothing handed out by the pool ever crosses a partition boundary: the allocator's runs of pages (a power of two
+ * no larger than the partition size) never span one.
  *
  * <p>Each view wraps a direct {@link ByteBuffer} over its partition (made by JNA, which can view a native address as
  * one; the JDK cannot), so {@link UnsafeBuffer#byteBuffer()} is set and code that needs a ByteBuffer, like the JDK's

@@ -6,7 +6,8 @@
  * <pre>
  *   PinnedArena       mmap + mlock/munlock + munmap; RLIMIT_MEMLOCK precheck (MemlockLimit, MemlockLimitException)
  *     '-- ArenaPartitions   power-of-two partitions, offset -&gt; (partition, offset in partition)
- *   alloc.ExtentAllocator   size-classed, slab-carved 64-byte-aligned extents inside the arena
+ *   alloc.ExtentAllocator   64-byte-aligned extents inside the arena: small ones from size-class slabs, large ones
+ *                           as runs of pages, all from one page heap
  *     '-- alloc.EpochReclaimer  grace period before a freed extent is reused
  * </pre>
  *

@@ -81,8 +81,7 @@ public final class LoadCommand implements Callable<Integer>
                 r.keys(), mib(r.bytes()), r.millis());
             final ServerConfig defaults = ServerConfig.defaults();
             final long pool = PoolSizing.poolSizeFor(set.keyCount(), set.keySize(), set.valueSize(),
-                defaults.indexAvgEntryBytes(), PoolSizing.slabSize(defaults.maxKeyBytes(), defaults.maxValueBytes(),
-                    (int)defaults.poolPartitionSize()));
+                defaults.indexAvgEntryBytes(), (int)defaults.poolPartitionSize());
             out.printf("a node serves all of it one-sided from a pool of at least %dMiB (default settings): " +
                 "rdmakv server --data-dir %s --pool-size %dMiB%n", pool >> 20, dataDir, pool >> 20);
             return 0;

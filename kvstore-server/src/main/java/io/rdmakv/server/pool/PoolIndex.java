@@ -19,8 +19,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  *
  * <pre>
  *   pool offset 0        indexOffset                          extentsOffset
- *   | header (4 KiB)     | bucket 0 | bucket 1 | ... (64 B each) | extents (size classes, 64 B aligned) ... |
- *                           8 slots: fp(16) | len/64 (15) | off/64 (33)      crc | klen | flags | vlen | ver | key | value
+ *   | header (4 KiB)     | bucket 0 | bucket 1 | ... (64 B each) | extents (64 B aligned; ExtentAllocator) ... |
+ *                           8 slots: fp(16) | len/64 (15) | off/64 (33)
+ *                                                        extent: crc | state | klen | flags | vlen | ver | key | value
  *
  *   key --KeyHash--> h --> primary bucket, secondary bucket (two-choice), fingerprint
  * </pre>
@@ -44,8 +45,14 @@ import org.agrona.concurrent.UnsafeBuffer;
  * see {@link ValueExtentFlyweight}.
  * Extent offsets from the allocator are arena offsets; the arena IS the pool, so they are pool offsets too.
  *
- * <p>Eviction is CLOCK over the slots: a reference bit per slot is set when the server touches the entry (write or
- * RPC GET; one-sided GETs are invisible to the server) and cleared as the hand passes. No allocation per operation.
+ * <p>Eviction when the allocator is full is CLOCK over the slots: a reference bit per slot is set when the server
+ * touches the entry (write or RPC GET; one-sided GETs are invisible to the server) and cleared as the hand passes;
+ * the hand evicts unreferenced entries whose extents the allocator can reuse directly for the request (the same
+ * size class, or a large extent at least as long). When the pool holds no such extent (a request of a class, or a
+ * large size, that nothing in the pool has), the allocator names an eviction window instead, a run of pages long
+ * enough for the request, and every entry with an extent in it is evicted: each extent names its key, whose two
+ * buckets hold the slot pointing at it. After the grace period the window is one free run, so the request fits.
+ * No allocation per operation.
  */
 public final class PoolIndex
 {
@@ -75,6 +82,8 @@ public final class PoolIndex
     private final byte[] referenced;
     private final long slotCount;
     private final long bucketMask;
+    private final ExtentAllocator.ExtentVisitor windowEvictor = this::evictExtentAt;
+    private long keepSlot = -1;
 
     private long clockHand;
     private long version;
@@ -254,7 +263,8 @@ public final class PoolIndex
         long at = findSlot(KeyHash.primaryBucket(hash, geometry.bucketCount()), fingerprint, key, keyOffset, keyLength);
         if (at < 0)
         {
-            at = findSlot(KeyHash.secondaryBucket(hash, geometry.bucketCount()), fingerprint, key, keyOffset, keyLength);
+            at = findSlot(
+                KeyHash.secondaryBucket(hash, geometry.bucketCount()), fingerprint, key, keyOffset, keyLength);
         }
         if (at < 0)
         {
@@ -285,7 +295,8 @@ public final class PoolIndex
         long at = findSlot(KeyHash.primaryBucket(hash, geometry.bucketCount()), fingerprint, key, keyOffset, keyLength);
         if (at < 0)
         {
-            at = findSlot(KeyHash.secondaryBucket(hash, geometry.bucketCount()), fingerprint, key, keyOffset, keyLength);
+            at = findSlot(
+                KeyHash.secondaryBucket(hash, geometry.bucketCount()), fingerprint, key, keyOffset, keyLength);
         }
         if (at < 0)
         {
@@ -453,16 +464,17 @@ public final class PoolIndex
     }
 
     /**
-     * The allocator is full: sweep the CLOCK hand and evict up to {@link #EVICT_BATCH} unreferenced entries, first
-     * only of the needed size class (whose extents can be reused directly), after one full turn of any class.
-     * Evicted extents become reusable after the grace period, so this put may still be NOT_CACHED; later ones fit.
+     * The allocator is full: sweep the CLOCK hand and evict up to {@link #EVICT_BATCH} unreferenced entries whose
+     * extents can be reused directly for {@code required} (two turns at most: the first may only clear reference
+     * bits). If the pool has no such extent, or the sweep found none, evict an eviction window instead. Evicted
+     * extents become reusable after the grace period, so this put may still be NOT_CACHED; later ones fit.
      */
     private void evictForSpace(final int required, final long keep)
     {
         markIncomplete();
-        final int wantedClass = allocator.classOf(required);
         int evicted = 0;
-        for (long step = 0; step < 2 * slotCount && evicted < EVICT_BATCH; step++)
+        final long steps = allocator.liveExtentsLike(required) > 0 ? 2 * slotCount : 0;
+        for (long step = 0; step < steps && evicted < EVICT_BATCH; step++)
         {
             final long s = clockHand;
             clockHand = clockHand + 1 == slotCount ? 0 : clockHand + 1;
@@ -480,7 +492,7 @@ public final class PoolIndex
                 referenced[(int)s] = 0;
                 continue;
             }
-            if (step < slotCount && allocator.classOf(IndexSlot.extentLength(slot)) != wantedClass)
+            if (!allocator.canReuse(IndexSlot.extentLength(slot), required))
             {
                 continue;
             }
@@ -488,6 +500,49 @@ public final class PoolIndex
             evictions++;
             evicted++;
         }
+        if (evicted == 0)
+        {
+            keepSlot = keep;
+            allocator.visitEvictionWindow(required, windowEvictor);
+            keepSlot = -1;
+        }
+    }
+
+    /** Evict the entry whose live extent is at {@code offset} (an eviction window's extent), unless it is kept. */
+    private void evictExtentAt(final long offset, final int heldBytes)
+    {
+        final UnsafeBuffer buffer = partitions.bufferFor(offset);
+        extent.wrap(buffer, partitions.partitionOffset(offset), heldBytes);
+        final long hash = KeyHash.hash(buffer, extent.keyIndex(), extent.keyLength());
+        final int fingerprint = KeyHash.fingerprint(hash);
+        long at = slotPointingAt(KeyHash.primaryBucket(hash, geometry.bucketCount()), fingerprint, offset);
+        if (at < 0)
+        {
+            at = slotPointingAt(KeyHash.secondaryBucket(hash, geometry.bucketCount()), fingerprint, offset);
+        }
+        if (at < 0)
+        {
+            throw new IllegalStateException("pool index corrupt: the live extent at " + offset + " has no slot");
+        }
+        if (at != keepSlot)
+        {
+            clearSlot(at);
+            evictions++;
+        }
+    }
+
+    /** The slot of bucket {@code bucketIndex} with {@code fingerprint} that points at {@code offset}, or -1. */
+    private long slotPointingAt(final long bucketIndex, final int fingerprint, final long offset)
+    {
+        wrapBucket(bucketIndex);
+        for (int i = bucket.find(fingerprint, 0); i >= 0; i = bucket.find(fingerprint, i + 1))
+        {
+            if (IndexSlot.extentOffset(bucket.slot(i)) == offset)
+            {
+                return (bucketIndex & bucketMask) * SLOTS + i;
+            }
+        }
+        return -1;
     }
 
     /**

@@ -110,8 +110,8 @@ class RequestHandlerAllocationTest
              PinnedArena arena = PinnedArena.map(size, PinPolicy.OFF, HugePages.NONE, partition))
         {
             final PoolGeometry geometry = PoolSizing.plan(size, 224);
-            final ExtentAllocator allocator = new ExtentAllocator(geometry.extentsOffset(), geometry.extentsLength(),
-                64 * 1024, partition, new EpochReclaimer(0, new SystemNanoClock()));
+            final ExtentAllocator allocator = PoolSizing.newAllocator(geometry, partition,
+                new EpochReclaimer(0, new SystemNanoClock()));
             final PoolIndex index = new PoolIndex(arena.partitions(), geometry, allocator, 1, 1);
             final SessionTickets tickets = new SessionTickets(Duration.ofSeconds(30), 16, new SystemNanoClock());
             final RequestHandler handler = new RequestHandler(store, index, new ServerCounters(),

@@ -40,8 +40,7 @@ class PoolIndexConcurrentReadTest
         {
             final PoolGeometry geometry = PoolSizing.plan(size, 512);
             final EpochReclaimer reclaimer = new EpochReclaimer(5_000_000L, new SystemNanoClock()); // 5 ms grace
-            final ExtentAllocator allocator = new ExtentAllocator(geometry.extentsOffset(), geometry.extentsLength(),
-                64 * 1024, partition, reclaimer);
+            final ExtentAllocator allocator = PoolSizing.newAllocator(geometry, partition, reclaimer);
             final PoolIndex index = new PoolIndex(arena.partitions(), geometry, allocator, 1, 1);
 
             final AtomicBoolean running = new AtomicBoolean(true);

@@ -30,8 +30,8 @@ class PoolIndexInitTest
             {
                 arena.partitions().partition(p).setMemory(0, partition, (byte)0xFF); // garbage from an earlier use
             }
-            final ExtentAllocator allocator = new ExtentAllocator(geometry.extentsOffset(), geometry.extentsLength(),
-                partition, partition, new EpochReclaimer(0, () -> 0));
+            final ExtentAllocator allocator =
+                PoolSizing.newAllocator(geometry, partition, new EpochReclaimer(0, () -> 0));
             final PoolIndex index = new PoolIndex(arena.partitions(), geometry, allocator, 1, 1);
 
             for (long off = geometry.indexOffset(); off < geometry.indexOffset() + indexBytes; off += 8)

@@ -46,8 +46,7 @@ class PoolWarmUpTest
     {
         arena = PinnedArena.map(poolSize, PinPolicy.OFF, HugePages.NONE, PARTITION);
         final PoolGeometry geometry = PoolSizing.plan(poolSize, 1024);
-        final ExtentAllocator allocator = new ExtentAllocator(geometry.extentsOffset(), geometry.extentsLength(),
-            64 * 1024, PARTITION, new EpochReclaimer(0, () -> 0));
+        final ExtentAllocator allocator = PoolSizing.newAllocator(geometry, PARTITION, new EpochReclaimer(0, () -> 0));
         return new PoolIndex(arena.partitions(), geometry, allocator, 1, 1);
     }
 

@@ -5,8 +5,9 @@ import java.util.Arrays;
 /**
  * The extent size classes, in units of 64 bytes (one cache line). Classes are every unit up to 16 units (1 KiB),
  * then geometric with 8 sub-steps per doubling: in {@code (2^k, 2^(k+1)]} units the step is {@code 2^(k-3)} units.
- * The last class is clipped to the largest extent allowed ({@link #MAX_UNITS} units, the 15-bit length field of an
- * index slot, or the slab size if smaller).
+ * The last class is clipped to the largest size asked for ({@link #MAX_UNITS} units, the 15-bit length field of an
+ * index slot, or less: the {@link ExtentAllocator} uses the classes up to 8 pages, 32 KiB by default, for its small
+ * extents, and gives larger ones whole pages).
  *
  * <pre>
  *   units:  1 2 3 .. 16 | 18 20 .. 32 | 36 40 .. 64 | ... | 18432 20480 .. 30720 32767
@@ -18,8 +19,8 @@ import java.util.Arrays;
  * because the step in {@code (2^k, 2^(k+1)]} units is {@code 2^k / 8} units and the request exceeds {@code 2^k}
  * units. Only requests under 512 B can lose more than 1/8 each (to 64-byte alignment), and they are under 1% of
  * a uniform 64 B..64 KiB mix, so for sizes uniform between 64 B and 64 KiB the total waste is at most 12.5% of
- * the bytes requested (exactly 4.2% summed over every size from 64 B to 64 KiB; tested). The largest default
- * class (32767 units) holds a 1 MiB value, a 1 KiB key and a 64 B header.
+ * the bytes requested (exactly 4.2% summed over every size from 64 B to 64 KiB; tested). The largest class of the
+ * full set (32767 units) holds a 1 MiB value, a 1 KiB key and a 64 B header.
  *
  * <p>Immutable; the lookup is one array load (a 64 KiB table built once).
  */

@@ -17,14 +17,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ExtentAllocatorTest
 {
     private static final long GRACE = 100_000_000L;
-    private static final int SLAB = 64 * 1024;
+    private static final int SLAB = 64 * 1024;          // a 64 KiB block of the range (16 pages)
+    private static final int PAGE = ExtentAllocator.DEFAULT_PAGE_SIZE;
     private static final int PARTITION = 256 * 1024;
 
     private final ManualNanoClock clock = new ManualNanoClock();
 
     private ExtentAllocator allocator(final long start, final long length)
     {
-        return new ExtentAllocator(start, length, SLAB, PARTITION, new EpochReclaimer(GRACE, clock));
+        return new ExtentAllocator(start, length, PAGE, PARTITION, new EpochReclaimer(GRACE, clock));
     }
 
     @Test
@@ -51,7 +52,7 @@ class ExtentAllocatorTest
                     continue;
                 }
                 assertTrue(offset >= 0, "unexpected sentinel " + offset);
-                final int granted = allocator.sizeOfClass(allocator.classOf(bytes));
+                final int granted = allocator.heldBytes(bytes);
                 assertEquals(0, offset % 64, "aligned");
                 assertTrue(offset >= start && offset + granted <= start + length, "in range");
                 assertEquals(offset / PARTITION, (offset + granted - 1) / PARTITION, "crosses a partition");
@@ -86,19 +87,21 @@ class ExtentAllocatorTest
         assertEquals(requested, allocator.requestedBytesInUse());
         final double waste = (double)allocator.bytesWasted() / allocator.requestedBytesInUse();
         assertTrue(waste <= 0.125, "rounding waste " + waste);
-        assertTrue(allocator.slabTailBytes() <= (long)allocator.slabsInUse() * SLAB);
+        assertTrue(allocator.liveLargeExtents() > 0 && allocator.slabCount() > 0, "both paths exercised");
 
-        // Everything freed and past the grace period: every slab goes back.
+        // Everything freed and past the grace period: every slab goes back, the pages merge into whole runs.
         for (final Map.Entry<Long, int[]> e : live.entrySet())
         {
             assertEquals(ExtentAllocator.FREED, allocator.free(e.getKey(), e.getValue()[0]));
         }
         clock.advance(GRACE);
         allocator.poll(clock.nanoTime());
-        assertEquals(0, allocator.slabsInUse());
+        assertEquals(0, allocator.slabCount());
         assertEquals(0, allocator.retiredBytes());
         assertEquals(0, allocator.bytesInUse());
-        assertEquals(0, allocator.slabTailBytes());
+        assertEquals(allocator.pageCount(), allocator.freePages());
+        final long whole = allocator.allocate(allocator.maxExtentBytes());
+        assertTrue(whole >= 0, "a partition-long extent fits again: the runs merged");
     }
 
     @Test
@@ -136,10 +139,11 @@ class ExtentAllocatorTest
         clock.advance(GRACE / 2);
         assertEquals(ExtentAllocator.FREED, allocator.free(b, 200));
         final int cls = allocator.classOf(200);
+        final int reusableBefore = allocator.freeExtents(cls);
 
         clock.advance(GRACE / 2);
         assertEquals(1, allocator.poll(clock.nanoTime()));
-        assertEquals(1, allocator.freeExtents(cls));
+        assertEquals(reusableBefore + 1, allocator.freeExtents(cls), "a is reusable, b is not yet");
         assertEquals(a, allocator.allocate(200));
         final long fresh = allocator.allocate(200);
         assertNotEquals(b, fresh, "b is still in its grace period");
@@ -182,15 +186,16 @@ class ExtentAllocatorTest
         assertEquals(ExtentAllocator.FREED, allocator.free(a, 1000));
         clock.advance(GRACE);
         allocator.poll(clock.nanoTime());
-        assertEquals(1, allocator.freeExtents(allocator.classOf(1000)), "a is listed for reuse");
+        final int perSlab = PAGE * allocator.slabPages(allocator.classOf(1000)) / 1024;
+        assertEquals(perSlab - 2, allocator.freeExtents(allocator.classOf(1000)), "a is reusable again");
         assertEquals(ExtentAllocator.FREED, allocator.free(b, 1000));
         assertEquals(ExtentAllocator.FREED, allocator.free(c, 1000));
         clock.advance(GRACE);
         allocator.poll(clock.nanoTime());
-        assertEquals(0, allocator.slabsInUse(), "the empty slab goes back");
+        assertEquals(0, allocator.slabCount(), "the empty slab goes back");
         assertEquals(0, allocator.freeExtents(allocator.classOf(1000)));
 
-        final long whole = allocator.allocate(SLAB);           // the only slab, now carved for the largest class
+        final long whole = allocator.allocate(SLAB);           // every page, now one large extent
         assertEquals(0, whole);
         assertEquals(ExtentAllocator.FULL, allocator.allocate(1000), "the stale entry for a must be dropped");
         assertTrue(allocator.isAllocated(whole));
@@ -202,20 +207,35 @@ class ExtentAllocatorTest
         final ExtentAllocator allocator = allocator(0, 4L * SLAB);
         assertEquals(ExtentAllocator.INVALID_SIZE, allocator.allocate(0));
         assertEquals(ExtentAllocator.INVALID_SIZE, allocator.allocate(-1));
-        assertEquals(ExtentAllocator.TOO_LARGE, allocator.allocate(SLAB + 1));
+        assertEquals(ExtentAllocator.TOO_LARGE, allocator.allocate(allocator.maxExtentBytes() + 1));
+        assertEquals(4 * SLAB, allocator.maxExtentBytes(), "bounded by the range, smaller than one partition");
 
         final long offset = allocator.allocate(300);
         assertEquals(ExtentAllocator.FREE_INVALID_OFFSET, allocator.free(-64, 300));
         assertEquals(ExtentAllocator.FREE_INVALID_OFFSET, allocator.free(offset + 1, 300));
         assertEquals(ExtentAllocator.FREE_INVALID_OFFSET, allocator.free(offset + 64, 300), "mid-extent");
-        assertEquals(ExtentAllocator.FREE_INVALID_OFFSET, allocator.free(offset + 320, 300), "never carved");
+        assertEquals(ExtentAllocator.FREE_NOT_ALLOCATED, allocator.free(offset + 320, 300), "never allocated");
         assertEquals(ExtentAllocator.FREE_INVALID_OFFSET, allocator.free(3L * SLAB, 300), "slab not in use");
         assertEquals(ExtentAllocator.FREE_INVALID_OFFSET, allocator.free(100L * SLAB, 300), "beyond the range");
         assertEquals(ExtentAllocator.FREE_SIZE_MISMATCH, allocator.free(offset, 5000));
         assertEquals(ExtentAllocator.FREED, allocator.free(offset, 260));
         assertFalse(allocator.isAllocated(offset));
         assertEquals(ExtentAllocator.FREE_NOT_ALLOCATED, allocator.free(offset, 300), "double free");
-        assertEquals(1, allocator.slabsInUse(), "the double free must not release the slab twice");
+        assertEquals(1, allocator.slabCount(), "the double free must not release the slab twice");
+
+        final int big = 3 * SLAB / 2;
+        final long large = allocator.allocate(big);
+        assertTrue(large >= 0);
+        assertEquals(ExtentAllocator.FREE_INVALID_OFFSET, allocator.free(large + 64, big), "inside the first page");
+        assertEquals(ExtentAllocator.FREE_INVALID_OFFSET, allocator.free(large + PAGE, big), "a later page");
+        assertEquals(ExtentAllocator.FREE_SIZE_MISMATCH, allocator.free(large, big + PAGE), "one page more");
+        assertEquals(ExtentAllocator.FREE_SIZE_MISMATCH, allocator.free(large, 300), "a small size");
+        assertEquals(ExtentAllocator.FREED, allocator.free(large, big - 100), "same number of pages");
+        assertFalse(allocator.isAllocated(large));
+        assertEquals(ExtentAllocator.FREE_NOT_ALLOCATED, allocator.free(large, big), "double free of a large extent");
+        clock.advance(GRACE);
+        allocator.poll(clock.nanoTime());
+        assertEquals(ExtentAllocator.FREE_INVALID_OFFSET, allocator.free(large, big), "released: free pages");
     }
 
     @Test
@@ -223,17 +243,21 @@ class ExtentAllocatorTest
     {
         final EpochReclaimer reclaimer = new EpochReclaimer(GRACE, clock);
         assertThrows(IllegalArgumentException.class, () -> new ExtentAllocator(0, SLAB, 3000, PARTITION, reclaimer));
-        assertThrows(IllegalArgumentException.class, () -> new ExtentAllocator(0, SLAB, SLAB, SLAB / 2, reclaimer));
-        assertThrows(IllegalArgumentException.class, () -> new ExtentAllocator(1, SLAB, SLAB, PARTITION, reclaimer));
-        assertThrows(IllegalArgumentException.class, () -> new ExtentAllocator(64, SLAB, SLAB, PARTITION, reclaimer));
-        assertThrows(IllegalArgumentException.class, () -> new ExtentAllocator(0, 0, SLAB, PARTITION, reclaimer));
+        assertThrows(IllegalArgumentException.class, () -> new ExtentAllocator(0, SLAB, 512, PARTITION, reclaimer));
+        assertThrows(IllegalArgumentException.class, () -> new ExtentAllocator(0, SLAB, PAGE, PAGE / 2, reclaimer));
+        assertThrows(IllegalArgumentException.class, () -> new ExtentAllocator(1, SLAB, PAGE, PARTITION, reclaimer));
+        assertThrows(IllegalArgumentException.class, () -> new ExtentAllocator(64, PAGE, PAGE, PARTITION, reclaimer));
+        assertThrows(IllegalArgumentException.class, () -> new ExtentAllocator(0, 0, PAGE, PARTITION, reclaimer));
+        // 16 pages, but split 8 + 8 by a partition boundary: the largest slab (15 pages) fits in neither part.
+        assertThrows(IllegalArgumentException.class,
+            () -> new ExtentAllocator(PARTITION - 8 * PAGE, SLAB, PAGE, PARTITION, reclaimer));
     }
 
     @Test
-    void shouldOfferTheFullExtentRangeWithDefaultSlabs()
+    void shouldOfferTheFullExtentRangeWithDefaultPages()
     {
         final ExtentAllocator allocator = new ExtentAllocator(
-            0, 8L << 20, ExtentAllocator.DEFAULT_SLAB_SIZE, 1 << 30, new EpochReclaimer(GRACE, clock));
+            0, 8L << 20, ExtentAllocator.DEFAULT_PAGE_SIZE, 1 << 30, new EpochReclaimer(GRACE, clock));
         assertEquals((1 << 21) - 64, allocator.maxExtentBytes());
         final long offset = allocator.allocate((1 << 20) + 1024 + 64);
         assertTrue(offset >= 0);
