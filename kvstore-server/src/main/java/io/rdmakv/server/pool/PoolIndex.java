@@ -15,7 +15,9 @@ import org.agrona.concurrent.UnsafeBuffer;
 /**
  * The server's side of the on-pool layout: the one writer that places values into the pool so that clients can read
  * them one-sided. <b>Single writer</b>: every method must be called from the same thread (the server's request
- * thread); clients only read, remotely.
+ * thread), and that thread is the only one that stores into the index, the extents and the header; clients only
+ * read, remotely. Which entries make room when the pool is full is {@link PoolEviction}'s choice; this class does
+ * every store, evictions included.
  *
  * <pre>
  *   pool offset 0        indexOffset                          extentsOffset
@@ -40,18 +42,11 @@ import org.agrona.concurrent.UnsafeBuffer;
  * </ol>
  * Whenever a published extent is superseded (update, delete, eviction, a put that could not be cached), its state
  * word is set RETIRED (an ordered store) BEFORE the slot store that supersedes it, and the request is answered
- * after both. A client that skips the index and reads a remembered extent alone (its location
+ * after both; every slot store that replaces or clears an entry goes through {@link #supersede}, which keeps
+ * that order. A client that skips the index and reads a remembered extent alone (its location
  * cache) therefore sees RETIRED once the replacement can be seen, and LIVE only if it read the word before that:
  * see {@link ValueExtentFlyweight}.
  * Extent offsets from the allocator are arena offsets; the arena IS the pool, so they are pool offsets too.
- *
- * <p>Eviction when the allocator is full is CLOCK over the slots: a reference bit per slot is set when the server
- * touches the entry (write or RPC GET; one-sided GETs are invisible to the server) and cleared as the hand passes;
- * the hand evicts unreferenced entries whose extents the allocator can reuse directly for the request (the same
- * size class, or a large extent at least as long). When the pool holds no such extent (a request of a class, or a
- * large size, that nothing in the pool has), the allocator names an eviction window instead, a run of pages long
- * enough for the request, and every entry with an extent in it is evicted: each extent names its key, whose two
- * buckets hold the slot pointing at it. After the grace period the window is one free run, so the request fits.
  * No allocation per operation.
  */
 public final class PoolIndex
@@ -66,9 +61,6 @@ public final class PoolIndex
     /** {@link #copyValue}: the value does not fit the destination. */
     public static final int DESTINATION_TOO_SMALL = -2;
 
-    /** Entries evicted per sweep when the allocator is full. */
-    static final int EVICT_BATCH = 8;
-
     private static final int SLOTS = IndexBucketFlyweight.SLOT_COUNT;
 
     private final ArenaPartitions partitions;
@@ -79,18 +71,13 @@ public final class PoolIndex
     private final ValueExtentFlyweight extent = new ValueExtentFlyweight();
     private final UnsafeBuffer keyView = new UnsafeBuffer(new byte[0]);
     private final UnsafeBuffer valueView = new UnsafeBuffer(new byte[0]);
-    private final byte[] referenced;
-    private final long slotCount;
     private final long bucketMask;
-    private final ExtentAllocator.ExtentVisitor windowEvictor = this::evictExtentAt;
-    private long keepSlot = -1;
+    private final PoolEviction eviction;
 
-    private long clockHand;
     private long version;
     private long lastSlot;
     private long keyCount;
     private boolean complete;
-    private long evictions;
     private long notCached;
     private long published;
 
@@ -121,9 +108,7 @@ public final class PoolIndex
         this.partitions = partitions;
         this.geometry = geometry;
         this.allocator = allocator;
-        this.slotCount = geometry.bucketCount() * SLOTS;
         this.bucketMask = geometry.bucketCount() - 1;
-        this.referenced = new byte[(int)slotCount];
         this.version = epoch << 32;
 
         final UnsafeBuffer first = partitions.partition(0);
@@ -139,6 +124,7 @@ public final class PoolIndex
         }
         header.wrap(first, 0).initialise(geometry, nodeId, epoch);
         header.complete(false);
+        this.eviction = new PoolEviction(this, geometry, allocator);
     }
 
     public PoolGeometry geometry()
@@ -191,9 +177,10 @@ public final class PoolIndex
         }
 
         long offset = allocator.allocate(required);
-        if (offset == ExtentAllocator.FULL && mayEvict && allocator.retiredBytes() < evictionHeadroom(required))
+        if (offset == ExtentAllocator.FULL && mayEvict && eviction.mayEvictFor(required))
         {
-            evictForSpace(required, existing);
+            markIncomplete();
+            eviction.evictForSpace(required, existing);
             offset = allocator.allocate(required);
         }
         if (offset < 0)
@@ -230,10 +217,9 @@ public final class PoolIndex
                 notCached++;
                 return NOT_CACHED;
             }
-            target = victimIn(primary, secondary);
+            target = eviction.victimIn(primary, secondary);
             markIncomplete();
             supersede(target, slot);
-            evictions++;
             lastSlot = slot;
             return STORED;
         }
@@ -302,7 +288,7 @@ public final class PoolIndex
         {
             return NOT_FOUND;
         }
-        referenced[(int)at] = 1;
+        eviction.touch(at);
         final long slot = slotValue(at);
         wrapExtent(slot);
         final int length = extent.valueLength();
@@ -362,7 +348,7 @@ public final class PoolIndex
     /** Entries displaced to make room. */
     public long evictions()
     {
-        return evictions;
+        return eviction.evictions();
     }
 
     /** Puts that could not be placed in the pool. */
@@ -443,73 +429,13 @@ public final class PoolIndex
         return -1;
     }
 
-    /** CLOCK within the 16 slots of a full bucket pair: the first unreferenced slot, clearing bits on the way. */
-    private long victimIn(final long primary, final long secondary)
-    {
-        final long base1 = (primary & bucketMask) * SLOTS;
-        final long base2 = (secondary & bucketMask) * SLOTS;
-        for (int pass = 0; pass < 2; pass++)
-        {
-            for (int i = 0; i < 2 * SLOTS; i++)
-            {
-                final long s = i < SLOTS ? base1 + i : base2 + i - SLOTS;
-                if (referenced[(int)s] == 0)
-                {
-                    return s;
-                }
-                referenced[(int)s] = 0;
-            }
-        }
-        return base1;
-    }
-
     /**
-     * The allocator is full: sweep the CLOCK hand and evict up to {@link #EVICT_BATCH} unreferenced entries whose
-     * extents can be reused directly for {@code required} (two turns at most: the first may only clear reference
-     * bits). If the pool has no such extent, or the sweep found none, evict an eviction window instead. Evicted
-     * extents become reusable after the grace period, so this put may still be NOT_CACHED; later ones fit.
+     * The slot that points at the live extent at {@code offset} ({@code heldBytes} long): the extent names its key,
+     * whose two buckets hold that slot.
+     *
+     * @throws IllegalStateException if no slot points at it (the index and the allocator disagree).
      */
-    private void evictForSpace(final int required, final long keep)
-    {
-        markIncomplete();
-        int evicted = 0;
-        final long steps = allocator.liveExtentsLike(required) > 0 ? 2 * slotCount : 0;
-        for (long step = 0; step < steps && evicted < EVICT_BATCH; step++)
-        {
-            final long s = clockHand;
-            clockHand = clockHand + 1 == slotCount ? 0 : clockHand + 1;
-            if (s == keep)
-            {
-                continue;
-            }
-            final long slot = slotValue(s);
-            if (slot == IndexSlot.EMPTY)
-            {
-                continue;
-            }
-            if (referenced[(int)s] != 0)
-            {
-                referenced[(int)s] = 0;
-                continue;
-            }
-            if (!allocator.canReuse(IndexSlot.extentLength(slot), required))
-            {
-                continue;
-            }
-            clearSlot(s);
-            evictions++;
-            evicted++;
-        }
-        if (evicted == 0)
-        {
-            keepSlot = keep;
-            allocator.visitEvictionWindow(required, windowEvictor);
-            keepSlot = -1;
-        }
-    }
-
-    /** Evict the entry whose live extent is at {@code offset} (an eviction window's extent), unless it is kept. */
-    private void evictExtentAt(final long offset, final int heldBytes)
+    long slotOfExtent(final long offset, final int heldBytes)
     {
         final UnsafeBuffer buffer = partitions.bufferFor(offset);
         extent.wrap(buffer, partitions.partitionOffset(offset), heldBytes);
@@ -524,11 +450,14 @@ public final class PoolIndex
         {
             throw new IllegalStateException("pool index corrupt: the live extent at " + offset + " has no slot");
         }
-        if (at != keepSlot)
-        {
-            clearSlot(at);
-            evictions++;
-        }
+        return at;
+    }
+
+    /** The slot value stored at index slot {@code at} (bucket {@code at / 8}, slot {@code at % 8}). */
+    long slotValue(final long at)
+    {
+        wrapBucket(at / SLOTS);
+        return bucket.slot((int)(at % SLOTS));
     }
 
     /** The slot of bucket {@code bucketIndex} with {@code fingerprint} that points at {@code offset}, or -1. */
@@ -546,16 +475,10 @@ public final class PoolIndex
     }
 
     /**
-     * Evicted extents come back only after the grace period; while enough bytes are already on their way back,
-     * evicting more would only empty the pool faster than writes need it. Beyond this headroom a put that finds
-     * the pool full is simply not cached.
+     * Clear the published slot {@code at} (delete, a put that could not be placed, {@link PoolEviction}) through
+     * {@link #supersede}, so its extent is RETIRED before the slot store. An eviction clears COMPLETE first.
      */
-    private long evictionHeadroom(final int required)
-    {
-        return Math.max((long)required * EVICT_BATCH, geometry.extentsLength() >>> 6);
-    }
-
-    private void clearSlot(final long at)
+    void clearSlot(final long at)
     {
         supersede(at, IndexSlot.EMPTY);
         keyCount--;
@@ -564,7 +487,11 @@ public final class PoolIndex
 
     /**
      * Replace the published slot at {@code at} by {@code slot} (EMPTY to clear it): mark the old extent RETIRED,
-     * then publish, then hand the old extent to the reclaimer. The order is what a cached one-sided read relies on.
+     * then publish, then hand the old extent to the reclaimer. <b>RETIRED before publish</b>: the state word's
+     * ordered store precedes the slot's, so a client reading a remembered extent alone (its location cache) sees
+     * RETIRED once the replacement can be seen. Every store that replaces or clears a published slot (update,
+     * delete, eviction, a put that could not be placed) comes through here; only a store into an empty slot
+     * ({@link #publish} of an insert) does not.
      */
     private void supersede(final long at, final long slot)
     {
@@ -589,14 +516,8 @@ public final class PoolIndex
     {
         wrapBucket(at / SLOTS);
         bucket.publish((int)(at % SLOTS), slot);
-        referenced[(int)at] = (byte)(slot == IndexSlot.EMPTY ? 0 : 1);
+        eviction.onPublish(at, slot);
         published++;
-    }
-
-    private long slotValue(final long at)
-    {
-        wrapBucket(at / SLOTS);
-        return bucket.slot((int)(at % SLOTS));
     }
 
     private void wrapBucket(final long bucketIndex)
