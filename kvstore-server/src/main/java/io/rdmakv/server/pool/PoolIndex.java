@@ -169,12 +169,7 @@ public final class PoolIndex
         final int fingerprint = KeyHash.fingerprint(hash);
         final long primary = KeyHash.primaryBucket(hash, geometry.bucketCount());
         final long secondary = KeyHash.secondaryBucket(hash, geometry.bucketCount());
-
-        long existing = findSlot(primary, fingerprint, key, keyOffset, keyLength);
-        if (existing < 0)
-        {
-            existing = findSlot(secondary, fingerprint, key, keyOffset, keyLength);
-        }
+        final long existing = findKey(hash, key, keyOffset, keyLength);
 
         long offset = allocator.allocate(required);
         if (offset == ExtentAllocator.FULL && mayEvict && eviction.mayEvictFor(required))
@@ -233,25 +228,13 @@ public final class PoolIndex
     /** True when {@code key} has a published slot in the pool (its key bytes verified, not just the fingerprint). */
     public boolean contains(final DirectBuffer key, final int keyOffset, final int keyLength)
     {
-        final long hash = KeyHash.hash(key, keyOffset, keyLength);
-        final int fingerprint = KeyHash.fingerprint(hash);
-        final long primary = KeyHash.primaryBucket(hash, geometry.bucketCount());
-        final long secondary = KeyHash.secondaryBucket(hash, geometry.bucketCount());
-        return findSlot(primary, fingerprint, key, keyOffset, keyLength) >= 0 ||
-            findSlot(secondary, fingerprint, key, keyOffset, keyLength) >= 0;
+        return findKey(KeyHash.hash(key, keyOffset, keyLength), key, keyOffset, keyLength) >= 0;
     }
 
     /** Remove {@code key} from the pool; true if it was there. */
     public boolean remove(final DirectBuffer key, final int keyOffset, final int keyLength)
     {
-        final long hash = KeyHash.hash(key, keyOffset, keyLength);
-        final int fingerprint = KeyHash.fingerprint(hash);
-        long at = findSlot(KeyHash.primaryBucket(hash, geometry.bucketCount()), fingerprint, key, keyOffset, keyLength);
-        if (at < 0)
-        {
-            at = findSlot(
-                KeyHash.secondaryBucket(hash, geometry.bucketCount()), fingerprint, key, keyOffset, keyLength);
-        }
+        final long at = findKey(KeyHash.hash(key, keyOffset, keyLength), key, keyOffset, keyLength);
         if (at < 0)
         {
             return false;
@@ -276,14 +259,7 @@ public final class PoolIndex
         final DirectBuffer key, final int keyOffset, final int keyLength,
         final MutableDirectBuffer destination, final int destinationOffset, final int destinationCapacity)
     {
-        final long hash = KeyHash.hash(key, keyOffset, keyLength);
-        final int fingerprint = KeyHash.fingerprint(hash);
-        long at = findSlot(KeyHash.primaryBucket(hash, geometry.bucketCount()), fingerprint, key, keyOffset, keyLength);
-        if (at < 0)
-        {
-            at = findSlot(
-                KeyHash.secondaryBucket(hash, geometry.bucketCount()), fingerprint, key, keyOffset, keyLength);
-        }
+        final long at = findKey(KeyHash.hash(key, keyOffset, keyLength), key, keyOffset, keyLength);
         if (at < 0)
         {
             return NOT_FOUND;
@@ -366,6 +342,16 @@ public final class PoolIndex
     public ExtentAllocator allocator()
     {
         return allocator;
+    }
+
+    /** The slot of {@code key} (hashed to {@code hash}) in its primary bucket, else its secondary, or -1. */
+    private long findKey(final long hash, final DirectBuffer key, final int keyOffset, final int keyLength)
+    {
+        final int fingerprint = KeyHash.fingerprint(hash);
+        final long at = findSlot(
+            KeyHash.primaryBucket(hash, geometry.bucketCount()), fingerprint, key, keyOffset, keyLength);
+        return at >= 0 ? at : findSlot(
+            KeyHash.secondaryBucket(hash, geometry.bucketCount()), fingerprint, key, keyOffset, keyLength);
     }
 
     private long findSlot(
