@@ -2,9 +2,8 @@ package io.rdmakv.protocol.layout;
 
 import io.rdmakv.protocol.ProtocolLimits;
 import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 
 /**
@@ -31,8 +30,6 @@ public final class KeyHash
     private static final long P5 = 0x27D4EB2F165667C5L;
 
     private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
-    private static final VarHandle LONG_LE = MethodHandles.byteArrayViewVarHandle(long[].class, ORDER);
-    private static final VarHandle INT_LE = MethodHandles.byteArrayViewVarHandle(int[].class, ORDER);
 
     private KeyHash()
     {
@@ -86,55 +83,17 @@ public final class KeyHash
         return avalanche(h);
     }
 
-    /** XXH64 with seed 0 of {@code length} bytes of {@code bytes} at {@code offset}. */
+    /**
+     * XXH64 with seed 0 of {@code length} bytes of {@code bytes} at {@code offset}: {@link #hash(DirectBuffer, int,
+     * int)} over a view of the array (one small allocation unless the JIT removes it; hot paths hash a buffer).
+     */
     public static long hash(final byte[] bytes, final int offset, final int length)
     {
         if (offset < 0 || length < 0 || offset > bytes.length - length)
         {
             throw new IndexOutOfBoundsException("offset=" + offset + " length=" + length + " array=" + bytes.length);
         }
-        final int end = offset + length;
-        int i = offset;
-        long h;
-        if (length >= 32)
-        {
-            long v1 = P1 + P2;
-            long v2 = P2;
-            long v3 = 0;
-            long v4 = -P1;
-            final int limit = end - 32;
-            do
-            {
-                v1 = round(v1, (long)LONG_LE.get(bytes, i));
-                v2 = round(v2, (long)LONG_LE.get(bytes, i + 8));
-                v3 = round(v3, (long)LONG_LE.get(bytes, i + 16));
-                v4 = round(v4, (long)LONG_LE.get(bytes, i + 24));
-                i += 32;
-            }
-            while (i <= limit);
-            h = converge(v1, v2, v3, v4);
-        }
-        else
-        {
-            h = P5;
-        }
-        h += length;
-        while (i + 8 <= end)
-        {
-            h = Long.rotateLeft(h ^ round(0, (long)LONG_LE.get(bytes, i)), 27) * P1 + P4;
-            i += 8;
-        }
-        if (i + 4 <= end)
-        {
-            h = Long.rotateLeft(h ^ (((int)INT_LE.get(bytes, i) & 0xFFFF_FFFFL) * P1), 23) * P2 + P3;
-            i += 4;
-        }
-        while (i < end)
-        {
-            h = Long.rotateLeft(h ^ ((bytes[i] & 0xFFL) * P5), 11) * P1;
-            i++;
-        }
-        return avalanche(h);
+        return hash(new UnsafeBuffer(bytes), offset, length);
     }
 
     public static long hash(final byte[] bytes)

@@ -10,6 +10,7 @@ import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class KeyHashTest
@@ -50,6 +51,16 @@ class KeyHashTest
             System.arraycopy(bytes, 0, padded, 5, bytes.length);
             assertEquals(EXPECTED[i], KeyHash.hash(padded, 5, bytes.length), "array offset, length " + LENGTHS[i]);
         }
+    }
+
+    @Test
+    void shouldRefuseARangeOutsideTheArray()
+    {
+        final byte[] bytes = new byte[8];
+        assertThrows(IndexOutOfBoundsException.class, () -> KeyHash.hash(bytes, 5, 4));
+        assertThrows(IndexOutOfBoundsException.class, () -> KeyHash.hash(bytes, -1, 2));
+        assertThrows(IndexOutOfBoundsException.class, () -> KeyHash.hash(bytes, 0, -1));
+        assertEquals(KeyHash.hash(new byte[0]), KeyHash.hash(bytes, 8, 0), "an empty range at the end is a key");
     }
 
     @Test
