@@ -1,7 +1,6 @@
 package io.rdmakv.client;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -22,19 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(30)
 class KvClientApiTest
 {
-    private LaidOutPoolNode node;
-
-    @BeforeEach
-    void setUp()
-    {
-        node = new LaidOutPoolNode();
-    }
-
-    @AfterEach
-    void tearDown()
-    {
-        node.close();
-    }
+    @AutoClose
+    private final LaidOutPoolNode node = new LaidOutPoolNode();
 
     @Test
     void shouldPutGetDeleteThroughTheNode()

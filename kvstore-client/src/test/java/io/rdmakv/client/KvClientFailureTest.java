@@ -3,8 +3,7 @@ package io.rdmakv.client;
 import io.rdmakv.protocol.ProtocolLimits;
 import io.rdmakv.protocol.wire.Reject;
 import io.rdmakv.protocol.wire.Status;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -25,19 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(30)
 class KvClientFailureTest
 {
-    private LaidOutPoolNode node;
-
-    @BeforeEach
-    void setUp()
-    {
-        node = new LaidOutPoolNode();
-    }
-
-    @AfterEach
-    void tearDown()
-    {
-        node.close();
-    }
+    @AutoClose
+    private final LaidOutPoolNode node = new LaidOutPoolNode();
 
     @Test
     void shouldRejectOversizedKeyAndValueBeforeSending()

@@ -1,8 +1,7 @@
 package io.rdmakv.client;
 
 import io.rdmakv.protocol.layout.PoolHeaderFlyweight;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -19,19 +18,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 @Timeout(30)
 class OneSidedGetProtocolTest
 {
-    private LaidOutPoolNode node;
-
-    @BeforeEach
-    void setUp()
-    {
-        node = new LaidOutPoolNode();
-    }
-
-    @AfterEach
-    void tearDown()
-    {
-        node.close();
-    }
+    @AutoClose
+    private final LaidOutPoolNode node = new LaidOutPoolNode();
 
     @Test
     void shouldReadValueFromPoolWithoutAskingTheNode()
