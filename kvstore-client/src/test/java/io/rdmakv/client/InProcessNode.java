@@ -3,6 +3,9 @@ package io.rdmakv.client;
 import io.rdmakv.server.KvServer;
 import io.rdmakv.server.config.ServerConfig;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -29,6 +32,22 @@ final class InProcessNode
         m.put("limits.maxValueBytes", "65536");
         m.putAll(extra);
         return KvServer.start(ServerConfig.from(new Properties(), m));
+    }
+
+    /**
+     * Settings that put the control port at a free port chosen now, so a node restarted with them is found at the
+     * address its clients already know (another process could take the port meanwhile; tests accept that risk).
+     */
+    static Map<String, String> fixedControlPort()
+    {
+        try (ServerSocket socket = new ServerSocket(0))
+        {
+            return Map.of("control.port", String.valueOf(socket.getLocalPort()));
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("no free port for the control plane", ex);
+        }
     }
 
     /** A client of {@code server} over TCP with GETs forced one-sided (emulated reads, same protocol as verbs). */

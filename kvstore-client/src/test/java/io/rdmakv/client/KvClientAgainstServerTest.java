@@ -20,7 +20,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -276,12 +275,7 @@ class KvClientAgainstServerTest
     @Test
     void shouldReconnectAfterNodeRestartAndStillHaveTheData() throws Exception
     {
-        final int controlPort;
-        try (ServerSocket s = new ServerSocket(0))
-        {
-            controlPort = s.getLocalPort();
-        }
-        final Map<String, String> fixed = Map.of("control.port", String.valueOf(controlPort));
+        final Map<String, String> fixed = InProcessNode.fixedControlPort();
         final KvClient client;
         try (KvServer server = start(fixed))
         {

@@ -6,7 +6,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
@@ -131,12 +130,7 @@ class LocationCacheAgainstServerTest
     @Test
     void shouldStartWithAnEmptyCacheAfterTheNodeRestarts() throws Exception
     {
-        final int controlPort;
-        try (ServerSocket s = new ServerSocket(0))
-        {
-            controlPort = s.getLocalPort();
-        }
-        final Map<String, String> fixed = Map.of("control.port", String.valueOf(controlPort));
+        final Map<String, String> fixed = InProcessNode.fixedControlPort();
         final KvClient client;
         try (KvServer server = InProcessNode.start(dir, fixed))
         {
