@@ -3,6 +3,7 @@ package io.rdmakv.it.support;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.zip.CRC32C;
 
 /**
@@ -165,24 +166,12 @@ public final class SelfCheckingValue
         }
     }
 
+    /** Regenerate the payload {@link #fillPayload} wrote for (keyHash, sequence) and compare it byte for byte. */
     private static boolean payloadMatches(final byte[] value, final long keyHash, final long sequence)
     {
-        long state = keyHash ^ mix(sequence);
-        int i = HEADER_LENGTH;
-        while (i < value.length)
-        {
-            state += 0x9E3779B97F4A7C15L;
-            long word = mix(state);
-            for (int j = 0; j < 8 && i < value.length; j++, i++)
-            {
-                if (value[i] != (byte)word)
-                {
-                    return false;
-                }
-                word >>>= 8;
-            }
-        }
-        return true;
+        final byte[] expected = new byte[value.length];
+        fillPayload(expected, keyHash, sequence);
+        return Arrays.equals(value, HEADER_LENGTH, value.length, expected, HEADER_LENGTH, value.length);
     }
 
     private static long mix(final long x)

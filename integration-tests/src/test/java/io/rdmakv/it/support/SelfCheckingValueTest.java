@@ -3,6 +3,10 @@ package io.rdmakv.it.support;
 import io.rdmakv.it.support.SelfCheckingValue.Verdict;
 import org.junit.jupiter.api.Test;
 
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.zip.CRC32C;
+
 import static io.rdmakv.it.support.SelfCheckingValue.check;
 import static io.rdmakv.it.support.SelfCheckingValue.encode;
 import static io.rdmakv.it.support.SelfCheckingValue.key;
@@ -57,6 +61,21 @@ class SelfCheckingValueTest
             final byte[] torn = newer.clone();
             System.arraycopy(older, cut, torn, cut, torn.length - cut);
             assertEquals(Verdict.TORN, check(key, torn), "cut at " + cut);
+        }
+    }
+
+    @Test
+    void shouldDetectAPayloadItsWriterDidNotProduceEvenUnderAMatchingCrc()
+    {
+        final byte[] key = key("forged");
+        for (final int at : new int[] {SelfCheckingValue.HEADER_LENGTH, 40, 99})
+        {
+            final byte[] forged = encode(key, 5, 100);
+            forged[at] ^= 0x01;
+            final CRC32C crc = new CRC32C();
+            crc.update(forged, 8, forged.length - 8);
+            ByteBuffer.wrap(forged).order(ByteOrder.LITTLE_ENDIAN).putInt(4, (int)crc.getValue());
+            assertEquals(Verdict.TORN, check(key, forged), "payload byte " + at);
         }
     }
 
