@@ -21,6 +21,8 @@ final class TcpChannelHandler extends ChannelInboundHandlerAdapter
     private final TcpEndpoint endpoint;
     private final TcpEmulatedReadResponder responder;
     private final boolean accepted;
+    /** Read responses written during this read batch and not flushed yet (event loop only). */
+    private boolean flushPending;
 
     TcpChannelHandler(final TcpEndpoint endpoint, final TcpEmulatedReadResponder responder, final boolean accepted)
     {
@@ -73,7 +75,10 @@ final class TcpChannelHandler extends ChannelInboundHandlerAdapter
                 final long token = frame.readLong();
                 final long address = frame.readLong();
                 frame.release();
-                ctx.writeAndFlush(responder.answer(ctx.alloc(), correlationId, regionId, length, token, address));
+                // Flushed once per read batch (channelReadComplete); a failed write closes the channel.
+                ctx.write(responder.answer(ctx.alloc(), correlationId, regionId, length, token, address),
+                    ctx.voidPromise());
+                flushPending = true;
                 return;
 
             case TcpFrames.TYPE_READ_RESPONSE:
@@ -97,6 +102,17 @@ final class TcpChannelHandler extends ChannelInboundHandlerAdapter
             default:
                 protocolError(ctx, frame, "unknown frame type " + type);
         }
+    }
+
+    @Override
+    public void channelReadComplete(final ChannelHandlerContext ctx) throws Exception
+    {
+        if (flushPending)
+        {
+            flushPending = false;
+            ctx.flush();
+        }
+        super.channelReadComplete(ctx);
     }
 
     private void protocolError(final ChannelHandlerContext ctx, final ByteBuf frame, final String what)

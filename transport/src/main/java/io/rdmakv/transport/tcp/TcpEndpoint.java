@@ -3,6 +3,7 @@ package io.rdmakv.transport.tcp;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.rdmakv.transport.CompletionHandler;
 import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
@@ -11,7 +12,9 @@ import io.rdmakv.transport.TransportStatus;
 import io.rdmakv.transport.Worker;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
+import org.agrona.collections.IntArrayQueue;
 import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.collections.LongArrayQueue;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,9 +26,21 @@ import java.util.Iterator;
 
 /**
  * A TCP connection to one peer. Operations may start on any thread: a short per-endpoint lock guards the credit
- * count, the in-flight table (correlation id to operation) and the bounded pending queue. Netty I/O threads complete
- * operations into a completion queue and hand received messages to a {@link TcpInboundQueue}; both are drained by
- * the owning {@link TcpWorker}, which runs the callbacks and returns credits (then promotes pending operations).
+ * count, the in-flight table (correlation id to operation), the bounded pending queue and the outbound queue.
+ *
+ * <p>Writes are coalesced: a posted frame joins the outbound queue, and the first post of a batch schedules one
+ * write task on the channel's event loop (one wake-up for a burst of posts from other threads; no wake-up at all
+ * from the event loop itself, where the task runs after the current read batch). The task writes every queued frame
+ * and flushes once; only the last frame of a batch carries a promise, whose one reusable listener completes the
+ * batch's sends in order (Netty completes write promises in write order):
+ * <pre>
+ *   any thread: send/read -> [lock] credit, in-flight table, outbound queue  --(first of a batch)--> execute(write task)
+ *   event loop: write task -> write(f1, void) ... write(fn, promise) -> flush  --promise--> sends f1..fn complete
+ * </pre>
+ *
+ * <p>Completions and received messages go to the owning {@link TcpWorker}'s progress: queued (completion queue,
+ * {@link TcpInboundQueue}) and drained by {@code doWork()} on a polled worker, or delivered inline on the event loop
+ * when the worker is event-driven. Delivering a completion returns its credit and promotes pending operations.
  */
 final class TcpEndpoint implements Endpoint
 {
@@ -57,6 +72,18 @@ final class TcpEndpoint implements Endpoint
 
     private final ManyToOneConcurrentArrayQueue<TcpOperation> completions;
     private final TcpInboundQueue inbound;
+
+    /** Frames posted and not yet handed to Netty, and the ids of the sends among them (under lock). */
+    private ArrayDeque<ByteBuf> outFrames = new ArrayDeque<>();
+    private LongArrayQueue outSendIds = new LongArrayQueue();
+    private boolean writeScheduled;
+    /** Event loop only: the batch being written, sends written but not yet confirmed, send count per batch. */
+    private ArrayDeque<ByteBuf> writingFrames = new ArrayDeque<>();
+    private LongArrayQueue writingSendIds = new LongArrayQueue();
+    private final LongArrayQueue writtenSendIds = new LongArrayQueue();
+    private final IntArrayQueue batchSendCounts = new IntArrayQueue();
+    private final Runnable writeTask = this::writeQueued;
+    private final ChannelFutureListener batchListener = this::onBatchWritten;
 
     /** Worker-thread state. */
     private final ArrayList<TcpOperation> expired = new ArrayList<>();
@@ -111,6 +138,8 @@ final class TcpEndpoint implements Endpoint
         }
         final ByteBuf frame = TcpFrames.messageFrame(channel.alloc(), length);
         TcpCopy.append(buffer, offset, frame, length);
+        final long id;
+        final boolean schedule;
         synchronized (lock)
         {
             final long result = admit();
@@ -122,8 +151,14 @@ final class TcpEndpoint implements Endpoint
             final TcpOperation op = acquire(handler);
             op.isSend = true;
             op.frame = frame;
-            return submit(op);
+            id = op.requestId;
+            schedule = submit(op);
         }
+        if (schedule)
+        {
+            scheduleWrite();
+        }
+        return id;
     }
 
     @Override
@@ -148,6 +183,8 @@ final class TcpEndpoint implements Endpoint
         {
             return TransportStatus.OUT_OF_BOUNDS.sentinel();
         }
+        final long id;
+        final boolean schedule;
         synchronized (lock)
         {
             final long result = admit();
@@ -162,8 +199,14 @@ final class TcpEndpoint implements Endpoint
             op.length = length;
             op.frame = TcpFrames.readRequestFrame(channel.alloc(), op.requestId, remoteKey.nativeKey(), length,
                 remoteKey.token(), remoteAddress);
-            return submit(op);
+            id = op.requestId;
+            schedule = submit(op);
         }
+        if (schedule)
+        {
+            scheduleWrite();
+        }
+        return id;
     }
 
     /** Under lock: 0 when a new operation may be accepted, else a negative sentinel. */
@@ -193,47 +236,100 @@ final class TcpEndpoint implements Endpoint
         return op;
     }
 
-    private long submit(final TcpOperation op)
+    /** Under lock: post now or queue as pending; true when the caller must schedule the write task. */
+    private boolean submit(final TcpOperation op)
     {
-        final long id = op.requestId;
         if (inflightCount < maxInflight && pending.isEmpty())
         {
-            post(op, true);
+            return post(op);
         }
-        else
-        {
-            pending.addLast(op);
-        }
-        return id;
+        pending.addLast(op);
+        return false;
     }
 
-    /** Under lock: take a credit and hand the frame to Netty (which keeps write order and releases the frame). */
-    private void post(final TcpOperation op, final boolean flush)
+    /**
+     * Under lock: take a credit and queue the frame for the write task; true when this post starts a batch (the
+     * caller schedules the task once the lock is released).
+     */
+    private boolean post(final TcpOperation op)
     {
         inflightCount++;
         op.counted = true;
         inflight.put(op.requestId, op);
-        final ByteBuf frame = op.frame;
+        outFrames.addLast(op.frame);
         op.frame = null;
         if (op.isSend)
         {
-            // A send completes locally once written, so it needs the write's outcome.
-            final long id = op.requestId;
-            final ChannelFuture future = flush ? channel.writeAndFlush(frame) : channel.write(frame);
-            future.addListener(f -> onWritten(id, f.isSuccess()));
+            // A send completes locally once written; a read completes with its response.
+            outSendIds.addLong(op.requestId);
         }
-        else
+        if (writeScheduled)
         {
-            // A read completes with its response; a failed write closes the channel and fails it there, so the
-            // request needs no listener (no allocation on the read path).
-            if (flush)
+            return false;
+        }
+        writeScheduled = true;
+        return true;
+    }
+
+    private void scheduleWrite()
+    {
+        try
+        {
+            channel.eventLoop().execute(writeTask);
+        }
+        catch (final java.util.concurrent.RejectedExecutionException ex)
+        {
+            // The transport is shutting down: the frames are released when the endpoint fails its operations.
+            LOG.debug("{}: event loop refused the write task", this);
+        }
+    }
+
+    /** Event loop: write the queued batch, flush once, and watch the batch's last write for the sends in it. */
+    private void writeQueued()
+    {
+        synchronized (lock)
+        {
+            final ArrayDeque<ByteBuf> frames = outFrames;
+            outFrames = writingFrames;
+            writingFrames = frames;
+            final LongArrayQueue ids = outSendIds;
+            outSendIds = writingSendIds;
+            writingSendIds = ids;
+            writeScheduled = false;
+        }
+        final int sends = writingSendIds.size();
+        if (sends > 0)
+        {
+            // Recorded before writing: on a closed channel the promise fails within write().
+            while (!writingSendIds.isEmpty())
             {
-                channel.writeAndFlush(frame, channel.voidPromise());
+                writtenSendIds.addLong(writingSendIds.pollLong());
+            }
+            batchSendCounts.addInt(sends);
+        }
+        ByteBuf frame;
+        while ((frame = writingFrames.pollFirst()) != null)
+        {
+            if (sends > 0 && writingFrames.isEmpty())
+            {
+                channel.write(frame).addListener(batchListener);
             }
             else
             {
+                // A failed write closes the channel (exceptionCaught), which fails the operations: no listener.
                 channel.write(frame, channel.voidPromise());
             }
+        }
+        channel.flush();
+    }
+
+    /** Event loop: a batch's last write finished, so every earlier one did; complete the batch's sends. */
+    private void onBatchWritten(final ChannelFuture future)
+    {
+        final boolean success = future.isSuccess();
+        for (int i = batchSendCounts.pollInt(); i > 0; i--)
+        {
+            onWritten(writtenSendIds.pollLong(), success);
         }
     }
 
@@ -297,6 +393,12 @@ final class TcpEndpoint implements Endpoint
 
     private void publish(final TcpOperation op)
     {
+        if (worker.isDriven())
+        {
+            deliver(op);
+            promotePending();
+            return;
+        }
         // Cannot fail: at most maxInflight operations hold credits and a credit returns only after delivery.
         if (!completions.offer(op))
         {
@@ -307,6 +409,16 @@ final class TcpEndpoint implements Endpoint
     /** A MESSAGE frame arrived; takes ownership of {@code frame} (positioned at the payload). */
     void onMessage(final ByteBuf frame)
     {
+        if (worker.isDriven())
+        {
+            if (disconnectSeen)
+            {
+                frame.release(); // failed or closed already: nothing more is delivered
+                return;
+            }
+            inbound.deliverNow(frame, this, handler);
+            return;
+        }
         inbound.offer(frame);
     }
 
@@ -350,6 +462,10 @@ final class TcpEndpoint implements Endpoint
         disconnectStatus = local ? TransportStatus.CLOSED : TransportStatus.PEER_FAILED;
         drainInbound(Integer.MAX_VALUE);
         failAll(disconnectStatus);
+        if (worker.isDriven())
+        {
+            progress(); // delivers onDisconnected now that nothing is outstanding
+        }
     }
 
     /** Complete every in-flight and pending operation with {@code status} (worker thread or closing thread). */
@@ -362,6 +478,7 @@ final class TcpEndpoint implements Endpoint
             inflight.clear();
             expired.addAll(pending);
             pending.clear();
+            releaseOutbound();
         }
         for (int i = 0; i < expired.size(); i++)
         {
@@ -412,19 +529,29 @@ final class TcpEndpoint implements Endpoint
 
     private void promotePending()
     {
+        boolean schedule = false;
         synchronized (lock)
         {
-            boolean wrote = false;
             while (state == State.CONNECTED && inflightCount < maxInflight && !pending.isEmpty())
             {
-                post(pending.pollFirst(), false);
-                wrote = true;
-            }
-            if (wrote)
-            {
-                channel.flush();
+                schedule |= post(pending.pollFirst());
             }
         }
+        if (schedule)
+        {
+            scheduleWrite();
+        }
+    }
+
+    /** Under lock: frames that never reached Netty (the connection is gone). */
+    private void releaseOutbound()
+    {
+        ByteBuf frame;
+        while ((frame = outFrames.pollFirst()) != null)
+        {
+            frame.release();
+        }
+        outSendIds.clear();
     }
 
     /** Complete operations past their deadline with TIMED_OUT. */
@@ -512,7 +639,11 @@ final class TcpEndpoint implements Endpoint
             closedLocally = true;
             state = State.DOWN;
         }
-        channel.close().awaitUninterruptibly(2000);
+        final ChannelFuture closing = channel.close();
+        if (!channel.eventLoop().inEventLoop())
+        {
+            closing.awaitUninterruptibly(2000);
+        }
         disconnectSeen = true;
         disconnectStatus = TransportStatus.CLOSED;
         TcpOperation op;
