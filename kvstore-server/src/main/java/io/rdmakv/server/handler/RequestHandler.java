@@ -98,6 +98,8 @@ public final class RequestHandler implements EndpointHandler
     };
     private int inFlightWrites;
     private long nextAdmissionCheckNanos;
+    /** Wakes the request thread after a hand-off from another thread (the group committer). */
+    private volatile Runnable wakeUp = () -> { };
 
     /**
      * @param limits what requests may carry and how many connections are served.
@@ -218,6 +220,12 @@ public final class RequestHandler implements EndpointHandler
             }
         }
         return work;
+    }
+
+    /** Wakes the request thread when a durable write completes (else it waits for the next timed duty cycle). */
+    public void wakeUpWith(final Runnable wakeUp)
+    {
+        this.wakeUp = wakeUp;
     }
 
     /** Writes handed to group commit and not answered yet. */
@@ -452,6 +460,7 @@ public final class RequestHandler implements EndpointHandler
             // Bounded by MAX_IN_FLIGHT_WRITES < capacity: cannot stay full.
             Thread.onSpinWait();
         }
+        wakeUp.run();
     }
 
     private void onWriteDurable(final PendingWrite pending)

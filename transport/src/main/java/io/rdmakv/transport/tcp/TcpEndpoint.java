@@ -3,7 +3,6 @@ package io.rdmakv.transport.tcp;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelFutureListener;
 import io.rdmakv.transport.CompletionHandler;
 import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
@@ -12,9 +11,7 @@ import io.rdmakv.transport.TransportStatus;
 import io.rdmakv.transport.Worker;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
-import org.agrona.collections.IntArrayQueue;
 import org.agrona.collections.Long2ObjectHashMap;
-import org.agrona.collections.LongArrayQueue;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,15 +25,8 @@ import java.util.Iterator;
  * A TCP connection to one peer. Operations may start on any thread: a short per-endpoint lock guards the credit
  * count, the in-flight table (correlation id to operation), the bounded pending queue and the outbound queue.
  *
- * <p>Writes are coalesced: a posted frame joins the outbound queue, and the first post of a batch schedules one
- * write task on the channel's event loop (one wake-up for a burst of posts from other threads; no wake-up at all
- * from the event loop itself, where the task runs after the current read batch). The task writes every queued frame
- * and flushes once; only the last frame of a batch carries a promise, whose one reusable listener completes the
- * batch's sends in order (Netty completes write promises in write order):
- * <pre>
- *   any thread: send/read -> [lock] credit, in-flight table, outbound queue  --(first of a batch)--> execute(write task)
- *   event loop: write task -> write(f1, void) ... write(fn, promise) -> flush  --promise--> sends f1..fn complete
- * </pre>
+ * <p>Writes are coalesced by {@link TcpOutbound}: a posted frame joins its queue and a batch leaves in one write task
+ * on the event loop, with one flush and one promise.
  *
  * <p>Completions and received messages go to the owning {@link TcpWorker}'s progress: queued (completion queue,
  * {@link TcpInboundQueue}) and drained by {@code doWork()} on a polled worker, or delivered inline on the event loop
@@ -73,17 +63,7 @@ final class TcpEndpoint implements Endpoint
     private final ManyToOneConcurrentArrayQueue<TcpOperation> completions;
     private final TcpInboundQueue inbound;
 
-    /** Frames posted and not yet handed to Netty, and the ids of the sends among them (under lock). */
-    private ArrayDeque<ByteBuf> outFrames = new ArrayDeque<>();
-    private LongArrayQueue outSendIds = new LongArrayQueue();
-    private boolean writeScheduled;
-    /** Event loop only: the batch being written, sends written but not yet confirmed, send count per batch. */
-    private ArrayDeque<ByteBuf> writingFrames = new ArrayDeque<>();
-    private LongArrayQueue writingSendIds = new LongArrayQueue();
-    private final LongArrayQueue writtenSendIds = new LongArrayQueue();
-    private final IntArrayQueue batchSendCounts = new IntArrayQueue();
-    private final Runnable writeTask = this::writeQueued;
-    private final ChannelFutureListener batchListener = this::onBatchWritten;
+    private final TcpOutbound outbound;
 
     /** Worker-thread state. */
     private final ArrayList<TcpOperation> expired = new ArrayList<>();
@@ -102,6 +82,7 @@ final class TcpEndpoint implements Endpoint
         this.timeoutNanos = transport.config().operationTimeout().toNanos();
         this.completions = new ManyToOneConcurrentArrayQueue<>(Math.max(maxInflight, 2));
         this.inbound = new TcpInboundQueue(channel);
+        this.outbound = new TcpOutbound(channel, this::onWritten);
     }
 
     TcpWorker tcpWorker()
@@ -156,7 +137,7 @@ final class TcpEndpoint implements Endpoint
         }
         if (schedule)
         {
-            scheduleWrite();
+            outbound.schedule();
         }
         return id;
     }
@@ -204,7 +185,7 @@ final class TcpEndpoint implements Endpoint
         }
         if (schedule)
         {
-            scheduleWrite();
+            outbound.schedule();
         }
         return id;
     }
@@ -256,81 +237,10 @@ final class TcpEndpoint implements Endpoint
         inflightCount++;
         op.counted = true;
         inflight.put(op.requestId, op);
-        outFrames.addLast(op.frame);
+        final ByteBuf frame = op.frame;
         op.frame = null;
-        if (op.isSend)
-        {
-            // A send completes locally once written; a read completes with its response.
-            outSendIds.addLong(op.requestId);
-        }
-        if (writeScheduled)
-        {
-            return false;
-        }
-        writeScheduled = true;
-        return true;
-    }
-
-    private void scheduleWrite()
-    {
-        try
-        {
-            channel.eventLoop().execute(writeTask);
-        }
-        catch (final java.util.concurrent.RejectedExecutionException ex)
-        {
-            // The transport is shutting down: the frames are released when the endpoint fails its operations.
-            LOG.debug("{}: event loop refused the write task", this);
-        }
-    }
-
-    /** Event loop: write the queued batch, flush once, and watch the batch's last write for the sends in it. */
-    private void writeQueued()
-    {
-        synchronized (lock)
-        {
-            final ArrayDeque<ByteBuf> frames = outFrames;
-            outFrames = writingFrames;
-            writingFrames = frames;
-            final LongArrayQueue ids = outSendIds;
-            outSendIds = writingSendIds;
-            writingSendIds = ids;
-            writeScheduled = false;
-        }
-        final int sends = writingSendIds.size();
-        if (sends > 0)
-        {
-            // Recorded before writing: on a closed channel the promise fails within write().
-            while (!writingSendIds.isEmpty())
-            {
-                writtenSendIds.addLong(writingSendIds.pollLong());
-            }
-            batchSendCounts.addInt(sends);
-        }
-        ByteBuf frame;
-        while ((frame = writingFrames.pollFirst()) != null)
-        {
-            if (sends > 0 && writingFrames.isEmpty())
-            {
-                channel.write(frame).addListener(batchListener);
-            }
-            else
-            {
-                // A failed write closes the channel (exceptionCaught), which fails the operations: no listener.
-                channel.write(frame, channel.voidPromise());
-            }
-        }
-        channel.flush();
-    }
-
-    /** Event loop: a batch's last write finished, so every earlier one did; complete the batch's sends. */
-    private void onBatchWritten(final ChannelFuture future)
-    {
-        final boolean success = future.isSuccess();
-        for (int i = batchSendCounts.pollInt(); i > 0; i--)
-        {
-            onWritten(writtenSendIds.pollLong(), success);
-        }
+        // A send completes locally once written; a read completes with its response.
+        return outbound.add(frame, op.isSend ? op.requestId : -1);
     }
 
     // ---------------------------------------------------------------- I/O thread callbacks
@@ -478,8 +388,8 @@ final class TcpEndpoint implements Endpoint
             inflight.clear();
             expired.addAll(pending);
             pending.clear();
-            releaseOutbound();
         }
+        outbound.releaseQueued();
         for (int i = 0; i < expired.size(); i++)
         {
             final TcpOperation op = expired.get(i);
@@ -539,19 +449,8 @@ final class TcpEndpoint implements Endpoint
         }
         if (schedule)
         {
-            scheduleWrite();
+            outbound.schedule();
         }
-    }
-
-    /** Under lock: frames that never reached Netty (the connection is gone). */
-    private void releaseOutbound()
-    {
-        ByteBuf frame;
-        while ((frame = outFrames.pollFirst()) != null)
-        {
-            frame.release();
-        }
-        outSendIds.clear();
     }
 
     /** Complete operations past their deadline with TIMED_OUT. */
@@ -720,6 +619,12 @@ final class TcpEndpoint implements Endpoint
             closedLocally = true;
         }
         recordFailure("closed locally");
+        if (channel.eventLoop().inEventLoop())
+        {
+            // Frames posted before the close leave first (e.g. the answer that explains a refusal): from another
+            // thread the close task queues behind the write task anyway; here the close would run at once.
+            outbound.writeNow();
+        }
         channel.close();
     }
 

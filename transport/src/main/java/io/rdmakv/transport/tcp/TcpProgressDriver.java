@@ -19,6 +19,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *   signal() from any thread (one task per burst) --+-->  cycle(): worker.progressCycle(); duty.doWork();
  *   a cycle that found work (more may be waiting) --/            work > 0 ? signal() : sleep in epoll_wait
  * </pre>
+ * A signal from the loop itself is scheduled (due at once) rather than queued as a task, so the loop polls its
+ * sockets before the next cycle: a duty that keeps finding work (a send retried while back-pressured) can never
+ * starve the reads that would relieve it.
  * The event loop sleeps in {@code epoll_wait} until a socket, a task or a timer needs it: the wake-up source a
  * polled worker lacks. {@link #signal()} costs one CAS when a cycle is already scheduled and one {@code execute}
  * (an eventfd write when the loop sleeps) otherwise.
@@ -77,7 +80,16 @@ final class TcpProgressDriver implements WorkerProgress
         {
             try
             {
-                loop.execute(signalledCycle);
+                if (loop.inEventLoop())
+                {
+                    // From the loop itself (a cycle that found work, a deferral by a callback): after the I/O that is
+                    // ready. A plain task would run in this same task round and, re-signalling, starve reads.
+                    loop.schedule(signalledCycle, 0, TimeUnit.NANOSECONDS);
+                }
+                else
+                {
+                    loop.execute(signalledCycle);
+                }
             }
             catch (final RejectedExecutionException ex)
             {
