@@ -272,7 +272,9 @@ final class TcpEndpoint implements Endpoint
         }
     }
 
-    void onReadResponse(final long correlationId, final int statusCode, final ByteBuf data)
+    /** A READ_RESPONSE frame; its {@code dataLength} data bytes are at {@code dataIndex} of {@code buf}. */
+    void onReadResponse(final long correlationId, final int statusCode, final ByteBuf buf, final int dataIndex,
+        final int dataLength)
     {
         final TcpOperation op;
         synchronized (lock)
@@ -286,15 +288,15 @@ final class TcpEndpoint implements Endpoint
         TransportStatus status = TransportStatus.fromCode(statusCode);
         if (status == TransportStatus.OK)
         {
-            if (data.readableBytes() != op.length)
+            if (dataLength != op.length)
             {
                 LOG.warn("emulated read response from {} carries {} bytes, expected {}", remoteAddress(),
-                    data.readableBytes(), op.length);
+                    dataLength, op.length);
                 status = TransportStatus.TRANSPORT_ERROR;
             }
             else
             {
-                TcpCopy.copyOut(data, data.readerIndex(), op.destination, op.destinationOffset, op.length);
+                TcpCopy.copyOut(buf, dataIndex, op.destination, op.destinationOffset, op.length);
             }
         }
         op.status = status;
@@ -316,20 +318,21 @@ final class TcpEndpoint implements Endpoint
         }
     }
 
-    /** A MESSAGE frame arrived; takes ownership of {@code frame} (positioned at the payload). */
-    void onMessage(final ByteBuf frame)
+        /**
+     * A MESSAGE frame's payload of {@code length} bytes at {@code index} of {@code buf}, valid during this call: an
+     * event-driven worker delivers it in place; a polled worker's queue gets a retained slice.
+     */
+    void onMessage(final ByteBuf buf, final int index, final int length)
     {
         if (worker.isDriven())
         {
-            if (disconnectSeen)
+            if (!disconnectSeen) // else failed or closed already: nothing more is delivered
             {
-                frame.release(); // failed or closed already: nothing more is delivered
-                return;
+                inbound.deliverNow(buf, index, length, this, handler);
             }
-            inbound.deliverNow(frame, this, handler);
             return;
         }
-        inbound.offer(frame);
+        inbound.offer(buf.retainedSlice(index, length));
     }
 
     /** The channel is gone: refuse new operations and let the worker fail what is outstanding. */

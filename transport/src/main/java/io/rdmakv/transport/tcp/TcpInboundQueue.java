@@ -89,7 +89,7 @@ final class TcpInboundQueue
             count++;
             try
             {
-                deliver(buf, endpoint, handler);
+                deliver(buf, buf.readerIndex(), buf.readableBytes(), endpoint, handler);
             }
             finally
             {
@@ -103,27 +103,21 @@ final class TcpInboundQueue
         return count;
     }
 
-    /** Event-driven worker, on the event loop: deliver {@code frame} now (it is released after the call). */
-    void deliverNow(final ByteBuf frame, final Endpoint endpoint, final EndpointHandler handler)
+    /** Event-driven worker, on the event loop: deliver {@code length} bytes at {@code index} of {@code buf} now. */
+    void deliverNow(final ByteBuf buf, final int index, final int length, final Endpoint endpoint,
+        final EndpointHandler handler)
     {
-        try
-        {
-            deliver(frame, endpoint, handler);
-        }
-        finally
-        {
-            frame.release();
-        }
+        deliver(buf, index, length, endpoint, handler);
     }
 
-    private void deliver(final ByteBuf buf, final Endpoint endpoint, final EndpointHandler handler)
+    private void deliver(final ByteBuf buf, final int index, final int length, final Endpoint endpoint,
+        final EndpointHandler handler)
     {
         try
         {
-            final int length = buf.readableBytes();
             if (buf.hasMemoryAddress())
             {
-                view.wrap(buf.memoryAddress() + buf.readerIndex(), length);
+                view.wrap(buf.memoryAddress() + index, length);
             }
             else
             {
@@ -131,7 +125,7 @@ final class TcpInboundQueue
                 {
                     scratch = new byte[length];
                 }
-                buf.getBytes(buf.readerIndex(), scratch, 0, length);
+                buf.getBytes(index, scratch, 0, length);
                 view.wrap(scratch, 0, length);
             }
             handler.onMessage(endpoint, view, 0, length);

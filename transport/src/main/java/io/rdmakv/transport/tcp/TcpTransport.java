@@ -78,7 +78,8 @@ public final class TcpTransport implements Transport
         this.group = new MultiThreadIoEventLoopGroup(ioThreads, threads, nativeEpoll ?
             EpollIoHandler.newFactory(0, strategy) : NioIoHandler.newFactory(SelectorProvider.provider(), strategy));
         LOG.info("tcp transport opened: {} I/O, {} I/O threads (poll {} us before blocking), one-sided reads {}",
-            nativeEpoll ? "epoll" : "NIO", ioThreads, spinMicros, emulatedRead ? "EMULATED by the target's transport (software RMA)" :
+            nativeEpoll ? "epoll" : "NIO", ioThreads, spinMicros,
+            emulatedRead ? "EMULATED by the target's transport (software RMA)" :
             "disabled (tcp.emulatedRead=false)");
         if (wantEpoll && !nativeEpoll)
         {

@@ -8,7 +8,6 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.Listener;
@@ -273,12 +272,10 @@ public final class TcpWorker implements Worker
             {
                 final TcpEndpoint ep = new TcpEndpoint(TcpWorker.this, ch, handler);
                 addEndpoint(ep);
-                // No flush consolidation handler: endpoints coalesce their own writes (one flush per write task).
-                ch.pipeline().addLast(
-                    new LengthFieldBasedFrameDecoder(
-                        TcpFrames.LENGTH_FIELD_LENGTH + transport.maxFrameLength(), 0,
-                        TcpFrames.LENGTH_FIELD_LENGTH, 0, TcpFrames.LENGTH_FIELD_LENGTH, true),
-                    new TcpChannelHandler(ep, transport.responder(), accepted));
+                // One handler: it cuts frames in place. No flush consolidation handler: endpoints coalesce their
+                // own writes (one flush per write task) and read answers are flushed once per read batch.
+                ch.pipeline().addLast(new TcpChannelHandler(ep, transport.responder(), accepted,
+                    transport.maxFrameLength()));
             }
         };
     }
