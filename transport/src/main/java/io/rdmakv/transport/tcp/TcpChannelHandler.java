@@ -128,15 +128,21 @@ final class TcpChannelHandler extends ByteToMessageDecoder
         }
     }
 
+    /**
+     * Not the decoder's own: it would call {@code read()} whenever a batch produced no output, which is always here
+     * (frames are dispatched, never emitted), and so defeat auto-read off, the back-pressure of a polled worker's
+     * full inbound queue.
+     */
     @Override
-    public void channelReadComplete(final ChannelHandlerContext ctx) throws Exception
+    public void channelReadComplete(final ChannelHandlerContext ctx)
     {
         if (flushPending)
         {
             flushPending = false;
             ctx.flush();
         }
-        super.channelReadComplete(ctx);
+        discardSomeReadBytes();
+        ctx.fireChannelReadComplete();
     }
 
     private void protocolError(final ChannelHandlerContext ctx, final ByteBuf in, final String what)
