@@ -82,7 +82,7 @@ final class TcpEndpoint implements Endpoint
         this.timeoutNanos = transport.config().operationTimeout().toNanos();
         this.completions = new ManyToOneConcurrentArrayQueue<>(Math.max(maxInflight, 2));
         this.inbound = new TcpInboundQueue(channel);
-        this.outbound = new TcpOutbound(channel, this::onWritten);
+        this.outbound = new TcpOutbound(channel, this::onWritten, this::onAnonymousWritten);
     }
 
     TcpWorker tcpWorker()
@@ -235,12 +235,19 @@ final class TcpEndpoint implements Endpoint
     private boolean post(final TcpOperation op)
     {
         inflightCount++;
-        op.counted = true;
-        inflight.put(op.requestId, op);
         final ByteBuf frame = op.frame;
         op.frame = null;
+        if (op.isSend && op.handler == null)
+        {
+            // Nobody waits for this send: only its credit is tracked, by count, until its batch is written.
+            op.reset();
+            free.addLast(op);
+            return outbound.add(frame, TcpOutbound.ANONYMOUS_SEND);
+        }
+        op.counted = true;
+        inflight.put(op.requestId, op);
         // A send completes locally once written; a read completes with its response.
-        return outbound.add(frame, op.isSend ? op.requestId : -1);
+        return outbound.add(frame, op.isSend ? op.requestId : TcpOutbound.NOT_A_SEND);
     }
 
     // ---------------------------------------------------------------- I/O thread callbacks
@@ -254,6 +261,16 @@ final class TcpEndpoint implements Endpoint
                 state = State.CONNECTED;
             }
         }
+    }
+
+    /** Event loop: {@code count} sends nobody waits for were written (or failed): return their credits. */
+    private void onAnonymousWritten(final int count)
+    {
+        synchronized (lock)
+        {
+            inflightCount -= count;
+        }
+        promotePending();
     }
 
     private void onWritten(final long id, final boolean success)
@@ -392,7 +409,14 @@ final class TcpEndpoint implements Endpoint
             expired.addAll(pending);
             pending.clear();
         }
-        outbound.releaseQueued();
+        final int dropped = outbound.releaseQueued();
+        if (dropped > 0)
+        {
+            synchronized (lock)
+            {
+                inflightCount -= dropped; // never written: their credits come back here
+            }
+        }
         for (int i = 0; i < expired.size(); i++)
         {
             final TcpOperation op = expired.get(i);

@@ -21,7 +21,8 @@ import java.util.concurrent.RejectedExecutionException;
  *                                      after the current read batch, so a batch of answers leaves in one write)
  *   write task: swap the queues; write(f1, void) ... write(fn, promise); flush
  *   promise of fn done -> every frame before it is written too (Netty completes writes in order) -> the batch's sends
- *                          complete through {@link WriteListener#onWritten}
+ *                          complete through {@link WriteListener#onWritten}; sends nobody waits for (no completion
+ *                          handler) are only counted and their credits returned at once ({@link CreditListener})
  * </pre>
  * A failed void-promise write closes the channel through {@code exceptionCaught}, which fails the operations.
  */
@@ -36,13 +37,27 @@ final class TcpOutbound
         void onWritten(long sendId, boolean success);
     }
 
+    /** Told, on the event loop, how many sends nobody waits for have been written (or failed to be). */
+    @FunctionalInterface
+    interface CreditListener
+    {
+        void onAnonymousWritten(int count);
+    }
+
+    /** {@link #add} kind: a frame whose completion comes otherwise (a read request). */
+    static final long NOT_A_SEND = -1;
+    /** {@link #add} kind: a send without a completion handler: counted, not tracked by id. */
+    static final long ANONYMOUS_SEND = -2;
+
     private final Channel channel;
     private final WriteListener listener;
+    private final CreditListener credits;
     private final Object monitor = new Object();
 
     /** Posted and not yet handed to Netty, and the ids of the sends among them (under monitor). */
     private ArrayDeque<ByteBuf> queuedFrames = new ArrayDeque<>();
     private LongArrayQueue queuedSendIds = new LongArrayQueue();
+    private int queuedAnonymous;
     private boolean scheduled;
 
     /** Event loop only: the batch being written, sends written but not yet confirmed, send count per batch. */
@@ -50,18 +65,20 @@ final class TcpOutbound
     private LongArrayQueue writingSendIds = new LongArrayQueue();
     private final LongArrayQueue writtenSendIds = new LongArrayQueue();
     private final IntArrayQueue batchSendCounts = new IntArrayQueue();
+    private final IntArrayQueue batchAnonymousCounts = new IntArrayQueue();
     private final Runnable writeTask = this::writeNow;
     private final ChannelFutureListener batchListener = this::onBatchWritten;
 
-    TcpOutbound(final Channel channel, final WriteListener listener)
+    TcpOutbound(final Channel channel, final WriteListener listener, final CreditListener credits)
     {
         this.channel = channel;
         this.listener = listener;
+        this.credits = credits;
     }
 
     /**
-     * Queue {@code frame} (ownership passes); {@code sendId} is a send's request id, or negative for a frame whose
-     * completion comes otherwise (a read request).
+     * Queue {@code frame} (ownership passes); {@code sendId} is a send's request id, {@link #ANONYMOUS_SEND}, or
+     * {@link #NOT_A_SEND}.
      *
      * @return true when this frame starts a batch: the caller must call {@link #schedule()} (outside its own locks).
      */
@@ -73,6 +90,10 @@ final class TcpOutbound
             if (sendId >= 0)
             {
                 queuedSendIds.addLong(sendId);
+            }
+            else if (sendId == ANONYMOUS_SEND)
+            {
+                queuedAnonymous++;
             }
             if (scheduled)
             {
@@ -99,6 +120,7 @@ final class TcpOutbound
     /** Event loop: write what is queued, flush once, and watch the batch's last write for the sends in it. */
     void writeNow()
     {
+        final int anonymous;
         synchronized (monitor)
         {
             final ArrayDeque<ByteBuf> frames = queuedFrames;
@@ -107,17 +129,20 @@ final class TcpOutbound
             final LongArrayQueue ids = queuedSendIds;
             queuedSendIds = writingSendIds;
             writingSendIds = ids;
+            anonymous = queuedAnonymous;
+            queuedAnonymous = 0;
             scheduled = false;
         }
-        final int sends = writingSendIds.size();
+        final int sends = writingSendIds.size() + anonymous;
         if (sends > 0)
         {
+            batchAnonymousCounts.addInt(anonymous);
             // Recorded before writing: on a closed channel the promise fails within write().
             while (!writingSendIds.isEmpty())
             {
                 writtenSendIds.addLong(writingSendIds.pollLong());
             }
-            batchSendCounts.addInt(sends);
+            batchSendCounts.addInt(sends - anonymous);
         }
         ByteBuf frame;
         while ((frame = writingFrames.pollFirst()) != null)
@@ -142,10 +167,15 @@ final class TcpOutbound
         {
             listener.onWritten(writtenSendIds.pollLong(), success);
         }
+        final int anonymous = batchAnonymousCounts.pollInt();
+        if (anonymous > 0)
+        {
+            credits.onAnonymousWritten(anonymous);
+        }
     }
 
-    /** The connection is gone: release frames that never reached Netty. */
-    void releaseQueued()
+    /** The connection is gone: release frames that never reached Netty; returns the anonymous sends among them. */
+    int releaseQueued()
     {
         synchronized (monitor)
         {
@@ -155,6 +185,9 @@ final class TcpOutbound
                 frame.release();
             }
             queuedSendIds.clear();
+            final int anonymous = queuedAnonymous;
+            queuedAnonymous = 0;
+            return anonymous;
         }
     }
 }
