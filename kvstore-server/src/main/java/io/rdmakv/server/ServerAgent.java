@@ -40,7 +40,8 @@ final class ServerAgent implements Agent
     @Override
     public void onClose()
     {
-        // Nothing of its own: the worker is closed by the WorkerProgress that ran this agent, before this call.
+        // The worker was closed by the WorkerProgress that ran this agent, before this call.
+        handler.close();
     }
 
     @Override
