@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import static io.rdmakv.client.OneSidedGetProtocolTest.bytes;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -204,9 +205,32 @@ class KvClientFailureTest
         node.put("a", "1");
         try (KvClient client = node.client().build())
         {
-            final CompletableFuture<byte[]> nested = client.getAsync(bytes("a")).thenApply(v -> client.get(bytes("a")));
-            final Throwable cause = assertThrows(CompletionException.class, nested::join).getCause();
-            assertInstanceOf(IllegalStateException.class, cause);
+            // An answer can complete the future before thenApply is attached; then the stage runs here, on the
+            // test thread, and proves nothing: try until one runs on the progress thread.
+            final Thread testThread = Thread.currentThread();
+            boolean refused = false;
+            for (int attempt = 0; attempt < 1_000 && !refused; attempt++)
+            {
+                final CompletableFuture<Boolean> nested = client.getAsync(bytes("a")).thenApply(v ->
+                {
+                    if (Thread.currentThread() == testThread)
+                    {
+                        return false;
+                    }
+                    client.get(bytes("a"));
+                    return true;
+                });
+                try
+                {
+                    assertFalse(nested.join(), "a blocking call on the progress thread must be refused");
+                }
+                catch (final CompletionException ex)
+                {
+                    assertInstanceOf(IllegalStateException.class, ex.getCause());
+                    refused = true;
+                }
+            }
+            assertTrue(refused, "no dependent stage ran on the progress thread in 1,000 attempts");
         }
     }
 }

@@ -29,9 +29,8 @@ import io.rdmakv.transport.RemoteKey;
 import io.rdmakv.transport.Transport;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.Worker;
+import io.rdmakv.transport.WorkerProgress;
 import io.rdmakv.transport.select.TransportSelector;
-import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.SystemNanoClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -89,7 +88,7 @@ public final class KvServer implements AutoCloseable
     private Listener listener;
     private RequestHandler handler;
     private SessionTickets tickets;
-    private AgentRunner runner;
+    private WorkerProgress progress;
     private ControlServer control;
     private InetSocketAddress controlAddress;
     private InetSocketAddress dataAddress;
@@ -202,15 +201,19 @@ public final class KvServer implements AutoCloseable
             new SystemNanoClock());
         handler = new RequestHandler(store, index, counters, limits,
             new SlotRouter(config.clusterNodes(), config.nodeId()), tickets);
+        // The request thread: the worker's event loop on tcp (requests handled where they are read), a polling
+        // thread on verbs. Started before listening: an event-driven worker must be driven before it has endpoints.
+        progress = WorkerProgress.start(worker, new ServerAgent(handler, index), "rdmakv-server",
+            t -> LOG.error("request thread error", t));
+        opened.push(progress);
+        handler.wakeUpWith(progress::signal);
+        LOG.info("request thread: {}", worker.progressModel() == io.rdmakv.transport.ProgressModel.EVENT_DRIVEN ?
+            "the transport's event loop (event-driven)" : "a polling progress thread");
         listener = worker.listen(new InetSocketAddress(config.host(), config.dataPort()), handler);
         opened.push(listener);
         dataAddress = listener.localAddress();
 
         registerGauges();
-        runner = new AgentRunner(new BackoffIdleStrategy(100, 10, 1_000, 100_000),
-            t -> LOG.error("request thread error", t), null, new ServerAgent(worker, handler, index));
-        AgentRunner.startOnThread(runner);
-        opened.push(runner);
 
         control = new ControlServer(new InetSocketAddress(config.host(), config.controlPort()),
             new ControlServer.ControlSettings(config.maxControlFrameBytes(), config.maxConnections(), config.secret(),

@@ -2,26 +2,24 @@ package io.rdmakv.server;
 
 import io.rdmakv.server.handler.RequestHandler;
 import io.rdmakv.server.pool.PoolIndex;
-import io.rdmakv.transport.Worker;
 import org.agrona.concurrent.Agent;
 
 /**
- * The server's one request thread as an Agrona {@link Agent}: progresses the transport worker (which runs the
- * {@link RequestHandler} callbacks), drains durable-write completions, and returns expired extents to the allocator.
- * Being the only caller of all three, it is the single writer of the {@link PoolIndex}.
+ * The server's duty agent, run by {@link io.rdmakv.transport.WorkerProgress} on the transport worker's progress
+ * thread (the request thread): drains durable-write completions and returns expired extents to the allocator. The
+ * worker's callbacks (the {@link RequestHandler}) run on that same thread, so it is the single writer of the
+ * {@link PoolIndex}. On tcp that thread is the worker's Netty event loop; on verbs, a polling thread.
  */
 final class ServerAgent implements Agent
 {
     private static final long RECLAIM_INTERVAL_NANOS = 1_000_000L;
 
-    private final Worker worker;
     private final RequestHandler handler;
     private final PoolIndex index;
     private long nextReclaimNanos;
 
-    ServerAgent(final Worker worker, final RequestHandler handler, final PoolIndex index)
+    ServerAgent(final RequestHandler handler, final PoolIndex index)
     {
-        this.worker = worker;
         this.handler = handler;
         this.index = index;
     }
@@ -29,8 +27,7 @@ final class ServerAgent implements Agent
     @Override
     public int doWork() throws Exception
     {
-        int work = worker.doWork();
-        work += handler.doWork();
+        int work = handler.doWork();
         final long now = System.nanoTime();
         if (now - nextReclaimNanos >= 0)
         {
@@ -43,7 +40,8 @@ final class ServerAgent implements Agent
     @Override
     public void onClose()
     {
-        // The worker is closed by KvServer after this thread has stopped, in shutdown order.
+        // The worker was closed by the WorkerProgress that ran this agent, before this call.
+        handler.close();
     }
 
     @Override

@@ -1,8 +1,10 @@
 package io.rdmakv.transport;
 
+import org.agrona.ErrorHandler;
 import org.agrona.concurrent.Agent;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -10,6 +12,9 @@ import java.util.concurrent.CompletableFuture;
  * callbacks; run it on a dedicated {@link org.agrona.concurrent.AgentRunner} in production or through an
  * {@link org.agrona.concurrent.AgentInvoker} from the caller in deterministic tests.
  * Endpoints belong to the worker that created or accepted them.
+ *
+ * <p>A worker whose {@link #progressModel()} is {@link ProgressModel#EVENT_DRIVEN} can instead be driven by the
+ * transport's own I/O thread ({@link #driveProgress}); {@link WorkerProgress#start} chooses for the application.
  */
 public interface Worker extends Agent, AutoCloseable
 {
@@ -24,6 +29,26 @@ public interface Worker extends Agent, AutoCloseable
      * operations, or exceptionally with a {@link TransportException} naming the cause.
      */
     CompletableFuture<Endpoint> connect(InetSocketAddress remoteAddress, EndpointHandler handler);
+
+    /** How this worker's progress may be driven; POLLED unless the transport has a wake-up source. */
+    default ProgressModel progressModel()
+    {
+        return ProgressModel.POLLED;
+    }
+
+    /**
+     * EVENT_DRIVEN workers only: make the transport's I/O thread this worker's progress thread from now on. Callbacks
+     * then run inline where their events are read, and a duty cycle (this worker's timers, then {@code duty.doWork()})
+     * runs at least every {@code timerInterval} and soon after {@link WorkerProgress#signal()}. Nobody may call
+     * {@link #doWork()} any more. Call it before the first listen or connect.
+     *
+     * @throws UnsupportedOperationException for a POLLED worker.
+     * @throws IllegalStateException when the worker already has endpoints or listeners, or is driven already.
+     */
+    default WorkerProgress driveProgress(final Agent duty, final Duration timerInterval, final ErrorHandler errors)
+    {
+        throw new UnsupportedOperationException(roleName() + " has no wake-up source: it must be polled");
+    }
 
     /** The transport that created this worker. */
     Transport transport();

@@ -12,8 +12,10 @@
  *
  * <p>Rules every transport keeps:
  * <ul>
- *   <li>Callbacks (completions, receives, connects, disconnects) run only on the thread that calls
- *       {@link io.rdmakv.transport.Worker#doWork()}; operations may be started from any thread.</li>
+ *   <li>Callbacks (completions, receives, connects, disconnects) run only on the worker's progress thread: the
+ *       thread that calls {@link io.rdmakv.transport.Worker#doWork()} for a polled worker, the transport's I/O
+ *       thread for a driven event-driven one ({@link io.rdmakv.transport.WorkerProgress}); operations may be started
+ *       from any thread.</li>
  *   <li>There is no remote write: memory is registered for remote <em>read</em> only.</li>
  *   <li>Back-pressure is a status ({@link io.rdmakv.transport.TransportStatus#BACK_PRESSURED}), never an
  *       exception and never a blocking call; operations beyond the transport's credits wait in a bounded pending

@@ -50,7 +50,7 @@ public final class BenchCommand implements Callable<Integer>
     List<String> servers = new ArrayList<>();
 
     @Option(names = {"-w", "--workload"}, defaultValue = "A", paramLabel = "W",
-        description = "A (50/50 get/put), B (95/5), C (get only), D (95% get of the latest, 5% insert) or a " +
+        description = "A (50/50 get/put), B (95/5), C (get only), D (95%% get of the latest, 5%% insert) or a " +
             "mix such as get=90,put=10. Default: ${DEFAULT-VALUE}.")
     String workload;
 

@@ -24,6 +24,8 @@ final class ClientConductor implements Agent
     /** Each slot is deferred at most once at a time, so the slot count bounds the queue. */
     private final ManyToOneConcurrentArrayQueue<RequestSlot> deferred;
     private long nextTimeoutScanNanos;
+    /** Wakes the progress thread after a deferral from another thread (the progress's {@code signal}). */
+    private volatile Runnable wakeUp = () -> { };
 
     ClientConductor(final RequestSlots slots, final OneSidedGetProtocol getProtocol, final RpcProtocol rpc)
     {
@@ -31,6 +33,11 @@ final class ClientConductor implements Agent
         this.getProtocol = getProtocol;
         this.rpc = rpc;
         this.deferred = new ManyToOneConcurrentArrayQueue<>(Math.max(2, slots.capacity()));
+    }
+
+    void wakeUpWith(final Runnable wakeUp)
+    {
+        this.wakeUp = wakeUp;
     }
 
     /** Retry {@code action} of {@code slot} on a later duty cycle. Any thread. */
@@ -42,6 +49,7 @@ final class ClientConductor implements Agent
             // Cannot happen while each slot is deferred at most once; spin rather than lose a request.
             Thread.onSpinWait();
         }
+        wakeUp.run();
     }
 
     @Override

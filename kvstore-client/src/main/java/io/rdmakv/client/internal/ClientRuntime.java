@@ -16,11 +16,9 @@ import io.rdmakv.transport.Transport;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.Worker;
+import io.rdmakv.transport.WorkerProgress;
 import io.rdmakv.transport.select.TransportSelector;
 import org.agrona.BufferUtil;
-import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
-import org.agrona.concurrent.CompositeAgent;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,7 +31,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The engine behind {@link io.rdmakv.client.KvClient}: owns the transport, the worker and its progress thread, the
@@ -42,9 +39,11 @@ import java.util.concurrent.TimeUnit;
  * <pre>
  *   caller threads ──► RequestSlots.acquire ──► ClusterRouter.dispatch ──► OneSidedGetProtocol / RpcProtocol
  *                                                                            │ post read / send
- *   progress thread (AgentRunner: transport Worker + ClientConductor) ◄──────┘ completions, answers
+ *   progress thread (WorkerProgress: transport Worker + ClientConductor) ◄───┘ completions, answers
  *        └─► RequestSlots.complete ──► wakes the caller / completes the future
  * </pre>
+ * On tcp the progress thread is the worker's Netty event loop (answers are matched where they are read); on verbs
+ * a polling thread.
  */
 public final class ClientRuntime implements AutoCloseable
 {
@@ -62,7 +61,7 @@ public final class ClientRuntime implements AutoCloseable
     private final GetMode getMode;
     private final MemoryRegion readRegion;
     private final RequestSlots slots;
-    private final AgentRunner runner;
+    private final WorkerProgress progress;
     private final ClusterRouter router;
     private final int maxKeyLength;
     private final int maxValueLength;
@@ -97,16 +96,10 @@ public final class ClientRuntime implements AutoCloseable
 
         final Worker worker = transport.createWorker("rdmakv-client");
         opened.add(worker);
-        this.runner = new AgentRunner(
-            new BackoffIdleStrategy(100, 10, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MICROSECONDS.toNanos(100)),
-            ex -> LOG.error("error on the client's progress thread", ex), null, new CompositeAgent(worker, conductor));
-        AgentRunner.startOnThread(runner, r ->
-        {
-            final Thread t = new Thread(r, "rdmakv-client-progress");
-            t.setDaemon(true);
-            return t;
-        });
-        opened.add(runner);
+        this.progress = WorkerProgress.start(worker, conductor, "rdmakv-client-progress",
+            ex -> LOG.error("error on the client's progress thread", ex));
+        opened.add(progress);
+        conductor.wakeUpWith(progress::signal);
 
         this.router = new ClusterRouter(config, control, worker, transport.name(), getMode == GetMode.ONE_SIDED,
             slots, getProtocol, rpc, conductor, counters);
@@ -341,7 +334,7 @@ public final class ClientRuntime implements AutoCloseable
         closed = true;
         final List<AutoCloseable> toClose = new ArrayList<>();
         toClose.add(router);
-        toClose.add(runner);
+        toClose.add(progress);
         toClose.add(readRegion);
         toClose.add(transport);
         toClose.add(control);
@@ -440,7 +433,7 @@ public final class ClientRuntime implements AutoCloseable
 
     private void checkCaller()
     {
-        if (Thread.currentThread() == runner.thread())
+        if (progress.isProgressThread())
         {
             throw new IllegalStateException("a KvClient call was made on the client's progress thread (from a " +
                 "future's dependent stage?): use the *Async methods with thenApplyAsync/thenComposeAsync instead");

@@ -48,8 +48,8 @@ import java.util.function.Consumer;
  * ({@link SessionTickets}), so the credential checked by the handshake also guards the data port. An endpoint that
  * does not attach within the tickets' time to live is closed.
  *
- * <p>Durability: in DEFAULT mode RocksDB is written inline (WAL write without fsync, microseconds) from direct scratch
- * buffers, without allocation. In FSYNC mode the write is copied (it must outlive the receive callback) and handed
+ * <p>Durability: in DEFAULT mode RocksDB is written on this thread (WAL write without fsync): the PUTs of one progress
+ * step as one batch ({@link PutBatch}), answered once it is written; DELETEs inline from direct scratch buffers. In FSYNC mode the write is copied (it must outlive the receive callback) and handed
  * to the group committer; the progress thread is not blocked. The committer's completion comes back through a
  * bounded MPSC queue drained by {@link #doWork()}, which then updates the pool and answers: the pool and the answer
  * always follow the durable write.
@@ -76,8 +76,8 @@ public final class RequestHandler implements EndpointHandler
     private final ByteBuffer responseValueView;
     private final ByteBuffer keyScratch;
     private final UnsafeBuffer keyScratchBuffer;
-    private final ByteBuffer valueScratch;
-    private final UnsafeBuffer valueScratchBuffer;
+    /** DEFAULT durability: the PUTs of one progress step, written as one batch (null under FSYNC). */
+    private final PutBatch puts;
 
     private final ManyToOneConcurrentArrayQueue<PendingWrite> completions =
         new ManyToOneConcurrentArrayQueue<>(2 * MAX_IN_FLIGHT_WRITES);
@@ -98,6 +98,8 @@ public final class RequestHandler implements EndpointHandler
     };
     private int inFlightWrites;
     private long nextAdmissionCheckNanos;
+    /** Wakes the request thread after a hand-off from another thread (the group committer). */
+    private volatile Runnable wakeUp = () -> { };
 
     /**
      * @param limits what requests may carry and how many connections are served.
@@ -120,8 +122,8 @@ public final class RequestHandler implements EndpointHandler
         this.responseValueView = responseBytes.duplicate();
         this.keyScratch = ByteBuffer.allocateDirect(limits.maxKeyBytes());
         this.keyScratchBuffer = new UnsafeBuffer(keyScratch);
-        this.valueScratch = ByteBuffer.allocateDirect(Math.max(1, limits.maxValueBytes()));
-        this.valueScratchBuffer = new UnsafeBuffer(valueScratch);
+        this.puts = store.writesInline() ? new PutBatch(store, Math.max(1 << 20,
+            limits.maxKeyBytes() + limits.maxValueBytes()), new PutCommitter(), () -> wakeUp.run()) : null;
     }
 
     @Override
@@ -170,8 +172,13 @@ public final class RequestHandler implements EndpointHandler
             {
                 counters.increment(ServerCounter.LIMIT_REJECTIONS);
             }
+            commitPuts(); // answered in arrival order
             answerError(endpoint, decoder.correlationId(), status, ex.getMessage());
             return;
+        }
+        if (type != MessageType.PUT_REQUEST)
+        {
+            commitPuts(); // a GET, DELETE or STATS sees every PUT that arrived before it
         }
         final long correlationId = decoder.correlationId();
         switch (type)
@@ -199,7 +206,8 @@ public final class RequestHandler implements EndpointHandler
      */
     public int doWork()
     {
-        int work = completions.drain(completionHandler, 256);
+        int work = commitPuts();
+        work += completions.drain(completionHandler, 256);
         if (admission.anyWaiting())
         {
             final long now = System.nanoTime();
@@ -218,6 +226,12 @@ public final class RequestHandler implements EndpointHandler
             }
         }
         return work;
+    }
+
+    /** Wakes the request thread when a durable write completes (else it waits for the next timed duty cycle). */
+    public void wakeUpWith(final Runnable wakeUp)
+    {
+        this.wakeUp = wakeUp;
     }
 
     /** Writes handed to group commit and not answered yet. */
@@ -291,20 +305,9 @@ public final class RequestHandler implements EndpointHandler
             return;
         }
         counters.increment(ServerCounter.PUTS);
-        if (store.writesInline())
+        if (puts != null)
         {
-            try
-            {
-                store.put(scratchKey(put.buffer(), put.keyIndex(), keyLength),
-                    scratchValue(put.buffer(), put.valueIndex(), valueLength));
-            }
-            catch (final StoreException ex)
-            {
-                storeFailed(endpoint, correlationId, ex);
-                return;
-            }
-            final long version = placeInPool(put.buffer(), put.keyIndex(), keyLength, put.valueIndex(), valueLength);
-            answer(endpoint, correlationId, Status.OK, version);
+            puts.add(endpoint, correlationId, put.buffer(), put.keyIndex(), keyLength, put.valueIndex(), valueLength);
             return;
         }
         final byte[] key = new byte[keyLength];
@@ -452,6 +455,7 @@ public final class RequestHandler implements EndpointHandler
             // Bounded by MAX_IN_FLIGHT_WRITES < capacity: cannot stay full.
             Thread.onSpinWait();
         }
+        wakeUp.run();
     }
 
     private void onWriteDurable(final PendingWrite pending)
@@ -533,11 +537,36 @@ public final class RequestHandler implements EndpointHandler
         return keyScratch;
     }
 
-    private ByteBuffer scratchValue(final DirectBuffer buffer, final int index, final int length)
+    private int commitPuts()
     {
-        valueScratchBuffer.putBytes(0, buffer, index, length);
-        valueScratch.limit(length).position(0);
-        return valueScratch;
+        return puts == null ? 0 : puts.commit();
+    }
+
+    /** Request thread, at shutdown: free the batch; PUTs still in it were never acknowledged. */
+    public void close()
+    {
+        if (puts != null)
+        {
+            puts.close();
+        }
+    }
+
+    /** Pool and answer for each PUT of a durable batch. */
+    private final class PutCommitter implements PutBatch.Committer
+    {
+        @Override
+        public void committed(final Endpoint endpoint, final long correlationId, final DirectBuffer staging,
+            final int keyIndex, final int keyLength, final int valueIndex, final int valueLength)
+        {
+            answer(endpoint, correlationId, Status.OK, placeInPool(staging, keyIndex, keyLength, valueIndex,
+                valueLength));
+        }
+
+        @Override
+        public void failed(final Endpoint endpoint, final long correlationId, final StoreException failure)
+        {
+            storeFailed(endpoint, correlationId, failure);
+        }
     }
 
     private void storeFailed(final Endpoint endpoint, final long correlationId, final StoreException ex)

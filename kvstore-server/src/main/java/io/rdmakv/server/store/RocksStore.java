@@ -7,6 +7,7 @@ import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
+import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -240,6 +241,23 @@ public final class RocksStore implements AutoCloseable
         catch (final RocksDBException ex)
         {
             throw new StoreException("put failed: " + ex.getMessage(), ex);
+        }
+    }
+
+    /**
+     * DEFAULT durability only: apply {@code batch} atomically with ONE WAL write (no sync), on the calling thread.
+     * Durable against a process crash once this returns, like {@link #put(ByteBuffer, ByteBuffer)}.
+     */
+    public void write(final WriteBatch batch)
+    {
+        requireInline();
+        try
+        {
+            db.write(walOptions, batch);
+        }
+        catch (final RocksDBException ex)
+        {
+            throw new StoreException("batch write failed: " + ex.getMessage(), ex);
         }
     }
 

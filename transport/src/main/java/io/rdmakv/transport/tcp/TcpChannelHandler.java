@@ -2,31 +2,40 @@ package io.rdmakv.transport.tcp;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.ByteToMessageDecoder;
 import io.rdmakv.transport.TransportStatus;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.List;
+
 /**
- * The last handler of every TCP transport channel, on the Netty I/O thread. It dispatches decoded frames:
- * messages and read responses go to the {@link TcpEndpoint} (and from there to the worker); read requests are
- * answered right here by the {@link TcpEmulatedReadResponder}, below the application and without its worker.
+ * The one handler of every TCP transport channel, on the Netty I/O thread: it cuts {@link TcpFrames} out of the bytes
+ * read and dispatches them where they lie, without a slice or copy per frame (Netty's cumulation keeps partial frames
+ * across reads). Messages and read responses go to the {@link TcpEndpoint} (delivered inline when the worker is
+ * event-driven, else handed to its queue); read requests are answered right here by the
+ * {@link TcpEmulatedReadResponder}, below the application and without its worker, and flushed once per read batch.
  * A malformed or oversized frame closes the connection with one clear log line; outstanding operations then fail.
  */
-final class TcpChannelHandler extends ChannelInboundHandlerAdapter
+final class TcpChannelHandler extends ByteToMessageDecoder
 {
     private static final Logger LOG = LoggerFactory.getLogger(TcpChannelHandler.class);
 
     private final TcpEndpoint endpoint;
     private final TcpEmulatedReadResponder responder;
     private final boolean accepted;
+    private final int maxFrameLength;
+    /** Read responses written during this read batch and not flushed yet (event loop only). */
+    private boolean flushPending;
+    private boolean failed;
 
-    TcpChannelHandler(final TcpEndpoint endpoint, final TcpEmulatedReadResponder responder, final boolean accepted)
+    TcpChannelHandler(final TcpEndpoint endpoint, final TcpEmulatedReadResponder responder, final boolean accepted,
+        final int maxFrameLength)
     {
         this.endpoint = endpoint;
         this.responder = responder;
         this.accepted = accepted;
+        this.maxFrameLength = maxFrameLength;
     }
 
     TcpEndpoint endpoint()
@@ -45,66 +54,114 @@ final class TcpChannelHandler extends ChannelInboundHandlerAdapter
         super.channelActive(ctx);
     }
 
+    /** Every complete frame in {@code in}, dispatched in place; nothing is added to {@code out}. */
     @Override
-    public void channelRead(final ChannelHandlerContext ctx, final Object msg)
+    protected void decode(final ChannelHandlerContext ctx, final ByteBuf in, final List<Object> out)
     {
-        final ByteBuf frame = (ByteBuf)msg;
-        if (!frame.isReadable())
+        while (!failed && in.readableBytes() >= TcpFrames.LENGTH_FIELD_LENGTH)
         {
-            protocolError(ctx, frame, "empty frame");
-            return;
-        }
-        final byte type = frame.readByte();
-        switch (type)
-        {
-            case TcpFrames.TYPE_MESSAGE:
-                endpoint.onMessage(frame); // ownership passes to the endpoint
+            final int start = in.readerIndex();
+            final int length = in.getInt(start);
+            if (length < 0 || length > maxFrameLength)
+            {
+                refuse(ctx, in, "refused frame from " + ctx.channel().remoteAddress() + ": length " + length +
+                    (length < 0 ? " is negative" : " exceeds the limit of " + maxFrameLength) +
+                    "; closing the connection");
                 return;
-
-            case TcpFrames.TYPE_READ_REQUEST:
-                if (frame.readableBytes() != TcpFrames.READ_REQUEST_BODY_LENGTH)
-                {
-                    protocolError(ctx, frame, "read request of " + frame.readableBytes() + " body bytes");
-                    return;
-                }
-                final long correlationId = frame.readLong();
-                final int regionId = frame.readInt();
-                final int length = frame.readInt();
-                final long token = frame.readLong();
-                final long address = frame.readLong();
-                frame.release();
-                ctx.writeAndFlush(responder.answer(ctx.alloc(), correlationId, regionId, length, token, address));
-                return;
-
-            case TcpFrames.TYPE_READ_RESPONSE:
-                if (frame.readableBytes() < TcpFrames.READ_RESPONSE_HEADER_LENGTH)
-                {
-                    protocolError(ctx, frame, "truncated read response");
-                    return;
-                }
-                final long responseId = frame.readLong();
-                final int status = frame.readInt();
-                try
-                {
-                    endpoint.onReadResponse(responseId, status, frame);
-                }
-                finally
-                {
-                    frame.release();
-                }
-                return;
-
-            default:
-                protocolError(ctx, frame, "unknown frame type " + type);
+            }
+            if (in.readableBytes() < TcpFrames.LENGTH_FIELD_LENGTH + length)
+            {
+                return; // the rest of the frame comes with a later read
+            }
+            in.readerIndex(start + TcpFrames.LENGTH_FIELD_LENGTH + length);
+            dispatch(ctx, in, start + TcpFrames.LENGTH_FIELD_LENGTH, length);
         }
     }
 
-    private void protocolError(final ChannelHandlerContext ctx, final ByteBuf frame, final String what)
+    /** One frame of {@code length} bytes at {@code index} of {@code buf} (valid during this call only). */
+    private void dispatch(final ChannelHandlerContext ctx, final ByteBuf buf, final int index, final int length)
     {
-        frame.release();
+        if (length == 0)
+        {
+            protocolError(ctx, buf, "empty frame");
+            return;
+        }
+        final byte type = buf.getByte(index);
+        final int body = index + TcpFrames.TYPE_LENGTH;
+        final int bodyLength = length - TcpFrames.TYPE_LENGTH;
+        switch (type)
+        {
+            case TcpFrames.TYPE_MESSAGE:
+                endpoint.onMessage(buf, body, bodyLength);
+                return;
+
+            case TcpFrames.TYPE_READ_REQUEST:
+                if (bodyLength != TcpFrames.READ_REQUEST_BODY_LENGTH)
+                {
+                    protocolError(ctx, buf, "read request of " + bodyLength + " body bytes");
+                    return;
+                }
+                final long correlationId = buf.getLong(body);
+                final int regionId = buf.getInt(body + 8);
+                final int readLength = buf.getInt(body + 12);
+                final long token = buf.getLong(body + 16);
+                final long address = buf.getLong(body + 24);
+                // Flushed once per read batch (channelReadComplete); a failed write closes the channel.
+                ctx.write(responder.answer(ctx.alloc(), correlationId, regionId, readLength, token, address),
+                    ctx.voidPromise());
+                flushPending = true;
+                return;
+
+            case TcpFrames.TYPE_READ_RESPONSE:
+                if (bodyLength < TcpFrames.READ_RESPONSE_HEADER_LENGTH)
+                {
+                    protocolError(ctx, buf, "truncated read response");
+                    return;
+                }
+                final int data = body + TcpFrames.READ_RESPONSE_HEADER_LENGTH;
+                endpoint.onReadResponse(buf.getLong(body), buf.getInt(body + 8), buf, data,
+                    bodyLength - TcpFrames.READ_RESPONSE_HEADER_LENGTH);
+                return;
+
+            default:
+                protocolError(ctx, buf, "unknown frame type " + type);
+        }
+    }
+
+    /**
+     * Not the decoder's own: it would call {@code read()} whenever a batch produced no output, which is always here
+     * (frames are dispatched, never emitted), and so defeat auto-read off, the back-pressure of a polled worker's
+     * full inbound queue.
+     */
+    @Override
+    public void channelReadComplete(final ChannelHandlerContext ctx)
+    {
+        if (flushPending)
+        {
+            flushPending = false;
+            ctx.flush();
+        }
+        discardSomeReadBytes();
+        ctx.fireChannelReadComplete();
+    }
+
+    private void protocolError(final ChannelHandlerContext ctx, final ByteBuf in, final String what)
+    {
         final String detail = "protocol error from " + ctx.channel().remoteAddress() + ": " + what +
             "; closing the connection";
         LOG.warn(detail);
+        refuse(ctx, in, detail);
+    }
+
+    /** Stop decoding this connection for good: skip what was read, record why, close. */
+    private void refuse(final ChannelHandlerContext ctx, final ByteBuf in, final String detail)
+    {
+        if (!detail.startsWith("protocol error"))
+        {
+            LOG.warn(detail);
+        }
+        failed = true;
+        in.skipBytes(in.readableBytes());
         endpoint.recordFailure(detail);
         ctx.close();
     }
@@ -112,18 +169,8 @@ final class TcpChannelHandler extends ChannelInboundHandlerAdapter
     @Override
     public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
     {
-        final String detail;
-        if (cause instanceof TooLongFrameException)
-        {
-            detail = "refused frame from " + ctx.channel().remoteAddress() + ": " + cause.getMessage() +
-                "; closing the connection";
-            LOG.warn(detail);
-        }
-        else
-        {
-            detail = "connection to " + ctx.channel().remoteAddress() + " failed: " + cause;
-            LOG.debug(detail, cause);
-        }
+        final String detail = "connection to " + ctx.channel().remoteAddress() + " failed: " + cause;
+        LOG.debug(detail, cause);
         endpoint.recordFailure(detail);
         ctx.close();
     }

@@ -23,9 +23,14 @@ import java.util.Iterator;
 
 /**
  * A TCP connection to one peer. Operations may start on any thread: a short per-endpoint lock guards the credit
- * count, the in-flight table (correlation id to operation) and the bounded pending queue. Netty I/O threads complete
- * operations into a completion queue and hand received messages to a {@link TcpInboundQueue}; both are drained by
- * the owning {@link TcpWorker}, which runs the callbacks and returns credits (then promotes pending operations).
+ * count, the in-flight table (correlation id to operation), the bounded pending queue and the outbound queue.
+ *
+ * <p>Writes are coalesced by {@link TcpOutbound}: a posted frame joins its queue and a batch leaves in one write task
+ * on the event loop, with one flush and one promise.
+ *
+ * <p>Completions and received messages go to the owning {@link TcpWorker}'s progress: queued (completion queue,
+ * {@link TcpInboundQueue}) and drained by {@code doWork()} on a polled worker, or delivered inline on the event loop
+ * when the worker is event-driven. Delivering a completion returns its credit and promotes pending operations.
  */
 final class TcpEndpoint implements Endpoint
 {
@@ -58,6 +63,8 @@ final class TcpEndpoint implements Endpoint
     private final ManyToOneConcurrentArrayQueue<TcpOperation> completions;
     private final TcpInboundQueue inbound;
 
+    private final TcpOutbound outbound;
+
     /** Worker-thread state. */
     private final ArrayList<TcpOperation> expired = new ArrayList<>();
     private boolean disconnectSeen;
@@ -75,6 +82,7 @@ final class TcpEndpoint implements Endpoint
         this.timeoutNanos = transport.config().operationTimeout().toNanos();
         this.completions = new ManyToOneConcurrentArrayQueue<>(Math.max(maxInflight, 2));
         this.inbound = new TcpInboundQueue(channel);
+        this.outbound = new TcpOutbound(channel, this::onWritten, this::onAnonymousWritten);
     }
 
     TcpWorker tcpWorker()
@@ -111,6 +119,8 @@ final class TcpEndpoint implements Endpoint
         }
         final ByteBuf frame = TcpFrames.messageFrame(channel.alloc(), length);
         TcpCopy.append(buffer, offset, frame, length);
+        final long id;
+        final boolean schedule;
         synchronized (lock)
         {
             final long result = admit();
@@ -122,8 +132,14 @@ final class TcpEndpoint implements Endpoint
             final TcpOperation op = acquire(handler);
             op.isSend = true;
             op.frame = frame;
-            return submit(op);
+            id = op.requestId;
+            schedule = submit(op);
         }
+        if (schedule)
+        {
+            outbound.schedule();
+        }
+        return id;
     }
 
     @Override
@@ -148,6 +164,8 @@ final class TcpEndpoint implements Endpoint
         {
             return TransportStatus.OUT_OF_BOUNDS.sentinel();
         }
+        final long id;
+        final boolean schedule;
         synchronized (lock)
         {
             final long result = admit();
@@ -162,8 +180,14 @@ final class TcpEndpoint implements Endpoint
             op.length = length;
             op.frame = TcpFrames.readRequestFrame(channel.alloc(), op.requestId, remoteKey.nativeKey(), length,
                 remoteKey.token(), remoteAddress);
-            return submit(op);
+            id = op.requestId;
+            schedule = submit(op);
         }
+        if (schedule)
+        {
+            outbound.schedule();
+        }
+        return id;
     }
 
     /** Under lock: 0 when a new operation may be accepted, else a negative sentinel. */
@@ -193,48 +217,37 @@ final class TcpEndpoint implements Endpoint
         return op;
     }
 
-    private long submit(final TcpOperation op)
+    /** Under lock: post now or queue as pending; true when the caller must schedule the write task. */
+    private boolean submit(final TcpOperation op)
     {
-        final long id = op.requestId;
         if (inflightCount < maxInflight && pending.isEmpty())
         {
-            post(op, true);
+            return post(op);
         }
-        else
-        {
-            pending.addLast(op);
-        }
-        return id;
+        pending.addLast(op);
+        return false;
     }
 
-    /** Under lock: take a credit and hand the frame to Netty (which keeps write order and releases the frame). */
-    private void post(final TcpOperation op, final boolean flush)
+    /**
+     * Under lock: take a credit and queue the frame for the write task; true when this post starts a batch (the
+     * caller schedules the task once the lock is released).
+     */
+    private boolean post(final TcpOperation op)
     {
         inflightCount++;
-        op.counted = true;
-        inflight.put(op.requestId, op);
         final ByteBuf frame = op.frame;
         op.frame = null;
-        if (op.isSend)
+        if (op.isSend && op.handler == null)
         {
-            // A send completes locally once written, so it needs the write's outcome.
-            final long id = op.requestId;
-            final ChannelFuture future = flush ? channel.writeAndFlush(frame) : channel.write(frame);
-            future.addListener(f -> onWritten(id, f.isSuccess()));
+            // Nobody waits for this send: only its credit is tracked, by count, until its batch is written.
+            op.reset();
+            free.addLast(op);
+            return outbound.add(frame, TcpOutbound.ANONYMOUS_SEND);
         }
-        else
-        {
-            // A read completes with its response; a failed write closes the channel and fails it there, so the
-            // request needs no listener (no allocation on the read path).
-            if (flush)
-            {
-                channel.writeAndFlush(frame, channel.voidPromise());
-            }
-            else
-            {
-                channel.write(frame, channel.voidPromise());
-            }
-        }
+        op.counted = true;
+        inflight.put(op.requestId, op);
+        // A send completes locally once written; a read completes with its response.
+        return outbound.add(frame, op.isSend ? op.requestId : TcpOutbound.NOT_A_SEND);
     }
 
     // ---------------------------------------------------------------- I/O thread callbacks
@@ -248,6 +261,16 @@ final class TcpEndpoint implements Endpoint
                 state = State.CONNECTED;
             }
         }
+    }
+
+    /** Event loop: {@code count} sends nobody waits for were written (or failed): return their credits. */
+    private void onAnonymousWritten(final int count)
+    {
+        synchronized (lock)
+        {
+            inflightCount -= count;
+        }
+        promotePending();
     }
 
     private void onWritten(final long id, final boolean success)
@@ -266,7 +289,9 @@ final class TcpEndpoint implements Endpoint
         }
     }
 
-    void onReadResponse(final long correlationId, final int statusCode, final ByteBuf data)
+    /** A READ_RESPONSE frame; its {@code dataLength} data bytes are at {@code dataIndex} of {@code buf}. */
+    void onReadResponse(final long correlationId, final int statusCode, final ByteBuf buf, final int dataIndex,
+        final int dataLength)
     {
         final TcpOperation op;
         synchronized (lock)
@@ -280,15 +305,15 @@ final class TcpEndpoint implements Endpoint
         TransportStatus status = TransportStatus.fromCode(statusCode);
         if (status == TransportStatus.OK)
         {
-            if (data.readableBytes() != op.length)
+            if (dataLength != op.length)
             {
                 LOG.warn("emulated read response from {} carries {} bytes, expected {}", remoteAddress(),
-                    data.readableBytes(), op.length);
+                    dataLength, op.length);
                 status = TransportStatus.TRANSPORT_ERROR;
             }
             else
             {
-                TcpCopy.copyOut(data, data.readerIndex(), op.destination, op.destinationOffset, op.length);
+                TcpCopy.copyOut(buf, dataIndex, op.destination, op.destinationOffset, op.length);
             }
         }
         op.status = status;
@@ -297,6 +322,12 @@ final class TcpEndpoint implements Endpoint
 
     private void publish(final TcpOperation op)
     {
+        if (worker.isDriven())
+        {
+            deliver(op);
+            promotePending();
+            return;
+        }
         // Cannot fail: at most maxInflight operations hold credits and a credit returns only after delivery.
         if (!completions.offer(op))
         {
@@ -304,10 +335,21 @@ final class TcpEndpoint implements Endpoint
         }
     }
 
-    /** A MESSAGE frame arrived; takes ownership of {@code frame} (positioned at the payload). */
-    void onMessage(final ByteBuf frame)
+        /**
+     * A MESSAGE frame's payload of {@code length} bytes at {@code index} of {@code buf}, valid during this call: an
+     * event-driven worker delivers it in place; a polled worker's queue gets a retained slice.
+     */
+    void onMessage(final ByteBuf buf, final int index, final int length)
     {
-        inbound.offer(frame);
+        if (worker.isDriven())
+        {
+            if (!disconnectSeen) // else failed or closed already: nothing more is delivered
+            {
+                inbound.deliverNow(buf, index, length, this, handler);
+            }
+            return;
+        }
+        inbound.offer(buf.retainedSlice(index, length));
     }
 
     /** The channel is gone: refuse new operations and let the worker fail what is outstanding. */
@@ -350,6 +392,10 @@ final class TcpEndpoint implements Endpoint
         disconnectStatus = local ? TransportStatus.CLOSED : TransportStatus.PEER_FAILED;
         drainInbound(Integer.MAX_VALUE);
         failAll(disconnectStatus);
+        if (worker.isDriven())
+        {
+            progress(); // delivers onDisconnected now that nothing is outstanding
+        }
     }
 
     /** Complete every in-flight and pending operation with {@code status} (worker thread or closing thread). */
@@ -362,6 +408,14 @@ final class TcpEndpoint implements Endpoint
             inflight.clear();
             expired.addAll(pending);
             pending.clear();
+        }
+        final int dropped = outbound.releaseQueued();
+        if (dropped > 0)
+        {
+            synchronized (lock)
+            {
+                inflightCount -= dropped; // never written: their credits come back here
+            }
         }
         for (int i = 0; i < expired.size(); i++)
         {
@@ -412,18 +466,17 @@ final class TcpEndpoint implements Endpoint
 
     private void promotePending()
     {
+        boolean schedule = false;
         synchronized (lock)
         {
-            boolean wrote = false;
             while (state == State.CONNECTED && inflightCount < maxInflight && !pending.isEmpty())
             {
-                post(pending.pollFirst(), false);
-                wrote = true;
+                schedule |= post(pending.pollFirst());
             }
-            if (wrote)
-            {
-                channel.flush();
-            }
+        }
+        if (schedule)
+        {
+            outbound.schedule();
         }
     }
 
@@ -512,7 +565,11 @@ final class TcpEndpoint implements Endpoint
             closedLocally = true;
             state = State.DOWN;
         }
-        channel.close().awaitUninterruptibly(2000);
+        final ChannelFuture closing = channel.close();
+        if (!channel.eventLoop().inEventLoop())
+        {
+            closing.awaitUninterruptibly(2000);
+        }
         disconnectSeen = true;
         disconnectStatus = TransportStatus.CLOSED;
         TcpOperation op;
@@ -589,6 +646,12 @@ final class TcpEndpoint implements Endpoint
             closedLocally = true;
         }
         recordFailure("closed locally");
+        if (channel.eventLoop().inEventLoop())
+        {
+            // Frames posted before the close leave first (e.g. the answer that explains a refusal): from another
+            // thread the close task queues behind the write task anyway; here the close would run at once.
+            outbound.writeNow();
+        }
         channel.close();
     }
 

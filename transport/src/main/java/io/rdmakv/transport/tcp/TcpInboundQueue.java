@@ -31,7 +31,7 @@ final class TcpInboundQueue
     private final Runnable resumeTask = this::resume;
     private volatile boolean paused;
 
-    /** Worker thread only. */
+    /** Progress thread only (the worker's event loop when it is event-driven). */
     private final UnsafeBuffer view = new UnsafeBuffer(0, 0);
     private byte[] scratch = new byte[0];
 
@@ -89,25 +89,7 @@ final class TcpInboundQueue
             count++;
             try
             {
-                final int length = buf.readableBytes();
-                if (buf.hasMemoryAddress())
-                {
-                    view.wrap(buf.memoryAddress() + buf.readerIndex(), length);
-                }
-                else
-                {
-                    if (scratch.length < length)
-                    {
-                        scratch = new byte[length];
-                    }
-                    buf.getBytes(buf.readerIndex(), scratch, 0, length);
-                    view.wrap(scratch, 0, length);
-                }
-                handler.onMessage(endpoint, view, 0, length);
-            }
-            catch (final Throwable t)
-            {
-                LOG.error("onMessage handler threw; the message is dropped", t);
+                deliver(buf, buf.readerIndex(), buf.readableBytes(), endpoint, handler);
             }
             finally
             {
@@ -119,6 +101,39 @@ final class TcpInboundQueue
             channel.eventLoop().execute(resumeTask);
         }
         return count;
+    }
+
+    /** Event-driven worker, on the event loop: deliver {@code length} bytes at {@code index} of {@code buf} now. */
+    void deliverNow(final ByteBuf buf, final int index, final int length, final Endpoint endpoint,
+        final EndpointHandler handler)
+    {
+        deliver(buf, index, length, endpoint, handler);
+    }
+
+    private void deliver(final ByteBuf buf, final int index, final int length, final Endpoint endpoint,
+        final EndpointHandler handler)
+    {
+        try
+        {
+            if (buf.hasMemoryAddress())
+            {
+                view.wrap(buf.memoryAddress() + index, length);
+            }
+            else
+            {
+                if (scratch.length < length)
+                {
+                    scratch = new byte[length];
+                }
+                buf.getBytes(index, scratch, 0, length);
+                view.wrap(scratch, 0, length);
+            }
+            handler.onMessage(endpoint, view, 0, length);
+        }
+        catch (final Throwable t)
+        {
+            LOG.error("onMessage handler threw; the message is dropped", t);
+        }
     }
 
     /** Worker close: drop what was not delivered. */

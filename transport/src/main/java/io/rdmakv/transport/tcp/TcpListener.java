@@ -27,7 +27,11 @@ final class TcpListener implements Listener
     @Override
     public void close()
     {
-        serverChannel.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
+        final io.netty.channel.ChannelFuture closing = serverChannel.close();
+        if (!serverChannel.eventLoop().inEventLoop())
+        {
+            closing.awaitUninterruptibly(5, TimeUnit.SECONDS); // blocking on the loop itself is not allowed
+        }
         worker.removeListener(this);
     }
 }

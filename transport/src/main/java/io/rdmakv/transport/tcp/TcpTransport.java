@@ -2,6 +2,7 @@ package io.rdmakv.transport.tcp;
 
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SelectStrategyFactory;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
@@ -21,6 +22,7 @@ import io.rdmakv.transport.Worker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.nio.channels.spi.SelectorProvider;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -31,7 +33,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * not {@code false}, NIO otherwise), the memory domain, the emulated-read responder and the workers.
  *
  * <p>Properties: {@code tcp.nativeEpoll} (default true), {@code tcp.emulatedRead} (default true),
- * {@code tcp.ioThreads} (default 2), {@code tcp.maxReadBytes} (default 1 MiB).
+ * {@code tcp.ioThreads} (default 2), {@code tcp.maxReadBytes} (default 1 MiB), {@code tcp.spinMicros} (how long an
+ * idle event loop polls before it blocks; {@link TcpSpinSelectStrategy}).
  */
 public final class TcpTransport implements Transport
 {
@@ -68,10 +71,15 @@ public final class TcpTransport implements Transport
         this.nativeEpoll = wantEpoll && Epoll.isAvailable();
         final DefaultThreadFactory threads = new DefaultThreadFactory(
             "rdmakv-tcp-io-" + INSTANCES.incrementAndGet(), true);
-        this.group = new MultiThreadIoEventLoopGroup(ioThreads, threads,
-            nativeEpoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
-        LOG.info("tcp transport opened: {} I/O, {} I/O threads, one-sided reads {}", nativeEpoll ? "epoll" : "NIO",
-            ioThreads, emulatedRead ? "EMULATED by the target's transport (software RMA)" :
+        final int spinMicros = config.intProperty(TcpTransportProvider.PROP_SPIN_MICROS,
+            Integer.getInteger("rdmakv.transport." + TcpTransportProvider.PROP_SPIN_MICROS,
+            TcpTransportProvider.DEFAULT_SPIN_MICROS));
+        final SelectStrategyFactory strategy = TcpSpinSelectStrategy.factory(TimeUnit.MICROSECONDS.toNanos(spinMicros));
+        this.group = new MultiThreadIoEventLoopGroup(ioThreads, threads, nativeEpoll ?
+            EpollIoHandler.newFactory(0, strategy) : NioIoHandler.newFactory(SelectorProvider.provider(), strategy));
+        LOG.info("tcp transport opened: {} I/O, {} I/O threads (poll {} us before blocking), one-sided reads {}",
+            nativeEpoll ? "epoll" : "NIO", ioThreads, spinMicros,
+            emulatedRead ? "EMULATED by the target's transport (software RMA)" :
             "disabled (tcp.emulatedRead=false)");
         if (wantEpoll && !nativeEpoll)
         {

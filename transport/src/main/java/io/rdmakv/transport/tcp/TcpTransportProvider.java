@@ -21,6 +21,10 @@ public final class TcpTransportProvider implements TransportProvider
     public static final String PROP_EMULATED_READ = "tcp.emulatedRead";
     public static final String PROP_IO_THREADS = "tcp.ioThreads";
     public static final String PROP_MAX_READ_BYTES = "tcp.maxReadBytes";
+    /** Microseconds an event loop keeps polling after its last I/O or task before it blocks (0: block at once). */
+    public static final String PROP_SPIN_MICROS = "tcp.spinMicros";
+    /** The default of {@link #PROP_SPIN_MICROS}; the JVM property {@code rdmakv.transport.tcp.spinMicros} overrides. */
+    public static final int DEFAULT_SPIN_MICROS = 0;
     public static final int DEFAULT_MAX_READ_BYTES = 1 << 20;
 
     /** Modelled small-message one-way latency over a kernel TCP stack (loopback-ish), for scoring. */

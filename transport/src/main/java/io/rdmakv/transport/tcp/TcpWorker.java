@@ -6,21 +6,25 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
-import io.netty.handler.flush.FlushConsolidationHandler;
 import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.Listener;
+import io.rdmakv.transport.ProgressModel;
 import io.rdmakv.transport.Transport;
 import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.TransportStatus;
 import io.rdmakv.transport.Worker;
+import io.rdmakv.transport.WorkerProgress;
+import org.agrona.ErrorHandler;
+import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -28,9 +32,16 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The TCP progress engine. Netty I/O threads never run user code: they post control events (accepts, connects,
- * disconnects) to a bounded MPSC queue and completions/messages to per-endpoint queues; {@link #doWork()} drains
- * them, runs the callbacks and expires operations past the operation timeout.
+ * The TCP progress engine. All channels of one worker live on ONE Netty event loop, chosen when the worker is created,
+ * so the worker has one I/O thread. Two ways to progress it ({@link ProgressModel#EVENT_DRIVEN}, the worker's
+ * property):
+ * <pre>
+ *   polled (doWork() by an AgentRunner or AgentInvoker): the event loop runs no user code; it posts control events
+ *          (accepts, connects, disconnects) to a bounded MPSC queue and completions/messages to per-endpoint queues,
+ *          which doWork() drains, running the callbacks and expiring operations past the operation timeout
+ *   driven (after driveProgress): the event loop IS the progress thread; callbacks run inline as frames are read,
+ *          without queue or hand-off; a TcpProgressDriver runs the timers and the application's duty cycle
+ * </pre>
  */
 public final class TcpWorker implements Worker
 {
@@ -40,6 +51,9 @@ public final class TcpWorker implements Worker
 
     private final TcpTransport transport;
     private final String name;
+    private final EventLoop eventLoop;
+    /** Non-null once the worker is event-driven; then the event loop is the only progress thread. */
+    private volatile TcpProgressDriver driver;
     private final ManyToOneConcurrentArrayQueue<Runnable> control = new ManyToOneConcurrentArrayQueue<>(CONTROL_CAPACITY);
     private final Object lock = new Object();
     private volatile TcpEndpoint[] endpoints = new TcpEndpoint[0];
@@ -51,6 +65,46 @@ public final class TcpWorker implements Worker
     {
         this.transport = transport;
         this.name = name;
+        this.eventLoop = transport.eventLoopGroup().next();
+    }
+
+    EventLoop eventLoop()
+    {
+        return eventLoop;
+    }
+
+    /** True once the event loop is the progress thread (callbacks inline). */
+    boolean isDriven()
+    {
+        return driver != null;
+    }
+
+    @Override
+    public ProgressModel progressModel()
+    {
+        return ProgressModel.EVENT_DRIVEN;
+    }
+
+    @Override
+    public WorkerProgress driveProgress(final Agent duty, final Duration timerInterval, final ErrorHandler errors)
+    {
+        synchronized (lock)
+        {
+            ensureOpen();
+            if (driver != null)
+            {
+                throw new IllegalStateException("worker " + name + " is event-driven already");
+            }
+            if (endpoints.length > 0 || !listeners.isEmpty())
+            {
+                throw new IllegalStateException("worker " + name + " must be made event-driven before it listens " +
+                    "or connects");
+            }
+            final TcpProgressDriver d = new TcpProgressDriver(this, duty, timerInterval, errors);
+            driver = d;
+            d.start();
+            return d;
+        }
     }
 
     TcpTransport tcpTransport()
@@ -75,6 +129,16 @@ public final class TcpWorker implements Worker
     @Override
     public int doWork()
     {
+        if (driver != null)
+        {
+            throw new IllegalStateException("worker " + name + " is event-driven: its event loop progresses it");
+        }
+        return progressCycle();
+    }
+
+    /** One progress step: control events, endpoint queues, expiry (the driver calls it on the event loop). */
+    int progressCycle()
+    {
         if (closed)
         {
             return 0;
@@ -83,14 +147,7 @@ public final class TcpWorker implements Worker
         Runnable event;
         while ((event = control.poll()) != null)
         {
-            try
-            {
-                event.run();
-            }
-            catch (final Throwable t)
-            {
-                LOG.error("worker {}: event handler threw", name, t);
-            }
+            runEvent(event);
             work++;
         }
         final TcpEndpoint[] eps = endpoints;
@@ -113,10 +170,34 @@ public final class TcpWorker implements Worker
     /** Run {@code task} on the progress thread; from I/O threads. Never blocks: retries later if the queue is full. */
     void execute(final Runnable task)
     {
+        if (driver != null)
+        {
+            if (eventLoop.inEventLoop())
+            {
+                runEvent(task);
+            }
+            else
+            {
+                eventLoop.execute(() -> runEvent(task));
+            }
+            return;
+        }
         if (!control.offer(task))
         {
             LOG.warn("worker {}: control queue full, retrying an event in 1 ms", name);
             transport.eventLoopGroup().schedule(() -> execute(task), 1, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void runEvent(final Runnable event)
+    {
+        try
+        {
+            event.run();
+        }
+        catch (final Throwable t)
+        {
+            LOG.error("worker {}: event handler threw", name, t);
         }
     }
 
@@ -127,7 +208,7 @@ public final class TcpWorker implements Worker
     {
         ensureOpen();
         final ServerBootstrap bootstrap = new ServerBootstrap()
-            .group(transport.eventLoopGroup())
+            .group(eventLoop, eventLoop)
             .channel(transport.serverChannelClass())
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childHandler(initializer(handler, true));
@@ -151,7 +232,7 @@ public final class TcpWorker implements Worker
         ensureOpen();
         final CompletableFuture<Endpoint> result = new CompletableFuture<>();
         final Bootstrap bootstrap = new Bootstrap()
-            .group(transport.eventLoopGroup())
+            .group(eventLoop)
             .channel(transport.channelClass())
             .option(ChannelOption.TCP_NODELAY, true)
             .option(ChannelOption.CONNECT_TIMEOUT_MILLIS,
@@ -191,12 +272,10 @@ public final class TcpWorker implements Worker
             {
                 final TcpEndpoint ep = new TcpEndpoint(TcpWorker.this, ch, handler);
                 addEndpoint(ep);
-                ch.pipeline().addLast(
-                    new FlushConsolidationHandler(256, true),
-                    new LengthFieldBasedFrameDecoder(
-                        TcpFrames.LENGTH_FIELD_LENGTH + transport.maxFrameLength(), 0,
-                        TcpFrames.LENGTH_FIELD_LENGTH, 0, TcpFrames.LENGTH_FIELD_LENGTH, true),
-                    new TcpChannelHandler(ep, transport.responder(), accepted));
+                // One handler: it cuts frames in place. No flush consolidation handler: endpoints coalesce their
+                // own writes (one flush per write task) and read answers are flushed once per read batch.
+                ch.pipeline().addLast(new TcpChannelHandler(ep, transport.responder(), accepted,
+                    transport.maxFrameLength()));
             }
         };
     }
@@ -271,6 +350,24 @@ public final class TcpWorker implements Worker
     @Override
     public void close()
     {
+        if (driver != null && !eventLoop.inEventLoop() && !eventLoop.isShuttingDown())
+        {
+            // Callbacks run on the event loop: close there, so none runs while endpoints are failed here.
+            try
+            {
+                eventLoop.submit(this::closeHere).awaitUninterruptibly(10_000);
+                return;
+            }
+            catch (final java.util.concurrent.RejectedExecutionException ex)
+            {
+                // The loop is stopping after all: close here.
+            }
+        }
+        closeHere();
+    }
+
+    private void closeHere()
+    {
         final List<TcpListener> ls;
         final TcpEndpoint[] eps;
         synchronized (lock)
@@ -295,14 +392,7 @@ public final class TcpWorker implements Worker
         Runnable event;
         while ((event = control.poll()) != null)
         {
-            try
-            {
-                event.run(); // e.g. complete connect futures rather than leave them hanging
-            }
-            catch (final Throwable t)
-            {
-                LOG.error("worker {}: event handler threw during close", name, t);
-            }
+            runEvent(event); // e.g. complete connect futures rather than leave them hanging
         }
         transport.removeWorker(this);
     }

@@ -79,7 +79,7 @@ public abstract class AbstractLifecycleConformanceTest extends TransportConforma
             }
         }
         // Kill the server side abruptly while operations are in flight.
-        c.server().runner.close();
+        c.server().progress.close();
         c.server().transport.close();
 
         final int expected = accepted;

@@ -12,6 +12,7 @@ import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.TransportProvider;
 import io.rdmakv.transport.TransportStatus;
 import io.rdmakv.transport.Worker;
+import io.rdmakv.transport.WorkerProgress;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
@@ -38,9 +39,10 @@ import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * Shared harness of the conformance suite: opens transports, drives each worker on its own {@link AgentRunner},
- * connects a client to a server over loopback, and registers a region filled with a known pattern. Everything
- * opened is closed after each test, runners first.
+ * Shared harness of the conformance suite: opens transports, drives each worker on its own {@link AgentRunner}
+ * (polled) or through {@link WorkerProgress#start} (the worker's own progress model: event-driven on tcp) when
+ * {@link #progressByModel()} says so, connects a client to a server over loopback, and registers a region filled
+ * with a known pattern. Everything opened is closed after each test, progress first.
  */
 public abstract class TransportConformanceSupport
 {
@@ -102,6 +104,12 @@ public abstract class TransportConformanceSupport
             () -> provider().name() + " unavailable: " + provider().unavailabilityCause());
     }
 
+    /** Drive workers as applications do ({@link WorkerProgress#start}) instead of polling them on a runner. */
+    protected boolean progressByModel()
+    {
+        return false;
+    }
+
     protected Transport open(final TransportConfig config)
     {
         assumeAvailable();
@@ -112,6 +120,12 @@ public abstract class TransportConformanceSupport
     {
         final Transport transport = open(config);
         final Worker worker = transport.createWorker(name);
+        if (progressByModel())
+        {
+            final WorkerProgress progress = closeLater(WorkerProgress.start(worker, new IdleDuty(), name + "-progress",
+                Throwable::printStackTrace));
+            return new Peer(transport, worker, progress);
+        }
         final AgentRunner runner = new AgentRunner(
             new BackoffIdleStrategy(1, 10, 1_000, 100_000), Throwable::printStackTrace, null, worker);
         AgentRunner.startOnThread(runner);
@@ -198,19 +212,36 @@ public abstract class TransportConformanceSupport
         Thread.yield();
     }
 
-    /** One side: its transport, worker (driven by its own runner) and recording handler. */
+    /** One side: its transport, worker (driven by its own runner or progress) and recording handler. */
     protected static final class Peer
     {
         public final Transport transport;
         public final Worker worker;
-        public final AgentRunner runner;
+        /** What drives the worker: an AgentRunner or a WorkerProgress; closing it stops progress. */
+        public final AutoCloseable progress;
         public final RecordingHandler handler = new RecordingHandler();
 
-        Peer(final Transport transport, final Worker worker, final AgentRunner runner)
+        Peer(final Transport transport, final Worker worker, final AutoCloseable progress)
         {
             this.transport = transport;
             this.worker = worker;
-            this.runner = runner;
+            this.progress = progress;
+        }
+    }
+
+    /** A duty agent with nothing to do: the conformance suites exercise the worker alone. */
+    private static final class IdleDuty implements org.agrona.concurrent.Agent
+    {
+        @Override
+        public int doWork()
+        {
+            return 0;
+        }
+
+        @Override
+        public String roleName()
+        {
+            return "idle-duty";
         }
     }
 

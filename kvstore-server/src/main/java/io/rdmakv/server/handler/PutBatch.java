@@ -1,0 +1,157 @@
+package io.rdmakv.server.handler;
+
+import io.rdmakv.server.store.RocksStore;
+import io.rdmakv.server.store.StoreException;
+import io.rdmakv.transport.Endpoint;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteBatch;
+
+import java.nio.ByteBuffer;
+
+/**
+ * DEFAULT durability: the PUTs of one progress step written to RocksDB as ONE {@link WriteBatch} (one WAL write, one
+ * write-group entry) instead of one write each, then placed in the pool and answered in arrival order. An answer still
+ * follows the durable write, so invariant 2 (an acknowledged PUT survives kill -9) is kept.
+ *
+ * <pre>
+ *   add(PUT)  -> key + value copied into the staging buffer (the message buffer dies with the callback) and into
+ *                the WriteBatch; the first of a step wakes the request thread for a duty cycle
+ *   commit()  -> store.write(batch) -> for each PUT in order: Committer.committed (pool, answer OK)
+ *                                   | on failure: Committer.failed for each (STORE_ERROR), nothing placed in the pool
+ *   commit happens: at the request thread's next duty cycle (after the I/O that is ready), before any request that
+ *                   is not a PUT (a GET or DELETE sees every earlier PUT), and when the staging buffer is full
+ *
+ *   staging buffer: | key 0 | value 0 | key 1 | value 1 | ...   offsets and lengths kept per PUT
+ * </pre>
+ * Request thread only.
+ */
+final class PutBatch implements AutoCloseable
+{
+    /** What the handler does with each PUT once its batch is durable (or failed). */
+    interface Committer
+    {
+        void committed(Endpoint endpoint, long correlationId, DirectBuffer staging, int keyIndex, int keyLength,
+            int valueIndex, int valueLength);
+
+        void failed(Endpoint endpoint, long correlationId, StoreException failure);
+    }
+
+    static final int MAX_PUTS = 256;
+
+    private final RocksStore store;
+    private final Committer committer;
+    private final Runnable firstAdded;
+    private final WriteBatch batch = new WriteBatch();
+    private final ByteBuffer staging;
+    private final UnsafeBuffer stagingBuffer;
+    private final ByteBuffer keyView;
+    private final ByteBuffer valueView;
+    private final Endpoint[] endpoints = new Endpoint[MAX_PUTS];
+    private final long[] correlationIds = new long[MAX_PUTS];
+    private final int[] keyIndexes = new int[MAX_PUTS];
+    private final int[] keyLengths = new int[MAX_PUTS];
+    private final int[] valueLengths = new int[MAX_PUTS];
+    private int count;
+    private int used;
+
+    /**
+     * @param capacity   staging bytes; at least one largest key plus one largest value.
+     * @param firstAdded called when a PUT joins an empty batch (wakes the request thread for the commit).
+     */
+    PutBatch(final RocksStore store, final int capacity, final Committer committer, final Runnable firstAdded)
+    {
+        this.store = store;
+        this.committer = committer;
+        this.firstAdded = firstAdded;
+        this.staging = ByteBuffer.allocateDirect(capacity);
+        this.stagingBuffer = new UnsafeBuffer(staging);
+        this.keyView = staging.duplicate();
+        this.valueView = staging.duplicate();
+    }
+
+    boolean isEmpty()
+    {
+        return count == 0;
+    }
+
+    /** Join the batch (committing the current one first when it is full). */
+    void add(final Endpoint endpoint, final long correlationId, final DirectBuffer buffer, final int keyIndex,
+        final int keyLength, final int valueIndex, final int valueLength)
+    {
+        if (count == MAX_PUTS || used + keyLength + valueLength > staging.capacity())
+        {
+            commit();
+        }
+        final int k = used;
+        final int v = k + keyLength;
+        stagingBuffer.putBytes(k, buffer, keyIndex, keyLength);
+        stagingBuffer.putBytes(v, buffer, valueIndex, valueLength);
+        keyView.limit(v).position(k);
+        valueView.limit(v + valueLength).position(v);
+        try
+        {
+            batch.put(keyView, valueView);
+        }
+        catch (final RocksDBException ex)
+        {
+            committer.failed(endpoint, correlationId, new StoreException("put failed: " + ex.getMessage(), ex));
+            return;
+        }
+        endpoints[count] = endpoint;
+        correlationIds[count] = correlationId;
+        keyIndexes[count] = k;
+        keyLengths[count] = keyLength;
+        valueLengths[count] = valueLength;
+        count++;
+        used = v + valueLength;
+        if (count == 1)
+        {
+            firstAdded.run();
+        }
+    }
+
+    /** Write the batch durably, then hand every PUT in it to the committer in order. Returns the PUTs committed. */
+    int commit()
+    {
+        final int n = count;
+        if (n == 0)
+        {
+            return 0;
+        }
+        StoreException failure = null;
+        try
+        {
+            store.write(batch);
+        }
+        catch (final StoreException ex)
+        {
+            failure = ex;
+        }
+        for (int i = 0; i < n; i++)
+        {
+            final Endpoint endpoint = endpoints[i];
+            endpoints[i] = null;
+            if (failure == null)
+            {
+                committer.committed(endpoint, correlationIds[i], stagingBuffer, keyIndexes[i], keyLengths[i],
+                    keyIndexes[i] + keyLengths[i], valueLengths[i]);
+            }
+            else
+            {
+                committer.failed(endpoint, correlationIds[i], failure);
+            }
+        }
+        batch.clear();
+        count = 0;
+        used = 0;
+        return n;
+    }
+
+    @Override
+    public void close()
+    {
+        batch.close();
+    }
+}

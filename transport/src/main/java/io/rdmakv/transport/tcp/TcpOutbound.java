@@ -1,0 +1,193 @@
+package io.rdmakv.transport.tcp;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import org.agrona.collections.IntArrayQueue;
+import org.agrona.collections.LongArrayQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayDeque;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * The write side of one {@link TcpEndpoint}: frames posted from any thread are coalesced into batches written by one
+ * task on the channel's event loop, with one flush and at most one promise per batch.
+ * <pre>
+ *   any thread: add(frame, sendId) -> [monitor] queued frames + send ids; first of a batch -> schedule()
+ *   schedule(): execute(write task)   (from another thread: one eventfd wake-up per batch; from the loop itself: runs
+ *                                      after the current read batch, so a batch of answers leaves in one write)
+ *   write task: swap the queues; write(f1, void) ... write(fn, promise); flush
+ *   promise of fn done -> every frame before it is written too (Netty completes writes in order) -> the batch's sends
+ *                          complete through {@link WriteListener#onWritten}; sends nobody waits for (no completion
+ *                          handler) are only counted and their credits returned at once ({@link CreditListener})
+ * </pre>
+ * A failed void-promise write closes the channel through {@code exceptionCaught}, which fails the operations.
+ */
+final class TcpOutbound
+{
+    private static final Logger LOG = LoggerFactory.getLogger(TcpOutbound.class);
+
+    /** Told, on the event loop, when a send's frame has been written (or failed to be). */
+    @FunctionalInterface
+    interface WriteListener
+    {
+        void onWritten(long sendId, boolean success);
+    }
+
+    /** Told, on the event loop, how many sends nobody waits for have been written (or failed to be). */
+    @FunctionalInterface
+    interface CreditListener
+    {
+        void onAnonymousWritten(int count);
+    }
+
+    /** {@link #add} kind: a frame whose completion comes otherwise (a read request). */
+    static final long NOT_A_SEND = -1;
+    /** {@link #add} kind: a send without a completion handler: counted, not tracked by id. */
+    static final long ANONYMOUS_SEND = -2;
+
+    private final Channel channel;
+    private final WriteListener listener;
+    private final CreditListener credits;
+    private final Object monitor = new Object();
+
+    /** Posted and not yet handed to Netty, and the ids of the sends among them (under monitor). */
+    private ArrayDeque<ByteBuf> queuedFrames = new ArrayDeque<>();
+    private LongArrayQueue queuedSendIds = new LongArrayQueue();
+    private int queuedAnonymous;
+    private boolean scheduled;
+
+    /** Event loop only: the batch being written, sends written but not yet confirmed, send count per batch. */
+    private ArrayDeque<ByteBuf> writingFrames = new ArrayDeque<>();
+    private LongArrayQueue writingSendIds = new LongArrayQueue();
+    private final LongArrayQueue writtenSendIds = new LongArrayQueue();
+    private final IntArrayQueue batchSendCounts = new IntArrayQueue();
+    private final IntArrayQueue batchAnonymousCounts = new IntArrayQueue();
+    private final Runnable writeTask = this::writeNow;
+    private final ChannelFutureListener batchListener = this::onBatchWritten;
+
+    TcpOutbound(final Channel channel, final WriteListener listener, final CreditListener credits)
+    {
+        this.channel = channel;
+        this.listener = listener;
+        this.credits = credits;
+    }
+
+    /**
+     * Queue {@code frame} (ownership passes); {@code sendId} is a send's request id, {@link #ANONYMOUS_SEND}, or
+     * {@link #NOT_A_SEND}.
+     *
+     * @return true when this frame starts a batch: the caller must call {@link #schedule()} (outside its own locks).
+     */
+    boolean add(final ByteBuf frame, final long sendId)
+    {
+        synchronized (monitor)
+        {
+            queuedFrames.addLast(frame);
+            if (sendId >= 0)
+            {
+                queuedSendIds.addLong(sendId);
+            }
+            else if (sendId == ANONYMOUS_SEND)
+            {
+                queuedAnonymous++;
+            }
+            if (scheduled)
+            {
+                return false;
+            }
+            scheduled = true;
+            return true;
+        }
+    }
+
+    void schedule()
+    {
+        try
+        {
+            channel.eventLoop().execute(writeTask);
+        }
+        catch (final RejectedExecutionException ex)
+        {
+            // The transport is shutting down: queued frames are released when the endpoint fails its operations.
+            LOG.debug("{}: event loop refused the write task", channel);
+        }
+    }
+
+    /** Event loop: write what is queued, flush once, and watch the batch's last write for the sends in it. */
+    void writeNow()
+    {
+        final int anonymous;
+        synchronized (monitor)
+        {
+            final ArrayDeque<ByteBuf> frames = queuedFrames;
+            queuedFrames = writingFrames;
+            writingFrames = frames;
+            final LongArrayQueue ids = queuedSendIds;
+            queuedSendIds = writingSendIds;
+            writingSendIds = ids;
+            anonymous = queuedAnonymous;
+            queuedAnonymous = 0;
+            scheduled = false;
+        }
+        final int sends = writingSendIds.size() + anonymous;
+        if (sends > 0)
+        {
+            batchAnonymousCounts.addInt(anonymous);
+            // Recorded before writing: on a closed channel the promise fails within write().
+            while (!writingSendIds.isEmpty())
+            {
+                writtenSendIds.addLong(writingSendIds.pollLong());
+            }
+            batchSendCounts.addInt(sends - anonymous);
+        }
+        ByteBuf frame;
+        while ((frame = writingFrames.pollFirst()) != null)
+        {
+            if (sends > 0 && writingFrames.isEmpty())
+            {
+                channel.write(frame).addListener(batchListener);
+            }
+            else
+            {
+                channel.write(frame, channel.voidPromise());
+            }
+        }
+        channel.flush();
+    }
+
+    /** Event loop: a batch's last write finished, so every earlier one did; complete the batch's sends. */
+    private void onBatchWritten(final ChannelFuture future)
+    {
+        final boolean success = future.isSuccess();
+        for (int i = batchSendCounts.pollInt(); i > 0; i--)
+        {
+            listener.onWritten(writtenSendIds.pollLong(), success);
+        }
+        final int anonymous = batchAnonymousCounts.pollInt();
+        if (anonymous > 0)
+        {
+            credits.onAnonymousWritten(anonymous);
+        }
+    }
+
+    /** The connection is gone: release frames that never reached Netty; returns the anonymous sends among them. */
+    int releaseQueued()
+    {
+        synchronized (monitor)
+        {
+            ByteBuf frame;
+            while ((frame = queuedFrames.pollFirst()) != null)
+            {
+                frame.release();
+            }
+            queuedSendIds.clear();
+            final int anonymous = queuedAnonymous;
+            queuedAnonymous = 0;
+            return anonymous;
+        }
+    }
+}

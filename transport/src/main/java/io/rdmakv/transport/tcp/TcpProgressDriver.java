@@ -1,0 +1,189 @@
+package io.rdmakv.transport.tcp;
+
+import io.netty.channel.EventLoop;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.rdmakv.transport.WorkerProgress;
+import org.agrona.ErrorHandler;
+import org.agrona.concurrent.Agent;
+
+import java.time.Duration;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Drives an event-driven {@link TcpWorker} from its own Netty event loop: the loop already runs the endpoints'
+ * callbacks inline as it reads; this adds the duty cycle (the worker's timers, then the application's duty agent):
+ * <pre>
+ *   every timer interval (scheduleAtFixedRate)  --\
+ *   signal() from any thread (one task per burst) --+-->  cycle(): worker.progressCycle(); duty.doWork();
+ *   a cycle that found work (more may be waiting) --/            work > 0 ? signal() : sleep in epoll_wait
+ * </pre>
+ * A signal from the loop itself is scheduled (due at once) rather than queued as a task, so the loop polls its
+ * sockets before the next cycle: a duty that keeps finding work (a send retried while back-pressured) can never
+ * starve the reads that would relieve it.
+ * The event loop sleeps in {@code epoll_wait} until a socket, a task or a timer needs it: the wake-up source a
+ * polled worker lacks. {@link #signal()} costs one CAS when a cycle is already scheduled and one {@code execute}
+ * (an eventfd write when the loop sleeps) otherwise.
+ */
+final class TcpProgressDriver implements WorkerProgress
+{
+    private final TcpWorker worker;
+    private final EventLoop loop;
+    private final Agent duty;
+    private final long intervalNanos;
+    private final ErrorHandler errors;
+    private final AtomicBoolean scheduled = new AtomicBoolean();
+    private final Runnable signalledCycle = this::signalledCycle;
+    private volatile ScheduledFuture<?> timer;
+    private volatile boolean closed;
+
+    TcpProgressDriver(final TcpWorker worker, final Agent duty, final Duration interval, final ErrorHandler errors)
+    {
+        if (interval.isNegative() || interval.isZero())
+        {
+            throw new IllegalArgumentException("timer interval must be positive: " + interval);
+        }
+        this.worker = worker;
+        this.loop = worker.eventLoop();
+        this.duty = duty;
+        this.intervalNanos = interval.toNanos();
+        this.errors = errors;
+    }
+
+    void start()
+    {
+        loop.execute(() ->
+        {
+            try
+            {
+                duty.onStart();
+            }
+            catch (final Throwable t)
+            {
+                errors.onError(t);
+            }
+        });
+        timer = loop.scheduleAtFixedRate(this::cycle, intervalNanos, intervalNanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public boolean isProgressThread()
+    {
+        return loop.inEventLoop();
+    }
+
+    @Override
+    public void signal()
+    {
+        if (!closed && scheduled.compareAndSet(false, true))
+        {
+            try
+            {
+                if (loop.inEventLoop())
+                {
+                    // From the loop itself (a cycle that found work, a deferral by a callback): after the I/O that is
+                    // ready. A plain task would run in this same task round and, re-signalling, starve reads.
+                    loop.schedule(signalledCycle, 0, TimeUnit.NANOSECONDS);
+                }
+                else
+                {
+                    loop.execute(signalledCycle);
+                }
+            }
+            catch (final RejectedExecutionException ex)
+            {
+                scheduled.set(false); // shutting down
+            }
+        }
+    }
+
+    private void signalledCycle()
+    {
+        scheduled.set(false);
+        cycle();
+    }
+
+    private void cycle()
+    {
+        if (closed)
+        {
+            return;
+        }
+        int work = 0;
+        try
+        {
+            work += worker.progressCycle();
+        }
+        catch (final Throwable t)
+        {
+            errors.onError(t);
+        }
+        try
+        {
+            work += duty.doWork();
+        }
+        catch (final Throwable t)
+        {
+            errors.onError(t);
+        }
+        if (work > 0)
+        {
+            signal(); // more may be waiting; go round again after the I/O that is ready
+        }
+    }
+
+    /** Stop the cycles, close the worker, then the duty agent: on the event loop, waiting for it from elsewhere. */
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        if (loop.inEventLoop() || loop.isShuttingDown())
+        {
+            closeOnLoop();
+            return;
+        }
+        try
+        {
+            loop.submit(this::closeOnLoop).awaitUninterruptibly(10_000);
+        }
+        catch (final RejectedExecutionException ex)
+        {
+            closeOnLoop();
+        }
+    }
+
+    private void closeOnLoop()
+    {
+        if (timer != null)
+        {
+            timer.cancel(false);
+        }
+        try
+        {
+            worker.close();
+        }
+        catch (final Throwable t)
+        {
+            errors.onError(t);
+        }
+        try
+        {
+            duty.onClose();
+        }
+        catch (final Throwable t)
+        {
+            errors.onError(t);
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return "TcpProgressDriver{" + worker + '}';
+    }
+}
