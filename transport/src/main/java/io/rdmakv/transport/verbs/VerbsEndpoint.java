@@ -71,9 +71,13 @@ final class VerbsEndpoint implements Endpoint
     // Guarded by this.
     private long nextRequestId;
 
-    /** Create the QP, register memory, move to INIT and post every receive (before RTR, as required). */
+    /**
+     * Create the QP over a slice of the worker's registered buffers, move to INIT and post every receive (before RTR,
+     * as required).
+     */
     VerbsEndpoint(final VerbsWorker worker, final VerbsConfig config, final VerbsDevice device, final long cq,
-        final EndpointHandler handler, final InetSocketAddress remoteAddress, final int psn)
+        final EndpointBufferLayout layout, final EndpointBufferPool.Slice slice, final EndpointHandler handler,
+        final InetSocketAddress remoteAddress, final int psn)
     {
         this.worker = worker;
         this.config = config;
@@ -81,7 +85,7 @@ final class VerbsEndpoint implements Endpoint
         this.remoteAddress = remoteAddress;
         this.fragmentBytes = config.fragmentBytes;
         this.assembler = new MessageAssembler(config.maxMessageBytes);
-        this.res = new EndpointResources(worker, config, device, cq, psn);
+        this.res = new EndpointResources(config, device, cq, layout, slice, psn);
         this.qp = res.qp;
         this.ring = new SendQueueRing(res.sendDepth(), config.readBounceBytes);
         this.pending = new PendingQueue(config.maxPending, Math.max(config.maxMessageBytes * 4, 1 << 22));
@@ -165,6 +169,12 @@ final class VerbsEndpoint implements Endpoint
     EndpointHandler handler()
     {
         return handler;
+    }
+
+    /** The QP and the slice of the worker's buffers (the worker gives the slice back after teardown). */
+    EndpointResources resources()
+    {
+        return res;
     }
 
     // ---------------------------------------------------------------------------------------------- operations
@@ -647,7 +657,7 @@ final class VerbsEndpoint implements Endpoint
         return callbacks;
     }
 
-    /** Release the QP and memory registration, close the control channel. Any thread, once. */
+    /** Destroy the QP, hand the slice back to the worker, close the control channel. Any thread, once. */
     private void teardown(final boolean sayBye)
     {
         res.release();
