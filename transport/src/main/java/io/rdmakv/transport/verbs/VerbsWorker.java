@@ -21,6 +21,8 @@ import io.rdmakv.transport.verbs.ffi.VerbsOps;
 import io.rdmakv.transport.verbs.ffi.WorkCompletions;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -36,6 +38,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class VerbsWorker implements Worker
 {
+    private static final Logger LOG = LoggerFactory.getLogger(VerbsWorker.class);
+
     private final VerbsTransport transport;
     private final String name;
     private final VerbsConfig config;
@@ -72,6 +76,7 @@ final class VerbsWorker implements Worker
             throw new TransportException("ibv_create_cq(" + cqDepth + ") failed: " +
                 LibIbverbs.describeErrno(LibIbverbs.errno()));
         }
+        final long start = System.nanoTime();
         try
         {
             // The one registration of endpoint memory this worker makes: connecting never registers.
@@ -82,6 +87,9 @@ final class VerbsWorker implements Worker
             LibIbverbs.ibv_destroy_cq(cq);
             throw e;
         }
+        LOG.info("verbs worker {}: buffers for {} endpoints registered ({} KiB each, {} MiB) in {} ms", name,
+            config.maxEndpoints, layout.sliceBytes / 1024, buffers.bytes() >> 20,
+            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
         this.completions = new WorkCompletions(config.pollBatch);
         this.pollArgs = new Object[] {new Pointer(cq), config.pollBatch, new Pointer(completions.address())};
     }
