@@ -125,6 +125,13 @@ final class EndpointBufferPool implements AutoCloseable
                 "the endpoint buffers of worker " + owner + " (verbs.maxEndpoints " + maxEndpoints + " x " +
                     layout.sliceBytes + " B)");
         }
+        catch (final TransportException e)
+        {
+            Native.free(raw);
+            // The usual cause is RLIMIT_MEMLOCK: say which setting makes this registration smaller, too.
+            throw new TransportException(e.status(), e.getMessage() + "; or register less per worker: lower " +
+                "verbs.maxEndpoints (now " + maxEndpoints + ", " + layout.sliceBytes / 1024 + " KiB each)", e);
+        }
         catch (final RuntimeException e)
         {
             Native.free(raw);
