@@ -46,10 +46,15 @@ class UnprivilegedEndpointBuffersTest
         try (Transport transport = provider.open(one))
         {
             final long before = transport.memoryDomain().registrationCount();
-            try (Worker worker = transport.createWorker("one"))
+            final Worker worker = transport.createWorker("one");
+            try
             {
                 assertEquals(before + 1, transport.memoryDomain().registrationCount(),
                     "one registration for the worker's endpoint buffers");
+            }
+            finally
+            {
+                worker.close();
             }
         }
     }
