@@ -3,6 +3,8 @@
 #
 # Runs as root in the guest, from /mnt/host (the host's share), with rxe0 already up. Steps:
 #   1. environment: ibv_devinfo, rdma link, ulimit -l, rxe0 port counters          -> results/environment.txt
+#      then `rdmakv doctor --transport verbs` (bin/rdmakv + the cli's shaded jar from cli/ in the share), as root
+#      with memlock unlimited, text and --json; it must exit 0         -> results/doctor.txt, results/doctor.json
 #   2. perftest baselines ib_read_lat / ib_send_lat (server and client on 10.0.2.15) -> results/perftest.properties
 #   3. JUnit (console launcher) as root, memlock unlimited: tests tagged by RDMAKV_JOB_TAG_EXPRESSION found in
 #      test-classes/, then the classes named in RDMAKV_JOB_TEST_CLASSES            -> reports/tagged, reports/named
@@ -12,11 +14,12 @@
 #
 # Share layout it expects (the Maven profile "softroce" in integration-tests prepares it):
 #   launcher/junit-platform-console-standalone-*.jar   lib/*.jar (test class path)   test-classes/   [classes/]
+#   cli/rdmakv (bin/rdmakv) and cli/rdmakv.jar (the cli's shaded jar)
 #
 # Settings (environment, from job.env): RDMAKV_JOB_TAG_EXPRESSION (default 'softroce & !unprivileged'),
 # RDMAKV_JOB_TEST_CLASSES (comma/space separated class names), RDMAKV_JOB_JAVA_OPTS, RDMAKV_JOB_UNPRIVILEGED_CMD,
 # RDMAKV_JOB_UNPRIVILEGED_MEMLOCK_KIB, RDMAKV_JOB_PERFTEST_SIZES (default "2 128"), RDMAKV_JOB_PERFTEST_ITERS (1000),
-# RDMAKV_JOB_SKIP_PERFTEST=1.
+# RDMAKV_JOB_SKIP_PERFTEST=1, RDMAKV_JOB_SKIP_DOCTOR=1, RDMAKV_JOB_DOCTOR_ARGS (default "--transport verbs").
 #
 # Commands run by step 4 (and anyone else) may call `rdmakv-junit <report-name> <launcher options...>`, which runs
 # the console launcher over the share's class path with the job's JVM options, writing reports/<report-name>/.
@@ -88,6 +91,31 @@ section environment
 } > "$RDMAKV_RESULTS/environment.txt" 2>&1
 cat "$RDMAKV_RESULTS/environment.txt"
 ulimit -l unlimited
+
+# rdmakv doctor: what an operator would run on this machine; in a working guest it must say the configuration can
+# work (exit 0). The active MTU it prints comes from ibv_query_port (the verbs transport), not from sysfs.
+if [ "${RDMAKV_JOB_SKIP_DOCTOR:-0}" != 1 ]
+then
+    section "rdmakv doctor"
+    if [ -f "$SHARE/cli/rdmakv" ] && [ -f "$SHARE/cli/rdmakv.jar" ]
+    then
+        # shellcheck disable=SC2086 # the arguments are a list on purpose
+        RDMAKV_JAR="$SHARE/cli/rdmakv.jar" bash "$SHARE/cli/rdmakv" doctor ${RDMAKV_JOB_DOCTOR_ARGS:---transport verbs} \
+            > "$RDMAKV_RESULTS/doctor.txt" 2> "$RDMAKV_RESULTS/doctor.stderr.txt"
+        doctor_rc=$?
+        cat "$RDMAKV_RESULTS/doctor.txt"
+        # shellcheck disable=SC2086
+        RDMAKV_JAR="$SHARE/cli/rdmakv.jar" bash "$SHARE/cli/rdmakv" doctor ${RDMAKV_JOB_DOCTOR_ARGS:---transport verbs} \
+            --json > "$RDMAKV_RESULTS/doctor.json" 2>> "$RDMAKV_RESULTS/doctor.stderr.txt"
+        json_rc=$?
+        echo "doctor exit $doctor_rc, doctor --json exit $json_rc"
+        [ "$doctor_rc" = 0 ] && doctor_rc=$json_rc
+    else
+        echo "no cli/rdmakv and cli/rdmakv.jar in the share (the softroce profile copies them)"
+        doctor_rc=2
+    fi
+    outcome doctor "$doctor_rc"
+fi
 
 # ---- 2. perftest baselines ----------------------------------------------------------------------------------
 # Waits until a server listens on a TCP port (perftest exchanges QP details over TCP before any RDMA traffic).

@@ -65,6 +65,10 @@ then
     echo "perftest (results/perftest.properties):"
     grep -v '^#' "$SHARE/results/perftest.properties" | sed 's/^/  /'
 fi
+if [ -f "$SHARE/results/doctor.txt" ]
+then
+    echo "rdmakv doctor (results/doctor.txt): $(grep '^verdict:' "$SHARE/results/doctor.txt" || echo 'no verdict line')"
+fi
 [ -f "$SHARE/boot-timing.txt" ] && cat "$SHARE/boot-timing.txt"
 
 echo "softroce: $(( total - failed - skipped )) passed, $failed failed, $skipped skipped"

@@ -38,6 +38,9 @@ int main(void)
     OFF(ibv_port_attr, gid_tbl_len);
     OFF(ibv_port_attr, max_msg_sz);
     OFF(ibv_port_attr, lid);
+    OFF(ibv_port_attr, active_width);
+    OFF(ibv_port_attr, active_speed);
+    OFF(ibv_port_attr, phys_state);
     OFF(ibv_port_attr, link_layer);
 
     SIZE(ibv_mr);
@@ -169,9 +172,15 @@ int main(void)
     VAL(IBV_WC_RDMA_READ);
     VAL(IBV_WC_RECV);
     VAL(IBV_WC_WITH_IMM);
+    VAL(IBV_PORT_NOP);
+    VAL(IBV_PORT_DOWN);
+    VAL(IBV_PORT_INIT);
+    VAL(IBV_PORT_ARMED);
     VAL(IBV_PORT_ACTIVE);
+    VAL(IBV_PORT_ACTIVE_DEFER);
     VAL(IBV_MTU_256);
     VAL(IBV_MTU_4096);
+    VAL(IBV_LINK_LAYER_UNSPECIFIED);
     VAL(IBV_LINK_LAYER_INFINIBAND);
     VAL(IBV_LINK_LAYER_ETHERNET);
     return 0;

@@ -84,6 +84,26 @@ class SoftRoceHarnessScriptsTest
 
     @Test
     @Timeout(60)
+    void shouldFailOnAFailedDoctorStepAndQuoteTheDoctorsVerdict() throws IOException
+    {
+        hostExitCode(1);
+        report("tagged", 3, 0, 0, 0);
+        Files.createDirectories(share.resolve("results"));
+        Files.writeString(share.resolve("results/summary.txt"), "doctor: FAILED (exit 2)\njunit-tagged: passed\n");
+        Files.writeString(share.resolve("results/doctor.txt"), "rdmakv doctor\n\n== memory pool ==\n" +
+            "verdict: FAIL (exit 2): 0 warning(s), 1 failure(s)\n  FAIL memory pool: memlock: too low\n");
+
+        final GuestProcess.Result result = verify();
+
+        assertEquals(1, result.exitCode(), result::describe);
+        assertTrue(result.output().contains("the guest job failed (exit 1): doctor: FAILED (exit 2)"),
+            result::describe);
+        assertTrue(result.output().contains("rdmakv doctor (results/doctor.txt): verdict: FAIL (exit 2)"),
+            result::describe);
+    }
+
+    @Test
+    @Timeout(60)
     void shouldFailWhenNoReportCameBack() throws IOException
     {
         hostExitCode(0);

@@ -4,7 +4,8 @@ import java.util.Optional;
 
 /**
  * A hook for a transport that can query ports ({@code ibv_query_port}): a {@link io.rdmakv.transport.TransportProvider}
- * that implements this interface gives {@code doctor} the active MTU, which sysfs does not show. {@code doctor} finds
+ * that implements this interface (the verbs transport's provider does) gives {@code doctor} the active MTU, which
+ * sysfs does not show, and the port as the verbs library sees it. {@code doctor} finds
  * it by {@code instanceof} on the providers of the selector, so no reflection and no dependency of this package on a
  * concrete transport.
  */

@@ -75,7 +75,7 @@ public final class RdmaChecks
         final Optional<PortAttributes> attributes, final boolean attributeSourcePresent)
     {
         final List<Check> checks = new ArrayList<>();
-        checks.add(state(port).withDetails(List.of(mtuLine(attributes, attributeSourcePresent))));
+        checks.add(state(port).withDetails(queryLines(attributes, attributeSourcePresent)));
         attributes.ifPresent(a -> mtu(port, a).ifPresent(checks::add));
         checks.add(gids(port));
         checks.add(errorCounters(port));
@@ -111,13 +111,18 @@ public final class RdmaChecks
         return Check.warn("state", "port not ACTIVE: " + facts, fix);
     }
 
-    static String mtuLine(final Optional<PortAttributes> attributes, final boolean sourcePresent)
+    /**
+     * What the port query adds under the sysfs state: the active MTU (sysfs lacks it), and the port as verbs sees it.
+     */
+    static List<String> queryLines(final Optional<PortAttributes> attributes, final boolean sourcePresent)
     {
         if (attributes.isPresent())
         {
-            return "active MTU: " + attributes.get().activeMtuBytes() + " (max " + attributes.get().maxMtuBytes() + ")";
+            final PortAttributes a = attributes.get();
+            return List.of("active MTU: " + a.activeMtuBytes() + " (max " + a.maxMtuBytes() + ")",
+                "ibv_query_port: " + a.describe());
         }
-        return sourcePresent ? "active MTU: (port query failed)" : "active MTU: (needs the verbs transport)";
+        return List.of(sourcePresent ? "active MTU: (port query failed)" : "active MTU: (needs the verbs transport)");
     }
 
     static Optional<Check> mtu(final RdmaPort p, final PortAttributes a)

@@ -11,10 +11,13 @@ import java.util.Map;
  *    "devices":[{"name":"mlx5_0","nodeType":"CA","firmware":"...","nodeGuid":"...","boardId":"...",
  *                "ports":[{"port":1,"state":"ACTIVE","stateCode":4,"physState":"LinkUp","physStateCode":5,
  *                          "rate":"...","linkLayer":"InfiniBand","lid":1,"activeMtu":4096,"maxMtu":4096,
+ *                          "portQuery":{"state":"ACTIVE","activeMtu":4096,"maxMtu":4096,"width":"4X",
+ *                                       "speed":"25.0 Gbps","linkLayer":"InfiniBand","lid":1},
  *                          "gids":[{"index":0,"gid":"fe80:...","type":"IB/RoCE v1","netdev":null}],
  *                          "counters":{"symbol_error":0,...},"hwCounters":{...},"unreadable":[]}]}]}
  * </pre>
- * {@code activeMtu}/{@code maxMtu} are null without a port query; {@code fix} is null for OK checks.
+ * {@code activeMtu}/{@code maxMtu} and {@code portQuery} (what {@code ibv_query_port} said) are null without a port
+ * query; {@code fix} is null for OK checks.
  */
 public final class ReportJson
 {
@@ -88,11 +91,21 @@ public final class ReportJson
         {
             w.field("activeMtu", null);
             w.field("maxMtu", null);
+            w.field("portQuery", null);
         }
         else
         {
             w.field("activeMtu", attributes.activeMtuBytes());
             w.field("maxMtu", attributes.maxMtuBytes());
+            w.name("portQuery").beginObject();
+            w.field("state", attributes.state());
+            w.field("activeMtu", attributes.activeMtuBytes());
+            w.field("maxMtu", attributes.maxMtuBytes());
+            w.field("width", attributes.width());
+            w.field("speed", attributes.speed());
+            w.field("linkLayer", attributes.linkLayer());
+            w.field("lid", attributes.lid());
+            w.endObject();
         }
         w.name("gids").beginArray();
         for (final GidEntry g : p.gids())

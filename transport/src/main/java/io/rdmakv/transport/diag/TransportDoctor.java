@@ -84,7 +84,7 @@ public final class TransportDoctor
         return new DoctorReport(sections, devices, attributes);
     }
 
-    /** The first available provider that can query ports (the verbs transport, once it implements the hook). */
+    /** The first available provider that can query ports (the verbs transport). */
     private Optional<PortAttributesSource> attributeSource()
     {
         for (final TransportProvider p : selector.providers())

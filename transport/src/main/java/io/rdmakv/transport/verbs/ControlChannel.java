@@ -36,6 +36,10 @@ import java.util.concurrent.ThreadLocalRandom;
  *   READY -------------------------------->  onConnected (endpoint usable)
  *   ... RDMA traffic ...                      (TCP kept open: its loss = PEER_FAILED)
  *   BYE ---------------------------------->  onDisconnected(CLOSED)
+ *
+ *   or, when the server cannot take the endpoint (e.g. every buffer slice in use):
+ *                                       <--- REFUSE(reason), close
+ *   connect fails with the reason
  * </pre>
  */
 final class ControlChannel
@@ -88,6 +92,15 @@ final class ControlChannel
         HandshakeMessage.encodeHello(view, 0, device.lid, device.activeMtu, device.port, endpoint.qp.qpNumber,
             endpoint.qp.psn, endpoint.qp.recvDepth, endpoint.fragmentBytes(), device.gid);
         channel.writeAndFlush(channel.alloc().buffer(HandshakeMessage.HELLO_LENGTH).writeBytes(view.byteArray()));
+    }
+
+    /** Tell the client why its connection is refused, then close. */
+    static void sendRefuseAndClose(final Channel channel, final String reason)
+    {
+        final UnsafeBuffer view = new UnsafeBuffer(new byte[HandshakeMessage.HEADER_LENGTH + HandshakeMessage.MAX_REASON]);
+        final int length = HandshakeMessage.encodeRefuse(view, 0, reason);
+        channel.writeAndFlush(channel.alloc().buffer(length).writeBytes(view.byteArray(), 0, length))
+            .addListener(ChannelFutureListener.CLOSE);
     }
 
     static int randomPsn()
@@ -189,7 +202,7 @@ final class ControlChannel
             catch (final RuntimeException e)
             {
                 LOG.warn("verbs connection from {} refused: {}", channel.remoteAddress(), e.getMessage());
-                channel.close();
+                sendRefuseAndClose(channel, String.valueOf(e.getMessage()));
             }
         }
 
@@ -261,6 +274,12 @@ final class ControlChannel
             {
                 final VerbsQueuePair.Remote remote = remote(m);
                 worker.execute(() -> established(channel, remote));
+            }
+            else if (m.type() == HandshakeMessage.TYPE_REFUSE)
+            {
+                final String reason = m.reason();
+                worker.execute(() -> failConnect(channel, new TransportException(TransportStatus.NOT_CONNECTED,
+                    "verbs connect to " + remoteAddress + " refused by the server: " + reason, null)));
             }
             else if (m.type() == HandshakeMessage.TYPE_BYE)
             {

@@ -9,19 +9,11 @@ import io.rdmakv.transport.verbs.ffi.SendWorkRequests;
 import io.rdmakv.transport.verbs.ffi.VerbsOps;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import static io.rdmakv.transport.verbs.ffi.VerbsLayout.ACCESS_LOCAL_WRITE;
-
 /**
- * The native side of one endpoint, set up once when the connection is made: one block of memory registered as one
- * region, the QP, and the work requests and call arguments that every post reuses.
- *
- * <pre>
- *  +-------------------------------+-------------------------------+-----------------------------+
- *  | send buffers                  | receive buffers               | read bounce area            |
- *  | sendDepth x fragmentBytes     | recvDepth x fragmentBytes     | readBounceBytes             |
- *  +-------------------------------+-------------------------------+-----------------------------+
- *  registered LOCAL_WRITE only; send slot i = send WR i; receive buffer i = receive WR i
- * </pre>
+ * The native side of one endpoint, set up once when the connection is made: its slice of the worker's registered
+ * {@link EndpointBufferPool} (nothing is registered here), the QP, and the work requests and call arguments that
+ * every post reuses. The slice's layout is {@link EndpointBufferLayout}: send slot i = send WR i = send buffer i,
+ * receive WR i = receive buffer i, then the read bounce area.
  *
  * Posting passes three pointers prepared here ({@code qp}, the first WR, a bad-WR slot): nothing is allocated.
  */
@@ -31,16 +23,15 @@ final class EndpointResources
     final int fragmentBytes;
     final int lkey;
     final SendWorkRequests sendWrs;
-    /** The whole block: send buffers, receive buffers and bounce area at their offsets. */
+    /** The slice of the worker's pool this endpoint uses; given back by the worker after {@link #release()}. */
+    final EndpointBufferPool.Slice slice;
+    /** The whole slice: send buffers, receive buffers and bounce area at their offsets. */
     final UnsafeBuffer view;
     /** The bounce area alone, from its offset 0. */
     final UnsafeBuffer bounceView;
 
     private final VerbsOps ops;
-    private final NativeBlock memory;
-    private final long mr;
-    private final int recvBase;
-    private final int bounceBase;
+    private final EndpointBufferLayout layout;
     private final RecvWorkRequests recvWrs;
     private final Pointer[] sendWrPointers;
     private final Pointer[] recvWrPointers;
@@ -49,41 +40,33 @@ final class EndpointResources
     private final NativeBlock badWr = new NativeBlock(64);
     private boolean released;
 
-    /** Register memory, create the QP, move it to INIT and post every receive (receives must precede RTR). */
-    EndpointResources(final VerbsWorker worker, final VerbsConfig config, final VerbsDevice device, final long cq,
-        final int psn)
+    /** Create the QP over {@code slice}, move it to INIT and post every receive (receives must precede RTR). */
+    EndpointResources(final VerbsConfig config, final VerbsDevice device, final long cq,
+        final EndpointBufferLayout layout, final EndpointBufferPool.Slice slice, final int psn)
     {
         this.ops = device.ops;
-        this.fragmentBytes = config.fragmentBytes;
-        final int sendDepth = Math.min(config.sendDepth, device.maxQpWr);
-        final int recvDepth = Math.min(config.recvDepth, device.maxQpWr);
-        this.recvBase = sendDepth * fragmentBytes;
-        this.bounceBase = recvBase + recvDepth * fragmentBytes;
-        this.memory = new NativeBlock(bounceBase + config.readBounceBytes);
-        this.view = memory.buffer();
-        this.bounceView = new UnsafeBuffer(memory.address() + bounceBase, config.readBounceBytes);
+        this.layout = layout;
+        this.slice = slice;
+        this.fragmentBytes = layout.fragmentBytes;
+        this.lkey = slice.lkey;
+        this.view = slice.view;
+        this.bounceView = slice.bounceView;
+        final int sendDepth = layout.sendDepth;
+        final int recvDepth = layout.recvDepth;
         this.sendWrs = new SendWorkRequests(sendDepth);
 
-        this.mr = worker.memoryDomain().registerRaw(memory.address(), memory.capacity(), ACCESS_LOCAL_WRITE,
-            "endpoint buffers");
-        this.lkey = VerbsMemoryDomain.lkey(mr);
-        VerbsQueuePair created = null;
+        final VerbsQueuePair created = new VerbsQueuePair(device, config, cq, sendDepth, recvDepth, psn);
         try
         {
-            created = new VerbsQueuePair(device, config, cq, sendDepth, recvDepth, psn);
             created.toInit();
         }
         catch (final RuntimeException e)
         {
-            if (created != null)
-            {
-                created.destroy();
-            }
-            LibIbverbs.ibv_dereg_mr(mr);
+            created.destroy();
             throw e;
         }
         this.qp = created;
-        this.recvWrs = new RecvWorkRequests(recvDepth, memory.address() + recvBase, fragmentBytes, lkey);
+        this.recvWrs = new RecvWorkRequests(recvDepth, slice.address + layout.recvBase, fragmentBytes, lkey);
         this.sendWrPointers = new Pointer[sendDepth];
         for (int i = 0; i < sendDepth; i++)
         {
@@ -129,24 +112,24 @@ final class EndpointResources
     /** Offset of send buffer {@code slot} in {@link #view}. */
     int sendOffset(final int slot)
     {
-        return slot * fragmentBytes;
+        return layout.sendOffset(slot);
     }
 
     long sendAddress(final int slot)
     {
-        return memory.address() + sendOffset(slot);
+        return slice.address + layout.sendOffset(slot);
     }
 
     /** Offset of receive buffer {@code index} in {@link #view}. */
     int recvOffset(final int index)
     {
-        return recvBase + index * fragmentBytes;
+        return layout.recvOffset(index);
     }
 
     /** Native address of {@code offset} in the bounce area. */
     long bounceAddress(final int offset)
     {
-        return memory.address() + bounceBase + offset;
+        return slice.address + layout.bounceBase + offset;
     }
 
     /** {@code ibv_post_send} of the list that starts at send WR {@code firstSlot}; 0 or an errno. Caller serialises. */
@@ -177,8 +160,8 @@ final class EndpointResources
     }
 
     /**
-     * Move the QP to ERR (flushing what is posted), destroy it and deregister the memory. Idempotent. The memory itself
-     * stays valid until this object is unreachable, so a late completion that reads it cannot crash.
+     * Move the QP to ERR (flushing what is posted) and destroy it; afterwards nothing writes into the slice, and the
+     * worker may give it to another endpoint. Idempotent, any thread.
      */
     synchronized void release()
     {
@@ -189,6 +172,10 @@ final class EndpointResources
         released = true;
         qp.toError();
         qp.destroy();
-        LibIbverbs.ibv_dereg_mr(mr);
+    }
+
+    synchronized boolean isReleased()
+    {
+        return released;
     }
 }

@@ -8,7 +8,8 @@ import java.nio.ByteOrder;
 /**
  * Flyweight over one control-channel frame of the verbs connection set-up (after Netty's 2-byte length prefix).
  * HELLO carries what each side needs to move its QP to RTR; READY says the client's QP is in RTS (so the server may
- * send); BYE announces a graceful close.
+ * send); BYE announces a graceful close; REFUSE answers a HELLO the server cannot take (no room for another endpoint,
+ * say) with the reason in text, so the client's connect fails with it instead of a bare closed connection.
  *
  * <pre>
  *   0                   1                   2                   3
@@ -18,7 +19,9 @@ import java.nio.ByteOrder;
  *  +---------------+---------------+-------------------------------+
  *  |  Version (1)  |     Type      |           Reserved            |  4
  *  +---------------+---------------+-------------------------------+   end of READY / BYE (8 bytes)
- *  |             LID (u16)         |  Active MTU   |     Port      |  8   HELLO only from here
+ *  |  REFUSE: the reason, US-ASCII, to the end of the frame (at most MAX_REASON bytes)          |  8
+ *  +---------------------------------------------------------------+
+ *  |             LID (u16)         |  Active MTU   |     Port      |  8   HELLO from here
  *  +-------------------------------+---------------+---------------+
  *  |                       QP number (u32, 24 bits used)           | 12
  *  +---------------------------------------------------------------+
@@ -43,10 +46,13 @@ final class HandshakeMessage
     static final int TYPE_HELLO = 1;
     static final int TYPE_READY = 2;
     static final int TYPE_BYE = 3;
+    static final int TYPE_REFUSE = 4;
     static final int HEADER_LENGTH = 8;
     static final int HELLO_LENGTH = 44;
-    /** Frames larger than this are refused by the decoder before they are read. */
+    /** Frames larger than this (the 2-byte length prefix included) are refused by the decoder before they are read. */
     static final int MAX_FRAME = 256;
+    /** Longest REFUSE reason: a frame of MAX_FRAME bytes less its length prefix and the header. */
+    static final int MAX_REASON = MAX_FRAME - 2 - HEADER_LENGTH;
 
     private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
     private static final int LID = 8;
@@ -60,6 +66,7 @@ final class HandshakeMessage
 
     private DirectBuffer buffer;
     private int offset;
+    private int length;
 
     /** Thrown for a frame that is not a valid handshake message; the channel is closed with this message. */
     static final class HandshakeException extends RuntimeException
@@ -79,6 +86,7 @@ final class HandshakeMessage
     {
         this.buffer = buffer;
         this.offset = offset;
+        this.length = length;
         if (length < HEADER_LENGTH)
         {
             throw new HandshakeException("handshake frame of " + length + " bytes is shorter than its " +
@@ -117,6 +125,13 @@ final class HandshakeMessage
                 throw new HandshakeException("HELLO has invalid fragment size " + fragmentBytes());
             }
         }
+        else if (type == TYPE_REFUSE)
+        {
+            if (length > HEADER_LENGTH + MAX_REASON)
+            {
+                throw new HandshakeException("REFUSE of " + length + " bytes, at most " + (HEADER_LENGTH + MAX_REASON));
+            }
+        }
         else if (type != TYPE_READY && type != TYPE_BYE)
         {
             throw new HandshakeException("unknown handshake message type " + type);
@@ -147,6 +162,36 @@ final class HandshakeMessage
         b.putInt(offset + FRAGMENT, fragmentBytes, LE);
         b.putBytes(offset + GID, gid, 0, 16);
         return HELLO_LENGTH;
+    }
+
+    /**
+     * REFUSE with {@code reason}: non-ASCII characters become '?', and a reason longer than {@link #MAX_REASON} is cut
+     * with "..." at its end.
+     *
+     * @return the frame's length.
+     */
+    static int encodeRefuse(final MutableDirectBuffer b, final int offset, final String reason)
+    {
+        encodeHeader(b, offset, TYPE_REFUSE);
+        final String text = reason.length() <= MAX_REASON ? reason : reason.substring(0, MAX_REASON - 3) + "...";
+        for (int i = 0; i < text.length(); i++)
+        {
+            final char c = text.charAt(i);
+            b.putByte(offset + HEADER_LENGTH + i, (byte)(c >= 0x20 && c < 0x7F ? c : '?'));
+        }
+        return HEADER_LENGTH + text.length();
+    }
+
+    /** The reason of a REFUSE (printable ASCII only, whatever the peer sent). */
+    String reason()
+    {
+        final StringBuilder sb = new StringBuilder(Math.max(0, length - HEADER_LENGTH));
+        for (int i = HEADER_LENGTH; i < length; i++)
+        {
+            final int c = buffer.getByte(offset + i) & 0xFF;
+            sb.append(c >= 0x20 && c < 0x7F ? (char)c : '?');
+        }
+        return sb.toString();
     }
 
     int version()

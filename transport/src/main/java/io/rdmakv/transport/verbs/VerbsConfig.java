@@ -16,9 +16,14 @@ import io.rdmakv.transport.TransportException;
  *   <tr><td>verbs.retryCount</td><td>transport retries before IBV_WC_RETRY_EXC_ERR (7)</td></tr>
  *   <tr><td>verbs.rnrRetry</td><td>RNR retries, 7 = infinite (7)</td></tr>
  *   <tr><td>verbs.minRnrTimer</td><td>RNR NAK timer code (1 = 0.01 ms)</td></tr>
+ *   <tr><td>verbs.sendDepth</td><td>send work requests and send buffers per endpoint (maxInflightPerEndpoint)</td></tr>
  *   <tr><td>verbs.recvDepth</td><td>receive buffers per endpoint (maxInflightPerEndpoint)</td></tr>
  *   <tr><td>verbs.fragmentBytes</td><td>receive buffer size; larger messages are fragmented (16384)</td></tr>
- *   <tr><td>verbs.cqDepth</td><td>completion queue entries per worker (8192)</td></tr>
+ *   <tr><td>verbs.maxEndpoints</td><td>endpoints one worker can have open at once: each worker registers their
+ *       buffers once when it is created, (sendDepth + recvDepth) x fragmentBytes + readBounceBytes per endpoint
+ *       (about 5 MiB at the defaults) (16)</td></tr>
+ *   <tr><td>verbs.cqDepth</td><td>completion queue entries per worker (max(8192, maxEndpoints x (sendDepth +
+ *       recvDepth)))</td></tr>
  *   <tr><td>verbs.pollBatch</td><td>completions polled per doWork (32)</td></tr>
  *   <tr><td>verbs.signalInterval</td><td>unsignaled sends between signaled ones (sendDepth / 4)</td></tr>
  *   <tr><td>verbs.readBounceBytes</td><td>per-endpoint area reads land in before the copy (1 MiB + 4 KiB)</td></tr>
@@ -28,6 +33,8 @@ import io.rdmakv.transport.TransportException;
 public final class VerbsConfig
 {
     public static final int DEFAULT_FRAGMENT_BYTES = 16 * 1024;
+    /** Endpoints per worker unless {@code verbs.maxEndpoints} says otherwise. */
+    public static final int DEFAULT_MAX_ENDPOINTS = 16;
 
     final String device;
     final int port;
@@ -39,6 +46,7 @@ public final class VerbsConfig
     final int sendDepth;
     final int recvDepth;
     final int fragmentBytes;
+    final int maxEndpoints;
     final int cqDepth;
     final int pollBatch;
     final int signalInterval;
@@ -61,7 +69,9 @@ public final class VerbsConfig
         sendDepth = range(config, "verbs.sendDepth", Math.max(8, config.maxInflightPerEndpoint()), 8, 16384);
         recvDepth = range(config, "verbs.recvDepth", Math.max(8, config.maxInflightPerEndpoint()), 4, 16384);
         fragmentBytes = range(config, "verbs.fragmentBytes", DEFAULT_FRAGMENT_BYTES, 256, 1 << 20);
-        cqDepth = range(config, "verbs.cqDepth", 8192, 64, 1 << 22);
+        maxEndpoints = range(config, "verbs.maxEndpoints", DEFAULT_MAX_ENDPOINTS, 1, 65536);
+        cqDepth = range(config, "verbs.cqDepth",
+            (int)Math.min(1 << 22, Math.max(8192L, (long)maxEndpoints * (sendDepth + recvDepth))), 64, 1 << 22);
         pollBatch = range(config, "verbs.pollBatch", 32, 1, 1024);
         signalInterval = range(config, "verbs.signalInterval", Math.max(1, sendDepth / 4), 1, sendDepth / 2);
         maxInline = range(config, "verbs.maxInline", 64, 0, 1024);

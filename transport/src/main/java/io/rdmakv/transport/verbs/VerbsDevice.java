@@ -204,12 +204,12 @@ final class VerbsDevice implements AutoCloseable
     {
         switch (state)
         {
-            case 0: return "NOP";
-            case 1: return "DOWN";
-            case 2: return "INIT";
-            case 3: return "ARMED";
-            case 4: return "ACTIVE";
-            case 5: return "ACTIVE_DEFER";
+            case PORT_NOP: return "NOP";
+            case PORT_DOWN: return "DOWN";
+            case PORT_INIT: return "INIT";
+            case PORT_ARMED: return "ARMED";
+            case PORT_ACTIVE: return "ACTIVE";
+            case PORT_ACTIVE_DEFER: return "ACTIVE_DEFER";
             default: return "state " + state;
         }
     }

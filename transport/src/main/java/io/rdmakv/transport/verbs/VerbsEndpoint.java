@@ -16,13 +16,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
 import java.util.List;
 
 import static io.rdmakv.transport.verbs.ffi.VerbsLayout.*;
 
 /**
- * One RC connection; its native side (memory, QP, work requests) is {@link EndpointResources}.
+ * One RC connection: its state, the operations of {@link Endpoint} and its teardown. The native side (QP, work
+ * requests, a slice of the worker's registered buffers) is {@link EndpointResources}; posting within credits and queue
+ * room is {@link SendPath}; completing what the send queue finished is {@link SendQueueCompletions}; receiving is
+ * {@link ReceivePath}.
  *
  * <p>Sends: a message is cut into fragments of the peer's receive-buffer size, each one Send-with-immediate that
  * consumes one credit (a receive the peer has posted); the immediate carries returned credits and a MORE flag
@@ -53,16 +55,9 @@ final class VerbsEndpoint implements Endpoint
     private final int fragmentBytes;
     private final SendQueueRing ring;
     private final PendingQueue pending;
-    private final CompletionHandler[] doneHandlers;
-    private final long[] doneIds;
     private final SendPath sendPath;
-
-    /** Progress thread only. */
-    private final MessageAssembler assembler;
-    private final int[] repostIndexes;
-    private int repostCount;
-    private int creditsReceived;
-    private int consumedReceives;
+    private final SendQueueCompletions completions;
+    private final ReceivePath receivePath;
 
     private volatile State state = State.CONNECTING;
     private volatile Channel channel;
@@ -70,29 +65,33 @@ final class VerbsEndpoint implements Endpoint
 
     // Guarded by this.
     private long nextRequestId;
+    /** Outstanding operations were completed (failed or closed): it happens once. */
+    private boolean callbacksRun;
 
-    /** Create the QP, register memory, move to INIT and post every receive (before RTR, as required). */
+    /**
+     * Create the QP over a slice of the worker's registered buffers, move to INIT and post every receive (before RTR,
+     * as required).
+     */
     VerbsEndpoint(final VerbsWorker worker, final VerbsConfig config, final VerbsDevice device, final long cq,
-        final EndpointHandler handler, final InetSocketAddress remoteAddress, final int psn)
+        final EndpointBufferLayout layout, final EndpointBufferPool.Slice slice, final EndpointHandler handler,
+        final InetSocketAddress remoteAddress, final int psn)
     {
         this.worker = worker;
         this.config = config;
         this.handler = handler;
         this.remoteAddress = remoteAddress;
         this.fragmentBytes = config.fragmentBytes;
-        this.assembler = new MessageAssembler(config.maxMessageBytes);
-        this.res = new EndpointResources(worker, config, device, cq, psn);
+        this.res = new EndpointResources(config, device, cq, layout, slice, psn);
         this.qp = res.qp;
         this.ring = new SendQueueRing(res.sendDepth(), config.readBounceBytes);
         this.pending = new PendingQueue(config.maxPending, Math.max(config.maxMessageBytes * 4, 1 << 22));
-        this.doneHandlers = new CompletionHandler[res.sendDepth()];
-        this.doneIds = new long[res.sendDepth()];
-        this.repostIndexes = new int[res.recvDepth()];
         this.sendPath = new SendPath(res, ring, pending, config, detail ->
         {
             state = State.FAILED;
             worker.execute(() -> fail(TransportStatus.TRANSPORT_ERROR, detail));
         });
+        this.completions = new SendQueueCompletions(this, res, ring, pending, sendPath);
+        this.receivePath = new ReceivePath(this, worker, res, sendPath, config.maxMessageBytes);
     }
 
     /** RTR then RTS with the peer's half of the handshake; the endpoint may send afterwards. */
@@ -165,6 +164,12 @@ final class VerbsEndpoint implements Endpoint
     EndpointHandler handler()
     {
         return handler;
+    }
+
+    /** The QP and the slice of the worker's buffers (the worker gives the slice back after teardown). */
+    EndpointResources resources()
+    {
+        return res;
     }
 
     // ---------------------------------------------------------------------------------------------- operations
@@ -351,7 +356,7 @@ final class VerbsEndpoint implements Endpoint
         }
         else if ((wrId & RecvWorkRequests.RECV_WR_ID_FLAG) != 0)
         {
-            onReceive((int)(wrId & Integer.MAX_VALUE), wcs.byteLen(i), wcs.immData(i));
+            receivePath.onReceive((int)(wrId & Integer.MAX_VALUE), wcs.byteLen(i), wcs.immData(i));
         }
         else
         {
@@ -388,165 +393,33 @@ final class VerbsEndpoint implements Endpoint
 
     private void onSendQueueCompletion(final int slot)
     {
-        int done = 0;
         synchronized (this)
         {
-            if (state != State.CONNECTED || !ring.isPosted(slot))
+            if (state != State.CONNECTED || !completions.collectUpTo(slot))
             {
                 return;
             }
-            int index;
-            do
-            {
-                index = ring.head();
-                if (ring.tracked[index])
-                {
-                    if (ring.kind[index] == SendQueueRing.KIND_READ)
-                    {
-                        ring.destination[index].putBytes(ring.destinationOffset[index], res.bounceView,
-                            ring.bounceOffset[index], ring.length[index]);
-                    }
-                    doneHandlers[done] = ring.handler[index];
-                    doneIds[done] = ring.requestId[index];
-                    done++;
-                }
-                ring.pop();
-            }
-            while (index != slot);
-            sendPath.untrack(done);
-            sendPath.drainPending();
-            sendPath.maybeReturnCredits();
         }
-        for (int k = 0; k < done; k++)
-        {
-            final CompletionHandler h = doneHandlers[k];
-            doneHandlers[k] = null;
-            complete(h, TransportStatus.OK, doneIds[k]);
-        }
+        completions.completeCollected();
     }
 
-    private void onReceive(final int index, final int byteLen, final int imm)
-    {
-        if (state != State.CONNECTED && state != State.CONNECTING)
-        {
-            return;
-        }
-        if (ImmediateData.hasUnknownBits(imm) || index >= qp.recvDepth || byteLen > fragmentBytes)
-        {
-            fail(TransportStatus.TRANSPORT_ERROR, "malformed message from peer (imm 0x" + Integer.toHexString(imm) +
-                ", " + byteLen + " bytes)");
-            return;
-        }
-        activateAccepted();
-        if (!ImmediateData.isCreditOnly(imm))
-        {
-            final int offset = res.recvOffset(index);
-            if (ImmediateData.isMore(imm) || assembler.inProgress())
-            {
-                final int length = assembler.append(res.view, offset, byteLen, ImmediateData.isMore(imm));
-                if (length == MessageAssembler.TOO_LARGE)
-                {
-                    fail(TransportStatus.MESSAGE_TOO_LARGE, "peer sent a message larger than " +
-                        config.maxMessageBytes + " bytes");
-                    return;
-                }
-                if (length >= 0)
-                {
-                    deliver(assembler.buffer(), 0, length);
-                }
-            }
-            else
-            {
-                deliver(res.view, offset, byteLen);
-            }
-        }
-        // Re-posted (and credits counted) once per poll batch, by flushReceives: one ibv_post_recv for many.
-        if (repostCount == 0)
-        {
-            worker.receivesToFlush(this);
-        }
-        repostIndexes[repostCount++] = index;
-        creditsReceived += ImmediateData.credits(imm);
-        if (!ImmediateData.isCreditOnly(imm))
-        {
-            consumedReceives++;
-        }
-    }
-
-    /** End of a poll batch: re-post consumed receives as one list, take in credits, post what waits. */
+    /** End of a poll batch: re-post the receives this endpoint consumed in it (worker thread). */
     void flushReceives()
     {
-        final int count = repostCount;
-        repostCount = 0;
-        synchronized (this)
-        {
-            if (count == 0 || (state != State.CONNECTED && state != State.CONNECTING))
-            {
-                return;
-            }
-            sendPath.repostReceives(repostIndexes, count);
-            sendPath.addCredits(creditsReceived);
-            sendPath.receivesConsumed(consumedReceives);
-            creditsReceived = 0;
-            consumedReceives = 0;
-            sendPath.drainPending();
-            sendPath.maybeReturnCredits();
-        }
-    }
-
-    private void deliver(final DirectBuffer buffer, final int offset, final int length)
-    {
-        try
-        {
-            handler.onMessage(this, buffer, offset, length);
-        }
-        catch (final RuntimeException e)
-        {
-            LOG.warn("onMessage handler of {} threw; message dropped", this, e);
-        }
-    }
-
-    private void complete(final CompletionHandler h, final TransportStatus status, final long id)
-    {
-        if (h == null)
-        {
-            return;
-        }
-        try
-        {
-            h.onComplete(status, id);
-        }
-        catch (final RuntimeException e)
-        {
-            LOG.warn("completion handler of {} threw", this, e);
-        }
+        receivePath.flush();
     }
 
     /** Fail operations older than the operation timeout; worker thread. */
     void checkTimeouts(final long nowNanos)
     {
-        boolean expired = false;
+        final boolean expired;
         synchronized (this)
         {
             if (state != State.CONNECTED)
             {
                 return;
             }
-            if (sendPath.tracked() > 0)
-            {
-                for (int k = 0, index = ring.head(); k < ring.size(); k++, index = (index + 1) % ring.capacity)
-                {
-                    if (ring.tracked[index])
-                    {
-                        expired = nowNanos - ring.postNanos[index] > config.operationTimeoutNs;
-                        break;
-                    }
-                }
-            }
-            if (!expired && !pending.isEmpty())
-            {
-                expired = nowNanos - pending.peek().enqueueNanos > config.operationTimeoutNs;
-            }
+            expired = completions.oldestExpired(nowNanos, config.operationTimeoutNs);
         }
         if (expired)
         {
@@ -572,15 +445,13 @@ final class VerbsEndpoint implements Endpoint
             state = State.FAILED;
             sendPath.open(false);
             callbacksRun = true;
-            callbacks = drainOutstandingLocked(status);
+            callbacks = completions.drainAll(status);
         }
         LOG.debug("{} failed: {} ({})", this, status, detail);
         teardown(false);
         callbacks.forEach(Runnable::run);
         notifyDisconnected(status, detail);
     }
-
-    private boolean callbacksRun;
 
     @Override
     public void close()
@@ -595,7 +466,7 @@ final class VerbsEndpoint implements Endpoint
             state = State.CLOSED;
             sendPath.open(false);
             callbacksRun = true;
-            callbacks = drainOutstandingLocked(TransportStatus.CLOSED);
+            callbacks = completions.drainAll(TransportStatus.CLOSED);
         }
         teardown(true);
         worker.execute(() ->
@@ -617,37 +488,7 @@ final class VerbsEndpoint implements Endpoint
         }
     }
 
-    private List<Runnable> drainOutstandingLocked(final TransportStatus status)
-    {
-        final List<Runnable> callbacks = new ArrayList<>();
-        while (ring.size() > 0)
-        {
-            final int index = ring.head();
-            if (ring.tracked[index])
-            {
-                final CompletionHandler h = ring.handler[index];
-                final long id = ring.requestId[index];
-                callbacks.add(() -> complete(h, status, id));
-            }
-            ring.pop();
-        }
-        sendPath.clearTracked();
-        while (!pending.isEmpty())
-        {
-            final PendingQueue.Op op = pending.peek();
-            final CompletionHandler h = op.handler;
-            final long id = op.requestId;
-            callbacks.add(() -> complete(h, status, id));
-            if (!op.isRead)
-            {
-                pending.discardHeadPayload();
-            }
-            pending.removeHead();
-        }
-        return callbacks;
-    }
-
-    /** Release the QP and memory registration, close the control channel. Any thread, once. */
+    /** Destroy the QP, hand the slice back to the worker, close the control channel. Any thread, once. */
     private void teardown(final boolean sayBye)
     {
         res.release();

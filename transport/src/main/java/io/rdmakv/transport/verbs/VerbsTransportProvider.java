@@ -6,15 +6,21 @@ import io.rdmakv.transport.TransportCapability;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.TransportProvider;
+import io.rdmakv.transport.diag.PortAttributes;
+import io.rdmakv.transport.diag.PortAttributesSource;
+import io.rdmakv.transport.verbs.ffi.LibIbverbs;
 
 import java.util.EnumSet;
+import java.util.Optional;
 
 /**
  * The verbs transport (libibverbs RC queue pairs through JNA): native one-sided RDMA Read, batched reads with one
  * doorbell, and Send/Recv with credits. Registered with {@link java.util.ServiceLoader}. Whether it can be used is
  * decided once by {@link VerbsProbe}, except the property {@code rdmakv.transport.verbs.disabled}, read on each call.
+ * As a {@link PortAttributesSource} it answers {@code doctor}'s port queries ({@code ibv_query_port}: state, MTUs,
+ * width, speed, link layer, LID) without opening a transport.
  */
-public final class VerbsTransportProvider implements TransportProvider
+public final class VerbsTransportProvider implements TransportProvider, PortAttributesSource
 {
     public static final String NAME = "verbs";
     /** Largest single read: a value extent of 1 MiB plus its header and key. */
@@ -54,6 +60,23 @@ public final class VerbsTransportProvider implements TransportProvider
     public TransportCapabilities capabilities()
     {
         return CAPABILITIES;
+    }
+
+    @Override
+    public Optional<PortAttributes> portAttributes(final String device, final int port)
+    {
+        if (device == null || !LibIbverbs.isLoaded())
+        {
+            return Optional.empty();
+        }
+        try
+        {
+            return VerbsPortQuery.query(device, port);
+        }
+        catch (final RuntimeException | LinkageError e)
+        {
+            return Optional.empty();
+        }
     }
 
     @Override

@@ -21,6 +21,8 @@ import io.rdmakv.transport.verbs.ffi.VerbsOps;
 import io.rdmakv.transport.verbs.ffi.WorkCompletions;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -30,17 +32,22 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A verbs progress engine: one completion queue shared by all its endpoints, polled in batches by
- * {@link #doWork()}, plus a queue of control-plane tasks (connection set-up and teardown) that other threads hand
- * to it, so that every callback runs on the thread that drives this agent.
+ * {@link #doWork()}, one {@link EndpointBufferPool} registered when the worker is created (every endpoint's send,
+ * receive and bounce buffers are a slice of it), plus a queue of control-plane tasks (connection set-up and
+ * teardown) that other threads hand to it, so that every callback runs on the thread that drives this agent.
  */
 final class VerbsWorker implements Worker
 {
+    private static final Logger LOG = LoggerFactory.getLogger(VerbsWorker.class);
+
     private final VerbsTransport transport;
     private final String name;
     private final VerbsConfig config;
     private final VerbsDevice device;
     private final long cq;
     private final int cqDepth;
+    private final EndpointBufferLayout layout;
+    private final EndpointBufferPool buffers;
     private final WorkCompletions completions;
     private final Object[] pollArgs;
     private final Int2ObjectHashMap<VerbsEndpoint> byQpNumber = new Int2ObjectHashMap<>();
@@ -60,6 +67,8 @@ final class VerbsWorker implements Worker
         this.name = name;
         this.config = config;
         this.device = device;
+        this.layout = new EndpointBufferLayout(Math.min(config.sendDepth, device.maxQpWr),
+            Math.min(config.recvDepth, device.maxQpWr), config.fragmentBytes, config.readBounceBytes);
         this.cqDepth = Math.min(config.cqDepth, device.maxCqe);
         this.cq = LibIbverbs.ibv_create_cq(device.context, cqDepth, 0, 0, 0);
         if (cq == 0)
@@ -67,6 +76,20 @@ final class VerbsWorker implements Worker
             throw new TransportException("ibv_create_cq(" + cqDepth + ") failed: " +
                 LibIbverbs.describeErrno(LibIbverbs.errno()));
         }
+        final long start = System.nanoTime();
+        try
+        {
+            // The one registration of endpoint memory this worker makes: connecting never registers.
+            this.buffers = EndpointBufferPool.register(transport.domain(), name, layout, config.maxEndpoints);
+        }
+        catch (final RuntimeException e)
+        {
+            LibIbverbs.ibv_destroy_cq(cq);
+            throw e;
+        }
+        LOG.info("verbs worker {}: buffers for {} endpoints registered ({} KiB each, {} MiB) in {} ms", name,
+            config.maxEndpoints, layout.sliceBytes / 1024, buffers.bytes() >> 20,
+            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
         this.completions = new WorkCompletions(config.pollBatch);
         this.pollArgs = new Object[] {new Pointer(cq), config.pollBatch, new Pointer(completions.address())};
     }
@@ -92,25 +115,57 @@ final class VerbsWorker implements Worker
         tasks.offer(task);
     }
 
-    /** Create an endpoint's QP and memory (worker thread; set-up, not data path). */
+    /**
+     * Create an endpoint's QP over a free slice of this worker's registered buffers (worker thread; set-up, not data
+     * path).
+     *
+     * @throws TransportException naming the setting to raise when no slice or completion-queue room is left.
+     */
     VerbsEndpoint createEndpoint(final EndpointHandler handler, final InetSocketAddress remote)
     {
         if (closed)
         {
             throw new TransportException(TransportStatus.CLOSED, "worker " + name + " is closed", null);
         }
-        final int needed = config.sendDepth + config.recvDepth;
+        final int needed = cqEntriesPerEndpoint();
         if (cqReserved + needed > cqDepth)
         {
-            throw new TransportException("worker " + name + " completion queue (" + cqDepth + " entries) has no room " +
-                "for another endpoint (" + endpoints.size() + " open); raise verbs.cqDepth or use more workers");
+            throw new TransportException(TransportStatus.NOT_CONNECTED, "worker " + name + " completion queue (" +
+                cqDepth + " entries) has no room for another endpoint (" + endpoints.size() + " open); raise " +
+                "verbs.cqDepth or use more workers", null);
         }
-        final VerbsEndpoint ep = new VerbsEndpoint(this, config, device, cq, handler, remote,
-            ControlChannel.randomPsn());
+        final EndpointBufferPool.Slice slice = buffers.take();
+        final VerbsEndpoint ep;
+        try
+        {
+            ep = new VerbsEndpoint(this, config, device, cq, layout, slice, handler, remote,
+                ControlChannel.randomPsn());
+        }
+        catch (final RuntimeException e)
+        {
+            buffers.giveBack(slice);
+            throw e;
+        }
         cqReserved += needed;
         byQpNumber.put(ep.qp.qpNumber, ep);
         endpoints.add(ep);
         return ep;
+    }
+
+    private int cqEntriesPerEndpoint()
+    {
+        return layout.sendDepth + layout.recvDepth;
+    }
+
+    /** Endpoints whose buffers are in use now, and how many the pool holds (for tests and diagnostics). */
+    int endpointsInUse()
+    {
+        return buffers.inUse();
+    }
+
+    int maxEndpoints()
+    {
+        return buffers.capacity();
     }
 
     /** {@code ep} consumed receives in this poll batch; re-post them at its end (worker thread). */
@@ -119,14 +174,23 @@ final class VerbsWorker implements Worker
         receivesToFlush.add(ep);
     }
 
-    /** Drop an endpoint after teardown (worker thread). */
+    /** Drop an endpoint after teardown and take its slice back (worker thread, or close under the lock). */
     void forget(final VerbsEndpoint ep)
     {
-        if (byQpNumber.remove(ep.qp.qpNumber) != null)
+        if (!endpoints.remove(ep))
         {
-            cqReserved -= config.sendDepth + config.recvDepth;
+            return;
         }
-        endpoints.remove(ep);
+        // A QP number may be reused by a newer QP: remove the mapping only if it is still this endpoint's.
+        if (byQpNumber.get(ep.qp.qpNumber) == ep)
+        {
+            byQpNumber.remove(ep.qp.qpNumber);
+        }
+        cqReserved -= cqEntriesPerEndpoint();
+        // Teardown released the QP before asking for this; released again to be certain (idempotent) before the
+        // slice can go to another endpoint.
+        ep.resources().release();
+        buffers.giveBack(ep.resources().slice);
     }
 
     @Override
@@ -301,17 +365,25 @@ final class VerbsWorker implements Worker
                 listeners.forEach(VerbsListener::close);
                 listeners.clear();
             }
-            for (final VerbsEndpoint ep : new ArrayList<>(endpoints))
+            final List<VerbsEndpoint> open = new ArrayList<>(endpoints);
+            for (final VerbsEndpoint ep : open)
             {
                 ep.close();
             }
             runTasks();
+            for (final VerbsEndpoint ep : open)
+            {
+                // Waits for a teardown another thread may be running: no QP may outlive the CQ and the buffers.
+                ep.resources().release();
+                forget(ep);
+            }
             endpoints.clear();
             byQpNumber.clear();
             if (!cqDestroyed)
             {
                 cqDestroyed = true;
                 LibIbverbs.ibv_destroy_cq(cq);
+                buffers.close();
             }
         }
         transport.workerClosed(this);

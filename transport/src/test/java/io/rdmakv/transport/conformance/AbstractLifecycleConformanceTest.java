@@ -118,6 +118,74 @@ public abstract class AbstractLifecycleConformanceTest extends TransportConforma
         assertTrue(elapsed.compareTo(config().connectTimeout().plusSeconds(2)) < 0, "took " + elapsed);
     }
 
+    /**
+     * Invariant 4 at the transport: endpoints come and go on long-lived workers (more connections over the run than
+     * a verbs worker has endpoint slots, so slots are reused) and neither side registers memory for them.
+     */
+    @Test
+    @Timeout(180)
+    void shouldRegisterNoMemoryWhileEndpointsConnectAndDisconnect() throws Exception
+    {
+        final Peer server = peer("server", config());
+        final Peer client = peer("client", config());
+        final AtomicInteger accepted = new AtomicInteger();
+        final AtomicInteger received = new AtomicInteger();
+        final AtomicInteger gone = new AtomicInteger();
+        final EndpointHandler counting = new EndpointHandler()
+        {
+            @Override
+            public void onConnected(final Endpoint ep)
+            {
+                accepted.incrementAndGet();
+            }
+
+            @Override
+            public void onMessage(final Endpoint ep, final org.agrona.DirectBuffer buffer, final int offset,
+                final int length)
+            {
+                received.incrementAndGet();
+            }
+
+            @Override
+            public void onDisconnected(final Endpoint ep, final TransportStatus status, final String detail)
+            {
+                gone.incrementAndGet();
+            }
+        };
+        final Listener listener = closeLater(server.worker.listen(LOOPBACK, counting));
+        final InetSocketAddress address = new InetSocketAddress("127.0.0.1", listener.localAddress().getPort());
+        final long serverBefore = server.transport.memoryDomain().registrationCount();
+        final long clientBefore = client.transport.memoryDomain().registrationCount();
+        final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(64));
+        final int rounds = 8;
+        final int atOnce = 3;
+        for (int round = 0; round < rounds; round++)
+        {
+            final Endpoint[] endpoints = new Endpoint[atOnce];
+            for (int i = 0; i < atOnce; i++)
+            {
+                endpoints[i] = client.worker.connect(address, client.handler).get(30, TimeUnit.SECONDS);
+                assertEquals(TransportStatus.OK, statusOf(endpoints[i].sendAsync(message, 0, 64)));
+            }
+            final int expected = (round + 1) * atOnce;
+            awaitTrue(() -> received.get() == expected, Duration.ofSeconds(30), "the server to receive " + expected);
+            for (final Endpoint ep : endpoints)
+            {
+                ep.close();
+            }
+            // The server's side must be gone too before the next round, or it would hold its slots.
+            awaitTrue(() -> gone.get() == expected, Duration.ofSeconds(30), "the server to see " + expected +
+                " disconnects");
+        }
+        assertEquals(rounds * atOnce, accepted.get());
+        assertEquals(serverBefore, server.transport.memoryDomain().registrationCount(),
+            "the accepting side registered memory for its endpoints");
+        assertEquals(clientBefore, client.transport.memoryDomain().registrationCount(),
+            "the connecting side registered memory for its endpoints");
+        System.out.println(provider().name() + ": " + rounds * atOnce + " endpoints connected and closed, " +
+            "registrations server " + serverBefore + ", client " + clientBefore + " throughout");
+    }
+
     @Test
     @Timeout(90)
     void shouldReleaseThreadsAndDirectMemoryOverOpenConnectReadCloseCycles() throws Exception

@@ -141,13 +141,14 @@ class RdmaChecksTest
         final SysfsFixture f = new SysfsFixture(tmp).softRoceDevice("rxe0");
         final RdmaDevice d = new InfinibandSysfs(f.root()).devices().get(0);
 
-        final ReportSection full = RdmaChecks.port(d, d.ports().get(0), Optional.of(new PortAttributes(4096, 4096)),
-            true);
-        assertEquals(List.of("active MTU: 4096 (max 4096)"), named(full, "state").details());
+        final ReportSection full = RdmaChecks.port(d, d.ports().get(0), Optional.of(
+            new PortAttributes("ACTIVE", 4096, 4096, "1X", "2.5 Gbps", "Ethernet", 0)), true);
+        assertEquals(List.of("active MTU: 4096 (max 4096)", "ibv_query_port: ACTIVE, 1X 2.5 Gbps, Ethernet, LID 0x0"),
+            named(full, "state").details());
         assertEquals(Severity.OK, full.severity());
 
-        final ReportSection small = RdmaChecks.port(d, d.ports().get(0), Optional.of(new PortAttributes(1024, 4096)),
-            true);
+        final ReportSection small = RdmaChecks.port(d, d.ports().get(0), Optional.of(
+            new PortAttributes("ACTIVE", 1024, 4096, "1X", "2.5 Gbps", "Ethernet", 0)), true);
         assertEquals(Severity.WARN, named(small, "MTU").severity());
         assertTrue(named(small, "MTU").fix().contains("mtu 9000"));
 

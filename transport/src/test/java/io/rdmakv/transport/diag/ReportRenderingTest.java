@@ -19,7 +19,7 @@ class ReportRenderingTest
             new CodedState(4, "ACTIVE"), new CodedState(5, "LinkUp"), "10 Gb/sec (1X QDR)", "Ethernet", 0,
             List.of(new GidEntry(1, "fe80:0000:0000:0000:5054:00ff:fe12:3456", "RoCE v2", "eth0")),
             Map.of("port_rcv_errors", 0L), Map.of("rcvd_rnr_err", 3L), List.of("counters/symbol_error"))))),
-        Map.of("rxe0/1", new PortAttributes(1024, 4096)));
+        Map.of("rxe0/1", new PortAttributes("ACTIVE", 1024, 4096, "1X", "2.5 Gbps", "Ethernet", 0)));
 
     @Test
     void shouldRenderSectionsChecksFixesAndTheVerdictAsText()
@@ -53,7 +53,9 @@ class ReportRenderingTest
             "\"devices\":[{\"name\":\"rxe0\",\"nodeType\":\"CA\",\"firmware\":\"0.0.0\",\"nodeGuid\":null," +
             "\"boardId\":null,\"ports\":[{\"port\":1,\"state\":\"ACTIVE\",\"stateCode\":4,\"physState\":\"LinkUp\"," +
             "\"physStateCode\":5,\"rate\":\"10 Gb/sec (1X QDR)\",\"linkLayer\":\"Ethernet\",\"lid\":0," +
-            "\"activeMtu\":1024,\"maxMtu\":4096,\"gids\":[{\"index\":1," +
+            "\"activeMtu\":1024,\"maxMtu\":4096,\"portQuery\":{\"state\":\"ACTIVE\",\"activeMtu\":1024," +
+            "\"maxMtu\":4096,\"width\":\"1X\",\"speed\":\"2.5 Gbps\",\"linkLayer\":\"Ethernet\",\"lid\":0}," +
+            "\"gids\":[{\"index\":1," +
             "\"gid\":\"fe80:0000:0000:0000:5054:00ff:fe12:3456\",\"type\":\"RoCE v2\",\"netdev\":\"eth0\"}]," +
             "\"counters\":{\"port_rcv_errors\":0},\"hwCounters\":{\"rcvd_rnr_err\":3}," +
             "\"unreadable\":[\"counters/symbol_error\"]}]}]}",

@@ -18,7 +18,10 @@ class TransportDoctorTest
     @TempDir
     Path tmp;
 
-    /** A verbs-like provider that answers port queries, as the verbs transport will through the hook. */
+    private static final PortAttributes RXE_PORT =
+        new PortAttributes("ACTIVE", 1024, 4096, "1X", "2.5 Gbps", "Ethernet", 0);
+
+    /** A verbs-like provider that answers port queries, as the verbs transport does through the hook. */
     private static final class QueryingProvider extends FakeProvider implements PortAttributesSource
     {
         QueryingProvider()
@@ -29,7 +32,7 @@ class TransportDoctorTest
         @Override
         public Optional<PortAttributes> portAttributes(final String device, final int port)
         {
-            return device.equals("rxe0") && port == 1 ? Optional.of(new PortAttributes(1024, 4096)) : Optional.empty();
+            return device.equals("rxe0") && port == 1 ? Optional.of(RXE_PORT) : Optional.empty();
         }
     }
 
@@ -52,9 +55,10 @@ class TransportDoctorTest
         assertEquals(List.of("RDMA devices", "port mlx5_0/1", "port rxe0/1", "device files", "libibverbs",
             "transport selection"), r.sections().stream().map(ReportSection::title).toList());
         assertEquals(1, r.portAttributes().size());
-        assertEquals(new PortAttributes(1024, 4096), r.portAttributes().get("rxe0/1"));
+        assertEquals(RXE_PORT, r.portAttributes().get("rxe0/1"));
         final ReportSection rxe = r.sections().get(2);
-        assertEquals(List.of("active MTU: 1024 (max 4096)"), rxe.checks().get(0).details());
+        assertEquals(List.of("active MTU: 1024 (max 4096)", "ibv_query_port: ACTIVE, 1X 2.5 Gbps, Ethernet, LID 0x0"),
+            rxe.checks().get(0).details());
         assertTrue(rxe.checks().stream().anyMatch(c -> c.name().equals("MTU") && c.severity() == Severity.WARN));
         assertEquals(List.of("active MTU: (port query failed)"), r.sections().get(1).checks().get(0).details());
         assertTrue(r.sections().get(5).checks().get(1).message().startsWith("auto -> verbs"));

@@ -88,6 +88,33 @@ class ProtocolEncodingTest
     }
 
     @Test
+    void shouldCarryARefusalReasonAsPrintableAsciiWithinOneFrame()
+    {
+        final UnsafeBuffer b = new UnsafeBuffer(new byte[HandshakeMessage.HEADER_LENGTH + HandshakeMessage.MAX_REASON]);
+        final int length = HandshakeMessage.encodeRefuse(b, 0, "no room; raise verbs.maxEndpoints");
+        final HandshakeMessage m = new HandshakeMessage().wrapAndValidate(b, 0, length);
+        assertEquals(HandshakeMessage.TYPE_REFUSE, m.type());
+        assertEquals("no room; raise verbs.maxEndpoints", m.reason());
+
+        assertEquals("caf? ?", new HandshakeMessage().wrapAndValidate(b, 0,
+            HandshakeMessage.encodeRefuse(b, 0, "caf\u00e9 \n")).reason());
+
+        final String longReason = "x".repeat(1000);
+        final int cut = HandshakeMessage.encodeRefuse(b, 0, longReason);
+        assertEquals(HandshakeMessage.HEADER_LENGTH + HandshakeMessage.MAX_REASON, cut);
+        final String reason = new HandshakeMessage().wrapAndValidate(b, 0, cut).reason();
+        assertEquals(HandshakeMessage.MAX_REASON, reason.length());
+        assertTrue(reason.endsWith("..."));
+        // With Netty's 2-byte length prefix the longest REFUSE is exactly the largest frame the decoder accepts.
+        assertEquals(HandshakeMessage.MAX_FRAME, cut + 2);
+
+        final UnsafeBuffer big = new UnsafeBuffer(new byte[512]);
+        HandshakeMessage.encodeHeader(big, 0, HandshakeMessage.TYPE_REFUSE);
+        assertThrows(HandshakeMessage.HandshakeException.class,
+            () -> new HandshakeMessage().wrapAndValidate(big, 0, 300), "REFUSE longer than a frame");
+    }
+
+    @Test
     void shouldMapErrorCompletionsToReadableStatuses()
     {
         assertEquals(io.rdmakv.transport.TransportStatus.PEER_FAILED,

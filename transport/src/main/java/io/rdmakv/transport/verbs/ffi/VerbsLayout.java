@@ -40,6 +40,9 @@ public final class VerbsLayout
     public static final int PORT_ATTR_GID_TBL_LEN = 12;
     public static final int PORT_ATTR_MAX_MSG_SZ = 20;
     public static final int PORT_ATTR_LID = 34;
+    public static final int PORT_ATTR_ACTIVE_WIDTH = 43;
+    public static final int PORT_ATTR_ACTIVE_SPEED = 44;
+    public static final int PORT_ATTR_PHYS_STATE = 45;
     public static final int PORT_ATTR_LINK_LAYER = 46;
     public static final int SIZEOF_MR = 48;
     public static final int MR_ADDR = 16;
@@ -160,9 +163,15 @@ public final class VerbsLayout
     public static final int WC_RDMA_READ = 2;
     public static final int WC_RECV = 128;
     public static final int WC_WITH_IMM = 2;
+    public static final int PORT_NOP = 0;
+    public static final int PORT_DOWN = 1;
+    public static final int PORT_INIT = 2;
+    public static final int PORT_ARMED = 3;
     public static final int PORT_ACTIVE = 4;
+    public static final int PORT_ACTIVE_DEFER = 5;
     public static final int MTU_256 = 1;
     public static final int MTU_4096 = 5;
+    public static final int LINK_LAYER_UNSPECIFIED = 0;
     public static final int LINK_LAYER_INFINIBAND = 1;
     public static final int LINK_LAYER_ETHERNET = 2;
 
@@ -197,6 +206,9 @@ public final class VerbsLayout
         m.put("ibv_port_attr.gid_tbl_len", (long)PORT_ATTR_GID_TBL_LEN);
         m.put("ibv_port_attr.max_msg_sz", (long)PORT_ATTR_MAX_MSG_SZ);
         m.put("ibv_port_attr.lid", (long)PORT_ATTR_LID);
+        m.put("ibv_port_attr.active_width", (long)PORT_ATTR_ACTIVE_WIDTH);
+        m.put("ibv_port_attr.active_speed", (long)PORT_ATTR_ACTIVE_SPEED);
+        m.put("ibv_port_attr.phys_state", (long)PORT_ATTR_PHYS_STATE);
         m.put("ibv_port_attr.link_layer", (long)PORT_ATTR_LINK_LAYER);
         m.put("sizeof.ibv_mr", (long)SIZEOF_MR);
         m.put("ibv_mr.addr", (long)MR_ADDR);
@@ -317,9 +329,15 @@ public final class VerbsLayout
         m.put("IBV_WC_RDMA_READ", (long)WC_RDMA_READ);
         m.put("IBV_WC_RECV", (long)WC_RECV);
         m.put("IBV_WC_WITH_IMM", (long)WC_WITH_IMM);
+        m.put("IBV_PORT_NOP", (long)PORT_NOP);
+        m.put("IBV_PORT_DOWN", (long)PORT_DOWN);
+        m.put("IBV_PORT_INIT", (long)PORT_INIT);
+        m.put("IBV_PORT_ARMED", (long)PORT_ARMED);
         m.put("IBV_PORT_ACTIVE", (long)PORT_ACTIVE);
+        m.put("IBV_PORT_ACTIVE_DEFER", (long)PORT_ACTIVE_DEFER);
         m.put("IBV_MTU_256", (long)MTU_256);
         m.put("IBV_MTU_4096", (long)MTU_4096);
+        m.put("IBV_LINK_LAYER_UNSPECIFIED", (long)LINK_LAYER_UNSPECIFIED);
         m.put("IBV_LINK_LAYER_INFINIBAND", (long)LINK_LAYER_INFINIBAND);
         m.put("IBV_LINK_LAYER_ETHERNET", (long)LINK_LAYER_ETHERNET);
         return m;
