@@ -432,7 +432,7 @@ public final class ServerProcess implements AutoCloseable
         // C1 only by default: a test server lives seconds, and on two shared cores the C2 compiler threads cost more
         // start-up time than its code saves.
         private String jit = "-XX:TieredStopAtLevel=1";
-        private Duration readyTimeout = Duration.ofSeconds(60);
+        private Duration readyTimeout = Duration.ofSeconds(180);
         private final List<String> args = new ArrayList<>();
         private final Map<String, String> systemProperties = new LinkedHashMap<>();
 
