@@ -6,10 +6,12 @@ import io.rdmakv.pool.PinnedArena;
 import io.rdmakv.pool.alloc.EpochReclaimer;
 import io.rdmakv.pool.alloc.ExtentAllocator;
 import io.rdmakv.protocol.layout.PoolGeometry;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.load.DataSetLoader;
 import io.rdmakv.server.load.SyntheticDataSet;
 import io.rdmakv.server.store.Durability;
 import io.rdmakv.server.store.RocksStore;
+import org.agrona.concurrent.SystemNanoClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -17,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -27,6 +30,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class PoolWarmUpTest
 {
     private static final int PARTITION = 1 << 22;
+    private static final long MANY_CLASSES_POOL_SIZE = 32L << 20;
+    private static final int MANY_CLASSES_KEYS = 256;
 
     @TempDir
     Path dir;
@@ -129,5 +134,62 @@ class PoolWarmUpTest
     private static byte[] b(final String s)
     {
         return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Data that fits the pool many times over, spread over ~30 size classes, with the server's default settings
+     * (extent allocator, grace period, key and value limits) and a small pool. With the first allocator's one 2 MiB
+     * slab per size class (14 slabs for ~30 classes) this loaded 155 of the 256 keys and left the pool INCOMPLETE.
+     */
+    @Test
+    void shouldLoadEveryKeyAndMarkCompleteWhenValuesOfManySizeClassesFit()
+    {
+        final ServerConfig config = ServerConfig.defaults();
+        final Random random = new Random(7);
+        final byte[][] values = new byte[MANY_CLASSES_KEYS][];
+        long dataBytes = 0;
+        try (RocksStore store = RocksStore.open(dir, Durability.DEFAULT))
+        {
+            for (int k = 0; k < MANY_CLASSES_KEYS; k++)
+            {
+                values[k] = new byte[40 + random.nextInt(2960)];   // ~0.1 .. 3 KiB: about 30 size classes
+                random.nextBytes(values[k]);
+                store.put(manyClassesKey(k), values[k]);
+                dataBytes += values[k].length;
+            }
+            assertTrue(dataBytes * 8 < MANY_CLASSES_POOL_SIZE, "the data fits many times over: " + dataBytes);
+
+            final PoolIndex index = newIndexWithServerDefaults(config);
+            final PoolWarmUp.Result result =
+                PoolWarmUp.load(store, index, config.maxKeyBytes(), config.maxValueBytes());
+
+            assertEquals(MANY_CLASSES_KEYS, result.keysInStore());
+            assertEquals(MANY_CLASSES_KEYS, result.loaded(), "keys loaded into a pool " + MANY_CLASSES_POOL_SIZE / dataBytes + "x the data");
+            assertTrue(result.complete());
+            assertTrue(index.isComplete());
+            assertEquals(0, index.evictions());
+            final LayoutReader reader = new LayoutReader(arena.address(), (int)arena.size());
+            assertTrue(reader.isComplete(), "the pool header says COMPLETE: one-sided misses are definitive");
+            for (int k = 0; k < MANY_CLASSES_KEYS; k++)
+            {
+                assertArrayEquals(values[k], reader.get(manyClassesKey(k)), "key " + k);
+            }
+        }
+    }
+
+    private PoolIndex newIndexWithServerDefaults(final ServerConfig config)
+    {
+        final int partitionSize = (int)config.poolPartitionSize();
+        final PoolGeometry geometry = PoolSizing.plan(MANY_CLASSES_POOL_SIZE, config.indexAvgEntryBytes());
+        arena = PinnedArena.map(MANY_CLASSES_POOL_SIZE, PinPolicy.OFF, HugePages.NONE, partitionSize);
+        final EpochReclaimer reclaimer = new EpochReclaimer(config.reclaimGraceMillis() * 1_000_000L,
+            new SystemNanoClock());
+        final ExtentAllocator allocator = PoolSizing.newAllocator(geometry, partitionSize, reclaimer);
+        return new PoolIndex(arena.partitions(), geometry, allocator, 1, 1);
+    }
+
+    private static byte[] manyClassesKey(final int k)
+    {
+        return ("warm/" + k).getBytes(StandardCharsets.UTF_8);
     }
 }
