@@ -112,14 +112,18 @@ public final class PoolSizing
         final int request = ValueExtentFlyweight.requiredLength(keyBytes, valueBytes);
         final long mib = 1L << 20;
         long size = Math.max(2 * mib, (keys * request) & -mib);
+        ExtentAllocator probe = null;
         while (true)
         {
             final PoolGeometry g = plan(size, avgEntryBytes);
             final int page = pageSize(g, partitionSize);
-            // A small allocator with this page size answers the class arithmetic (size class, slab pages).
-            final ExtentAllocator probe = new ExtentAllocator(
-                0, Math.max(64L * page, 2L * ExtentAllocator.SMALL_MAX_PAGES * page + 2L * request), page,
-                partitionSize, new EpochReclaimer(0, System::nanoTime));
+            if (probe == null || probe.pageSize() != page)
+            {
+                // A small allocator with this page size answers the class arithmetic (size class, slab pages).
+                probe = new ExtentAllocator(
+                    0, Math.max(64L * page, 2L * ExtentAllocator.SMALL_MAX_PAGES * page + 2L * request), page,
+                    partitionSize, new EpochReclaimer(0, System::nanoTime));
+            }
             final int held = probe.heldBytes(request);
             if (held < 0)
             {
