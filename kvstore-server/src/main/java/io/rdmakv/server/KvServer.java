@@ -238,6 +238,12 @@ public final class KvServer implements AutoCloseable
             TimeUnit.MILLISECONDS.toNanos(config.reclaimGraceMillis()), new SystemNanoClock());
         final ExtentAllocator allocator = PoolSizing.newAllocator(geometry, partitionSize, reclaimer);
         index = new PoolIndex(arena.partitions(), geometry, allocator, config.nodeId(), epoch);
+        if (config.scribbleRetired())
+        {
+            index.scribbleRetired(true);
+            LOG.warn("pool.scribbleRetired=true: superseded extents are overwritten at once (a test setting: stale " +
+                "one-sided reads fail their check and are retried)");
+        }
         LOG.info("pool: {} B at 0x{} ({}, huge pages {}), {} buckets ({} B of index per key at {} B entries), " +
             "extents {} B in pages of {} B, epoch {}", config.poolSize(), Long.toHexString(arena.address()),
             arena.isPinned() ? "pinned" : "NOT pinned", arena.hugePages(), geometry.bucketCount(),

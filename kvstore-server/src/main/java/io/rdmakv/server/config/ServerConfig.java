@@ -30,6 +30,8 @@ import java.util.TreeMap;
  *   pool.pin                AUTO         AUTO | REQUIRED | BEST_EFFORT | OFF (AUTO: REQUIRED on verbs, else BEST_EFFORT)
  *   pool.hugePages          NONE         NONE | TRANSPARENT | EXPLICIT
  *   pool.reclaimGraceMs     100          grace period before a freed extent is reused (longer than a client read)
+ *   pool.scribbleRetired    false        test/debug: overwrite an extent the moment it is superseded, as if reused at
+ *                                        once by a hostile writer (every stale one-sided read then fails its check)
  *   index.avgEntryBytes     224          expected average extent size; sizes the index (at most 16 B of index per key;
  *                                        224 puts power-of-two pools at a slot load of ~0.54, ~14.9 B per key)
  *   transport               auto         auto | tcp | verbs
@@ -75,6 +77,7 @@ public final class ServerConfig
         m.put("pool.pin", "AUTO");
         m.put("pool.hugePages", "NONE");
         m.put("pool.reclaimGraceMs", "100");
+        m.put("pool.scribbleRetired", "false");
         m.put("index.avgEntryBytes", "224");
         m.put("transport", "auto");
         m.put("host", "0.0.0.0");
@@ -100,6 +103,7 @@ public final class ServerConfig
     private final PinMode pinMode;
     private final String hugePages;
     private final long reclaimGraceMillis;
+    private final boolean scribbleRetired;
     private final int indexAvgEntryBytes;
     private final String transport;
     private final String host;
@@ -141,6 +145,7 @@ public final class ServerConfig
             throw new ConfigException("pool.hugePages must be NONE, TRANSPARENT or EXPLICIT: " + s.get("pool.hugePages"));
         }
         reclaimGraceMillis = intSetting(s, "pool.reclaimGraceMs", 0, 3_600_000);
+        scribbleRetired = booleanSetting(s, "pool.scribbleRetired");
         indexAvgEntryBytes = intSetting(s, "index.avgEntryBytes", 64, FORMAT_MAX_KEY_PLUS_VALUE);
         transport = s.get("transport").trim().toLowerCase(Locale.ROOT);
         host = s.get("host").trim();
@@ -286,6 +291,12 @@ public final class ServerConfig
     public long reclaimGraceMillis()
     {
         return reclaimGraceMillis;
+    }
+
+    /** Test/debug: overwrite each superseded extent at once (see {@code PoolIndex#scribbleRetired}). */
+    public boolean scribbleRetired()
+    {
+        return scribbleRetired;
     }
 
     public int indexAvgEntryBytes()
@@ -443,6 +454,16 @@ public final class ServerConfig
             throw new ConfigException(name + " must be between " + min + " and " + max + ": " + v);
         }
         return (int)n;
+    }
+
+    private static boolean booleanSetting(final Map<String, String> s, final String name)
+    {
+        final String v = s.get(name).trim().toLowerCase(Locale.ROOT);
+        if (!v.equals("true") && !v.equals("false"))
+        {
+            throw new ConfigException(name + " must be true or false: '" + s.get(name) + "'");
+        }
+        return v.equals("true");
     }
 
     private static long sizeSetting(final Map<String, String> s, final String name, final long min, final long max)

@@ -62,6 +62,9 @@ public final class PoolIndex
     public static final int DESTINATION_TOO_SMALL = -2;
 
     private static final int SLOTS = IndexBucketFlyweight.SLOT_COUNT;
+    /** Fill byte of {@link #scribbleRetired} extents: a key length of 0xDBDB is beyond any the format allows. */
+    private static final java.nio.ByteOrder ORDER = java.nio.ByteOrder.LITTLE_ENDIAN;
+    private static final byte SCRIBBLE = (byte)0xDB;
 
     private final ArenaPartitions partitions;
     private final PoolGeometry geometry;
@@ -80,6 +83,7 @@ public final class PoolIndex
     private boolean complete;
     private long notCached;
     private long published;
+    private boolean scribbleRetired;
 
     /**
      * Initialise the pool header (magic, version, geometry, epoch, node id, COMPLETE clear) and an empty index over
@@ -125,6 +129,21 @@ public final class PoolIndex
         header.wrap(first, 0).initialise(geometry, nodeId, epoch);
         header.complete(false);
         this.eviction = new PoolEviction(this, geometry, allocator);
+    }
+
+    /**
+     * Test and debug setting ({@code pool.scribbleRetired}): overwrite every superseded extent the moment it is
+     * retired, instead of leaving it intact for the grace period. A one-sided reader that followed the old slot then
+     * never finds the old value there but bytes that fail its CRC (or length) check, as if the extent had been reused
+     * at once by a writer of another key: the race that the reader's verification exists for, made as wide as it can
+     * be, so an end-to-end test can prove the check is exercised even where reads and writes are too slow to collide
+     * on their own (SoftRoCE under emulation). Costs one write of the extent per update or delete. Never for production:
+     * it turns the grace period's stale-but-intact reads into retries.
+     */
+    public PoolIndex scribbleRetired(final boolean scribble)
+    {
+        this.scribbleRetired = scribble;
+        return this;
     }
 
     public PoolGeometry geometry()
@@ -496,6 +515,25 @@ public final class PoolIndex
             throw new IllegalStateException("pool index corrupt: freeing " + IndexSlot.toString(slot) +
                 " returned " + status);
         }
+        if (scribbleRetired)
+        {
+            scribble(slot);
+        }
+    }
+
+    /**
+     * Overwrite a just-retired extent as a hostile writer reusing it at once would: the CRC inverted, everything it
+     * covers filled with {@link #SCRIBBLE}. The state word (RETIRED) is left, so a cached reader still sees the mark.
+     */
+    private void scribble(final long slot)
+    {
+        final long off = IndexSlot.extentOffset(slot);
+        final UnsafeBuffer buffer = partitions.bufferFor(off);
+        final int at = partitions.partitionOffset(off);
+        buffer.putInt(at + ValueExtentFlyweight.CRC_OFFSET,
+            ~buffer.getInt(at + ValueExtentFlyweight.CRC_OFFSET, ORDER), ORDER);
+        buffer.setMemory(at + ValueExtentFlyweight.CRC_START,
+            IndexSlot.extentLength(slot) - ValueExtentFlyweight.CRC_START, SCRIBBLE);
     }
 
     private void publish(final long at, final long slot)

@@ -100,6 +100,34 @@ class PoolIndexTest extends AbstractPoolIndexTest
     }
 
     @Test
+    void shouldScribbleOverASupersededExtentAtOnceWhenAskedSoStaleReadsFailTheirCheck()
+    {
+        final long size = 2L << 20;
+        final PoolIndex index = newIndex(size, PoolSizing.plan(size, 256), 100_000_000L).scribbleRetired(true);
+        final LayoutReader reader = reader();
+
+        index.put(b("k"), b("first value"), true);
+        assertArrayEquals(b("first value"), reader.get(b("k")));
+        final long oldOffset = reader.lastExtentOffset();
+        final int oldLength = ValueExtentFlyweight.requiredLength(1, 11);
+        index.put(b("k"), b("second value"), true);
+        assertArrayEquals(b("second value"), reader.get(b("k")), "the new value is untouched");
+        assertNull(reader.readExtentAt(oldOffset, oldLength, b("k")),
+            "within the grace period, yet the old extent no longer verifies: a stale reader retries");
+        final byte[] copy = new byte[oldLength];
+        new UnsafeBuffer(arena.address(), (int)arena.size()).getBytes((int)oldOffset, copy);
+        final ValueExtentFlyweight old = new ValueExtentFlyweight().wrap(new UnsafeBuffer(copy), 0, oldLength);
+        assertFalse(old.isLive(), "the RETIRED mark stays for cached readers");
+        assertNotEquals(ExtentStatus.OK, old.verify(), "the CRC no longer matches");
+
+        final long newOffset = reader.lastExtentOffset();
+        assertTrue(index.remove(b("k")));
+        assertNull(reader.readExtentAt(newOffset, ValueExtentFlyweight.requiredLength(1, 12), b("k")),
+            "a delete scribbles too");
+        assertEquals(0, index.keyCount());
+    }
+
+    @Test
     void shouldMarkEverySupersededExtentRetiredBeforeReplacingIt()
     {
         final long size = 1L << 20;
