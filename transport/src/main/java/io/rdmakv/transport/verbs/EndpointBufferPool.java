@@ -64,7 +64,6 @@ final class EndpointBufferPool implements AutoCloseable
 
     final EndpointBufferLayout layout;
     private final String owner;
-    private final long address;
     private final Slice[] slices;
     private final boolean[] taken;
     private final int[] free;
@@ -86,7 +85,6 @@ final class EndpointBufferPool implements AutoCloseable
         }
         this.owner = owner;
         this.layout = layout;
-        this.address = address;
         this.release = release;
         this.slices = new Slice[maxEndpoints];
         this.taken = new boolean[maxEndpoints];
@@ -182,19 +180,9 @@ final class EndpointBufferPool implements AutoCloseable
         free[freeCount++] = slice.index;
     }
 
-    int capacity()
-    {
-        return slices.length;
-    }
-
     int inUse()
     {
         return slices.length - freeCount;
-    }
-
-    long address()
-    {
-        return address;
     }
 
     long bytes()

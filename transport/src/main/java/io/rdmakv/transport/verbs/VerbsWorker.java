@@ -157,17 +157,6 @@ final class VerbsWorker implements Worker
         return layout.sendDepth + layout.recvDepth;
     }
 
-    /** Endpoints whose buffers are in use now, and how many the pool holds (for tests and diagnostics). */
-    int endpointsInUse()
-    {
-        return buffers.inUse();
-    }
-
-    int maxEndpoints()
-    {
-        return buffers.capacity();
-    }
-
     /** {@code ep} consumed receives in this poll batch; re-post them at its end (worker thread). */
     void receivesToFlush(final VerbsEndpoint ep)
     {
@@ -373,8 +362,8 @@ final class VerbsWorker implements Worker
             runTasks();
             for (final VerbsEndpoint ep : open)
             {
-                // Waits for a teardown another thread may be running: no QP may outlive the CQ and the buffers.
-                ep.resources().release();
+                // forget releases the QP again, waiting for a teardown another thread may be running: no QP may
+                // outlive the CQ and the buffers.
                 forget(ep);
             }
             endpoints.clear();
