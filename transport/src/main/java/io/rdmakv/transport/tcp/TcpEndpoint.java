@@ -11,19 +11,17 @@ import io.rdmakv.transport.TransportStatus;
 import io.rdmakv.transport.Worker;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
-import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Iterator;
 
 /**
- * A TCP connection to one peer. Operations may start on any thread: a short per-endpoint lock guards the credit
- * count, the in-flight table (correlation id to operation), the bounded pending queue and the outbound queue.
+ * A TCP connection to one peer: checks the arguments of operations, matches what arrives (written sends, read
+ * answers, messages) to them, and runs the connection's life on its {@link TcpWorker}'s progress. Operations may
+ * start on any thread; their bookkeeping (connection state, credits, in-flight table, pending queue) is the
+ * {@link TcpOperationTable}'s, under its short lock.
  *
  * <p>Writes are coalesced by {@link TcpOutbound}: a posted frame joins its queue and a batch leaves in one write task
  * on the event loop, with one flush and one promise.
@@ -37,36 +35,18 @@ final class TcpEndpoint implements Endpoint
     private static final Logger LOG = LoggerFactory.getLogger(TcpEndpoint.class);
     private static final int MESSAGES_PER_PROGRESS = 1024;
 
-    private enum State
-    {
-        CONNECTING, CONNECTED, DOWN
-    }
-
     private final TcpWorker worker;
     private final TcpTransport transport;
     private final Channel channel;
     private final EndpointHandler handler;
-    private final int maxInflight;
-    private final int maxPending;
-    private final long timeoutNanos;
-
-    private final Object lock = new Object();
-    private final Long2ObjectHashMap<TcpOperation> inflight = new Long2ObjectHashMap<>();
-    private final ArrayDeque<TcpOperation> pending = new ArrayDeque<>();
-    private final ArrayDeque<TcpOperation> free = new ArrayDeque<>();
-    private int inflightCount;
-    private long nextRequestId;
-    private State state = State.CONNECTING;
-    private boolean closedLocally;
     private volatile String downDetail;
 
     private final ManyToOneConcurrentArrayQueue<TcpOperation> completions;
     private final TcpInboundQueue inbound;
-
     private final TcpOutbound outbound;
+    private final TcpOperationTable operations;
 
     /** Worker-thread state. */
-    private final ArrayList<TcpOperation> expired = new ArrayList<>();
     private boolean disconnectSeen;
     private boolean disconnectDelivered;
     private TransportStatus disconnectStatus;
@@ -77,12 +57,12 @@ final class TcpEndpoint implements Endpoint
         this.transport = worker.tcpTransport();
         this.channel = channel;
         this.handler = handler;
-        this.maxInflight = transport.config().maxInflightPerEndpoint();
-        this.maxPending = transport.config().maxPendingPerEndpoint();
-        this.timeoutNanos = transport.config().operationTimeout().toNanos();
+        final int maxInflight = transport.config().maxInflightPerEndpoint();
         this.completions = new ManyToOneConcurrentArrayQueue<>(Math.max(maxInflight, 2));
         this.inbound = new TcpInboundQueue(channel);
         this.outbound = new TcpOutbound(channel, this::onWritten, this::onAnonymousWritten);
+        this.operations = new TcpOperationTable(outbound, channel.alloc(), maxInflight,
+            transport.config().maxPendingPerEndpoint(), transport.config().operationTimeout().toNanos());
     }
 
     TcpWorker tcpWorker()
@@ -115,31 +95,11 @@ final class TcpEndpoint implements Endpoint
         }
         if (!isConnected())
         {
-            return refusedStatus().sentinel();
+            return operations.refusedStatus().sentinel();
         }
         final ByteBuf frame = TcpFrames.messageFrame(channel.alloc(), length);
         TcpCopy.append(buffer, offset, frame, length);
-        final long id;
-        final boolean schedule;
-        synchronized (lock)
-        {
-            final long result = admit();
-            if (result < 0)
-            {
-                frame.release();
-                return result;
-            }
-            final TcpOperation op = acquire(handler);
-            op.isSend = true;
-            op.frame = frame;
-            id = op.requestId;
-            schedule = submit(op);
-        }
-        if (schedule)
-        {
-            outbound.schedule();
-        }
-        return id;
+        return operations.postSend(frame, handler);
     }
 
     @Override
@@ -164,127 +124,27 @@ final class TcpEndpoint implements Endpoint
         {
             return TransportStatus.OUT_OF_BOUNDS.sentinel();
         }
-        final long id;
-        final boolean schedule;
-        synchronized (lock)
-        {
-            final long result = admit();
-            if (result < 0)
-            {
-                return result;
-            }
-            final TcpOperation op = acquire(handler);
-            op.isSend = false;
-            op.destination = destination;
-            op.destinationOffset = destinationOffset;
-            op.length = length;
-            op.frame = TcpFrames.readRequestFrame(channel.alloc(), op.requestId, remoteKey.nativeKey(), length,
-                remoteKey.token(), remoteAddress);
-            id = op.requestId;
-            schedule = submit(op);
-        }
-        if (schedule)
-        {
-            outbound.schedule();
-        }
-        return id;
-    }
-
-    /** Under lock: 0 when a new operation may be accepted, else a negative sentinel. */
-    private long admit()
-    {
-        if (state != State.CONNECTED)
-        {
-            return refusedStatus().sentinel();
-        }
-        if (inflightCount >= maxInflight && pending.size() >= maxPending)
-        {
-            return TransportStatus.BACK_PRESSURED.sentinel();
-        }
-        return 0;
-    }
-
-    private TcpOperation acquire(final CompletionHandler handler)
-    {
-        TcpOperation op = free.pollFirst();
-        if (op == null)
-        {
-            op = new TcpOperation();
-        }
-        op.requestId = nextRequestId++;
-        op.handler = handler;
-        op.deadlineNanos = System.nanoTime() + timeoutNanos;
-        return op;
-    }
-
-    /** Under lock: post now or queue as pending; true when the caller must schedule the write task. */
-    private boolean submit(final TcpOperation op)
-    {
-        if (inflightCount < maxInflight && pending.isEmpty())
-        {
-            return post(op);
-        }
-        pending.addLast(op);
-        return false;
-    }
-
-    /**
-     * Under lock: take a credit and queue the frame for the write task; true when this post starts a batch (the
-     * caller schedules the task once the lock is released).
-     */
-    private boolean post(final TcpOperation op)
-    {
-        inflightCount++;
-        final ByteBuf frame = op.frame;
-        op.frame = null;
-        if (op.isSend && op.handler == null)
-        {
-            // Nobody waits for this send: only its credit is tracked, by count, until its batch is written.
-            op.reset();
-            free.addLast(op);
-            return outbound.add(frame, TcpOutbound.ANONYMOUS_SEND);
-        }
-        op.counted = true;
-        inflight.put(op.requestId, op);
-        // A send completes locally once written; a read completes with its response.
-        return outbound.add(frame, op.isSend ? op.requestId : TcpOutbound.NOT_A_SEND);
+        return operations.postRead(remoteAddress, remoteKey, length, destination, destinationOffset, handler);
     }
 
     // ---------------------------------------------------------------- I/O thread callbacks
 
     void markActive()
     {
-        synchronized (lock)
-        {
-            if (state == State.CONNECTING)
-            {
-                state = State.CONNECTED;
-            }
-        }
+        operations.markActive();
     }
 
     /** Event loop: {@code count} sends nobody waits for were written (or failed): return their credits. */
     private void onAnonymousWritten(final int count)
     {
-        synchronized (lock)
-        {
-            inflightCount -= count;
-        }
-        promotePending();
+        operations.onAnonymousWritten(count);
     }
 
     private void onWritten(final long id, final boolean success)
     {
-        final TcpOperation op;
-        final boolean local;
-        synchronized (lock)
-        {
-            op = inflight.remove(id);
-            local = closedLocally;
-        }
+        final TcpOperation op = operations.takeWritten(id, success);
         if (op != null)
         {
-            op.status = success ? TransportStatus.OK : local ? TransportStatus.CLOSED : TransportStatus.PEER_FAILED;
             publish(op);
         }
     }
@@ -293,11 +153,7 @@ final class TcpEndpoint implements Endpoint
     void onReadResponse(final long correlationId, final int statusCode, final ByteBuf buf, final int dataIndex,
         final int dataLength)
     {
-        final TcpOperation op;
-        synchronized (lock)
-        {
-            op = inflight.remove(correlationId);
-        }
+        final TcpOperation op = operations.take(correlationId);
         if (op == null)
         {
             return; // timed out or failed already; the late answer is dropped
@@ -324,8 +180,8 @@ final class TcpEndpoint implements Endpoint
     {
         if (worker.isDriven())
         {
-            deliver(op);
-            promotePending();
+            operations.complete(op);
+            operations.promotePending();
             return;
         }
         // Cannot fail: at most maxInflight operations hold credits and a credit returns only after delivery.
@@ -335,7 +191,7 @@ final class TcpEndpoint implements Endpoint
         }
     }
 
-        /**
+    /**
      * A MESSAGE frame's payload of {@code length} bytes at {@code index} of {@code buf}, valid during this call: an
      * event-driven worker delivers it in place; a polled worker's queue gets a retained slice.
      */
@@ -355,10 +211,7 @@ final class TcpEndpoint implements Endpoint
     /** The channel is gone: refuse new operations and let the worker fail what is outstanding. */
     void onInactive(final String detail)
     {
-        synchronized (lock)
-        {
-            state = State.DOWN;
-        }
+        operations.markDown();
         if (detail != null && downDetail == null)
         {
             downDetail = detail;
@@ -384,46 +237,13 @@ final class TcpEndpoint implements Endpoint
             return;
         }
         disconnectSeen = true;
-        final boolean local;
-        synchronized (lock)
-        {
-            local = closedLocally;
-        }
-        disconnectStatus = local ? TransportStatus.CLOSED : TransportStatus.PEER_FAILED;
+        disconnectStatus = operations.isClosedLocally() ? TransportStatus.CLOSED : TransportStatus.PEER_FAILED;
         drainInbound(Integer.MAX_VALUE);
-        failAll(disconnectStatus);
+        operations.failAll(disconnectStatus);
         if (worker.isDriven())
         {
             progress(); // delivers onDisconnected now that nothing is outstanding
         }
-    }
-
-    /** Complete every in-flight and pending operation with {@code status} (worker thread or closing thread). */
-    void failAll(final TransportStatus status)
-    {
-        expired.clear();
-        synchronized (lock)
-        {
-            inflight.values().forEach(expired::add);
-            inflight.clear();
-            expired.addAll(pending);
-            pending.clear();
-        }
-        final int dropped = outbound.releaseQueued();
-        if (dropped > 0)
-        {
-            synchronized (lock)
-            {
-                inflightCount -= dropped; // never written: their credits come back here
-            }
-        }
-        for (int i = 0; i < expired.size(); i++)
-        {
-            final TcpOperation op = expired.get(i);
-            op.status = status;
-            deliver(op);
-        }
-        expired.clear();
     }
 
     /** One progress step; returns the work done. */
@@ -433,13 +253,13 @@ final class TcpEndpoint implements Endpoint
         TcpOperation op;
         while ((op = completions.poll()) != null)
         {
-            deliver(op);
+            operations.complete(op);
             work++;
         }
         work += drainInbound(MESSAGES_PER_PROGRESS);
         if (work > 0)
         {
-            promotePending();
+            operations.promotePending();
         }
         if (disconnectSeen && !disconnectDelivered && outstanding() == 0)
         {
@@ -464,107 +284,16 @@ final class TcpEndpoint implements Endpoint
         return inbound.drain(limit, this, handler);
     }
 
-    private void promotePending()
-    {
-        boolean schedule = false;
-        synchronized (lock)
-        {
-            while (state == State.CONNECTED && inflightCount < maxInflight && !pending.isEmpty())
-            {
-                schedule |= post(pending.pollFirst());
-            }
-        }
-        if (schedule)
-        {
-            outbound.schedule();
-        }
-    }
-
     /** Complete operations past their deadline with TIMED_OUT. */
     int expire(final long nowNanos)
     {
-        expired.clear();
-        synchronized (lock)
-        {
-            if (inflight.isEmpty() && pending.isEmpty())
-            {
-                return 0;
-            }
-            final Iterator<TcpOperation> it = inflight.values().iterator();
-            while (it.hasNext())
-            {
-                final TcpOperation op = it.next();
-                if (op.deadlineNanos - nowNanos <= 0)
-                {
-                    it.remove();
-                    expired.add(op);
-                }
-            }
-            final Iterator<TcpOperation> pit = pending.iterator();
-            while (pit.hasNext())
-            {
-                final TcpOperation op = pit.next();
-                if (op.deadlineNanos - nowNanos <= 0)
-                {
-                    pit.remove();
-                    expired.add(op);
-                }
-            }
-        }
-        final int count = expired.size();
-        for (int i = 0; i < count; i++)
-        {
-            final TcpOperation op = expired.get(i);
-            op.status = TransportStatus.TIMED_OUT;
-            deliver(op);
-        }
-        expired.clear();
-        if (count > 0)
-        {
-            promotePending();
-        }
-        return count;
-    }
-
-    private void deliver(final TcpOperation op)
-    {
-        final CompletionHandler h = op.handler;
-        final TransportStatus status = op.status;
-        final long id = op.requestId;
-        synchronized (lock)
-        {
-            if (op.counted)
-            {
-                inflightCount--;
-            }
-            if (op.frame != null)
-            {
-                op.frame.release();
-            }
-            op.reset();
-            free.addLast(op);
-        }
-        if (h != null)
-        {
-            try
-            {
-                h.onComplete(status, id);
-            }
-            catch (final Throwable t)
-            {
-                LOG.error("completion handler threw", t);
-            }
-        }
+        return operations.expire(nowNanos);
     }
 
     /** Worker close: fail everything now on the closing thread and release queued messages. */
     void closeNow()
     {
-        synchronized (lock)
-        {
-            closedLocally = true;
-            state = State.DOWN;
-        }
+        operations.markClosedAndDown();
         final ChannelFuture closing = channel.close();
         if (!channel.eventLoop().inEventLoop())
         {
@@ -576,9 +305,9 @@ final class TcpEndpoint implements Endpoint
         while ((op = completions.poll()) != null)
         {
             op.status = TransportStatus.CLOSED;
-            deliver(op);
+            operations.complete(op);
         }
-        failAll(TransportStatus.CLOSED);
+        operations.failAll(TransportStatus.CLOSED);
         inbound.releaseQueued();
         if (!disconnectDelivered)
         {
@@ -594,23 +323,12 @@ final class TcpEndpoint implements Endpoint
         }
     }
 
-    private TransportStatus refusedStatus()
-    {
-        synchronized (lock)
-        {
-            return closedLocally ? TransportStatus.CLOSED : TransportStatus.NOT_CONNECTED;
-        }
-    }
-
     // ---------------------------------------------------------------- Endpoint
 
     @Override
     public boolean isConnected()
     {
-        synchronized (lock)
-        {
-            return state == State.CONNECTED;
-        }
+        return operations.isConnected();
     }
 
     @Override
@@ -622,10 +340,7 @@ final class TcpEndpoint implements Endpoint
     @Override
     public int outstanding()
     {
-        synchronized (lock)
-        {
-            return inflightCount + pending.size();
-        }
+        return operations.outstanding();
     }
 
     @Override
@@ -637,13 +352,9 @@ final class TcpEndpoint implements Endpoint
     @Override
     public void close()
     {
-        synchronized (lock)
+        if (!operations.markClosedLocally())
         {
-            if (closedLocally)
-            {
-                return;
-            }
-            closedLocally = true;
+            return;
         }
         recordFailure("closed locally");
         if (channel.eventLoop().inEventLoop())

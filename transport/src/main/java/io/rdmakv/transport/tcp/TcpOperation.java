@@ -6,7 +6,8 @@ import io.rdmakv.transport.TransportStatus;
 import org.agrona.MutableDirectBuffer;
 
 /**
- * One send or read of a {@link TcpEndpoint}, pooled per endpoint so the data path allocates no operation objects.
+ * One send or read of a {@link TcpEndpoint}, pooled per endpoint by its {@link TcpOperationTable} so the data path
+ * allocates no operation objects.
  * Owned by whoever removed it from the endpoint's in-flight table (I/O thread or worker); published to the worker
  * through the endpoint's completion queue, which gives the happens-before edge for {@link #status} and read data.
  */
