@@ -4,9 +4,9 @@ import io.rdmakv.server.store.StoreException;
 import io.rdmakv.transport.Endpoint;
 
 /**
- * A write {@link RequestHandler} handed to group commit (FSYNC), waiting for its sync before the pool is updated and
- * the client answered. Allocated per FSYNC write: the sync dominates its cost. Written by the committer thread before
- * it is queued back to the request thread (the queue orders the two).
+ * A write of the {@link RequestHandler} handed to group commit (FSYNC, {@link GroupCommitWrites}), waiting for its
+ * sync before the pool is updated and the client answered. Allocated per FSYNC write: the sync dominates its cost.
+ * Written by the committer thread before it is queued back to the request thread (the queue orders the two).
  */
 final class PendingWrite
 {

@@ -19,14 +19,12 @@ import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.TransportStatus;
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 
 /**
  * The data-plane request adapter (Aeron's adapter role): decodes requests that arrive on the transport's endpoints
@@ -49,16 +47,17 @@ import java.util.function.Consumer;
  * does not attach within the tickets' time to live is closed.
  *
  * <p>Durability: in DEFAULT mode RocksDB is written on this thread (WAL write without fsync): the PUTs of one progress
- * step as one batch ({@link PutBatch}), answered once it is written; DELETEs inline from direct scratch buffers. In FSYNC mode the write is copied (it must outlive the receive callback) and handed
- * to the group committer; the progress thread is not blocked. The committer's completion comes back through a
- * bounded MPSC queue drained by {@link #doWork()}, which then updates the pool and answers: the pool and the answer
- * always follow the durable write.
+ * step as one batch ({@link PutBatch}), answered once it is written; DELETEs inline from direct scratch buffers. In
+ * FSYNC mode the write is copied (it must outlive the receive callback) and handed to the group committer
+ * ({@link GroupCommitWrites}); the progress thread is not blocked, and {@link #doWork()} updates the pool and answers
+ * once the write is durable: the pool and the answer always follow the durable write.
+ *
+ * <p>This class owns decoding, admission, the request checks (key, value, slot routing) and the order of the steps
+ * above; answers are encoded and sent by {@link ResponseSender}.
  */
 public final class RequestHandler implements EndpointHandler
 {
     private static final Logger LOG = LoggerFactory.getLogger(RequestHandler.class);
-    /** Writes waiting for group commit before new ones are answered BUSY. */
-    static final int MAX_IN_FLIGHT_WRITES = 16_384;
     private static final long ADMISSION_CHECK_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private final RocksStore store;
@@ -70,33 +69,14 @@ public final class RequestHandler implements EndpointHandler
     private final EndpointAdmission admission;
 
     private final MessageDecoder decoder = new MessageDecoder();
-    private final ResponseFlyweight response = new ResponseFlyweight();
-    private final ByteBuffer responseBytes;
-    private final UnsafeBuffer responseBuffer;
-    private final ByteBuffer responseValueView;
+    private final ResponseSender responses;
     private final ByteBuffer keyScratch;
     private final UnsafeBuffer keyScratchBuffer;
     /** DEFAULT durability: the PUTs of one progress step, written as one batch (null under FSYNC). */
     private final PutBatch puts;
+    /** FSYNC durability: writes waiting for group commit (null under DEFAULT). */
+    private final GroupCommitWrites synced;
 
-    private final ManyToOneConcurrentArrayQueue<PendingWrite> completions =
-        new ManyToOneConcurrentArrayQueue<>(2 * MAX_IN_FLIGHT_WRITES);
-    private final Consumer<PendingWrite> completionHandler = this::onWriteDurable;
-    private final io.rdmakv.server.store.WriteCallback committed = new io.rdmakv.server.store.WriteCallback()
-    {
-        @Override
-        public void onWriteComplete(final Object context, final StoreException failure)
-        {
-            onCommitted(context, false, failure);
-        }
-
-        @Override
-        public void onDeleteComplete(final Object context, final boolean existed, final StoreException failure)
-        {
-            onCommitted(context, existed, failure);
-        }
-    };
-    private int inFlightWrites;
     private long nextAdmissionCheckNanos;
     /** Wakes the request thread after a hand-off from another thread (the group committer). */
     private volatile Runnable wakeUp = () -> { };
@@ -117,13 +97,13 @@ public final class RequestHandler implements EndpointHandler
         this.router = router;
         this.tickets = tickets;
         this.admission = new EndpointAdmission(tickets.timeToLive().toNanos());
-        this.responseBytes = ByteBuffer.allocateDirect(limits.maxResponseBytes());
-        this.responseBuffer = new UnsafeBuffer(responseBytes);
-        this.responseValueView = responseBytes.duplicate();
+        this.responses = new ResponseSender(counters, limits.maxResponseBytes());
         this.keyScratch = ByteBuffer.allocateDirect(limits.maxKeyBytes());
         this.keyScratchBuffer = new UnsafeBuffer(keyScratch);
         this.puts = store.writesInline() ? new PutBatch(store, Math.max(1 << 20,
             limits.maxKeyBytes() + limits.maxValueBytes()), new PutCommitter(), () -> wakeUp.run()) : null;
+        this.synced = store.writesInline() ? null :
+            new GroupCommitWrites(store, index, counters, limits.maxValueBytes(), responses, () -> wakeUp.run());
     }
 
     @Override
@@ -173,7 +153,7 @@ public final class RequestHandler implements EndpointHandler
                 counters.increment(ServerCounter.LIMIT_REJECTIONS);
             }
             commitPuts(); // answered in arrival order
-            answerError(endpoint, decoder.correlationId(), status, ex.getMessage());
+            responses.answerError(endpoint, decoder.correlationId(), status, ex.getMessage());
             return;
         }
         if (type != MessageType.PUT_REQUEST)
@@ -190,12 +170,13 @@ public final class RequestHandler implements EndpointHandler
             case ATTACH_REQUEST ->
             {
                 counters.increment(ServerCounter.MALFORMED_REQUESTS);
-                answerError(endpoint, correlationId, Status.MALFORMED, "endpoint already attached");
+                responses.answerError(endpoint, correlationId, Status.MALFORMED, "endpoint already attached");
             }
             default ->
             {
                 counters.increment(ServerCounter.MALFORMED_REQUESTS);
-                answerError(endpoint, correlationId, Status.MALFORMED, "a server accepts requests only, not " + type);
+                responses.answerError(endpoint, correlationId, Status.MALFORMED,
+                    "a server accepts requests only, not " + type);
             }
         }
     }
@@ -207,7 +188,10 @@ public final class RequestHandler implements EndpointHandler
     public int doWork()
     {
         int work = commitPuts();
-        work += completions.drain(completionHandler, 256);
+        if (synced != null)
+        {
+            work += synced.drain();
+        }
         if (admission.anyWaiting())
         {
             final long now = System.nanoTime();
@@ -237,7 +221,7 @@ public final class RequestHandler implements EndpointHandler
     /** Writes handed to group commit and not answered yet. */
     public int inFlightWrites()
     {
-        return inFlightWrites;
+        return synced == null ? 0 : synced.inFlightWrites();
     }
 
     /** Data connections currently served. */
@@ -272,7 +256,7 @@ public final class RequestHandler implements EndpointHandler
             if (tickets.redeem(attach.ticketHigh(), attach.ticketLow()) && admission.attach(endpoint))
             {
                 counters.increment(ServerCounter.ATTACHES);
-                answer(endpoint, decoder.correlationId(), Status.OK, 0);
+                responses.answer(endpoint, decoder.correlationId(), Status.OK, 0, 0);
                 return;
             }
         }
@@ -280,7 +264,7 @@ public final class RequestHandler implements EndpointHandler
         LOG.info("refusing data connection from {}: {}", endpoint.remoteAddress(),
             type == MessageType.ATTACH_REQUEST ? "session ticket unknown, used or expired" :
             "first message is not an ATTACH");
-        answerError(endpoint, decoder.correlationId(), Status.UNAUTHENTICATED,
+        responses.answerError(endpoint, decoder.correlationId(), Status.UNAUTHENTICATED,
             "attach with a valid session ticket from the control-plane handshake first");
         if (admission.onDisconnected(endpoint))
         {
@@ -300,7 +284,7 @@ public final class RequestHandler implements EndpointHandler
         if (valueLength > limits.maxValueBytes())
         {
             counters.increment(ServerCounter.LIMIT_REJECTIONS);
-            answerError(endpoint, correlationId, Status.VALUE_TOO_LARGE,
+            responses.answerError(endpoint, correlationId, Status.VALUE_TOO_LARGE,
                 "value of " + valueLength + " bytes exceeds the limit of " + limits.maxValueBytes());
             return;
         }
@@ -314,7 +298,7 @@ public final class RequestHandler implements EndpointHandler
         final byte[] value = new byte[valueLength];
         put.buffer().getBytes(put.keyIndex(), key);
         put.buffer().getBytes(put.valueIndex(), value);
-        submit(endpoint, correlationId, key, value);
+        synced.submit(endpoint, correlationId, key, value);
     }
 
     private void onDelete(final Endpoint endpoint, final long correlationId, final KeyRequestFlyweight request)
@@ -340,23 +324,23 @@ public final class RequestHandler implements EndpointHandler
             }
             catch (final StoreException ex)
             {
-                storeFailed(endpoint, correlationId, ex);
+                responses.answerStoreFailure(endpoint, correlationId, ex);
                 return;
             }
             if (!existed)
             {
                 counters.increment(ServerCounter.DELETES_NOT_FOUND);
-                answer(endpoint, correlationId, Status.NOT_FOUND, 0);
+                responses.answer(endpoint, correlationId, Status.NOT_FOUND, 0, 0);
                 return;
             }
             index.remove(request.buffer(), request.keyIndex(), keyLength);
-            answer(endpoint, correlationId, Status.OK, 0);
+            responses.answer(endpoint, correlationId, Status.OK, 0, 0);
             return;
         }
         // FSYNC: the pool lags the writes waiting for group commit, so the committer decides existence in order.
         final byte[] key = new byte[keyLength];
         request.buffer().getBytes(request.keyIndex(), key);
-        submit(endpoint, correlationId, key, null);
+        synced.submit(endpoint, correlationId, key, null);
     }
 
     private void onGet(final Endpoint endpoint, final long correlationId, final KeyRequestFlyweight request)
@@ -368,125 +352,52 @@ public final class RequestHandler implements EndpointHandler
             return;
         }
         counters.increment(ServerCounter.GETS_RPC);
-        response.wrap(responseBuffer, 0, responseBuffer.capacity());
-        final int capacity = responseBuffer.capacity() - ResponseFlyweight.VALUE_OFFSET;
+        final int capacity = responses.valueCapacity();
         final int fromPool = index.copyValue(buffer, request.keyIndex(), keyLength,
-            responseBuffer, ResponseFlyweight.VALUE_OFFSET, capacity);
+            responses.valueBuffer(), ResponseFlyweight.VALUE_OFFSET, capacity);
         if (fromPool >= 0)
         {
             counters.increment(ServerCounter.GETS_RPC_FROM_POOL);
-            sendValue(endpoint, correlationId, fromPool);
+            responses.sendValue(endpoint, correlationId, fromPool);
             return;
         }
         final int fromStore;
         try
         {
-            responseValueView.limit(responseValueView.capacity()).position(ResponseFlyweight.VALUE_OFFSET);
-            fromStore = store.get(scratchKey(buffer, request.keyIndex(), keyLength), responseValueView);
+            fromStore = store.get(scratchKey(buffer, request.keyIndex(), keyLength), responses.valueView());
         }
         catch (final StoreException ex)
         {
-            storeFailed(endpoint, correlationId, ex);
+            responses.answerStoreFailure(endpoint, correlationId, ex);
             return;
         }
         if (fromStore == RocksStore.NOT_FOUND)
         {
             counters.increment(ServerCounter.GETS_RPC_NOT_FOUND);
-            answer(endpoint, correlationId, Status.NOT_FOUND, 0);
+            responses.answer(endpoint, correlationId, Status.NOT_FOUND, 0, 0);
             return;
         }
         if (fromStore > capacity)
         {
             counters.increment(ServerCounter.LIMIT_REJECTIONS);
-            answerError(endpoint, correlationId, Status.VALUE_TOO_LARGE,
+            responses.answerError(endpoint, correlationId, Status.VALUE_TOO_LARGE,
                 "stored value of " + fromStore + " bytes exceeds the message limit");
             return;
         }
         counters.increment(ServerCounter.GETS_RPC_FROM_STORE);
         if (fromStore <= limits.maxValueBytes() &&
-            index.put(buffer, request.keyIndex(), keyLength, responseBuffer, ResponseFlyweight.VALUE_OFFSET,
+            index.put(buffer, request.keyIndex(), keyLength, responses.valueBuffer(), ResponseFlyweight.VALUE_OFFSET,
                 fromStore) == PoolIndex.STORED)
         {
             counters.increment(ServerCounter.PROMOTIONS);
         }
-        sendValue(endpoint, correlationId, fromStore);
+        responses.sendValue(endpoint, correlationId, fromStore);
     }
 
     private void onStats(final Endpoint endpoint, final long correlationId)
     {
         counters.increment(ServerCounter.STATS_REQUESTS);
-        final String text = counters.render();
-        response.wrap(responseBuffer, 0, responseBuffer.capacity())
-            .header(MessageType.RESPONSE, correlationId);
-        response.status(Status.OK).text(text);
-        send(endpoint, response.encodedLength());
-    }
-
-    private void submit(final Endpoint endpoint, final long correlationId, final byte[] key, final byte[] value)
-    {
-        if (inFlightWrites >= MAX_IN_FLIGHT_WRITES)
-        {
-            counters.increment(ServerCounter.BUSY);
-            answerError(endpoint, correlationId, Status.BUSY, "too many writes waiting for sync");
-            return;
-        }
-        final PendingWrite pending = new PendingWrite(endpoint, correlationId, key, value);
-        final boolean accepted = value == null ?
-            store.submitDelete(key, pending, committed) :
-            store.submitPut(key, value, pending, committed);
-        if (!accepted)
-        {
-            counters.increment(ServerCounter.BUSY);
-            answerError(endpoint, correlationId, Status.BUSY, "write queue full");
-            return;
-        }
-        inFlightWrites++;
-        counters.increment(ServerCounter.IN_FLIGHT_WRITES);
-    }
-
-    /** On the committer thread: hand the outcome to the progress thread. */
-    private void onCommitted(final Object context, final boolean existed, final StoreException failure)
-    {
-        final PendingWrite pending = (PendingWrite)context;
-        pending.failure = failure;
-        pending.existed = existed;
-        while (!completions.offer(pending))
-        {
-            // Bounded by MAX_IN_FLIGHT_WRITES < capacity: cannot stay full.
-            Thread.onSpinWait();
-        }
-        wakeUp.run();
-    }
-
-    private void onWriteDurable(final PendingWrite pending)
-    {
-        inFlightWrites--;
-        counters.decrement(ServerCounter.IN_FLIGHT_WRITES);
-        if (pending.failure != null)
-        {
-            storeFailed(pending.endpoint, pending.correlationId, pending.failure);
-            return;
-        }
-        if (pending.value == null)
-        {
-            index.remove(pending.key);
-            if (!pending.existed)
-            {
-                counters.increment(ServerCounter.DELETES_NOT_FOUND);
-            }
-            answer(pending.endpoint, pending.correlationId, pending.existed ? Status.OK : Status.NOT_FOUND, 0);
-            return;
-        }
-        long version = 0;
-        if (pending.value.length <= limits.maxValueBytes())
-        {
-            version = index.put(pending.key, pending.value, true) == PoolIndex.STORED ? index.lastVersion() : 0;
-            if (version == 0)
-            {
-                counters.increment(ServerCounter.NOT_CACHED);
-            }
-        }
-        answer(pending.endpoint, pending.correlationId, Status.OK, version);
+        responses.answerText(endpoint, correlationId, counters.render());
     }
 
     private long placeInPool(
@@ -507,13 +418,13 @@ public final class RequestHandler implements EndpointHandler
         if (keyLength == 0)
         {
             counters.increment(ServerCounter.MALFORMED_REQUESTS);
-            answerError(endpoint, correlationId, Status.MALFORMED, "empty key");
+            responses.answerError(endpoint, correlationId, Status.MALFORMED, "empty key");
             return false;
         }
         if (keyLength > limits.maxKeyBytes())
         {
             counters.increment(ServerCounter.LIMIT_REJECTIONS);
-            answerError(endpoint, correlationId, Status.KEY_TOO_LARGE,
+            responses.answerError(endpoint, correlationId, Status.KEY_TOO_LARGE,
                 "key of " + keyLength + " bytes exceeds the limit of " + limits.maxKeyBytes());
             return false;
         }
@@ -521,10 +432,7 @@ public final class RequestHandler implements EndpointHandler
         if (!router.isLocal(slot))
         {
             counters.increment(ServerCounter.WRONG_NODE);
-            response.wrap(responseBuffer, 0, responseBuffer.capacity()).header(MessageType.RESPONSE, correlationId);
-            final byte[] owner = router.ownerAddress(slot);
-            response.status(Status.WRONG_NODE).value(owner);
-            send(endpoint, response.encodedLength());
+            responses.answerWrongNode(endpoint, correlationId, router.ownerAddress(slot));
             return false;
         }
         return true;
@@ -558,67 +466,14 @@ public final class RequestHandler implements EndpointHandler
         public void committed(final Endpoint endpoint, final long correlationId, final DirectBuffer staging,
             final int keyIndex, final int keyLength, final int valueIndex, final int valueLength)
         {
-            answer(endpoint, correlationId, Status.OK, placeInPool(staging, keyIndex, keyLength, valueIndex,
-                valueLength));
+            final long version = placeInPool(staging, keyIndex, keyLength, valueIndex, valueLength);
+            responses.answer(endpoint, correlationId, Status.OK, version, version != 0 ? index.lastSlot() : 0);
         }
 
         @Override
         public void failed(final Endpoint endpoint, final long correlationId, final StoreException failure)
         {
-            storeFailed(endpoint, correlationId, failure);
-        }
-    }
-
-    private void storeFailed(final Endpoint endpoint, final long correlationId, final StoreException ex)
-    {
-        counters.increment(ServerCounter.STORE_ERRORS);
-        LOG.error("store failure: {}", ex.getMessage());
-        answerError(endpoint, correlationId, Status.STORE_ERROR, ex.getMessage());
-    }
-
-    /** The value is already at {@link ResponseFlyweight#VALUE_OFFSET} of the response buffer. */
-    private void sendValue(final Endpoint endpoint, final long correlationId, final int valueLength)
-    {
-        response.wrap(responseBuffer, 0, responseBuffer.capacity()).header(MessageType.RESPONSE, correlationId);
-        // status() zeroes the value length; write header fields, then restore the length (the bytes are in place).
-        response.status(Status.OK);
-        response.bodyLength(ResponseFlyweight.FIXED_BODY_LENGTH + valueLength);
-        responseBuffer.putInt(ResponseFlyweight.VALUE_LENGTH_OFFSET, valueLength, java.nio.ByteOrder.LITTLE_ENDIAN);
-        send(endpoint, response.encodedLength());
-    }
-
-    /** Only an OK PUT that placed its value in the pool has a non-zero version: its slot goes along (the location). */
-    private void answer(final Endpoint endpoint, final long correlationId, final Status status, final long version)
-    {
-        response.wrap(responseBuffer, 0, responseBuffer.capacity()).header(MessageType.RESPONSE, correlationId);
-        response.status(status).version(version);
-        if (version != 0)
-        {
-            response.location(index.lastSlot());
-        }
-        send(endpoint, response.encodedLength());
-    }
-
-    private void answerError(final Endpoint endpoint, final long correlationId, final Status status, final String reason)
-    {
-        response.wrap(responseBuffer, 0, responseBuffer.capacity()).header(MessageType.RESPONSE, correlationId);
-        response.status(status).text(reason.length() > 512 ? reason.substring(0, 512) : reason);
-        send(endpoint, response.encodedLength());
-    }
-
-    private void send(final Endpoint endpoint, final int length)
-    {
-        final long result = endpoint.send(responseBuffer, 0, length, null);
-        if (result < 0)
-        {
-            final TransportStatus status = TransportStatus.fromSentinel(result);
-            counters.increment(ServerCounter.SEND_FAILURES);
-            if (status == TransportStatus.BACK_PRESSURED)
-            {
-                // The client does not read its answers: it is dropped rather than let it stall the server.
-                LOG.warn("closing {}: response queue full", endpoint.remoteAddress());
-                endpoint.close();
-            }
+            responses.answerStoreFailure(endpoint, correlationId, failure);
         }
     }
 }

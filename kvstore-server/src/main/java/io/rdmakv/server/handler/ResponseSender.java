@@ -1,0 +1,145 @@
+package io.rdmakv.server.handler;
+
+import io.rdmakv.protocol.wire.MessageType;
+import io.rdmakv.protocol.wire.ResponseFlyweight;
+import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.server.counters.ServerCounter;
+import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.server.store.StoreException;
+import io.rdmakv.transport.Endpoint;
+import io.rdmakv.transport.TransportStatus;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+
+/**
+ * The answers of the data plane: encodes every RESPONSE into one direct buffer sized for the largest answer
+ * ({@link Limits#maxResponseBytes()}) and sends it without a completion handler (the transport copies it). A GET's
+ * value is written straight into the buffer's value area, by the pool or by RocksDB, and sent from there.
+ * <pre>
+ *   response buffer: | RESPONSE header | status | value length | version | value area ...                |
+ *                    0                                                   VALUE_OFFSET     maxResponseBytes
+ *   valueBuffer() / valueView(): the value area, for a value read in place; then sendValue(length)
+ * </pre>
+ * A send refused with BACK_PRESSURED means the client does not read its answers: the endpoint is closed rather than
+ * let it stall the server. Progress thread only; allocates only for text (errors, STATS, redirects).
+ */
+final class ResponseSender
+{
+    private static final Logger LOG = LoggerFactory.getLogger(ResponseSender.class);
+    /** Error reasons longer than this are cut. */
+    private static final int MAX_REASON_CHARS = 512;
+
+    private final ServerCounters counters;
+    private final ResponseFlyweight response = new ResponseFlyweight();
+    private final UnsafeBuffer responseBuffer;
+    private final ByteBuffer responseValueView;
+
+    /** @param maxResponseBytes the largest response: a maximal value, or STATS text. */
+    ResponseSender(final ServerCounters counters, final int maxResponseBytes)
+    {
+        this.counters = counters;
+        final ByteBuffer responseBytes = ByteBuffer.allocateDirect(maxResponseBytes);
+        this.responseBuffer = new UnsafeBuffer(responseBytes);
+        this.responseValueView = responseBytes.duplicate();
+    }
+
+    /** The response buffer; a value to send goes at {@link ResponseFlyweight#VALUE_OFFSET}. */
+    MutableDirectBuffer valueBuffer()
+    {
+        return responseBuffer;
+    }
+
+    /** The longest value the response buffer holds. */
+    int valueCapacity()
+    {
+        return responseBuffer.capacity() - ResponseFlyweight.VALUE_OFFSET;
+    }
+
+    /** The value area as a ByteBuffer positioned at {@link ResponseFlyweight#VALUE_OFFSET}, for a RocksDB read. */
+    ByteBuffer valueView()
+    {
+        responseValueView.limit(responseValueView.capacity()).position(ResponseFlyweight.VALUE_OFFSET);
+        return responseValueView;
+    }
+
+    /** OK with the value already in the value area. */
+    void sendValue(final Endpoint endpoint, final long correlationId, final int valueLength)
+    {
+        response.wrap(responseBuffer, 0, responseBuffer.capacity()).header(MessageType.RESPONSE, correlationId);
+        // status() zeroes the value length; write header fields, then restore the length (the bytes are in place).
+        response.status(Status.OK);
+        response.bodyLength(ResponseFlyweight.FIXED_BODY_LENGTH + valueLength);
+        responseBuffer.putInt(ResponseFlyweight.VALUE_LENGTH_OFFSET, valueLength, ByteOrder.LITTLE_ENDIAN);
+        send(endpoint, response.encodedLength());
+    }
+
+    /**
+     * A status with no value. Only an OK PUT that placed its value in the pool has a non-zero {@code version}: then
+     * {@code location}, the index slot it published, goes along (the value's location).
+     */
+    void answer(final Endpoint endpoint, final long correlationId, final Status status, final long version,
+        final long location)
+    {
+        response.wrap(responseBuffer, 0, responseBuffer.capacity()).header(MessageType.RESPONSE, correlationId);
+        response.status(status).version(version);
+        if (version != 0)
+        {
+            response.location(location);
+        }
+        send(endpoint, response.encodedLength());
+    }
+
+    /** An error status with a reason (cut to {@value #MAX_REASON_CHARS} characters). */
+    void answerError(final Endpoint endpoint, final long correlationId, final Status status, final String reason)
+    {
+        response.wrap(responseBuffer, 0, responseBuffer.capacity()).header(MessageType.RESPONSE, correlationId);
+        response.status(status).text(reason.length() > MAX_REASON_CHARS ? reason.substring(0, MAX_REASON_CHARS) :
+            reason);
+        send(endpoint, response.encodedLength());
+    }
+
+    /** RocksDB failed: STORE_ERROR with its message (counted and logged). */
+    void answerStoreFailure(final Endpoint endpoint, final long correlationId, final StoreException ex)
+    {
+        counters.increment(ServerCounter.STORE_ERRORS);
+        LOG.error("store failure: {}", ex.getMessage());
+        answerError(endpoint, correlationId, Status.STORE_ERROR, ex.getMessage());
+    }
+
+    /** WRONG_NODE with the owning node's address. */
+    void answerWrongNode(final Endpoint endpoint, final long correlationId, final byte[] ownerAddress)
+    {
+        response.wrap(responseBuffer, 0, responseBuffer.capacity()).header(MessageType.RESPONSE, correlationId);
+        response.status(Status.WRONG_NODE).value(ownerAddress);
+        send(endpoint, response.encodedLength());
+    }
+
+    /** OK with text (STATS). */
+    void answerText(final Endpoint endpoint, final long correlationId, final String text)
+    {
+        response.wrap(responseBuffer, 0, responseBuffer.capacity()).header(MessageType.RESPONSE, correlationId);
+        response.status(Status.OK).text(text);
+        send(endpoint, response.encodedLength());
+    }
+
+    private void send(final Endpoint endpoint, final int length)
+    {
+        final long result = endpoint.send(responseBuffer, 0, length, null);
+        if (result < 0)
+        {
+            final TransportStatus status = TransportStatus.fromSentinel(result);
+            counters.increment(ServerCounter.SEND_FAILURES);
+            if (status == TransportStatus.BACK_PRESSURED)
+            {
+                // The client does not read its answers: it is dropped rather than let it stall the server.
+                LOG.warn("closing {}: response queue full", endpoint.remoteAddress());
+                endpoint.close();
+            }
+        }
+    }
+}
