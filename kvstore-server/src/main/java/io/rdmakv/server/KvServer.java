@@ -27,6 +27,7 @@ import io.rdmakv.transport.MemoryDomain;
 import io.rdmakv.transport.MemoryRegion;
 import io.rdmakv.transport.RemoteKey;
 import io.rdmakv.transport.Transport;
+import io.rdmakv.transport.TransportCapabilities;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.WorkerProgress;
@@ -142,6 +143,7 @@ public final class KvServer implements AutoCloseable
             transportReason = selection.reason();
             timeline.mark("transport selection");
             final TransportConfig.Builder tc = TransportConfig.builder()
+                .maxInflightPerEndpoint(config.maxInflightPerEndpoint())
                 .maxMessageBytes(Math.max(config.maxMessageBytes(), limits.maxResponseBytes()));
             config.transportProperties().forEach(tc::property);
             transportOpening = StartupTask.start("open-transport", () -> selection.provider().open(tc.build()));
@@ -343,6 +345,12 @@ public final class KvServer implements AutoCloseable
     public String transportName()
     {
         return transportName;
+    }
+
+    /** What the opened transport reports it does, with the limits it was opened with (e.g. its credits). */
+    public TransportCapabilities transportCapabilities()
+    {
+        return transport.capabilities();
     }
 
     public ServerCounters counters()

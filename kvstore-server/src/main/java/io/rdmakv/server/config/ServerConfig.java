@@ -35,6 +35,11 @@ import java.util.TreeMap;
  *   index.avgEntryBytes     224          expected average extent size; sizes the index (at most 16 B of index per key;
  *                                        224 puts power-of-two pools at a slot load of ~0.54, ~14.9 B per key)
  *   transport               auto         auto | tcp | verbs
+ *   transport.maxInflightPerEndpoint
+ *                           128          operations one data endpoint keeps in flight (the transport's credits, 1 to
+ *                                        16384; on verbs also the default send and receive depth); more wait in the
+ *                                        endpoint's pending queue (a client sets it as the transport property
+ *                                        maxInflightPerEndpoint)
  *   host                    0.0.0.0      bind address of both ports
  *   advertised.host         (derived)    address clients are told; host when not a wildcard, else this host's address
  *   control.port            7400         control plane (Netty; HELLO/WELCOME handshake); 0 = any free port
@@ -62,6 +67,10 @@ public final class ServerConfig
     public static final int FORMAT_MAX_KEY_PLUS_VALUE = (2 << 20) - 64 - 24;
     /** Data-plane bytes beyond key + value: message header and request fields, with room to spare. */
     public static final int MESSAGE_OVERHEAD_BYTES = 256;
+    /** The transport's own default credits per endpoint ({@code TransportConfig}); this package cannot see it. */
+    public static final int DEFAULT_MAX_INFLIGHT_PER_ENDPOINT = 128;
+    /** Most credits per endpoint: the deepest verbs send/receive queue the transport accepts. */
+    public static final int MAX_INFLIGHT_PER_ENDPOINT = 16_384;
 
     /** Every accepted setting and its default ({@code null}: no default or derived). */
     public static final Map<String, String> KNOWN;
@@ -80,6 +89,7 @@ public final class ServerConfig
         m.put("pool.scribbleRetired", "false");
         m.put("index.avgEntryBytes", "224");
         m.put("transport", "auto");
+        m.put("transport.maxInflightPerEndpoint", String.valueOf(DEFAULT_MAX_INFLIGHT_PER_ENDPOINT));
         m.put("host", "0.0.0.0");
         m.put("advertised.host", null);
         m.put("control.port", String.valueOf(DEFAULT_CONTROL_PORT));
@@ -106,6 +116,7 @@ public final class ServerConfig
     private final boolean scribbleRetired;
     private final int indexAvgEntryBytes;
     private final String transport;
+    private final int maxInflightPerEndpoint;
     private final String host;
     private final String advertisedHost;
     private final int controlPort;
@@ -148,6 +159,7 @@ public final class ServerConfig
         scribbleRetired = booleanSetting(s, "pool.scribbleRetired");
         indexAvgEntryBytes = intSetting(s, "index.avgEntryBytes", 64, FORMAT_MAX_KEY_PLUS_VALUE);
         transport = s.get("transport").trim().toLowerCase(Locale.ROOT);
+        maxInflightPerEndpoint = intSetting(s, "transport.maxInflightPerEndpoint", 1, MAX_INFLIGHT_PER_ENDPOINT);
         host = s.get("host").trim();
         controlPort = intSetting(s, "control.port", 0, 65_535);
         dataPort = intSetting(s, "data.port", 0, 65_535);
@@ -307,6 +319,12 @@ public final class ServerConfig
     public String transport()
     {
         return transport;
+    }
+
+    /** Credits per data endpoint, for the transport's typed {@code maxInflightPerEndpoint}. */
+    public int maxInflightPerEndpoint()
+    {
+        return maxInflightPerEndpoint;
     }
 
     public String host()

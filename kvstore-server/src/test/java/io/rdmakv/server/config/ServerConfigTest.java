@@ -84,6 +84,36 @@ class ServerConfigTest
     }
 
     @Test
+    void shouldReadTheTransportsCreditsPerEndpointAsATypedSettingNotAsAProperty() throws Exception
+    {
+        assertEquals(ServerConfig.DEFAULT_MAX_INFLIGHT_PER_ENDPOINT, ServerConfig.defaults().maxInflightPerEndpoint());
+        assertEquals(String.valueOf(ServerConfig.DEFAULT_MAX_INFLIGHT_PER_ENDPOINT),
+            ServerConfig.KNOWN.get("transport.maxInflightPerEndpoint"));
+
+        final Path file = dir.resolve("server.properties");
+        Files.writeString(file, "transport.maxInflightPerEndpoint=512\ntcp.spinMicros=5\n");
+        final ServerConfig c = ServerConfig.load(file, Map.of());
+        assertEquals(512, c.maxInflightPerEndpoint());
+        assertEquals(Map.of("tcp.spinMicros", "5"), c.transportProperties(), "typed, so not passed as a property");
+        assertEquals(1, c.with(Map.of("transport.maxInflightPerEndpoint", "1")).maxInflightPerEndpoint());
+        assertEquals(512, c.with(Map.of("data.port", "0")).maxInflightPerEndpoint(), "kept by with()");
+        assertEquals(ServerConfig.MAX_INFLIGHT_PER_ENDPOINT, ServerConfig.from(new Properties(),
+            Map.of("transport.maxInflightPerEndpoint", "16384")).maxInflightPerEndpoint());
+    }
+
+    @Test
+    void shouldRejectCreditsPerEndpointOutsideOneTo16384()
+    {
+        assertMessage("transport.maxInflightPerEndpoint must be between 1 and 16384: 0",
+            Map.of("transport.maxInflightPerEndpoint", "0"));
+        assertMessage("transport.maxInflightPerEndpoint must be between 1 and 16384: 16385",
+            Map.of("transport.maxInflightPerEndpoint", "16385"));
+        assertMessage("transport.maxInflightPerEndpoint must be a whole number: 'many'",
+            Map.of("transport.maxInflightPerEndpoint", "many"));
+        assertMessage("unknown setting 'transport.maxInflight'", Map.of("transport.maxInflight", "8"));
+    }
+
+    @Test
     void shouldParseAndValidateClusterMaps()
     {
         final List<ClusterNode> nodes = ClusterNode.parseList("1@10.0.0.1:7400:0-8191, 2@node-b:7500:8192-16383");
