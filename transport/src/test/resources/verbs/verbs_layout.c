@@ -16,6 +16,7 @@ int main(void)
     OFF(ibv_context, device);
     OFF(ibv_context, ops);
     printf("ibv_context.ops.poll_cq %zu\n", offsetof(struct ibv_context, ops) + offsetof(struct ibv_context_ops, poll_cq));
+    printf("ibv_context.ops.req_notify_cq %zu\n", offsetof(struct ibv_context, ops) + offsetof(struct ibv_context_ops, req_notify_cq));
     printf("ibv_context.ops.post_send %zu\n", offsetof(struct ibv_context, ops) + offsetof(struct ibv_context_ops, post_send));
     printf("ibv_context.ops.post_recv %zu\n", offsetof(struct ibv_context, ops) + offsetof(struct ibv_context_ops, post_recv));
 
@@ -52,6 +53,10 @@ int main(void)
     SIZE(ibv_qp);
     OFF(ibv_qp, qp_num);
     OFF(ibv_qp, state);
+
+    SIZE(ibv_comp_channel);
+    OFF(ibv_comp_channel, context);
+    OFF(ibv_comp_channel, fd);
 
     SIZE(ibv_cq);
     OFF(ibv_cq, cqe);

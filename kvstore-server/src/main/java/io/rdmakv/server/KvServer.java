@@ -209,8 +209,12 @@ public final class KvServer implements AutoCloseable
             t -> LOG.error("request thread error", t));
         opened.push(progress);
         handler.wakeUpWith(progress::signal);
-        LOG.info("request thread: {}", worker.progressModel() == io.rdmakv.transport.ProgressModel.EVENT_DRIVEN ?
-            "the transport's event loop (event-driven)" : "a polling progress thread");
+        LOG.info("request thread: {}", switch (worker.progressModel())
+        {
+            case EVENT_DRIVEN -> "the transport's event loop (event-driven)";
+            case ARMABLE -> "a progress thread that sleeps on the worker's completion channel when idle (armable)";
+            default -> "a polling progress thread (bounded parks)";
+        });
         listener = worker.listen(new InetSocketAddress(config.host(), config.dataPort()), handler);
         opened.push(listener);
         dataAddress = listener.localAddress();

@@ -8,7 +8,9 @@ import org.agrona.concurrent.Agent;
  * The server's duty agent, run by {@link io.rdmakv.transport.WorkerProgress} on the transport worker's progress
  * thread (the request thread): drains durable-write completions and returns expired extents to the allocator. The
  * worker's callbacks (the {@link RequestHandler}) run on that same thread, so it is the single writer of the
- * {@link PoolIndex}. On tcp that thread is the worker's Netty event loop; on verbs, a polling thread.
+ * {@link PoolIndex}. On tcp that thread is the worker's Netty event loop; on verbs, a thread of its own that polls
+ * while busy and sleeps on the worker's completion channel when idle (so reclaim may run up to verbs.idleWaitMs
+ * late on an idle server, which a 100 ms grace period does not notice).
  */
 final class ServerAgent implements Agent
 {

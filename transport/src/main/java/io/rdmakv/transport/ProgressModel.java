@@ -7,7 +7,10 @@ package io.rdmakv.transport;
  *
  * <pre>
  *   POLLED        a progress thread calls doWork() in a loop and backs off when idle; the transport has no wake-up
- *                 source (verbs without a completion channel), so an idle thread can only sleep for a bounded time
+ *                 source (verbs with verbs.idle=poll), so an idle thread can only sleep for a bounded time (100 us)
+ *   ARMABLE       a progress thread calls doWork() in a loop; when idle it arms the worker's wake-up source, polls
+ *                 once more and blocks in the kernel until a completion, a signal or the worker's housekeeping
+ *                 interval (verbs with a completion channel: Worker.wakeup(), ucp_worker_arm)
  *   EVENT_DRIVEN  the transport's own I/O thread is the progress thread: callbacks run where the event was read,
  *                 with no hand-off and no timed parking; it sleeps in the kernel (epoll) until there is work, a
  *                 signal or a timer (tcp: the worker's Netty event loop)
@@ -18,6 +21,8 @@ public enum ProgressModel
 {
     /** Must be polled by a progress thread (Agrona {@link org.agrona.concurrent.AgentRunner}). */
     POLLED,
+    /** Polled while busy; idles by blocking on {@link Worker#wakeup()} ({@link WakeupIdleStrategy}). */
+    ARMABLE,
     /** Driven by the transport's I/O thread through {@link Worker#driveProgress}. */
     EVENT_DRIVEN
 }

@@ -14,11 +14,12 @@ import java.util.concurrent.locks.LockSupport;
  * idler sets {@code parked}, then reads {@code signalled} and parks only when it is clear. Either the idler sees the
  * signal and does not park, or the producer sees the parked thread and unparks it (an unpark before the park makes the
  * park return at once). The idler clears {@code signalled} before it polls again, so the work is found by that poll.
- * Completions of a transport without a wake-up source cannot signal, which is why the park stays bounded.
+ * Completions of a transport without a wake-up source cannot signal, which is why the park stays bounded (a
+ * worker with one is {@link ProgressModel#ARMABLE} and idles with {@link WakeupIdleStrategy} instead).
  */
 public final class SignalledIdleStrategy implements IdleStrategy
 {
-    /** Longest park: bounds the latency of work that cannot signal (verbs completions without a channel). */
+    /** Longest park: bounds the latency of work that cannot signal (verbs completions with verbs.idle=poll). */
     public static final long MAX_PARK_NANOS = 100_000;
     private static final int SPINS = 100;
     private static final int YIELDS = 10;

@@ -37,6 +37,17 @@ public interface Worker extends Agent, AutoCloseable
     }
 
     /**
+     * ARMABLE workers only: the wake-up source an idle progress thread blocks on ({@code ucp_worker_get_efd} /
+     * {@code ucp_worker_arm} / {@code ucp_worker_signal}).
+     *
+     * @throws UnsupportedOperationException for a worker of another {@link ProgressModel}.
+     */
+    default WorkerWakeup wakeup()
+    {
+        throw new UnsupportedOperationException(roleName() + " has no wake-up source to arm");
+    }
+
+    /**
      * EVENT_DRIVEN workers only: make the transport's I/O thread this worker's progress thread from now on. Callbacks
      * then run inline where their events are read, and a duty cycle (this worker's timers, then {@code duty.doWork()})
      * runs at least every {@code timerInterval} and soon after {@link WorkerProgress#signal()}. Nobody may call

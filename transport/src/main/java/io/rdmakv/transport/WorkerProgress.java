@@ -2,8 +2,6 @@ package io.rdmakv.transport;
 
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.Agent;
-import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.CompositeAgent;
 
 import java.time.Duration;
 
@@ -15,6 +13,10 @@ import java.time.Duration;
  * <pre>
  *   POLLED:        AgentRunner thread:  loop { worker.doWork(); duty.doWork(); idle (spin, yield, park <= 100 us) }
  *                  signal() unparks it when it is parked (a flag check, no syscall when it is running)
+ *   ARMABLE:       AgentRunner thread:  loop { worker.doWork(); duty.doWork(); idle (spin, yield, arm, poll once
+ *                  more, block on the worker's wake-up <= its housekeeping interval) }
+ *                  signal() writes the worker's eventfd when it blocks (a flag check when it is running); a
+ *                  completion wakes it through the worker's completion channel
  *   EVENT_DRIVEN:  the worker's I/O thread: callbacks inline as events are read;
  *                  duty cycle (worker timers + duty.doWork()) every timer interval and soon after signal()
  * </pre>
@@ -22,7 +24,12 @@ import java.time.Duration;
  */
 public interface WorkerProgress extends AutoCloseable
 {
-    /** Duty cycles at least this often: worker timeouts, expiry and the duty's own timers rely on it. */
+    /**
+     * Duty cycles at least this often on EVENT_DRIVEN workers: worker timeouts, expiry and the duty's own timers rely
+     * on it. POLLED workers cycle at least every 100 us; an idle ARMABLE worker at least every
+     * {@link WorkerWakeup#maxBlockNanos()} (verbs: {@code verbs.idleWaitMs}), so duty timers there must tolerate
+     * that much lateness when nothing else happens.
+     */
     Duration DEFAULT_TIMER_INTERVAL = Duration.ofMillis(1);
 
     /** True when called on the thread that runs the worker's callbacks and the duty agent. */
@@ -41,43 +48,28 @@ public interface WorkerProgress extends AutoCloseable
     /**
      * Start driving {@code worker} and {@code duty} in the way the worker's {@link Worker#progressModel()} allows.
      *
-     * @param threadName the progress thread's name when one is started (POLLED workers).
+     * @param threadName the progress thread's name when one is started (POLLED and ARMABLE workers).
      * @param errors     receives what the worker or duty throws; progress continues.
      */
     static WorkerProgress start(final Worker worker, final Agent duty, final String threadName,
         final ErrorHandler errors)
     {
-        if (worker.progressModel() == ProgressModel.EVENT_DRIVEN)
+        switch (worker.progressModel())
         {
-            return worker.driveProgress(duty, DEFAULT_TIMER_INTERVAL, errors);
+            case EVENT_DRIVEN:
+                return worker.driveProgress(duty, DEFAULT_TIMER_INTERVAL, errors);
+            case ARMABLE:
+            {
+                final WorkerWakeup wakeup = worker.wakeup();
+                final WakeupIdleStrategy idle = new WakeupIdleStrategy(wakeup);
+                return PolledWorkerProgress.start(worker, duty, threadName, errors, idle, wakeup::signal,
+                    idle::stopBlocking);
+            }
+            default:
+            {
+                final SignalledIdleStrategy idle = new SignalledIdleStrategy();
+                return PolledWorkerProgress.start(worker, duty, threadName, errors, idle, idle::signal, idle::signal);
+            }
         }
-        final SignalledIdleStrategy idle = new SignalledIdleStrategy();
-        final AgentRunner runner = new AgentRunner(idle, errors, null, new CompositeAgent(worker, duty));
-        AgentRunner.startOnThread(runner, r ->
-        {
-            final Thread t = new Thread(r, threadName);
-            t.setDaemon(true);
-            return t;
-        });
-        return new WorkerProgress()
-        {
-            @Override
-            public boolean isProgressThread()
-            {
-                return Thread.currentThread() == runner.thread();
-            }
-
-            @Override
-            public void signal()
-            {
-                idle.signal();
-            }
-
-            @Override
-            public void close()
-            {
-                runner.close();
-            }
-        };
     }
 }

@@ -43,7 +43,7 @@ import java.util.concurrent.CompletableFuture;
  *        └─► RequestSlots.complete ──► wakes the caller / completes the future
  * </pre>
  * On tcp the progress thread is the worker's Netty event loop (answers are matched where they are read); on verbs
- * a polling thread.
+ * a thread of its own that polls while busy and sleeps on the worker's completion channel when idle.
  */
 public final class ClientRuntime implements AutoCloseable
 {

@@ -3,6 +3,8 @@ package io.rdmakv.transport.verbs;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportException;
 
+import java.util.Locale;
+
 /**
  * The verbs transport's settings, read once from {@link TransportConfig} properties under {@code verbs.}. Every value
  * is checked here so that bad input fails {@code open} with a message naming the property.
@@ -28,6 +30,11 @@ import io.rdmakv.transport.TransportException;
  *   <tr><td>verbs.signalInterval</td><td>unsignaled sends between signaled ones (sendDepth / 4)</td></tr>
  *   <tr><td>verbs.readBounceBytes</td><td>per-endpoint area reads land in before the copy (1 MiB + 4 KiB)</td></tr>
  *   <tr><td>verbs.maxInline</td><td>inline data asked of the QP (64)</td></tr>
+ *   <tr><td>verbs.idle</td><td>how an idle worker's progress thread waits: {@code events} (spin briefly, then sleep
+ *       on the worker's completion channel and eventfd: no CPU when idle) or {@code poll} (spin, yield, then park
+ *       at most 100 us and poll again: lowest wake-up latency, for a dedicated core) (events)</td></tr>
+ *   <tr><td>verbs.idleWaitMs</td><td>events only: the longest an idle worker sleeps before a housekeeping pass
+ *       (operation timeouts, the application's timers) (10)</td></tr>
  * </table>
  */
 public final class VerbsConfig
@@ -35,6 +42,25 @@ public final class VerbsConfig
     public static final int DEFAULT_FRAGMENT_BYTES = 16 * 1024;
     /** Endpoints per worker unless {@code verbs.maxEndpoints} says otherwise. */
     public static final int DEFAULT_MAX_ENDPOINTS = 16;
+    /** {@code verbs.idle} unless set. */
+    public static final IdleMode DEFAULT_IDLE = IdleMode.EVENTS;
+    /** {@code verbs.idleWaitMs} unless set: the worker checks operation timeouts every 10 ms anyway. */
+    public static final int DEFAULT_IDLE_WAIT_MS = 10;
+
+    /** How an idle worker waits ({@code verbs.idle}). */
+    public enum IdleMode
+    {
+        /** Sleep on the completion channel and an eventfd (the worker is ARMABLE). */
+        EVENTS,
+        /** Bounded parks and polling (the worker is POLLED). */
+        POLL;
+
+        /** The setting's spelling. */
+        public String settingValue()
+        {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
 
     final String device;
     final int port;
@@ -56,6 +82,8 @@ public final class VerbsConfig
     final int readBounceBytes;
     final long connectTimeoutMs;
     final long operationTimeoutNs;
+    final IdleMode idle;
+    final long idleWaitNs;
 
     VerbsConfig(final TransportConfig config)
     {
@@ -81,6 +109,20 @@ public final class VerbsConfig
             VerbsTransportProvider.MAX_READ_BYTES, VerbsTransportProvider.MAX_READ_BYTES, 1 << 30);
         connectTimeoutMs = Math.max(1, config.connectTimeout().toMillis());
         operationTimeoutNs = Math.max(1, config.operationTimeout().toNanos());
+        idle = idleMode(config.property("verbs.idle", DEFAULT_IDLE.settingValue()));
+        idleWaitNs = range(config, "verbs.idleWaitMs", DEFAULT_IDLE_WAIT_MS, 1, 1000) * 1_000_000L;
+    }
+
+    private static IdleMode idleMode(final String value)
+    {
+        for (final IdleMode mode : IdleMode.values())
+        {
+            if (mode.settingValue().equals(value.trim().toLowerCase(Locale.ROOT)))
+            {
+                return mode;
+            }
+        }
+        throw new TransportException("property verbs.idle = '" + value + "' is not one of events, poll");
     }
 
     private static int range(

@@ -12,10 +12,13 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.Listener;
+import io.rdmakv.transport.ProgressModel;
 import io.rdmakv.transport.Transport;
 import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.TransportStatus;
 import io.rdmakv.transport.Worker;
+import io.rdmakv.transport.WorkerWakeup;
+import io.rdmakv.transport.event.EventFdWakeup;
 import io.rdmakv.transport.verbs.ffi.LibIbverbs;
 import io.rdmakv.transport.verbs.ffi.VerbsOps;
 import io.rdmakv.transport.verbs.ffi.WorkCompletions;
@@ -29,12 +32,23 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A verbs progress engine: one completion queue shared by all its endpoints, polled in batches by
  * {@link #doWork()}, one {@link EndpointBufferPool} registered when the worker is created (every endpoint's send,
  * receive and bounce buffers are a slice of it), plus a queue of control-plane tasks (connection set-up and
  * teardown) that other threads hand to it, so that every callback runs on the thread that drives this agent.
+ *
+ * <p>Idle ({@code verbs.idle}): with {@code events} (the default) the CQ is created on a
+ * {@link VerbsCompletionChannel} and the worker is {@link ProgressModel#ARMABLE}: its {@link #wakeup()} polls
+ * {channel fd, eventfd} for an idle progress thread, and {@link #execute} signals the eventfd, so tasks from other
+ * threads wake it at once. With {@code poll} it is {@link ProgressModel#POLLED}, as before: no channel, bounded parks.
+ *
+ * <pre>
+ *   create:  [channel] -> CQ (on the channel) -> [eventfd] -> endpoint buffers
+ *   close:   endpoints, QPs -> [ack CQ events] -> CQ -> buffers -> [channel] -> [eventfd]
+ * </pre>
  */
 final class VerbsWorker implements Worker
 {
@@ -56,8 +70,13 @@ final class VerbsWorker implements Worker
     private final List<VerbsListener> listeners = new ArrayList<>();
     private final ManyToOneConcurrentLinkedQueue<Runnable> tasks = new ManyToOneConcurrentLinkedQueue<>();
     private final Object progressLock = new Object();
+    /** Non-null with verbs.idle=events: the CQ's channel, the eventfd beside it, and the worker's wake-up. */
+    private final VerbsCompletionChannel channel;
+    private final EventFdWakeup events;
+    private final WorkerWakeup wakeup;
     private int cqReserved;
     private long nextTimeoutCheck;
+    private volatile boolean closing;
     private volatile boolean closed;
     private boolean cqDestroyed;
 
@@ -70,26 +89,44 @@ final class VerbsWorker implements Worker
         this.layout = new EndpointBufferLayout(Math.min(config.sendDepth, device.maxQpWr),
             Math.min(config.recvDepth, device.maxQpWr), config.fragmentBytes, config.readBounceBytes);
         this.cqDepth = Math.min(config.cqDepth, device.maxCqe);
-        this.cq = LibIbverbs.ibv_create_cq(device.context, cqDepth, 0, 0, 0);
+        this.channel = config.idle == VerbsConfig.IdleMode.EVENTS ? VerbsCompletionChannel.create(device) : null;
+        this.cq = LibIbverbs.ibv_create_cq(device.context, cqDepth, 0, channel == null ? 0 : channel.address(), 0);
         if (cq == 0)
         {
-            throw new TransportException("ibv_create_cq(" + cqDepth + ") failed: " +
-                LibIbverbs.describeErrno(LibIbverbs.errno()));
+            final int errno = LibIbverbs.errno();
+            destroyChannel();
+            throw new TransportException("ibv_create_cq(" + cqDepth + ") failed: " + LibIbverbs.describeErrno(errno));
         }
         final long start = System.nanoTime();
+        EventFdWakeup eventFd = null;
         try
         {
+            if (channel != null)
+            {
+                channel.attach(cq);
+                eventFd = new EventFdWakeup(channel, config.idleWaitNs);
+            }
             // The one registration of endpoint memory this worker makes: connecting never registers.
             this.buffers = EndpointBufferPool.register(transport.domain(), name, layout, config.maxEndpoints);
         }
         catch (final RuntimeException e)
         {
             LibIbverbs.ibv_destroy_cq(cq);
+            destroyChannel();
+            if (eventFd != null)
+            {
+                eventFd.close();
+            }
             throw e;
         }
-        LOG.info("verbs worker {}: buffers for {} endpoints registered ({} KiB each, {} MiB) in {} ms", name,
+        this.events = eventFd;
+        this.wakeup = eventFd == null ? null : new ChannelWakeup();
+        LOG.info("verbs worker {}: buffers for {} endpoints registered ({} KiB each, {} MiB) in {} ms; idle: {}", name,
             config.maxEndpoints, layout.sliceBytes / 1024, buffers.bytes() >> 20,
-            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), channel == null ?
+                "poll (verbs.idle=poll: spin, yield, park <= 100 us)" :
+                "events (verbs.idle=events: sleeps on completion channel fd " + channel.fd() + " + eventfd " +
+                    eventFd.eventFd() + ", at most " + TimeUnit.NANOSECONDS.toMillis(config.idleWaitNs) + " ms)");
         this.completions = new WorkCompletions(config.pollBatch);
         this.pollArgs = new Object[] {new Pointer(cq), config.pollBatch, new Pointer(completions.address())};
     }
@@ -109,10 +146,44 @@ final class VerbsWorker implements Worker
         return transport.domain();
     }
 
-    /** Run {@code task} on this worker's thread at its next {@link #doWork()}. */
+    /** Run {@code task} on this worker's thread at its next {@link #doWork()}; wakes a sleeping worker. */
     void execute(final Runnable task)
     {
         tasks.offer(task);
+        if (events != null)
+        {
+            events.signal();
+        }
+    }
+
+    @Override
+    public ProgressModel progressModel()
+    {
+        return wakeup != null ? ProgressModel.ARMABLE : ProgressModel.POLLED;
+    }
+
+    @Override
+    public WorkerWakeup wakeup()
+    {
+        if (wakeup == null)
+        {
+            return Worker.super.wakeup();
+        }
+        return wakeup;
+    }
+
+    /** verbs.idle=events only: the eventfd wake-up and its counters (tests, diagnostics). */
+    EventFdWakeup events()
+    {
+        return events;
+    }
+
+    private void destroyChannel()
+    {
+        if (channel != null)
+        {
+            channel.destroy();
+        }
     }
 
     /**
@@ -342,6 +413,12 @@ final class VerbsWorker implements Worker
     @Override
     public void close()
     {
+        // Cut a sleeping progress thread's wait short: it holds the progress lock while it polls the channel.
+        closing = true;
+        if (events != null)
+        {
+            events.signal();
+        }
         synchronized (progressLock)
         {
             if (closed)
@@ -371,8 +448,17 @@ final class VerbsWorker implements Worker
             if (!cqDestroyed)
             {
                 cqDestroyed = true;
+                if (channel != null)
+                {
+                    channel.ackAll(); // ibv_destroy_cq waits for every event to be acknowledged
+                }
                 LibIbverbs.ibv_destroy_cq(cq);
                 buffers.close();
+                destroyChannel();
+                if (events != null)
+                {
+                    events.close(); // last: a late signal() finds it closed and writes nothing
+                }
             }
         }
         transport.workerClosed(this);
@@ -382,5 +468,59 @@ final class VerbsWorker implements Worker
     public String toString()
     {
         return roleName();
+    }
+
+    /**
+     * The worker's {@link WorkerWakeup}: the eventfd wake-up, with the arm and the wait under the progress lock so
+     * that a close from another thread never destroys the CQ or the channel while they are in use; close first sets
+     * {@code closing} and signals, so a waiting thread returns at once and gives the lock up (the same Dekker pair
+     * as every signal).
+     */
+    private final class ChannelWakeup implements WorkerWakeup
+    {
+        @Override
+        public void signal()
+        {
+            events.signal();
+        }
+
+        @Override
+        public void arm()
+        {
+            synchronized (progressLock)
+            {
+                if (!closing && !closed)
+                {
+                    events.arm();
+                }
+            }
+        }
+
+        @Override
+        public boolean await(final long timeoutNanos)
+        {
+            synchronized (progressLock)
+            {
+                if (!closing && !closed)
+                {
+                    return events.await(timeoutNanos);
+                }
+            }
+            // Closed under a progress thread that still runs: sleep out the bound rather than spin.
+            LockSupport.parkNanos(Math.min(timeoutNanos, config.idleWaitNs));
+            return false;
+        }
+
+        @Override
+        public long maxBlockNanos()
+        {
+            return config.idleWaitNs;
+        }
+
+        @Override
+        public long wakeups()
+        {
+            return events.wakeups();
+        }
     }
 }

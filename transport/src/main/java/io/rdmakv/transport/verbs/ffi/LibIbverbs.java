@@ -10,8 +10,8 @@ import com.sun.jna.NativeLibrary;
  * <p>Symbol versions: {@code dlsym} resolves the default version of each symbol, which in rdma-core 44 is the
  * {@code IBVERBS_1.1} one ({@code ibv_reg_mr@@IBVERBS_1.1}, {@code ibv_query_port@@IBVERBS_1.1}, ...). In verbs.h
  * {@code ibv_reg_mr} and {@code ibv_query_port} are macros around inline helpers that end up calling exactly these
- * exported functions for the plain cases used here. {@code ibv_post_send}, {@code ibv_post_recv} and
- * {@code ibv_poll_cq} are not exported at all: see {@link VerbsOps}.
+ * exported functions for the plain cases used here. {@code ibv_post_send}, {@code ibv_post_recv},
+ * {@code ibv_poll_cq} and {@code ibv_req_notify_cq} are not exported at all: see {@link VerbsOps}.
  *
  * <p>Loading is attempted once; {@link #loadFailure()} tells why it failed, so the transport probe can report it
  * instead of letting an {@link UnsatisfiedLinkError} escape.
@@ -90,6 +90,21 @@ public final class LibIbverbs
 
     /** {@code struct ibv_cq *ibv_create_cq(struct ibv_context *, int cqe, void *cq_context, channel, int vector)} */
     public static native long ibv_create_cq(long context, int cqe, long cqContext, long channel, int compVector);
+
+    /** {@code struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)} */
+    public static native long ibv_create_comp_channel(long context);
+
+    /** {@code int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)}: every CQ on it destroyed first. */
+    public static native int ibv_destroy_comp_channel(long channel);
+
+    /**
+     * {@code int ibv_get_cq_event(struct ibv_comp_channel *, struct ibv_cq **cq, void **cq_context)}: reads one event
+     * from the channel's fd; with the fd non-blocking, -1 (errno EAGAIN) when there is none.
+     */
+    public static native int ibv_get_cq_event(long channel, long cqOut, long cqContextOut);
+
+    /** {@code void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)}: takes a lock; call it in batches. */
+    public static native void ibv_ack_cq_events(long cq, int nevents);
 
     /** {@code int ibv_destroy_cq(struct ibv_cq *cq)} */
     public static native int ibv_destroy_cq(long cq);

@@ -12,14 +12,15 @@ import java.util.Map;
  * <p>Names: {@code SIZEOF_X} is {@code sizeof(struct ibv_x)}; {@code X_FIELD} is {@code offsetof(struct ibv_x, field)};
  * names without a struct prefix are the {@code IBV_} enum values. {@code CONTEXT_OPS_POLL_CQ} and friends are the
  * offsets of the function pointers inside {@code struct ibv_context} (ops at 8, plus the pointer's offset in ops),
- * because {@code ibv_poll_cq}, {@code ibv_post_send} and {@code ibv_post_recv} are inline in verbs.h and exist only
- * as those pointers.
+ * because {@code ibv_poll_cq}, {@code ibv_req_notify_cq}, {@code ibv_post_send} and {@code ibv_post_recv} are inline
+ * in verbs.h and exist only as those pointers.
  */
 public final class VerbsLayout
 {
     public static final int CONTEXT_DEVICE = 0;
     public static final int CONTEXT_OPS = 8;
     public static final int CONTEXT_OPS_POLL_CQ = 96;
+    public static final int CONTEXT_OPS_REQ_NOTIFY_CQ = 104;
     public static final int CONTEXT_OPS_POST_SEND = 208;
     public static final int CONTEXT_OPS_POST_RECV = 216;
     public static final int SIZEOF_DEVICE_ATTR = 232;
@@ -52,6 +53,9 @@ public final class VerbsLayout
     public static final int SIZEOF_QP = 160;
     public static final int QP_OFFSET_QP_NUM = 52;
     public static final int QP_OFFSET_STATE = 56;
+    public static final int SIZEOF_COMP_CHANNEL = 16;
+    public static final int COMP_CHANNEL_CONTEXT = 0;
+    public static final int COMP_CHANNEL_FD = 8;
     public static final int SIZEOF_CQ = 128;
     public static final int CQ_CQE = 28;
     public static final int SIZEOF_GID = 16;
@@ -186,6 +190,7 @@ public final class VerbsLayout
         m.put("ibv_context.device", (long)CONTEXT_DEVICE);
         m.put("ibv_context.ops", (long)CONTEXT_OPS);
         m.put("ibv_context.ops.poll_cq", (long)CONTEXT_OPS_POLL_CQ);
+        m.put("ibv_context.ops.req_notify_cq", (long)CONTEXT_OPS_REQ_NOTIFY_CQ);
         m.put("ibv_context.ops.post_send", (long)CONTEXT_OPS_POST_SEND);
         m.put("ibv_context.ops.post_recv", (long)CONTEXT_OPS_POST_RECV);
         m.put("sizeof.ibv_device_attr", (long)SIZEOF_DEVICE_ATTR);
@@ -218,6 +223,9 @@ public final class VerbsLayout
         m.put("sizeof.ibv_qp", (long)SIZEOF_QP);
         m.put("ibv_qp.qp_num", (long)QP_OFFSET_QP_NUM);
         m.put("ibv_qp.state", (long)QP_OFFSET_STATE);
+        m.put("sizeof.ibv_comp_channel", (long)SIZEOF_COMP_CHANNEL);
+        m.put("ibv_comp_channel.context", (long)COMP_CHANNEL_CONTEXT);
+        m.put("ibv_comp_channel.fd", (long)COMP_CHANNEL_FD);
         m.put("sizeof.ibv_cq", (long)SIZEOF_CQ);
         m.put("ibv_cq.cqe", (long)CQ_CQE);
         m.put("sizeof.ibv_gid", (long)SIZEOF_GID);

@@ -9,9 +9,10 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 
 /**
- * {@code ibv_poll_cq}, {@code ibv_post_send} and {@code ibv_post_recv}, which verbs.h defines as {@code static inline}
- * calls through the provider's function pointers in {@code ibv_context.ops}. The pointers are read once per opened
- * device; each call passes only pointers to native memory that the caller prepared once and changes in place.
+ * {@code ibv_poll_cq}, {@code ibv_req_notify_cq}, {@code ibv_post_send} and {@code ibv_post_recv}, which verbs.h
+ * defines as {@code static inline} calls through the provider's function pointers in {@code ibv_context.ops}. The pointers are read once per opened
+ * device ({@code req_notify_cq} may be missing: then {@link #canNotify()} is false and workers must poll); each
+ * call passes only pointers to native memory that the caller prepared once and changes in place.
  *
  * <p>Allocation: {@link Function#invokeInt(Object[])} copies the argument array and boxes the result on every call.
  * JNA's own dispatcher {@code Native.invokeInt(Function, long, int, Object[])} does neither; it is package-private,
@@ -24,24 +25,29 @@ public final class VerbsOps
     private static final MethodHandle DISPATCH_INT = findDispatch();
 
     private final Function pollCq;
+    private final Function reqNotifyCq;
     private final Function postSend;
     private final Function postRecv;
     private final long pollCqAddress;
+    private final long reqNotifyCqAddress;
     private final long postSendAddress;
     private final long postRecvAddress;
 
-    private VerbsOps(final long pollCq, final long postSend, final long postRecv)
+    private VerbsOps(final long pollCq, final long reqNotifyCq, final long postSend, final long postRecv)
     {
         this.pollCqAddress = pollCq;
+        this.reqNotifyCqAddress = reqNotifyCq;
         this.postSendAddress = postSend;
         this.postRecvAddress = postRecv;
         this.pollCq = Function.getFunction(new Pointer(pollCq), Function.C_CONVENTION);
+        this.reqNotifyCq = reqNotifyCq == 0 ? null :
+            Function.getFunction(new Pointer(reqNotifyCq), Function.C_CONVENTION);
         this.postSend = Function.getFunction(new Pointer(postSend), Function.C_CONVENTION);
         this.postRecv = Function.getFunction(new Pointer(postRecv), Function.C_CONVENTION);
     }
 
     /**
-     * Read the three function pointers out of an opened {@code struct ibv_context}.
+     * Read the four function pointers out of an opened {@code struct ibv_context}.
      *
      * @throws IllegalStateException if the context is null or the provider left a pointer empty.
      */
@@ -53,6 +59,7 @@ public final class VerbsOps
         }
         final Pointer ctx = new Pointer(context);
         final long poll = Pointer.nativeValue(ctx.getPointer(VerbsLayout.CONTEXT_OPS_POLL_CQ));
+        final long notify = Pointer.nativeValue(ctx.getPointer(VerbsLayout.CONTEXT_OPS_REQ_NOTIFY_CQ));
         final long send = Pointer.nativeValue(ctx.getPointer(VerbsLayout.CONTEXT_OPS_POST_SEND));
         final long recv = Pointer.nativeValue(ctx.getPointer(VerbsLayout.CONTEXT_OPS_POST_RECV));
         if (poll == 0 || send == 0 || recv == 0)
@@ -60,7 +67,13 @@ public final class VerbsOps
             throw new IllegalStateException("provider left ibv_context.ops empty: poll_cq=0x" + Long.toHexString(poll) +
                 " post_send=0x" + Long.toHexString(send) + " post_recv=0x" + Long.toHexString(recv));
         }
-        return new VerbsOps(poll, send, recv);
+        return new VerbsOps(poll, notify, send, recv);
+    }
+
+    /** True when the provider implements {@code req_notify_cq}, so a completion channel can wake a worker. */
+    public boolean canNotify()
+    {
+        return reqNotifyCq != null;
     }
 
     /** True when calls go through JNA's dispatcher without allocating. */
@@ -78,6 +91,23 @@ public final class VerbsOps
     public int pollCq(final Object[] args)
     {
         return call(pollCq, pollCqAddress, args);
+    }
+
+    /**
+     * {@code int ibv_req_notify_cq(struct ibv_cq *cq, int solicited_only)}: one event on the CQ's channel at its next
+     * completion.
+     *
+     * @param args {@code {Pointer cq, Integer solicitedOnly}}, kept by the caller and reused.
+     * @return 0 or an errno value.
+     * @throws IllegalStateException when the provider has no {@code req_notify_cq} ({@link #canNotify()}).
+     */
+    public int reqNotifyCq(final Object[] args)
+    {
+        if (reqNotifyCq == null)
+        {
+            throw new IllegalStateException("the verbs provider has no req_notify_cq");
+        }
+        return call(reqNotifyCq, reqNotifyCqAddress, args);
     }
 
     /**

@@ -1,0 +1,61 @@
+package io.rdmakv.transport;
+
+import org.agrona.ErrorHandler;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.CompositeAgent;
+import org.agrona.concurrent.IdleStrategy;
+
+/**
+ * The {@link WorkerProgress} of a worker that a thread of its own polls (POLLED and ARMABLE): an {@link AgentRunner}
+ * over the worker and the duty, with the idle strategy of the worker's model.
+ */
+final class PolledWorkerProgress implements WorkerProgress
+{
+    private final AgentRunner runner;
+    private final Runnable signal;
+    private final Runnable stopIdling;
+
+    private PolledWorkerProgress(final AgentRunner runner, final Runnable signal, final Runnable stopIdling)
+    {
+        this.runner = runner;
+        this.signal = signal;
+        this.stopIdling = stopIdling;
+    }
+
+    /**
+     * @param signal     wakes the idle thread (from {@link #signal()}).
+     * @param stopIdling makes the idle strategy stop sleeping for good, so closing does not wait out a sleep.
+     */
+    static WorkerProgress start(final Worker worker, final Agent duty, final String threadName,
+        final ErrorHandler errors, final IdleStrategy idle, final Runnable signal, final Runnable stopIdling)
+    {
+        final AgentRunner runner = new AgentRunner(idle, errors, null, new CompositeAgent(worker, duty));
+        AgentRunner.startOnThread(runner, r ->
+        {
+            final Thread t = new Thread(r, threadName);
+            t.setDaemon(true);
+            return t;
+        });
+        return new PolledWorkerProgress(runner, signal, stopIdling);
+    }
+
+    @Override
+    public boolean isProgressThread()
+    {
+        return Thread.currentThread() == runner.thread();
+    }
+
+    @Override
+    public void signal()
+    {
+        signal.run();
+    }
+
+    @Override
+    public void close()
+    {
+        stopIdling.run();
+        runner.close();
+    }
+}

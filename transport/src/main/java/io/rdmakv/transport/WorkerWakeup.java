@@ -1,0 +1,39 @@
+package io.rdmakv.transport;
+
+/**
+ * The wake-up source of an {@link ProgressModel#ARMABLE} worker, in the shape of UCX's {@code ucp_worker_get_efd} /
+ * {@code ucp_worker_arm} / {@code ucp_worker_signal}: an idle progress thread arms the worker, polls it once more,
+ * and only then blocks; a completion or a signal from another thread ends the block.
+ *
+ * <pre>
+ *   progress thread:  doWork() == 0 ... arm() ; doWork() == 0 ; await(maxBlockNanos()) ; doWork() ...
+ *                                        |                       ^ returns at the first completion after arm(),
+ *                                        '- completions after     | the first signal(), or the timeout
+ *                                           this raise an event  -'
+ *   any thread:       hand work over, then signal()
+ * </pre>
+ * {@link WakeupIdleStrategy} runs the progress side; applications reach {@link #signal()} through
+ * {@link WorkerProgress#signal()}.
+ */
+public interface WorkerWakeup
+{
+    /** Wake the progress thread if it blocks, or make its next {@link #await} return at once. Any thread; cheap. */
+    void signal();
+
+    /** Ask for an event at the next completion. Progress thread; poll the worker once more before blocking. */
+    void arm();
+
+    /**
+     * Block until an event of the armed worker, a {@link #signal()} or {@code timeoutNanos}, then consume what woke
+     * it. Progress thread.
+     *
+     * @return true when an event or a signal ended the wait, false on the timeout.
+     */
+    boolean await(long timeoutNanos);
+
+    /** The longest an idle progress thread may block: the worker's housekeeping interval (its timers rely on it). */
+    long maxBlockNanos();
+
+    /** How many times {@link #await} returned after blocking in the kernel (diagnostics and tests). */
+    long wakeups();
+}

@@ -1,0 +1,152 @@
+package io.rdmakv.transport.event;
+
+import io.rdmakv.transport.WakeupIdleStrategy;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The eventfd + poll wake-up without a device: the waits use a bound (a minute) far longer than each test's timeout,
+ * so a wait that returns proves it was ended by a signal or an event, and the counters say which; nothing here
+ * measures time.
+ */
+class EventFdWakeupTest
+{
+    private static final long FOREVER = TimeUnit.MINUTES.toNanos(1);
+
+    @Test
+    @Timeout(20)
+    void shouldWakeABlockedWaiterWhenAnotherThreadSignals() throws Exception
+    {
+        try (EventFdWakeup wakeup = new EventFdWakeup(null, FOREVER))
+        {
+            final CompletableFuture<Boolean> woken = CompletableFuture.supplyAsync(() -> wakeup.await(FOREVER));
+            awaitBlocking(wakeup);
+            wakeup.signal();
+            assertTrue(woken.get(10, TimeUnit.SECONDS), "the wait must end by the signal, not the bound");
+            assertEquals(1, wakeup.wakeups());
+            assertEquals(1, wakeup.signalWakeups());
+        }
+    }
+
+    @Test
+    @Timeout(20)
+    void shouldWakeABlockedWaiterWhenTheSourceHasAnEvent() throws Exception
+    {
+        try (EventFdSource source = new EventFdSource(); EventFdWakeup wakeup = new EventFdWakeup(source, FOREVER))
+        {
+            wakeup.arm();
+            assertEquals(1, source.arms.get());
+            final CompletableFuture<Boolean> woken = CompletableFuture.supplyAsync(() -> wakeup.await(FOREVER));
+            awaitBlocking(wakeup);
+            source.complete();
+            assertTrue(woken.get(10, TimeUnit.SECONDS));
+            assertEquals(1, wakeup.sourceWakeups());
+            assertEquals(1, wakeup.sourceEvents(), "the event is consumed by the wait");
+            assertEquals(0, wakeup.signalWakeups());
+        }
+    }
+
+    @Test
+    @Timeout(20)
+    void shouldNotBlockWhenTheSignalCameFirst()
+    {
+        try (EventFdWakeup wakeup = new EventFdWakeup(null, FOREVER))
+        {
+            wakeup.signal();
+            assertTrue(wakeup.await(FOREVER));
+            assertEquals(0, wakeup.wakeups(), "a signal seen before the wait means no poll at all");
+        }
+    }
+
+    @Test
+    @Timeout(20)
+    void shouldReturnFalseWhenTheBoundEndsTheWait()
+    {
+        try (EventFdWakeup wakeup = new EventFdWakeup(null, TimeUnit.MILLISECONDS.toNanos(1)))
+        {
+            assertFalse(wakeup.await(FOREVER), "the wait is capped at maxBlockNanos and nothing woke it");
+            assertEquals(1, wakeup.wakeups());
+            assertEquals(0, wakeup.signalWakeups());
+        }
+    }
+
+    @Test
+    @Timeout(20)
+    void shouldIgnoreSignalsAfterClose()
+    {
+        final EventFdWakeup wakeup = new EventFdWakeup(null, FOREVER);
+        wakeup.close();
+        wakeup.signal();
+        wakeup.close();
+        assertFalse(wakeup.await(TimeUnit.MILLISECONDS.toNanos(1)), "a closed wake-up only sleeps its bound");
+        assertEquals(0, wakeup.wakeups());
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldNeverLoseAWakeUpAcrossManyHandOffs() throws Exception
+    {
+        // A producer hands work over one item at a time, every other one only once the consumer blocks (so the
+        // blocking path is certainly taken) and the rest at once (so signals race the consumer's spin, arm and
+        // block). Waits are bounded by a minute: one lost wake-up would stall past the test's timeout.
+        final int handOffs = 2_000;
+        try (EventFdWakeup wakeup = new EventFdWakeup(null, FOREVER))
+        {
+            final WakeupIdleStrategy idle = new WakeupIdleStrategy(wakeup);
+            final AtomicLong offered = new AtomicLong();
+            final AtomicLong taken = new AtomicLong();
+            final AtomicBoolean stop = new AtomicBoolean();
+            final Thread consumer = new Thread(() ->
+            {
+                while (!stop.get())
+                {
+                    final int work = offered.get() > taken.get() ? 1 : 0;
+                    if (work > 0)
+                    {
+                        taken.incrementAndGet();
+                    }
+                    idle.idle(work);
+                }
+            });
+            consumer.start();
+            for (int i = 1; i <= handOffs; i++)
+            {
+                if ((i & 1) == 0)
+                {
+                    awaitBlocking(wakeup);
+                }
+                offered.set(i);
+                wakeup.signal();
+                while (taken.get() < i)
+                {
+                    Thread.onSpinWait();
+                }
+            }
+            stop.set(true);
+            idle.stopBlocking();
+            consumer.join(TimeUnit.SECONDS.toMillis(10));
+            assertFalse(consumer.isAlive());
+            assertEquals(handOffs, taken.get());
+            assertTrue(wakeup.wakeups() >= handOffs / 2, "every other hand-off woke a blocked consumer: " +
+                wakeup.wakeups());
+            assertEquals(wakeup.wakeups(), wakeup.signalWakeups(), "every wait was ended by a signal");
+        }
+    }
+
+    private static void awaitBlocking(final EventFdWakeup wakeup)
+    {
+        while (!wakeup.isBlocking())
+        {
+            Thread.onSpinWait();
+        }
+    }
+}
