@@ -3,6 +3,7 @@ package io.rdmakv.it.figures;
 import io.rdmakv.client.ClientCounter;
 import io.rdmakv.client.GetMode;
 import io.rdmakv.client.KvClient;
+import io.rdmakv.client.KvClientBuilder;
 import io.rdmakv.it.softroce.SoftRoceGuest;
 import io.rdmakv.it.support.NodeCounters;
 import io.rdmakv.it.support.ServerProcess;
@@ -175,9 +176,9 @@ class VerbsStoreFiguresTest
 
     private static KvClient client(final ServerProcess server, final GetMode mode, final KvClientCache cache)
     {
-        return KvClient.builder().server(server.seed()).transport("verbs").getMode(mode)
-            .locationCacheEntries(cache == KvClientCache.ON ? 1 << 12 : 0)
-            .connectTimeout(TestTransport.CONNECT_TIMEOUT).build();
+        final KvClientBuilder builder = KvClient.builder().server(server.seed()).transport("verbs").getMode(mode)
+            .connectTimeout(TestTransport.CONNECT_TIMEOUT);
+        return (cache == KvClientCache.ON ? builder : builder.locationCacheEntries(0)).build();
     }
 
     private static void runGets(
@@ -198,7 +199,7 @@ class VerbsStoreFiguresTest
         return String.format(Locale.ROOT, "%.2f", ticks * 1e6 / TICKS_PER_SECOND / ops);
     }
 
-    /** Whether a test client remembers value locations. */
+    /** Whether a test client remembers value locations (the default cache size) or not at all. */
     private enum KvClientCache
     {
         ON, OFF
