@@ -51,7 +51,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 @Tag(SoftRoceGuest.TAG)
 class VerbsStoreFiguresTest
 {
-    private static final int GETS = 3_000;
+    private static final int GETS = 2_000;
     private static final int COLD_GETS = 2_000;
     private static final int PUTS = 2_000;
     private static final long TICKS_PER_SECOND = 100; // USER_HZ on Linux x86-64
