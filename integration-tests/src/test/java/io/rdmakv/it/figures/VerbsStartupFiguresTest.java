@@ -33,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Issue 5's start-up target on verbs, scaled to the guest: a data directory filled offline with {@value #KEYS} keys
- * of {@value #KEY_BYTES} + {@value #VALUE_BYTES} bytes (128 MiB of keys and values; the target's 1 GiB is measured on
+ * of {@value #KEY_BYTES} + {@value #VALUE_BYTES} bytes (128 MiB of values, 130 MiB with the keys; the target's 1 GiB is measured on
  * the host by {@code StartupWithDataTest -Pstartup}, a guest job under emulation has no time for it), a verbs server
  * process started fresh on it with the pool size {@code rdmakv load} recommends and the C1-only JIT of every server
  * process in the guest (C2's compiler threads would compete with start-up for the two emulated CPUs; the host's
