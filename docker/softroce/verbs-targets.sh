@@ -69,7 +69,8 @@ ratio_row()
     r=$(ratio "$num" "$den")
     if [ "$r" = n/a ]
     then
-        reasons=$(printf '%s; ' "$(missing "$num_name" "$num")" "$(missing "$den_name" "$den")" | sed 's/^; //; s/; ; /; /; s/; $//')
+        reasons=$(printf '%s; ' "$(missing "$num_name" "$num")" "$(missing "$den_name" "$den")" |
+            sed 's/^; //; s/; ; /; /; s/; $//')
         row "$label" n/a "$target" "n/a: ${reasons:-$den_name is 0}"
     else
         row "$label" "$r" "$target" "$num us / $den_text"

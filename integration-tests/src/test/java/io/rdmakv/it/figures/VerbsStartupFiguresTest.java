@@ -32,13 +32,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Issue 5's start-up target on verbs, scaled to the guest: a data directory filled offline with {@value #KEYS} keys
- * of {@value #KEY_BYTES} + {@value #VALUE_BYTES} bytes (128 MiB of values, 130 MiB with the keys; the target's
- * 1 GiB is measured on the host by {@code StartupWithDataTest -Pstartup}, a guest job under emulation has no time for
- * it), a verbs server process started fresh on it with the pool size {@code rdmakv load} recommends and the C1-only JIT of every server
- * process in the guest (C2's compiler threads would compete with start-up for the two emulated CPUs; the host's
- * 1 GiB figure uses the full JIT of {@code bin/rdmakv}), then one-sided GETs of {@value #SAMPLED_KEYS} keys spread
- * over the whole set. Records {@code results/startup.properties}: data size, the READY line's {@code startupMs}
+ * Issue 5's start-up target on verbs, scaled to the guest: a data directory filled offline with {@value #KEYS} keys of
+ * {@value #KEY_BYTES} + {@value #VALUE_BYTES} bytes (128 MiB of values, 130 MiB with the keys; the target's 1 GiB is
+ * measured on the host by {@code StartupWithDataTest -Pstartup}, a guest job under emulation has no time for it), a
+ * verbs server process started fresh on it with the pool size {@code rdmakv load} recommends and the C1-only JIT of
+ * every server process in the guest (C2's compiler threads would compete with start-up for the two emulated CPUs; the
+ * host's 1 GiB figure uses the full JIT of {@code bin/rdmakv}), then one-sided GETs of {@value #SAMPLED_KEYS} keys
+ * spread over the whole set. Records {@code results/startup.properties}: data size, the READY line's {@code startupMs}
  * (process start to serving), the phases of the server's {@code startup:} line (pool map+pin, warm-up, pool
  * registration) and the line itself. Asserts the mechanism, not the time: READY says every key is in the pool, and
  * every sampled key came back right by one-sided reads with no GET handled by the node.

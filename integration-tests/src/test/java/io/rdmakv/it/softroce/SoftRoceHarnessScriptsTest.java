@@ -130,11 +130,13 @@ class SoftRoceHarnessScriptsTest
         assertTrue(out.matches("(?s).*cold \\(no cache\\) / ib_read_lat +4\\.000 +<= 2\\.5 .*"), result::describe);
         assertTrue(out.matches("(?s).*first read / ib_read_lat +4\\.100 .*"), result::describe);
         // 900 / (2 x 20 + 10)
-        assertTrue(out.matches("(?s).*RocksDB write alone\\) +18\\.000 +<= 1\\.5 +900\\.0 us / \\(2 x 20\\.0 \\+ 10\\.0\\) us.*"),
+        assertTrue(out.matches(
+            "(?s).*RocksDB write alone\\) +18\\.000 +<= 1\\.5 +900\\.0 us / \\(2 x 20\\.0 \\+ 10\\.0\\) us.*"),
             result::describe);
         assertTrue(out.matches("(?s).*one-sided / RPC \\(gross\\) +0\\.500 +< 0\\.02 .*"), result::describe);
         assertTrue(out.matches("(?s).*one-sided / RPC \\(net of idle\\) +0\\.000 +< 0\\.02 .*"), result::describe);
-        assertTrue(out.matches("(?s).*128\\.0 MiB in RocksDB, verbs node READY +45\\.6 s +1 GiB/10 s +pool registration 812 ms.*"),
+        assertTrue(out.matches(
+            "(?s).*128\\.0 MiB in RocksDB, verbs node READY +45\\.6 s +1 GiB/10 s +pool registration 812 ms.*"),
             result::describe);
     }
 
