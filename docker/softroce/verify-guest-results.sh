@@ -4,7 +4,8 @@
 #   docker/softroce/verify-guest-results.sh <share-dir>
 #
 # Passes only when run-in-guest.sh recorded exit code 0 (host-exit-code), every JUnit XML report under reports/
-# shows no failure and no error, and at least one test ran. Prints the perftest figures and one closing line
+# shows no failure and no error, and at least one test ran. Prints the perftest figures, the "#5 verbs targets" table
+# (verbs-targets.sh: each measured ratio beside its target, values only, never a reason to fail) and one closing line
 # "softroce: N passed, N failed, N skipped". Kept apart from run-in-guest.sh (like failsafe's verify goal) so the
 # results are summarised even when the job failed.
 set -uo pipefail
@@ -64,6 +65,10 @@ if [ -f "$SHARE/results/perftest.properties" ]
 then
     echo "perftest (results/perftest.properties):"
     grep -v '^#' "$SHARE/results/perftest.properties" | sed 's/^/  /'
+fi
+if [ -d "$SHARE/results" ]
+then
+    "$(dirname "$0")/verbs-targets.sh" "$SHARE/results" || echo "(verbs-targets.sh could not summarise the figures)"
 fi
 if [ -f "$SHARE/results/doctor.txt" ]
 then
