@@ -1,7 +1,5 @@
 package io.rdmakv.transport;
 
-import org.agrona.concurrent.IdleStrategy;
-
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -17,18 +15,14 @@ import java.util.concurrent.locks.LockSupport;
  * Completions of a transport without a wake-up source cannot signal, which is why the park stays bounded (a
  * worker with one is {@link ProgressModel#ARMABLE} and idles with {@link WakeupIdleStrategy} instead).
  */
-public final class SignalledIdleStrategy implements IdleStrategy
+public final class SignalledIdleStrategy extends SpinYieldIdleStrategy
 {
     /** Longest park: bounds the latency of work that cannot signal (verbs completions with verbs.idle=poll). */
     public static final long MAX_PARK_NANOS = 100_000;
-    private static final int SPINS = 100;
-    private static final int YIELDS = 10;
     private static final long MIN_PARK_NANOS = 1_000;
 
     private volatile Thread parked;
     private volatile boolean signalled;
-    private int spins;
-    private int yields;
     private long parkNanos = MIN_PARK_NANOS;
 
     /** Wake the idler if it is parked; any thread. */
@@ -43,56 +37,29 @@ public final class SignalledIdleStrategy implements IdleStrategy
     }
 
     @Override
-    public void idle(final int workCount)
+    protected void idleQuietly()
     {
-        if (workCount > 0)
+        parked = Thread.currentThread();
+        if (!signalled)
         {
+            LockSupport.parkNanos(parkNanos);
+        }
+        parked = null;
+        if (signalled)
+        {
+            signalled = false;
             reset();
         }
         else
         {
-            idle();
-        }
-    }
-
-    @Override
-    public void idle()
-    {
-        if (spins < SPINS)
-        {
-            spins++;
-            Thread.onSpinWait();
-        }
-        else if (yields < YIELDS)
-        {
-            yields++;
-            Thread.yield();
-        }
-        else
-        {
-            parked = Thread.currentThread();
-            if (!signalled)
-            {
-                LockSupport.parkNanos(parkNanos);
-            }
-            parked = null;
-            if (signalled)
-            {
-                signalled = false;
-                reset();
-            }
-            else
-            {
-                parkNanos = Math.min(parkNanos << 1, MAX_PARK_NANOS);
-            }
+            parkNanos = Math.min(parkNanos << 1, MAX_PARK_NANOS);
         }
     }
 
     @Override
     public void reset()
     {
-        spins = 0;
-        yields = 0;
+        super.reset();
         parkNanos = MIN_PARK_NANOS;
     }
 

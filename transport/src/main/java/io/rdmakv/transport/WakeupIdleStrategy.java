@@ -1,7 +1,5 @@
 package io.rdmakv.transport;
 
-import org.agrona.concurrent.IdleStrategy;
-
 /**
  * The idle strategy of an {@link ProgressModel#ARMABLE} worker's progress thread: spin, then yield (back-to-back
  * requests stay cheap), then arm the worker's {@link WorkerWakeup} and let the agent loop poll once more, and only
@@ -27,15 +25,10 @@ import org.agrona.concurrent.IdleStrategy;
  * <p>{@link #stopBlocking()} (when the progress is being closed) makes every later idle return without blocking, so
  * the agent loop sees its stop flag within one cycle.
  */
-public final class WakeupIdleStrategy implements IdleStrategy
+public final class WakeupIdleStrategy extends SpinYieldIdleStrategy
 {
-    static final int SPINS = 100;
-    static final int YIELDS = 10;
-
     private final WorkerWakeup wakeup;
     private volatile boolean stopped;
-    private int spins;
-    private int yields;
     private boolean armed;
 
     public WakeupIdleStrategy(final WorkerWakeup wakeup)
@@ -51,32 +44,9 @@ public final class WakeupIdleStrategy implements IdleStrategy
     }
 
     @Override
-    public void idle(final int workCount)
+    protected void idleQuietly()
     {
-        if (workCount > 0)
-        {
-            reset();
-        }
-        else
-        {
-            idle();
-        }
-    }
-
-    @Override
-    public void idle()
-    {
-        if (spins < SPINS)
-        {
-            spins++;
-            Thread.onSpinWait();
-        }
-        else if (yields < YIELDS)
-        {
-            yields++;
-            Thread.yield();
-        }
-        else if (!armed)
+        if (!armed)
         {
             wakeup.arm();
             armed = true;
@@ -96,8 +66,7 @@ public final class WakeupIdleStrategy implements IdleStrategy
     @Override
     public void reset()
     {
-        spins = 0;
-        yields = 0;
+        super.reset();
         armed = false;
     }
 

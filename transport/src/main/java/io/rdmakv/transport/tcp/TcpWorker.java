@@ -8,6 +8,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.util.AttributeKey;
 import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.Listener;
@@ -45,6 +46,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class TcpWorker implements Worker
 {
+    /** The endpoint of a channel, kept on the channel itself: it outlives the pipeline of a failed connect. */
+    private static final AttributeKey<TcpEndpoint> ENDPOINT = AttributeKey.valueOf("rdmakv.tcp.endpoint");
     private static final Logger LOG = LoggerFactory.getLogger(TcpWorker.class);
     private static final int CONTROL_CAPACITY = 4096;
     private static final long EXPIRY_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
@@ -248,11 +251,13 @@ public final class TcpWorker implements Worker
             }
             else
             {
-                // The channel never became active, so no inactive event will retire its endpoint: do it here.
-                final TcpChannelHandler h = f.channel().pipeline().get(TcpChannelHandler.class);
-                if (h != null)
+                // The channel never became active, so no inactive event will retire its endpoint: do it here. Found
+                // through the channel's attribute, not its pipeline: a failed channel is closed and its pipeline may
+                // already be torn down when this listener runs (the endpoint then stayed in the worker for good).
+                final TcpEndpoint failed = f.channel().attr(ENDPOINT).get();
+                if (failed != null)
                 {
-                    removeEndpoint(h.endpoint());
+                    removeEndpoint(failed);
                 }
                 final Throwable cause = f.cause();
                 final TransportException ex = new TransportException(TransportStatus.NOT_CONNECTED,
@@ -271,6 +276,7 @@ public final class TcpWorker implements Worker
             protected void initChannel(final SocketChannel ch)
             {
                 final TcpEndpoint ep = new TcpEndpoint(TcpWorker.this, ch, handler);
+                ch.attr(ENDPOINT).set(ep);
                 addEndpoint(ep);
                 // One handler: it cuts frames in place. No flush consolidation handler: endpoints coalesce their
                 // own writes (one flush per write task) and read answers are flushed once per read batch.

@@ -136,8 +136,11 @@ class EventFdWakeupTest
             consumer.join(TimeUnit.SECONDS.toMillis(10));
             assertFalse(consumer.isAlive());
             assertEquals(handOffs, taken.get());
-            assertTrue(wakeup.wakeups() >= handOffs / 2, "every other hand-off woke a blocked consumer: " +
-                wakeup.wakeups());
+            // Not one wake-up per blocked hand-off: a signal that lands after the consumer set its blocking flag but
+            // before it checked for a signal ends that wait without poll(2) (and leaves the eventfd readable for a
+            // later one), and two such writes are read as one. What must hold is that the blocking path was taken
+            // and every hand-off got through; a lost wake-up would have stalled this loop past its timeout.
+            assertTrue(wakeup.wakeups() > 0, "the consumer blocked in poll(2) at least once: " + wakeup.wakeups());
             assertEquals(wakeup.wakeups(), wakeup.signalWakeups(), "every wait was ended by a signal");
         }
     }
