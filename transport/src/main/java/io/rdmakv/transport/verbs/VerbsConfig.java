@@ -2,7 +2,9 @@ package io.rdmakv.transport.verbs;
 
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportException;
+import io.rdmakv.transport.WorkerPinning;
 
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -111,6 +113,27 @@ public final class VerbsConfig
         operationTimeoutNs = Math.max(1, config.operationTimeout().toNanos());
         idle = idleMode(config.property("verbs.idle", DEFAULT_IDLE.settingValue()));
         idleWaitNs = range(config, "verbs.idleWaitMs", DEFAULT_IDLE_WAIT_MS, 1, 1000) * 1_000_000L;
+    }
+
+    /**
+     * The layout of one endpoint's slice of a worker's buffers: the configured depths, capped at the device's
+     * {@code max_qp_wr} ({@link Integer#MAX_VALUE} when no device is known). The worker and
+     * {@link VerbsTransportProvider#workerPinning} both size the buffers here.
+     */
+    EndpointBufferLayout endpointLayout(final int deviceMaxQpWr)
+    {
+        return new EndpointBufferLayout(Math.min(sendDepth, deviceMaxQpWr), Math.min(recvDepth, deviceMaxQpWr),
+            fragmentBytes, readBounceBytes);
+    }
+
+    /** What one worker registers at creation: {@code maxEndpoints} slices of {@link #endpointLayout}. */
+    WorkerPinning workerPinning(final int deviceMaxQpWr)
+    {
+        final EndpointBufferLayout layout = endpointLayout(deviceMaxQpWr);
+        return new WorkerPinning(layout.poolBytes(maxEndpoints), layout.describeBlock(maxEndpoints), List.of(
+            "verbs.maxEndpoints (now " + maxEndpoints + ")",
+            "verbs.sendDepth (now " + layout.sendDepth + ")",
+            "verbs.recvDepth (now " + layout.recvDepth + ")"));
     }
 
     private static IdleMode idleMode(final String value)
