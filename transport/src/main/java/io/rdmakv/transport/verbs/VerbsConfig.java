@@ -25,7 +25,8 @@ import java.util.Locale;
  *   <tr><td>verbs.fragmentBytes</td><td>receive buffer size; larger messages are fragmented (16384)</td></tr>
  *   <tr><td>verbs.maxEndpoints</td><td>endpoints one worker can have open at once: each worker registers their
  *       buffers once when it is created, (sendDepth + recvDepth) x fragmentBytes + readBounceBytes per endpoint
- *       (about 5 MiB at the defaults) (16)</td></tr>
+ *       (about 5 MiB at the defaults); {@link VerbsTransportProvider#workerPinning} computes the block from these
+ *       settings (16; a KvClient's default is 4, one per server node)</td></tr>
  *   <tr><td>verbs.cqDepth</td><td>completion queue entries per worker (max(8192, maxEndpoints x (sendDepth +
  *       recvDepth)))</td></tr>
  *   <tr><td>verbs.pollBatch</td><td>completions polled per doWork (32)</td></tr>
