@@ -32,18 +32,4 @@ public record WorkerPinning(long bytes, String breakdown, List<String> settings)
     {
         return bytes == 0;
     }
-
-    /** The settings joined for a sentence: {@code a, b or c}. */
-    public String settingsSentence()
-    {
-        if (settings.isEmpty())
-        {
-            return "";
-        }
-        if (settings.size() == 1)
-        {
-            return settings.get(0);
-        }
-        return String.join(", ", settings.subList(0, settings.size() - 1)) + " or " + settings.get(settings.size() - 1);
-    }
 }

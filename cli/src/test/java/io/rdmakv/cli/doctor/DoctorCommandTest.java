@@ -168,7 +168,8 @@ class DoctorCommandTest
     @Test
     void shouldExitTwoWithTheFixWhenThePinnedPoolIsAboveMemlock() throws Exception
     {
-        final String text = doctorUnderMemlock(65536, "--pool-size", "64MiB", "--pin", "REQUIRED", "--transport", "tcp");
+        final String text = doctorUnderMemlock(65536, "--pool-size", "64MiB", "--pin", "REQUIRED",
+            "--transport", "tcp");
 
         assertTrue(text.contains("[FAIL] memlock: the server would refuse to start"), text);
         assertTrue(text.contains("64.0 KiB (65536 bytes)"), text);

@@ -170,7 +170,8 @@ public final class ClientRuntime implements AutoCloseable
         if (VerbsTransportProvider.NAME.equals(transportName) &&
             !config.transportProperties().containsKey(KvClientBuilder.VERBS_MAX_ENDPOINTS))
         {
-            tc.property(KvClientBuilder.VERBS_MAX_ENDPOINTS, Integer.toString(KvClientBuilder.DEFAULT_VERBS_MAX_ENDPOINTS));
+            tc.property(KvClientBuilder.VERBS_MAX_ENDPOINTS,
+                Integer.toString(KvClientBuilder.DEFAULT_VERBS_MAX_ENDPOINTS));
         }
         config.transportProperties().forEach((name, value) -> transportSetting(tc, name, value));
         return tc.build();
