@@ -27,6 +27,14 @@ public final class KvClientBuilder
     public static final int DEFAULT_LOCATION_CACHE_ENTRIES = 1 << 17;
     /** The most a client may be asked to remember per node. */
     public static final int MAX_LOCATION_CACHE_ENTRIES = 1 << 24;
+    /** The verbs transport's setting for the endpoints one worker can have open at once (a transport property). */
+    public static final String VERBS_MAX_ENDPOINTS = "verbs.maxEndpoints";
+    /**
+     * {@value #VERBS_MAX_ENDPOINTS} of a client unless {@link #transportProperty} sets it: a client opens one data
+     * connection per server node, so 4 slots serve clusters of up to 4 nodes and pin 4 x ~5 MiB at the default depths
+     * (the transport's own default, 16, is sized for a server's clients and would pin ~80 MiB per client).
+     */
+    public static final int DEFAULT_VERBS_MAX_ENDPOINTS = 4;
 
     private final List<HostPort> seeds = new ArrayList<>();
     private String transport = "auto";
@@ -160,7 +168,9 @@ public final class KvClientBuilder
     /**
      * A transport setting, passed to the transport when it opens: transport-specific ones (e.g.
      * {@code verbs.device=rxe0}, {@code tcp.ioThreads=1}) and the common {@code maxInflightPerEndpoint},
-     * {@code maxPendingPerEndpoint} and {@code maxMessageBytes}.
+     * {@code maxPendingPerEndpoint} and {@code maxMessageBytes}. On verbs a client's {@code verbs.maxEndpoints} is
+     * {@value #DEFAULT_VERBS_MAX_ENDPOINTS} unless set here: one endpoint per server node the client talks to, each
+     * pinning its buffers (about 5 MiB at the default depths) from the start; raise it for a larger cluster.
      */
     public KvClientBuilder transportProperty(final String name, final String value)
     {

@@ -1,6 +1,8 @@
 package io.rdmakv.server;
 
+import io.rdmakv.pool.ArenaException;
 import io.rdmakv.pool.HugePages;
+import io.rdmakv.pool.MemlockLimit;
 import io.rdmakv.pool.PinPolicy;
 import io.rdmakv.pool.PinnedArena;
 import io.rdmakv.pool.alloc.EpochReclaimer;
@@ -142,11 +144,9 @@ public final class KvServer implements AutoCloseable
             transportName = selection.provider().name();
             transportReason = selection.reason();
             timeline.mark("transport selection");
-            final TransportConfig.Builder tc = TransportConfig.builder()
-                .maxInflightPerEndpoint(config.maxInflightPerEndpoint())
-                .maxMessageBytes(Math.max(config.maxMessageBytes(), limits.maxResponseBytes()));
-            config.transportProperties().forEach(tc::property);
-            transportOpening = StartupTask.start("open-transport", () -> selection.provider().open(tc.build()));
+            final TransportConfig tc = transportConfig(config);
+            checkPinnedMemory(ServerPinnedMemory.of(config, selection.provider()));
+            transportOpening = StartupTask.start("open-transport", () -> selection.provider().open(tc));
         }
         catch (final RuntimeException ex)
         {
@@ -233,6 +233,45 @@ public final class KvServer implements AutoCloseable
         LOG.info("node {} ready: control {}, data {} over {} ({})", config.nodeId(), controlAddress, dataAddress,
             transportName, transportReason);
         LOG.info("startup: {}", startup.format());
+    }
+
+    /**
+     * The settings a node opens its transport with: its credits per endpoint, a message size that holds the largest
+     * answer, and every {@code tcp.*} / {@code verbs.*} setting as is.
+     */
+    public static TransportConfig transportConfig(final ServerConfig config)
+    {
+        final Limits limits = new Limits(config.maxKeyBytes(), config.maxValueBytes(), config.maxConnections());
+        final TransportConfig.Builder tc = TransportConfig.builder()
+            .maxInflightPerEndpoint(config.maxInflightPerEndpoint())
+            .maxMessageBytes(Math.max(config.maxMessageBytes(), limits.maxResponseBytes()));
+        config.transportProperties().forEach(tc::property);
+        return tc.build();
+    }
+
+    /**
+     * On verbs the pool and the worker's endpoint buffers are all registered, so pinned: refuse before mapping
+     * anything when the memlock limit cannot hold them together, naming the parts and the settings (otherwise the
+     * pool would fit and the worker's {@code ibv_reg_mr} would fail after the pool is mapped and warmed up).
+     */
+    private static void checkPinnedMemory(final ServerPinnedMemory pinned)
+    {
+        if (!pinned.hasWorkerBuffers())
+        {
+            return;
+        }
+        final MemlockLimit limit;
+        try
+        {
+            limit = MemlockLimit.current();
+        }
+        catch (final ArenaException | LinkageError ex)
+        {
+            LOG.warn("cannot read RLIMIT_MEMLOCK ({}); not checking {} against it", ex.getMessage(), pinned.parts());
+            return;
+        }
+        pinned.check(limit);
+        LOG.info("pinned memory: {} within {}", pinned.parts(), limit);
     }
 
     /** Epoch, allocator, empty index and header, then the warm-up from RocksDB (see {@link PoolWarmUp}). */

@@ -59,7 +59,18 @@ public record MemlockLimit(long softLimitBytes, long hardLimitBytes, boolean ipc
      */
     public String describeRefusal(final long requestedBytes, final String cause)
     {
-        return "cannot lock the memory pool in RAM: " + cause + ". Requested " +
+        return describeRefusal("the memory pool", requestedBytes, cause);
+    }
+
+    /**
+     * The same refusal for memory that is more than the pool (e.g. on verbs: the pool and the transport's buffers,
+     * all registered and so pinned).
+     *
+     * @param what what could not be locked, e.g. "the memory pool".
+     */
+    public String describeRefusal(final String what, final long requestedBytes, final String cause)
+    {
+        return "cannot lock " + what + " in RAM: " + cause + ". Requested " +
             ByteSizes.withExactBytes(requestedBytes) + ", current RLIMIT_MEMLOCK soft limit " +
             ByteSizes.withExactBytes(softLimitBytes) + ", hard limit " + ByteSizes.withExactBytes(hardLimitBytes) +
             ". Fix: raise the limit before starting, e.g. `ulimit -l unlimited` (or a value in KiB, at least " +

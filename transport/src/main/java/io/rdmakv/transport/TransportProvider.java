@@ -26,6 +26,18 @@ public interface TransportProvider
      */
     Transport open(TransportConfig config);
 
+    /**
+     * What each worker of a transport opened with {@code config} registers (pins) when it is created, computed from
+     * the settings alone (no device is opened; limits a device would impose are not applied, so this is an upper
+     * bound). Nothing by default.
+     *
+     * @throws TransportException when a setting of this transport is invalid, naming it.
+     */
+    default WorkerPinning workerPinning(final TransportConfig config)
+    {
+        return WorkerPinning.NONE;
+    }
+
     /** True when the property {@code rdmakv.transport.<name>.disabled} is set to {@code true}. */
     static boolean isDisabledByProperty(final String name)
     {

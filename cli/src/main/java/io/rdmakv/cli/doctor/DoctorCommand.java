@@ -3,9 +3,12 @@ package io.rdmakv.cli.doctor;
 import io.rdmakv.cli.RdmakvCommand;
 import io.rdmakv.pool.ArenaException;
 import io.rdmakv.pool.MemlockLimit;
+import io.rdmakv.server.ServerPinnedMemory;
 import io.rdmakv.server.config.ConfigException;
 import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.transport.TransportException;
+import io.rdmakv.transport.TransportProvider;
+import io.rdmakv.transport.WorkerPinning;
 import io.rdmakv.transport.diag.Check;
 import io.rdmakv.transport.diag.DeviceFiles;
 import io.rdmakv.transport.diag.DoctorReport;
@@ -32,13 +35,15 @@ import java.util.concurrent.Callable;
  * {@code rdmakv doctor}: checks this machine against a server configuration and prints a report in sections, each
  * check OK/WARN/FAIL with the fix: RDMA devices and ports (state, rate, link layer, GID table, active MTU when the
  * verbs transport can query it), error and hardware counters, {@code /dev/infiniband}, libibverbs, which transport
- * {@code auto} would pick and why, and the pool size against {@code RLIMIT_MEMLOCK}. Exit 0 when the configuration
+ * {@code auto} would pick and why, and what the server would pin (the pool; on verbs also its worker's endpoint
+ * buffers) against {@code RLIMIT_MEMLOCK}. Exit 0 when the configuration
  * can work (the TCP fallback on a machine without RDMA is a WARN), 2 when it cannot.
  */
 @Command(name = "doctor", mixinStandardHelpOptions = true,
     description = {
         "Check this machine for rdmakv: RDMA devices, ports, GIDs, counters, /dev/infiniband, libibverbs,",
-        "which transport 'auto' picks and why, and RLIMIT_MEMLOCK against the pool size.",
+        "which transport 'auto' picks and why, and RLIMIT_MEMLOCK against what the server pins",
+        "(the pool; on verbs also its worker's endpoint buffers).",
         "Exit 0 when the configuration can work (warnings included), 2 when it cannot."})
 public final class DoctorCommand implements Callable<Integer>
 {
@@ -140,7 +145,35 @@ public final class DoctorCommand implements Callable<Integer>
             return Check.warn(MemlockCheck.NAME, "cannot read RLIMIT_MEMLOCK: " + ex.getMessage(),
                 "check it by hand with `ulimit -l` against pool.size " + config.poolSize());
         }
-        return MemlockCheck.evaluate(limit, config.poolSize(), config.pinMode(), effectiveTransport(doctor));
+        final String transport = effectiveTransport(doctor);
+        final ServerPinnedMemory pinned;
+        try
+        {
+            pinned = pinnedMemory(config, doctor, transport);
+        }
+        catch (final TransportException ex)
+        {
+            return Check.fail(MemlockCheck.NAME, "cannot size the " + transport + " transport's buffers: " +
+                ex.getMessage(), "correct the setting");
+        }
+        return MemlockCheck.evaluate(limit, pinned, config.pinMode(), transport);
+    }
+
+    /**
+     * What the server would pin on {@code transport}, whose buffers are sized from the settings alone (available or
+     * not); the pool alone when the transport is unknown.
+     */
+    private static ServerPinnedMemory pinnedMemory(final ServerConfig config, final TransportDoctor doctor,
+        final String transport)
+    {
+        for (final TransportProvider provider : doctor.selector().providers())
+        {
+            if (provider.name().equals(transport))
+            {
+                return ServerPinnedMemory.of(config, provider);
+            }
+        }
+        return new ServerPinnedMemory(config.poolSize(), ServerPinnedMemory.SERVER_WORKERS, WorkerPinning.NONE);
     }
 
     /** The transport a server with this configuration would run on, which decides the pin mode AUTO resolves to. */

@@ -168,9 +168,38 @@ class DoctorCommandTest
     @Test
     void shouldExitTwoWithTheFixWhenThePinnedPoolIsAboveMemlock() throws Exception
     {
+        final String text = doctorUnderMemlock(65536, "--pool-size", "64MiB", "--pin", "REQUIRED",
+            "--transport", "tcp");
+
+        assertTrue(text.contains("[FAIL] memlock: the server would refuse to start"), text);
+        assertTrue(text.contains("64.0 KiB (65536 bytes)"), text);
+        assertTrue(text.contains("fix: raise the limit before starting, e.g. `ulimit -l unlimited`"), text);
+    }
+
+    /**
+     * On verbs a pool that fits the limit is not enough: under a distribution's usual 8 MiB a 4 MiB pool plus the
+     * worker's default endpoint buffers (16 x 5 MiB) is refused, with the parts and the settings that pin less
+     * (the buffers are sized from the settings, so this runs where verbs itself is unusable).
+     */
+    @Test
+    void shouldCountTheEndpointBuffersOnVerbsBesideThePool() throws Exception
+    {
+        final String text = doctorUnderMemlock(8 << 20, "--pool-size", "4MiB", "--transport", "verbs");
+
+        assertTrue(text.contains("[FAIL] memlock: the server would refuse to start: on verbs the pool and the " +
+            "request worker's endpoint buffers are registered"), text);
+        assertTrue(text.contains("pool.size 4.0 MiB (4194304 bytes) + endpoint buffers 1 worker x 80.1 MiB " +
+            "(83951616 bytes) (verbs.maxEndpoints 16 x 5124 KiB per endpoint"), text);
+        assertTrue(text.contains("or pin less: lower pool.size (now 4.0 MiB), verbs.maxEndpoints (now 16), " +
+            "verbs.sendDepth (now 128) or verbs.recvDepth (now 128)"), text);
+    }
+
+    /** Doctor's text report from a child JVM whose memlock limit is {@code bytes}, without CAP_IPC_LOCK; exit 2. */
+    private String doctorUnderMemlock(final long bytes, final String... doctorArgs) throws Exception
+    {
         final String prlimit = findTool("prlimit");
         assumeTrue(prlimit != null, "prlimit (util-linux) not found: cannot lower RLIMIT_MEMLOCK for a child");
-        final List<String> command = new ArrayList<>(List.of(prlimit, "--memlock=65536:65536"));
+        final List<String> command = new ArrayList<>(List.of(prlimit, "--memlock=" + bytes + ":" + bytes));
         if (MemlockLimit.current().ipcLockCapability())
         {
             final String setpriv = findTool("setpriv");
@@ -179,8 +208,8 @@ class DoctorCommandTest
         }
         command.addAll(List.of(ProcessHandle.current().info().command().orElse(
             System.getProperty("java.home") + "/bin/java"), "-Xmx64m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
-            "-cp", System.getProperty("java.class.path"), RdmakvMain.class.getName(),
-            "doctor", "--pool-size", "64MiB", "--pin", "REQUIRED", "--transport", "tcp"));
+            "-cp", System.getProperty("java.class.path"), RdmakvMain.class.getName(), "doctor"));
+        command.addAll(List.of(doctorArgs));
         final Path out = Files.createTempFile(tmp, "doctor", ".out");
         final Process p = new ProcessBuilder(command).redirectOutput(out.toFile())
             .redirectError(ProcessBuilder.Redirect.DISCARD).start();
@@ -190,11 +219,8 @@ class DoctorCommandTest
             throw new AssertionError("child did not finish: " + command);
         }
         final String text = Files.readString(out);
-
         assertEquals(2, p.exitValue(), text);
-        assertTrue(text.contains("[FAIL] memlock: the server would refuse to start"), text);
-        assertTrue(text.contains("64.0 KiB (65536 bytes)"), text);
-        assertTrue(text.contains("fix: raise the limit before starting, e.g. `ulimit -l unlimited`"), text);
+        return text;
     }
 
     private static String findTool(final String name)

@@ -2,6 +2,7 @@ package io.rdmakv.client.internal;
 
 import io.rdmakv.client.ClientCounter;
 import io.rdmakv.client.GetMode;
+import io.rdmakv.client.KvClientBuilder;
 import io.rdmakv.client.KvClientConfig;
 import io.rdmakv.client.KvError;
 import io.rdmakv.client.KvException;
@@ -18,6 +19,7 @@ import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.WorkerProgress;
 import io.rdmakv.transport.select.TransportSelector;
+import io.rdmakv.transport.verbs.VerbsTransportProvider;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
@@ -70,7 +72,7 @@ public final class ClientRuntime implements AutoCloseable
     private volatile boolean closed;
 
     private ClientRuntime(final KvClientConfig config, final ControlPlaneClient control, final Transport transport,
-        final String selectionSummary, final List<AutoCloseable> opened)
+        final int endpointSlots, final String selectionSummary, final List<AutoCloseable> opened)
     {
         this.config = config;
         this.control = control;
@@ -101,8 +103,8 @@ public final class ClientRuntime implements AutoCloseable
         opened.add(progress);
         conductor.wakeUpWith(progress::signal);
 
-        this.router = new ClusterRouter(config, control, worker, transport.name(), getMode == GetMode.ONE_SIDED,
-            slots, getProtocol, rpc, conductor, counters);
+        this.router = new ClusterRouter(config, control, worker, transport.name(), endpointSlots,
+            getMode == GetMode.ONE_SIDED, slots, getProtocol, rpc, conductor, counters);
         opened.add(router);
         getProtocol.wire(slots, rpc, conductor);
         rpc.wire(slots, conductor, router);
@@ -131,13 +133,11 @@ public final class ClientRuntime implements AutoCloseable
         try
         {
             final TransportSelector.Selection selection = TransportSelector.fromClassPath().select(config.transport());
-            final TransportConfig.Builder tc = TransportConfig.builder()
-                .connectTimeout(config.connectTimeout())
-                .operationTimeout(config.requestTimeout());
-            config.transportProperties().forEach((name, value) -> transportSetting(tc, name, value));
-            final Transport transport = selection.provider().open(tc.build());
+            final TransportConfig tc = transportConfig(config, selection.provider().name());
+            final Transport transport = selection.provider().open(tc);
             opened.add(transport);
-            return new ClientRuntime(config, control, transport, selection.summary(), opened);
+            return new ClientRuntime(config, control, transport, endpointSlots(tc, transport.name()),
+                selection.summary(), opened);
         }
         catch (final RuntimeException ex)
         {
@@ -154,6 +154,37 @@ public final class ClientRuntime implements AutoCloseable
             }
             throw ex;
         }
+    }
+
+    /**
+     * The settings the client opens {@code transportName} with: its timeouts and every transport property of the
+     * builder; on verbs {@code verbs.maxEndpoints} is {@link KvClientBuilder#DEFAULT_VERBS_MAX_ENDPOINTS} unless the
+     * builder set it (one endpoint per server node is what a client uses; the transport's default, sized for a
+     * server, would pin 16 endpoints' buffers).
+     */
+    public static TransportConfig transportConfig(final KvClientConfig config, final String transportName)
+    {
+        final TransportConfig.Builder tc = TransportConfig.builder()
+            .connectTimeout(config.connectTimeout())
+            .operationTimeout(config.requestTimeout());
+        if (VerbsTransportProvider.NAME.equals(transportName) &&
+            !config.transportProperties().containsKey(KvClientBuilder.VERBS_MAX_ENDPOINTS))
+        {
+            tc.property(KvClientBuilder.VERBS_MAX_ENDPOINTS,
+                Integer.toString(KvClientBuilder.DEFAULT_VERBS_MAX_ENDPOINTS));
+        }
+        config.transportProperties().forEach((name, value) -> transportSetting(tc, name, value));
+        return tc.build();
+    }
+
+    /** The endpoints the client's worker can have open at once on verbs ({@code verbs.maxEndpoints}); 0 elsewhere. */
+    static int endpointSlots(final TransportConfig tc, final String transportName)
+    {
+        if (!VerbsTransportProvider.NAME.equals(transportName))
+        {
+            return 0;
+        }
+        return tc.intProperty(KvClientBuilder.VERBS_MAX_ENDPOINTS, KvClientBuilder.DEFAULT_VERBS_MAX_ENDPOINTS);
     }
 
     /**

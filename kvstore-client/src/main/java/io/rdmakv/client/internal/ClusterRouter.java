@@ -2,6 +2,7 @@ package io.rdmakv.client.internal;
 
 import io.rdmakv.client.ClientCounter;
 import io.rdmakv.client.HostPort;
+import io.rdmakv.client.KvClientBuilder;
 import io.rdmakv.client.KvClientConfig;
 import io.rdmakv.client.KvError;
 import io.rdmakv.client.KvException;
@@ -42,6 +43,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
     private final ControlPlaneClient control;
     private final Worker worker;
     private final String transportName;
+    private final int endpointSlots;
     private final boolean oneSidedGets;
     private final RequestSlots slots;
     private final OneSidedGetProtocol getProtocol;
@@ -61,8 +63,12 @@ final class ClusterRouter implements Redirector, AutoCloseable
     private volatile ClusterMap map;
     private volatile Welcome firstWelcome;
 
+    /**
+     * @param endpointSlots data connections the worker can have open at once ({@code verbs.maxEndpoints}), 0 when
+     *                      the transport sets no such bound; named in the failure when they are all taken.
+     */
     ClusterRouter(final KvClientConfig config, final ControlPlaneClient control, final Worker worker,
-        final String transportName, final boolean oneSidedGets, final RequestSlots slots,
+        final String transportName, final int endpointSlots, final boolean oneSidedGets, final RequestSlots slots,
         final OneSidedGetProtocol getProtocol, final RpcProtocol rpc, final ClientConductor conductor,
         final ClientCounters counters)
     {
@@ -70,6 +76,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
         this.control = control;
         this.worker = worker;
         this.transportName = transportName;
+        this.endpointSlots = endpointSlots;
         this.oneSidedGets = oneSidedGets;
         this.slots = slots;
         this.getProtocol = getProtocol;
@@ -281,7 +288,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
         {
             throw new KvException(KvError.CONNECTION_FAILED, null, "cannot open the " + transportName +
                 " data connection to node " + welcome.nodeId() + " at " + dataAddress + ": " +
-                ex.getCause().getMessage(), ex.getCause());
+                ex.getCause().getMessage() + endpointSlotsHint(openConnections(), endpointSlots), ex.getCause());
         }
         catch (final InterruptedException ex)
         {
@@ -291,6 +298,38 @@ final class ClusterRouter implements Redirector, AutoCloseable
         session.attach(welcome.sessionTicket(), config.connectTimeout());
         LOG.debug("connected to node {} at {} ({})", info.nodeId(), dataAddress, transportName);
         return session;
+    }
+
+    /** Data connections this client has open now, retired ones still alive included (under the connect lock). */
+    private int openConnections()
+    {
+        int open = 0;
+        for (final NodeSession session : sessions.values())
+        {
+            open += session.isAlive() ? 1 : 0;
+        }
+        for (final NodeSession session : retired)
+        {
+            open += session.isAlive() ? 1 : 0;
+        }
+        return open;
+    }
+
+    /**
+     * When every endpoint slot of the client's worker is taken by its own connections, the builder setting that gives
+     * it more (the transport's refusal names the transport's property; a client sets it through the builder).
+     */
+    static String endpointSlotsHint(final int openConnections, final int endpointSlots)
+    {
+        if (endpointSlots <= 0 || openConnections < endpointSlots)
+        {
+            return "";
+        }
+        return ". This client has " + openConnections + " data connections open (one per node) and room for " +
+            endpointSlots + ": give it more with KvClientBuilder.transportProperty(\"" +
+            KvClientBuilder.VERBS_MAX_ENDPOINTS + "\", \"" + (openConnections + 1) + "\") (a client's default is " +
+            KvClientBuilder.DEFAULT_VERBS_MAX_ENDPOINTS + "; each slot pins one endpoint's buffers, about 5 MiB at " +
+            "the default depths)";
     }
 
     @Override

@@ -77,6 +77,18 @@ final class EndpointBufferLayout
         return (long)endpoints * sliceBytes;
     }
 
+    /**
+     * How a block for {@code endpoints} slices is made, naming the settings:
+     * {@code verbs.maxEndpoints 16 x 5124 KiB ((verbs.sendDepth 128 + verbs.recvDepth 128) x verbs.fragmentBytes
+     * 16384 B + verbs.readBounceBytes 1052672 B, to 4 KiB)}.
+     */
+    String describeBlock(final int endpoints)
+    {
+        return "verbs.maxEndpoints " + endpoints + " x " + sliceBytes / 1024 + " KiB per endpoint ((verbs.sendDepth " +
+            sendDepth + " + verbs.recvDepth " + recvDepth + ") x verbs.fragmentBytes " + fragmentBytes +
+            " B + verbs.readBounceBytes " + readBounceBytes + " B, to 4 KiB)";
+    }
+
     @Override
     public String toString()
     {

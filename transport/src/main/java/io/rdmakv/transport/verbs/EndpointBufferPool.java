@@ -3,7 +3,6 @@ package io.rdmakv.transport.verbs;
 import com.sun.jna.Native;
 import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.TransportStatus;
-import io.rdmakv.transport.verbs.ffi.LibIbverbs;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import static io.rdmakv.transport.verbs.ffi.VerbsLayout.ACCESS_LOCAL_WRITE;
@@ -102,7 +101,9 @@ final class EndpointBufferPool implements AutoCloseable
      * Allocate and register the block for {@code maxEndpoints} endpoints: one {@code ibv_reg_mr}, counted by the
      * memory domain.
      *
-     * @throws TransportException when the memory cannot be allocated or registered, with the figures and settings.
+     * @throws TransportException when the memory cannot be allocated or registered, with the figures and settings;
+     *                            for ENOMEM (the memlock limit) also what the process has registered already and
+     *                            the limit it needs.
      */
     static EndpointBufferPool register(final VerbsMemoryDomain domain, final String owner,
         final EndpointBufferLayout layout, final int maxEndpoints)
@@ -112,23 +113,15 @@ final class EndpointBufferPool implements AutoCloseable
         if (raw == 0)
         {
             throw new TransportException("worker " + owner + ": cannot allocate " + bytes + " bytes of endpoint " +
-                "buffers (verbs.maxEndpoints " + maxEndpoints + " x " + layout.sliceBytes + " B): lower " +
-                "verbs.maxEndpoints or the queue depths");
+                "buffers (" + layout.describeBlock(maxEndpoints) + "): lower verbs.maxEndpoints or the queue depths");
         }
         final long aligned = (raw + EndpointBufferLayout.SLICE_ALIGNMENT - 1) & -EndpointBufferLayout.SLICE_ALIGNMENT;
         final long mr;
         try
         {
             mr = domain.registerRaw(aligned, bytes, ACCESS_LOCAL_WRITE,
-                "the endpoint buffers of worker " + owner + " (verbs.maxEndpoints " + maxEndpoints + " x " +
-                    layout.sliceBytes + " B)");
-        }
-        catch (final TransportException e)
-        {
-            Native.free(raw);
-            // The usual cause is RLIMIT_MEMLOCK: say which setting makes this registration smaller, too.
-            throw new TransportException(e.status(), e.getMessage() + "; or register less per worker: lower " +
-                "verbs.maxEndpoints (now " + maxEndpoints + ", " + layout.sliceBytes / 1024 + " KiB each)", e);
+                "the endpoint buffers of worker " + owner + " (" + layout.describeBlock(maxEndpoints) + ")",
+                memlockAdvice(domain.registeredBytes(), bytes, layout, maxEndpoints));
         }
         catch (final RuntimeException e)
         {
@@ -137,9 +130,27 @@ final class EndpointBufferPool implements AutoCloseable
         }
         return new EndpointBufferPool(owner, layout, maxEndpoints, aligned, VerbsMemoryDomain.lkey(mr), () ->
         {
-            LibIbverbs.ibv_dereg_mr(mr);
+            domain.deregisterRaw(mr, bytes);
             Native.free(raw);
         });
+    }
+
+    /**
+     * What to do when registering the block hits the memlock limit: registered memory is pinned and counted against
+     * {@code RLIMIT_MEMLOCK}, so the limit must hold what is registered already plus this block; or the block must
+     * shrink.
+     */
+    static String memlockAdvice(final long alreadyRegistered, final long blockBytes, final EndpointBufferLayout layout,
+        final int maxEndpoints)
+    {
+        final long needed = alreadyRegistered + blockBytes;
+        return "registered memory is pinned against RLIMIT_MEMLOCK, which must hold what this process has " +
+            "registered already (" + alreadyRegistered + " bytes, e.g. a server's pool) plus these " + blockBytes +
+            " bytes = " + needed + " bytes (" + ((needed + (1 << 20) - 1) >> 20) + " MiB). Fix: raise the limit to " +
+            "at least " + (needed + 1023) / 1024 + " KiB (`ulimit -l unlimited`, systemd `LimitMEMLOCK=infinity`, " +
+            "`docker run --ulimit memlock=-1:-1`), or register less per worker: lower verbs.maxEndpoints (now " +
+            maxEndpoints + ", " + layout.sliceBytes / 1024 + " KiB each, one per endpoint open at once) or " +
+            "verbs.sendDepth / verbs.recvDepth (now " + layout.sendDepth + " / " + layout.recvDepth + ")";
     }
 
     /**

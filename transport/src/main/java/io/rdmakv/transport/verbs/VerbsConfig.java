@@ -2,7 +2,9 @@ package io.rdmakv.transport.verbs;
 
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportException;
+import io.rdmakv.transport.WorkerPinning;
 
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -23,7 +25,8 @@ import java.util.Locale;
  *   <tr><td>verbs.fragmentBytes</td><td>receive buffer size; larger messages are fragmented (16384)</td></tr>
  *   <tr><td>verbs.maxEndpoints</td><td>endpoints one worker can have open at once: each worker registers their
  *       buffers once when it is created, (sendDepth + recvDepth) x fragmentBytes + readBounceBytes per endpoint
- *       (about 5 MiB at the defaults) (16)</td></tr>
+ *       (about 5 MiB at the defaults); {@link VerbsTransportProvider#workerPinning} computes the block from these
+ *       settings (16; a KvClient's default is 4, one per server node)</td></tr>
  *   <tr><td>verbs.cqDepth</td><td>completion queue entries per worker (max(8192, maxEndpoints x (sendDepth +
  *       recvDepth)))</td></tr>
  *   <tr><td>verbs.pollBatch</td><td>completions polled per doWork (32)</td></tr>
@@ -111,6 +114,27 @@ public final class VerbsConfig
         operationTimeoutNs = Math.max(1, config.operationTimeout().toNanos());
         idle = idleMode(config.property("verbs.idle", DEFAULT_IDLE.settingValue()));
         idleWaitNs = range(config, "verbs.idleWaitMs", DEFAULT_IDLE_WAIT_MS, 1, 1000) * 1_000_000L;
+    }
+
+    /**
+     * The layout of one endpoint's slice of a worker's buffers: the configured depths, capped at the device's
+     * {@code max_qp_wr} ({@link Integer#MAX_VALUE} when no device is known). The worker and
+     * {@link VerbsTransportProvider#workerPinning} both size the buffers here.
+     */
+    EndpointBufferLayout endpointLayout(final int deviceMaxQpWr)
+    {
+        return new EndpointBufferLayout(Math.min(sendDepth, deviceMaxQpWr), Math.min(recvDepth, deviceMaxQpWr),
+            fragmentBytes, readBounceBytes);
+    }
+
+    /** What one worker registers at creation: {@code maxEndpoints} slices of {@link #endpointLayout}. */
+    WorkerPinning workerPinning(final int deviceMaxQpWr)
+    {
+        final EndpointBufferLayout layout = endpointLayout(deviceMaxQpWr);
+        return new WorkerPinning(layout.poolBytes(maxEndpoints), layout.describeBlock(maxEndpoints), List.of(
+            "verbs.maxEndpoints (now " + maxEndpoints + ")",
+            "verbs.sendDepth (now " + layout.sendDepth + ")",
+            "verbs.recvDepth (now " + layout.recvDepth + ")"));
     }
 
     private static IdleMode idleMode(final String value)

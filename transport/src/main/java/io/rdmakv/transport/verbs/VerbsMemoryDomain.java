@@ -24,7 +24,10 @@ import static io.rdmakv.transport.verbs.ffi.VerbsLayout.*;
 final class VerbsMemoryDomain implements MemoryDomain
 {
     private final VerbsDevice device;
+    private static final int ENOMEM = 12;
+
     private final AtomicLong registrations = new AtomicLong();
+    private final AtomicLong registeredBytes = new AtomicLong();
     private final List<Region> regions = new ArrayList<>();
     private boolean closed;
 
@@ -49,12 +52,13 @@ final class VerbsMemoryDomain implements MemoryDomain
         {
             flags |= ACCESS_REMOTE_READ;
         }
-        final Region region = new Region(address, length, registerRaw(address, length, flags, "region"));
+        final Region region = new Region(address, length, registerRaw(address, length, flags, "region",
+            "the memlock limit is too low: raise it (ulimit -l, systemd LimitMEMLOCK, docker --ulimit memlock=-1)"));
         synchronized (this)
         {
             if (closed)
             {
-                LibIbverbs.ibv_dereg_mr(region.mr);
+                deregisterRaw(region.mr, length);
                 throw new TransportException("memory domain is closed");
             }
             regions.add(region);
@@ -65,9 +69,13 @@ final class VerbsMemoryDomain implements MemoryDomain
     /**
      * {@code ibv_reg_mr}, counted. Never asks for REMOTE_WRITE.
      *
-     * @return the {@code struct ibv_mr *}.
+     * @param what          what is registered, for the message.
+     * @param memlockAdvice appended to the message when the kernel says ENOMEM: registered memory is pinned and
+     *                      counts against {@code RLIMIT_MEMLOCK}, so that is the usual cause.
+     * @return the {@code struct ibv_mr *}; give it back with {@link #deregisterRaw}.
      */
-    long registerRaw(final long address, final long length, final int flags, final String what)
+    long registerRaw(final long address, final long length, final int flags, final String what,
+        final String memlockAdvice)
     {
         if ((flags & ACCESS_REMOTE_WRITE) != 0)
         {
@@ -79,11 +87,24 @@ final class VerbsMemoryDomain implements MemoryDomain
             final int errno = LibIbverbs.errno();
             throw new TransportException("ibv_reg_mr of " + what + " (" + length + " bytes at 0x" +
                 Long.toHexString(address) + ") failed: " + LibIbverbs.describeErrno(errno) +
-                (errno == 12 ? "; the memlock limit is too low: raise it (ulimit -l, systemd LimitMEMLOCK, " +
-                    "docker --ulimit memlock=-1)" : ""));
+                (errno == ENOMEM ? "; " + memlockAdvice : ""));
         }
         registrations.incrementAndGet();
+        registeredBytes.addAndGet(length);
         return mr;
+    }
+
+    /** {@code ibv_dereg_mr} of a region of {@code length} bytes made by {@link #registerRaw}. */
+    void deregisterRaw(final long mr, final long length)
+    {
+        LibIbverbs.ibv_dereg_mr(mr);
+        registeredBytes.addAndGet(-length);
+    }
+
+    /** Bytes registered (and so pinned) through this domain now: the pool, every worker's buffers. */
+    long registeredBytes()
+    {
+        return registeredBytes.get();
     }
 
     static int lkey(final long mr)
@@ -157,7 +178,7 @@ final class VerbsMemoryDomain implements MemoryDomain
                 }
                 regionClosed = true;
                 regions.remove(this);
-                LibIbverbs.ibv_dereg_mr(mr);
+                deregisterRaw(mr, length);
             }
         }
 

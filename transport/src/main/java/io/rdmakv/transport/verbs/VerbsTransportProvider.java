@@ -6,6 +6,7 @@ import io.rdmakv.transport.TransportCapability;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.TransportProvider;
+import io.rdmakv.transport.WorkerPinning;
 import io.rdmakv.transport.diag.PortAttributes;
 import io.rdmakv.transport.diag.PortAttributesSource;
 import io.rdmakv.transport.verbs.ffi.LibIbverbs;
@@ -77,6 +78,17 @@ public final class VerbsTransportProvider implements TransportProvider, PortAttr
         {
             return Optional.empty();
         }
+    }
+
+    /**
+     * {@code verbs.maxEndpoints} x one endpoint's slice, as {@link VerbsWorker} registers it (the same
+     * {@link VerbsConfig#endpointLayout}), without the device's {@code max_qp_wr} cap, which no real device reaches
+     * at the default depths.
+     */
+    @Override
+    public WorkerPinning workerPinning(final TransportConfig config)
+    {
+        return new VerbsConfig(config).workerPinning(Integer.MAX_VALUE);
     }
 
     @Override

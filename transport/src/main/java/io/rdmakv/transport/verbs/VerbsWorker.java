@@ -86,8 +86,7 @@ final class VerbsWorker implements Worker
         this.name = name;
         this.config = config;
         this.device = device;
-        this.layout = new EndpointBufferLayout(Math.min(config.sendDepth, device.maxQpWr),
-            Math.min(config.recvDepth, device.maxQpWr), config.fragmentBytes, config.readBounceBytes);
+        this.layout = config.endpointLayout(device.maxQpWr);
         this.cqDepth = Math.min(config.cqDepth, device.maxCqe);
         this.channel = config.idle == VerbsConfig.IdleMode.EVENTS ? VerbsCompletionChannel.create(device) : null;
         this.cq = LibIbverbs.ibv_create_cq(device.context, cqDepth, 0, channel == null ? 0 : channel.address(), 0);
