@@ -21,37 +21,22 @@ class SignalledIdleStrategyTest
         // A producer hands over work one item at a time and waits for it to be taken; a lost wake-up would cost a
         // whole park, but the hand-off must also never stall: 2,000 hand-offs with bounded parks finish quickly.
         final SignalledIdleStrategy idle = new SignalledIdleStrategy();
-        final AtomicLong offered = new AtomicLong();
-        final AtomicLong taken = new AtomicLong();
-        final AtomicBoolean stop = new AtomicBoolean();
-        final Thread consumer = new Thread(() ->
-        {
-            while (!stop.get())
-            {
-                final int work = offered.get() > taken.get() ? 1 : 0;
-                if (work > 0)
-                {
-                    taken.incrementAndGet();
-                }
-                idle.idle(work);
-            }
-        });
-        consumer.start();
+        final HandOffConsumer consumer = new HandOffConsumer(idle);
         for (int i = 1; i <= 2_000; i++)
         {
-            offered.set(i);
+            consumer.offer(i);
             idle.signal();
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while (taken.get() < i)
+            while (consumer.taken() < i)
             {
                 assertTrue(System.nanoTime() < deadline, "hand-off " + i + " was never taken");
                 Thread.onSpinWait();
             }
         }
-        stop.set(true);
+        consumer.stop();
         idle.signal();
-        consumer.join(5_000);
-        assertEquals(2_000, taken.get());
+        assertTrue(consumer.join(5_000));
+        assertEquals(2_000, consumer.taken());
     }
 
     @Test

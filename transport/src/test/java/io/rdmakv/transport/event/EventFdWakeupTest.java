@@ -1,13 +1,12 @@
 package io.rdmakv.transport.event;
 
+import io.rdmakv.transport.HandOffConsumer;
 import io.rdmakv.transport.WakeupIdleStrategy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -102,40 +101,24 @@ class EventFdWakeupTest
         try (EventFdWakeup wakeup = new EventFdWakeup(null, FOREVER))
         {
             final WakeupIdleStrategy idle = new WakeupIdleStrategy(wakeup);
-            final AtomicLong offered = new AtomicLong();
-            final AtomicLong taken = new AtomicLong();
-            final AtomicBoolean stop = new AtomicBoolean();
-            final Thread consumer = new Thread(() ->
-            {
-                while (!stop.get())
-                {
-                    final int work = offered.get() > taken.get() ? 1 : 0;
-                    if (work > 0)
-                    {
-                        taken.incrementAndGet();
-                    }
-                    idle.idle(work);
-                }
-            });
-            consumer.start();
+            final HandOffConsumer consumer = new HandOffConsumer(idle);
             for (int i = 1; i <= handOffs; i++)
             {
                 if ((i & 1) == 0)
                 {
                     awaitBlocking(wakeup);
                 }
-                offered.set(i);
+                consumer.offer(i);
                 wakeup.signal();
-                while (taken.get() < i)
+                while (consumer.taken() < i)
                 {
                     Thread.onSpinWait();
                 }
             }
-            stop.set(true);
+            consumer.stop();
             idle.stopBlocking();
-            consumer.join(TimeUnit.SECONDS.toMillis(10));
-            assertFalse(consumer.isAlive());
-            assertEquals(handOffs, taken.get());
+            assertTrue(consumer.join(TimeUnit.SECONDS.toMillis(10)));
+            assertEquals(handOffs, consumer.taken());
             // Not one wake-up per blocked hand-off: a signal that lands after the consumer set its blocking flag but
             // before it checked for a signal ends that wait without poll(2) (and leaves the eventfd readable for a
             // later one), and two such writes are read as one. What must hold is that the blocking path was taken
