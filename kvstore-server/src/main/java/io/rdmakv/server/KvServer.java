@@ -136,7 +136,7 @@ public final class KvServer implements AutoCloseable
         // threads of their own while this one maps and pins the pool.
         final StartupTask<RocksStore> storeOpening = StartupTask.start("open-store",
             () -> RocksStore.open(config.dataDir(), config.durability()));
-        final Limits limits = new Limits(config.maxKeyBytes(), config.maxValueBytes(), config.maxConnections());
+        final Limits limits = limitsOf(config);
         final StartupTask<Transport> transportOpening;
         try
         {
@@ -241,12 +241,18 @@ public final class KvServer implements AutoCloseable
      */
     public static TransportConfig transportConfig(final ServerConfig config)
     {
-        final Limits limits = new Limits(config.maxKeyBytes(), config.maxValueBytes(), config.maxConnections());
+        final Limits limits = limitsOf(config);
         final TransportConfig.Builder tc = TransportConfig.builder()
             .maxInflightPerEndpoint(config.maxInflightPerEndpoint())
             .maxMessageBytes(Math.max(config.maxMessageBytes(), limits.maxResponseBytes()));
         config.transportProperties().forEach(tc::property);
         return tc.build();
+    }
+
+    /** The request limits a node enforces, from its configuration. */
+    private static Limits limitsOf(final ServerConfig config)
+    {
+        return new Limits(config.maxKeyBytes(), config.maxValueBytes(), config.maxConnections());
     }
 
     /**
