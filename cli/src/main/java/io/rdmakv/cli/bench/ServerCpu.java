@@ -1,5 +1,7 @@
 package io.rdmakv.cli.bench;
 
+import io.rdmakv.transport.diag.ProcessCpuTime;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
@@ -11,7 +13,7 @@ import java.util.Locale;
 import java.util.OptionalLong;
 
 /**
- * The process CPU time (user + system) of a server on this machine, from {@code /proc/<pid>/stat}, so a run can
+ * The process CPU time (user + system) of a server on this machine ({@link ProcessCpuTime}), so a run can
  * report the server's CPU per operation. The pid is given, or found from the TCP port the server listens on
  * ({@code /proc/net/tcp[6]} gives the socket's inode, {@code /proc/<pid>/fd} the process holding it). Linux only;
  * every method answers "unknown" instead of failing elsewhere.
@@ -32,7 +34,7 @@ public final class ServerCpu
 
     public static ServerCpu of(final long pid)
     {
-        return new ServerCpu(pid, clockTicks());
+        return new ServerCpu(pid, ProcessCpuTime.ticksPerSecond());
     }
 
     public long pid()
@@ -125,45 +127,12 @@ public final class ServerCpu
     {
         try
         {
-            final String stat = Files.readString(PROC.resolve(Long.toString(pid)).resolve("stat"),
-                StandardCharsets.US_ASCII);
-            // The command name (field 2) may hold spaces and parentheses: count fields after the last ')'.
-            final String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
-            // f[0] is field 3 (state); utime and stime are fields 14 and 15.
-            final long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
-            return ticks * 1_000_000_000L / ticksPerSecond;
+            return ProcessCpuTime.ticks(pid) * 1_000_000_000L / ticksPerSecond;
         }
-        catch (final IOException | RuntimeException ex)
+        catch (final IOException ex)
         {
             return -1;
         }
-    }
-
-    /** {@code sysconf(_SC_CLK_TCK)} through {@code getconf}; 100 (Linux's USER_HZ nearly everywhere) otherwise. */
-    static long clockTicks()
-    {
-        try
-        {
-            final Process p = new ProcessBuilder("getconf", "CLK_TCK").redirectErrorStream(true).start();
-            final String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).trim();
-            if (p.waitFor() == 0)
-            {
-                final long v = Long.parseLong(out);
-                if (v > 0)
-                {
-                    return v;
-                }
-            }
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            // fall through to the usual value
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-        }
-        return 100;
     }
 
     @Override

@@ -8,6 +8,7 @@ import io.rdmakv.it.softroce.SoftRoceGuest;
 import io.rdmakv.it.support.NodeCounters;
 import io.rdmakv.it.support.ServerProcess;
 import io.rdmakv.it.support.TestTransport;
+import io.rdmakv.transport.diag.ProcessCpuTime;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -15,7 +16,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
@@ -54,7 +54,7 @@ class VerbsStoreFiguresTest
     private static final int GETS = 2_000;
     private static final int COLD_GETS = 2_000;
     private static final int PUTS = 2_000;
-    private static final long TICKS_PER_SECOND = 100; // USER_HZ on Linux x86-64
+    private static final long TICKS_PER_SECOND = ProcessCpuTime.ticksPerSecond();
 
     @Test
     @Timeout(900)
@@ -272,9 +272,7 @@ class VerbsStoreFiguresTest
 
         private long ticks() throws IOException
         {
-            final String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
-            final String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+            return ProcessCpuTime.ticks(pid);
         }
 
         /**
