@@ -60,6 +60,12 @@ final class TcpChannelHandler extends ByteToMessageDecoder
     {
         while (!failed && in.readableBytes() >= TcpFrames.LENGTH_FIELD_LENGTH)
         {
+            if (endpoint.isLingering())
+            {
+                // Closed locally (maybe by the frame just dispatched): read on to avoid an RST, deliver nothing.
+                in.skipBytes(in.readableBytes());
+                return;
+            }
             final int start = in.readerIndex();
             final int length = in.getInt(start);
             if (length < 0 || length > maxFrameLength)

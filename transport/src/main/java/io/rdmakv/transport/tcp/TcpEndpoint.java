@@ -3,6 +3,7 @@ package io.rdmakv.transport.tcp;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.socket.DuplexChannel;
 import io.rdmakv.transport.CompletionHandler;
 import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
@@ -16,6 +17,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A TCP connection to one peer: checks the arguments of operations, matches what arrives (written sends, read
@@ -33,6 +35,10 @@ import java.net.InetSocketAddress;
 final class TcpEndpoint implements Endpoint
 {
     private static final Logger LOG = LoggerFactory.getLogger(TcpEndpoint.class);
+    /** The longest a locally closed endpoint waits for the peer to close its side (see {@link #close()}). */
+    static final long LINGER_MILLIS = 1_000;
+
+    private volatile boolean lingering;
     private static final int MESSAGES_PER_PROGRESS = 1024;
 
     private final TcpWorker worker;
@@ -363,7 +369,26 @@ final class TcpEndpoint implements Endpoint
             // thread the close task queues behind the write task anyway; here the close would run at once.
             outbound.writeNow();
         }
-        channel.close();
+        lingering = true;
+        if (channel instanceof DuplexChannel duplex && channel.isActive())
+        {
+            // A lingering close: FIN after the queued frames, then keep reading (and dropping) until the peer closes
+            // too (an end of input closes the channel) or LINGER_MILLIS pass. Closing at once with requests of the
+            // peer still unread (a pipelining client refused at its first message) would send RST instead of FIN,
+            // and an RST may discard the answer that explains the close from the peer's receive buffer.
+            duplex.shutdownOutput().addListener(done ->
+                channel.eventLoop().schedule(() -> channel.close(), LINGER_MILLIS, TimeUnit.MILLISECONDS));
+        }
+        else
+        {
+            channel.close();
+        }
+    }
+
+    /** Closed locally, waiting for the peer's end of input: whatever still arrives is read and dropped. */
+    boolean isLingering()
+    {
+        return lingering;
     }
 
     @Override
