@@ -167,6 +167,32 @@ class KvClientFailureTest
     }
 
     @Test
+    void shouldCloseTheOldConnectionOfAMovedNodeOnceItsRequestsAreOver() throws InterruptedException
+    {
+        // Node 1 moves: the same node id answers at another address, and the old process redirects there.
+        try (LaidOutPoolNode moved = new LaidOutPoolNode(LaidOutPoolNode.NODE_ID);
+             KvClient client = node.client().getMode(GetMode.RPC).requestTimeout(Duration.ofSeconds(3)).build())
+        {
+            client.put(bytes("k"), bytes("before"));
+            node.wrongNodeTarget = moved.controlAddress().toString();
+            client.put(bytes("k"), bytes("after"));
+            assertArrayEquals(bytes("after"), moved.store.get("k"));
+            assertEquals(0, node.disconnects.get(),
+                "the old connection stays open while requests started on it may still be answered");
+
+            // Closed one request timeout (plus slack) later, handing the endpoint back; the client goes on working.
+            final long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (node.disconnects.get() == 0 && System.nanoTime() < giveUp)
+            {
+                Thread.sleep(20);
+            }
+            assertEquals(1, node.disconnects.get(), "the retired connection to the old address was closed");
+            assertArrayEquals(bytes("after"), client.get(bytes("k")));
+            assertEquals(0, moved.disconnects.get(), "the connection to the node's new address stays");
+        }
+    }
+
+    @Test
     void shouldGiveUpAfterTooManyRedirects()
     {
         try (KvClient client = node.client().maxRedirects(2).build())

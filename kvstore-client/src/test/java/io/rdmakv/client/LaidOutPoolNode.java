@@ -38,6 +38,7 @@ import io.rdmakv.transport.MemoryRegion;
 import io.rdmakv.transport.Transport;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportProvider;
+import io.rdmakv.transport.TransportStatus;
 import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.select.TransportSelector;
 import io.rdmakv.transport.tcp.TcpTransport;
@@ -82,6 +83,8 @@ final class LaidOutPoolNode implements AutoCloseable
     volatile Status attachAnswer = Status.OK;
     /** ATTACH messages received. */
     final AtomicInteger attaches = new AtomicInteger();
+    /** Data connections that ended (closed by the client, or failed). */
+    final AtomicInteger disconnects = new AtomicInteger();
 
     private final UnsafeBuffer pool;
     private final PoolGeometry geometry = PoolGeometry.plan(POOL_SIZE, BUCKETS);
@@ -364,6 +367,12 @@ final class LaidOutPoolNode implements AutoCloseable
         private final MessageDecoder decoder = new MessageDecoder();
         private final ExpandableArrayBuffer out = new ExpandableArrayBuffer(1024);
         private final ResponseFlyweight response = new ResponseFlyweight();
+
+        @Override
+        public void onDisconnected(final Endpoint endpoint, final TransportStatus status, final String detail)
+        {
+            disconnects.incrementAndGet();
+        }
 
         @Override
         public void onMessage(final Endpoint endpoint, final DirectBuffer buffer, final int offset, final int length)

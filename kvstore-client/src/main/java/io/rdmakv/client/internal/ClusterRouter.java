@@ -24,8 +24,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -34,6 +35,11 @@ import java.util.concurrent.TimeoutException;
  * node opened lazily (handshake, then transport connect), and WRONG_NODE redirects followed by refreshing the map
  * from the node named in the redirect. Connecting and redirects block on the network, so they happen on callers'
  * threads or on a small control executor, never on the progress thread.
+ *
+ * <p>When a refreshed map moves a node (the same node id at another control address), its old session is retired:
+ * requests already started on it may still be answered there, so it stays open for one request timeout (plus a
+ * second of slack) and is then closed, which hands its endpoint slot back to the worker. Any request started on the
+ * old session has completed or timed out by then, because its deadline was fixed before it was dispatched.
  */
 final class ClusterRouter implements Redirector, AutoCloseable
 {
@@ -51,7 +57,10 @@ final class ClusterRouter implements Redirector, AutoCloseable
     private final ClientConductor conductor;
     private final ClientCounters counters;
     private final Hello hello;
-    private final ExecutorService redirects = Executors.newSingleThreadExecutor(r ->
+    /** Slack beyond the request timeout before a retired session is closed (the expiry scan's lateness and more). */
+    static final long RETIRE_SLACK_NANOS = 1_000_000_000L;
+
+    private final ScheduledExecutorService redirects = Executors.newSingleThreadScheduledExecutor(r ->
     {
         final Thread t = new Thread(r, "rdmakv-client-redirects");
         t.setDaemon(true);
@@ -221,7 +230,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
             final NodeSession old = sessions.put(welcome.nodeId(), fresh);
             if (old != null)
             {
-                retired.add(old);
+                retire(old);
             }
             if (welcome.nodeId() != nodeId)
             {
@@ -229,6 +238,51 @@ final class ClusterRouter implements Redirector, AutoCloseable
                     welcome.nodeId() + ", not " + nodeId + " as the map said; map refreshed");
             }
             return fresh;
+        }
+    }
+
+    /**
+     * Keep {@code old} open until every request that may have been started on it is over, then close it (under the
+     * connect lock). A session that is dead already is closed at once.
+     */
+    private void retire(final NodeSession old)
+    {
+        if (!old.isAlive())
+        {
+            old.close();
+            return;
+        }
+        retired.add(old);
+        final long delayNanos = config.requestTimeout().toNanos() + RETIRE_SLACK_NANOS;
+        try
+        {
+            redirects.schedule(() -> closeRetired(old), delayNanos, TimeUnit.NANOSECONDS);
+        }
+        catch (final RejectedExecutionException ex)
+        {
+            // The client is closing: close() closes every retired session.
+        }
+    }
+
+    private void closeRetired(final NodeSession old)
+    {
+        synchronized (connectLock)
+        {
+            if (retired.remove(old))
+            {
+                LOG.debug("closing the retired session to node {} at {}", old.info().nodeId(),
+                    old.info().dataAddress());
+                old.close();
+            }
+        }
+    }
+
+    /** Retired sessions not closed yet (tests). */
+    int retiredSessions()
+    {
+        synchronized (connectLock)
+        {
+            return retired.size();
         }
     }
 
@@ -339,7 +393,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
         {
             redirects.execute(() -> followRedirect(slot, target));
         }
-        catch (final java.util.concurrent.RejectedExecutionException ex)
+        catch (final RejectedExecutionException ex)
         {
             slot.fail(KvError.CLOSED, "the client was closed while " + slot.describe() + " was being redirected");
             slots.complete(slot);
