@@ -32,6 +32,11 @@ final class LockedDutyCycle implements Agent
 {
     /** {@link #tryCycle()}: the cycle cannot run any more (closed). */
     static final int CLOSED = -1;
+    /**
+     * A caller that ran a cycle this recently counts as driving ({@link #callersActive()}): longer than the gap between
+     * a synchronous caller's back-to-back requests, shorter than any idle period worth spinning through.
+     */
+    static final long CALLERS_ACTIVE_NANOS = 1_000_000;
 
     private final Agent worker;
     private final Agent duty;
@@ -39,6 +44,7 @@ final class LockedDutyCycle implements Agent
     private final ReentrantLock lock = new ReentrantLock();
     private volatile boolean closed;
     private volatile long callerCycles;
+    private volatile long lastCallerCycleNanos = System.nanoTime() - CALLERS_ACTIVE_NANOS;
 
     LockedDutyCycle(final Agent worker, final Agent duty, final ErrorHandler errors)
     {
@@ -93,6 +99,7 @@ final class LockedDutyCycle implements Agent
                 return CLOSED;
             }
             callerCycles++;
+            lastCallerCycleNanos = System.nanoTime();
             return worker.doWork() + duty.doWork();
         }
         catch (final Throwable t)
@@ -110,6 +117,15 @@ final class LockedDutyCycle implements Agent
     boolean isCycling()
     {
         return lock.isHeldByCurrentThread();
+    }
+
+    /**
+     * True when a caller ran a cycle within {@link #CALLERS_ACTIVE_NANOS}: callers are driving, so an idle progress
+     * thread need not spin (it arms and blocks at once; a completion a caller misses still wakes it).
+     */
+    boolean callersActive()
+    {
+        return System.nanoTime() - lastCallerCycleNanos < CALLERS_ACTIVE_NANOS;
     }
 
     /** Cycles run by callers rather than the progress thread (diagnostics and tests; read without the lock). */

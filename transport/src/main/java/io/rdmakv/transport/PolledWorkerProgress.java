@@ -34,6 +34,10 @@ final class PolledWorkerProgress implements WorkerProgress
         final ErrorHandler errors, final IdleStrategy idle, final Runnable signal, final Runnable stopIdling)
     {
         final LockedDutyCycle cycle = new LockedDutyCycle(worker, duty, errors);
+        if (idle instanceof SpinYieldIdleStrategy spinning)
+        {
+            spinning.skipSpinningWhen(cycle::callersActive); // callers poll for their own work: no spinning beside them
+        }
         final AgentRunner runner = new AgentRunner(idle, errors, null, cycle);
         AgentRunner.startOnThread(runner, r ->
         {

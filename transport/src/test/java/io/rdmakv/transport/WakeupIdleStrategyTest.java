@@ -109,6 +109,31 @@ class WakeupIdleStrategyTest
 
     @Test
     @Timeout(10)
+    void shouldArmAtOnceWithoutSpinningWhileCallersDrive()
+    {
+        final RecordingWakeup wakeup = new RecordingWakeup();
+        final WakeupIdleStrategy idle = new WakeupIdleStrategy(wakeup);
+        final boolean[] callersDriving = {true};
+        idle.skipSpinningWhen(() -> callersDriving[0]);
+        idle.idle(0);
+        assertEquals(List.of("arm"), wakeup.calls, "callers poll for their own work: arm on the first empty poll");
+        idle.idle(0);
+        assertEquals(List.of("arm", "await"), wakeup.calls, "and the wait still only after the poll after the arm");
+
+        callersDriving[0] = false;
+        idle.idle(1);
+        final int beforeArm = WakeupIdleStrategy.SPINS + WakeupIdleStrategy.YIELDS;
+        for (int i = 0; i < beforeArm; i++)
+        {
+            idle.idle(0);
+        }
+        assertEquals(List.of("arm", "await"), wakeup.calls, "no callers: spin and yield first, as before");
+        idle.idle(0);
+        assertEquals(List.of("arm", "await", "arm"), wakeup.calls);
+    }
+
+    @Test
+    @Timeout(10)
     void shouldNeverBlockOnceStopped()
     {
         final RecordingWakeup wakeup = new RecordingWakeup();
