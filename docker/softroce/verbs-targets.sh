@@ -5,7 +5,8 @@
 #
 # Reads what the guest job left in <results-dir>:
 #   perftest.properties  ib_read_lat / ib_send_lat typical (= median) latencies, 2 B and 128 B   (guest-job.sh step 2)
-#   rdmakv.properties    GET/PUT latencies, server CPU per GET             (io.rdmakv.it.figures.VerbsStoreFiguresTest)
+#   rdmakv.properties    GET/PUT latencies (cached GETs caller-driven and progress-thread only), server CPU per GET
+#                                                                           (io.rdmakv.it.figures.VerbsStoreFiguresTest)
 #   rocksdb.properties   the RocksDB write of one PUT alone                (io.rdmakv.it.figures.RocksWriteFiguresTest)
 #   startup.properties   a verbs node's start-up with data in RocksDB    (io.rdmakv.it.figures.VerbsStartupFiguresTest)
 # Baselines: a GET reads an extent of about 140 bytes (24 B header, key, 100 B value, CRC) and a bucket of 128 B,
@@ -97,6 +98,14 @@ echo "#5 verbs targets (one guest boot, SoftRoCE under emulation: ratios, not ab
 row "figure" "measured" "target" "from (p50s; perftest's typical is its median)"
 ratio_row "one-sided GET, location cached / ib_read_lat" "<= 1.3" "cached GET p50" \
     "$(prop rdmakv.properties rdmakv.get.oneSided.cached.p50.us)" "ib_read_lat 128B" "$read_128"
+thread_only=$(prop rdmakv.properties rdmakv.get.oneSided.cached.progressThread.p50.us)
+if [ -n "$thread_only" ]
+then
+    ratio_row "  the same, progress.callerDriven=false" "<= 1.3" "progress-thread cached GET p50" \
+        "$thread_only" "ib_read_lat 128B" "$read_128"
+    caller_pct=$(prop rdmakv.properties rdmakv.get.oneSided.cached.callerCompleted.percent)
+    [ -z "$caller_pct" ] || echo "  (cached GETs completed on the caller's own thread: $caller_pct%)"
+fi
 ratio_row "one-sided GET, cold (no cache) / ib_read_lat" "<= 2.5" "cold GET p50" \
     "$(prop rdmakv.properties rdmakv.get.oneSided.cold.p50.us)" "ib_read_lat 128B" "$read_128"
 ratio_row "  cross-check: a key's first read / ib_read_lat" "<= 2.5" "first-read GET p50" \

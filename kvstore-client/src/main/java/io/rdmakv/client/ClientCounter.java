@@ -35,6 +35,11 @@ public enum ClientCounter
     STALE_RESPONSES("rpc.staleResponses"),
     /** Posts the transport back-pressured (no credit, pending queue full), waited for and retried: never failures. */
     BACK_PRESSURED_POSTS("transport.backPressuredPosts"),
+    /**
+     * Synchronous requests completed on their own caller's thread, which drove the worker's progress while it waited
+     * (caller-driven progress, verbs): no hand-off from the progress thread, no wake-up of the caller.
+     */
+    CALLER_COMPLETIONS("progress.callerCompletions"),
     /** Requests that failed (any error, including timeouts). */
     FAILURES("requests.failed"),
     /** Requests that timed out. */

@@ -48,6 +48,7 @@ public final class KvClientBuilder
     private int oneSidedBufferBytes = 32 * 1024;
     private int locationCacheEntries = DEFAULT_LOCATION_CACHE_ENTRIES;
     private final Map<String, String> transportProperties = new TreeMap<>();
+    private boolean callerDrivenProgress = true;
 
     KvClientBuilder()
     {
@@ -178,6 +179,21 @@ public final class KvClientBuilder
         return this;
     }
 
+    /**
+     * Caller-driven progress ({@code progress.callerDriven}, default on): a synchronous call, while it waits for its
+     * answer, polls the transport's worker itself (as a UCX application calls {@code ucp_worker_progress}), briefly
+     * busy, then yielding, then parked, so a fast answer is taken and handed back on the calling thread with no
+     * wake-up of the client's progress thread and none of the caller. It costs the waiting thread's CPU while it
+     * spins; off, every answer is handed over by the progress thread, which then wakes the caller. Only workers that
+     * are polled (verbs) can be driven this way; over tcp the setting changes nothing. Asynchronous calls never
+     * drive progress.
+     */
+    public KvClientBuilder callerDrivenProgress(final boolean enabled)
+    {
+        this.callerDrivenProgress = enabled;
+        return this;
+    }
+
     /** The settings as they stand, without connecting. */
     public KvClientConfig config()
     {
@@ -186,7 +202,8 @@ public final class KvClientBuilder
             throw new IllegalArgumentException("no server given: call server(\"host:port\") at least once");
         }
         return new KvClientConfig(seeds, transport, connectTimeout, requestTimeout, credential, getMode, readRetries,
-            maxRedirects, maxInFlight, oneSidedBufferBytes, locationCacheEntries, transportProperties);
+            maxRedirects, maxInFlight, oneSidedBufferBytes, locationCacheEntries, transportProperties,
+            callerDrivenProgress);
     }
 
     /**

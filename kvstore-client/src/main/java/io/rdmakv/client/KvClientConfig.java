@@ -19,6 +19,8 @@ import java.util.Map;
  * @param oneSidedBufferBytes read buffer per in-flight GET for the value extent; larger extents are fetched by RPC.
  * @param locationCacheEntries keys per node whose value location is remembered for one-read GETs (0 = off).
  * @param transportProperties transport-specific settings passed through (e.g. {@code verbs.device}).
+ * @param callerDrivenProgress whether a synchronous call drives the worker's progress itself while it waits
+ *                            ({@code progress.callerDriven}; verbs only, tcp's I/O thread always drives its own).
  */
 public record KvClientConfig(
     List<HostPort> seeds,
@@ -32,7 +34,8 @@ public record KvClientConfig(
     int maxInFlight,
     int oneSidedBufferBytes,
     int locationCacheEntries,
-    Map<String, String> transportProperties)
+    Map<String, String> transportProperties,
+    boolean callerDrivenProgress)
 {
     public KvClientConfig
     {
@@ -55,6 +58,7 @@ public record KvClientConfig(
             ", requestTimeout=" + requestTimeout + ", credential=" + (credential.length == 0 ? "none" : "set") +
             ", getMode=" + getMode + ", readRetries=" + readRetries + ", maxRedirects=" + maxRedirects +
             ", maxInFlight=" + maxInFlight + ", oneSidedBufferBytes=" + oneSidedBufferBytes +
-            ", locationCacheEntries=" + locationCacheEntries + ", transportProperties=" + transportProperties + '}';
+            ", locationCacheEntries=" + locationCacheEntries + ", transportProperties=" + transportProperties +
+            ", callerDrivenProgress=" + callerDrivenProgress + '}';
     }
 }

@@ -9,8 +9,8 @@ import org.agrona.concurrent.Agent;
  * thread (the request thread): drains durable-write completions and returns expired extents to the allocator. The
  * worker's callbacks (the {@link RequestHandler}) run on that same thread, so it is the single writer of the
  * {@link PoolIndex}. On tcp that thread is the worker's Netty event loop; on verbs, a thread of its own that polls
- * while busy and sleeps on the worker's completion channel when idle (so reclaim may run up to verbs.idleWaitMs
- * late on an idle server, which a 100 ms grace period does not notice).
+ * while busy and sleeps on the worker's completion channel when idle (so reclaim may run up to
+ * verbs.idleMaxWaitMs late on an idle server: freed extents return to the allocator that much later).
  */
 final class ServerAgent implements Agent
 {

@@ -2,6 +2,8 @@ package io.rdmakv.transport;
 
 import org.agrona.concurrent.IdleStrategy;
 
+import java.util.function.BooleanSupplier;
+
 /**
  * The first two phases of a progress thread's idle strategy: spin {@link #SPINS} times, then yield {@link #YIELDS}
  * times, so work that arrives back to back (the next request of a client that just got its answer) is found without
@@ -14,6 +16,9 @@ import org.agrona.concurrent.IdleStrategy;
  *   idle(0) ...        idleQuietly()          (the subclass: park, arm, block)
  *   idle(n > 0)        reset()
  * </pre>
+ * While {@link #skipSpinningWhen the given condition} holds (callers are driving the worker's progress themselves,
+ * see {@link WorkerProgress#tryProgress()}), the spins and yields are skipped: those callers poll for their own work,
+ * and a progress thread spinning beside them would only take the cycle lock from under them.
  */
 abstract class SpinYieldIdleStrategy implements IdleStrategy
 {
@@ -22,6 +27,13 @@ abstract class SpinYieldIdleStrategy implements IdleStrategy
 
     private int spins;
     private int yields;
+    private volatile BooleanSupplier skipSpinning = () -> false;
+
+    /** Skip spinning and yielding while {@code condition} holds (checked once per idle period). Before the start. */
+    void skipSpinningWhen(final BooleanSupplier condition)
+    {
+        this.skipSpinning = condition;
+    }
 
     @Override
     public final void idle(final int workCount)
@@ -39,6 +51,11 @@ abstract class SpinYieldIdleStrategy implements IdleStrategy
     @Override
     public final void idle()
     {
+        if (spins == 0 && yields == 0 && skipSpinning.getAsBoolean())
+        {
+            spins = SPINS;
+            yields = YIELDS;
+        }
         if (spins < SPINS)
         {
             spins++;

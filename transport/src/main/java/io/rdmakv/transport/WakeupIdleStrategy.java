@@ -3,15 +3,20 @@ package io.rdmakv.transport;
 /**
  * The idle strategy of an {@link ProgressModel#ARMABLE} worker's progress thread: spin, then yield (back-to-back
  * requests stay cheap), then arm the worker's {@link WorkerWakeup} and let the agent loop poll once more, and only
- * when that poll found nothing too, block in the kernel until a completion, a signal or the worker's housekeeping
- * bound ({@link WorkerWakeup#maxBlockNanos()}).
+ * when that poll found nothing too, block in the kernel until a completion, a signal or the current bound, which
+ * starts at {@link WorkerWakeup#maxBlockNanos()} and doubles with every wait that times out with nothing to do, up
+ * to {@link WorkerWakeup#maxIdleBlockNanos()}.
  *
  * <pre>
  *   idle(0) x SPINS    Thread.onSpinWait()
  *   idle(0) x YIELDS   Thread.yield()
  *   idle(0)            wakeup.arm()                   then the loop runs worker.doWork() + duty.doWork() once more
- *   idle(0)            wakeup.await(maxBlockNanos)    armed, and that last poll found nothing: block
- *   idle(n > 0)        reset (the next idle spins again; the arm, if any, is spent or harmless)
+ *   idle(0)            wakeup.await(bound)            armed, and that last poll found nothing: block
+ *                        woken (event or signal)   -> bound = maxBlockNanos; re-arm after the next empty poll
+ *                        timed out                 -> bound = min(2 x bound, maxIdleBlockNanos); still armed: after
+ *                                                     the next empty poll block again without arming
+ *   idle(n > 0)        reset (the next idle spins again; bound = maxBlockNanos; the arm, if any, is spent or
+ *                      harmless)
  * </pre>
  *
  * <p>No lost completion (the arm/arrival race): a completion that lands before {@code arm()} is in the completion
@@ -22,18 +27,30 @@ package io.rdmakv.transport;
  * (see {@link io.rdmakv.transport.event.EventFdWakeup}). Any non-zero work count starts over with spinning, so a
  * wait is only ever entered right after an armed, empty poll.
  *
+ * <p>Why a timed-out wait needs no new arm: an arm asks for ONE event at the next completion, and a wait that timed
+ * out saw no event, so no completion has consumed the arm: the source is still armed (a completion that lands after
+ * the timeout raises the event, which the poll in between or the next wait sees). A wait that ended any other way
+ * (an event, a signal, closing) re-arms after the next empty poll, as before. That saves one call into the provider
+ * ({@code ibv_req_notify_cq}) per idle cycle.
+ *
  * <p>{@link #stopBlocking()} (when the progress is being closed) makes every later idle return without blocking, so
  * the agent loop sees its stop flag within one cycle.
  */
 public final class WakeupIdleStrategy extends SpinYieldIdleStrategy
 {
     private final WorkerWakeup wakeup;
+    private final long minBlockNanos;
+    private final long maxBlockNanos;
     private volatile boolean stopped;
     private boolean armed;
+    private long blockNanos;
 
     public WakeupIdleStrategy(final WorkerWakeup wakeup)
     {
         this.wakeup = wakeup;
+        this.minBlockNanos = wakeup.maxBlockNanos();
+        this.maxBlockNanos = Math.max(minBlockNanos, wakeup.maxIdleBlockNanos());
+        this.blockNanos = minBlockNanos;
     }
 
     /** From now on never block: the progress is closing. Wakes a blocked idler. Any thread. */
@@ -55,11 +72,16 @@ public final class WakeupIdleStrategy extends SpinYieldIdleStrategy
         {
             Thread.yield();
         }
+        else if (wakeup.await(blockNanos))
+        {
+            // Woken: poll before blocking again; re-arm only after that poll comes back empty.
+            armed = false;
+            blockNanos = minBlockNanos;
+        }
         else
         {
-            wakeup.await(wakeup.maxBlockNanos());
-            // Whatever ended the wait, poll before blocking again; re-arm only after the poll comes back empty.
-            armed = false;
+            // Timed out with nothing to do: still armed; wait longer next time (the loop polls once in between).
+            blockNanos = Math.min(blockNanos << 1, maxBlockNanos);
         }
     }
 
@@ -68,6 +90,13 @@ public final class WakeupIdleStrategy extends SpinYieldIdleStrategy
     {
         super.reset();
         armed = false;
+        blockNanos = minBlockNanos;
+    }
+
+    /** The bound the next wait will be given (tests). */
+    long nextBlockNanos()
+    {
+        return blockNanos;
     }
 
     @Override

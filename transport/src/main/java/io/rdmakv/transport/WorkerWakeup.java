@@ -31,8 +31,21 @@ public interface WorkerWakeup
      */
     boolean await(long timeoutNanos);
 
-    /** The longest an idle progress thread may block: the worker's housekeeping interval (its timers rely on it). */
+    /**
+     * The longest an idle progress thread blocks right after work: the worker's housekeeping interval (its timers
+     * rely on it). {@link WakeupIdleStrategy} starts every idle period with it.
+     */
     long maxBlockNanos();
+
+    /**
+     * The longest one block may last once consecutive waits found nothing to do ({@link WakeupIdleStrategy} doubles
+     * its wait from {@link #maxBlockNanos()} up to this): bounds how late a timer of a quiet worker runs. Never less
+     * than {@link #maxBlockNanos()}; the same by default (no back-off).
+     */
+    default long maxIdleBlockNanos()
+    {
+        return maxBlockNanos();
+    }
 
     /** How many times {@link #await} returned after blocking in the kernel (diagnostics and tests). */
     long wakeups();

@@ -23,6 +23,7 @@ import java.util.Map;
 import static io.rdmakv.it.figures.GuestFigures.KEYS;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The store on real verbs, measured in the same guest boot as perftest's baselines: a server PROCESS on the verbs
@@ -33,6 +34,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  *   (warm-up: every client GETs every key once)
  *   rdmakv.get.oneSided.cached.*  GETs of a client that knows where every value lives (location cache on and
  *                                 filled by its own PUTs): ONE extent read each            + server CPU
+ *                                 (caller-driven progress, the default: the caller polls its own completion)
+ *   rdmakv.get.oneSided.cached.progressThread.*  the same GETs by a client with progress.callerDriven=false: the
+ *                                 progress thread wakes, completes and unparks the caller (the previous behaviour)
+ *   rdmakv.get.oneSided.cached.callerCompleted.percent  of the cached GETs, those completed on the caller's thread
  *   (the server idle for as long: the CPU its progress loop burns with no traffic)
  *   rdmakv.get.rpc.*              RPC GETs                                                     + server CPU
  *   rdmakv.get.oneSided.cold.*    GETs of a client with locationCacheEntries 0: every GET the full protocol,
@@ -63,6 +68,7 @@ class VerbsStoreFiguresTest
         try (ServerProcess server = ServerProcess.builder(tmp.resolve("node"))
             .name("figures").setting("transport", "verbs").setting("pool.size", "64MiB").start();
             KvClient cached = client(server, GetMode.AUTO, KvClientCache.ON);
+            KvClient threadOnly = client(server, GetMode.AUTO, KvClientCache.ON, false);
             KvClient rpc = client(server, GetMode.RPC, KvClientCache.ON);
             KvClient cold = client(server, GetMode.ONE_SIDED, KvClientCache.OFF))
         {
@@ -85,6 +91,7 @@ class VerbsStoreFiguresTest
 
             // Warm every path (JIT, first touch) before measuring.
             runGets(cached, keys, values, KEYS, GuestFigures.nanosHistogram());
+            runGets(threadOnly, keys, values, KEYS, GuestFigures.nanosHistogram());
             runGets(rpc, keys, values, KEYS, GuestFigures.nanosHistogram());
             runGets(cold, keys, values, KEYS, GuestFigures.nanosHistogram());
 
@@ -92,6 +99,12 @@ class VerbsStoreFiguresTest
             final Histogram cachedGets = GuestFigures.nanosHistogram();
             final CpuMeter.Interval cachedCpu = cpu.measure(() -> runGets(cached, keys, values, GETS, cachedGets));
             final Counts cachedDelta = Counts.of(cached).minus(cachedBefore);
+
+            // The same GETs with every answer handed over by the progress thread (progress.callerDriven=false).
+            final Counts threadOnlyBefore = Counts.of(threadOnly);
+            final Histogram threadOnlyGets = GuestFigures.nanosHistogram();
+            runGets(threadOnly, keys, values, GETS, threadOnlyGets);
+            final Counts threadOnlyDelta = Counts.of(threadOnly).minus(threadOnlyBefore);
 
             // The server's progress loop costs CPU even with nothing to do (backoff polling, heavier under
             // emulation); measure it over the same wall time with no traffic so the per-GET figures can be net of it.
@@ -137,6 +150,9 @@ class VerbsStoreFiguresTest
             runGets(cold, keys, values, KEYS, GuestFigures.nanosHistogram());
 
             GuestFigures.putLatency(figures, "rdmakv.get.oneSided.cached", cachedGets);
+            GuestFigures.putLatency(figures, "rdmakv.get.oneSided.cached.progressThread", threadOnlyGets);
+            figures.put("rdmakv.get.oneSided.cached.callerCompleted.percent",
+                String.format(Locale.ROOT, "%.1f", 100.0 * cachedDelta.callerCompletions() / GETS));
             GuestFigures.putLatency(figures, "rdmakv.get.oneSided.cold", coldGets);
             GuestFigures.putLatency(figures, "rdmakv.get.oneSided.firstRead", firstReads);
             GuestFigures.putLatency(figures, "rdmakv.get.rpc", rpcGets);
@@ -163,6 +179,11 @@ class VerbsStoreFiguresTest
             assertEquals(GETS, cachedDelta.hits(), "every cached GET must be a one-sided hit");
             assertEquals(GETS, cachedDelta.cacheHits(), "every cached GET must be ONE read of a remembered extent");
             assertEquals(0, cachedDelta.fallbacks(), "no fallback to RPC");
+            assertTrue(cachedDelta.callerCompletions() > 0, "caller-driven progress: sync GETs completed on the " +
+                "caller's own thread (" + cachedDelta + ")");
+            assertEquals(GETS, threadOnlyDelta.cacheHits(), "the thread-only client's GETs are ONE read each too");
+            assertEquals(0, threadOnlyDelta.callerCompletions(), "progress.callerDriven=false: every GET was handed " +
+                "over by the progress thread");
             assertEquals(0, cachedCpu.nodeGetsByRpc(), "the server must handle no GET while cached GETs run");
             assertEquals(COLD_GETS, coldDelta.hits(), "every cold GET must be a one-sided hit");
             assertEquals(0, coldDelta.cacheHits() + coldDelta.cacheMisses(), "the cold client has no cache");
@@ -176,8 +197,14 @@ class VerbsStoreFiguresTest
 
     private static KvClient client(final ServerProcess server, final GetMode mode, final KvClientCache cache)
     {
+        return client(server, mode, cache, true);
+    }
+
+    private static KvClient client(final ServerProcess server, final GetMode mode, final KvClientCache cache,
+        final boolean callerDriven)
+    {
         final KvClientBuilder builder = KvClient.builder().server(server.seed()).transport("verbs").getMode(mode)
-            .connectTimeout(TestTransport.CONNECT_TIMEOUT);
+            .connectTimeout(TestTransport.CONNECT_TIMEOUT).callerDrivenProgress(callerDriven);
         return (cache == KvClientCache.ON ? builder : builder.locationCacheEntries(0)).build();
     }
 
@@ -206,19 +233,20 @@ class VerbsStoreFiguresTest
     }
 
     /** The client counters a figure is checked against. */
-    private record Counts(long hits, long cacheHits, long cacheMisses, long fallbacks)
+    private record Counts(long hits, long cacheHits, long cacheMisses, long fallbacks, long callerCompletions)
     {
         static Counts of(final KvClient client)
         {
             final Map<ClientCounter, Long> c = client.clientCounters();
             return new Counts(c.get(ClientCounter.GET_ONE_SIDED_HITS), c.get(ClientCounter.GET_CACHE_HITS),
-                c.get(ClientCounter.GET_CACHE_MISSES), c.get(ClientCounter.GET_FALLBACKS));
+                c.get(ClientCounter.GET_CACHE_MISSES), c.get(ClientCounter.GET_FALLBACKS),
+                c.get(ClientCounter.CALLER_COMPLETIONS));
         }
 
         Counts minus(final Counts before)
         {
             return new Counts(hits - before.hits, cacheHits - before.cacheHits, cacheMisses - before.cacheMisses,
-                fallbacks - before.fallbacks);
+                fallbacks - before.fallbacks, callerCompletions - before.callerCompletions);
         }
     }
 

@@ -110,6 +110,8 @@ class SoftRoceHarnessScriptsTest
         report("tagged", 4, 0, 0, 0);
         results("perftest.properties", "ib_read_lat.128B.typical_us=100.0", "ib_send_lat.128B.typical_us=20.0");
         results("rdmakv.properties", "rdmakv.get.oneSided.cached.p50.us=250.0",
+            "rdmakv.get.oneSided.cached.progressThread.p50.us=700.0",
+            "rdmakv.get.oneSided.cached.callerCompleted.percent=99.5",
             "rdmakv.get.oneSided.cold.p50.us=400.0", "rdmakv.get.oneSided.firstRead.p50.us=410.0",
             "rdmakv.put.p50.us=900.0", "rdmakv.server.cpu.perOneSidedGet.us=30.00",
             "rdmakv.server.cpu.perRpcGet.us=60.00", "rdmakv.server.cpu.net.perOneSidedGet.us=0.00",
@@ -127,6 +129,9 @@ class SoftRoceHarnessScriptsTest
         assertTrue(out.contains("#5 verbs targets"), result::describe);
         assertTrue(out.matches("(?s).*location cached / ib_read_lat +2\\.500 +<= 1\\.3 +250\\.0 us / 100\\.0 us.*"),
             result::describe);
+        assertTrue(out.matches("(?s).*progress\\.callerDriven=false +7\\.000 +<= 1\\.3 +700\\.0 us / 100\\.0 us.*"),
+            result::describe);
+        assertTrue(out.contains("(cached GETs completed on the caller's own thread: 99.5%)"), result::describe);
         assertTrue(out.matches("(?s).*cold \\(no cache\\) / ib_read_lat +4\\.000 +<= 2\\.5 .*"), result::describe);
         assertTrue(out.matches("(?s).*first read / ib_read_lat +4\\.100 .*"), result::describe);
         // 900 / (2 x 20 + 10)

@@ -13,6 +13,7 @@ import io.rdmakv.protocol.wire.PutRequestFlyweight;
 import io.rdmakv.protocol.wire.Welcome;
 import io.rdmakv.transport.MemoryAccess;
 import io.rdmakv.transport.MemoryRegion;
+import io.rdmakv.transport.ProgressModel;
 import io.rdmakv.transport.Transport;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportException;
@@ -45,7 +46,9 @@ import java.util.concurrent.CompletableFuture;
  *        └─► RequestSlots.complete ──► wakes the caller / completes the future
  * </pre>
  * On tcp the progress thread is the worker's Netty event loop (answers are matched where they are read); on verbs
- * a thread of its own that polls while busy and sleeps on the worker's completion channel when idle.
+ * a thread of its own that polls while busy and sleeps on the worker's completion channel when idle, and a
+ * synchronous caller drives the worker itself while it waits (caller-driven progress, {@code progress.callerDriven}):
+ * its answer is then polled, matched and handed back on its own thread, with no wake-up.
  */
 public final class ClientRuntime implements AutoCloseable
 {
@@ -64,6 +67,8 @@ public final class ClientRuntime implements AutoCloseable
     private final MemoryRegion readRegion;
     private final RequestSlots slots;
     private final WorkerProgress progress;
+    /** {@link #progress} when synchronous callers drive it themselves, else {@code null}. */
+    private final WorkerProgress callerDriver;
     private final ClusterRouter router;
     private final int maxKeyLength;
     private final int maxValueLength;
@@ -102,6 +107,12 @@ public final class ClientRuntime implements AutoCloseable
             ex -> LOG.error("error on the client's progress thread", ex));
         opened.add(progress);
         conductor.wakeUpWith(progress::signal);
+        final boolean pollable = worker.progressModel() != ProgressModel.EVENT_DRIVEN;
+        this.callerDriver = config.callerDrivenProgress() && pollable ? progress : null;
+        final String progressSummary = callerDriver != null ?
+            "progress: caller-driven (progress.callerDriven=true: sync calls poll the worker while they wait)" :
+            pollable ? "progress: progress thread only (progress.callerDriven=false)" :
+                "progress: the transport's I/O thread (" + worker.progressModel() + " worker: callers cannot drive it)";
 
         this.router = new ClusterRouter(config, control, worker, transport.name(), endpointSlots,
             getMode == GetMode.ONE_SIDED, slots, getProtocol, rpc, conductor, counters);
@@ -116,8 +127,8 @@ public final class ClientRuntime implements AutoCloseable
         this.maxValueLength = Math.min(ProtocolLimits.MAX_FORMAT_VALUE_LENGTH,
             welcome.maxValueLength() > 0 ? welcome.maxValueLength() : ProtocolLimits.DEFAULT_MAX_VALUE_LENGTH);
         this.maxMessageBytes = transport.capabilities().maxSendBytes();
-        LOG.info("connected to node {} over {} (GETs {}); {}", welcome.nodeId(), transport.name(),
-            getMode == GetMode.ONE_SIDED ? "one-sided" : "by RPC", selectionSummary);
+        LOG.info("connected to node {} over {} (GETs {}; {}); {}", welcome.nodeId(), transport.name(),
+            getMode == GetMode.ONE_SIDED ? "one-sided" : "by RPC", progressSummary, selectionSummary);
     }
 
     /**
@@ -300,7 +311,7 @@ public final class ClientRuntime implements AutoCloseable
             router.dispatchTo(slot, nodeId);
             try
             {
-                result.put(nodeId, parseStats((String)slots.await(slot, slackNanos)));
+                result.put(nodeId, parseStats((String)slots.await(slot, slackNanos, callerDriver)));
             }
             catch (final KvException ex)
             {
@@ -453,7 +464,7 @@ public final class ClientRuntime implements AutoCloseable
     private Object runSync(final RequestSlot slot)
     {
         start(slot);
-        return slots.await(slot, slackNanos);
+        return slots.await(slot, slackNanos, callerDriver);
     }
 
     private void start(final RequestSlot slot)

@@ -3,6 +3,7 @@ package io.rdmakv.client.internal;
 import io.rdmakv.client.ClientCounter;
 import io.rdmakv.client.KvError;
 import io.rdmakv.client.KvException;
+import io.rdmakv.transport.WorkerProgress;
 import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -25,6 +26,19 @@ final class RequestSlots
     private static final int INDEX_MASK = (1 << INDEX_BITS) - 1;
     private static final AtomicIntegerFieldUpdater<RequestSlot> PHASE =
         AtomicIntegerFieldUpdater.newUpdater(RequestSlot.class, "phase");
+    /**
+     * How long a synchronous caller drives progress between busy polls with {@link Thread#onSpinWait()}: 1 ms covers
+     * a one-sided GET and an RPC GET with room to spare on hardware (a few us) and under SoftRoCE emulation (100 us to
+     * 1 ms), so those complete on the caller with no wake-up at all.
+     */
+    static final long CALLER_SPIN_NANOS = 1_000_000;
+    /**
+     * Until then the caller keeps driving but yields between polls, so a caller waiting for something slower (a PUT's
+     * group commit, a loaded server) does not keep a core from the threads that produce its answer; past it, a
+     * wake-up's tens of microseconds are noise beside the wait, and the caller parks as before (no CPU) until the
+     * progress thread completes the request.
+     */
+    static final long CALLER_YIELD_NANOS = 10_000_000;
 
     private final RequestSlot[] slots;
     private final ManyToManyConcurrentArrayQueue<RequestSlot> free;
@@ -171,7 +185,14 @@ final class RequestSlots
             final Thread waiter = slot.waiter;
             if (slot.markDone())
             {
-                LockSupport.unpark(waiter);
+                if (waiter == Thread.currentThread())
+                {
+                    counters.increment(ClientCounter.CALLER_COMPLETIONS); // it drove progress itself: no wake-up
+                }
+                else
+                {
+                    LockSupport.unpark(waiter);
+                }
             }
             else
             {
@@ -183,10 +204,27 @@ final class RequestSlots
     /**
      * Wait for a synchronous request and return its outcome, freeing the slot. The worker's timeouts complete every
      * request; the extra {@code slackNanos} only guards against a stopped worker, so the caller never hangs.
+     *
+     * <pre>
+     *   driver given (caller-driven progress, verbs):
+     *     0 .. CALLER_SPIN_NANOS             driver.tryProgress(); Thread.onSpinWait()   the answer is polled and its
+     *     .. CALLER_YIELD_NANOS              driver.tryProgress(); Thread.yield()        callback run on this thread
+     *     later, or tryProgress() == -1      as without a driver
+     *   no driver (tcp, or progress.callerDriven off):
+     *     200 x Thread.onSpinWait(), then park (at most 1 ms at a time) until the progress thread unparks it
+     * </pre>
+     * A failed {@code tryProgress} (0: the progress thread or another caller is cycling) just spins again: whoever
+     * cycles completes this request too.
+     *
+     * @param driver the client's progress when this caller may drive it, or {@code null}.
      */
-    Object await(final RequestSlot slot, final long slackNanos)
+    Object await(final RequestSlot slot, final long slackNanos, final WorkerProgress driver)
     {
         final long giveUp = slot.deadlineNanos + slackNanos;
+        if (driver != null)
+        {
+            drive(slot, driver);
+        }
         int spins = 0;
         while (slot.state == RequestSlot.STATE_ACTIVE)
         {
@@ -216,6 +254,36 @@ final class RequestSlots
         finally
         {
             release(slot);
+        }
+    }
+
+    /** Run duty cycles on this thread while the slot is active, within the caller's bound (see {@link #await}). */
+    private static void drive(final RequestSlot slot, final WorkerProgress driver)
+    {
+        final long start = System.nanoTime();
+        while (slot.state == RequestSlot.STATE_ACTIVE)
+        {
+            if (driver.tryProgress() < 0)
+            {
+                return;
+            }
+            if (slot.state != RequestSlot.STATE_ACTIVE)
+            {
+                return;
+            }
+            final long elapsed = System.nanoTime() - start;
+            if (elapsed < CALLER_SPIN_NANOS)
+            {
+                Thread.onSpinWait();
+            }
+            else if (elapsed < CALLER_YIELD_NANOS)
+            {
+                Thread.yield();
+            }
+            else
+            {
+                return;
+            }
         }
     }
 

@@ -44,6 +44,7 @@ public final class EventFdWakeup implements WorkerWakeup, AutoCloseable
 
     private final ArmableEventSource source;
     private final long maxBlockNanos;
+    private final long maxIdleBlockNanos;
     private final int eventFd;
     private final UnsafeBuffer block;
     private final long pollFds;
@@ -57,16 +58,36 @@ public final class EventFdWakeup implements WorkerWakeup, AutoCloseable
     private volatile long sourceEvents;
 
     /**
+     * A wake-up with no idle back-off: every wait blocks at most {@code maxBlockNanos}.
+     *
      * @param source        the armable source polled beside the eventfd, or {@code null} for signals alone.
      * @param maxBlockNanos the longest a wait may block (see {@link #maxBlockNanos()}).
      * @throws IllegalStateException when libc cannot be bound or {@code eventfd} fails (with the errno).
      */
     public EventFdWakeup(final ArmableEventSource source, final long maxBlockNanos)
     {
+        this(source, maxBlockNanos, maxBlockNanos);
+    }
+
+    /**
+     * @param source            the armable source polled beside the eventfd, or {@code null} for signals alone.
+     * @param maxBlockNanos     the first wait's bound after work (see {@link #maxBlockNanos()}).
+     * @param maxIdleBlockNanos the longest any wait may block (see {@link #maxIdleBlockNanos()}), at least
+     *                          {@code maxBlockNanos}.
+     * @throws IllegalStateException when libc cannot be bound or {@code eventfd} fails (with the errno).
+     */
+    public EventFdWakeup(final ArmableEventSource source, final long maxBlockNanos, final long maxIdleBlockNanos)
+    {
         if (maxBlockNanos <= 0)
         {
             throw new IllegalArgumentException("maxBlockNanos must be positive: " + maxBlockNanos);
         }
+        if (maxIdleBlockNanos < maxBlockNanos)
+        {
+            throw new IllegalArgumentException("maxIdleBlockNanos (" + maxIdleBlockNanos + ") must be at least " +
+                "maxBlockNanos (" + maxBlockNanos + ")");
+        }
+        this.maxIdleBlockNanos = maxIdleBlockNanos;
         if (!LibC.isLoaded())
         {
             throw new IllegalStateException("libc could not be bound through JNA: " + LibC.loadFailure(),
@@ -129,7 +150,7 @@ public final class EventFdWakeup implements WorkerWakeup, AutoCloseable
     {
         if (closed)
         {
-            LockSupport.parkNanos(Math.min(timeoutNanos, maxBlockNanos));
+            LockSupport.parkNanos(Math.min(timeoutNanos, maxIdleBlockNanos));
             return false;
         }
         blocking = true;
@@ -140,7 +161,7 @@ public final class EventFdWakeup implements WorkerWakeup, AutoCloseable
             return true;
         }
         clearRevents();
-        final int n = LibC.poll(pollFds, pollFdCount, timeoutMillis(Math.min(timeoutNanos, maxBlockNanos)));
+        final int n = LibC.poll(pollFds, pollFdCount, timeoutMillis(Math.min(timeoutNanos, maxIdleBlockNanos)));
         final int errno = n < 0 ? LibC.errno() : 0;
         blocking = false;
         wakeups++;
@@ -204,6 +225,12 @@ public final class EventFdWakeup implements WorkerWakeup, AutoCloseable
     public long maxBlockNanos()
     {
         return maxBlockNanos;
+    }
+
+    @Override
+    public long maxIdleBlockNanos()
+    {
+        return maxIdleBlockNanos;
     }
 
     @Override

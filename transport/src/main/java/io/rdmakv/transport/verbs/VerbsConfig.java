@@ -36,8 +36,11 @@ import java.util.Locale;
  *   <tr><td>verbs.idle</td><td>how an idle worker's progress thread waits: {@code events} (spin briefly, then sleep
  *       on the worker's completion channel and eventfd: no CPU when idle) or {@code poll} (spin, yield, then park
  *       at most 100 us and poll again: lowest wake-up latency, for a dedicated core) (events)</td></tr>
- *   <tr><td>verbs.idleWaitMs</td><td>events only: the longest an idle worker sleeps before a housekeeping pass
- *       (operation timeouts, the application's timers) (10)</td></tr>
+ *   <tr><td>verbs.idleWaitMs</td><td>events only: the longest an idle worker sleeps after work before a
+ *       housekeeping pass (operation timeouts, the application's timers) (10)</td></tr>
+ *   <tr><td>verbs.idleMaxWaitMs</td><td>events only: while consecutive sleeps find nothing to do, each is twice as
+ *       long as the last, up to this; also how late a quiet worker's timers may run (max(100, verbs.idleWaitMs))
+ *       </td></tr>
  * </table>
  */
 public final class VerbsConfig
@@ -49,6 +52,12 @@ public final class VerbsConfig
     public static final IdleMode DEFAULT_IDLE = IdleMode.EVENTS;
     /** {@code verbs.idleWaitMs} unless set: the worker checks operation timeouts every 10 ms anyway. */
     public static final int DEFAULT_IDLE_WAIT_MS = 10;
+    /**
+     * {@code verbs.idleMaxWaitMs} unless set (or {@code verbs.idleWaitMs} when that is longer): a quiet worker wakes
+     * about 10 times a second instead of 100, and no duty timer runs more than a tenth of a second late (the
+     * timeouts it serves are seconds long; see {@link io.rdmakv.transport.WorkerProgress}).
+     */
+    public static final int DEFAULT_IDLE_MAX_WAIT_MS = 100;
 
     /** How an idle worker waits ({@code verbs.idle}). */
     public enum IdleMode
@@ -87,6 +96,7 @@ public final class VerbsConfig
     final long operationTimeoutNs;
     final IdleMode idle;
     final long idleWaitNs;
+    final long idleMaxWaitNs;
 
     VerbsConfig(final TransportConfig config)
     {
@@ -113,7 +123,16 @@ public final class VerbsConfig
         connectTimeoutMs = Math.max(1, config.connectTimeout().toMillis());
         operationTimeoutNs = Math.max(1, config.operationTimeout().toNanos());
         idle = idleMode(config.property("verbs.idle", DEFAULT_IDLE.settingValue()));
-        idleWaitNs = range(config, "verbs.idleWaitMs", DEFAULT_IDLE_WAIT_MS, 1, 1000) * 1_000_000L;
+        final int idleWaitMs = range(config, "verbs.idleWaitMs", DEFAULT_IDLE_WAIT_MS, 1, 1000);
+        idleWaitNs = idleWaitMs * 1_000_000L;
+        final int idleMaxWaitMs = range(config, "verbs.idleMaxWaitMs", Math.max(DEFAULT_IDLE_MAX_WAIT_MS, idleWaitMs),
+            1, 10_000);
+        if (idleMaxWaitMs < idleWaitMs)
+        {
+            throw new TransportException("property verbs.idleMaxWaitMs = " + idleMaxWaitMs + " is less than " +
+                "verbs.idleWaitMs = " + idleWaitMs + " (the back-off starts at verbs.idleWaitMs)");
+        }
+        idleMaxWaitNs = idleMaxWaitMs * 1_000_000L;
     }
 
     /**

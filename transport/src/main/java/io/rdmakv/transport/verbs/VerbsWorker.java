@@ -69,7 +69,10 @@ final class VerbsWorker implements Worker
     private final List<VerbsEndpoint> receivesToFlush = new ArrayList<>();
     private final List<VerbsListener> listeners = new ArrayList<>();
     private final ManyToOneConcurrentLinkedQueue<Runnable> tasks = new ManyToOneConcurrentLinkedQueue<>();
+    /** Held by every doWork (the progress thread's or a waiting caller's) and by close. */
     private final Object progressLock = new Object();
+    /** Held by the idle progress thread's arm and wait, and by close (taken before progressLock). */
+    private final Object waitLock = new Object();
     /** Non-null with verbs.idle=events: the CQ's channel, the eventfd beside it, and the worker's wake-up. */
     private final VerbsCompletionChannel channel;
     private final EventFdWakeup events;
@@ -103,7 +106,7 @@ final class VerbsWorker implements Worker
             if (channel != null)
             {
                 channel.attach(cq);
-                eventFd = new EventFdWakeup(channel, config.idleWaitNs);
+                eventFd = new EventFdWakeup(channel, config.idleWaitNs, config.idleMaxWaitNs);
             }
             // The one registration of endpoint memory this worker makes: connecting never registers.
             this.buffers = EndpointBufferPool.register(transport.domain(), name, layout, config.maxEndpoints);
@@ -125,7 +128,8 @@ final class VerbsWorker implements Worker
             TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), channel == null ?
                 "poll (verbs.idle=poll: spin, yield, park <= 100 us)" :
                 "events (verbs.idle=events: sleeps on completion channel fd " + channel.fd() + " + eventfd " +
-                    eventFd.eventFd() + ", at most " + TimeUnit.NANOSECONDS.toMillis(config.idleWaitNs) + " ms)");
+                    eventFd.eventFd() + ", " + TimeUnit.NANOSECONDS.toMillis(config.idleWaitNs) + " ms after work, " +
+                    "doubling while idle up to " + TimeUnit.NANOSECONDS.toMillis(config.idleMaxWaitNs) + " ms)");
         this.completions = new WorkCompletions(config.pollBatch);
         this.pollArgs = new Object[] {new Pointer(cq), config.pollBatch, new Pointer(completions.address())};
     }
@@ -412,12 +416,22 @@ final class VerbsWorker implements Worker
     @Override
     public void close()
     {
-        // Cut a sleeping progress thread's wait short: it holds the progress lock while it polls the channel.
+        // Cut a sleeping progress thread's wait short: it holds the wait lock while it polls the channel.
         closing = true;
         if (events != null)
         {
             events.signal();
         }
+        synchronized (waitLock)
+        {
+            closeLocked();
+        }
+        transport.workerClosed(this);
+    }
+
+    /** Under the wait lock (no arm or wait in progress); takes the progress lock (no doWork in progress). */
+    private void closeLocked()
+    {
         synchronized (progressLock)
         {
             if (closed)
@@ -460,7 +474,6 @@ final class VerbsWorker implements Worker
                 }
             }
         }
-        transport.workerClosed(this);
     }
 
     @Override
@@ -470,10 +483,12 @@ final class VerbsWorker implements Worker
     }
 
     /**
-     * The worker's {@link WorkerWakeup}: the eventfd wake-up, with the arm and the wait under the progress lock so
-     * that a close from another thread never destroys the CQ or the channel while they are in use; close first sets
+     * The worker's {@link WorkerWakeup}: the eventfd wake-up, with the arm and the wait under the wait lock so that a
+     * close from another thread never destroys the CQ or the channel while they are in use; close first sets
      * {@code closing} and signals, so a waiting thread returns at once and gives the lock up (the same Dekker pair
-     * as every signal).
+     * as every signal). Not the progress lock: a caller driving progress ({@code WorkerProgress.tryProgress}) polls
+     * the CQ while the progress thread sleeps, and must not wait for that sleep to end. Arming and polling the same
+     * CQ from two threads at once is allowed (libibverbs is thread-safe; the provider serialises CQ access).
      */
     private final class ChannelWakeup implements WorkerWakeup
     {
@@ -486,7 +501,7 @@ final class VerbsWorker implements Worker
         @Override
         public void arm()
         {
-            synchronized (progressLock)
+            synchronized (waitLock)
             {
                 if (!closing && !closed)
                 {
@@ -498,7 +513,7 @@ final class VerbsWorker implements Worker
         @Override
         public boolean await(final long timeoutNanos)
         {
-            synchronized (progressLock)
+            synchronized (waitLock)
             {
                 if (!closing && !closed)
                 {
@@ -514,6 +529,12 @@ final class VerbsWorker implements Worker
         public long maxBlockNanos()
         {
             return config.idleWaitNs;
+        }
+
+        @Override
+        public long maxIdleBlockNanos()
+        {
+            return config.idleMaxWaitNs;
         }
 
         @Override

@@ -104,6 +104,7 @@ class TcpEventDrivenWorkerTest extends TransportConformanceSupport
         final CountingDuty duty = new CountingDuty();
         final WorkerProgress progress = WorkerProgress.start(worker, duty, "w", Throwable::printStackTrace);
         duty.awaitCycles(1);
+        assertEquals(-1, progress.tryProgress(), "callers cannot drive an event-driven worker: its I/O thread does");
         progress.close();
         assertEquals(1, duty.closes.get());
         assertThrows(RuntimeException.class, () -> worker.listen(LOOPBACK, (ep, b, o, l) -> { }),

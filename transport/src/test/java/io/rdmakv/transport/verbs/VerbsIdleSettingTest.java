@@ -8,7 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@code verbs.idle} and {@code verbs.idleWaitMs}: the stated defaults, and bad values named in the error. */
+/**
+ * {@code verbs.idle}, {@code verbs.idleWaitMs} and {@code verbs.idleMaxWaitMs}: the stated defaults, and bad values
+ * named in the error.
+ */
 class VerbsIdleSettingTest
 {
     @Test
@@ -17,6 +20,21 @@ class VerbsIdleSettingTest
         final VerbsConfig config = new VerbsConfig(TransportConfig.builder().build());
         assertEquals(VerbsConfig.IdleMode.EVENTS, config.idle);
         assertEquals(10_000_000L, config.idleWaitNs);
+        assertEquals(100_000_000L, config.idleMaxWaitNs, "idle waits back off up to 100 ms");
+    }
+
+    @Test
+    void shouldNeverBackOffBelowTheIdleWait()
+    {
+        assertEquals(250_000_000L, new VerbsConfig(TransportConfig.builder()
+            .property("verbs.idleWaitMs", "250").build()).idleMaxWaitNs, "the default cap follows a longer idleWait");
+        assertEquals(2_000_000_000L, new VerbsConfig(TransportConfig.builder()
+            .property("verbs.idleMaxWaitMs", "2000").build()).idleMaxWaitNs);
+        final TransportException below = assertThrows(TransportException.class, () -> new VerbsConfig(
+            TransportConfig.builder().property("verbs.idleWaitMs", "50").property("verbs.idleMaxWaitMs", "20")
+                .build()));
+        assertTrue(below.getMessage().contains("verbs.idleMaxWaitMs = 20") &&
+            below.getMessage().contains("verbs.idleWaitMs = 50"), below.getMessage());
     }
 
     @Test

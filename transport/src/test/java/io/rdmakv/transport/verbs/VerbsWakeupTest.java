@@ -28,7 +28,11 @@ class VerbsWakeupTest extends TransportConformanceSupport
     /** A polled worker parks at most 100 us: about 10,000 wake-ups a second when idle. */
     private static final long IDLE_WAKEUPS_BOUND = 1_000;
 
+    /** At verbs.idleWaitMs=1 without a back-off an idle worker would wake about 1,000 times a second. */
+    private static final long BACKED_OFF_WAKEUPS_BOUND = 100;
+
     private String idleWaitMs = Integer.toString(VerbsConfig.DEFAULT_IDLE_WAIT_MS);
+    private String idleMaxWaitMs;
 
     @Override
     protected TransportProvider provider()
@@ -39,7 +43,13 @@ class VerbsWakeupTest extends TransportConformanceSupport
     @Override
     protected TransportConfig config()
     {
-        return VerbsTestConfig.adapt(super.config()).toBuilder().property("verbs.idleWaitMs", idleWaitMs).build();
+        final TransportConfig.Builder builder = VerbsTestConfig.adapt(super.config()).toBuilder()
+            .property("verbs.idleWaitMs", idleWaitMs);
+        if (idleMaxWaitMs != null)
+        {
+            builder.property("verbs.idleMaxWaitMs", idleMaxWaitMs);
+        }
+        return builder.build();
     }
 
     @Override
@@ -64,6 +74,26 @@ class VerbsWakeupTest extends TransportConformanceSupport
             serverWakeups, clientWakeups);
         assertTrue(serverWakeups < IDLE_WAKEUPS_BOUND, "idle server woke " + serverWakeups + " times");
         assertTrue(clientWakeups < IDLE_WAKEUPS_BOUND, "idle client woke " + clientWakeups + " times");
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldBackOffWhileIdleWaitsFindNothing() throws Exception
+    {
+        idleWaitMs = "1";
+        idleMaxWaitMs = "200";
+        final Connection c = connect();
+        final EventFdWakeup server = events(c.server());
+        final EventFdWakeup client = events(c.client());
+        final long serverBefore = server.wakeups();
+        final long clientBefore = client.wakeups();
+        TimeUnit.SECONDS.sleep(1);
+        final long serverWakeups = server.wakeups() - serverBefore;
+        final long clientWakeups = client.wakeups() - clientBefore;
+        System.out.printf("idle wake-ups over ~1 s at verbs.idleWaitMs=1, verbs.idleMaxWaitMs=200: server %d, " +
+            "client %d%n", serverWakeups, clientWakeups);
+        assertTrue(serverWakeups < BACKED_OFF_WAKEUPS_BOUND, "idle server woke " + serverWakeups + " times");
+        assertTrue(clientWakeups < BACKED_OFF_WAKEUPS_BOUND, "idle client woke " + clientWakeups + " times");
     }
 
     @Test

@@ -1,0 +1,162 @@
+package io.rdmakv.client.internal;
+
+import io.rdmakv.client.ClientCounter;
+import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.transport.WorkerProgress;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link RequestSlots#await} with a driver (caller-driven progress): a synchronous caller completes its own request
+ * in a duty cycle it runs itself, counted as {@link ClientCounter#CALLER_COMPLETIONS}; a driver that cannot drive (-1)
+ * or a request another thread completes falls back to the park and the hand-over, as without a driver. Counts and
+ * threads are asserted, never times.
+ */
+class CallerDrivenAwaitTest
+{
+    private static final int SLOTS = 4;
+    private static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+    private final ClientCounters counters = new ClientCounters();
+    private final RequestSlots slots = new RequestSlots(SLOTS,
+        new UnsafeBuffer(ByteBuffer.allocateDirect(SLOTS * (RequestSlot.EXTENT_OFFSET + 64))),
+        RequestSlot.EXTENT_OFFSET + 64, 64, new OneSidedGetProtocol(0, counters), counters);
+
+    @Test
+    @Timeout(30)
+    void shouldCompleteTheRequestOnTheCallerThatDrivesProgress()
+    {
+        final RequestSlot slot = syncGet();
+        final byte[] value = {1, 2, 3};
+        final AtomicReference<Thread> completedOn = new AtomicReference<>();
+        final FakeProgress driver = new FakeProgress(3, () ->
+        {
+            // the answer arrives on the third cycle, polled by whoever runs it
+            completedOn.set(Thread.currentThread());
+            slot.succeed(Status.OK, value, null);
+            slots.complete(slot);
+        });
+
+        assertArrayEquals(value, (byte[])slots.await(slot, TIMEOUT_NANOS, driver));
+        assertSame(Thread.currentThread(), completedOn.get(), "the caller's own cycle completed it");
+        assertEquals(3, driver.cycles.get(), "the caller drove until its answer came");
+        assertEquals(1, counters.get(ClientCounter.CALLER_COMPLETIONS));
+        assertEquals(RequestSlot.STATE_FREE, slot.state, "the slot went back to the pool");
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldParkAndBeHandedTheResultWhenCallersCannotDrive() throws Exception
+    {
+        final RequestSlot slot = syncGet();
+        final FakeProgress driver = new FakeProgress(-1, null); // EVENT_DRIVEN or closed: -1 at once
+        final Thread progressThread = new Thread(() ->
+        {
+            while (slot.waiter.getState() != Thread.State.TIMED_WAITING)
+            {
+                Thread.onSpinWait();
+            }
+            slot.succeed(Status.NOT_FOUND, null, null);
+            slots.complete(slot);
+        }, "fake-progress-thread");
+        slot.waiter = Thread.currentThread();
+        progressThread.start();
+
+        assertEquals(null, slots.await(slot, TIMEOUT_NANOS, driver));
+        progressThread.join();
+        assertEquals(1, driver.calls.get(), "one refused try, then the park");
+        assertEquals(0, counters.get(ClientCounter.CALLER_COMPLETIONS), "handed over, not completed by the caller");
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldBeHandedTheResultWhenAnotherThreadCompletesItWhileTheCallerDrives() throws Exception
+    {
+        final RequestSlot slot = syncGet();
+        final FakeProgress driver = new FakeProgress(0, null); // someone else always holds the cycle
+        final Thread progressThread = new Thread(() ->
+        {
+            while (driver.calls.get() < 10)
+            {
+                Thread.onSpinWait();
+            }
+            slot.succeed(Status.OK, new byte[] {9}, null);
+            slots.complete(slot);
+        }, "fake-progress-thread");
+        progressThread.start();
+
+        assertArrayEquals(new byte[] {9}, (byte[])slots.await(slot, TIMEOUT_NANOS, driver));
+        progressThread.join();
+        assertTrue(driver.calls.get() >= 10, "the caller kept trying while another thread cycled");
+        assertEquals(0, driver.cycles.get());
+        assertEquals(0, counters.get(ClientCounter.CALLER_COMPLETIONS));
+    }
+
+    private RequestSlot syncGet()
+    {
+        final RequestSlot slot = slots.acquire(RequestSlot.TYPE_GET, System.nanoTime() + TIMEOUT_NANOS);
+        slot.waiter = Thread.currentThread();
+        slot.phase = RequestSlot.PHASE_AWAIT_RESPONSE;
+        return slot;
+    }
+
+    /**
+     * A {@link WorkerProgress} whose {@link #tryProgress()} answers {@code answer} on every call; with a positive
+     * answer it runs a cycle that, at the {@code answer}-th cycle, runs {@code completion}.
+     */
+    private static final class FakeProgress implements WorkerProgress
+    {
+        final AtomicInteger calls = new AtomicInteger();
+        final AtomicInteger cycles = new AtomicInteger();
+        private final int answer;
+        private final Runnable completion;
+
+        FakeProgress(final int answer, final Runnable completion)
+        {
+            this.answer = answer;
+            this.completion = completion;
+        }
+
+        @Override
+        public int tryProgress()
+        {
+            calls.incrementAndGet();
+            if (answer <= 0)
+            {
+                return answer;
+            }
+            if (cycles.incrementAndGet() == answer)
+            {
+                completion.run();
+            }
+            return 1;
+        }
+
+        @Override
+        public boolean isProgressThread()
+        {
+            return false;
+        }
+
+        @Override
+        public void signal()
+        {
+        }
+
+        @Override
+        public void close()
+        {
+        }
+    }
+}
