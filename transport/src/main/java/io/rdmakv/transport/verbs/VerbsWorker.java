@@ -71,7 +71,7 @@ final class VerbsWorker implements Worker
     private final ManyToOneConcurrentLinkedQueue<Runnable> tasks = new ManyToOneConcurrentLinkedQueue<>();
     /** Held by every doWork (the progress thread's or a waiting caller's) and by close. */
     private final Object progressLock = new Object();
-    /** Held by the idle progress thread's arm and wait, and by close (taken before progressLock). */
+    /** Held by the idle progress thread's arm and wait, and by close (taken after progressLock). */
     private final Object waitLock = new Object();
     /** Non-null with verbs.idle=events: the CQ's channel, the eventfd beside it, and the worker's wake-up. */
     private final VerbsCompletionChannel channel;
@@ -422,56 +422,58 @@ final class VerbsWorker implements Worker
         {
             events.signal();
         }
-        synchronized (waitLock)
+        // Lock order, everywhere: progress lock, then wait lock. doWork holds the progress lock and a callback in it
+        // may close the worker; an idle arm or wait holds the wait lock alone and returns at once once closing is set.
+        synchronized (progressLock)
         {
-            closeLocked();
+            synchronized (waitLock)
+            {
+                closeLocked();
+            }
         }
         transport.workerClosed(this);
     }
 
-    /** Under the wait lock (no arm or wait in progress); takes the progress lock (no doWork in progress). */
+    /** Under both locks: no doWork, arm or wait in progress. */
     private void closeLocked()
     {
-        synchronized (progressLock)
+        if (closed)
         {
-            if (closed)
+            return;
+        }
+        closed = true;
+        synchronized (listeners)
+        {
+            listeners.forEach(VerbsListener::close);
+            listeners.clear();
+        }
+        final List<VerbsEndpoint> open = new ArrayList<>(endpoints);
+        for (final VerbsEndpoint ep : open)
+        {
+            ep.close();
+        }
+        runTasks();
+        for (final VerbsEndpoint ep : open)
+        {
+            // forget releases the QP again, waiting for a teardown another thread may be running: no QP may
+            // outlive the CQ and the buffers.
+            forget(ep);
+        }
+        endpoints.clear();
+        byQpNumber.clear();
+        if (!cqDestroyed)
+        {
+            cqDestroyed = true;
+            if (channel != null)
             {
-                return;
+                channel.ackAll(); // ibv_destroy_cq waits for every event to be acknowledged
             }
-            closed = true;
-            synchronized (listeners)
+            LibIbverbs.ibv_destroy_cq(cq);
+            buffers.close();
+            destroyChannel();
+            if (events != null)
             {
-                listeners.forEach(VerbsListener::close);
-                listeners.clear();
-            }
-            final List<VerbsEndpoint> open = new ArrayList<>(endpoints);
-            for (final VerbsEndpoint ep : open)
-            {
-                ep.close();
-            }
-            runTasks();
-            for (final VerbsEndpoint ep : open)
-            {
-                // forget releases the QP again, waiting for a teardown another thread may be running: no QP may
-                // outlive the CQ and the buffers.
-                forget(ep);
-            }
-            endpoints.clear();
-            byQpNumber.clear();
-            if (!cqDestroyed)
-            {
-                cqDestroyed = true;
-                if (channel != null)
-                {
-                    channel.ackAll(); // ibv_destroy_cq waits for every event to be acknowledged
-                }
-                LibIbverbs.ibv_destroy_cq(cq);
-                buffers.close();
-                destroyChannel();
-                if (events != null)
-                {
-                    events.close(); // last: a late signal() finds it closed and writes nothing
-                }
+                events.close(); // last: a late signal() finds it closed and writes nothing
             }
         }
     }
