@@ -39,6 +39,7 @@ class ServerConfigTest
         assertEquals(PinMode.BEST_EFFORT, c.pinMode().resolve("tcp"));
         assertEquals(PinMode.REQUIRED, c.pinMode().resolve("verbs"));
         assertEquals(Durability.DEFAULT, c.durability());
+        assertEquals(8L << 20, c.writeBufferSize());
         assertNull(c.secret());
         assertFalse(c.requiresCredential());
         assertEquals(1, c.clusterNodes().size());
@@ -99,6 +100,19 @@ class ServerConfigTest
         assertEquals(512, c.with(Map.of("data.port", "0")).maxInflightPerEndpoint(), "kept by with()");
         assertEquals(ServerConfig.MAX_INFLIGHT_PER_ENDPOINT, ServerConfig.from(new Properties(),
             Map.of("transport.maxInflightPerEndpoint", "16384")).maxInflightPerEndpoint());
+    }
+
+    @Test
+    void shouldReadTheMemtableSizeAndRejectOneOutsideOneMiBToOneGiB()
+    {
+        assertEquals(64L << 20, ServerConfig.from(new Properties(), Map.of("store.writeBufferSize", "64MiB"))
+            .writeBufferSize());
+        assertMessage("store.writeBufferSize must be between 1048576 and 1073741824 bytes: 512KiB",
+            Map.of("store.writeBufferSize", "512KiB"));
+        assertMessage("store.writeBufferSize must be between 1048576 and 1073741824 bytes: 2GiB",
+            Map.of("store.writeBufferSize", "2GiB"));
+        assertMessage("store.writeBufferSize must be a size like 65536, 64MiB or 1GiB: 'big'",
+            Map.of("store.writeBufferSize", "big"));
     }
 
     @Test

@@ -53,6 +53,45 @@ class RocksStoreTest
 
     @Test
     @Timeout(30)
+    void shouldOpenWithTheMemtableSizeAskedForAndRejectATinyOne() throws Exception
+    {
+        try (RocksStore store = RocksStore.open(dir, Durability.DEFAULT, 3L << 20))
+        {
+            store.put(b("a"), b("1"));
+        }
+        assertEquals(List.of(String.valueOf(3L << 20)), writeBufferSizesInOptionsFiles(dir));
+        final Path other = dir.resolve("default");
+        try (RocksStore store = RocksStore.open(other, Durability.DEFAULT))
+        {
+            store.put(b("a"), b("1"));
+        }
+        assertEquals(List.of(String.valueOf(RocksStore.DEFAULT_WRITE_BUFFER_SIZE)), writeBufferSizesInOptionsFiles(other));
+        assertThrows(IllegalArgumentException.class, () -> RocksStore.open(dir, Durability.DEFAULT, 1024L));
+    }
+
+    /** The write_buffer_size RocksDB recorded in the newest OPTIONS file of {@code db}, one per column family. */
+    private static List<String> writeBufferSizesInOptionsFiles(final Path db) throws java.io.IOException
+    {
+        final Path newest;
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(db))
+        {
+            newest = files.filter(f -> f.getFileName().toString().startsWith("OPTIONS-"))
+                .max(java.util.Comparator.comparing(Path::toString)).orElseThrow();
+        }
+        final List<String> sizes = new ArrayList<>();
+        for (final String line : java.nio.file.Files.readAllLines(newest, StandardCharsets.UTF_8))
+        {
+            final String t = line.trim();
+            if (t.startsWith("write_buffer_size="))
+            {
+                sizes.add(t.substring("write_buffer_size=".length()));
+            }
+        }
+        return sizes;
+    }
+
+    @Test
+    @Timeout(30)
     void shouldReadAndWriteDirectBuffersWithoutCopiesInDefaultMode()
     {
         try (RocksStore store = RocksStore.open(dir, Durability.DEFAULT))
