@@ -135,7 +135,8 @@ public final class KvServer implements AutoCloseable
         // Independent steps overlap: RocksDB opens (loading its native library first) and the transport opens on
         // threads of their own while this one maps and pins the pool.
         final StartupTask<RocksStore> storeOpening = StartupTask.start("open-store",
-            () -> RocksStore.open(config.dataDir(), config.durability(), config.writeBufferSize()));
+            () -> RocksStore.open(config.dataDir(), config.durability(), RocksStore.DEFAULT_QUEUE_CAPACITY,
+                config.writeBufferSize()));
         final Limits limits = limitsOf(config);
         final StartupTask<Transport> transportOpening;
         try

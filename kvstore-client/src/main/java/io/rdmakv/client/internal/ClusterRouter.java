@@ -277,15 +277,6 @@ final class ClusterRouter implements Redirector, AutoCloseable
         }
     }
 
-    /** Retired sessions not closed yet (tests). */
-    int retiredSessions()
-    {
-        synchronized (connectLock)
-        {
-            return retired.size();
-        }
-    }
-
     /** Connected, and still where the current map says the node is (a refreshed map may have moved it). */
     private boolean usable(final NodeSession session, final int nodeId)
     {

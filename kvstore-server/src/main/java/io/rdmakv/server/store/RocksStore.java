@@ -87,22 +87,13 @@ public final class RocksStore implements AutoCloseable
             new GroupCommitter(db, queueCapacity, 1024, "rdmakv-group-commit") : null;
     }
 
-    /** Open (creating if needed) the store in {@code directory} with the default committer queue of 65,536 writes. */
+    /**
+     * Open (creating if needed) the store in {@code directory} with the default committer queue
+     * ({@value #DEFAULT_QUEUE_CAPACITY} writes) and memtable ({@link #DEFAULT_WRITE_BUFFER_SIZE}).
+     */
     public static RocksStore open(final Path directory, final Durability durability)
     {
         return open(directory, durability, DEFAULT_QUEUE_CAPACITY, DEFAULT_WRITE_BUFFER_SIZE);
-    }
-
-    /** As {@link #open(Path, Durability)} with a memtable of {@code writeBufferSize} bytes. */
-    public static RocksStore open(final Path directory, final Durability durability, final long writeBufferSize)
-    {
-        return open(directory, durability, DEFAULT_QUEUE_CAPACITY, writeBufferSize);
-    }
-
-    /** As {@link #open(Path, Durability)} with a group-commit queue of {@code queueCapacity} writes. */
-    public static RocksStore open(final Path directory, final Durability durability, final int queueCapacity)
-    {
-        return open(directory, durability, queueCapacity, DEFAULT_WRITE_BUFFER_SIZE);
     }
 
     /**

@@ -55,7 +55,7 @@ class RocksStoreTest
     @Timeout(30)
     void shouldOpenWithTheMemtableSizeAskedForAndRejectATinyOne() throws Exception
     {
-        try (RocksStore store = RocksStore.open(dir, Durability.DEFAULT, 3L << 20))
+        try (RocksStore store = RocksStore.open(dir, Durability.DEFAULT, RocksStore.DEFAULT_QUEUE_CAPACITY, 3L << 20))
         {
             store.put(b("a"), b("1"));
         }
@@ -66,7 +66,8 @@ class RocksStoreTest
             store.put(b("a"), b("1"));
         }
         assertEquals(List.of(String.valueOf(RocksStore.DEFAULT_WRITE_BUFFER_SIZE)), writeBufferSizesInOptionsFiles(other));
-        assertThrows(IllegalArgumentException.class, () -> RocksStore.open(dir, Durability.DEFAULT, 1024L));
+        assertThrows(IllegalArgumentException.class, () -> RocksStore.open(dir, Durability.DEFAULT,
+            RocksStore.DEFAULT_QUEUE_CAPACITY, 1024L));
     }
 
     /** The write_buffer_size RocksDB recorded in the newest OPTIONS file of {@code db}, one per column family. */
