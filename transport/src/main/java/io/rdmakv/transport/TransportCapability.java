@@ -15,5 +15,10 @@ public enum TransportCapability
      * Reaches only peers on this host (shared memory): {@code auto} selection never picks it, a configuration must
      * name it.
      */
-    HOST_LOCAL
+    HOST_LOCAL,
+    /**
+     * Registers only memory mapped shared from a memory file ({@code memfd}): what another process can map. A
+     * server on such a transport maps its pool that way.
+     */
+    MEMORY_FILE_REGIONS
 }

@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Registers ranges of shared memory files for one-sided reads by peers on this host. Only memory mapped shared from
- * a {@code memfd} can be registered (a {@link SharedMapping}, or a pool arena created shared): that is what another
+ * a {@code memfd} can be registered for {@code REMOTE_READ} (memory for local use only registers as it is) (a {@link SharedMapping}, or a pool arena created shared): that is what another
  * process can map. The registration finds the file behind the address in {@code /proc/self/maps}, opens a read-only
  * descriptor of it, and publishes a generation word in the region table (a small shared file every peer maps
  * read-only) that readers check around each copy:
@@ -51,6 +51,12 @@ public final class ShmMemoryDomain implements MemoryDomain, AutoCloseable
         if (access == null)
         {
             throw new TransportException("access set must not be null");
+        }
+        if (!access.contains(MemoryAccess.REMOTE_READ))
+        {
+            // Local use only (read destinations): no peer ever maps it, so any memory will do.
+            registrations.incrementAndGet();
+            return new LocalRegion(address, length);
         }
         final Backing backing = backingOf(address, length);
         synchronized (regions)
@@ -118,6 +124,21 @@ public final class ShmMemoryDomain implements MemoryDomain, AutoCloseable
         all.forEach(ShmMemoryRegion::close);
         ShmLibC.close(regionTableReadOnlyFd);
         regionTable.close();
+    }
+
+    /** A registration without remote access: nothing to share, its key names no region (id 0). */
+    private record LocalRegion(long address, long length) implements MemoryRegion
+    {
+        @Override
+        public io.rdmakv.transport.RemoteKey remoteKey()
+        {
+            return new io.rdmakv.transport.RemoteKey(io.rdmakv.transport.RemoteKey.TRANSPORT_SHM, 0, address, length, 0);
+        }
+
+        @Override
+        public void close()
+        {
+        }
     }
 
     private record Backing(long fileOffset, int readOnlyFd)

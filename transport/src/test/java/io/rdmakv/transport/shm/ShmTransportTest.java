@@ -135,6 +135,9 @@ class ShmTransportTest
         final TransportException e = assertThrows(TransportException.class, () -> serverTransport.memoryDomain()
             .register(anonymous.addressOffset(), 4096, EnumSet.of(MemoryAccess.REMOTE_READ)));
         assertTrue(e.getMessage().contains("memory file"), e.getMessage());
+        // Local use (a read destination) needs no sharing.
+        serverTransport.memoryDomain().register(anonymous.addressOffset(), 4096, EnumSet.of(MemoryAccess.LOCAL_WRITE))
+            .close();
     }
 
     @Test
