@@ -49,6 +49,7 @@ final class ShmEndpoint implements Endpoint
     private final UnixSeqPacket control;
     private final ShmRings rings;
     private final SharedMapping peerRegionTable;
+    private final int peerEventFd;
     private final UnsafeBuffer regionTable;
     private final InetSocketAddress remoteAddress;
     private final int maxInflight;
@@ -78,8 +79,10 @@ final class ShmEndpoint implements Endpoint
     private final ArrayList<ShmOperation> completing = new ArrayList<>();
 
     ShmEndpoint(final ShmWorker worker, final EndpointHandler handler, final UnixSeqPacket control,
-        final ShmRings rings, final SharedMapping peerRegionTable, final InetSocketAddress remoteAddress)
+        final ShmRings rings, final SharedMapping peerRegionTable, final int peerEventFd,
+        final InetSocketAddress remoteAddress)
     {
+        this.peerEventFd = peerEventFd;
         this.worker = worker;
         this.handler = handler;
         this.control = control;
@@ -107,6 +110,7 @@ final class ShmEndpoint implements Endpoint
         {
             return TransportStatus.MESSAGE_TOO_LARGE.sentinel();
         }
+        final long id;
         synchronized (lock)
         {
             final long refused = admit();
@@ -121,6 +125,7 @@ final class ShmEndpoint implements Endpoint
                 inflight++;
                 op.status = TransportStatus.OK;
                 done.addLast(op);
+                rings.wakePeerIfParked(peerEventFd);
             }
             else
             {
@@ -128,8 +133,10 @@ final class ShmEndpoint implements Endpoint
                 op.length = length;
                 pendingSends.addLast(op);
             }
-            return op.requestId;
+            id = op.requestId;
         }
+        worker.wake(); // the completion (or the pending send) is the progress thread's to deliver
+        return id;
     }
 
     @Override
@@ -149,6 +156,7 @@ final class ShmEndpoint implements Endpoint
         {
             return TransportStatus.OUT_OF_BOUNDS.sentinel();
         }
+        final long id;
         synchronized (lock)
         {
             final long refused = admit();
@@ -179,8 +187,10 @@ final class ShmEndpoint implements Endpoint
                     mapAsked.put(remoteKey.nativeKey(), Long.valueOf(remoteKey.token()));
                 }
             }
-            return op.requestId;
+            id = op.requestId;
         }
+        worker.wake();
+        return id;
     }
 
     /** Under lock: copy a read out of the peer's mapped region, checking token, bounds and the registration. */
@@ -513,6 +523,10 @@ final class ShmEndpoint implements Endpoint
                 done.addLast(op);
                 work++;
             }
+            if (work > 0)
+            {
+                rings.wakePeerIfParked(peerEventFd);
+            }
         }
         return work;
     }
@@ -621,9 +635,10 @@ final class ShmEndpoint implements Endpoint
             r.mapping().close();
         }
         peerRegions.clear();
+        worker.unwatch(control.fd());
         control.close();
-        rings.close();
-        peerRegionTable.close();
+        peerRegionTable.close(); // the rings stay mapped until the worker has forgotten them (ShmWakeup.arm)
+        ShmLibC.close(peerEventFd);
     }
 
     /** The worker is closing: fail everything now, on the closing thread, and release. */
@@ -669,6 +684,11 @@ final class ShmEndpoint implements Endpoint
                 LOG.error("onMessage handler threw", t);
             }
         }
+    }
+
+    ShmRings rings()
+    {
+        return rings;
     }
 
     @Override

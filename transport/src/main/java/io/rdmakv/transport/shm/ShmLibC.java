@@ -33,6 +33,12 @@ final class ShmLibC
     static final int EADDRINUSE = 98;
     static final int ECONNREFUSED = 111;
     static final int ENOENT = 2;
+    static final int EPOLL_CLOEXEC = 0x80000;
+    static final int EPOLL_CTL_ADD = 1;
+    static final int EPOLL_CTL_DEL = 2;
+    static final int EPOLLIN = 0x1;
+    /** {@code struct epoll_event} is packed on x86-64: u32 events, then u64 data at offset 4. */
+    static final int SIZEOF_EPOLL_EVENT = 12;
 
     private static final Throwable LOAD_FAILURE;
 
@@ -85,6 +91,14 @@ final class ShmLibC
     static native long sendmsg(int fd, long msghdr, int flags);
 
     static native long recvmsg(int fd, long msghdr, int flags);
+
+    static native int epoll_create1(int flags);
+
+    static native int epoll_ctl(int epfd, int op, int fd, long event);
+
+    static native int epoll_wait(int epfd, long events, int maxevents, int timeout);
+
+    static native long write(int fd, long buf, long count);
 
     static int errno()
     {

@@ -12,6 +12,8 @@ import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
  * process; the reader is its peer's progress thread.
  * <pre>
  *   0       magic u64 ("rdmakvSH") | version u32 | ring capacity u32      (one 4 KiB page)
+ *   64      accepting side parked (i32: 1 = wake me with my eventfd)   (own cache line)
+ *   128     connecting side parked (i32)                               (own cache line)
  *   4096    ring: connecting side -> accepting side   (capacity + trailer)
  *   ...     ring: accepting side -> connecting side   (capacity + trailer)
  * </pre>
@@ -26,6 +28,10 @@ final class ShmRings implements AutoCloseable
     private final ManyToOneRingBuffer outbound;
     private final ManyToOneRingBuffer inbound;
     private final int capacity;
+    private final UnsafeBuffer header;
+    private final int inboundParked;
+    private final int outboundParked;
+    private final UnsafeBuffer wakeBuffer = new UnsafeBuffer(org.agrona.BufferUtil.allocateDirectAligned(64, 64));
 
     private ShmRings(final SharedMapping mapping, final int capacity, final boolean accepting)
     {
@@ -36,6 +42,33 @@ final class ShmRings implements AutoCloseable
         final UnsafeBuffer toConnecting = new UnsafeBuffer(mapping.address() + HEADER + ringBytes, ringBytes);
         this.outbound = new ManyToOneRingBuffer(accepting ? toConnecting : toAccepting);
         this.inbound = new ManyToOneRingBuffer(accepting ? toAccepting : toConnecting);
+        this.header = new UnsafeBuffer(mapping.address(), HEADER);
+        this.inboundParked = accepting ? 64 : 128;
+        this.outboundParked = accepting ? 128 : 64;
+        wakeBuffer.putLong(0, 1L);
+    }
+
+    /** This side is about to block: a producer of its inbound ring must wake it. */
+    void markInboundParked()
+    {
+        header.putIntVolatile(inboundParked, 1);
+    }
+
+    void clearInboundParked()
+    {
+        if (header.getInt(inboundParked) != 0)
+        {
+            header.putIntOrdered(inboundParked, 0);
+        }
+    }
+
+    /** After writing outbound records: wake the peer through its eventfd if it parked (once per park). */
+    void wakePeerIfParked(final int peerEventFd)
+    {
+        if (header.getIntVolatile(outboundParked) != 0 && header.compareAndSetInt(outboundParked, 1, 0))
+        {
+            ShmLibC.write(peerEventFd, wakeBuffer.addressOffset(), 8);
+        }
     }
 
     /** The ring capacity that carries messages of {@code maxMessageBytes} (a ring's largest message is 1/8 of it). */

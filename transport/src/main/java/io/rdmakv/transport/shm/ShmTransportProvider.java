@@ -16,6 +16,10 @@ import java.util.EnumSet;
 public final class ShmTransportProvider implements TransportProvider
 {
     public static final String NAME = "shm";
+    /** How long an idle worker blocks after work before it runs its timers (ms, default 10). */
+    public static final String PROP_IDLE_WAIT_MS = "shm.idleWaitMs";
+    /** The longest an idle worker blocks, doubling from shm.idleWaitMs while nothing happens (ms, default 100). */
+    public static final String PROP_IDLE_MAX_WAIT_MS = "shm.idleMaxWaitMs";
     private static final double LATENCY_NANOS = 300;
     private static final double BANDWIDTH_BYTES_PER_SECOND = 8e9;
 

@@ -3,6 +3,8 @@ package io.rdmakv.transport.shm;
 import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.Listener;
+import io.rdmakv.transport.ProgressModel;
+import io.rdmakv.transport.WorkerWakeup;
 import io.rdmakv.transport.Transport;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportException;
@@ -21,9 +23,10 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The shm transport's worker (POLLED): one {@link #doWork()} reads every endpoint's inbound ring, delivers
+ * The shm transport's worker (ARMABLE): one {@link #doWork()} reads every endpoint's inbound ring, delivers
  * completions, and about once a millisecond (every cycle while a handshake or a region mapping waits) accepts
- * connections and reads the control sockets. Tasks from other threads (listen, connect) run at its next cycle.
+ * connections and reads the control sockets. Tasks from other threads (listen, connect) run at its next cycle. Idle,
+ * it blocks until a peer writes to one of its rings, a socket has something, or a local signal ({@link ShmWakeup}).
  * <pre>
  *   connecting side                          accepting side (listener @rdmakv-shm-PORT)
  *   connect(), HELLO + [region table r/o] ─► accept; create rings file
@@ -45,6 +48,7 @@ final class ShmWorker implements Worker
     private final ArrayList<ShmListener> listeners = new ArrayList<>();
     private final ArrayList<Handshake> handshakes = new ArrayList<>();
     private final ArrayList<ShmEndpoint> endpoints = new ArrayList<>();
+    private final ShmWakeup wakeup;
     private long lastControlPoll;
     private volatile boolean closed;
 
@@ -52,6 +56,29 @@ final class ShmWorker implements Worker
     {
         this.transport = transport;
         this.name = name;
+        final TransportConfig c = transport.config();
+        final long waitNanos = TimeUnit.MILLISECONDS.toNanos(c.intProperty(ShmTransportProvider.PROP_IDLE_WAIT_MS, 10));
+        final long maxWaitNanos = Math.max(waitNanos,
+            TimeUnit.MILLISECONDS.toNanos(c.intProperty(ShmTransportProvider.PROP_IDLE_MAX_WAIT_MS, 100)));
+        this.wakeup = new ShmWakeup(waitNanos, maxWaitNanos);
+    }
+
+    @Override
+    public ProgressModel progressModel()
+    {
+        return ProgressModel.ARMABLE;
+    }
+
+    @Override
+    public WorkerWakeup wakeup()
+    {
+        return wakeup.wakeup();
+    }
+
+    /** The eventfd peers write to wake this worker. */
+    int eventFd()
+    {
+        return wakeup.eventFd();
     }
 
     TransportConfig config()
@@ -69,9 +96,10 @@ final class ShmWorker implements Worker
         return transport.capabilities().maxReadBytes();
     }
 
-    /** Called after a state change from another thread; a POLLED worker finds it within its park bound. */
+    /** Called after a state change from another thread: wakes a blocked worker (a flag check when it runs). */
     void wake()
     {
+        wakeup.wakeup().signal();
     }
 
     static String socketName(final int port)
@@ -108,7 +136,12 @@ final class ShmWorker implements Worker
         }
         final InetSocketAddress local = new InetSocketAddress(bindAddress.getAddress(), port);
         final ShmListener listener = new ShmListener(this, socket, handler, local);
-        tasks.offer(() -> listeners.add(listener));
+        tasks.offer(() ->
+        {
+            listeners.add(listener);
+            wakeup.watch(listener.socket().fd());
+        });
+        wake();
         return listener;
     }
 
@@ -117,8 +150,10 @@ final class ShmWorker implements Worker
         tasks.offer(() ->
         {
             listeners.remove(listener);
+            wakeup.unwatch(listener.socket().fd());
             listener.socket().close();
         });
+        wake();
     }
 
     @Override
@@ -131,6 +166,7 @@ final class ShmWorker implements Worker
             return future;
         }
         tasks.offer(() -> startConnect(remoteAddress, handler, future));
+        wake();
         return future;
     }
 
@@ -141,13 +177,14 @@ final class ShmWorker implements Worker
         {
             final UnixSeqPacket socket = UnixSeqPacket.connect(socketName(remote.getPort()));
             final int len = ShmControl.hello(socket.payload());
-            if (!socket.send(len, transport.domain().regionTableReadOnlyFd()))
+            if (!socket.send(len, transport.domain().regionTableReadOnlyFd(), eventFd()))
             {
                 socket.close();
                 throw new TransportException(TransportStatus.PEER_FAILED, "shm: the listener closed the connection",
                     null);
             }
             handshakes.add(new Handshake(socket, handler, future, remote, deadline()));
+            wakeup.watch(socket.fd());
         }
         catch (final RuntimeException e)
         {
@@ -188,14 +225,35 @@ final class ShmWorker implements Worker
             final int w = endpoints.get(i).doWork(now, pollControl, transport.domain());
             if (w < 0)
             {
-                endpoints.remove(i);
+                final ShmEndpoint gone = endpoints.remove(i);
+                publishRings();
+                gone.rings().close();
             }
             else
             {
                 work += w;
             }
         }
+        if (work > 0)
+        {
+            wakeup.disarm();
+        }
         return work;
+    }
+
+    private void publishRings()
+    {
+        final ShmRings[] rings = new ShmRings[endpoints.size()];
+        for (int i = 0; i < rings.length; i++)
+        {
+            rings[i] = endpoints.get(i).rings();
+        }
+        wakeup.inboundRings(rings);
+    }
+
+    void unwatch(final int fd)
+    {
+        wakeup.unwatch(fd);
     }
 
     private int accept()
@@ -216,6 +274,7 @@ final class ShmWorker implements Worker
                 }
                 handshakes.add(new Handshake(child, listener.handler(), null,
                     new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), deadline()));
+                wakeup.watch(child.fd());
             }
         }
         return work;
@@ -263,7 +322,7 @@ final class ShmWorker implements Worker
     private void onHello(final Handshake h, final int n)
     {
         final int type = ShmControl.type(h.socket.payload(), n);
-        if (type != ShmControl.HELLO || n < ShmControl.HELLO_LENGTH || h.socket.receivedFdCount() != 1)
+        if (type != ShmControl.HELLO || n < ShmControl.HELLO_LENGTH || h.socket.receivedFdCount() != 2)
         {
             throw new IllegalStateException("shm: malformed HELLO (type " + type + ", " + n + " bytes)");
         }
@@ -275,9 +334,19 @@ final class ShmWorker implements Worker
             throw new IllegalStateException("shm: peer speaks version " + version + ", this side " + ShmRings.VERSION);
         }
         final int tableFd = h.socket.receivedFd(0);
+        final int peerEventFd = h.socket.receivedFd(1);
         h.socket.forgetReceivedFds();
-        final SharedMapping peerTable = SharedMapping.mapReadOnly(tableFd, 0, ShmMemoryDomain.MAX_REGIONS * 8L);
+        final SharedMapping peerTable;
         final ShmRings rings;
+        try
+        {
+            peerTable = SharedMapping.mapReadOnly(tableFd, 0, ShmMemoryDomain.MAX_REGIONS * 8L);
+        }
+        catch (final RuntimeException e)
+        {
+            ShmLibC.close(peerEventFd);
+            throw e;
+        }
         try
         {
             rings = ShmRings.create(ShmRings.capacityFor(maxSendBytes()));
@@ -285,16 +354,18 @@ final class ShmWorker implements Worker
         catch (final RuntimeException e)
         {
             peerTable.close();
+            ShmLibC.close(peerEventFd);
             throw e;
         }
         final int len = ShmControl.welcome(h.socket.payload(), rings.capacity());
-        if (!h.socket.send(len, rings.fd(), transport.domain().regionTableReadOnlyFd()))
+        if (!h.socket.send(len, rings.fd(), transport.domain().regionTableReadOnlyFd(), eventFd()))
         {
             rings.close();
             peerTable.close();
+            ShmLibC.close(peerEventFd);
             throw new IllegalStateException("shm: the connecting side went away during the handshake");
         }
-        connected(h, new ShmEndpoint(this, h.handler, h.socket, rings, peerTable, h.remote));
+        connected(h, new ShmEndpoint(this, h.handler, h.socket, rings, peerTable, peerEventFd, h.remote));
     }
 
     /** Connecting side: WELCOME carries the rings file and the peer's region table. */
@@ -309,15 +380,17 @@ final class ShmWorker implements Worker
         {
             throw new IllegalStateException("shm: the listener closed the connection during the handshake");
         }
-        if (type != ShmControl.WELCOME || n < ShmControl.WELCOME_LENGTH || h.socket.receivedFdCount() != 2)
+        if (type != ShmControl.WELCOME || n < ShmControl.WELCOME_LENGTH || h.socket.receivedFdCount() != 3)
         {
             throw new IllegalStateException("shm: malformed WELCOME (type " + type + ", " + n + " bytes)");
         }
         final int capacity = h.socket.payload().getInt(UnixSeqPacket.payloadOffset() + 8);
         final int ringsFd = h.socket.receivedFd(0);
         final int tableFd = h.socket.receivedFd(1);
+        final int peerEventFd = h.socket.receivedFd(2);
         h.socket.forgetReceivedFds();
         final ShmRings rings;
+        final SharedMapping peerTable;
         try
         {
             rings = ShmRings.attach(ringsFd, capacity);
@@ -325,15 +398,26 @@ final class ShmWorker implements Worker
         catch (final RuntimeException e)
         {
             ShmLibC.close(tableFd);
+            ShmLibC.close(peerEventFd);
             throw e;
         }
-        final SharedMapping peerTable = SharedMapping.mapReadOnly(tableFd, 0, ShmMemoryDomain.MAX_REGIONS * 8L);
-        connected(h, new ShmEndpoint(this, h.handler, h.socket, rings, peerTable, h.remote));
+        try
+        {
+            peerTable = SharedMapping.mapReadOnly(tableFd, 0, ShmMemoryDomain.MAX_REGIONS * 8L);
+        }
+        catch (final RuntimeException e)
+        {
+            rings.close();
+            ShmLibC.close(peerEventFd);
+            throw e;
+        }
+        connected(h, new ShmEndpoint(this, h.handler, h.socket, rings, peerTable, peerEventFd, h.remote));
     }
 
     private void connected(final Handshake h, final ShmEndpoint endpoint)
     {
         endpoints.add(endpoint);
+        publishRings();
         try
         {
             h.handler.onConnected(endpoint);
@@ -388,7 +472,13 @@ final class ShmWorker implements Worker
         {
             e.closeFromWorker();
         }
+        wakeup.inboundRings(new ShmRings[0]);
+        for (final ShmEndpoint e : endpoints)
+        {
+            e.rings().close();
+        }
         endpoints.clear();
+        wakeup.close();
         transport.forget(this);
     }
 
@@ -421,7 +511,7 @@ final class ShmWorker implements Worker
 
         void fail(final TransportStatus status, final String detail)
         {
-            socket.close();
+            socket.close(); // closing the descriptor also takes it out of the epoll set
             if (future != null)
             {
                 future.completeExceptionally(new TransportException(status, detail, null));

@@ -113,6 +113,11 @@ final class UnixSeqPacket implements AutoCloseable
         return new UnixSeqPacket(child);
     }
 
+    int fd()
+    {
+        return fd;
+    }
+
     /** The payload area: write a message here, then {@link #send}. */
     UnsafeBuffer payload()
     {
