@@ -30,6 +30,7 @@ import io.rdmakv.transport.MemoryRegion;
 import io.rdmakv.transport.RemoteKey;
 import io.rdmakv.transport.Transport;
 import io.rdmakv.transport.TransportCapabilities;
+import io.rdmakv.transport.TransportCapability;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.WorkerProgress;
@@ -79,6 +80,8 @@ public final class KvServer implements AutoCloseable
 
     private String transportName;
     private String transportReason;
+    /** The pool must be a shared memory file the transport can hand to peers (shm). */
+    private boolean sharedPool;
     private PinnedArena arena;
     private RocksStore store;
     private PoolIndex index;
@@ -144,6 +147,7 @@ public final class KvServer implements AutoCloseable
             final TransportSelector.Selection selection = TransportSelector.fromClassPath().select(config.transport());
             transportName = selection.provider().name();
             transportReason = selection.reason();
+            sharedPool = selection.provider().capabilities().has(TransportCapability.MEMORY_FILE_REGIONS);
             timeline.mark("transport selection");
             final TransportConfig tc = transportConfig(config);
             checkPinnedMemory(ServerPinnedMemory.of(config, selection.provider()));
@@ -313,8 +317,10 @@ public final class KvServer implements AutoCloseable
     {
         final PinPolicy pin = PinPolicy.valueOf(config.pinMode().resolve(transportName).name());
         geometry = PoolSizing.plan(config.poolSize(), config.indexAvgEntryBytes());
-        arena = PinnedArena.map(config.poolSize(), pin, HugePages.valueOf(config.hugePages()),
-            (int)Math.min(config.poolPartitionSize(), Integer.MAX_VALUE));
+        final int partitionSize = (int)Math.min(config.poolPartitionSize(), Integer.MAX_VALUE);
+        arena = sharedPool ?
+            PinnedArena.mapShared(config.poolSize(), pin, HugePages.valueOf(config.hugePages()), partitionSize) :
+            PinnedArena.map(config.poolSize(), pin, HugePages.valueOf(config.hugePages()), partitionSize);
         opened.push(arena);
     }
 

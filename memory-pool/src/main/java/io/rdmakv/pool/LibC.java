@@ -14,7 +14,10 @@ interface LibC extends Library
     /** Linux generic constants (identical on x86-64 and aarch64). */
     int PROT_READ = 0x1;
     int PROT_WRITE = 0x2;
+    int MAP_SHARED = 0x01;
     int MAP_PRIVATE = 0x02;
+    int MFD_CLOEXEC = 0x1;
+    int MFD_HUGETLB = 0x4;
     int MAP_ANONYMOUS = 0x20;
     int MAP_NORESERVE = 0x4000;
     int MAP_HUGETLB = 0x40000;
@@ -31,6 +34,15 @@ interface LibC extends Library
     LibC INSTANCE = Native.load("c", LibC.class);
 
     long mmap(Pointer addr, long length, int prot, int flags, int fd, long offset);
+
+    /** {@code int memfd_create(const char *name, unsigned int flags)}: an anonymous memory file. */
+    int memfd_create(String name, int flags);
+
+    /** {@code int ftruncate(int fd, off_t length)} */
+    int ftruncate(int fd, long length);
+
+    /** {@code int close(int fd)} */
+    int close(int fd);
 
     int munmap(long addr, long length);
 

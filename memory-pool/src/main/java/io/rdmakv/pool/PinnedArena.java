@@ -36,6 +36,8 @@ public final class PinnedArena implements AutoCloseable
     private final boolean pinned;
     private final HugePages hugePages;
     private final ArenaPartitions partitions;
+    /** The memory file behind a shared arena (kept open while mapped, so a transport can share it), else -1. */
+    private final int memoryFileFd;
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private PinnedArena(
@@ -44,8 +46,10 @@ public final class PinnedArena implements AutoCloseable
         final long mappedLength,
         final boolean pinned,
         final HugePages hugePages,
-        final int partitionSize)
+        final int partitionSize,
+        final int memoryFileFd)
     {
+        this.memoryFileFd = memoryFileFd;
         this.address = address;
         this.size = size;
         this.mappedLength = mappedLength;
@@ -73,7 +77,19 @@ public final class PinnedArena implements AutoCloseable
     public static PinnedArena map(
         final long size, final PinPolicy pinPolicy, final HugePages hugePages, final int partitionSize)
     {
-        return map(size, pinPolicy, hugePages, partitionSize, true);
+        return map(size, pinPolicy, hugePages, partitionSize, true, false);
+    }
+
+    /**
+     * Map an arena shared from an anonymous memory file ({@code memfd_create}) instead of private anonymous memory,
+     * so that a same-host transport can hand the file to another process (read-only) and share the pool. The file
+     * lives while this arena or a peer maps it; nothing is left on a file system. Arguments as for
+     * {@link #map(long, PinPolicy, HugePages, int)}.
+     */
+    public static PinnedArena mapShared(
+        final long size, final PinPolicy pinPolicy, final HugePages hugePages, final int partitionSize)
+    {
+        return map(size, pinPolicy, hugePages, partitionSize, true, true);
     }
 
     /** As {@link #map(long, PinPolicy, HugePages, int)}; {@code precheck=false} lets tests reach mlock's failure. */
@@ -83,6 +99,17 @@ public final class PinnedArena implements AutoCloseable
         final HugePages hugePages,
         final int partitionSize,
         final boolean precheck)
+    {
+        return map(size, pinPolicy, hugePages, partitionSize, precheck, false);
+    }
+
+    private static PinnedArena map(
+        final long size,
+        final PinPolicy pinPolicy,
+        final HugePages hugePages,
+        final int partitionSize,
+        final boolean precheck,
+        final boolean shared)
     {
         if (size <= 0 || size % PAGE_SIZE != 0)
         {
@@ -117,20 +144,35 @@ public final class PinnedArena implements AutoCloseable
 
         final LibC libc = LibC.INSTANCE;
         final int prot = LibC.PROT_READ | LibC.PROT_WRITE;
-        final int flags = LibC.MAP_PRIVATE | LibC.MAP_ANONYMOUS | (pin ? 0 : LibC.MAP_NORESERVE);
+        final int flags = shared ? LibC.MAP_SHARED :
+            LibC.MAP_PRIVATE | LibC.MAP_ANONYMOUS | (pin ? 0 : LibC.MAP_NORESERVE);
         long mappedLength = size;
         long address = LibC.MAP_FAILED;
         HugePages applied = hugePages;
+        int fd = -1;
 
         if (hugePages == HugePages.EXPLICIT)
         {
             final long hugeLength = (size + HUGE_PAGE_SIZE - 1) & -HUGE_PAGE_SIZE;
-            // Never MAP_NORESERVE with MAP_HUGETLB: an unreserved huge page missing at fault time is a SIGBUS.
-            final int hugeFlags = (flags & ~LibC.MAP_NORESERVE) | LibC.MAP_HUGETLB;
-            address = libc.mmap(null, hugeLength, prot, hugeFlags, -1, 0);
+            if (shared)
+            {
+                fd = memoryFile(libc, hugeLength, LibC.MFD_HUGETLB);
+                address = fd < 0 ? LibC.MAP_FAILED : libc.mmap(null, hugeLength, prot, flags, fd, 0);
+            }
+            else
+            {
+                // Never MAP_NORESERVE with MAP_HUGETLB: an unreserved huge page missing at fault time is a SIGBUS.
+                final int hugeFlags = (flags & ~LibC.MAP_NORESERVE) | LibC.MAP_HUGETLB;
+                address = libc.mmap(null, hugeLength, prot, hugeFlags, -1, 0);
+            }
             if (address == LibC.MAP_FAILED)
             {
                 final int errno = Native.getLastError();
+                if (fd >= 0)
+                {
+                    libc.close(fd);
+                    fd = -1;
+                }
                 LOG.info("explicit huge pages unavailable for {} ({}, errno {}; see vm.nr_hugepages): " +
                     "falling back to normal pages", ByteSizes.humanReadable(hugeLength), strerror(errno), errno);
                 applied = HugePages.NONE;
@@ -142,10 +184,24 @@ public final class PinnedArena implements AutoCloseable
         }
         if (address == LibC.MAP_FAILED)
         {
-            address = libc.mmap(null, size, prot, flags, -1, 0);
+            if (shared)
+            {
+                fd = memoryFile(libc, size, 0);
+                if (fd < 0)
+                {
+                    final int errno = Native.getLastError();
+                    throw new ArenaException("memfd_create/ftruncate of " + ByteSizes.withExactBytes(size) +
+                        " failed: " + strerror(errno) + " (errno " + errno + ")");
+                }
+            }
+            address = libc.mmap(null, size, prot, flags, fd, 0);
             if (address == LibC.MAP_FAILED)
             {
                 final int errno = Native.getLastError();
+                if (fd >= 0)
+                {
+                    libc.close(fd);
+                }
                 throw new ArenaException("mmap of " + ByteSizes.withExactBytes(size) + " failed: " +
                     strerror(errno) + " (errno " + errno + ")");
             }
@@ -168,15 +224,37 @@ public final class PinnedArena implements AutoCloseable
             if (pinPolicy == PinPolicy.REQUIRED)
             {
                 libc.munmap(address, mappedLength);
+                if (fd >= 0)
+                {
+                    libc.close(fd);
+                }
                 throw new MemlockLimitException(message, size, limit.softLimitBytes());
             }
             LOG.warn("continuing with an UNPINNED pool (pin policy BEST_EFFORT): {}", message);
             pin = false;
         }
 
-        LOG.debug("mapped arena of {} at 0x{} pinned={} hugePages={}",
-            ByteSizes.humanReadable(size), Long.toHexString(address), pin, applied);
-        return new PinnedArena(address, size, mappedLength, pin, applied, partitionSize);
+        LOG.debug("mapped arena of {} at 0x{} pinned={} hugePages={} shared={}",
+            ByteSizes.humanReadable(size), Long.toHexString(address), pin, applied, shared);
+        return new PinnedArena(address, size, mappedLength, pin, applied, partitionSize, fd);
+    }
+
+    /** A memory file of {@code length} bytes; -1 (errno set) when it cannot be made. */
+    private static int memoryFile(final LibC libc, final long length, final int extraFlags)
+    {
+        final int fd = libc.memfd_create("rdmakv-pool", LibC.MFD_CLOEXEC | extraFlags);
+        if (fd >= 0 && libc.ftruncate(fd, length) != 0)
+        {
+            libc.close(fd);
+            return -1;
+        }
+        return fd;
+    }
+
+    /** True when the arena is mapped shared from a memory file ({@link #mapShared}). */
+    public boolean isShared()
+    {
+        return memoryFileFd >= 0;
     }
 
     /** The start address of the mapping (valid until {@link #close()}). */
@@ -231,6 +309,10 @@ public final class PinnedArena implements AutoCloseable
         if (libc.munmap(address, mappedLength) != 0)
         {
             LOG.warn("munmap failed: errno {}", Native.getLastError());
+        }
+        if (memoryFileFd >= 0)
+        {
+            libc.close(memoryFileFd);
         }
     }
 

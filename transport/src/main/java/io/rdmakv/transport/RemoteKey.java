@@ -29,7 +29,8 @@ import java.nio.ByteOrder;
  *  all fields little-endian; 32 bytes in total
  * </pre>
  *
- * @param transportId  which transport packed it ({@link #TRANSPORT_TCP}, {@link #TRANSPORT_VERBS}).
+ * @param transportId  which transport packed it ({@link #TRANSPORT_TCP}, {@link #TRANSPORT_VERBS},
+ *                     {@link #TRANSPORT_SHM}).
  * @param nativeKey    the transport's own key for the region.
  * @param baseAddress  the region's first byte in the target's address space; reads name absolute addresses.
  * @param length       the region's length in bytes.
@@ -41,6 +42,7 @@ public record RemoteKey(int transportId, int nativeKey, long baseAddress, long l
     public static final int PACKED_LENGTH = 32;
     public static final int TRANSPORT_TCP = 1;
     public static final int TRANSPORT_VERBS = 2;
+    public static final int TRANSPORT_SHM = 3;
 
     private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
 

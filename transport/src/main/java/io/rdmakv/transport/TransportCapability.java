@@ -10,5 +10,15 @@ public enum TransportCapability
     /** One-sided read emulated in software by the target's transport, below the application (like UCX rma_sw). */
     READ_EMULATED,
     /** Several reads can be posted with one doorbell (a linked list of work requests). */
-    READ_BATCH
+    READ_BATCH,
+    /**
+     * Reaches only peers on this host (shared memory): {@code auto} selection never picks it, a configuration must
+     * name it.
+     */
+    HOST_LOCAL,
+    /**
+     * Registers only memory mapped shared from a memory file ({@code memfd}): what another process can map. A
+     * server on such a transport maps its pool that way.
+     */
+    MEMORY_FILE_REGIONS
 }

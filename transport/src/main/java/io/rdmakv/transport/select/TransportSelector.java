@@ -87,6 +87,10 @@ public final class TransportSelector
             {
                 rejected.add(p.name() + ": lacks send/recv or one-sided read");
             }
+            else if (p.capabilities().has(TransportCapability.HOST_LOCAL))
+            {
+                rejected.add(p.name() + ": reaches only peers on this host (request it with transport=" + p.name() + ")");
+            }
             else if (!available(p))
             {
                 rejected.add(p.name() + ": " + cause(p));

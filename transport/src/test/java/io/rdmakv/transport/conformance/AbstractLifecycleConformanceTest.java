@@ -191,8 +191,7 @@ public abstract class AbstractLifecycleConformanceTest extends TransportConforma
     void shouldReleaseThreadsAndDirectMemoryOverOpenConnectReadCloseCycles() throws Exception
     {
         assumeAvailable();
-        final ByteBuffer memory = ByteBuffer.allocateDirect(4096);
-        final UnsafeBuffer view = new UnsafeBuffer(memory);
+        final UnsafeBuffer view = registrableMemory(4096);
         final UnsafeBuffer destination = new UnsafeBuffer(ByteBuffer.allocateDirect(4096));
         for (int i = 0; i < 4096; i++)
         {

@@ -155,8 +155,8 @@ public abstract class TransportConformanceSupport
     /** Register a direct buffer of {@code size} bytes filled with {@link #pattern(int)} for remote read. */
     protected Region region(final Transport transport, final int size)
     {
-        final ByteBuffer memory = ByteBuffer.allocateDirect(size);
-        final UnsafeBuffer view = new UnsafeBuffer(memory);
+        final UnsafeBuffer view = registrableMemory(size);
+        final ByteBuffer memory = view.byteBuffer();
         for (int i = 0; i < size; i++)
         {
             view.putByte(i, pattern(i));
@@ -165,6 +165,15 @@ public abstract class TransportConformanceSupport
             view.addressOffset(), size, EnumSet.of(MemoryAccess.REMOTE_READ, MemoryAccess.LOCAL_WRITE));
         closeLater(mr);
         return new Region(memory, view, mr);
+    }
+
+    /**
+     * Memory a test registers for remote reads, released after the test: a direct buffer, unless the transport
+     * registers only memory it can share with another process (shm: a shared memory file).
+     */
+    protected UnsafeBuffer registrableMemory(final int size)
+    {
+        return new UnsafeBuffer(ByteBuffer.allocateDirect(size));
     }
 
     /** The byte at {@code offset} of every test region. */

@@ -1,0 +1,699 @@
+package io.rdmakv.transport.shm;
+
+import io.rdmakv.transport.CompletionHandler;
+import io.rdmakv.transport.Endpoint;
+import io.rdmakv.transport.EndpointHandler;
+import io.rdmakv.transport.RemoteKey;
+import io.rdmakv.transport.TransportStatus;
+import io.rdmakv.transport.Worker;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.UnsafeApi;
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RingBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+
+/**
+ * One shm connection: sends are records in the outbound ring of the connection's shared file, received messages are
+ * read out of the inbound ring in place, and a one-sided read is a copy out of the peer's registered memory file,
+ * mapped read-only into this process after the peer checked the remote key's token.
+ * <pre>
+ *   send (any thread):  admit (connected? credits and pending full? -> BACK_PRESSURED)
+ *                       ring has room and nothing waits -> record written, completion queued
+ *                       else -> bytes copied into a pending operation, written in order as the peer reads
+ *   read (any thread):  region mapped here -> region-table word == generation ? copy : INVALID_RKEY,
+ *                       word checked again after the copy (a region closed meanwhile fails the read)
+ *                       not mapped yet -> waits for MAPPED from the peer (the progress thread asks with MAP)
+ *   progress thread:    inbound ring -> handler.onMessage in place; control socket (MAP, MAPPED, end of file);
+ *                       pending sends -> ring; completions -> handlers; deadlines
+ * </pre>
+ * Everything but the ring reads and the handler calls runs under one lock, so that a close never unmaps memory a
+ * caller is copying from.
+ */
+final class ShmEndpoint implements Endpoint
+{
+    private static final Logger LOG = LoggerFactory.getLogger(ShmEndpoint.class);
+    static final int MESSAGE_TYPE = 1;
+    private static final int MAX_MESSAGES_PER_CYCLE = 64;
+
+    private final ShmWorker worker;
+    private final EndpointHandler handler;
+    private final UnixSeqPacket control;
+    private final ShmRings rings;
+    private final SharedMapping peerRegionTable;
+    private final int peerEventFd;
+    private final UnsafeBuffer regionTable;
+    private final InetSocketAddress remoteAddress;
+    private final int maxInflight;
+    private final int maxPending;
+    private final int maxSendBytes;
+    private final int maxReadBytes;
+    private final long timeoutNanos;
+
+    private final Object lock = new Object();
+    private final ArrayDeque<ShmOperation> pendingSends = new ArrayDeque<>();
+    private final ArrayList<ShmOperation> awaitingMap = new ArrayList<>();
+    private final ArrayDeque<ShmOperation> done = new ArrayDeque<>();
+    private final ArrayDeque<ShmOperation> free = new ArrayDeque<>();
+    private final Int2ObjectHashMap<PeerRegion> peerRegions = new Int2ObjectHashMap<>();
+    /** Region ids to ask the peer for (with the token to present), progress thread sends them. */
+    private final Int2ObjectHashMap<Long> mapRequests = new Int2ObjectHashMap<>();
+    private final Int2ObjectHashMap<Long> mapAsked = new Int2ObjectHashMap<>();
+    private int inflight;
+    private long nextRequestId;
+    private boolean down;
+    private boolean closedLocally;
+    private boolean disconnectDelivered;
+    private TransportStatus downStatus = TransportStatus.PEER_FAILED;
+    private String downDetail = "peer closed the connection";
+
+    private final RingBufferReader reader = new RingBufferReader();
+    private final ArrayList<ShmOperation> completing = new ArrayList<>();
+
+    ShmEndpoint(final ShmWorker worker, final EndpointHandler handler, final UnixSeqPacket control,
+        final ShmRings rings, final SharedMapping peerRegionTable, final int peerEventFd,
+        final InetSocketAddress remoteAddress)
+    {
+        this.peerEventFd = peerEventFd;
+        this.worker = worker;
+        this.handler = handler;
+        this.control = control;
+        this.rings = rings;
+        this.peerRegionTable = peerRegionTable;
+        this.regionTable = peerRegionTable.buffer();
+        this.remoteAddress = remoteAddress;
+        this.maxInflight = worker.config().maxInflightPerEndpoint();
+        this.maxPending = worker.config().maxPendingPerEndpoint();
+        this.maxSendBytes = worker.maxSendBytes();
+        this.maxReadBytes = worker.maxReadBytes();
+        this.timeoutNanos = worker.config().operationTimeout().toNanos();
+    }
+
+    // ---------------------------------------------------------------- operations (any thread)
+
+    @Override
+    public long send(final DirectBuffer buffer, final int offset, final int length, final CompletionHandler handler)
+    {
+        if (buffer == null || offset < 0 || length < 0 || offset > buffer.capacity() - length)
+        {
+            return TransportStatus.OUT_OF_BOUNDS.sentinel();
+        }
+        if (length > maxSendBytes)
+        {
+            return TransportStatus.MESSAGE_TOO_LARGE.sentinel();
+        }
+        final long id;
+        synchronized (lock)
+        {
+            final long refused = admit();
+            if (refused < 0)
+            {
+                return refused;
+            }
+            final ShmOperation op = acquire(handler);
+            if (inflight < maxInflight && pendingSends.isEmpty() &&
+                rings.outbound().write(MESSAGE_TYPE, buffer, offset, length))
+            {
+                inflight++;
+                op.status = TransportStatus.OK;
+                done.addLast(op);
+                rings.wakePeerIfParked(peerEventFd);
+            }
+            else
+            {
+                op.payload.putBytes(0, buffer, offset, length);
+                op.length = length;
+                pendingSends.addLast(op);
+            }
+            id = op.requestId;
+        }
+        worker.wake(); // the completion (or the pending send) is the progress thread's to deliver
+        return id;
+    }
+
+    @Override
+    public long read(final long remoteAddress, final RemoteKey remoteKey, final int length,
+        final MutableDirectBuffer destination, final int destinationOffset, final CompletionHandler handler)
+    {
+        if (remoteKey == null || remoteKey.transportId() != RemoteKey.TRANSPORT_SHM)
+        {
+            return TransportStatus.INVALID_RKEY.sentinel();
+        }
+        if (length > maxReadBytes)
+        {
+            return TransportStatus.MESSAGE_TOO_LARGE.sentinel();
+        }
+        if (length < 0 || destination == null || destinationOffset < 0 ||
+            destinationOffset > destination.capacity() - length)
+        {
+            return TransportStatus.OUT_OF_BOUNDS.sentinel();
+        }
+        final long id;
+        synchronized (lock)
+        {
+            final long refused = admit();
+            if (refused < 0)
+            {
+                return refused;
+            }
+            final ShmOperation op = acquire(handler);
+            op.isRead = true;
+            op.remoteAddress = remoteAddress;
+            op.remoteKey = remoteKey;
+            op.length = length;
+            op.destination = destination;
+            op.destinationOffset = destinationOffset;
+            inflight++;
+            final PeerRegion region = peerRegions.get(remoteKey.nativeKey());
+            if (region != null)
+            {
+                op.status = copy(region, op);
+                done.addLast(op);
+            }
+            else
+            {
+                awaitingMap.add(op);
+                if (!mapAsked.containsKey(remoteKey.nativeKey()))
+                {
+                    mapRequests.put(remoteKey.nativeKey(), Long.valueOf(remoteKey.token()));
+                    mapAsked.put(remoteKey.nativeKey(), Long.valueOf(remoteKey.token()));
+                }
+            }
+            id = op.requestId;
+        }
+        worker.wake();
+        return id;
+    }
+
+    /** Under lock: copy a read out of the peer's mapped region, checking token, bounds and the registration. */
+    private TransportStatus copy(final PeerRegion region, final ShmOperation op)
+    {
+        if (region.token() != op.remoteKey.token())
+        {
+            return TransportStatus.INVALID_RKEY;
+        }
+        if (!region.covers(op.remoteAddress, op.length))
+        {
+            return TransportStatus.OUT_OF_BOUNDS;
+        }
+        final int word = region.regionId() * 8;
+        if (regionTable.getLongVolatile(word) != region.generation())
+        {
+            return TransportStatus.INVALID_RKEY;
+        }
+        final long source = region.mapping().address() + (op.remoteAddress - region.base());
+        final MutableDirectBuffer dst = op.destination;
+        UnsafeApi.copyMemory(null, source, dst.byteArray(), dst.addressOffset() + op.destinationOffset, op.length);
+        // A region closed while we copied: its bytes may already belong to something else.
+        return regionTable.getLongVolatile(word) == region.generation() ? TransportStatus.OK :
+            TransportStatus.INVALID_RKEY;
+    }
+
+    /** Under lock: 0 when a new operation may be accepted, else a negative sentinel. */
+    private long admit()
+    {
+        if (down)
+        {
+            return (closedLocally ? TransportStatus.CLOSED : TransportStatus.NOT_CONNECTED).sentinel();
+        }
+        if (inflight >= maxInflight && pendingSends.size() >= maxPending)
+        {
+            return TransportStatus.BACK_PRESSURED.sentinel();
+        }
+        return 0;
+    }
+
+    private ShmOperation acquire(final CompletionHandler handler)
+    {
+        ShmOperation op = free.pollFirst();
+        if (op == null)
+        {
+            op = new ShmOperation();
+        }
+        op.requestId = nextRequestId++;
+        op.handler = handler;
+        op.isRead = false;
+        op.deadlineNanos = System.nanoTime() + timeoutNanos;
+        return op;
+    }
+
+    @Override
+    public boolean isConnected()
+    {
+        synchronized (lock)
+        {
+            return !down;
+        }
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress()
+    {
+        return remoteAddress;
+    }
+
+    @Override
+    public int outstanding()
+    {
+        synchronized (lock)
+        {
+            return inflight + pendingSends.size();
+        }
+    }
+
+    @Override
+    public Worker worker()
+    {
+        return worker;
+    }
+
+    /** Close: outstanding operations complete with CLOSED on the progress thread; the peer sees end of file. */
+    @Override
+    public void close()
+    {
+        synchronized (lock)
+        {
+            if (closedLocally)
+            {
+                return;
+            }
+            closedLocally = true;
+            if (!down)
+            {
+                goDown(TransportStatus.CLOSED, "closed locally");
+            }
+        }
+        worker.wake();
+    }
+
+    // ---------------------------------------------------------------- progress thread
+
+    /** One progress step; returns the work done. Once it returns -1 the worker forgets the endpoint. */
+    int doWork(final long nowNanos, final boolean pollControl, final ShmMemoryDomain localDomain)
+    {
+        int work = 0;
+        if (!isDown())
+        {
+            reader.count = 0;
+            work += rings.inbound().read(reader, MAX_MESSAGES_PER_CYCLE);
+        }
+        if (pollControl || hasMapRequests())
+        {
+            work += pollControl(localDomain);
+        }
+        work += promotePending();
+        work += expire(nowNanos);
+        work += deliverCompletions();
+        synchronized (lock)
+        {
+            if (down && inflight == 0 && pendingSends.isEmpty() && awaitingMap.isEmpty() && done.isEmpty())
+            {
+                if (!disconnectDelivered)
+                {
+                    disconnectDelivered = true;
+                    releaseLocked();
+                }
+                else
+                {
+                    return -1;
+                }
+            }
+            else
+            {
+                return work;
+            }
+        }
+        try
+        {
+            handler.onDisconnected(this, downStatus, downDetail);
+        }
+        catch (final Throwable t)
+        {
+            LOG.error("onDisconnected handler threw", t);
+        }
+        return work + 1;
+    }
+
+    private boolean isDown()
+    {
+        synchronized (lock)
+        {
+            return down;
+        }
+    }
+
+    private boolean hasMapRequests()
+    {
+        synchronized (lock)
+        {
+            return !mapRequests.isEmpty() || !awaitingMap.isEmpty();
+        }
+    }
+
+    /** Send MAP requests, answer the peer's, take MAPPED answers, notice end of file. */
+    private int pollControl(final ShmMemoryDomain localDomain)
+    {
+        int work = 0;
+        synchronized (lock)
+        {
+            if (down)
+            {
+                return 0;
+            }
+            for (final Int2ObjectHashMap<Long>.EntryIterator it = mapRequests.entrySet().iterator(); it.hasNext(); )
+            {
+                it.next();
+                final int len = ShmControl.map(control.payload(), it.getIntKey(), it.getValue());
+                if (!control.send(len))
+                {
+                    goDown(TransportStatus.PEER_FAILED, "control socket closed");
+                    return 1;
+                }
+                it.remove();
+                work++;
+            }
+        }
+        for (int i = 0; i < 16; i++)
+        {
+            final int n = control.receive();
+            if (n == UnixSeqPacket.WOULD_BLOCK)
+            {
+                break;
+            }
+            work++;
+            if (n == UnixSeqPacket.END_OF_STREAM)
+            {
+                // The peer is gone: deliver what it wrote before it went, then fail the rest.
+                reader.count = 0;
+                rings.inbound().read(reader, Integer.MAX_VALUE);
+                synchronized (lock)
+                {
+                    if (!down)
+                    {
+                        goDown(TransportStatus.PEER_FAILED, "peer closed the connection or exited");
+                    }
+                }
+                break;
+            }
+            final int type = ShmControl.type(control.payload(), n);
+            if (type == ShmControl.MAP && n >= ShmControl.MAP_LENGTH)
+            {
+                control.closeReceivedFds();
+                answerMap(localDomain);
+            }
+            else if (type == ShmControl.MAPPED && n >= ShmControl.MAPPED_LENGTH)
+            {
+                onMapped();
+            }
+            else
+            {
+                control.closeReceivedFds();
+                LOG.warn("shm: unexpected control message (type {}, {} bytes) from {}: connection closed", type, n,
+                    remoteAddress);
+                synchronized (lock)
+                {
+                    goDown(TransportStatus.TRANSPORT_ERROR, "malformed control message");
+                }
+                break;
+            }
+        }
+        return work;
+    }
+
+    /** The peer asks for one of our regions: check its token, send a read-only descriptor. */
+    private void answerMap(final ShmMemoryDomain localDomain)
+    {
+        final UnsafeBuffer b = control.payload();
+        final int o = UnixSeqPacket.payloadOffset();
+        final int regionId = b.getInt(o + 4);
+        final long token = b.getLong(o + 8);
+        final ShmMemoryRegion region = localDomain.lookup(regionId);
+        final int status = region == null ? ShmControl.MAPPED_UNKNOWN_REGION :
+            region.token() != token ? ShmControl.MAPPED_BAD_TOKEN : ShmControl.MAPPED_OK;
+        final int len = ShmControl.mapped(b, regionId, status, status == ShmControl.MAPPED_OK ? region : null);
+        final boolean sent = status == ShmControl.MAPPED_OK ? control.send(len, region.readOnlyFd()) :
+            control.send(len);
+        if (!sent)
+        {
+            synchronized (lock)
+            {
+                goDown(TransportStatus.PEER_FAILED, "control socket closed");
+            }
+        }
+    }
+
+    /** The peer answered MAP: map the region read-only and run the reads that waited for it. */
+    private void onMapped()
+    {
+        final UnsafeBuffer b = control.payload();
+        final int o = UnixSeqPacket.payloadOffset();
+        final int regionId = b.getInt(o + 4);
+        final int status = b.getInt(o + 8);
+        PeerRegion region = null;
+        if (status == ShmControl.MAPPED_OK && control.receivedFdCount() == 1)
+        {
+            final long generation = b.getLong(o + 12);
+            final long fileOffset = b.getLong(o + 20);
+            final long base = b.getLong(o + 28);
+            final long length = b.getLong(o + 36);
+            try
+            {
+                final SharedMapping m = SharedMapping.mapReadOnly(control.receivedFd(0), fileOffset, length);
+                final Long token = mapAsked.get(regionId);
+                region = new PeerRegion(regionId, token == null ? 0 : token, generation, base, length, m);
+            }
+            catch (final RuntimeException e)
+            {
+                LOG.warn("shm: cannot map region {} of {}: {}", regionId, remoteAddress, e.getMessage());
+            }
+        }
+        else
+        {
+            control.closeReceivedFds();
+        }
+        synchronized (lock)
+        {
+            mapAsked.remove(regionId);
+            if (region != null)
+            {
+                if (down)
+                {
+                    region.mapping().close();
+                    return;
+                }
+                peerRegions.put(regionId, region);
+            }
+            for (final Iterator<ShmOperation> it = awaitingMap.iterator(); it.hasNext(); )
+            {
+                final ShmOperation op = it.next();
+                if (op.remoteKey.nativeKey() == regionId)
+                {
+                    it.remove();
+                    op.status = region == null ? TransportStatus.INVALID_RKEY : copy(region, op);
+                    done.addLast(op);
+                }
+            }
+        }
+    }
+
+    private int promotePending()
+    {
+        int work = 0;
+        synchronized (lock)
+        {
+            final ManyToOneRingBuffer ring = rings.outbound();
+            while (!down && inflight < maxInflight && !pendingSends.isEmpty())
+            {
+                final ShmOperation op = pendingSends.peekFirst();
+                if (!ring.write(MESSAGE_TYPE, op.payload, 0, op.length))
+                {
+                    break;
+                }
+                pendingSends.pollFirst();
+                inflight++;
+                op.status = TransportStatus.OK;
+                done.addLast(op);
+                work++;
+            }
+            if (work > 0)
+            {
+                rings.wakePeerIfParked(peerEventFd);
+            }
+        }
+        return work;
+    }
+
+    private int expire(final long nowNanos)
+    {
+        synchronized (lock)
+        {
+            int work = 0;
+            for (final Iterator<ShmOperation> it = pendingSends.iterator(); it.hasNext(); )
+            {
+                final ShmOperation op = it.next();
+                if (op.deadlineNanos - nowNanos <= 0)
+                {
+                    it.remove();
+                    inflight++; // counted so that completing it balances
+                    op.status = TransportStatus.TIMED_OUT;
+                    done.addLast(op);
+                    work++;
+                }
+            }
+            for (final Iterator<ShmOperation> it = awaitingMap.iterator(); it.hasNext(); )
+            {
+                final ShmOperation op = it.next();
+                if (op.deadlineNanos - nowNanos <= 0)
+                {
+                    it.remove();
+                    op.status = TransportStatus.TIMED_OUT;
+                    done.addLast(op);
+                    work++;
+                }
+            }
+            return work;
+        }
+    }
+
+    private int deliverCompletions()
+    {
+        synchronized (lock)
+        {
+            if (done.isEmpty())
+            {
+                return 0;
+            }
+            completing.addAll(done);
+            done.clear();
+        }
+        final int n = completing.size();
+        for (int i = 0; i < n; i++)
+        {
+            final ShmOperation op = completing.get(i);
+            final CompletionHandler h = op.handler;
+            if (h != null)
+            {
+                try
+                {
+                    h.onComplete(op.status, op.requestId);
+                }
+                catch (final Throwable t)
+                {
+                    LOG.error("completion handler threw", t);
+                }
+            }
+        }
+        synchronized (lock)
+        {
+            for (int i = 0; i < n; i++)
+            {
+                final ShmOperation op = completing.get(i);
+                inflight--;
+                op.reset();
+                free.addLast(op);
+            }
+        }
+        completing.clear();
+        return n;
+    }
+
+    /** Under lock: no operation is admitted any more; every waiting one completes with {@code status}. */
+    private void goDown(final TransportStatus status, final String detail)
+    {
+        down = true;
+        downStatus = status;
+        downDetail = detail;
+        while (!pendingSends.isEmpty())
+        {
+            final ShmOperation op = pendingSends.pollFirst();
+            inflight++;
+            op.status = status;
+            done.addLast(op);
+        }
+        for (final ShmOperation op : awaitingMap)
+        {
+            op.status = status;
+            done.addLast(op);
+        }
+        awaitingMap.clear();
+        mapRequests.clear();
+    }
+
+    /** Under lock, once nothing is outstanding: unmap and close everything the connection holds. */
+    private void releaseLocked()
+    {
+        for (final PeerRegion r : peerRegions.values())
+        {
+            r.mapping().close();
+        }
+        peerRegions.clear();
+        worker.unwatch(control.fd());
+        control.close();
+        peerRegionTable.close(); // the rings stay mapped until the worker has forgotten them (ShmWakeup.arm)
+        ShmLibC.close(peerEventFd);
+    }
+
+    /** The worker is closing: fail everything now, on the closing thread, and release. */
+    void closeFromWorker()
+    {
+        synchronized (lock)
+        {
+            if (!down)
+            {
+                goDown(TransportStatus.CLOSED, "worker closed");
+            }
+        }
+        deliverCompletions();
+        synchronized (lock)
+        {
+            if (!disconnectDelivered)
+            {
+                disconnectDelivered = true;
+                releaseLocked();
+            }
+        }
+    }
+
+    /** Delivers inbound ring records to the handler, in place. */
+    private final class RingBufferReader implements org.agrona.concurrent.MessageHandler
+    {
+        int count;
+
+        @Override
+        public void onMessage(final int msgTypeId, final MutableDirectBuffer buffer, final int index, final int length)
+        {
+            count++;
+            if (msgTypeId != MESSAGE_TYPE)
+            {
+                return;
+            }
+            try
+            {
+                handler.onMessage(ShmEndpoint.this, buffer, index, length);
+            }
+            catch (final Throwable t)
+            {
+                LOG.error("onMessage handler threw", t);
+            }
+        }
+    }
+
+    ShmRings rings()
+    {
+        return rings;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "ShmEndpoint{" + remoteAddress + '}';
+    }
+}

@@ -1,0 +1,95 @@
+package io.rdmakv.transport.shm;
+
+import io.rdmakv.transport.MemoryRegion;
+import io.rdmakv.transport.RemoteKey;
+
+/**
+ * A registered range of a shared memory file. A peer that presents its remote key (region id and token) gets a
+ * read-only descriptor of the file and maps the range; the region's word in the domain's region table says whether
+ * the registration still stands, and readers check it around every copy.
+ */
+final class ShmMemoryRegion implements MemoryRegion
+{
+    private final ShmMemoryDomain domain;
+    private final int regionId;
+    private final long generation;
+    private final long address;
+    private final long length;
+    private final long fileOffset;
+    private final int readOnlyFd;
+    private final RemoteKey remoteKey;
+    private boolean closed;
+
+    ShmMemoryRegion(final ShmMemoryDomain domain, final int regionId, final long generation, final long address,
+        final long length, final long fileOffset, final int readOnlyFd, final long token)
+    {
+        this.domain = domain;
+        this.regionId = regionId;
+        this.generation = generation;
+        this.address = address;
+        this.length = length;
+        this.fileOffset = fileOffset;
+        this.readOnlyFd = readOnlyFd;
+        this.remoteKey = new RemoteKey(RemoteKey.TRANSPORT_SHM, regionId, address, length, token);
+    }
+
+    int regionId()
+    {
+        return regionId;
+    }
+
+    long generation()
+    {
+        return generation;
+    }
+
+    long fileOffset()
+    {
+        return fileOffset;
+    }
+
+    /** A read-only descriptor of the backing memory file (owned by the region; send a copy, never close it). */
+    int readOnlyFd()
+    {
+        return readOnlyFd;
+    }
+
+    long token()
+    {
+        return remoteKey.token();
+    }
+
+    @Override
+    public long address()
+    {
+        return address;
+    }
+
+    @Override
+    public long length()
+    {
+        return length;
+    }
+
+    @Override
+    public RemoteKey remoteKey()
+    {
+        return remoteKey;
+    }
+
+    /** Deregister: readers see the region table word change and refuse the read; the memory itself stays mapped. */
+    @Override
+    public void close()
+    {
+        synchronized (this)
+        {
+            if (closed)
+            {
+                return;
+            }
+            closed = true;
+        }
+        domain.remove(this);
+        ShmLibC.close(readOnlyFd);
+    }
+}
