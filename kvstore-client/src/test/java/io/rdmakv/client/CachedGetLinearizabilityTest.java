@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
@@ -114,7 +115,15 @@ class CachedGetLinearizabilityTest
                 }), "reader-" + r));
             }
             threads.forEach(Thread::start);
-            Thread.sleep(2000);
+            // Until the readers read enough, warm caches served some of it and the writers superseded remembered
+            // locations under them (counts that must move; the deadline only bounds a hang), not for a fixed time.
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+            while ((reads.get() <= 500 || readerClient.stats().client(ClientCounter.GET_CACHE_HITS) == 0 ||
+                readerClient.stats().client(ClientCounter.GET_CACHE_INVALIDATIONS) == 0) && failures.isEmpty() &&
+                System.nanoTime() - deadline < 0)
+            {
+                Thread.sleep(10);
+            }
             running.set(false);
             for (final Thread t : threads)
             {

@@ -32,6 +32,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 import static io.rdmakv.client.OneSidedGetProtocolTest.bytes;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -236,7 +237,7 @@ class KvClientAgainstServerTest
                     }
                 }, "writer-" + w));
             }
-            final long[] reads = new long[2];
+            final AtomicLongArray reads = new AtomicLongArray(2);
             for (int r = 0; r < 2; r++)
             {
                 final int reader = r;
@@ -249,7 +250,7 @@ class KvClientAgainstServerTest
                         {
                             final byte[] value = client.get(bytes("key-" + k));
                             assertWhole(k, value);
-                            reads[reader]++;
+                            reads.incrementAndGet(reader);
                             k = (k + 1) % keys;
                         }
                     }
@@ -260,14 +261,22 @@ class KvClientAgainstServerTest
                 }, "reader-" + r));
             }
             threads.forEach(Thread::start);
-            Thread.sleep(1500);
+            // Until both readers read beside the writers and one-sided reads were served (counts that must move;
+            // the deadline only bounds a hang): how many reads fit in a fixed time is the scheduler's business.
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
+            while ((reads.get(0) < 50 || reads.get(1) < 50 ||
+                client.clientCounters().get(ClientCounter.GET_ONE_SIDED_HITS) == 0) && errors.isEmpty() &&
+                System.nanoTime() - deadline < 0)
+            {
+                Thread.sleep(10);
+            }
             running.set(false);
             for (final Thread t : threads)
             {
                 t.join(TimeUnit.SECONDS.toMillis(10));
             }
             assertTrue(errors.isEmpty(), () -> "readers saw: " + errors);
-            assertTrue(reads[0] + reads[1] > 50, "readers really read: " + (reads[0] + reads[1]));
+            assertTrue(reads.get(0) >= 50 && reads.get(1) >= 50, "readers really read: " + reads);
             assertTrue(client.clientCounters().get(ClientCounter.GET_ONE_SIDED_HITS) > 0);
         }
     }

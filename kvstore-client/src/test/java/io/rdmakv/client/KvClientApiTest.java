@@ -7,7 +7,9 @@ import org.junit.jupiter.api.Timeout;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.Collectors;
 
 import static io.rdmakv.client.OneSidedGetProtocolTest.bytes;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -165,8 +167,8 @@ class KvClientApiTest
         {
             warm.get(bytes("a"));
         }
-        Thread.sleep(200);
-        final long before = clientThreads();
+        // The threads alive now (the warm-up client's may still be ending): only threads started later count.
+        final Set<Thread> before = clientThreads();
         for (int i = 0; i < 5; i++)
         {
             try (KvClient client = node.client().build())
@@ -175,20 +177,26 @@ class KvClientApiTest
                 client.put(bytes("b"), bytes("2"));
             }
         }
-        final long deadline = System.nanoTime() + 5_000_000_000L;
-        while (clientThreads() > before && System.nanoTime() < deadline)
+        final long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!startedSince(before).isEmpty() && System.nanoTime() < deadline)
         {
             Thread.sleep(50);
         }
-        assertEquals(before, clientThreads(), () -> "threads left: " + Thread.getAllStackTraces().keySet().stream()
-            .map(Thread::getName).sorted().toList());
+        assertEquals(List.of(), startedSince(before), "threads the closed clients left behind");
     }
 
-    /** Live threads, without the node's (it stays up) and the JVM's own. */
-    private static long clientThreads()
+    /** Live client threads: without the JVM's own (the node's share the names, and it stays up). */
+    private static Set<Thread> clientThreads()
     {
         return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
-            .map(Thread::getName).filter(n -> n.contains("rdmakv") || n.contains("tcp-")).count();
+            .filter(t -> t.getName().contains("rdmakv") || t.getName().contains("tcp-"))
+            .collect(Collectors.toSet());
+    }
+
+    /** The names of live client threads that are not in {@code before}. */
+    private static List<String> startedSince(final Set<Thread> before)
+    {
+        return clientThreads().stream().filter(t -> !before.contains(t)).map(Thread::getName).sorted().toList();
     }
 
     @Test

@@ -84,12 +84,12 @@ class KvClientFailureTest
     void shouldTimeOutWhenAttachIsNeverAnswered()
     {
         node.attachAnswer = null;
-        final long start = System.nanoTime();
+        // TIMED_OUT naming ATTACH is the connect timeout's answer (nothing else reports it); the class's @Timeout
+        // bounds a hang. No wall-clock bound: a loaded machine may take any time to get there.
         final KvException ex = assertThrows(KvException.class,
             () -> node.client().connectTimeout(Duration.ofMillis(500)).build());
         assertEquals(KvError.TIMED_OUT, ex.error());
         assertTrue(ex.getMessage().contains("ATTACH"), ex.getMessage());
-        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(10), "bounded by the connect timeout");
     }
 
     @Test
@@ -100,12 +100,10 @@ class KvClientFailureTest
         {
             port = socket.getLocalPort();
         }
-        final long start = System.nanoTime();
         final KvException ex = assertThrows(KvException.class, () -> KvClient.builder()
             .server("127.0.0.1:" + port).transport("tcp").connectTimeout(Duration.ofSeconds(2)).build());
-        assertEquals(KvError.CONNECTION_FAILED, ex.error());
+        assertEquals(KvError.CONNECTION_FAILED, ex.error(), "refused, not timed out");
         assertTrue(ex.getMessage().contains("127.0.0.1:" + port), ex.getMessage());
-        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5));
     }
 
     @Test
@@ -118,7 +116,8 @@ class KvClientFailureTest
             final KvException ex = assertThrows(KvException.class, () -> client.put(bytes("k"), bytes("v")));
             final long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertEquals(KvError.TIMED_OUT, ex.error());
-            assertTrue(elapsedMillis >= 400 && elapsedMillis < 3000, "took " + elapsedMillis + " ms");
+            // It waited for its deadline (a timeout cannot fire early); how much later it fired is the scheduler's.
+            assertTrue(elapsedMillis >= 400, "took " + elapsedMillis + " ms");
             final CompletableFuture<Void> async = client.putAsync(bytes("k"), bytes("v"));
             final KvException asyncEx = assertInstanceOf(KvException.class,
                 assertThrows(CompletionException.class, async::join).getCause());
@@ -140,11 +139,9 @@ class KvClientFailureTest
             node.silent = true;
             final CompletableFuture<Void> pending = client.putAsync(bytes("k2"), bytes("v2"));
             node.crash();
-            final long start = System.nanoTime();
             final KvException ex = assertInstanceOf(KvException.class,
                 assertThrows(CompletionException.class, pending::join).getCause());
-            assertEquals(KvError.CONNECTION_FAILED, ex.error(), ex.getMessage());
-            assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5), "connection loss, not a timeout");
+            assertEquals(KvError.CONNECTION_FAILED, ex.error(), "connection loss, not a timeout: " + ex.getMessage());
 
             final KvException later = assertThrows(KvException.class, () -> client.get(bytes("k")));
             assertEquals(KvError.CONNECTION_FAILED, later.error(), later.getMessage());

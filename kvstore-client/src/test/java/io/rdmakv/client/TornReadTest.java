@@ -51,7 +51,9 @@ class TornReadTest
             {
                 final long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1000);
                 int reads = 0;
-                while (System.nanoTime() - end < 0 || reads < 50)
+                // At least a second and 50 reads, and on until the writer really rewrote the value under them (a
+                // count that must move); the test's timeout bounds a hang.
+                while (System.nanoTime() - end < 0 || reads < 50 || writes.get() <= 100)
                 {
                     final byte[] value = client.get(key);
                     assertNotNull(value);

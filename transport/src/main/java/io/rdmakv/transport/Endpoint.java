@@ -27,6 +27,20 @@ public interface Endpoint extends AutoCloseable
      * into {@code destination} at {@code destinationOffset}. The destination must stay valid until the handler
      * runs and holds the data when it is called with {@link TransportStatus#OK}.
      *
+     * <p>A read of a region the target does not have (closed, deregistered even a moment ago, or never registered)
+     * completes with {@link TransportStatus#INVALID_RKEY} on every transport, never with a connection status: the
+     * target's refusal is the answer. Ranges outside the remote key are refused before anything is sent
+     * ({@link TransportStatus#OUT_OF_BOUNDS}). What happens to the endpoint afterwards depends on the transport:
+     * <ul>
+     *   <li>tcp: the connection stays up; later operations run as usual.</li>
+     *   <li>verbs: on RC a remote access error moves both queue pairs to the error state, so the refusal ends the
+     *       connection. The refused read completes with INVALID_RKEY; every other operation still outstanding on
+     *       the endpoint completes with {@link TransportStatus#PEER_FAILED}; {@link #isConnected()} is false from
+     *       the refused read's completion on, and later operations are refused at once with
+     *       {@link TransportStatus#NOT_CONNECTED}; the handler's {@code onDisconnected} runs once with INVALID_RKEY.
+     *       The target's endpoint fails too ({@code onDisconnected} with PEER_FAILED). Connect again to go on.</li>
+     * </ul>
+     *
      * @return a request id, or a negative sentinel.
      */
     long read(long remoteAddress, RemoteKey remoteKey, int length,

@@ -12,17 +12,27 @@ public enum TransportStatus
     BACK_PRESSURED(1, "back-pressured: in-flight and pending limits reached"),
     NOT_CONNECTED(2, "endpoint not connected"),
     CLOSED(3, "endpoint or worker closed"),
-    /** The target refused a read: the rkey's token did not match its registration. */
+    /**
+     * The target refused a read: it does not know the region (closed, deregistered or never registered) or the rkey's
+     * token did not match its registration. What a read of a just-closed region reports on every transport (see
+     * {@link Endpoint#read} for what the endpoint does afterwards).
+     */
     INVALID_RKEY(4, "remote key rejected (token or region unknown)"),
     /** The target refused a read that leaves the registered region. */
     OUT_OF_BOUNDS(5, "read outside the registered region"),
     MESSAGE_TOO_LARGE(6, "message larger than the transport's limit"),
     TIMED_OUT(7, "operation timed out"),
-    /** The peer went away (connection reset, retry exceeded, QP in error) before the operation completed. */
+    /**
+     * The peer went away (connection reset, retry exceeded, QP in error) before the operation completed; also what
+     * operations outstanding beside a read the target refused report on verbs, whose refusal ends the connection.
+     */
     PEER_FAILED(8, "peer failed or connection lost"),
     /** The transport or device reported an error it could not attribute further. */
     TRANSPORT_ERROR(9, "transport error"),
-    /** The target does not allow this operation (e.g. remote access error on verbs). */
+    /**
+     * The target does not allow this operation: a region without remote read, or emulated reads switched off (tcp).
+     * Verbs reports a remote access error of a read as {@link #INVALID_RKEY} (its device gives one error for both).
+     */
     ACCESS_DENIED(10, "remote access denied");
 
     /** Indexed by code; {@code values()} would clone the array on every completion. */

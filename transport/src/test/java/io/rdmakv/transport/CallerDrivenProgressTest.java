@@ -1,24 +1,31 @@
 package io.rdmakv.transport;
 
+import io.rdmakv.transport.ProgressFakes.CyclePause;
+import io.rdmakv.transport.ProgressFakes.FakeWorker;
+import io.rdmakv.transport.ProgressFakes.GatedIdle;
+import io.rdmakv.transport.ProgressFakes.OverlapDetector;
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.IdleStrategy;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.AbstractQueuedSynchronizer;
 import java.util.concurrent.locks.LockSupport;
 
+import static io.rdmakv.transport.ProgressFakes.HOLD_SECONDS;
+import static io.rdmakv.transport.ProgressFakes.isCaller;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -27,10 +34,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@link WorkerProgress#tryProgress()} over fake POLLED and ARMABLE workers (no device): callers and the progress
  * thread never run a duty cycle at once, a caller completes its own request while the progress thread sleeps, a
- * nested call runs no cycle, and closing stops callers. Counts and threads are asserted, never times.
+ * nested call runs no cycle, and closing stops callers. The interleavings that matter are forced (a cycle held open
+ * on one thread while another tries, the progress thread parked between cycles), never left to the scheduler; counts
+ * and threads are asserted, never times.
  */
 class CallerDrivenProgressTest
 {
+    private static final int CALLERS = 3;
+
     private final List<WorkerProgress> started = new ArrayList<>();
     private final AtomicReference<Throwable> errors = new AtomicReference<>();
 
@@ -43,42 +54,97 @@ class CallerDrivenProgressTest
     @ParameterizedTest
     @EnumSource(value = ProgressModel.class, names = {"POLLED", "ARMABLE"})
     @Timeout(60)
+    void shouldRefuseEveryCallerWhileTheProgressThreadIsInACycle(final ProgressModel model) throws Exception
+    {
+        final FakeWorker worker = new FakeWorker(model, TimeUnit.HOURS.toNanos(1));
+        final CyclePause progressInside = new CyclePause(t -> !isCaller(t));
+        worker.pause = progressInside; // the progress thread's first cycle stays open until released
+        final OverlapDetector duty = new OverlapDetector(worker.inCycle);
+        final WorkerProgress progress = start(worker, duty);
+        progressInside.awaitEntered();
+
+        final List<Integer> results = runCallers(CALLERS, 1_000, progress);
+
+        assertEquals(CALLERS * 1_000, results.size());
+        assertTrue(results.stream().allMatch(work -> work == 0), "a caller runs no cycle while another thread is in one");
+        assertEquals(0, progress.callerCycles());
+        assertEquals(0, worker.callerThreadCycles.get(), "no caller entered the worker");
+        progressInside.release.countDown();
+        progress.close();
+        assertEquals(0, worker.overlaps.get() + duty.overlaps.get(), "two threads were inside a duty cycle at once");
+        assertEquals(0, worker.pauseTimeouts.get());
+        assertEquals(null, errors.get());
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = ProgressModel.class, names = {"POLLED", "ARMABLE"})
+    @Timeout(60)
+    void shouldRunACallersCycleAndMakeTheProgressThreadWaitForIt(final ProgressModel model) throws Exception
+    {
+        final FakeWorker worker = new FakeWorker(model, TimeUnit.HOURS.toNanos(1));
+        final OverlapDetector duty = new OverlapDetector(worker.inCycle);
+        final GatedIdle gate = new GatedIdle(true);
+        final WorkerProgress progress = startGated(worker, duty, gate);
+        final Thread progressThread = gate.awaitParked(); // between cycles: it holds no lock
+
+        // 1. a caller runs a cycle itself, held open inside it
+        final CyclePause callerInside = new CyclePause(ProgressFakes::isCaller);
+        worker.pause = callerInside;
+        final AtomicInteger callerWork = new AtomicInteger(Integer.MIN_VALUE);
+        final Thread caller = new Thread(() -> callerWork.set(progress.tryProgress()), "caller-driver");
+        caller.start();
+        callerInside.awaitEntered();
+        assertSame(caller, callerInside.thread, "the caller's own tryProgress entered the worker");
+
+        // 2. the other callers are refused while it is inside
+        final List<Integer> others = runCallers(CALLERS - 1, 1_000, progress);
+        assertTrue(others.stream().allMatch(work -> work == 0), "a caller runs no cycle while another caller is in one");
+
+        // 3. the progress thread, let go, waits on the cycle lock rather than skip or overlap
+        final long progressCyclesBefore = worker.progressThreadCycles.get();
+        gate.release();
+        awaitBlockedOnALock(progressThread);
+        assertEquals(progressCyclesBefore, worker.progressThreadCycles.get(), "the progress thread waited");
+
+        // 4. the caller's cycle ends; the progress thread's next cycle follows it
+        final CyclePause progressNext = new CyclePause(t -> t == progressThread);
+        worker.pause = progressNext;
+        callerInside.release.countDown();
+        caller.join(TimeUnit.SECONDS.toMillis(HOLD_SECONDS));
+        assertFalse(caller.isAlive());
+        assertEquals(1, callerWork.get(), "the caller's cycle did the worker's work");
+        progressNext.awaitEntered();
+        progressNext.release.countDown();
+
+        progress.close();
+        assertEquals(0, worker.overlaps.get() + duty.overlaps.get(), "two threads were inside a duty cycle at once");
+        assertEquals(1, worker.callerThreadCycles.get(), "exactly one caller cycle ran");
+        assertEquals(1, progress.callerCycles(), "and it was counted");
+        assertEquals(0, worker.pauseTimeouts.get());
+        assertEquals(null, errors.get());
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = ProgressModel.class, names = {"POLLED", "ARMABLE"})
+    @Timeout(60)
     void shouldNeverRunACycleOnTwoThreadsAtOnce(final ProgressModel model) throws Exception
     {
+        // Free-running contention: whichever thread wins each cycle, none overlaps and every caller cycle is counted.
+        // That callers do get cycles and that the progress thread waits for them is forced in the tests above.
         final FakeWorker worker = new FakeWorker(model, Long.MAX_VALUE / 4);
         worker.busy = true; // the progress thread cycles without idling: the lock is contended all the time
         final OverlapDetector duty = new OverlapDetector(worker.inCycle);
         final WorkerProgress progress = start(worker, duty);
-        final int callers = 3;
-        final int attemptsEach = 20_000;
-        final AtomicLong ranByCallers = new AtomicLong();
-        final List<Thread> threads = new ArrayList<>();
-        for (int t = 0; t < callers; t++)
-        {
-            final Thread thread = new Thread(() ->
-            {
-                for (int i = 0; i < attemptsEach; i++)
-                {
-                    final int work = progress.tryProgress();
-                    if (work > 0)
-                    {
-                        ranByCallers.incrementAndGet();
-                    }
-                    assertFalse(progress.isProgressThread(), "a caller is the progress thread only inside a cycle");
-                }
-            }, "caller-" + t);
-            threads.add(thread);
-            thread.start();
-        }
-        for (final Thread thread : threads)
-        {
-            thread.join();
-        }
+        ProgressFakes.await(worker.firstProgressThreadCycle, "the progress thread ran a cycle");
+
+        final List<Integer> results = runCallers(CALLERS, 20_000, progress);
         progress.close();
+
+        final long ranByCallers = results.stream().filter(work -> work > 0).count();
         assertEquals(0, worker.overlaps.get() + duty.overlaps.get(), "two threads were inside a duty cycle at once");
-        assertTrue(ranByCallers.get() > 0, "callers ran cycles of their own");
-        assertEquals(ranByCallers.get(), progress.callerCycles(), "every cycle a caller ran is counted");
-        assertTrue(worker.progressThreadCycles.get() > 0, "the progress thread ran cycles too");
+        assertEquals(ranByCallers, progress.callerCycles(), "every cycle a caller ran is counted");
+        assertEquals(ranByCallers, worker.callerThreadCycles.get(), "and entered the worker once");
+        assertTrue(results.stream().allMatch(work -> work >= 0), "an open progress can be driven");
         assertEquals(null, errors.get());
     }
 
@@ -158,210 +224,89 @@ class CallerDrivenProgressTest
         return progress;
     }
 
-    /** Counts entries into a cycle that another thread is already in. */
-    private static final class OverlapDetector implements Agent
+    /**
+     * As {@link WorkerProgress#start} does for the worker's model (the same idle strategy, signal and stop), with
+     * {@code gate} in front of the idle strategy.
+     */
+    private WorkerProgress startGated(final FakeWorker worker, final Agent duty, final GatedIdle gate)
     {
-        final AtomicInteger inCycle;
-        final AtomicInteger overlaps = new AtomicInteger();
-
-        OverlapDetector(final AtomicInteger inCycle)
+        final IdleStrategy idle;
+        final Runnable stopIdling;
+        final Runnable signal;
+        if (worker.model == ProgressModel.ARMABLE)
         {
-            this.inCycle = inCycle;
+            final WakeupIdleStrategy wakeupIdle = new WakeupIdleStrategy(worker.wakeup);
+            idle = wakeupIdle;
+            signal = worker.wakeup::signal;
+            stopIdling = wakeupIdle::stopBlocking;
         }
-
-        @Override
-        public int doWork()
+        else
         {
-            // The worker entered the cycle (inCycle = 1 from its doWork); nobody else may be in it.
-            if (inCycle.get() != 1)
+            final SignalledIdleStrategy signalledIdle = new SignalledIdleStrategy();
+            idle = signalledIdle;
+            signal = signalledIdle::signal;
+            stopIdling = signalledIdle::signal;
+        }
+        gate.delegateTo(idle);
+        final WorkerProgress progress = PolledWorkerProgress.start(worker, duty, "test-progress", errors::set, gate,
+            signal, () ->
             {
-                overlaps.incrementAndGet();
-            }
-            Thread.onSpinWait();
-            if (inCycle.decrementAndGet() != 0)
-            {
-                overlaps.incrementAndGet();
-            }
-            return 0;
-        }
-
-        @Override
-        public String roleName()
-        {
-            return "overlap-detector";
-        }
+                gate.release();
+                stopIdling.run();
+            });
+        started.add(progress);
+        return progress;
     }
 
     /**
-     * A worker with no transport: its doWork marks the cycle entered (the duty marks it left), runs a completion
-     * handed to it, and with {@code busy} reports work so that the progress thread never idles.
+     * Runs {@code callers} threads that each call {@link WorkerProgress#tryProgress()} {@code attemptsEach} times,
+     * checking that a caller is the progress thread only inside its cycle, and returns every result.
      */
-    private static final class FakeWorker implements Worker
+    private static List<Integer> runCallers(final int callers, final int attemptsEach, final WorkerProgress progress)
+        throws InterruptedException
     {
-        final ProgressModel model;
-        final FakeWakeup wakeup;
-        final AtomicInteger inCycle = new AtomicInteger();
-        final AtomicInteger overlaps = new AtomicInteger();
-        final AtomicInteger maxDepth = new AtomicInteger();
-        final AtomicInteger closes = new AtomicInteger();
-        final AtomicInteger cyclesAfterClose = new AtomicInteger();
-        final AtomicLong progressThreadCycles = new AtomicLong();
-        volatile boolean busy;
-        volatile Runnable completion;
-        private volatile boolean closed;
-        private int depth;
-
-        FakeWorker(final ProgressModel model, final long blockNanos)
+        final List<Integer> results = Collections.synchronizedList(new ArrayList<>());
+        final AtomicInteger misidentified = new AtomicInteger();
+        final List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < callers; t++)
         {
-            this.model = model;
-            this.wakeup = new FakeWakeup(blockNanos);
-        }
-
-        @Override
-        public int doWork()
-        {
-            if (inCycle.getAndIncrement() != 0)
+            final Thread thread = new Thread(() ->
             {
-                overlaps.incrementAndGet();
-            }
-            if (closed)
-            {
-                cyclesAfterClose.incrementAndGet();
-            }
-            if (!Thread.currentThread().getName().startsWith("caller-"))
-            {
-                progressThreadCycles.incrementAndGet();
-            }
-            depth++;
-            maxDepth.accumulateAndGet(depth, Math::max);
-            try
-            {
-                final Runnable c = completion;
-                if (c != null)
+                final List<Integer> own = new ArrayList<>(attemptsEach);
+                for (int i = 0; i < attemptsEach; i++)
                 {
-                    completion = null;
-                    c.run();
-                    return 1;
+                    own.add(progress.tryProgress());
+                    if (progress.isProgressThread())
+                    {
+                        misidentified.incrementAndGet();
+                    }
                 }
-                return busy ? 1 : 0;
-            }
-            finally
-            {
-                depth--;
-            }
+                results.addAll(own);
+            }, "caller-" + t);
+            threads.add(thread);
+            thread.start();
         }
-
-        @Override
-        public ProgressModel progressModel()
+        for (final Thread thread : threads)
         {
-            return model;
+            thread.join(TimeUnit.SECONDS.toMillis(HOLD_SECONDS));
+            assertFalse(thread.isAlive(), "a caller never blocks");
         }
-
-        @Override
-        public WorkerWakeup wakeup()
-        {
-            return wakeup;
-        }
-
-        @Override
-        public Listener listen(final InetSocketAddress bindAddress, final EndpointHandler handler)
-        {
-            throw new UnsupportedOperationException("fake worker");
-        }
-
-        @Override
-        public CompletableFuture<Endpoint> connect(final InetSocketAddress remoteAddress,
-            final EndpointHandler handler)
-        {
-            throw new UnsupportedOperationException("fake worker");
-        }
-
-        @Override
-        public Transport transport()
-        {
-            throw new UnsupportedOperationException("fake worker");
-        }
-
-        @Override
-        public void close()
-        {
-            closed = true;
-            closes.incrementAndGet();
-        }
-
-        @Override
-        public String roleName()
-        {
-            return "fake-worker";
-        }
+        assertEquals(0, misidentified.get(), "a caller is the progress thread only inside a cycle");
+        return results;
     }
 
-    /** Blocks (parks) until signalled or its bound passes; no completion can wake it. */
-    private static final class FakeWakeup implements WorkerWakeup
+    /** Waits until {@code thread} is parked on a lock (a {@link AbstractQueuedSynchronizer}), not on the gate. */
+    private static void awaitBlockedOnALock(final Thread thread) throws InterruptedException
     {
-        final AtomicLong returns = new AtomicLong();
-        private final long blockNanos;
-        private volatile Thread waiter;
-        private volatile boolean signalled;
-        volatile boolean blocking;
-
-        FakeWakeup(final long blockNanos)
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(HOLD_SECONDS);
+        while (!(LockSupport.getBlocker(thread) instanceof AbstractQueuedSynchronizer))
         {
-            this.blockNanos = blockNanos;
-        }
-
-        void awaitBlocking() throws InterruptedException
-        {
-            while (!blocking)
+            if (deadline - System.nanoTime() < 0)
             {
-                Thread.sleep(1);
+                throw new AssertionError(thread.getName() + " never waited for the cycle lock");
             }
-        }
-
-        @Override
-        public void signal()
-        {
-            signalled = true;
-            final Thread t = waiter;
-            if (t != null)
-            {
-                LockSupport.unpark(t);
-            }
-        }
-
-        @Override
-        public void arm()
-        {
-        }
-
-        @Override
-        public boolean await(final long timeoutNanos)
-        {
-            waiter = Thread.currentThread();
-            blocking = true;
-            final long deadline = System.nanoTime() + timeoutNanos;
-            while (!signalled && deadline - System.nanoTime() > 0)
-            {
-                LockSupport.parkNanos(this, deadline - System.nanoTime());
-            }
-            blocking = false;
-            waiter = null;
-            final boolean woken = signalled;
-            signalled = false;
-            returns.incrementAndGet();
-            return woken;
-        }
-
-        @Override
-        public long maxBlockNanos()
-        {
-            return blockNanos;
-        }
-
-        @Override
-        public long wakeups()
-        {
-            return returns.get();
+            Thread.onSpinWait();
+            Thread.yield();
         }
     }
 }

@@ -33,11 +33,15 @@ class ServerCpuTest
         final ServerCpu self = ServerCpu.of(ProcessHandle.current().pid());
         final long before = self.cpuNanos();
         assertTrue(before > 0, "this JVM has used CPU: " + before);
+        // Spin until the count moves (the test's timeout bounds it): how much CPU a fixed wall time buys depends on
+        // the machine's load.
         long sink = 0;
-        final long until = System.nanoTime() + 300_000_000L;
-        while (System.nanoTime() < until)
+        while (self.cpuNanos() <= before)
         {
-            sink += Long.numberOfTrailingZeros(sink + System.nanoTime());
+            for (int i = 0; i < 1_000_000; i++)
+            {
+                sink += Long.numberOfTrailingZeros(sink + i);
+            }
         }
         assertTrue(self.cpuNanos() > before, "CPU time grows while spinning (" + sink + ")");
         assertEquals(-1, ServerCpu.of(Integer.MAX_VALUE).cpuNanos());

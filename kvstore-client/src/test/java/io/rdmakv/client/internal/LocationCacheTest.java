@@ -163,7 +163,12 @@ class LocationCacheTest
             }, "cache-reader-" + r));
         }
         threads.forEach(Thread::start);
-        Thread.sleep(1000);
+        // Until the readers found entries often enough beside the writer (a count that must move; the test's
+        // timeout bounds a hang), not for a fixed time.
+        while (seen.get() <= 1000)
+        {
+            Thread.sleep(1);
+        }
         running.set(false);
         for (final Thread t : threads)
         {

@@ -75,9 +75,13 @@ class PoolIndexConcurrentReadTest
             }
 
             final Random random = new Random(7);
+            // At least 2 s of racing, and on until both sides did enough (counts that must move, not what a fixed
+            // time buys on a loaded machine); 60 s bound a hang.
             final long end = System.nanoTime() + 2_000_000_000L;
+            final long giveUp = System.nanoTime() + 60_000_000_000L;
             long seq = 0;
-            while (System.nanoTime() < end && violation.get() == null)
+            while ((System.nanoTime() < end || accepted.get() <= 100 || seq <= 1000) && violation.get() == null &&
+                System.nanoTime() < giveUp)
             {
                 final int k = random.nextInt(KEYS);
                 final byte[] key = ("key-" + k).getBytes(StandardCharsets.UTF_8);

@@ -60,10 +60,14 @@ class ConcurrentPublishTest
         int ok = 0;
         int torn = 0;
         writer.start();
-        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
+        // At least 300 ms of racing, and on until the reader accepted a value (a count that must move: the writer
+        // may not have published one yet on a loaded machine); 30 s bound a hang.
+        final long start = System.nanoTime();
+        final long deadline = start + TimeUnit.MILLISECONDS.toNanos(300);
+        final long giveUp = start + TimeUnit.SECONDS.toNanos(30);
         try
         {
-            while (System.nanoTime() < deadline)
+            while ((System.nanoTime() < deadline || ok == 0) && System.nanoTime() < giveUp)
             {
                 copyBytewise(pool, bucketOffset, bucketCopy, IndexBucketFlyweight.BUCKET_LENGTH);
                 final int index = bucket.wrap(bucketCopy, 0).find(fingerprint, 0);

@@ -369,11 +369,11 @@ final class ControlChannel
         if (ep.hasPeerSaidBye())
         {
             // Operations the peer will never answer failed because of the peer, whether it left politely or not.
-            ep.fail(TransportStatus.PEER_FAILED, "closed by peer");
+            ep.sideChannelLost("closed by peer");
         }
         else
         {
-            ep.fail(TransportStatus.PEER_FAILED, "control connection to " + ep.remoteAddress() + " lost");
+            ep.sideChannelLost("control connection to " + ep.remoteAddress() + " lost");
         }
     }
 }

@@ -12,8 +12,8 @@ import java.util.List;
  * Completes one endpoint's outstanding operations: those on the send queue, in posting order, and those still waiting
  * in the {@link PendingQueue}. RC completes send-queue work requests in order, so a signaled completion for slot
  * {@code s} completes every slot from the ring's head up to {@code s}; a read's data is copied from the bounce area
- * to the caller's buffer then. When the endpoint fails or closes, everything outstanding completes with that status;
- * the oldest operation's age decides the operation timeout.
+ * to the caller's buffer then. When the endpoint fails or closes, everything outstanding completes with that status
+ * (the operation an error completion named, with its own); the oldest operation's age decides the operation timeout.
  *
  * <pre>
  *   ring:  head [read][send][credit][send*] ...     * = the signaled slot the completion names
@@ -107,6 +107,15 @@ final class SendQueueCompletions
      */
     List<Runnable> drainAll(final TransportStatus status)
     {
+        return drainAll(status, -1, status);
+    }
+
+    /**
+     * As {@link #drainAll(TransportStatus)}, but the operation in slot {@code failedSlot} (none when negative: the
+     * one an error completion named) completes with {@code failedStatus}.
+     */
+    List<Runnable> drainAll(final TransportStatus status, final int failedSlot, final TransportStatus failedStatus)
+    {
         final List<Runnable> callbacks = new ArrayList<>();
         while (ring.size() > 0)
         {
@@ -115,7 +124,8 @@ final class SendQueueCompletions
             {
                 final CompletionHandler h = ring.handler[index];
                 final long id = ring.requestId[index];
-                callbacks.add(() -> complete(h, status, id));
+                final TransportStatus s = index == failedSlot ? failedStatus : status;
+                callbacks.add(() -> complete(h, s, id));
             }
             ring.pop();
         }

@@ -141,6 +141,13 @@ final class VerbsEndpoint implements Endpoint
         this.channel = channel;
     }
 
+    /** True while the side channel (the TCP control connection) is open (tests). */
+    boolean sideChannelActive()
+    {
+        final Channel c = channel;
+        return c != null && c.isActive();
+    }
+
     void peerSaidBye()
     {
         peerSaidBye = true;
@@ -364,15 +371,48 @@ final class VerbsEndpoint implements Endpoint
         }
     }
 
+    /**
+     * An error completion ends the endpoint: on RC the QP is in the error state now, so nothing more can run on it.
+     * A send-queue error names the work request that failed (wr_id is valid in error completions): that operation
+     * completes with its own status ({@link #statusOfFailed}), every other outstanding one with PEER_FAILED (the
+     * device flushes them), and {@code onDisconnected} reports the failed operation's status as the cause. Flushes
+     * (the QP was already in error) and receive errors fail everything with the mapped status.
+     */
     private void onErrorCompletion(final WorkCompletions wcs, final int i, final long wrId, final int status)
     {
         if (state == State.CLOSED || state == State.FAILED)
         {
             return; // flushes after we moved the QP to ERR ourselves
         }
-        final String what = (wrId & RecvWorkRequests.RECV_WR_ID_FLAG) != 0 ? "receive" : "send queue";
-        fail(mapStatus(status), what + " completion error: " + LibIbverbs.ibv_wc_status_str(status) +
-            " (status " + status + ", vendor error 0x" + Integer.toHexString(wcs.vendorErr(i)) + ")");
+        final boolean receive = (wrId & RecvWorkRequests.RECV_WR_ID_FLAG) != 0;
+        final String detail = (receive ? "receive" : "send queue") + " completion error: " +
+            LibIbverbs.ibv_wc_status_str(status) + " (status " + status + ", vendor error 0x" +
+            Integer.toHexString(wcs.vendorErr(i)) + ")";
+        if (receive || status == WC_WR_FLUSH_ERR)
+        {
+            fail(mapStatus(status), detail);
+            return;
+        }
+        final int slot = (int)wrId;
+        final boolean read;
+        synchronized (this)
+        {
+            read = ring.isPosted(slot) && ring.kind[slot] == SendQueueRing.KIND_READ;
+        }
+        fail(TransportStatus.PEER_FAILED, slot, statusOfFailed(read, status),
+            detail + (read ? "; the target refused a read, and RC ends the connection with it" : ""));
+    }
+
+    /**
+     * The status of the operation a send-queue error completion names. A read that the target's device refused with
+     * a remote access error passed our own bounds check against its {@link RemoteKey}, so the target does not (or no
+     * longer) know the key: the region was deregistered or never registered (a region registered without
+     * REMOTE_READ answers the same, the device gives one error for both): {@link TransportStatus#INVALID_RKEY}, as
+     * the tcp transport answers a closed or unknown region.
+     */
+    static TransportStatus statusOfFailed(final boolean read, final int wcStatus)
+    {
+        return read && wcStatus == WC_REM_ACCESS_ERR ? TransportStatus.INVALID_RKEY : mapStatus(wcStatus);
     }
 
     static TransportStatus mapStatus(final int wcStatus)
@@ -433,6 +473,17 @@ final class VerbsEndpoint implements Endpoint
     /** Fail the endpoint: every outstanding operation completes with {@code status}. Worker thread. */
     void fail(final TransportStatus status, final String detail)
     {
+        fail(status, -1, status, detail);
+    }
+
+    /**
+     * Fail the endpoint: the operation in send-queue slot {@code failedSlot} (none when negative) completes with
+     * {@code failedStatus}, every other outstanding one with {@code status}; {@code onDisconnected} reports
+     * {@code failedStatus}. Worker thread.
+     */
+    private void fail(final TransportStatus status, final int failedSlot, final TransportStatus failedStatus,
+        final String detail)
+    {
         final State previous;
         final List<Runnable> callbacks;
         synchronized (this)
@@ -445,12 +496,30 @@ final class VerbsEndpoint implements Endpoint
             state = State.FAILED;
             sendPath.open(false);
             callbacksRun = true;
-            callbacks = completions.drainAll(status);
+            callbacks = completions.drainAll(status, failedSlot, failedStatus);
         }
-        LOG.debug("{} failed: {} ({})", this, status, detail);
+        LOG.debug("{} failed: {} ({})", this, failedStatus, detail);
         teardown(false);
         callbacks.forEach(Runnable::run);
-        notifyDisconnected(status, detail);
+        notifyDisconnected(failedStatus, detail);
+    }
+
+    /**
+     * The side channel reports the peer gone (worker thread). What the device has already completed is taken first,
+     * so that an operation the peer's device answered (a refused read: the peer tears its side down only after its
+     * QP went to error, which follows the refusal it sent) completes with that answer, not with the loss; what is
+     * still outstanding then fails with PEER_FAILED.
+     */
+    void sideChannelLost(final String detail)
+    {
+        final State s = state;
+        if (s == State.CLOSED || s == State.FAILED)
+        {
+            return;
+        }
+        final int taken = worker.drainCompletions();
+        LOG.debug("{}: side channel lost ({}); {} completion(s) taken first, endpoint {}", this, detail, taken, state);
+        fail(TransportStatus.PEER_FAILED, detail);
     }
 
     @Override

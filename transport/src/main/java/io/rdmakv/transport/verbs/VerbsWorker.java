@@ -159,6 +159,12 @@ final class VerbsWorker implements Worker
         }
     }
 
+    /** Tasks handed to this worker and not run yet (tests: to know that news from another thread has arrived). */
+    int queuedTasks()
+    {
+        return tasks.size();
+    }
+
     @Override
     public ProgressModel progressModel()
     {
@@ -273,11 +279,36 @@ final class VerbsWorker implements Worker
         {
             return work;
         }
+        work += pollCompletions();
+        final long now = System.nanoTime();
+        if (now - nextTimeoutCheck >= 0)
+        {
+            nextTimeoutCheck = now + TimeUnit.MILLISECONDS.toNanos(10);
+            for (int i = endpoints.size() - 1; i >= 0; i--)
+            {
+                endpoints.get(i).checkTimeouts(now);
+            }
+        }
+        return work;
+    }
+
+    /**
+     * One poll of the CQ (at most {@code verbs.pollBatch} completions), each handed to its endpoint, then the
+     * receives consumed re-posted. Worker thread, under the progress lock: from {@link #doWork()} or a task it runs.
+     *
+     * @return the completions taken (1 when the poll itself failed and every endpoint was failed).
+     */
+    private int pollCompletions()
+    {
+        if (closed || cqDestroyed)
+        {
+            return 0;
+        }
         final int n = device.ops.pollCq(pollArgs);
         if (n < 0)
         {
             failAll(TransportStatus.TRANSPORT_ERROR, "ibv_poll_cq failed (" + n + "): completion queue in error");
-            return work + 1;
+            return 1;
         }
         for (int i = 0; i < n; i++)
         {
@@ -292,17 +323,30 @@ final class VerbsWorker implements Worker
             receivesToFlush.get(i).flushReceives();
         }
         receivesToFlush.clear();
-        work += n;
-        final long now = System.nanoTime();
-        if (now - nextTimeoutCheck >= 0)
+        return n;
+    }
+
+    /**
+     * Take every completion the device has delivered so far (the CQ holds at most its depth; completions arriving
+     * meanwhile from other endpoints cannot keep it going longer than that). For a task that is about to act on news
+     * from outside the device (the side channel's loss), so that what the device already reported is seen first.
+     * Worker thread, inside a task.
+     *
+     * @return the completions taken.
+     */
+    int drainCompletions()
+    {
+        int taken = 0;
+        for (int polls = cqDepth / config.pollBatch + 1; polls > 0; polls--)
         {
-            nextTimeoutCheck = now + TimeUnit.MILLISECONDS.toNanos(10);
-            for (int i = endpoints.size() - 1; i >= 0; i--)
+            final int n = pollCompletions();
+            taken += n;
+            if (n < config.pollBatch)
             {
-                endpoints.get(i).checkTimeouts(now);
+                break;
             }
         }
-        return work;
+        return taken;
     }
 
     private int runTasks()

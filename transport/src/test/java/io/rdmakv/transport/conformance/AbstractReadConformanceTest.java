@@ -10,11 +10,17 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.nio.ByteBuffer;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** One-sided reads: exact data, refusals with the right status, and a target that keeps serving. */
+/**
+ * One-sided reads: exact data, refusals with the right status (a closed or unknown region: INVALID_RKEY on every
+ * transport, never a connection status), what the endpoint does after a refusal (the transport's declared behaviour,
+ * {@link #aRefusedReadEndsTheConnection()}), and a target that keeps serving.
+ */
 public abstract class AbstractReadConformanceTest extends TransportConformanceSupport
 {
     private Connection connection;
@@ -94,10 +100,9 @@ public abstract class AbstractReadConformanceTest extends TransportConformanceSu
         final RemoteKey good = region.registration().remoteKey();
         final RemoteKey unknown = new RemoteKey(good.transportId(), good.nativeKey() + 1000, good.baseAddress(),
             good.length(), good.token());
-        final TransportStatus status = readStatus(connection.clientEndpoint(), region.base(), unknown, 8,
+        assertRefused(TransportStatus.INVALID_RKEY, region.base(), unknown, 8,
             new UnsafeBuffer(ByteBuffer.allocateDirect(8)));
-        assertTrue(status == TransportStatus.INVALID_RKEY || status == TransportStatus.ACCESS_DENIED,
-            "unknown region answered " + status);
+        assertEndpointAfterARefusal();
         assertTargetKeepsServing();
     }
 
@@ -110,10 +115,52 @@ public abstract class AbstractReadConformanceTest extends TransportConformanceSu
         final UnsafeBuffer dst = new UnsafeBuffer(ByteBuffer.allocateDirect(64));
         assertEquals(TransportStatus.OK, readStatus(connection.clientEndpoint(), other.base(), key, 64, dst));
         other.registration().close();
-        final TransportStatus status = readStatus(connection.clientEndpoint(), other.base(), key, 64, dst);
-        assertTrue(status == TransportStatus.INVALID_RKEY || status == TransportStatus.ACCESS_DENIED,
-            "read of a closed region answered " + status);
+        assertRefused(TransportStatus.INVALID_RKEY, other.base(), key, 64, dst);
+        assertEndpointAfterARefusal();
         assertTargetKeepsServing();
+    }
+
+    /**
+     * True when a read the target refuses ends the connection (verbs: on RC a remote access error moves both queue
+     * pairs to the error state); the contract of {@link Endpoint#read} says what the endpoint reports then.
+     */
+    protected boolean aRefusedReadEndsTheConnection()
+    {
+        return false;
+    }
+
+    /** The connection under test (for the tests of a transport's subclass). */
+    protected final Connection readConnection()
+    {
+        return connection;
+    }
+
+    /**
+     * After a read the target refused: the endpoint either stays up and serves (tcp), or (verbs) is down from the
+     * refused read's completion on, refuses later operations at once with NOT_CONNECTED and told its handler once,
+     * with the refusal's status, while the target's endpoint failed with PEER_FAILED.
+     */
+    protected final void assertEndpointAfterARefusal() throws Exception
+    {
+        final Endpoint ep = connection.clientEndpoint();
+        if (!aRefusedReadEndsTheConnection())
+        {
+            assertTrue(ep.isConnected(), "a refused read leaves the connection up");
+            assertEquals(0, connection.client().handler.disconnects.get());
+            assertReadExact(ep, 0, 64, true);
+            return;
+        }
+        assertFalse(ep.isConnected(), "a refused read ended the connection");
+        final UnsafeBuffer dst = new UnsafeBuffer(ByteBuffer.allocateDirect(8));
+        assertEquals(TransportStatus.NOT_CONNECTED.sentinel(),
+            ep.read(region.base(), region.registration().remoteKey(), 8, dst, 0, null), "a later read");
+        assertEquals(TransportStatus.NOT_CONNECTED.sentinel(), ep.send(dst, 0, 8, null), "a later send");
+        assertTrue(connection.client().handler.disconnected.await(10, TimeUnit.SECONDS));
+        assertEquals(TransportStatus.INVALID_RKEY, connection.client().handler.disconnectStatus.get());
+        assertEquals(1, connection.client().handler.disconnects.get());
+        assertTrue(connection.server().handler.disconnected.await(10, TimeUnit.SECONDS),
+            "the target's endpoint failed too");
+        assertEquals(TransportStatus.PEER_FAILED, connection.server().handler.disconnectStatus.get());
     }
 
     @Test
@@ -160,14 +207,14 @@ public abstract class AbstractReadConformanceTest extends TransportConformanceSu
         assertReadExact(ep, 100, 1000, true);
     }
 
-    private void assertRefused(final TransportStatus expected, final long address, final RemoteKey key,
+    protected final void assertRefused(final TransportStatus expected, final long address, final RemoteKey key,
         final int length, final UnsafeBuffer dst) throws Exception
     {
         assertEquals(expected, readStatus(connection.clientEndpoint(), address, key, length, dst),
             "read of " + length + " bytes at 0x" + Long.toHexString(address));
     }
 
-    private static TransportStatus readStatus(final Endpoint ep, final long address, final RemoteKey key,
+    protected static TransportStatus readStatus(final Endpoint ep, final long address, final RemoteKey key,
         final int length, final UnsafeBuffer dst) throws Exception
     {
         return statusOf(ep.readAsync(address, key, length, dst, 0));

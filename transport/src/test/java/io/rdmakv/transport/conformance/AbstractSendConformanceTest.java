@@ -43,11 +43,18 @@ public abstract class AbstractSendConformanceTest extends TransportConformanceSu
         assertNull(sendError.get(), () -> "send failed: " + sendError.get());
         awaitTrue(() -> c.server().handler.messages.get() >= MESSAGES && c.client().handler.messages.get() >= MESSAGES,
             Duration.ofSeconds(40), "all messages to arrive");
-        Thread.sleep(50); // a duplicate would show up as an extra message
+        // A fence: one more numbered message each way. Delivery is in order, so when it arrived as the next one,
+        // nothing (a duplicate) came between; the handler checks its number.
+        final UnsafeBuffer fence = new UnsafeBuffer(ByteBuffer.allocateDirect(max));
+        final int fenceLength = encodeMessage(fence, MESSAGES, max);
+        assertEquals(TransportStatus.OK, statusOf(c.clientEndpoint().sendAsync(fence, 0, fenceLength)));
+        assertEquals(TransportStatus.OK, statusOf(c.serverEndpoint().sendAsync(fence, 0, fenceLength)));
+        awaitTrue(() -> c.server().handler.messages.get() > MESSAGES && c.client().handler.messages.get() > MESSAGES,
+            Duration.ofSeconds(40), "the fence messages to arrive");
         assertNull(c.server().handler.firstError.get());
         assertNull(c.client().handler.firstError.get());
-        assertEquals(MESSAGES, c.server().handler.messages.get());
-        assertEquals(MESSAGES, c.client().handler.messages.get());
+        assertEquals(MESSAGES + 1, c.server().handler.messages.get());
+        assertEquals(MESSAGES + 1, c.client().handler.messages.get());
     }
 
     private static void sendAll(final Endpoint ep, final int max, final AtomicReference<Throwable> error)

@@ -16,6 +16,7 @@ import io.rdmakv.transport.WorkerProgress;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.CompositeAgent;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 
@@ -41,8 +42,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * Shared harness of the conformance suite: opens transports, drives each worker on its own {@link AgentRunner}
  * (polled) or through {@link WorkerProgress#start} (the worker's own progress model: event-driven on tcp) when
- * {@link #progressByModel()} says so, connects a client to a server over loopback, and registers a region filled
- * with a known pattern. Everything opened is closed after each test, progress first.
+ * {@link #progressByModel()} says so, with a {@link ProgressGate} beside it that a test can hold, connects a client to
+ * a server over loopback, and registers a region filled with a known pattern. Everything opened is closed after each
+ * test, progress first.
  */
 public abstract class TransportConformanceSupport
 {
@@ -120,17 +122,20 @@ public abstract class TransportConformanceSupport
     {
         final Transport transport = open(config);
         final Worker worker = transport.createWorker(name);
+        final ProgressGate gate = new ProgressGate();
         if (progressByModel())
         {
-            final WorkerProgress progress = closeLater(WorkerProgress.start(worker, new IdleDuty(), name + "-progress",
+            final WorkerProgress progress = closeLater(WorkerProgress.start(worker, gate, name + "-progress",
                 Throwable::printStackTrace));
-            return new Peer(transport, worker, progress);
+            return new Peer(transport, worker, progress, gate, progress::signal);
         }
-        final AgentRunner runner = new AgentRunner(
-            new BackoffIdleStrategy(1, 10, 1_000, 100_000), Throwable::printStackTrace, null, worker);
+        final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(1, 10, 1_000, 100_000),
+            Throwable::printStackTrace, null, new CompositeAgent(worker, gate));
         AgentRunner.startOnThread(runner);
         closeLater(runner);
-        return new Peer(transport, worker, runner);
+        return new Peer(transport, worker, runner, gate, () ->
+        {
+        });
     }
 
     /** A server peer listening on loopback and a client peer connected to it, each with its own transport. */
@@ -229,28 +234,34 @@ public abstract class TransportConformanceSupport
         /** What drives the worker: an AgentRunner or a WorkerProgress; closing it stops progress. */
         public final AutoCloseable progress;
         public final RecordingHandler handler = new RecordingHandler();
+        private final ProgressGate gate;
+        private final Runnable wake;
 
-        Peer(final Transport transport, final Worker worker, final AutoCloseable progress)
+        Peer(final Transport transport, final Worker worker, final AutoCloseable progress, final ProgressGate gate,
+            final Runnable wake)
         {
             this.transport = transport;
             this.worker = worker;
             this.progress = progress;
-        }
-    }
-
-    /** A duty agent with nothing to do: the conformance suites exercise the worker alone. */
-    private static final class IdleDuty implements org.agrona.concurrent.Agent
-    {
-        @Override
-        public int doWork()
-        {
-            return 0;
+            this.gate = gate;
+            this.wake = wake;
         }
 
-        @Override
-        public String roleName()
+        /** Park this side's progress thread between two cycles until {@link #releaseProgress()}; returns then. */
+        public void holdProgress() throws InterruptedException
         {
-            return "idle-duty";
+            gate.hold(wake);
+        }
+
+        public void releaseProgress()
+        {
+            gate.release();
+        }
+
+        /** Returns once this side's progress ran a whole cycle that started after the call (a fence). */
+        public void awaitFullCycle() throws InterruptedException
+        {
+            gate.awaitFullCycle(wake);
         }
     }
 

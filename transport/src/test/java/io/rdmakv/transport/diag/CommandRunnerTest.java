@@ -8,7 +8,6 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class CommandRunnerTest
 {
@@ -31,8 +30,8 @@ class CommandRunnerTest
     @Timeout(value = 20, unit = TimeUnit.SECONDS)
     void shouldGiveEmptyAndNotHangWhenTheCommandTakesTooLong()
     {
-        final long start = System.nanoTime();
+        // The command would take 30 s: the test's 20 s @Timeout proves the runner gave up on it, without a
+        // wall-clock bound of our own that a loaded machine could miss.
         assertEquals(Optional.empty(), CommandRunner.system().run(List.of("sleep", "30")));
-        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(CommandRunner.TIMEOUT_SECONDS + 5));
     }
 }

@@ -209,9 +209,8 @@ class TcpTransportTest extends TransportConformanceSupport
             {
                 final RemoteKey key = new RemoteKey(RemoteKey.TRANSPORT_TCP, 1, 4096, 4096, 42);
                 final UnsafeBuffer dst = new UnsafeBuffer(ByteBuffer.allocateDirect(64));
-                final long start = System.nanoTime();
+                // TIMED_OUT is the operation timeout's answer; statusOf and the test's @Timeout bound a hang.
                 assertEquals(TransportStatus.TIMED_OUT, statusOf(ep.readAsync(4096, key, 64, dst, 0)));
-                assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(5));
                 assertEquals(0, ep.outstanding());
                 assertTrue(accepted.isConnected());
             }
@@ -330,7 +329,7 @@ class TcpTransportTest extends TransportConformanceSupport
         assertTrue(c.server().handler.disconnected.await(10, TimeUnit.SECONDS));
         assertEquals(TransportStatus.PEER_FAILED, c.server().handler.disconnectStatus.get());
         assertEquals(TransportStatus.CLOSED.sentinel(), c.clientEndpoint().send(dst, 0, 8, null));
-        Thread.sleep(50);
+        c.client().awaitFullCycle(); // anything the close queued has run: a second onDisconnected would show now
         assertEquals(1, c.client().handler.disconnects.get());
     }
 
