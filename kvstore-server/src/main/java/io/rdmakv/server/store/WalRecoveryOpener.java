@@ -133,7 +133,7 @@ final class WalRecoveryOpener
             damage.lastSequence() + " in the file). RocksDB says: " + ex.getMessage() + ". The node does not start " +
             "rather than lose acknowledged writes silently (store.walRecovery=" + recovery.setting() + "). Fix: " +
             "restore this data directory from a replica or a backup; or accept the loss and start with " +
-            "store.walRecovery=point-in-time (keeps every write before the damage, drops the rest) or " +
+            "the setting (--config FILE or --set) store.walRecovery=point-in-time (keeps every write before the damage, drops the rest) or " +
             "store.walRecovery=skip-corrupted (drops only the damaged records); the WAL files are copied aside " +
             "first and the loss is logged at ERROR";
     }
