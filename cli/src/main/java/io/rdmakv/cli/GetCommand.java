@@ -52,7 +52,8 @@ public final class GetCommand implements Callable<Integer>
             }
             if (format.hex)
             {
-                io.out().write(HexFormat.of().formatHex(value).getBytes(StandardCharsets.US_ASCII), 0, value.length * 2);
+                final byte[] text = HexFormat.of().formatHex(value).getBytes(StandardCharsets.US_ASCII);
+                io.out().write(text, 0, text.length);
             }
             else if (format.base64)
             {

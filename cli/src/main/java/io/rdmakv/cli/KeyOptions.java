@@ -11,7 +11,7 @@ import java.util.HexFormat;
  */
 public final class KeyOptions
 {
-    @Option(names = "--key-hex", paramLabel = "HEX", description = "The key as hexadecimal bytes, e.g. ff00 (any bytes).")
+    @Option(names = "--key-hex", paramLabel = "HEX", description = "The key as hexadecimal bytes, e.g. ff00.")
     String keyHex;
 
     @Option(names = "--key-base64", paramLabel = "B64", description = "The key as base64 (RFC 4648), any bytes.")
@@ -28,7 +28,8 @@ public final class KeyOptions
         final int given = (text == null ? 0 : 1) + (keyHex == null ? 0 : 1) + (keyBase64 == null ? 0 : 1);
         if (given != 1)
         {
-            throw new IllegalArgumentException(given == 0 ? "a key is required: KEY, --key-hex HEX or --key-base64 B64" :
+            throw new IllegalArgumentException(given == 0 ?
+                "a key is required: KEY, --key-hex HEX or --key-base64 B64" :
                 "give the key once: KEY, --key-hex or --key-base64, not several");
         }
         final byte[] key = keyHex != null ? hex(keyHex, "--key-hex") :
@@ -74,8 +75,8 @@ public final class KeyOptions
         }
         catch (final IllegalArgumentException ex)
         {
-            throw new IllegalArgumentException(option + " takes base64 (RFC 4648): '" + value + "' (" + ex.getMessage() +
-                ")");
+            throw new IllegalArgumentException(option + " takes base64 (RFC 4648): '" + value + "' (" +
+                ex.getMessage() + ")");
         }
     }
 }

@@ -62,10 +62,10 @@ public final class BenchLimits
         final long allowed = (long)(maxHeap * HEAP_SHARE);
         if (needed > allowed)
         {
-            throw new BenchException("--value-size " + s.valueSize() + " with " + s.connections() + " connection(s) x " +
-                s.inFlight() + " in flight needs about " + mib(needed) + " MiB of heap for the generator's buffers; " +
-                "this JVM may use " + mib(maxHeap) + " MiB (at most half for buffers): lower --value-size, " +
-                "--connections or --inflight, or raise -Xmx (RDMAKV_JAVA_OPTS=-Xmx8g)");
+            throw new BenchException("--value-size " + s.valueSize() + " with " + s.connections() +
+                " connection(s) x " + s.inFlight() + " in flight needs about " + mib(needed) + " MiB of heap for " +
+                "the generator's buffers; this JVM may use " + mib(maxHeap) + " MiB (at most half for buffers): " +
+                "lower --value-size, --connections or --inflight, or raise -Xmx (RDMAKV_JAVA_OPTS=-Xmx8g)");
         }
     }
 
