@@ -30,7 +30,8 @@ import java.util.TreeMap;
  *                                        runs on the request thread, and a small skiplist stays in cache (RocksDB's
  *                                        64 MiB default costs that thread ~1.5x the CPU per write; flushes run on
  *                                        RocksDB's own threads). The WAL and durability are the same at any size
- *   store.walRecovery       tolerate-tail  a damaged write-ahead log: tolerate-tail (start after dropping a last
+ *   store.walRecovery       tolerate-tail
+ *                                        a damaged write-ahead log: tolerate-tail (start after dropping a last
  *                                        record cut short by a crash, refuse any other damage, naming file, offset
  *                                        and fix) | strict (refuse a torn last record too) | point-in-time (keep
  *                                        the writes before the damage, drop the rest) | skip-corrupted (drop only the
