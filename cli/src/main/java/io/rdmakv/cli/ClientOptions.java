@@ -33,9 +33,21 @@ public final class ClientOptions
         description = "Shared secret of the cluster (default: the RDMAKV_CREDENTIAL environment variable).")
     String credential;
 
-    /** A connected client as the options say. */
+    /** Longest connect and request timeout accepted: an hour. */
+    static final long MAX_TIMEOUT_MILLIS = 3_600_000L;
+
+    /**
+     * A connected client as the options say.
+     *
+     * @throws IllegalArgumentException for a timeout outside 1 ms .. 1 h (a usage error).
+     */
     public KvClient connect()
     {
+        if (timeoutMillis < 1 || timeoutMillis > MAX_TIMEOUT_MILLIS)
+        {
+            throw new IllegalArgumentException("--timeout-ms must be between 1 and " + MAX_TIMEOUT_MILLIS + ", got " +
+                timeoutMillis);
+        }
         final KvClientBuilder builder = KvClient.builder()
             .transport(transport)
             .getMode(GetMode.parse(getMode))

@@ -6,12 +6,11 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
 
 /** {@code rdmakv del KEY}: exit 0 when deleted, 1 when the key did not exist. */
 @Command(name = "del", aliases = "delete", mixinStandardHelpOptions = true,
-    description = "Delete KEY. Exit 1 when the key did not exist.")
+    description = "Delete KEY (its bytes as given, or --key-hex/--key-base64). Exit 1 when the key did not exist.")
 public final class DelCommand implements Callable<Integer>
 {
     @ParentCommand
@@ -20,17 +19,21 @@ public final class DelCommand implements Callable<Integer>
     @Mixin
     ClientOptions client;
 
-    @Parameters(index = "0", paramLabel = "KEY", description = "The key (UTF-8).")
+    @Mixin
+    KeyOptions keyOptions;
+
+    @Parameters(index = "0", arity = "0..1", paramLabel = "KEY", description = "The key (its bytes as given).")
     String key;
 
     @Override
     public Integer call()
     {
+        final byte[] k = keyOptions.key(key, parent.args());
         try (KvClient kv = client.connect())
         {
-            if (!kv.delete(key.getBytes(StandardCharsets.UTF_8)))
+            if (!kv.delete(k))
             {
-                parent.io().err().println("rdmakv: key not found: " + key);
+                parent.io().err().println("rdmakv: key not found: " + KeyOptions.describe(k));
                 return ExitCodes.NOT_FOUND;
             }
         }

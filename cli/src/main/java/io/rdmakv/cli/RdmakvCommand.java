@@ -30,18 +30,30 @@ import picocli.CommandLine.Spec;
 public final class RdmakvCommand implements Runnable
 {
     private final Io io;
+    private final ArgBytes args;
 
     @Spec
     CommandSpec spec;
 
-    public RdmakvCommand(final Io io)
+    /**
+     * @param io   the standard streams.
+     * @param args the command line's bytes, for keys and values given as arguments.
+     */
+    public RdmakvCommand(final Io io, final ArgBytes args)
     {
         this.io = io;
+        this.args = args;
     }
 
     public Io io()
     {
         return io;
+    }
+
+    /** The bytes of the command-line arguments (keys and values are bytes, not text). */
+    public ArgBytes args()
+    {
+        return args;
     }
 
     @Override

@@ -19,7 +19,7 @@ public final class RdmakvMain
     public static void main(final String[] args)
     {
         quietForClientCommands(args);
-        System.exit(run(Io.system(), args));
+        System.exit(run(Io.system(), ArgBytes.ofProcess(args), args));
     }
 
     /**
@@ -43,14 +43,25 @@ public final class RdmakvMain
      */
     public static int run(final Io io, final String... args)
     {
-        final CommandLine cl = commandLine(io);
-        return cl.execute(args);
+        return run(io, ArgBytes.textOnly(args), args);
+    }
+
+    /** Run one command line whose arguments' bytes are {@code bytes}; returns the exit code. */
+    public static int run(final Io io, final ArgBytes bytes, final String... args)
+    {
+        return commandLine(io, bytes).execute(args);
+    }
+
+    /** The configured command line for arguments given as text (see {@link ArgBytes#textOnly}). */
+    public static CommandLine commandLine(final Io io)
+    {
+        return commandLine(io, ArgBytes.textOnly(new String[0]));
     }
 
     /** The configured command line: streams, exit codes, and failures printed as one line, not a stack trace. */
-    public static CommandLine commandLine(final Io io)
+    public static CommandLine commandLine(final Io io, final ArgBytes bytes)
     {
-        final CommandLine cl = new CommandLine(new RdmakvCommand(io));
+        final CommandLine cl = new CommandLine(new RdmakvCommand(io, bytes));
         cl.setOut(new PrintWriter(io.out(), true, StandardCharsets.UTF_8));
         cl.setErr(new PrintWriter(io.err(), true, StandardCharsets.UTF_8));
         cl.setExecutionExceptionHandler((ex, commandLine, parseResult) ->

@@ -146,7 +146,8 @@ class CliCommandsTest
     {
         final Run missingKey = run(null, "get", "-s", address);
         assertEquals(ExitCodes.USAGE, missingKey.code);
-        assertTrue(missingKey.err.contains("Missing required parameter"), missingKey.err);
+        assertTrue(missingKey.err.contains("a key is required: KEY, --key-hex HEX or --key-base64 B64"),
+            missingKey.err);
 
         final Run badAddress = run(null, "get", "-s", "nohost", "k");
         assertEquals(ExitCodes.USAGE, badAddress.code);

@@ -150,6 +150,7 @@ public final class BenchCommand implements Callable<Integer>
             settings = new BenchSettings(Workload.parse(workload), zipfian(distribution), theta, keys, keySize,
                 valueSize, connections, threads, inFlight, parseDuration(duration, "--duration"), operations,
                 parseDuration(warmup, "--warmup"), load, progress);
+            BenchLimits.check("--server-pid", serverPid, 0, Long.MAX_VALUE);
             kvDriver = driver();
             pid = serverPid > 0 ? OptionalLong.of(serverPid) : localServerPid();
         }
@@ -157,6 +158,19 @@ public final class BenchCommand implements Callable<Integer>
         {
             err.println("rdmakv bench: " + ex.getMessage());
             return ExitCodes.USAGE;
+        }
+        try
+        {
+            // The store's limits first (for rdmakv: the format's, then the node's, learned by connecting), then
+            // whether this JVM can hold the generator's buffers: both before anything is allocated or loaded.
+            kvDriver.checkSizes(keySize, valueSize);
+            BenchLimits.checkHeap(settings, Runtime.getRuntime().maxMemory());
+        }
+        catch (final BenchException ex)
+        {
+            kvDriver.close();
+            err.println("rdmakv bench: " + ex.getMessage());
+            return ex.getCause() == null ? ExitCodes.USAGE : ExitCodes.FAILED;
         }
         try (KvDriver d = kvDriver)
         {
@@ -185,11 +199,9 @@ public final class BenchCommand implements Callable<Integer>
 
     private KvDriver driver()
     {
+        BenchLimits.check("--timeout-ms", timeoutMillis, 1, BenchLimits.MAX_TIMEOUT_MILLIS);
+        BenchLimits.check("--clients", clients, 1, BenchLimits.MAX_CLIENTS);
         final Duration timeout = Duration.ofMillis(timeoutMillis);
-        if (timeoutMillis <= 0)
-        {
-            throw new BenchException("--timeout-ms must be positive");
-        }
         switch (driver.toLowerCase(Locale.ROOT))
         {
             case "rdmakv":

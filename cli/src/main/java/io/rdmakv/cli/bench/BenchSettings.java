@@ -36,18 +36,27 @@ public record BenchSettings(
     boolean load,
     boolean progress)
 {
+    /** Every option within its bounds ({@link BenchLimits}), each named in the error. */
     public BenchSettings
     {
-        if (keys < 1 || connections < 1 || threads < 1 || inFlight < 1)
-        {
-            throw new BenchException("--keys, --connections, --threads and --inflight must be positive");
-        }
+        BenchLimits.check("--keys", keys, 1, zipfian || workload.readLatest() ? BenchLimits.MAX_ZIPFIAN_KEYS :
+            BenchLimits.MAX_KEYS);
+        BenchLimits.check("--key-size", keySize, 1, Integer.MAX_VALUE);
+        BenchLimits.check("--value-size", valueSize, 0, Integer.MAX_VALUE);
+        BenchLimits.check("--connections", connections, 1, BenchLimits.MAX_CONNECTIONS);
+        BenchLimits.check("--threads", threads, 1, BenchLimits.MAX_THREADS);
+        BenchLimits.check("--inflight", inFlight, 1, BenchLimits.MAX_IN_FLIGHT);
+        BenchLimits.check("--connections x --inflight", (long)connections * inFlight, 1,
+            BenchLimits.MAX_TOTAL_IN_FLIGHT);
         if (threads > connections)
         {
             throw new BenchException("--threads " + threads + " is more than --connections " + connections +
                 ": every thread drives at least one connection");
         }
-        if (operations < 0 || duration.isNegative() || warmup.isNegative() || (operations == 0 && duration.isZero()))
+        BenchLimits.check("--ops", operations, 0, BenchLimits.MAX_OPERATIONS);
+        BenchLimits.check("--duration (seconds)", duration.getSeconds(), 0, BenchLimits.MAX_DURATION_SECONDS);
+        BenchLimits.check("--warmup (seconds)", warmup.getSeconds(), 0, BenchLimits.MAX_WARMUP_SECONDS);
+        if (duration.isNegative() || warmup.isNegative() || (operations == 0 && duration.isZero()))
         {
             throw new BenchException("give a positive --duration or --ops, and a warm-up that is not negative");
         }

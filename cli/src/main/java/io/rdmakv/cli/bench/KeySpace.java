@@ -11,7 +11,8 @@ import java.util.SplittableRandom;
  */
 public final class KeySpace
 {
-    private static final int VALUE_VARIANTS = 16;
+    /** Distinct value arrays the generator keeps. */
+    static final int VALUE_VARIANTS = 16;
 
     private final int keySize;
     private final byte[][] values;

@@ -21,6 +21,14 @@ public interface KvDriver extends AutoCloseable
         return Map.of();
     }
 
+    /**
+     * Refuse a key or value size the store cannot hold, before anything is generated (for rdmakv: the node's limits,
+     * learned by connecting).
+     *
+     * @throws BenchException naming the option, the size and the store's limit.
+     */
+    void checkSizes(int keySize, int valueSize);
+
     /** One line about what the driver talks to (transport, address), for the report header. */
     String describe();
 

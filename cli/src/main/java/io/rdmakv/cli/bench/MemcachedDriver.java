@@ -21,6 +21,7 @@ public final class MemcachedDriver implements KvDriver
     private static final byte[] END = "END".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] STORED = "STORED".getBytes(StandardCharsets.US_ASCII);
     private static final int MAX_KEY = 250;
+    private static final int MAX_ITEM = 1 << 30;
 
     private final InetSocketAddress address;
     private final Duration timeout;
@@ -60,6 +61,18 @@ public final class MemcachedDriver implements KvDriver
         if (keySize > MAX_KEY)
         {
             throw new BenchException("memcached keys are at most " + MAX_KEY + " bytes: --key-size " + keySize);
+        }
+    }
+
+    /** Keys of at most 250 bytes; values up to memcached's largest item size (-I, at most 1 GiB). */
+    @Override
+    public void checkSizes(final int keySize, final int valueSize)
+    {
+        checkKeySize(keySize);
+        if (valueSize > MAX_ITEM)
+        {
+            throw new BenchException("memcached items are at most " + MAX_ITEM + " bytes (-I 1024m; 1 MiB unless " +
+                "raised): --value-size " + valueSize);
         }
     }
 

@@ -4,6 +4,7 @@ import io.rdmakv.client.ClientCounter;
 import io.rdmakv.client.GetMode;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvClientBuilder;
+import io.rdmakv.protocol.ProtocolLimits;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -65,6 +66,34 @@ public final class RdmakvDriver implements KvDriver
         return "rdmakv";
     }
 
+    /**
+     * Keys and values within the format's limits ({@link ProtocolLimits}), then within the node's: the first client
+     * connects here (the run deals its connections over it as usual).
+     */
+    @Override
+    public synchronized void checkSizes(final int keySize, final int valueSize)
+    {
+        check("--key-size", keySize, ProtocolLimits.MAX_KEY_LENGTH, "the protocol's largest key");
+        check("--value-size", valueSize, ProtocolLimits.MAX_FORMAT_VALUE_LENGTH, "the protocol's largest value");
+        if (clients.isEmpty())
+        {
+            clients.add(newClient());
+        }
+        final KvClient first = clients.get(0);
+        check("--key-size", keySize, first.maxKeyLength(), "the largest key the node accepts (limits.maxKeyBytes)");
+        check("--value-size", valueSize, first.maxValueLength(),
+            "the largest value the node accepts (limits.maxValueBytes)");
+    }
+
+    private void check(final String option, final int size, final int limit, final String what)
+    {
+        if (size > limit)
+        {
+            throw new BenchException(option + " " + size + " is more than " + what + ", " + limit + " bytes, at " +
+                servers);
+        }
+    }
+
     @Override
     public synchronized DriverConnection connect()
     {
@@ -73,6 +102,13 @@ public final class RdmakvDriver implements KvDriver
         {
             return new Connection(clients.get(index));
         }
+        final KvClient client = newClient();
+        clients.add(client);
+        return new Connection(client);
+    }
+
+    private KvClient newClient()
+    {
         final KvClientBuilder builder = KvClient.builder()
             .servers(servers)
             .transport(transport)
@@ -87,9 +123,7 @@ public final class RdmakvDriver implements KvDriver
         }
         try
         {
-            final KvClient client = builder.build();
-            clients.add(client);
-            return new Connection(client);
+            return builder.build();
         }
         catch (final RuntimeException ex)
         {

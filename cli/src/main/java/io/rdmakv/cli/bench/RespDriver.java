@@ -15,6 +15,7 @@ import java.time.Duration;
  */
 public final class RespDriver implements KvDriver
 {
+    private static final int MAX_BULK = 512 << 20;
     private static final byte[] GET_HEAD = "*2\r\n$3\r\nGET\r\n$".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] SET_HEAD = "*3\r\n$3\r\nSET\r\n$".getBytes(StandardCharsets.US_ASCII);
 
@@ -49,6 +50,17 @@ public final class RespDriver implements KvDriver
     public void close()
     {
         // connections are closed by their users
+    }
+
+    /** Redis takes keys and values up to its bulk length limit (proto-max-bulk-len, 512 MiB by default). */
+    @Override
+    public void checkSizes(final int keySize, final int valueSize)
+    {
+        if (keySize > MAX_BULK || valueSize > MAX_BULK)
+        {
+            throw new BenchException("redis strings are at most " + MAX_BULK + " bytes (proto-max-bulk-len): " +
+                "--key-size " + keySize + ", --value-size " + valueSize);
+        }
     }
 
     private static final class Connection extends PipelinedConnection

@@ -1,6 +1,7 @@
 package io.rdmakv.server.config;
 
 import io.rdmakv.server.store.Durability;
+import io.rdmakv.server.store.WalRecovery;
 
 import java.io.IOException;
 import java.io.Reader;
@@ -29,6 +30,12 @@ import java.util.TreeMap;
  *                                        runs on the request thread, and a small skiplist stays in cache (RocksDB's
  *                                        64 MiB default costs that thread ~1.5x the CPU per write; flushes run on
  *                                        RocksDB's own threads). The WAL and durability are the same at any size
+ *   store.walRecovery       tolerate-tail
+ *                                        a damaged write-ahead log: tolerate-tail (start after dropping a last
+ *                                        record cut short by a crash, refuse any other damage, naming file, offset
+ *                                        and fix) | strict (refuse a torn last record too) | point-in-time (keep
+ *                                        the writes before the damage, drop the rest) | skip-corrupted (drop only the
+ *                                        damaged records); the last two copy the WAL aside and log the loss at ERROR
  *   pool.size               64MiB        pinned, registered pool (header + index + extents); k/m/g, KiB/MiB/GiB
  *   pool.partitionSize      1GiB         pool view partition (power of two, at most 1 GiB)
  *   pool.pin                AUTO         AUTO | REQUIRED | BEST_EFFORT | OFF (AUTO: REQUIRED on verbs, else BEST_EFFORT)
@@ -86,6 +93,7 @@ public final class ServerConfig
         m.put("data.dir", "./data");
         m.put("durability", "DEFAULT");
         m.put("store.writeBufferSize", "8MiB");
+        m.put("store.walRecovery", WalRecovery.TOLERATE_TAIL.setting());
         m.put("pool.size", "64MiB");
         m.put("pool.partitionSize", "1GiB");
         m.put("pool.pin", "AUTO");
@@ -114,6 +122,7 @@ public final class ServerConfig
     private final Path dataDir;
     private final Durability durability;
     private final long writeBufferSize;
+    private final WalRecovery walRecovery;
     private final long poolSize;
     private final long poolPartitionSize;
     private final PinMode pinMode;
@@ -146,6 +155,7 @@ public final class ServerConfig
         dataDir = Path.of(s.get("data.dir"));
         durability = enumSetting(s, "durability", () -> Durability.parse(s.get("durability")));
         writeBufferSize = sizeSetting(s, "store.writeBufferSize", 1L << 20, 1L << 30);
+        walRecovery = enumSetting(s, "store.walRecovery", () -> WalRecovery.parse(s.get("store.walRecovery")));
         poolSize = sizeSetting(s, "pool.size", 1L << 20, 1L << 40);
         if ((poolSize & 4095) != 0)
         {
@@ -290,6 +300,12 @@ public final class ServerConfig
     public long writeBufferSize()
     {
         return writeBufferSize;
+    }
+
+    /** What the store does with a damaged write-ahead log ({@code store.walRecovery}). */
+    public WalRecovery walRecovery()
+    {
+        return walRecovery;
     }
 
     public long poolSize()

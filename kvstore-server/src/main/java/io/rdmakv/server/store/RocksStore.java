@@ -51,6 +51,14 @@ public final class RocksStore implements AutoCloseable
     public static final long DEFAULT_WRITE_BUFFER_SIZE = 8L << 20;
     /** Writes that may wait for the group commit (FSYNC) unless configured. */
     public static final int DEFAULT_QUEUE_CAPACITY = 65_536;
+    /**
+     * RocksDB's own info logs kept ({@code keep_log_file_num}): LOG and at most this many minus one LOG.old.* files.
+     * Every open rotates LOG, so RocksDB's default of 1,000 left one file per restart.
+     */
+    public static final int INFO_LOG_FILES = 5;
+    /** Size at which RocksDB's info LOG rotates ({@code max_log_file_size}): with {@link #INFO_LOG_FILES}, at most
+     * 80 MiB of info logs. */
+    public static final long INFO_LOG_FILE_BYTES = 16L << 20;
 
     private static final Logger LOG = LoggerFactory.getLogger(RocksStore.class);
     private static final long BLOCKING_WRITE_TIMEOUT_SECONDS = 60;
@@ -89,11 +97,12 @@ public final class RocksStore implements AutoCloseable
 
     /**
      * Open (creating if needed) the store in {@code directory} with the default committer queue
-     * ({@value #DEFAULT_QUEUE_CAPACITY} writes) and memtable ({@link #DEFAULT_WRITE_BUFFER_SIZE}).
+     * ({@value #DEFAULT_QUEUE_CAPACITY} writes), memtable ({@link #DEFAULT_WRITE_BUFFER_SIZE}) and WAL recovery
+     * ({@link WalRecovery#TOLERATE_TAIL}).
      */
     public static RocksStore open(final Path directory, final Durability durability)
     {
-        return open(directory, durability, DEFAULT_QUEUE_CAPACITY, DEFAULT_WRITE_BUFFER_SIZE);
+        return open(directory, durability, DEFAULT_QUEUE_CAPACITY, DEFAULT_WRITE_BUFFER_SIZE, WalRecovery.TOLERATE_TAIL);
     }
 
     /**
@@ -103,11 +112,14 @@ public final class RocksStore implements AutoCloseable
      * @param writeBufferSize RocksDB's memtable size ({@code write_buffer_size}), at least 64 KiB: DEFAULT durability
      *                        inserts into the memtable on the request thread, where a skiplist that stays in cache is
      *                        cheaper per write ({@link #DEFAULT_WRITE_BUFFER_SIZE}); the WAL is written either way.
+     * @param walRecovery what to do with a damaged write-ahead log ({@link WalRecoveryOpener}).
      * @throws StoreException if the directory cannot be created or RocksDB refuses to open (e.g. locked by another
-     *                        process).
+     *                        process, or a damaged WAL that {@code walRecovery} does not drop: the message names the
+     *                        file, the offset and the fix).
      */
     public static RocksStore open(
-        final Path directory, final Durability durability, final int queueCapacity, final long writeBufferSize)
+        final Path directory, final Durability durability, final int queueCapacity, final long writeBufferSize,
+        final WalRecovery walRecovery)
     {
         if (writeBufferSize < 64 * 1024)
         {
@@ -126,18 +138,20 @@ public final class RocksStore implements AutoCloseable
             .setCompressionType(CompressionType.NO_COMPRESSION)
             .setWriteBufferSize(writeBufferSize)
             // Shutdown flushes explicitly; the WAL covers everything else.
-            .setAvoidFlushDuringShutdown(false);
+            .setAvoidFlushDuringShutdown(false)
+            .setKeepLogFileNum(INFO_LOG_FILES)
+            .setMaxLogFileSize(INFO_LOG_FILE_BYTES);
         try
         {
-            final RocksDB db = RocksDB.open(options, directory.toAbsolutePath().toString());
-            LOG.info("RocksDB opened at {} (durability {}, WAL on, memtable {} KiB)", directory.toAbsolutePath(),
-                durability, writeBufferSize >> 10);
+            final RocksDB db = WalRecoveryOpener.open(options, directory, walRecovery);
+            LOG.info("RocksDB opened at {} (durability {}, WAL on, recovery {}, memtable {} KiB)",
+                directory.toAbsolutePath(), durability, walRecovery.setting(), writeBufferSize >> 10);
             return new RocksStore(directory, durability, options, db, queueCapacity);
         }
-        catch (final RocksDBException ex)
+        catch (final StoreException ex)
         {
             options.close();
-            throw new StoreException("cannot open RocksDB at " + directory.toAbsolutePath() + ": " + ex.getMessage(), ex);
+            throw ex;
         }
     }
 

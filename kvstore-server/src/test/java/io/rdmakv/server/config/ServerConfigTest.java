@@ -1,6 +1,7 @@
 package io.rdmakv.server.config;
 
 import io.rdmakv.server.store.Durability;
+import io.rdmakv.server.store.WalRecovery;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -113,6 +114,18 @@ class ServerConfigTest
             Map.of("store.writeBufferSize", "2GiB"));
         assertMessage("store.writeBufferSize must be a size like 65536, 64MiB or 1GiB: 'big'",
             Map.of("store.writeBufferSize", "big"));
+    }
+
+    @Test
+    void shouldReadTheWalRecoveryModeRefusingDamageByDefault()
+    {
+        assertEquals(WalRecovery.TOLERATE_TAIL, ServerConfig.defaults().walRecovery());
+        assertEquals(WalRecovery.POINT_IN_TIME, ServerConfig.from(new Properties(),
+            Map.of("store.walRecovery", "Point_In_Time")).walRecovery());
+        assertEquals(WalRecovery.SKIP_CORRUPTED, ServerConfig.from(new Properties(),
+            Map.of("store.walRecovery", "skip-corrupted")).walRecovery());
+        assertMessage("store.walRecovery: invalid value 'lenient' (unknown WAL recovery 'lenient' (expected strict, " +
+            "tolerate-tail, point-in-time or skip-corrupted))", Map.of("store.walRecovery", "lenient"));
     }
 
     @Test

@@ -55,7 +55,8 @@ class RocksStoreTest
     @Timeout(30)
     void shouldOpenWithTheMemtableSizeAskedForAndRejectATinyOne() throws Exception
     {
-        try (RocksStore store = RocksStore.open(dir, Durability.DEFAULT, RocksStore.DEFAULT_QUEUE_CAPACITY, 3L << 20))
+        try (RocksStore store = RocksStore.open(dir, Durability.DEFAULT, RocksStore.DEFAULT_QUEUE_CAPACITY, 3L << 20,
+            WalRecovery.TOLERATE_TAIL))
         {
             store.put(b("a"), b("1"));
         }
@@ -67,7 +68,7 @@ class RocksStoreTest
         }
         assertEquals(List.of(String.valueOf(RocksStore.DEFAULT_WRITE_BUFFER_SIZE)), writeBufferSizesInOptionsFiles(other));
         assertThrows(IllegalArgumentException.class, () -> RocksStore.open(dir, Durability.DEFAULT,
-            RocksStore.DEFAULT_QUEUE_CAPACITY, 1024L));
+            RocksStore.DEFAULT_QUEUE_CAPACITY, 1024L, WalRecovery.TOLERATE_TAIL));
     }
 
     /** The write_buffer_size RocksDB recorded in the newest OPTIONS file of {@code db}, one per column family. */
