@@ -10,6 +10,7 @@ import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.RemoteKey;
 import io.rdmakv.transport.TransportStatus;
 import io.rdmakv.transport.Worker;
+import io.rdmakv.transport.log.RateLimitedLog;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
@@ -35,6 +36,8 @@ import java.util.concurrent.TimeUnit;
 final class TcpEndpoint implements Endpoint
 {
     private static final Logger LOG = LoggerFactory.getLogger(TcpEndpoint.class);
+    /** The peer decides how often this happens. */
+    private static final RateLimitedLog BAD_READ_RESPONSES = RateLimitedLog.of(LOG);
     /** The longest a locally closed endpoint waits for the peer to close its side (see {@link #close()}). */
     static final long LINGER_MILLIS = 1_000;
 
@@ -169,7 +172,7 @@ final class TcpEndpoint implements Endpoint
         {
             if (dataLength != op.length)
             {
-                LOG.warn("emulated read response from {} carries {} bytes, expected {}", remoteAddress(),
+                BAD_READ_RESPONSES.warn("emulated read response from {} carries {} bytes, expected {}", remoteAddress(),
                     dataLength, op.length);
                 status = TransportStatus.TRANSPORT_ERROR;
             }
