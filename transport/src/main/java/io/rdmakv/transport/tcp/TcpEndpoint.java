@@ -42,6 +42,8 @@ final class TcpEndpoint implements Endpoint
     static final long LINGER_MILLIS = 1_000;
 
     private volatile boolean lingering;
+    /** The application sent something here: a close must not let an RST discard it (see {@link #close()}). */
+    private volatile boolean sentAny;
     private static final int MESSAGES_PER_PROGRESS = 1024;
 
     private final TcpWorker worker;
@@ -108,6 +110,10 @@ final class TcpEndpoint implements Endpoint
         }
         final ByteBuf frame = TcpFrames.messageFrame(channel.alloc(), length);
         TcpCopy.append(buffer, offset, frame, length);
+        if (!sentAny)
+        {
+            sentAny = true;
+        }
         return operations.postSend(frame, handler);
     }
 
@@ -373,7 +379,7 @@ final class TcpEndpoint implements Endpoint
             outbound.writeNow();
         }
         lingering = true;
-        if (channel instanceof DuplexChannel duplex && channel.isActive())
+        if (sentAny && channel instanceof DuplexChannel duplex && channel.isActive())
         {
             // A lingering close: FIN after the queued frames, then keep reading (and dropping) until the peer closes
             // too (an end of input closes the channel) or LINGER_MILLIS pass. Closing at once with requests of the
@@ -384,6 +390,8 @@ final class TcpEndpoint implements Endpoint
         }
         else
         {
+            // Nothing of ours to protect (e.g. an idle connection shed by the server): close at once, so a flood of
+            // such closes does not hold thousands of descriptors and endpoints for LINGER_MILLIS each.
             channel.close();
         }
     }
