@@ -35,6 +35,7 @@ public final class UnauthenticatedBudget<C>
     /** Insertion order is arrival order, so the first entry is the oldest. */
     private final LinkedHashMap<C, Waiting> waiting = new LinkedHashMap<>();
     private final Map<InetAddress, ArrayDeque<C>> bySource = new HashMap<>();
+    private boolean lastShedForSource;
 
     /**
      * @param max           unauthenticated connections at most.
@@ -62,7 +63,8 @@ public final class UnauthenticatedBudget<C>
     {
         C shed = null;
         final ArrayDeque<C> fromSource = bySource.computeIfAbsent(source, s -> new ArrayDeque<>());
-        if (fromSource.size() >= maxPerSource)
+        lastShedForSource = fromSource.size() >= maxPerSource;
+        if (lastShedForSource)
         {
             shed = fromSource.peekFirst();
         }
@@ -77,6 +79,13 @@ public final class UnauthenticatedBudget<C>
         waiting.put(connection, new Waiting(source, nowNanos));
         bySource.computeIfAbsent(source, s -> new ArrayDeque<>()).addLast(connection);
         return shed;
+    }
+
+    /** Why the last {@link #admit} shed: {@code "per source"} (its source was full) or {@code "in all"}. */
+    public String lastShedReason()
+    {
+        return lastShedForSource ? "limits.maxUnauthenticatedPerSource " + maxPerSource :
+            "limits.maxUnauthenticated " + max;
     }
 
     /** The connection authenticated: forget it. False if it was not waiting (shed, overdue or unknown). */

@@ -84,18 +84,18 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
         final ControlHandler shed = admission.unauthenticated.admit(this, source, connectedAtNanos);
         if (shed != null)
         {
-            shed.shed();
+            shed.shed(admission.unauthenticated.lastShedReason());
         }
         timer = ctx.executor().schedule(this::onDeadline, settings.handshakeTimeout().toMillis(), TimeUnit.MILLISECONDS);
         ctx.fireChannelActive();
     }
 
     /** Closed to make room for a newer unauthenticated connection (it is no longer in the budget). */
-    private void shed()
+    private void shed(final String bound)
     {
         counters.increment(ServerCounter.CONTROL_SHED);
-        reject(context, Status.BUSY, ADMISSION_LOG, "shed: the oldest of too many connections without a good HELLO " +
-            "(from this address or in all)");
+        reject(context, Status.BUSY, ADMISSION_LOG, "shed: the oldest connection without a good HELLO when a newer one " +
+            "found " + bound + " reached");
     }
 
     private void onDeadline()

@@ -54,6 +54,12 @@ final class EndpointAdmission
         return waiting.admit(endpoint, SourceAddress.of(endpoint.remoteAddress()), nowNanos);
     }
 
+    /** Which bound the last {@link #onConnected} that shed found full (for the log). */
+    String lastShedReason()
+    {
+        return waiting.lastShedReason();
+    }
+
     /** True if the endpoint was known (waiting or attached) and is now forgotten. */
     boolean onDisconnected(final Endpoint endpoint)
     {

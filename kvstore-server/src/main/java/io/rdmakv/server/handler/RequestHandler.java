@@ -126,8 +126,8 @@ public final class RequestHandler implements EndpointHandler
         {
             counters.increment(ServerCounter.DATA_SHED);
             counters.decrement(ServerCounter.CONNECTIONS);
-            SHED_LOG.info("closing data connection from {}: the oldest of too many that have not attached (from " +
-                "its address or in all), shed for a newer one", shed.remoteAddress());
+            SHED_LOG.info("closing data connection from {}: the oldest one not attached when a newer one found {} " +
+                "reached", shed.remoteAddress(), admission.lastShedReason());
             shed.close();
         }
     }
