@@ -134,6 +134,7 @@ public final class KvServer implements AutoCloseable
 
     private void doStart()
     {
+        ServerOpenFiles.raiseAndReport(config);
         final StartupReport.Builder timeline = new StartupReport.Builder();
         // Independent steps overlap: RocksDB opens (loading its native library first) and the transport opens on
         // threads of their own while this one maps and pins the pool.
@@ -207,7 +208,7 @@ public final class KvServer implements AutoCloseable
         tickets = new SessionTickets(Duration.ofMillis(config.ticketTtlMillis()), MAX_OUTSTANDING_TICKETS,
             new SystemNanoClock());
         handler = new RequestHandler(store, index, counters, limits,
-            new SlotRouter(config.clusterNodes(), config.nodeId()), tickets);
+            new SlotRouter(config.clusterNodes(), config.nodeId()), tickets, config.admission());
         // The request thread: the worker's event loop on tcp (requests handled where they are read), a polling
         // thread on verbs. Started before listening: an event-driven worker must be driven before it has endpoints.
         progress = WorkerProgress.start(worker, new ServerAgent(handler, index), "rdmakv-server",
@@ -228,7 +229,7 @@ public final class KvServer implements AutoCloseable
 
         control = new ControlServer(new InetSocketAddress(config.host(), config.controlPort()),
             new ControlServer.ControlSettings(config.maxControlFrameBytes(), config.maxConnections(), config.secret(),
-                Duration.ofSeconds(10)),
+                config.admission()),
             this::issueWelcome, counters);
         opened.push(control);
         controlAddress = control.start();

@@ -134,7 +134,7 @@ class DataPortAdmissionTest
             assertEquals(3, server.counters().get(ServerCounter.ATTACH_REFUSALS));
         }
         // Its own node with a short time to live, so the first node's tickets cannot expire under a slow machine.
-        // (The same setting bounds the wait for ATTACH on a connection: it counts from the connect, which is fresh.)
+        // (The wait for ATTACH on a connection is auth.handshakeTimeoutMs, 5 s, from the connect, which is fresh.)
         final Map<String, String> shortTtl = Map.of("auth.ticketTtlMs", "1000");
         try (KvServer server = KvServer.start(KvServerTest.testConfig(dir.resolve("b"), shortTtl)))
         {
@@ -152,7 +152,7 @@ class DataPortAdmissionTest
     @Timeout(60)
     void shouldCloseADataConnectionThatNeverAttaches() throws Exception
     {
-        try (KvServer server = KvServer.start(KvServerTest.testConfig(dir, Map.of("auth.ticketTtlMs", "200")));
+        try (KvServer server = KvServer.start(KvServerTest.testConfig(dir, Map.of("auth.handshakeTimeoutMs", "200")));
              RawClient silent = new RawClient(server.dataAddress()))
         {
             assertTrue(silent.awaitClosed(10_000), "a silent connection does not hold a slot for ever");

@@ -181,8 +181,12 @@ class KvServerTest
             {
                 assertEquals(Status.OK, a.put(b("k"), b("v")).status());
                 assertEquals(Status.OK, b2.get(b("k")).status());
+                // A third connection may wait unauthenticated (its own budget), but its ATTACH beyond the limit of
+                // attached connections gets BUSY and a close.
+                final Welcome welcome = (Welcome)ControlHandshake.hello(server.controlAddress(), "");
                 try (RawClient third = new RawClient(server.dataAddress()))
                 {
+                    assertEquals(Status.BUSY, third.attach(welcome.sessionTicket()).status());
                     final long deadline = System.nanoTime() + 10_000_000_000L;
                     while (third.endpoint().isConnected() && System.nanoTime() < deadline)
                     {

@@ -23,6 +23,7 @@ interface LibC extends Library
     int MAP_HUGETLB = 0x40000;
     int MADV_HUGEPAGE = 14;
     int RLIMIT_MEMLOCK = 8;
+    int RLIMIT_NOFILE = 7;
     long MAP_FAILED = -1L;
     /** {@code RLIM_INFINITY}: all bits set in an unsigned 64-bit {@code rlim_t}. */
     long RLIM_INFINITY = -1L;
@@ -54,6 +55,9 @@ interface LibC extends Library
 
     /** {@code struct rlimit { rlim_t rlim_cur; rlim_t rlim_max; }}: two unsigned 64-bit words. */
     int getrlimit(int resource, Pointer rlimit);
+
+    /** {@code int setrlimit(int resource, const struct rlimit *rlim)}, same layout as {@link #getrlimit}. */
+    int setrlimit(int resource, Pointer rlimit);
 
     String strerror(int errnum);
 }

@@ -50,6 +50,23 @@ public final class RawConnection implements AutoCloseable
         }
     }
 
+    /** A connection from the loopback source address {@code source} (any of 127.0.0.0/8 is this host). */
+    public static RawConnection openFrom(final String source, final InetSocketAddress address)
+    {
+        try
+        {
+            final Socket socket = new Socket();
+            socket.setTcpNoDelay(true);
+            socket.bind(new InetSocketAddress(source, 0));
+            socket.connect(address, 5_000);
+            return new RawConnection(socket);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot connect from " + source + " to " + address, ex);
+        }
+    }
+
     public RawConnection send(final byte[] bytes)
     {
         try

@@ -1,5 +1,6 @@
 package io.rdmakv.server.config;
 
+import io.rdmakv.server.admission.AdmissionSettings;
 import io.rdmakv.server.store.Durability;
 import io.rdmakv.server.store.WalRecovery;
 
@@ -10,6 +11,7 @@ import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -59,11 +61,23 @@ import java.util.TreeMap;
  *   limits.maxKeyBytes      1024         largest key
  *   limits.maxValueBytes    1048576      largest value
  *   limits.maxMessageBytes  (derived)    largest data-plane message: header + key + value + slack
- *   limits.maxConnections   1024         concurrent data + control connections per plane
+ *   limits.maxConnections   1024         authenticated connections per plane (control: after a WELCOME; data: after
+ *                                        a valid ATTACH); beyond, a HELLO gets REJECT(BUSY), an ATTACH BUSY
+ *   limits.maxUnauthenticated
+ *                           1024         connections per plane that have not authenticated yet (control: before a
+ *                                        good HELLO; data: before a valid ATTACH); a newcomer beyond sheds the oldest
+ *   limits.maxUnauthenticatedPerSource
+ *                           64           of those from one source address (IPv6: one /64); beyond, its oldest is shed
+ *   auth.handshakeTimeoutMs 5000         how long a connection may stay unauthenticated before it is closed (and a
+ *                                        control connection may stay open after its WELCOME)
  *   auth.secret             (none)       shared secret a client must present in HELLO; none = open
+ *   auth.failedCredentialBurst
+ *                           10           wrong credentials one source address may send at once; then ...
+ *   auth.failedCredentialIntervalMs
+ *                           1000         ... one per interval: a HELLO from it waits for its turn (REJECT BUSY if
+ *                                        that is past the handshake timeout); other sources are not slowed
  *   auth.ticketTtlMs        30000        how long a WELCOME's session ticket may wait for the ATTACH that opens a
- *                                        data endpoint (single use); also how long a data connection may take to
- *                                        attach before it is closed
+ *                                        data endpoint (single use)
  *   cluster.nodes           (this node)  id@host:controlPort:firstSlot-lastSlot,... (16384 slots in total)
  *   tcp.* / verbs.*         -            passed to the transport as properties
  * </pre>
@@ -112,7 +126,12 @@ public final class ServerConfig
         m.put("limits.maxValueBytes", String.valueOf(1 << 20));
         m.put("limits.maxMessageBytes", null);
         m.put("limits.maxConnections", "1024");
+        m.put("limits.maxUnauthenticated", "1024");
+        m.put("limits.maxUnauthenticatedPerSource", "64");
+        m.put("auth.handshakeTimeoutMs", "5000");
         m.put("auth.secret", null);
+        m.put("auth.failedCredentialBurst", "10");
+        m.put("auth.failedCredentialIntervalMs", "1000");
         m.put("auth.ticketTtlMs", "30000");
         m.put("cluster.nodes", null);
         KNOWN = java.util.Collections.unmodifiableMap(m);
@@ -143,6 +162,7 @@ public final class ServerConfig
     private final int maxConnections;
     private final byte[] secret;
     private final long ticketTtlMillis;
+    private final AdmissionSettings admission;
     private final List<ClusterNode> clusterNodes;
     private final Map<String, String> transportProperties;
     /** The settings as given (defaults + file + flags), so {@link #with} re-derives what was derived. */
@@ -196,6 +216,11 @@ public final class ServerConfig
         final String sec = s.get("auth.secret");
         secret = sec == null || sec.isEmpty() ? null : sec.getBytes(StandardCharsets.UTF_8);
         ticketTtlMillis = intSetting(s, "auth.ticketTtlMs", 1, 3_600_000);
+        admission = new AdmissionSettings(intSetting(s, "limits.maxUnauthenticated", 1, 1_000_000),
+            intSetting(s, "limits.maxUnauthenticatedPerSource", 1, 1_000_000),
+            Duration.ofMillis(intSetting(s, "auth.handshakeTimeoutMs", 1, 3_600_000)),
+            intSetting(s, "auth.failedCredentialBurst", 1, 1_000_000),
+            Duration.ofMillis(intSetting(s, "auth.failedCredentialIntervalMs", 1, 3_600_000)));
         advertisedHost = s.get("advertised.host") != null ? s.get("advertised.host").trim() : deriveAdvertised(host);
         final String nodes = s.get("cluster.nodes");
         if (nodes == null || nodes.isBlank())
@@ -407,10 +432,16 @@ public final class ServerConfig
         return secret == null ? null : secret.clone();
     }
 
-    /** How long a session ticket stays redeemable, and how long a data connection may take to attach. */
+    /** How long a session ticket stays redeemable. */
     public long ticketTtlMillis()
     {
         return ticketTtlMillis;
+    }
+
+    /** Admission of unauthenticated connections and the failed-credential throttle ({@code limits.*}, {@code auth.*}). */
+    public AdmissionSettings admission()
+    {
+        return admission;
     }
 
     public boolean requiresCredential()

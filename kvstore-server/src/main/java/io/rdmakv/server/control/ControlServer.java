@@ -16,6 +16,7 @@ import io.netty.handler.codec.LengthFieldPrepender;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.rdmakv.protocol.wire.Welcome;
+import io.rdmakv.server.admission.AdmissionSettings;
 import io.rdmakv.server.counters.ServerCounters;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,7 +38,9 @@ import java.util.function.Supplier;
  *
  * A frame longer than {@code maxFrameBytes}, a frame that does not decode, a frame other than HELLO, a wrong or missing
  * credential (when one is configured) and a connection that sends no HELLO within the handshake timeout all end with
- * REJECT (when the connection is still writable) and a close; none of them affects other connections.
+ * REJECT (when the connection is still writable) and a close; none of them affects other connections. Connections
+ * before a good HELLO are admitted within their own budget, which sheds its oldest rather than refuse a newcomer
+ * ({@link ControlHandler}).
  */
 public final class ControlServer implements AutoCloseable
 {
@@ -81,6 +84,8 @@ public final class ControlServer implements AutoCloseable
         group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("rdmakv-control", true),
             NioIoHandler.newFactory());
         channels = new DefaultChannelGroup("control", GlobalEventExecutor.INSTANCE);
+        // One loop accepts and serves every connection, so the shared admission state needs no lock.
+        final ControlAdmission admission = new ControlAdmission(settings.admission(), settings.maxConnections());
         final ServerBootstrap bootstrap = new ServerBootstrap()
             .group(group)
             .channel(NioServerSocketChannel.class)
@@ -96,7 +101,8 @@ public final class ControlServer implements AutoCloseable
                             settings.maxFrameBytes() + LENGTH_PREFIX_BYTES, 0, LENGTH_PREFIX_BYTES, 0,
                             LENGTH_PREFIX_BYTES, true))
                         .addLast("prefix", new LengthFieldPrepender(LENGTH_PREFIX_ORDER, LENGTH_PREFIX_BYTES, 0, false))
-                        .addLast("handshake", new ControlHandler(settings, welcome, counters, channels));
+                        .addLast("handshake", new ControlHandler(settings, welcome, counters, channels,
+                            admission));
                 }
             });
         try
@@ -109,8 +115,10 @@ public final class ControlServer implements AutoCloseable
             throw new IllegalStateException("cannot bind the control port " + bindAddress + ": " + ex.getMessage(), ex);
         }
         final InetSocketAddress bound = (InetSocketAddress)serverChannel.localAddress();
-        LOG.info("control plane listening on {} (max frame {} B, credential {})", bound, settings.maxFrameBytes(),
-            settings.requiresCredential() ? "required" : "not required");
+        LOG.info("control plane listening on {} (max frame {} B, credential {}, {} unauthenticated connections at " +
+            "most, {} per source, {} ms to authenticate)", bound, settings.maxFrameBytes(),
+            settings.requiresCredential() ? "required" : "not required", settings.admission().maxUnauthenticated(),
+            settings.admission().maxUnauthenticatedPerSource(), settings.handshakeTimeout().toMillis());
         return bound;
     }
 
@@ -147,15 +155,22 @@ public final class ControlServer implements AutoCloseable
      * Settings of the control plane.
      *
      * @param maxFrameBytes     largest frame accepted (after the length prefix).
-     * @param maxConnections    connections at once; more get REJECT(BUSY).
+     * @param maxConnections    connections that got a WELCOME, open at once; beyond, a HELLO gets REJECT(BUSY).
      * @param secret            shared secret a HELLO must carry, or null when none is required.
-     * @param handshakeTimeout  time a new connection has to send HELLO.
+     * @param admission         the budget, per-source bound and deadline of connections before a good HELLO, and
+     *                          the failed-credential throttle.
      */
-    public record ControlSettings(int maxFrameBytes, int maxConnections, byte[] secret, Duration handshakeTimeout)
+    public record ControlSettings(int maxFrameBytes, int maxConnections, byte[] secret, AdmissionSettings admission)
     {
         public boolean requiresCredential()
         {
             return secret != null;
+        }
+
+        /** Time a new connection has to send a good HELLO, and a welcomed one may stay open. */
+        public Duration handshakeTimeout()
+        {
+            return admission.handshakeTimeout();
         }
     }
 }

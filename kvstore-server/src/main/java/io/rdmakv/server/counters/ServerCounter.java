@@ -30,7 +30,17 @@ public enum ServerCounter
     IN_FLIGHT_WRITES(22, "writes.inFlight"),
     DELETES_NOT_FOUND(23, "deletes.notFound"),
     ATTACHES(24, "data.attaches"),
-    ATTACH_REFUSALS(25, "data.attachRefusals");
+    ATTACH_REFUSALS(25, "data.attachRefusals"),
+    /** Unauthenticated data connections closed to make room for newer ones (budget or per-source bound full). */
+    DATA_SHED(26, "data.shed"),
+    /** Unauthenticated control connections closed to make room for newer ones. */
+    CONTROL_SHED(27, "control.shed"),
+    /** Control connections closed for sending no good HELLO within the handshake timeout. */
+    CONTROL_TIMEOUTS(28, "control.handshakeTimeouts"),
+    /** HELLOs whose credential check waited (or was refused) because their source failed too often. */
+    CREDENTIALS_THROTTLED(29, "control.throttled"),
+    /** Data connections that did not attach within the handshake timeout (also counted in attachRefusals). */
+    DATA_TIMEOUTS(30, "data.attachTimeouts");
 
     private final int id;
     private final String label;

@@ -1,47 +1,69 @@
 package io.rdmakv.server.handler;
 
+import io.rdmakv.server.admission.AdmissionSettings;
+import io.rdmakv.server.admission.SourceAddress;
+import io.rdmakv.server.admission.UnauthenticatedBudget;
 import io.rdmakv.transport.Endpoint;
 
-import java.util.ArrayList;
 import java.util.IdentityHashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
 /**
  * Which data endpoints have attached (presented a valid session ticket) and which are still waiting to, since when.
- * An endpoint is served only once attached; one that has not attached within the deadline is handed back by
- * {@link #overdue} to be closed, so a silent connection cannot hold a connection slot for ever.
+ * An endpoint is served only once attached. Waiting endpoints have their own budget, bounded in total and per source
+ * address, that sheds its oldest member for a newcomer; one that has not attached within the handshake timeout is
+ * handed back by {@link #overdue} to be closed, so idle connections can neither hold a slot for long nor lock a
+ * client out. Attached endpoints are bounded apart ({@code limits.maxConnections}).
  *
  * <pre>
  *   onConnected -> waiting(since) --ATTACH ok--> attached --disconnect--> gone
  *                     |  \--anything else / bad ticket--> closed
- *                     \--no ATTACH within the deadline--> closed
+ *                     |  \--older than the deadline--> closed
+ *                     \--the oldest (in all, or of its source) when a newcomer finds the budget full--> shed
  * </pre>
  *
  * Progress thread only. {@link #isAttached} is on every request: an identity-map lookup, no allocation.
  */
 final class EndpointAdmission
 {
-    private final Map<Endpoint, Boolean> attached = new IdentityHashMap<>();
-    private final Map<Endpoint, Long> waiting = new IdentityHashMap<>();
-    private final long deadlineNanos;
+    /** {@link #attach}: now attached. */
+    static final int ATTACHED = 0;
+    /** {@link #attach}: was not waiting (already attached, shed, or never connected). */
+    static final int NOT_WAITING = 1;
+    /** {@link #attach}: {@code maxAttached} endpoints are attached already; it is forgotten. */
+    static final int FULL = 2;
 
-    /** @param deadlineNanos how long a connected endpoint may take to attach. */
-    EndpointAdmission(final long deadlineNanos)
+    private final Map<Endpoint, Boolean> attached = new IdentityHashMap<>();
+    private final UnauthenticatedBudget<Endpoint> waiting;
+    private final int maxAttached;
+
+    /**
+     * @param settings    budget, per-source bound and deadline of endpoints that have not attached.
+     * @param maxAttached attached endpoints at most.
+     */
+    EndpointAdmission(final AdmissionSettings settings, final int maxAttached)
     {
-        this.deadlineNanos = deadlineNanos;
+        this.waiting = settings.newBudget();
+        this.maxAttached = maxAttached;
     }
 
-    void onConnected(final Endpoint endpoint, final long nowNanos)
+    /** Admit a new endpoint; returns the one shed to make room (forgotten here: close it), or {@code null}. */
+    Endpoint onConnected(final Endpoint endpoint, final long nowNanos)
     {
-        waiting.put(endpoint, nowNanos);
+        return waiting.admit(endpoint, SourceAddress.of(endpoint.remoteAddress()), nowNanos);
+    }
+
+    /** Which bound the last {@link #onConnected} that shed found full (for the log). */
+    String lastShedReason()
+    {
+        return waiting.lastShedReason();
     }
 
     /** True if the endpoint was known (waiting or attached) and is now forgotten. */
     boolean onDisconnected(final Endpoint endpoint)
     {
-        return waiting.remove(endpoint) != null | attached.remove(endpoint) != null;
+        return waiting.remove(endpoint) | attached.remove(endpoint) != null;
     }
 
     boolean isAttached(final Endpoint endpoint)
@@ -49,46 +71,36 @@ final class EndpointAdmission
         return attached.containsKey(endpoint);
     }
 
-    /** Move a waiting endpoint to attached; false if it was not waiting (already attached or never connected). */
-    boolean attach(final Endpoint endpoint)
+    /** Move a waiting endpoint to attached: {@link #ATTACHED}, {@link #NOT_WAITING} or {@link #FULL}. */
+    int attach(final Endpoint endpoint)
     {
-        if (waiting.remove(endpoint) == null)
+        if (!waiting.authenticated(endpoint))
         {
-            return false;
+            return NOT_WAITING;
+        }
+        if (attached.size() >= maxAttached)
+        {
+            return FULL;
         }
         attached.put(endpoint, Boolean.TRUE);
-        return true;
+        return ATTACHED;
     }
 
     /** Connected, not attached yet, not refused. */
     boolean isWaiting(final Endpoint endpoint)
     {
-        return waiting.containsKey(endpoint);
+        return waiting.isWaiting(endpoint);
     }
 
     boolean anyWaiting()
     {
-        return !waiting.isEmpty();
+        return waiting.size() > 0;
     }
 
-    /** Remove and return the endpoints waiting longer than the deadline (allocates; only when some are waiting). */
+    /** Remove and return the endpoints waiting longer than the deadline (allocates; only when some are late). */
     List<Endpoint> overdue(final long nowNanos)
     {
-        List<Endpoint> late = null;
-        for (final Iterator<Map.Entry<Endpoint, Long>> it = waiting.entrySet().iterator(); it.hasNext(); )
-        {
-            final Map.Entry<Endpoint, Long> e = it.next();
-            if (nowNanos - e.getValue() >= deadlineNanos)
-            {
-                if (late == null)
-                {
-                    late = new ArrayList<>();
-                }
-                late.add(e.getKey());
-                it.remove();
-            }
-        }
-        return late == null ? List.of() : late;
+        return waiting.overdue(nowNanos);
     }
 
     /** Endpoints connected and not disconnected, attached or not. */

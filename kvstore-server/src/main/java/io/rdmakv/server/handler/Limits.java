@@ -5,7 +5,7 @@ package io.rdmakv.server.handler;
  *
  * @param maxKeyBytes      longest key.
  * @param maxValueBytes    longest value.
- * @param maxConnections   data connections served at once; more are closed on accept.
+ * @param maxConnections   data connections attached at once; an ATTACH beyond gets BUSY.
  */
 public record Limits(int maxKeyBytes, int maxValueBytes, int maxConnections)
 {

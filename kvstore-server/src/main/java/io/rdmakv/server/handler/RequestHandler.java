@@ -9,6 +9,7 @@ import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.server.admission.AdmissionSettings;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.pool.PoolIndex;
@@ -18,6 +19,7 @@ import io.rdmakv.server.store.StoreException;
 import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.TransportStatus;
+import io.rdmakv.transport.log.RateLimitedLog;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
@@ -43,8 +45,9 @@ import java.util.concurrent.TimeUnit;
  * </pre>
  *
  * <p>Admission: nothing is served on a data endpoint before it attached with the ticket of a control-plane WELCOME
- * ({@link SessionTickets}), so the credential checked by the handshake also guards the data port. An endpoint that
- * does not attach within the tickets' time to live is closed.
+ * ({@link SessionTickets}), so the credential checked by the handshake also guards the data port. Endpoints that
+ * have not attached live in their own budget ({@link EndpointAdmission}): the oldest is shed for a newcomer when it
+ * is full, and one that does not attach within the handshake timeout is closed.
  *
  * <p>Durability: in DEFAULT mode RocksDB is written on this thread (WAL write without fsync): the PUTs of one progress
  * step as one batch ({@link PutBatch}), answered once it is written; DELETEs inline from direct scratch buffers. In
@@ -58,6 +61,10 @@ import java.util.concurrent.TimeUnit;
 public final class RequestHandler implements EndpointHandler
 {
     private static final Logger LOG = LoggerFactory.getLogger(RequestHandler.class);
+    /** Peers decide how often these happen; one site per kind. */
+    private static final RateLimitedLog SHED_LOG = RateLimitedLog.of(LOG);
+    private static final RateLimitedLog TIMEOUT_LOG = RateLimitedLog.of(LOG);
+    private static final RateLimitedLog REFUSAL_LOG = RateLimitedLog.of(LOG);
     private static final long ADMISSION_CHECK_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private final RocksStore store;
@@ -66,6 +73,7 @@ public final class RequestHandler implements EndpointHandler
     private final Limits limits;
     private final SlotRouter router;
     private final SessionTickets tickets;
+    private final AdmissionSettings admissionSettings;
     private final EndpointAdmission admission;
 
     private final MessageDecoder decoder = new MessageDecoder();
@@ -85,10 +93,11 @@ public final class RequestHandler implements EndpointHandler
      * @param limits what requests may carry and how many connections are served.
      * @param router  which cluster slots this node serves.
      * @param tickets the session tickets the control plane issues; an endpoint is served after redeeming one.
+     * @param admission how endpoints that have not attached yet are bounded, shed and timed out.
      */
     public RequestHandler(
         final RocksStore store, final PoolIndex index, final ServerCounters counters, final Limits limits,
-        final SlotRouter router, final SessionTickets tickets)
+        final SlotRouter router, final SessionTickets tickets, final AdmissionSettings admission)
     {
         this.store = store;
         this.index = index;
@@ -96,7 +105,8 @@ public final class RequestHandler implements EndpointHandler
         this.limits = limits;
         this.router = router;
         this.tickets = tickets;
-        this.admission = new EndpointAdmission(tickets.timeToLive().toNanos());
+        this.admissionSettings = admission;
+        this.admission = new EndpointAdmission(admission, limits.maxConnections());
         this.responses = new ResponseSender(counters, limits.maxResponseBytes());
         this.keyScratch = ByteBuffer.allocateDirect(limits.maxKeyBytes());
         this.keyScratchBuffer = new UnsafeBuffer(keyScratch);
@@ -109,17 +119,17 @@ public final class RequestHandler implements EndpointHandler
     @Override
     public void onConnected(final Endpoint endpoint)
     {
-        if (admission.size() >= limits.maxConnections())
-        {
-            counters.increment(ServerCounter.CONNECTIONS_REFUSED);
-            LOG.warn("refusing data connection from {}: limit of {} connections reached", endpoint.remoteAddress(),
-                limits.maxConnections());
-            endpoint.close();
-            return;
-        }
-        admission.onConnected(endpoint, System.nanoTime());
+        final Endpoint shed = admission.onConnected(endpoint, System.nanoTime());
         counters.increment(ServerCounter.CONNECTIONS);
         counters.increment(ServerCounter.CONNECTIONS_TOTAL);
+        if (shed != null)
+        {
+            counters.increment(ServerCounter.DATA_SHED);
+            counters.decrement(ServerCounter.CONNECTIONS);
+            SHED_LOG.info("closing data connection from {}: the oldest one not attached when a newer one found {} " +
+                "reached", shed.remoteAddress(), admission.lastShedReason());
+            shed.close();
+        }
     }
 
     @Override
@@ -200,9 +210,10 @@ public final class RequestHandler implements EndpointHandler
                 nextAdmissionCheckNanos = now + ADMISSION_CHECK_INTERVAL_NANOS;
                 for (final Endpoint late : admission.overdue(now))
                 {
-                    LOG.info("closing data connection from {}: no ATTACH within {}", late.remoteAddress(),
-                        tickets.timeToLive());
+                    TIMEOUT_LOG.info("closing data connection from {}: no ATTACH within {} ms", late.remoteAddress(),
+                        admissionSettings.handshakeTimeout().toMillis());
                     counters.increment(ServerCounter.ATTACH_REFUSALS);
+                    counters.increment(ServerCounter.DATA_TIMEOUTS);
                     counters.decrement(ServerCounter.CONNECTIONS);
                     late.close();
                     work++;
@@ -253,15 +264,30 @@ public final class RequestHandler implements EndpointHandler
         if (type == MessageType.ATTACH_REQUEST)
         {
             final AttachRequestFlyweight attach = decoder.attachRequest();
-            if (tickets.redeem(attach.ticketHigh(), attach.ticketLow()) && admission.attach(endpoint))
+            if (tickets.redeem(attach.ticketHigh(), attach.ticketLow()))
             {
-                counters.increment(ServerCounter.ATTACHES);
-                responses.answer(endpoint, decoder.correlationId(), Status.OK, 0, 0);
-                return;
+                final int admitted = admission.attach(endpoint);
+                if (admitted == EndpointAdmission.ATTACHED)
+                {
+                    counters.increment(ServerCounter.ATTACHES);
+                    responses.answer(endpoint, decoder.correlationId(), Status.OK, 0, 0);
+                    return;
+                }
+                if (admitted == EndpointAdmission.FULL)
+                {
+                    counters.increment(ServerCounter.CONNECTIONS_REFUSED);
+                    counters.decrement(ServerCounter.CONNECTIONS);
+                    REFUSAL_LOG.warn("refusing data connection from {}: limit of {} attached connections reached",
+                        endpoint.remoteAddress(), limits.maxConnections());
+                    responses.answerError(endpoint, decoder.correlationId(), Status.BUSY,
+                        "too many data connections (limit " + limits.maxConnections() + "); retry later");
+                    endpoint.close();
+                    return;
+                }
             }
         }
         counters.increment(ServerCounter.ATTACH_REFUSALS);
-        LOG.info("refusing data connection from {}: {}", endpoint.remoteAddress(),
+        REFUSAL_LOG.info("refusing data connection from {}: {}", endpoint.remoteAddress(),
             type == MessageType.ATTACH_REQUEST ? "session ticket unknown, used or expired" :
             "first message is not an ATTACH");
         responses.answerError(endpoint, decoder.correlationId(), Status.UNAUTHENTICATED,

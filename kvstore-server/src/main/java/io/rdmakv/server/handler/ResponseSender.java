@@ -8,6 +8,7 @@ import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.store.StoreException;
 import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.TransportStatus;
+import io.rdmakv.transport.log.RateLimitedLog;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
@@ -31,6 +32,8 @@ import java.nio.ByteOrder;
 final class ResponseSender
 {
     private static final Logger LOG = LoggerFactory.getLogger(ResponseSender.class);
+    /** A client that does not read its answers decides how often this happens. */
+    private static final RateLimitedLog SLOW_READERS = RateLimitedLog.of(LOG);
     /** Error reasons longer than this are cut. */
     private static final int MAX_REASON_CHARS = 512;
 
@@ -137,7 +140,7 @@ final class ResponseSender
             if (status == TransportStatus.BACK_PRESSURED)
             {
                 // The client does not read its answers: it is dropped rather than let it stall the server.
-                LOG.warn("closing {}: response queue full", endpoint.remoteAddress());
+                SLOW_READERS.warn("closing {}: response queue full", endpoint.remoteAddress());
                 endpoint.close();
             }
         }

@@ -1,5 +1,6 @@
 package io.rdmakv.server.config;
 
+import io.rdmakv.server.admission.AdmissionSettings;
 import io.rdmakv.server.store.Durability;
 import io.rdmakv.server.store.WalRecovery;
 import org.junit.jupiter.api.Test;
@@ -7,6 +8,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -158,6 +160,21 @@ class ServerConfigTest
             () -> ClusterNode.parseList("1@a:1:0-100,2@b:1:100-200"));
         assertTrue(overlap.getMessage().contains("overlap"));
         assertThrows(ConfigException.class, () -> ClusterNode.parseList("1@a:1:0-100,1@b:1:101-200"));
+    }
+
+    @Test
+    void shouldReadTheAdmissionSettingsWithTheirDefaults()
+    {
+        final AdmissionSettings defaults = ServerConfig.defaults().admission();
+        assertEquals(new AdmissionSettings(1024, 64, Duration.ofSeconds(5), 10, Duration.ofSeconds(1)), defaults);
+        final AdmissionSettings set = ServerConfig.from(new Properties(), Map.of("limits.maxUnauthenticated", "16",
+            "limits.maxUnauthenticatedPerSource", "2", "auth.handshakeTimeoutMs", "750",
+            "auth.failedCredentialBurst", "3", "auth.failedCredentialIntervalMs", "2000")).admission();
+        assertEquals(new AdmissionSettings(16, 2, Duration.ofMillis(750), 3, Duration.ofSeconds(2)), set);
+        assertMessage("limits.maxUnauthenticated", Map.of("limits.maxUnauthenticated", "0"));
+        assertMessage("limits.maxUnauthenticatedPerSource", Map.of("limits.maxUnauthenticatedPerSource", "-1"));
+        assertMessage("auth.handshakeTimeoutMs", Map.of("auth.handshakeTimeoutMs", "soon"));
+        assertMessage("auth.failedCredentialIntervalMs", Map.of("auth.failedCredentialIntervalMs", "0"));
     }
 
     @Test

@@ -12,6 +12,7 @@ import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.pool.PoolSizing;
@@ -115,7 +116,7 @@ class RequestHandlerAllocationTest
             final PoolIndex index = new PoolIndex(arena.partitions(), geometry, allocator, 1, 1);
             final SessionTickets tickets = new SessionTickets(Duration.ofSeconds(30), 16, new SystemNanoClock());
             final RequestHandler handler = new RequestHandler(store, index, new ServerCounters(),
-                new Limits(64, 4096, 16), SlotRouter.singleNode(), tickets);
+                new Limits(64, 4096, 16), SlotRouter.singleNode(), tickets, ServerConfig.defaults().admission());
             final AnswerCounter endpoint = new AnswerCounter();
             handler.onConnected(endpoint);
             final UnsafeBuffer attach = new UnsafeBuffer(new byte[AttachRequestFlyweight.ENCODED_LENGTH]);

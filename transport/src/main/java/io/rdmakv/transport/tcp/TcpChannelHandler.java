@@ -3,7 +3,7 @@ package io.rdmakv.transport.tcp;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
-import io.rdmakv.transport.TransportStatus;
+import io.rdmakv.transport.log.RateLimitedLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,11 +15,15 @@ import java.util.List;
  * across reads). Messages and read responses go to the {@link TcpEndpoint} (delivered inline when the worker is
  * event-driven, else handed to its queue); read requests are answered right here by the
  * {@link TcpEmulatedReadResponder}, below the application and without its worker, and flushed once per read batch.
- * A malformed or oversized frame closes the connection with one clear log line; outstanding operations then fail.
+ * A malformed or oversized frame closes the connection with one clear log line (rate-limited: a peer causes it);
+ * outstanding operations then fail.
  */
 final class TcpChannelHandler extends ByteToMessageDecoder
 {
     private static final Logger LOG = LoggerFactory.getLogger(TcpChannelHandler.class);
+    /** A peer decides how often these happen: at most a burst of lines, then a count. */
+    private static final RateLimitedLog REFUSED_FRAMES = RateLimitedLog.of(LOG);
+    private static final RateLimitedLog PROTOCOL_ERRORS = RateLimitedLog.of(LOG);
 
     private final TcpEndpoint endpoint;
     private final TcpEmulatedReadResponder responder;
@@ -155,17 +159,20 @@ final class TcpChannelHandler extends ByteToMessageDecoder
     {
         final String detail = "protocol error from " + ctx.channel().remoteAddress() + ": " + what +
             "; closing the connection";
-        LOG.warn(detail);
-        refuse(ctx, in, detail);
+        PROTOCOL_ERRORS.warn(detail);
+        fail(ctx, in, detail);
+    }
+
+    /** An oversized or negative length: log (rate-limited) and {@link #fail}. */
+    private void refuse(final ChannelHandlerContext ctx, final ByteBuf in, final String detail)
+    {
+        REFUSED_FRAMES.warn(detail);
+        fail(ctx, in, detail);
     }
 
     /** Stop decoding this connection for good: skip what was read, record why, close. */
-    private void refuse(final ChannelHandlerContext ctx, final ByteBuf in, final String detail)
+    private void fail(final ChannelHandlerContext ctx, final ByteBuf in, final String detail)
     {
-        if (!detail.startsWith("protocol error"))
-        {
-            LOG.warn(detail);
-        }
         failed = true;
         in.skipBytes(in.readableBytes());
         endpoint.recordFailure(detail);

@@ -10,6 +10,7 @@ import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.RemoteKey;
 import io.rdmakv.transport.TransportStatus;
 import io.rdmakv.transport.Worker;
+import io.rdmakv.transport.log.RateLimitedLog;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
@@ -35,10 +36,14 @@ import java.util.concurrent.TimeUnit;
 final class TcpEndpoint implements Endpoint
 {
     private static final Logger LOG = LoggerFactory.getLogger(TcpEndpoint.class);
+    /** The peer decides how often this happens. */
+    private static final RateLimitedLog BAD_READ_RESPONSES = RateLimitedLog.of(LOG);
     /** The longest a locally closed endpoint waits for the peer to close its side (see {@link #close()}). */
     static final long LINGER_MILLIS = 1_000;
 
     private volatile boolean lingering;
+    /** The application sent something here: a close must not let an RST discard it (see {@link #close()}). */
+    private volatile boolean sentAny;
     private static final int MESSAGES_PER_PROGRESS = 1024;
 
     private final TcpWorker worker;
@@ -105,6 +110,10 @@ final class TcpEndpoint implements Endpoint
         }
         final ByteBuf frame = TcpFrames.messageFrame(channel.alloc(), length);
         TcpCopy.append(buffer, offset, frame, length);
+        if (!sentAny)
+        {
+            sentAny = true;
+        }
         return operations.postSend(frame, handler);
     }
 
@@ -169,7 +178,7 @@ final class TcpEndpoint implements Endpoint
         {
             if (dataLength != op.length)
             {
-                LOG.warn("emulated read response from {} carries {} bytes, expected {}", remoteAddress(),
+                BAD_READ_RESPONSES.warn("emulated read response from {} carries {} bytes, expected {}", remoteAddress(),
                     dataLength, op.length);
                 status = TransportStatus.TRANSPORT_ERROR;
             }
@@ -370,7 +379,7 @@ final class TcpEndpoint implements Endpoint
             outbound.writeNow();
         }
         lingering = true;
-        if (channel instanceof DuplexChannel duplex && channel.isActive())
+        if (sentAny && channel instanceof DuplexChannel duplex && channel.isActive())
         {
             // A lingering close: FIN after the queued frames, then keep reading (and dropping) until the peer closes
             // too (an end of input closes the channel) or LINGER_MILLIS pass. Closing at once with requests of the
@@ -381,6 +390,8 @@ final class TcpEndpoint implements Endpoint
         }
         else
         {
+            // Nothing of ours to protect (e.g. an idle connection shed by the server): close at once, so a flood of
+            // such closes does not hold thousands of descriptors and endpoints for LINGER_MILLIS each.
             channel.close();
         }
     }

@@ -18,6 +18,7 @@ import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.TransportStatus;
 import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.WorkerProgress;
+import io.rdmakv.transport.log.RateLimitedLog;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
@@ -49,6 +50,8 @@ public final class TcpWorker implements Worker
     /** The endpoint of a channel, kept on the channel itself: it outlives the pipeline of a failed connect. */
     private static final AttributeKey<TcpEndpoint> ENDPOINT = AttributeKey.valueOf("rdmakv.tcp.endpoint");
     private static final Logger LOG = LoggerFactory.getLogger(TcpWorker.class);
+    /** Peers can cause it (an accept flood on a polled worker). */
+    private static final RateLimitedLog QUEUE_FULL = RateLimitedLog.of(LOG);
     private static final int CONTROL_CAPACITY = 4096;
     private static final long EXPIRY_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
@@ -187,7 +190,7 @@ public final class TcpWorker implements Worker
         }
         if (!control.offer(task))
         {
-            LOG.warn("worker {}: control queue full, retrying an event in 1 ms", name);
+            QUEUE_FULL.warn("worker {}: control queue full, retrying an event in 1 ms", name);
             transport.eventLoopGroup().schedule(() -> execute(task), 1, TimeUnit.MILLISECONDS);
         }
     }

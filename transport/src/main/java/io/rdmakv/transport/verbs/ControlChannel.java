@@ -13,6 +13,7 @@ import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.TransportStatus;
+import io.rdmakv.transport.log.RateLimitedLog;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,6 +46,9 @@ import java.util.concurrent.ThreadLocalRandom;
 final class ControlChannel
 {
     private static final Logger LOG = LoggerFactory.getLogger(ControlChannel.class);
+    /** Peers decide how often these happen. */
+    private static final RateLimitedLog REFUSED = RateLimitedLog.of(LOG);
+    private static final RateLimitedLog ACCEPTED_FAILED = RateLimitedLog.of(LOG);
 
     private ControlChannel()
     {
@@ -201,7 +205,7 @@ final class ControlChannel
             }
             catch (final RuntimeException e)
             {
-                LOG.warn("verbs connection from {} refused: {}", channel.remoteAddress(), e.getMessage());
+                REFUSED.warn("verbs connection from {} refused: {}", channel.remoteAddress(), e.getMessage());
                 sendRefuseAndClose(channel, String.valueOf(e.getMessage()));
             }
         }
@@ -222,7 +226,8 @@ final class ControlChannel
         @Override
         public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
         {
-            LOG.warn("verbs control channel from {} closed: {}", ctx.channel().remoteAddress(), cause.toString());
+            ACCEPTED_FAILED.warn("verbs control channel from {} closed: {}", ctx.channel().remoteAddress(),
+                cause.toString());
             ctx.close();
         }
     }
