@@ -54,7 +54,7 @@ final class RequestSlots
         }
         this.counters = counters;
         this.slots = new RequestSlot[count];
-        this.free = new ManyToManyConcurrentArrayQueue<>(count);
+        this.free = new ManyToManyConcurrentArrayQueue<>(Math.max(2, count)); // agrona: capacity >= 2
         for (int i = 0; i < count; i++)
         {
             final UnsafeBuffer view = new UnsafeBuffer(readMemory, i * slotStride, slotStride);
