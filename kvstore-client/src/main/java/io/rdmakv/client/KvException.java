@@ -17,6 +17,13 @@ public class KvException extends RuntimeException
         this.error = error;
     }
 
+    /** Without a stack trace: for failures that are flow control, reported many times a second under load. */
+    KvException(final KvError error, final String message, final boolean withStackTrace)
+    {
+        super(message, null, true, withStackTrace);
+        this.error = error;
+    }
+
     /**
      * The exception for {@code error}: an instance of the subclass the code belongs to (see {@link KvError}).
      *
