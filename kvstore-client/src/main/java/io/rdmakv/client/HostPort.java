@@ -12,7 +12,12 @@ import java.util.Objects;
  */
 public record HostPort(String host, int port)
 {
-    /** Checks the host is not blank and the port is 1..65535. */
+    /**
+     * Checks the host is not blank and the port is 1..65535.
+     *
+     * @param host see {@link #host()}.
+     * @param port see {@link #port()}.
+     */
     public HostPort
     {
         Objects.requireNonNull(host, "host");

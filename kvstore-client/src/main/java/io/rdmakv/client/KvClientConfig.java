@@ -41,7 +41,24 @@ public record KvClientConfig(
     Map<String, String> transportProperties,
     boolean callerDrivenProgress)
 {
-    /** Copies the collections and the credential, so the settings cannot change after they were made. */
+    /**
+     * Copies the collections and the credential, so the settings cannot change once made.
+     *
+     * @param seeds see {@link #seeds()}.
+     * @param transport see {@link #transport()}.
+     * @param connectTimeout see {@link #connectTimeout()}.
+     * @param requestTimeout see {@link #requestTimeout()}.
+     * @param credential see {@link #credential()}.
+     * @param getMode see {@link #getMode()}.
+     * @param readRetries see {@link #readRetries()}.
+     * @param maxRedirects see {@link #maxRedirects()}.
+     * @param maxInFlight see {@link #maxInFlight()}.
+     * @param maxQueuedRequests see {@link #maxQueuedRequests()}.
+     * @param oneSidedBufferBytes see {@link #oneSidedBufferBytes()}.
+     * @param locationCacheEntries see {@link #locationCacheEntries()}.
+     * @param transportProperties see {@link #transportProperties()}.
+     * @param callerDrivenProgress see {@link #callerDrivenProgress()}.
+     */
     public KvClientConfig
     {
         seeds = List.copyOf(seeds);

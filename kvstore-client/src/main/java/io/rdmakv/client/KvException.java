@@ -9,6 +9,7 @@ package io.rdmakv.client;
  */
 public class KvException extends RuntimeException
 {
+    /** The stable code (serialized with the exception). */
     private final KvError error;
 
     KvException(final KvError error, final String message, final Throwable cause)

@@ -10,7 +10,12 @@ import java.util.Map;
  */
 public record KvStats(Map<Integer, Map<String, String>> nodes, Map<ClientCounter, Long> client)
 {
-    /** Copies both maps, so a snapshot never changes. */
+    /**
+     * Copies both maps, so a snapshot never changes.
+     *
+     * @param nodes see {@link #nodes()}.
+     * @param client see {@link #client()}.
+     */
     public KvStats
     {
         nodes = Map.copyOf(nodes);

@@ -129,6 +129,8 @@ public final class ClientRuntime implements AutoCloseable
     /**
      * Open the transport, start the progress thread and connect to the first seed that answers.
      *
+     * @param config the client's settings.
+     * @return the running engine; close it to stop.
      * @throws KvException when the transport cannot open or no seed accepts the client.
      */
     public static ClientRuntime open(final KvClientConfig config)
@@ -167,6 +169,10 @@ public final class ClientRuntime implements AutoCloseable
      * builder; on verbs {@code verbs.maxEndpoints} is {@link KvClientBuilder#DEFAULT_VERBS_MAX_ENDPOINTS} unless the
      * builder set it (one endpoint per server node is what a client uses; the transport's default, sized for a
      * server, would pin 16 endpoints' buffers).
+     *
+     * @param config        the client's settings.
+     * @param transportName the transport being opened.
+     * @return the transport's settings.
      */
     public static TransportConfig transportConfig(final KvClientConfig config, final String transportName)
     {
