@@ -174,7 +174,7 @@ public final class ClientRuntime implements AutoCloseable
      * @param transportName the transport being opened.
      * @return the transport's settings.
      */
-    public static TransportConfig transportConfig(final KvClientConfig config, final String transportName)
+    static TransportConfig transportConfig(final KvClientConfig config, final String transportName)
     {
         final TransportConfig.Builder tc = TransportConfig.builder()
             .connectTimeout(config.connectTimeout())
