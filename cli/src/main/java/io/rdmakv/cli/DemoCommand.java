@@ -3,6 +3,7 @@ package io.rdmakv.cli;
 import io.rdmakv.client.ClientCounter;
 import io.rdmakv.client.GetMode;
 import io.rdmakv.client.KvClient;
+import io.rdmakv.client.KvClientDiagnostics;
 import io.rdmakv.client.KvStats;
 import io.rdmakv.server.KvServer;
 import io.rdmakv.server.config.ServerConfig;
@@ -114,31 +115,30 @@ public final class DemoCommand implements Callable<Integer>
                  .requestTimeout(Duration.ofSeconds(10))
                  .build())
         {
-            final GetMode auto = GetMode.AUTO.resolve(
-                TransportSelector.fromClassPath().select(client.transport())
-                    .provider().capabilities());
-            out.printf("%-16s %s%n", "transport", client.transport());
-            out.printf("%-16s %s%n", "  why", client.transportSelection());
+            final KvClientDiagnostics diagnostics = client.diagnostics();
+            final GetMode auto = diagnostics.autoGetMode();
+            out.printf("%-16s %s%n", "transport", diagnostics.transport());
+            out.printf("%-16s %s%n", "  why", diagnostics.transportSelection());
             if (!"auto".equalsIgnoreCase(transport))
             {
                 out.printf("%-16s %s%n", "  auto", autoSelection());
             }
-            out.printf("%-16s %s%s%n", "get mode", label(client.getMode()),
+            out.printf("%-16s %s%s%n", "get mode", label(diagnostics.getMode()),
                 GetMode.parse(getMode) == GetMode.AUTO ? " (auto)" :
                 " (as requested; auto would choose " + label(auto) + (auto == GetMode.RPC ?
-                    ": " + client.transport() + " only emulates one-sided reads)" : ")"));
+                    ": " + diagnostics.transport() + " only emulates one-sided reads)" : ")"));
             out.printf("%-16s %s%s%n%n", "data dir", dir, temporary ? " (temporary, deleted afterwards)" : "");
 
             final long serverRegistrationsBefore = server.registrationCount();
-            final long clientRegistrationsBefore = client.registrationCount();
+            final long clientRegistrationsBefore = diagnostics.registrationCount();
 
             final DemoWorkload workload = new DemoWorkload(client, keys, valueSize);
             final long loadNanos = workload.load(Math.max(16, threads * 8));
             out.printf("%-16s %d keys in %.2f s (%.0f puts/s)%n", "load", keys, loadNanos / 1e9,
                 keys * 1e9 / Math.max(1, loadNanos));
-            final Map<ClientCounter, Long> before = client.clientCounters();
+            final Map<ClientCounter, Long> before = diagnostics.counters();
             final DemoWorkload.Result result = workload.run(threads, durationMillis, getPercent);
-            final Map<ClientCounter, Long> after = client.clientCounters();
+            final Map<ClientCounter, Long> after = diagnostics.counters();
             final double seconds = result.elapsedNanos() / 1e9;
             out.printf("%-16s %d ops in %.2f s = %.0f ops/s (GET %.0f/s, PUT %.0f/s), %d errors%n%n", "workload",
                 result.operations(), seconds, result.opsPerSecond(), result.gets().getTotalCount() / seconds,
@@ -157,7 +157,7 @@ public final class DemoCommand implements Callable<Integer>
                 delta(before, after, ClientCounter.GET_FALLBACKS), delta(before, after, ClientCounter.GET_MISSES),
                 delta(before, after, ClientCounter.GET_MISS_LOOKUPS), delta(before, after, ClientCounter.RPCS));
             final long serverAfter = server.registrationCount();
-            final long clientAfter = client.registrationCount();
+            final long clientAfter = diagnostics.registrationCount();
             out.printf("%-16s node %d before, %d after; client %d before, %d after (%s)%n", "registrations",
                 serverRegistrationsBefore, serverAfter, clientRegistrationsBefore, clientAfter,
                 serverAfter == serverRegistrationsBefore && clientAfter == clientRegistrationsBefore ?

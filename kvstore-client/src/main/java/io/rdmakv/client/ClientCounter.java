@@ -43,7 +43,11 @@ public enum ClientCounter
     /** Requests that failed (any error, including timeouts). */
     FAILURES("requests.failed"),
     /** Requests that timed out. */
-    TIMEOUTS("requests.timedOut");
+    TIMEOUTS("requests.timedOut"),
+    /** Asynchronous requests that found every in-flight slot busy and waited in the client's queue. */
+    QUEUED_REQUESTS("requests.queued"),
+    /** Asynchronous requests refused at once because the client's queue was full (back-pressure failures). */
+    QUEUE_FULL_REJECTIONS("requests.rejectedQueueFull");
 
     private final String label;
 
@@ -52,7 +56,11 @@ public enum ClientCounter
         this.label = label;
     }
 
-    /** The stable name used in {@link KvStats} and printed by the CLI. */
+    /**
+     * The stable name used in {@link KvStats} and printed by the CLI.
+     *
+     * @return e.g. {@code get.oneSided.hits}.
+     */
     public String label()
     {
         return label;

@@ -1,15 +1,12 @@
 package io.rdmakv.client;
 
-import io.rdmakv.transport.TransportCapabilities;
-import io.rdmakv.transport.TransportCapability;
-
 /**
  * How a {@link KvClient} serves GETs.
  */
 public enum GetMode
 {
     /**
-     * By capability: one-sided reads when the transport reads natively ({@link TransportCapability#READ_NATIVE}),
+     * By capability: one-sided reads when the transport reads natively (verbs),
      * RPC when one-sided reads would only be emulated (an emulated read costs the server as much as an RPC and needs
      * two round trips instead of one).
      */
@@ -19,22 +16,13 @@ public enum GetMode
     /** Always two-sided GET requests to the server. */
     RPC;
 
-    /** Resolve {@link #AUTO} against what the transport can do; the forced modes stay as they are. */
-    public GetMode resolve(final TransportCapabilities capabilities)
-    {
-        if (this != AUTO)
-        {
-            if (this == ONE_SIDED && !capabilities.canRead())
-            {
-                throw new IllegalArgumentException(
-                    "get mode one-sided was requested but the transport cannot read one-sided at all");
-            }
-            return this;
-        }
-        return capabilities.has(TransportCapability.READ_NATIVE) ? ONE_SIDED : RPC;
-    }
-
-    /** Parse {@code auto}, {@code one-sided} or {@code rpc} (case-insensitive; {@code _} accepted for {@code -}). */
+    /**
+     * Parse {@code auto}, {@code one-sided} or {@code rpc} (case-insensitive; {@code _} accepted for {@code -}).
+     *
+     * @param text the mode as an operator types it.
+     * @return the mode.
+     * @throws IllegalArgumentException naming the accepted forms when {@code text} is none of them.
+     */
     public static GetMode parse(final String text)
     {
         final String t = text.trim().toLowerCase(java.util.Locale.ROOT).replace('_', '-');

@@ -12,6 +12,12 @@ import java.util.Objects;
  */
 public record HostPort(String host, int port)
 {
+    /**
+     * Checks the host is not blank and the port is 1..65535.
+     *
+     * @param host see {@link #host()}.
+     * @param port see {@link #port()}.
+     */
     public HostPort
     {
         Objects.requireNonNull(host, "host");
@@ -28,6 +34,8 @@ public record HostPort(String host, int port)
     /**
      * Parse {@code host:port}.
      *
+     * @param text e.g. {@code node-1:7400} or {@code [::1]:7400}.
+     * @return the pair (the host not resolved).
      * @throws IllegalArgumentException with the offending text when it is not {@code host:port}.
      */
     public static HostPort parse(final String text)
@@ -56,12 +64,17 @@ public record HostPort(String host, int port)
         return new HostPort(host, port);
     }
 
-    /** An unresolved socket address (resolved when connecting). */
+    /**
+     * An unresolved socket address (resolved when connecting).
+     *
+     * @return the address.
+     */
     public InetSocketAddress toSocketAddress()
     {
         return InetSocketAddress.createUnresolved(host, port);
     }
 
+    /** {@code host:port}, an IPv6 host in brackets. */
     @Override
     public String toString()
     {

@@ -3,35 +3,27 @@ package io.rdmakv.client;
 import io.rdmakv.client.internal.ClientRuntime;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
- * A client of an rdmakv cluster. GETs read a node's memory pool one-sided where the transport reads natively (and
- * fall back to asking the node as the protocol requires); PUT, DELETE and STATS are requests to the node that owns
- * the key. Thread-safe: one client serves many threads; requests in flight are bounded by
- * {@link KvClientBuilder#maxInFlight(int)}, beyond which callers wait.
+ * A client of an rdmakv cluster, thread-safe. GETs read a node's memory pool one-sided where the transport reads
+ * natively; PUT, DELETE and STATS are requests to the node that owns the key. Every operation takes keys as
+ * {@code byte[]}, {@code String} (UTF-8) or {@code ByteBuffer} (the bytes between position and limit; the position
+ * does not move), synchronously or as {@code *Async}.
  *
- * <pre>{@code
- * try (KvClient client = KvClient.builder().server("127.0.0.1:7400").build())
- * {
- *     client.put("k".getBytes(UTF_8), "v".getBytes(UTF_8));
- *     byte[] v = client.get("k".getBytes(UTF_8));   // null when absent
- * }
- * }</pre>
+ * <p>Synchronous calls return or fail within the request timeout, waiting for a free in-flight slot if need be.
+ * Asynchronous calls never block: beyond {@link KvClientBuilder#maxInFlight} they wait in a bounded queue
+ * ({@link KvClientBuilder#maxQueuedRequests}), and when that is full the future fails at once with
+ * {@link KvBackPressureException}. Futures complete on the client's progress thread: keep dependent stages short;
+ * a blocking call there is refused. Arrays and buffers passed in are not copied: leave them unchanged until the call
+ * returns or its future completes.
  *
- * <p>Errors: {@link IllegalArgumentException} for keys or values beyond the limits (checked before anything is
- * sent); {@link KvException} for everything else, typed by {@link KvError} and carrying the server's
- * {@link io.rdmakv.protocol.wire.Status} when it answered with one. Every call returns or fails within the request
- * timeout. Async futures complete on the client's progress thread: keep dependent stages short, or use the
- * {@code *Async} stage methods; blocking calls on that thread are refused.
- *
- * <p>Arrays and buffers passed in are not copied: do not change them until the call returns (or its future
- * completes). ByteBuffer forms use the bytes between position and limit and do not move the position.
+ * <p>Failures are {@link KvException}s of a kind ({@link KvError} lists the codes); keys or values beyond the
+ * limits are refused with {@link IllegalArgumentException} before anything is sent.
  */
 public final class KvClient implements AutoCloseable
 {
@@ -44,6 +36,12 @@ public final class KvClient implements AutoCloseable
         this.runtime = runtime;
     }
 
+    /**
+     * A builder for a client; {@link KvClientBuilder#server(String)} at least once, then
+     * {@link KvClientBuilder#build()}.
+     *
+     * @return a new builder with the defaults.
+     */
     public static KvClientBuilder builder()
     {
         return new KvClientBuilder();
@@ -54,167 +52,362 @@ public final class KvClient implements AutoCloseable
         return new KvClient(config, ClientRuntime.open(config));
     }
 
-    /** The value of {@code key}, or {@code null} when the key is absent. */
+    /**
+     * The value of a key.
+     *
+     * @param key the key.
+     * @return the value, or {@code null} when the key is absent.
+     * @throws KvException when the GET fails (see {@link KvError}).
+     */
     public byte[] get(final byte[] key)
     {
-        return (byte[])runtime.call(ClientRuntime.GET, Objects.requireNonNull(key, "key"), null);
-    }
-
-    public byte[] get(final ByteBuffer key)
-    {
-        return (byte[])runtime.call(ClientRuntime.GET, Objects.requireNonNull(key, "key"), null);
-    }
-
-    /** Store {@code value} under {@code key}; returns once the node has made it durable. */
-    public void put(final byte[] key, final byte[] value)
-    {
-        runtime.call(ClientRuntime.PUT, Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
-    }
-
-    public void put(final ByteBuffer key, final ByteBuffer value)
-    {
-        runtime.call(ClientRuntime.PUT, Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
-    }
-
-    /** Delete {@code key}; false when the node answers NOT_FOUND (the key did not exist), true otherwise. */
-    public boolean delete(final byte[] key)
-    {
-        return (Boolean)runtime.call(ClientRuntime.DELETE, Objects.requireNonNull(key, "key"), null);
-    }
-
-    public boolean delete(final ByteBuffer key)
-    {
-        return (Boolean)runtime.call(ClientRuntime.DELETE, Objects.requireNonNull(key, "key"), (ByteBuffer)null);
+        return runtime.get(Objects.requireNonNull(key, "key"));
     }
 
     /**
-     * The values of several keys, in the order of {@code keys} ({@code null} for an absent key). The GETs run
-     * concurrently (up to the in-flight bound).
+     * The value of a key given as text.
+     *
+     * @param key the key, encoded as UTF-8.
+     * @return the value, or {@code null} when the key is absent.
+     * @throws KvException when the GET fails.
+     */
+    public byte[] get(final String key)
+    {
+        return runtime.get(utf8(key, "key"));
+    }
+
+    /**
+     * The value of a key given as a buffer.
+     *
+     * @param key the key between position and limit.
+     * @return the value, or {@code null} when the key is absent.
+     * @throws KvException when the GET fails.
+     */
+    public byte[] get(final ByteBuffer key)
+    {
+        return runtime.get(Objects.requireNonNull(key, "key"));
+    }
+
+    /**
+     * Store a value; returns once the node has made it durable.
+     *
+     * @param key   the key.
+     * @param value the value.
+     * @throws KvException when the PUT fails; a {@link KvServerException} when the node refuses it (e.g.
+     *                     {@link KvError#STORE_FULL}).
+     */
+    public void put(final byte[] key, final byte[] value)
+    {
+        runtime.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+    }
+
+    /**
+     * Store a value under a key given as text.
+     *
+     * @param key   the key, encoded as UTF-8.
+     * @param value the value.
+     * @throws KvException when the PUT fails.
+     */
+    public void put(final String key, final byte[] value)
+    {
+        runtime.put(utf8(key, "key"), Objects.requireNonNull(value, "value"));
+    }
+
+    /**
+     * Store a text value under a text key.
+     *
+     * @param key   the key, encoded as UTF-8.
+     * @param value the value, encoded as UTF-8.
+     * @throws KvException when the PUT fails.
+     */
+    public void put(final String key, final String value)
+    {
+        runtime.put(utf8(key, "key"), utf8(value, "value"));
+    }
+
+    /**
+     * Store a value given as buffers.
+     *
+     * @param key   the key between position and limit.
+     * @param value the value between position and limit.
+     * @throws KvException when the PUT fails.
+     */
+    public void put(final ByteBuffer key, final ByteBuffer value)
+    {
+        runtime.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+    }
+
+    /**
+     * Delete a key.
+     *
+     * @param key the key.
+     * @return {@code false} when the key did not exist, {@code true} otherwise.
+     * @throws KvException when the DELETE fails.
+     */
+    public boolean delete(final byte[] key)
+    {
+        return runtime.delete(Objects.requireNonNull(key, "key"));
+    }
+
+    /**
+     * Delete a key given as text.
+     *
+     * @param key the key, encoded as UTF-8.
+     * @return {@code false} when the key did not exist.
+     * @throws KvException when the DELETE fails.
+     */
+    public boolean delete(final String key)
+    {
+        return runtime.delete(utf8(key, "key"));
+    }
+
+    /**
+     * Delete a key given as a buffer.
+     *
+     * @param key the key between position and limit.
+     * @return {@code false} when the key did not exist.
+     * @throws KvException when the DELETE fails.
+     */
+    public boolean delete(final ByteBuffer key)
+    {
+        return runtime.delete(Objects.requireNonNull(key, "key"));
+    }
+
+    /**
+     * The values of several keys, GETs run concurrently; waits for all within one request timeout (and for room in
+     * the request queue, never failing for back-pressure).
+     *
+     * @param keys the keys.
+     * @return the values in the order of {@code keys}, {@code null} for an absent key.
+     * @throws KvException the first failure among the GETs.
      */
     public List<byte[]> multiGet(final List<byte[]> keys)
     {
-        final List<CompletableFuture<byte[]>> futures = new ArrayList<>(keys.size());
-        for (final byte[] key : keys)
-        {
-            futures.add(getAsync(key));
-        }
-        final List<byte[]> values = new ArrayList<>(keys.size());
-        for (final CompletableFuture<byte[]> f : futures)
-        {
-            values.add(join(f));
-        }
-        return values;
+        return runtime.multiGet(Objects.requireNonNull(keys, "keys"));
     }
 
-    @SuppressWarnings("unchecked")
+    /**
+     * The values of several keys given as text.
+     *
+     * @param keys the keys, each encoded as UTF-8.
+     * @return the values in the order of {@code keys}, {@code null} for an absent key.
+     * @throws KvException the first failure among the GETs.
+     */
+    public List<byte[]> multiGet(final String... keys)
+    {
+        return runtime.multiGet(utf8(keys));
+    }
+
+    /**
+     * GET without blocking.
+     *
+     * @param key the key.
+     * @return the value or {@code null}; fails with a {@link KvException} ({@link KvBackPressureException} at once
+     *         when the request queue is full).
+     */
     public CompletableFuture<byte[]> getAsync(final byte[] key)
     {
-        return (CompletableFuture<byte[]>)(CompletableFuture<?>)runtime.callAsync(
-            ClientRuntime.GET, Objects.requireNonNull(key, "key"), null);
+        return runtime.getAsync(Objects.requireNonNull(key, "key"));
     }
 
-    @SuppressWarnings("unchecked")
+    /**
+     * GET of a text key without blocking.
+     *
+     * @param key the key, encoded as UTF-8.
+     * @return the value or {@code null}.
+     */
+    public CompletableFuture<byte[]> getAsync(final String key)
+    {
+        return runtime.getAsync(utf8(key, "key"));
+    }
+
+    /**
+     * GET of a buffer key without blocking.
+     *
+     * @param key the key between position and limit.
+     * @return the value or {@code null}.
+     */
     public CompletableFuture<byte[]> getAsync(final ByteBuffer key)
     {
-        return (CompletableFuture<byte[]>)(CompletableFuture<?>)runtime.callAsync(
-            ClientRuntime.GET, Objects.requireNonNull(key, "key"), null);
+        return runtime.getAsync(Objects.requireNonNull(key, "key"));
     }
 
-    @SuppressWarnings("unchecked")
+    /**
+     * PUT without blocking.
+     *
+     * @param key   the key.
+     * @param value the value.
+     * @return completes once the node has made the value durable.
+     */
     public CompletableFuture<Void> putAsync(final byte[] key, final byte[] value)
     {
-        return (CompletableFuture<Void>)(CompletableFuture<?>)runtime.callAsync(
-            ClientRuntime.PUT, Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+        return runtime.putAsync(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
     }
 
-    @SuppressWarnings("unchecked")
+    /**
+     * PUT under a text key without blocking.
+     *
+     * @param key   the key, encoded as UTF-8.
+     * @param value the value.
+     * @return completes once the node has made the value durable.
+     */
+    public CompletableFuture<Void> putAsync(final String key, final byte[] value)
+    {
+        return runtime.putAsync(utf8(key, "key"), Objects.requireNonNull(value, "value"));
+    }
+
+    /**
+     * PUT of a text value under a text key without blocking.
+     *
+     * @param key   the key, encoded as UTF-8.
+     * @param value the value, encoded as UTF-8.
+     * @return completes once the node has made the value durable.
+     */
+    public CompletableFuture<Void> putAsync(final String key, final String value)
+    {
+        return runtime.putAsync(utf8(key, "key"), utf8(value, "value"));
+    }
+
+    /**
+     * PUT of buffers without blocking.
+     *
+     * @param key   the key between position and limit.
+     * @param value the value between position and limit.
+     * @return completes once the node has made the value durable.
+     */
     public CompletableFuture<Void> putAsync(final ByteBuffer key, final ByteBuffer value)
     {
-        return (CompletableFuture<Void>)(CompletableFuture<?>)runtime.callAsync(
-            ClientRuntime.PUT, Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+        return runtime.putAsync(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
     }
 
-    @SuppressWarnings("unchecked")
+    /**
+     * DELETE without blocking.
+     *
+     * @param key the key.
+     * @return whether the key existed.
+     */
     public CompletableFuture<Boolean> deleteAsync(final byte[] key)
     {
-        return (CompletableFuture<Boolean>)(CompletableFuture<?>)runtime.callAsync(
-            ClientRuntime.DELETE, Objects.requireNonNull(key, "key"), null);
+        return runtime.deleteAsync(Objects.requireNonNull(key, "key"));
     }
 
-    /** Every node's counters (a STATS request to each node of the cluster map) and this client's counters. */
+    /**
+     * DELETE of a text key without blocking.
+     *
+     * @param key the key, encoded as UTF-8.
+     * @return whether the key existed.
+     */
+    public CompletableFuture<Boolean> deleteAsync(final String key)
+    {
+        return runtime.deleteAsync(utf8(key, "key"));
+    }
+
+    /**
+     * DELETE of a buffer key without blocking.
+     *
+     * @param key the key between position and limit.
+     * @return whether the key existed.
+     */
+    public CompletableFuture<Boolean> deleteAsync(final ByteBuffer key)
+    {
+        return runtime.deleteAsync(Objects.requireNonNull(key, "key"));
+    }
+
+    /**
+     * The values of several keys without blocking; each GET queues or fails like {@link #getAsync(byte[])}.
+     *
+     * @param keys the keys.
+     * @return the values in key order ({@code null} for an absent key); fails as soon as one GET fails, and GETs
+     *         not started by then are not started.
+     */
+    public CompletableFuture<List<byte[]>> multiGetAsync(final List<byte[]> keys)
+    {
+        return runtime.multiGetAsync(Objects.requireNonNull(keys, "keys"));
+    }
+
+    /**
+     * The values of several text keys without blocking.
+     *
+     * @param keys the keys, each encoded as UTF-8.
+     * @return the values in key order; fails as soon as one GET fails.
+     */
+    public CompletableFuture<List<byte[]>> multiGetAsync(final String... keys)
+    {
+        return runtime.multiGetAsync(utf8(keys));
+    }
+
+    /**
+     * Every node's counters (a STATS request to each node of the cluster map) and this client's counters.
+     *
+     * @return the snapshot; a node that did not answer has a single {@code error} entry.
+     */
     public KvStats stats()
     {
-        final Map<Integer, Map<String, String>> nodes = runtime.nodeStats();
-        return new KvStats(nodes, runtime.counters());
+        return new KvStats(runtime.nodeStats(), runtime.diagnostics().counters());
     }
 
-    /** This client's counters alone, without asking any node. */
-    public Map<ClientCounter, Long> clientCounters()
-    {
-        return runtime.counters();
-    }
-
-    /** The transport in use ({@code tcp}, {@code verbs}). */
-    public String transport()
-    {
-        return runtime.transportName();
-    }
-
-    /** Why that transport: the selector's one line naming the choice and why every other lost. */
-    public String transportSelection()
-    {
-        return runtime.transportSelection();
-    }
-
-    /** How GETs are served (the configured mode with {@link GetMode#AUTO} resolved). */
-    public GetMode getMode()
-    {
-        return runtime.getMode();
-    }
-
-    /** Memory registrations done by this client's transport: one at connect, flat afterwards. */
-    public long registrationCount()
-    {
-        return runtime.registrationCount();
-    }
-
-    /** Largest key accepted (the node's limit). */
+    /**
+     * Largest key accepted (the node's limit).
+     *
+     * @return bytes.
+     */
     public int maxKeyLength()
     {
         return runtime.maxKeyLength();
     }
 
-    /** Largest value accepted (the node's limit). */
+    /**
+     * Largest value accepted (the node's limit).
+     *
+     * @return bytes.
+     */
     public int maxValueLength()
     {
         return runtime.maxValueLength();
     }
 
+    /**
+     * The settings this client was built with.
+     *
+     * @return the immutable settings.
+     */
     public KvClientConfig config()
     {
         return config;
     }
 
-    /** Close connections and stop the progress thread; requests still in flight fail with {@link KvError#CLOSED}. */
+    /**
+     * What this client chose (transport, GET mode) and counts, for operators, tools and tests.
+     *
+     * @return the client's diagnostics view.
+     */
+    public KvClientDiagnostics diagnostics()
+    {
+        return runtime.diagnostics();
+    }
+
+    /**
+     * Close connections and stop the client's threads; requests still queued or in flight fail with
+     * {@link KvError#CLOSED}.
+     */
     @Override
     public void close()
     {
         runtime.close();
     }
 
-    private static <T> T join(final CompletableFuture<T> future)
+    private static byte[] utf8(final String text, final String name)
     {
-        try
+        return Objects.requireNonNull(text, name).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static List<byte[]> utf8(final String[] keys)
+    {
+        final List<byte[]> bytes = new ArrayList<>(Objects.requireNonNull(keys, "keys").length);
+        for (final String key : keys)
         {
-            return future.join();
+            bytes.add(utf8(key, "key"));
         }
-        catch (final CompletionException ex)
-        {
-            if (ex.getCause() instanceof RuntimeException re)
-            {
-                throw re;
-            }
-            throw ex;
-        }
+        return bytes;
     }
 }

@@ -35,6 +35,10 @@ public final class KvClientBuilder
      * (the transport's own default, 16, is sized for a server's clients and would pin ~80 MiB per client).
      */
     public static final int DEFAULT_VERBS_MAX_ENDPOINTS = 4;
+    /** Async requests that may wait for an in-flight slot by default ({@link #maxQueuedRequests(int)}). */
+    public static final int DEFAULT_MAX_QUEUED_REQUESTS = 4096;
+    /** The most {@link #maxQueuedRequests(int)} accepts. */
+    public static final int MAX_QUEUED_REQUESTS = 1 << 20;
 
     private final List<HostPort> seeds = new ArrayList<>();
     private String transport = "auto";
@@ -45,6 +49,7 @@ public final class KvClientBuilder
     private int readRetries = 3;
     private int maxRedirects = 3;
     private int maxInFlight = 64;
+    private int maxQueuedRequests = DEFAULT_MAX_QUEUED_REQUESTS;
     private int oneSidedBufferBytes = 32 * 1024;
     private int locationCacheEntries = DEFAULT_LOCATION_CACHE_ENTRIES;
     private final Map<String, String> transportProperties = new TreeMap<>();
@@ -54,27 +59,49 @@ public final class KvClientBuilder
     {
     }
 
-    /** Add a seed node by {@code host:port} (its control-plane port). */
+    /**
+     * Add a seed node by {@code host:port} (its control-plane port).
+     *
+     * @param hostPort e.g. {@code 127.0.0.1:7400} or {@code [::1]:7400}.
+     * @return this builder.
+     * @throws IllegalArgumentException when the text is not {@code host:port}.
+     */
     public KvClientBuilder server(final String hostPort)
     {
         seeds.add(HostPort.parse(hostPort));
         return this;
     }
 
+    /**
+     * Add a seed node.
+     *
+     * @param hostPort its control-plane address.
+     * @return this builder.
+     */
     public KvClientBuilder server(final HostPort hostPort)
     {
         seeds.add(Objects.requireNonNull(hostPort, "server"));
         return this;
     }
 
-    /** Add several seed nodes: the first that answers the handshake gives the cluster map. */
+    /**
+     * Add several seed nodes: the first that answers the handshake gives the cluster map.
+     *
+     * @param hostPorts {@code host:port} each.
+     * @return this builder.
+     */
     public KvClientBuilder servers(final List<String> hostPorts)
     {
         hostPorts.forEach(this::server);
         return this;
     }
 
-    /** {@code auto} (default: best available), {@code tcp} or {@code verbs}. */
+    /**
+     * The transport for data connections.
+     *
+     * @param name {@code auto} (default: the best available), {@code tcp} or {@code verbs}.
+     * @return this builder.
+     */
     public KvClientBuilder transport(final String name)
     {
         final String t = Objects.requireNonNull(name, "transport").trim();
@@ -86,52 +113,97 @@ public final class KvClientBuilder
         return this;
     }
 
+    /**
+     * Bound on the handshake and on opening a data connection (default 5 s).
+     *
+     * @param timeout positive.
+     * @return this builder.
+     */
     public KvClientBuilder connectTimeout(final Duration timeout)
     {
         this.connectTimeout = positive(timeout, "connectTimeout");
         return this;
     }
 
+    /**
+     * Bound on one request, from the call until its answer, time waiting in the client's queue included
+     * (default 5 s).
+     *
+     * @param timeout positive.
+     * @return this builder.
+     */
     public KvClientBuilder requestTimeout(final Duration timeout)
     {
         this.requestTimeout = positive(timeout, "requestTimeout");
         return this;
     }
 
-    /** The shared secret the server was configured with. */
+    /**
+     * The shared secret the server was configured with ({@code auth.secret}).
+     *
+     * @param secret the secret's bytes (copied).
+     * @return this builder.
+     */
     public KvClientBuilder credential(final byte[] secret)
     {
         this.credential = Objects.requireNonNull(secret, "credential").clone();
         return this;
     }
 
+    /**
+     * The shared secret the server was configured with, as text (UTF-8).
+     *
+     * @param secret the secret.
+     * @return this builder.
+     */
     public KvClientBuilder credential(final String secret)
     {
         return credential(Objects.requireNonNull(secret, "credential").getBytes(StandardCharsets.UTF_8));
     }
 
-    /** Override how GETs are served; tests use {@link GetMode#ONE_SIDED} over TCP to exercise the protocol. */
+    /**
+     * Override how GETs are served; tests use {@link GetMode#ONE_SIDED} over TCP to exercise the protocol.
+     *
+     * @param mode default {@link GetMode#AUTO}.
+     * @return this builder.
+     */
     public KvClientBuilder getMode(final GetMode mode)
     {
         this.getMode = Objects.requireNonNull(mode, "getMode");
         return this;
     }
 
-    /** Torn one-sided reads retried before an RPC GET (default 3). */
+    /**
+     * Torn one-sided reads retried before an RPC GET (default 3).
+     *
+     * @param retries 0..1000.
+     * @return this builder.
+     */
     public KvClientBuilder readRetries(final int retries)
     {
         this.readRetries = range(retries, 0, 1000, "readRetries");
         return this;
     }
 
-    /** WRONG_NODE redirects one request follows before it fails (default 3). */
+    /**
+     * WRONG_NODE redirects one request follows before it fails (default 3).
+     *
+     * @param redirects 0..100.
+     * @return this builder.
+     */
     public KvClientBuilder maxRedirects(final int redirects)
     {
         this.maxRedirects = range(redirects, 0, 100, "maxRedirects");
         return this;
     }
 
-    /** Requests outstanding at once (default 64); callers beyond it wait for a free one. */
+    /**
+     * Requests outstanding at once over the whole client (default 64). Beyond it a synchronous call waits for a free
+     * one (within its timeout) and an asynchronous one waits in the client's queue ({@link #maxQueuedRequests}).
+     *
+     * @param requests 1..65,536.
+     * @return this builder.
+     */
     public KvClientBuilder maxInFlight(final int requests)
     {
         this.maxInFlight = range(requests, 1, 65_536, "maxInFlight");
@@ -139,8 +211,27 @@ public final class KvClientBuilder
     }
 
     /**
+     * Asynchronous requests that may wait for an in-flight slot in the client's queue (default
+     * {@value #DEFAULT_MAX_QUEUED_REQUESTS}). An async call never blocks its caller: when every slot is busy it
+     * queues, and when the queue is full too its future fails at once with {@link KvBackPressureException}. A queued
+     * request's timeout counts from the call. 0 turns the queue off (busy slots mean an immediate back-pressure
+     * failure). Synchronous calls do not use the queue.
+     *
+     * @param requests 0..{@value #MAX_QUEUED_REQUESTS}.
+     * @return this builder.
+     */
+    public KvClientBuilder maxQueuedRequests(final int requests)
+    {
+        this.maxQueuedRequests = range(requests, 0, MAX_QUEUED_REQUESTS, "maxQueuedRequests");
+        return this;
+    }
+
+    /**
      * Bytes of the read buffer each in-flight GET keeps for a value extent (default 32 KiB, a multiple of 64).
      * Values whose extent is larger are fetched by RPC; memory is {@code maxInFlight} times this, registered once.
+     *
+     * @param bytes 64 B..2 MiB.
+     * @return this builder.
      */
     public KvClientBuilder oneSidedBufferBytes(final int bytes)
     {
@@ -159,6 +250,9 @@ public final class KvClientBuilder
      * the value's extent alone, one round trip instead of two, and checks key, version, CRC and the extent's LIVE
      * mark, so a stale location only costs the full lookup, never a stale value. Locations are learnt from verified
      * one-sided GETs and from this client's own PUT answers.
+     *
+     * @param entries 0..{@value #MAX_LOCATION_CACHE_ENTRIES}.
+     * @return this builder.
      */
     public KvClientBuilder locationCacheEntries(final int entries)
     {
@@ -172,6 +266,10 @@ public final class KvClientBuilder
      * {@code maxPendingPerEndpoint} and {@code maxMessageBytes}. On verbs a client's {@code verbs.maxEndpoints} is
      * {@value #DEFAULT_VERBS_MAX_ENDPOINTS} unless set here: one endpoint per server node the client talks to, each
      * pinning its buffers (about 5 MiB at the default depths) from the start; raise it for a larger cluster.
+     *
+     * @param name  the setting's name.
+     * @param value its value as text.
+     * @return this builder.
      */
     public KvClientBuilder transportProperty(final String name, final String value)
     {
@@ -187,6 +285,9 @@ public final class KvClientBuilder
      * spins; off, every answer is handed over by the progress thread, which then wakes the caller. Only workers that
      * are polled (verbs) can be driven this way; over tcp the setting changes nothing. Asynchronous calls never
      * drive progress.
+     *
+     * @param enabled default {@code true}.
+     * @return this builder.
      */
     public KvClientBuilder callerDrivenProgress(final boolean enabled)
     {
@@ -194,7 +295,12 @@ public final class KvClientBuilder
         return this;
     }
 
-    /** The settings as they stand, without connecting. */
+    /**
+     * The settings as they stand, without connecting.
+     *
+     * @return the immutable settings.
+     * @throws IllegalArgumentException when no server was given.
+     */
     public KvClientConfig config()
     {
         if (seeds.isEmpty())
@@ -202,14 +308,17 @@ public final class KvClientBuilder
             throw new IllegalArgumentException("no server given: call server(\"host:port\") at least once");
         }
         return new KvClientConfig(seeds, transport, connectTimeout, requestTimeout, credential, getMode, readRetries,
-            maxRedirects, maxInFlight, oneSidedBufferBytes, locationCacheEntries, transportProperties,
+            maxRedirects, maxInFlight, maxQueuedRequests, oneSidedBufferBytes, locationCacheEntries, transportProperties,
             callerDrivenProgress);
     }
 
     /**
      * Connect: handshake with the first seed that answers, open the transport and a data connection to that node.
      *
-     * @throws KvException when no seed answers, the server rejects the client, or the transport cannot open.
+     * @return the connected client; close it when done.
+     * @throws KvException when no seed answers ({@link KvConnectionException}, {@link KvTimeoutException}), the
+     *                     node refuses the credential ({@link KvAuthenticationException}), or the transport cannot
+     *                     open.
      */
     public KvClient build()
     {

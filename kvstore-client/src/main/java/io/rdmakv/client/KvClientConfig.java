@@ -15,7 +15,10 @@ import java.util.Map;
  * @param getMode             how GETs are served.
  * @param readRetries         torn one-sided reads retried (buckets re-read) before falling back to an RPC GET.
  * @param maxRedirects        WRONG_NODE redirects followed by one request before it fails.
- * @param maxInFlight         requests outstanding at once over the whole client; beyond it callers wait.
+ * @param maxInFlight         requests outstanding at once over the whole client; beyond it sync callers wait and
+ *                            async requests queue.
+ * @param maxQueuedRequests   async requests that may wait in the client's queue for an in-flight slot; beyond it
+ *                            an async call fails at once with {@link KvBackPressureException}.
  * @param oneSidedBufferBytes read buffer per in-flight GET for the value extent; larger extents are fetched by RPC.
  * @param locationCacheEntries keys per node whose value location is remembered for one-read GETs (0 = off).
  * @param transportProperties transport-specific settings passed through (e.g. {@code verbs.device}).
@@ -32,11 +35,30 @@ public record KvClientConfig(
     int readRetries,
     int maxRedirects,
     int maxInFlight,
+    int maxQueuedRequests,
     int oneSidedBufferBytes,
     int locationCacheEntries,
     Map<String, String> transportProperties,
     boolean callerDrivenProgress)
 {
+    /**
+     * Copies the collections and the credential, so the settings cannot change once made.
+     *
+     * @param seeds see {@link #seeds()}.
+     * @param transport see {@link #transport()}.
+     * @param connectTimeout see {@link #connectTimeout()}.
+     * @param requestTimeout see {@link #requestTimeout()}.
+     * @param credential see {@link #credential()}.
+     * @param getMode see {@link #getMode()}.
+     * @param readRetries see {@link #readRetries()}.
+     * @param maxRedirects see {@link #maxRedirects()}.
+     * @param maxInFlight see {@link #maxInFlight()}.
+     * @param maxQueuedRequests see {@link #maxQueuedRequests()}.
+     * @param oneSidedBufferBytes see {@link #oneSidedBufferBytes()}.
+     * @param locationCacheEntries see {@link #locationCacheEntries()}.
+     * @param transportProperties see {@link #transportProperties()}.
+     * @param callerDrivenProgress see {@link #callerDrivenProgress()}.
+     */
     public KvClientConfig
     {
         seeds = List.copyOf(seeds);
@@ -44,12 +66,18 @@ public record KvClientConfig(
         transportProperties = Map.copyOf(transportProperties);
     }
 
+    /**
+     * The shared secret sent in HELLO.
+     *
+     * @return a copy (empty when none is set).
+     */
     @Override
     public byte[] credential()
     {
         return credential.clone();
     }
 
+    /** The settings in one line, the credential shown only as {@code set} or {@code none}. */
     @Override
     public String toString()
     {
@@ -57,7 +85,7 @@ public record KvClientConfig(
         return "KvClientConfig{seeds=" + seeds + ", transport=" + transport + ", connectTimeout=" + connectTimeout +
             ", requestTimeout=" + requestTimeout + ", credential=" + (credential.length == 0 ? "none" : "set") +
             ", getMode=" + getMode + ", readRetries=" + readRetries + ", maxRedirects=" + maxRedirects +
-            ", maxInFlight=" + maxInFlight + ", oneSidedBufferBytes=" + oneSidedBufferBytes +
+            ", maxInFlight=" + maxInFlight + ", maxQueuedRequests=" + maxQueuedRequests + ", oneSidedBufferBytes=" + oneSidedBufferBytes +
             ", locationCacheEntries=" + locationCacheEntries + ", transportProperties=" + transportProperties +
             ", callerDrivenProgress=" + callerDrivenProgress + '}';
     }

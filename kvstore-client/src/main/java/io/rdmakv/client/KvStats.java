@@ -10,19 +10,34 @@ import java.util.Map;
  */
 public record KvStats(Map<Integer, Map<String, String>> nodes, Map<ClientCounter, Long> client)
 {
+    /**
+     * Copies both maps, so a snapshot never changes.
+     *
+     * @param nodes see {@link #nodes()}.
+     * @param client see {@link #client()}.
+     */
     public KvStats
     {
         nodes = Map.copyOf(nodes);
         client = Map.copyOf(client);
     }
 
-    /** One client counter. */
+    /**
+     * One client counter.
+     *
+     * @param counter which.
+     * @return its value in this snapshot (0 when absent).
+     */
     public long client(final ClientCounter counter)
     {
         return client.getOrDefault(counter, 0L);
     }
 
-    /** Text form: one {@code name=value} per line, nodes first (prefixed {@code node.<id>.}), then the client. */
+    /**
+     * Text form: one {@code name=value} per line, nodes first (prefixed {@code node.<id>.}), then the client.
+     *
+     * @return the lines, each ending in a newline.
+     */
     public String format()
     {
         final StringBuilder sb = new StringBuilder();

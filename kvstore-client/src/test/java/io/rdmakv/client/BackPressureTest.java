@@ -76,10 +76,10 @@ class BackPressureTest
                     t.join();
                 }
                 assertTrue(errors.isEmpty(), () -> "failed: " + errors);
-                assertEquals(THREADS * KEYS, client.clientCounters().get(ClientCounter.GET_ONE_SIDED_HITS));
-                assertEquals(THREADS * 3, client.clientCounters().get(ClientCounter.GET_FALLBACKS));
-                assertEquals(0, client.clientCounters().get(ClientCounter.FAILURES));
-                assertTrue(client.clientCounters().get(ClientCounter.BACK_PRESSURED_POSTS) > 0,
+                assertEquals(THREADS * KEYS, client.diagnostics().counters().get(ClientCounter.GET_ONE_SIDED_HITS));
+                assertEquals(THREADS * 3, client.diagnostics().counters().get(ClientCounter.GET_FALLBACKS));
+                assertEquals(0, client.diagnostics().counters().get(ClientCounter.FAILURES));
+                assertTrue(client.diagnostics().counters().get(ClientCounter.BACK_PRESSURED_POSTS) > 0,
                     "the transport really pushed back");
             }
         }

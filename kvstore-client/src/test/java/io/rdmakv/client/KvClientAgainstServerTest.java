@@ -73,8 +73,8 @@ class KvClientAgainstServerTest
                 assertArrayEquals(bytes("value-" + i), client.get(bytes("key-" + i)));
             }
             assertNull(client.get(bytes("absent")));
-            assertEquals(100, client.clientCounters().get(ClientCounter.GET_ONE_SIDED_HITS));
-            assertEquals(1, client.clientCounters().get(ClientCounter.GET_MISSES), "pool COMPLETE: miss is final");
+            assertEquals(100, client.diagnostics().counters().get(ClientCounter.GET_ONE_SIDED_HITS));
+            assertEquals(1, client.diagnostics().counters().get(ClientCounter.GET_MISSES), "pool COMPLETE: miss is final");
             assertEquals(0, server.counters().get(ServerCounter.GETS_RPC), "no GET reached the node's CPU path");
             assertEquals(100, server.counters().get(ServerCounter.PUTS));
         }
@@ -116,7 +116,7 @@ class KvClientAgainstServerTest
         try (KvServer server = start(Map.of());
              KvClient client = client(server).getMode(GetMode.AUTO).build())
         {
-            assertEquals(GetMode.RPC, client.getMode());
+            assertEquals(GetMode.RPC, client.diagnostics().getMode());
             client.put(bytes("k"), bytes("v"));
             assertArrayEquals(bytes("v"), client.get(bytes("k")));
             assertNull(client.get(bytes("nope")));
@@ -134,7 +134,7 @@ class KvClientAgainstServerTest
             large[65535] = 9;
             client.put(bytes("large"), large);
             assertArrayEquals(large, client.get(bytes("large")));
-            assertEquals(1, client.clientCounters().get(ClientCounter.GET_FALLBACKS));
+            assertEquals(1, client.diagnostics().counters().get(ClientCounter.GET_FALLBACKS));
             final IllegalArgumentException tooLarge = assertThrows(IllegalArgumentException.class,
                 () -> client.put(bytes("k"), new byte[65537]));
             assertTrue(tooLarge.getMessage().contains("65536"), tooLarge.getMessage());
@@ -147,11 +147,10 @@ class KvClientAgainstServerTest
     {
         try (KvServer server = start(Map.of("auth.secret", "s3cret")))
         {
-            final KvException ex = assertThrows(KvException.class, () -> client(server).build());
-            assertEquals(KvError.REJECTED, ex.error());
-            assertEquals(Status.UNAUTHENTICATED, ex.status());
-            assertEquals(KvError.REJECTED,
-                assertThrows(KvException.class, () -> client(server).credential("wrong").build()).error());
+            final KvException ex = assertThrows(KvAuthenticationException.class, () -> client(server).build());
+            assertEquals(KvError.AUTHENTICATION_FAILED, ex.error());
+            assertEquals(KvError.AUTHENTICATION_FAILED,
+                assertThrows(KvAuthenticationException.class, () -> client(server).credential("wrong").build()).error());
             // Failing the handshake and going to the data port directly does not help: refused and disconnected.
             assertEquals(Status.UNAUTHENTICATED, putWithoutHandshake(server, bytes("k"), bytes("stolen")));
             assertEquals(0, server.counters().get(ServerCounter.PUTS));
@@ -265,7 +264,7 @@ class KvClientAgainstServerTest
             // the deadline only bounds a hang): how many reads fit in a fixed time is the scheduler's business.
             final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(40);
             while ((reads.get(0) < 50 || reads.get(1) < 50 ||
-                client.clientCounters().get(ClientCounter.GET_ONE_SIDED_HITS) == 0) && errors.isEmpty() &&
+                client.diagnostics().counters().get(ClientCounter.GET_ONE_SIDED_HITS) == 0) && errors.isEmpty() &&
                 System.nanoTime() - deadline < 0)
             {
                 Thread.sleep(10);
@@ -277,7 +276,7 @@ class KvClientAgainstServerTest
             }
             assertTrue(errors.isEmpty(), () -> "readers saw: " + errors);
             assertTrue(reads.get(0) >= 50 && reads.get(1) >= 50, "readers really read: " + reads);
-            assertTrue(client.clientCounters().get(ClientCounter.GET_ONE_SIDED_HITS) > 0);
+            assertTrue(client.diagnostics().counters().get(ClientCounter.GET_ONE_SIDED_HITS) > 0);
         }
     }
 

@@ -154,8 +154,8 @@ class KvClientApiTest
                 thread.join();
             }
             assertTrue(errors.isEmpty(), () -> "errors: " + errors);
-            assertEquals(1200, client.clientCounters().get(ClientCounter.GET_ONE_SIDED_HITS));
-            assertEquals(120, client.clientCounters().get(ClientCounter.RPCS));
+            assertEquals(1200, client.diagnostics().counters().get(ClientCounter.GET_ONE_SIDED_HITS));
+            assertEquals(120, client.diagnostics().counters().get(ClientCounter.RPCS));
         }
     }
 

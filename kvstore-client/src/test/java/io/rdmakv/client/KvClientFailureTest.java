@@ -52,9 +52,9 @@ class KvClientFailureTest
     void shouldReportRejectWithServersStatusAndMessage()
     {
         node.reject = new Reject(Status.UNAUTHENTICATED, "credential rejected");
-        final KvException ex = assertThrows(KvException.class, () -> node.client().credential("wrong").build());
-        assertEquals(KvError.REJECTED, ex.error());
-        assertEquals(Status.UNAUTHENTICATED, ex.status());
+        final KvException ex = assertThrows(KvAuthenticationException.class,
+            () -> node.client().credential("wrong").build());
+        assertEquals(KvError.AUTHENTICATION_FAILED, ex.error());
         assertTrue(ex.getMessage().contains("credential rejected"), ex.getMessage());
     }
 
@@ -71,12 +71,11 @@ class KvClientFailureTest
     }
 
     @Test
-    void shouldReportARefusedAttachAsRejected()
+    void shouldReportARefusedAttachAsAnAuthenticationFailure()
     {
         node.attachAnswer = Status.UNAUTHENTICATED;
-        final KvException ex = assertThrows(KvException.class, () -> node.client().build());
-        assertEquals(KvError.REJECTED, ex.error());
-        assertEquals(Status.UNAUTHENTICATED, ex.status());
+        final KvException ex = assertThrows(KvAuthenticationException.class, () -> node.client().build());
+        assertEquals(KvError.AUTHENTICATION_FAILED, ex.error());
         assertTrue(ex.getMessage().contains("refused the data connection"), ex.getMessage());
     }
 
@@ -122,7 +121,7 @@ class KvClientFailureTest
             final KvException asyncEx = assertInstanceOf(KvException.class,
                 assertThrows(CompletionException.class, async::join).getCause());
             assertEquals(KvError.TIMED_OUT, asyncEx.error());
-            assertEquals(2, client.clientCounters().get(ClientCounter.TIMEOUTS));
+            assertEquals(2, client.diagnostics().counters().get(ClientCounter.TIMEOUTS));
 
             node.silent = false;
             client.put(bytes("k"), bytes("after"));
@@ -157,9 +156,9 @@ class KvClientFailureTest
             node.wrongNodeTarget = owner.controlAddress().toString();
             client.put(bytes("moved"), bytes("here"));
             assertArrayEquals(bytes("here"), owner.store.get("moved"));
-            assertEquals(1, client.clientCounters().get(ClientCounter.REDIRECTS));
+            assertEquals(1, client.diagnostics().counters().get(ClientCounter.REDIRECTS));
             assertArrayEquals(bytes("here"), client.get(bytes("moved")), "later requests go to the owner directly");
-            assertEquals(1, client.clientCounters().get(ClientCounter.REDIRECTS));
+            assertEquals(1, client.diagnostics().counters().get(ClientCounter.REDIRECTS));
         }
     }
 

@@ -167,6 +167,6 @@ class LocationCacheAgainstServerTest
 
     private static long counter(final KvClient client, final ClientCounter counter)
     {
-        return client.clientCounters().get(counter);
+        return client.diagnostics().counters().get(counter);
     }
 }

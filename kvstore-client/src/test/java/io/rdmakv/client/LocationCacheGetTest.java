@@ -141,6 +141,6 @@ class LocationCacheGetTest
 
     private static long counter(final KvClient client, final ClientCounter counter)
     {
-        return client.clientCounters().get(counter);
+        return client.diagnostics().counters().get(counter);
     }
 }

@@ -59,8 +59,8 @@ class MultiNodeRoutingTest
             assertEquals(ownedBy2, node2.counters().get(ServerCounter.PUTS));
             assertEquals(0, node1.counters().get(ServerCounter.WRONG_NODE) +
                 node2.counters().get(ServerCounter.WRONG_NODE), "the client routed by itself");
-            assertEquals(0, client.clientCounters().get(ClientCounter.REDIRECTS));
-            assertEquals(KEYS, client.clientCounters().get(ClientCounter.GET_ONE_SIDED_HITS));
+            assertEquals(0, client.diagnostics().counters().get(ClientCounter.REDIRECTS));
+            assertEquals(KEYS, client.diagnostics().counters().get(ClientCounter.GET_ONE_SIDED_HITS));
 
             final KvStats stats = client.stats();
             assertEquals(String.valueOf(KEYS - ownedBy2), stats.nodes().get(1).get("puts"));

@@ -29,8 +29,8 @@ class OneSidedGetProtocolTest
         {
             assertArrayEquals(bytes("one"), client.get(bytes("alpha")));
             assertEquals(0, node.requests.get(), "a one-sided hit must not send a request");
-            assertEquals(1, client.clientCounters().get(ClientCounter.GET_ONE_SIDED_HITS));
-            assertEquals(0, client.clientCounters().get(ClientCounter.RPCS));
+            assertEquals(1, client.diagnostics().counters().get(ClientCounter.GET_ONE_SIDED_HITS));
+            assertEquals(0, client.diagnostics().counters().get(ClientCounter.RPCS));
         }
     }
 
@@ -43,7 +43,7 @@ class OneSidedGetProtocolTest
         {
             assertNull(client.get(bytes("absent")));
             assertEquals(0, node.requests.get());
-            assertEquals(1, client.clientCounters().get(ClientCounter.GET_MISSES));
+            assertEquals(1, client.diagnostics().counters().get(ClientCounter.GET_MISSES));
         }
     }
 
@@ -57,8 +57,8 @@ class OneSidedGetProtocolTest
             assertArrayEquals(bytes("from-rocksdb"), client.get(bytes("cold")));
             assertNull(client.get(bytes("nowhere")));
             assertEquals(2, node.requests.get());
-            assertEquals(2, client.clientCounters().get(ClientCounter.GET_MISS_LOOKUPS));
-            assertEquals(0, client.clientCounters().get(ClientCounter.GET_MISSES));
+            assertEquals(2, client.diagnostics().counters().get(ClientCounter.GET_MISS_LOOKUPS));
+            assertEquals(0, client.diagnostics().counters().get(ClientCounter.GET_MISSES));
         }
     }
 
@@ -70,8 +70,8 @@ class OneSidedGetProtocolTest
         try (KvClient client = node.client().readRetries(2).build())
         {
             assertArrayEquals(bytes("good-value"), client.get(bytes("torn")), "the node's answer, never torn bytes");
-            assertEquals(3, client.clientCounters().get(ClientCounter.GET_TORN_RETRIES), "first read + 2 retries");
-            assertEquals(1, client.clientCounters().get(ClientCounter.GET_FALLBACKS));
+            assertEquals(3, client.diagnostics().counters().get(ClientCounter.GET_TORN_RETRIES), "first read + 2 retries");
+            assertEquals(1, client.diagnostics().counters().get(ClientCounter.GET_FALLBACKS));
             assertEquals(1, node.requests.get());
         }
     }
@@ -99,8 +99,8 @@ class OneSidedGetProtocolTest
         try (KvClient client = node.client().build())
         {
             assertNull(client.get(bytes("ghost")), "another key's value must never be returned");
-            assertEquals(0, client.clientCounters().get(ClientCounter.GET_MISSES), "not a definitive miss");
-            assertEquals(1, client.clientCounters().get(ClientCounter.GET_FALLBACKS));
+            assertEquals(0, client.diagnostics().counters().get(ClientCounter.GET_MISSES), "not a definitive miss");
+            assertEquals(1, client.diagnostics().counters().get(ClientCounter.GET_FALLBACKS));
             assertEquals(1, node.requests.get(), "the miss was confirmed by one RPC");
         }
     }
@@ -113,7 +113,7 @@ class OneSidedGetProtocolTest
         try (KvClient client = node.client().oneSidedBufferBytes(128).build())
         {
             assertArrayEquals(bytes(big), client.get(bytes("big")));
-            assertEquals(1, client.clientCounters().get(ClientCounter.GET_FALLBACKS));
+            assertEquals(1, client.diagnostics().counters().get(ClientCounter.GET_FALLBACKS));
             assertEquals(1, node.requests.get());
         }
     }
@@ -128,7 +128,7 @@ class OneSidedGetProtocolTest
             assertArrayEquals(bytes("v1"), client.get(bytes("k")));
             node.epoch(LaidOutPoolNode.EPOCH + 1);
             assertArrayEquals(bytes("v1"), client.get(bytes("k")), "answered by the node instead");
-            assertEquals(1, client.clientCounters().get(ClientCounter.GET_FALLBACKS));
+            assertEquals(1, client.diagnostics().counters().get(ClientCounter.GET_FALLBACKS));
             assertEquals(1, node.requests.get());
         }
     }
@@ -142,9 +142,9 @@ class OneSidedGetProtocolTest
         {
             assertArrayEquals(bytes("v1"), client.get(bytes("k")), "answered by the node");
             assertArrayEquals(bytes("v1"), client.get(bytes("k")), "by RPC straight away now");
-            assertEquals(1, client.clientCounters().get(ClientCounter.GET_FALLBACKS), "the header was read once");
+            assertEquals(1, client.diagnostics().counters().get(ClientCounter.GET_FALLBACKS), "the header was read once");
             assertEquals(2, node.requests.get());
-            assertEquals(0, client.clientCounters().get(ClientCounter.GET_ONE_SIDED_HITS));
+            assertEquals(0, client.diagnostics().counters().get(ClientCounter.GET_ONE_SIDED_HITS));
         }
     }
 
@@ -154,10 +154,10 @@ class OneSidedGetProtocolTest
         node.put("alpha", "one");
         try (KvClient client = node.client().getMode(GetMode.RPC).build())
         {
-            assertEquals(GetMode.RPC, client.getMode());
+            assertEquals(GetMode.RPC, client.diagnostics().getMode());
             assertArrayEquals(bytes("one"), client.get(bytes("alpha")));
             assertEquals(1, node.requests.get());
-            assertEquals(0, client.clientCounters().get(ClientCounter.GET_ONE_SIDED_HITS));
+            assertEquals(0, client.diagnostics().counters().get(ClientCounter.GET_ONE_SIDED_HITS));
         }
     }
 
@@ -166,7 +166,7 @@ class OneSidedGetProtocolTest
     {
         try (KvClient client = node.client().getMode(GetMode.AUTO).build())
         {
-            assertEquals(GetMode.RPC, client.getMode(), "tcp only emulates reads: RPC is cheaper");
+            assertEquals(GetMode.RPC, client.diagnostics().getMode(), "tcp only emulates reads: RPC is cheaper");
         }
     }
 
@@ -179,7 +179,7 @@ class OneSidedGetProtocolTest
         }
         try (KvClient client = node.client().build())
         {
-            final long clientRegistrations = client.registrationCount();
+            final long clientRegistrations = client.diagnostics().registrationCount();
             final long nodeRegistrations = node.registrationCount();
             for (int round = 0; round < 4; round++)
             {
@@ -189,9 +189,9 @@ class OneSidedGetProtocolTest
                 }
             }
             assertEquals(1, clientRegistrations, "the client registers its read memory once");
-            assertEquals(clientRegistrations, client.registrationCount());
+            assertEquals(clientRegistrations, client.diagnostics().registrationCount());
             assertEquals(nodeRegistrations, node.registrationCount());
-            assertEquals(200, client.clientCounters().get(ClientCounter.GET_ONE_SIDED_HITS));
+            assertEquals(200, client.diagnostics().counters().get(ClientCounter.GET_ONE_SIDED_HITS));
         }
     }
 

@@ -62,9 +62,9 @@ class TornReadTest
                 }
                 running.set(false);
                 writer.join();
-                final long torn = client.clientCounters().get(ClientCounter.GET_TORN_RETRIES);
-                final long hits = client.clientCounters().get(ClientCounter.GET_ONE_SIDED_HITS);
-                final long fallbacks = client.clientCounters().get(ClientCounter.GET_FALLBACKS);
+                final long torn = client.diagnostics().counters().get(ClientCounter.GET_TORN_RETRIES);
+                final long hits = client.diagnostics().counters().get(ClientCounter.GET_ONE_SIDED_HITS);
+                final long fallbacks = client.diagnostics().counters().get(ClientCounter.GET_FALLBACKS);
                 assertEquals(reads, hits + fallbacks, "each GET was a verified hit or a fallback");
                 assertTrue(writes.get() > 100, "the writer really ran: " + writes.get());
                 System.out.printf("reads=%d hits=%d tornRetries=%d fallbacks=%d writes=%d%n", reads, hits, torn,

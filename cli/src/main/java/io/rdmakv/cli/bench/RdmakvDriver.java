@@ -141,7 +141,7 @@ public final class RdmakvDriver implements KvDriver
         }
         for (final KvClient client : clients)
         {
-            client.clientCounters().forEach((c, v) -> sums.merge(c.label(), v, Long::sum));
+            client.diagnostics().counters().forEach((c, v) -> sums.merge(c.label(), v, Long::sum));
         }
         return sums;
     }
@@ -156,8 +156,8 @@ public final class RdmakvDriver implements KvDriver
             return "rdmakv at " + servers + cache;
         }
         final KvClient c = clients.get(0);
-        return "rdmakv at " + servers + ", transport " + c.transport() + ", get mode " +
-            c.getMode().toString().toLowerCase(java.util.Locale.ROOT) + cache + ", " + clients.size() + " client(s)";
+        return "rdmakv at " + servers + ", transport " + c.diagnostics().transport() + ", get mode " +
+            c.diagnostics().getMode().toString().toLowerCase(java.util.Locale.ROOT) + cache + ", " + clients.size() + " client(s)";
     }
 
     @Override

@@ -112,14 +112,14 @@ class TornReadTest
             final long minGets = TestScale.pick(2_000L, SOAK_GETS);
             final Duration min = Duration.ofSeconds(TestScale.pick(3, 10));
             final Duration max = TestScale.soak() ? Duration.ofSeconds(3300) : defaultMax;
-            final long clientRegistrations = readers.registrationCount();
+            final long clientRegistrations = readers.diagnostics().registrationCount();
             // Both clients are connected now: whatever a transport registers per connection (verbs: the endpoint's
             // send/receive/bounce buffers) is done; from here on the data path must register nothing.
             final long nodeRegistrations =
                 NodeCounters.get(readers.stats().nodes().values().iterator().next(), "registrations");
             final TornReadWorkload.Result result = workload.run(writers, readers, minGets, min, max, stopWhen);
             // Invariant 4 end to end: neither side registered memory on the data path during the run.
-            assertEquals(clientRegistrations, readers.registrationCount(), "the client registered during the run");
+            assertEquals(clientRegistrations, readers.diagnostics().registrationCount(), "the client registered during the run");
             final Map<String, String> node = readers.stats().nodes().values().iterator().next();
             assertEquals(nodeRegistrations, NodeCounters.get(node, "registrations"),
                 "the server registered memory during the run: " + node);

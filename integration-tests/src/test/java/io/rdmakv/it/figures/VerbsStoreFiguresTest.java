@@ -72,8 +72,8 @@ class VerbsStoreFiguresTest
             KvClient rpc = client(server, GetMode.RPC, KvClientCache.ON);
             KvClient cold = client(server, GetMode.ONE_SIDED, KvClientCache.OFF))
         {
-            assertEquals("verbs", cached.transport());
-            assertEquals(GetMode.ONE_SIDED, cached.getMode(), "auto must pick one-sided GETs on native reads");
+            assertEquals("verbs", cached.diagnostics().transport());
+            assertEquals(GetMode.ONE_SIDED, cached.diagnostics().getMode(), "auto must pick one-sided GETs on native reads");
             final Map<String, String> figures = GuestFigures.figures();
             final CpuMeter cpu = new CpuMeter(server.pid(), rpc);
 
@@ -237,7 +237,7 @@ class VerbsStoreFiguresTest
     {
         static Counts of(final KvClient client)
         {
-            final Map<ClientCounter, Long> c = client.clientCounters();
+            final Map<ClientCounter, Long> c = client.diagnostics().counters();
             return new Counts(c.get(ClientCounter.GET_ONE_SIDED_HITS), c.get(ClientCounter.GET_CACHE_HITS),
                 c.get(ClientCounter.GET_CACHE_MISSES), c.get(ClientCounter.GET_FALLBACKS),
                 c.get(ClientCounter.CALLER_COMPLETIONS));

@@ -105,7 +105,7 @@ class UnprivilegedServerStartTest
                 final byte[] value = "served from a pool pinned under an 8 MiB limit".getBytes(StandardCharsets.UTF_8);
                 client.put(key, value);
                 assertArrayEquals(value, client.get(key));
-                assertEquals(1, client.clientCounters().get(ClientCounter.GET_ONE_SIDED_HITS),
+                assertEquals(1, client.diagnostics().counters().get(ClientCounter.GET_ONE_SIDED_HITS),
                     "the GET was a one-sided read of the registered pool");
             }
             assertEquals(registrations, server.registrationCount(), "no registration on the data path");

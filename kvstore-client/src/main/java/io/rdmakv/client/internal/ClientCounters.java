@@ -7,21 +7,21 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /** The live values of {@link ClientCounter}s, updated from any thread without allocation. */
-public final class ClientCounters
+final class ClientCounters
 {
     private final AtomicLongArray values = new AtomicLongArray(ClientCounter.values().length);
 
-    public void increment(final ClientCounter counter)
+    void increment(final ClientCounter counter)
     {
         values.getAndIncrement(counter.ordinal());
     }
 
-    public long get(final ClientCounter counter)
+    long get(final ClientCounter counter)
     {
         return values.get(counter.ordinal());
     }
 
-    public Map<ClientCounter, Long> snapshot()
+    Map<ClientCounter, Long> snapshot()
     {
         final Map<ClientCounter, Long> map = new EnumMap<>(ClientCounter.class);
         for (final ClientCounter c : ClientCounter.values())

@@ -1,20 +1,19 @@
 package io.rdmakv.client.internal;
 
-import io.rdmakv.client.ClientCounter;
 import io.rdmakv.client.GetMode;
 import io.rdmakv.client.KvClientBuilder;
+import io.rdmakv.client.KvClientDiagnostics;
 import io.rdmakv.client.KvClientConfig;
 import io.rdmakv.client.KvError;
 import io.rdmakv.client.KvException;
-import io.rdmakv.client.control.ControlPlaneClient;
 import io.rdmakv.protocol.ProtocolLimits;
-import io.rdmakv.protocol.layout.KeyHash;
-import io.rdmakv.protocol.wire.PutRequestFlyweight;
 import io.rdmakv.protocol.wire.Welcome;
 import io.rdmakv.transport.MemoryAccess;
 import io.rdmakv.transport.MemoryRegion;
 import io.rdmakv.transport.ProgressModel;
 import io.rdmakv.transport.Transport;
+import io.rdmakv.transport.TransportCapabilities;
+import io.rdmakv.transport.TransportCapability;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.Worker;
@@ -37,7 +36,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The engine behind {@link io.rdmakv.client.KvClient}: owns the transport, the worker and its progress thread, the
- * registered read memory, the request slots and the router. Not part of the public API (the package is internal).
+ * registered read memory, the request slots, the async request queue and the router, and offers the client's
+ * operations typed. Public only because {@code KvClient} lives in another package: not part of the API.
  *
  * <pre>
  *   caller threads ──► RequestSlots.acquire ──► ClusterRouter.dispatch ──► OneSidedGetProtocol / RpcProtocol
@@ -52,10 +52,6 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class ClientRuntime implements AutoCloseable
 {
-    public static final int GET = RequestSlot.TYPE_GET;
-    public static final int PUT = RequestSlot.TYPE_PUT;
-    public static final int DELETE = RequestSlot.TYPE_DELETE;
-
     private static final Logger LOG = LoggerFactory.getLogger(ClientRuntime.class);
 
     private final KvClientConfig config;
@@ -65,15 +61,10 @@ public final class ClientRuntime implements AutoCloseable
     private final String selectionSummary;
     private final GetMode getMode;
     private final MemoryRegion readRegion;
-    private final RequestSlots slots;
     private final WorkerProgress progress;
-    /** {@link #progress} when synchronous callers drive it themselves, else {@code null}. */
-    private final WorkerProgress callerDriver;
     private final ClusterRouter router;
-    private final int maxKeyLength;
-    private final int maxValueLength;
-    private final int maxMessageBytes;
-    private final long slackNanos;
+    private final Requests requests;
+    private final KvClientDiagnostics diagnostics;
     private volatile boolean closed;
 
     private ClientRuntime(final KvClientConfig config, final ControlPlaneClient control, final Transport transport,
@@ -83,8 +74,7 @@ public final class ClientRuntime implements AutoCloseable
         this.control = control;
         this.transport = transport;
         this.selectionSummary = selectionSummary;
-        this.getMode = config.getMode().resolve(transport.capabilities());
-        this.slackNanos = config.requestTimeout().toNanos();
+        this.getMode = resolve(config.getMode(), transport.capabilities());
 
         // One allocation and one registration for every read this client will ever do (never on the data path).
         final int extentCapacity = config.oneSidedBufferBytes();
@@ -98,7 +88,8 @@ public final class ClientRuntime implements AutoCloseable
 
         final OneSidedGetProtocol getProtocol = new OneSidedGetProtocol(config.readRetries(), counters);
         final RpcProtocol rpc = new RpcProtocol(counters);
-        this.slots = new RequestSlots(config.maxInFlight(), readMemory, stride, extentCapacity, getProtocol, counters);
+        final RequestSlots slots =
+            new RequestSlots(config.maxInFlight(), readMemory, stride, extentCapacity, getProtocol, counters);
         final ClientConductor conductor = new ClientConductor(slots, getProtocol, rpc);
 
         final Worker worker = transport.createWorker("rdmakv-client");
@@ -108,7 +99,7 @@ public final class ClientRuntime implements AutoCloseable
         opened.add(progress);
         conductor.wakeUpWith(progress::signal);
         final boolean pollable = worker.progressModel() != ProgressModel.EVENT_DRIVEN;
-        this.callerDriver = config.callerDrivenProgress() && pollable ? progress : null;
+        final WorkerProgress callerDriver = config.callerDrivenProgress() && pollable ? progress : null;
         final String progressSummary = callerDriver != null ?
             "progress: caller-driven (progress.callerDriven=true: sync calls poll the worker while they wait)" :
             pollable ? "progress: progress thread only (progress.callerDriven=false)" :
@@ -122,11 +113,15 @@ public final class ClientRuntime implements AutoCloseable
         router.bootstrap();
 
         final Welcome welcome = router.firstWelcome();
-        this.maxKeyLength = Math.min(ProtocolLimits.MAX_KEY_LENGTH,
+        final int maxKeyLength = Math.min(ProtocolLimits.MAX_KEY_LENGTH,
             welcome.maxKeyLength() > 0 ? welcome.maxKeyLength() : ProtocolLimits.MAX_KEY_LENGTH);
-        this.maxValueLength = Math.min(ProtocolLimits.MAX_FORMAT_VALUE_LENGTH,
+        final int maxValueLength = Math.min(ProtocolLimits.MAX_FORMAT_VALUE_LENGTH,
             welcome.maxValueLength() > 0 ? welcome.maxValueLength() : ProtocolLimits.DEFAULT_MAX_VALUE_LENGTH);
-        this.maxMessageBytes = transport.capabilities().maxSendBytes();
+        this.requests = new Requests(slots, router, counters, progress, callerDriver,
+            config.requestTimeout().toNanos(), config.maxQueuedRequests(), transport.name(), maxKeyLength,
+            maxValueLength, transport.capabilities().maxSendBytes());
+        opened.add(requests);
+        this.diagnostics = new ClientDiagnostics(transport, selectionSummary, getMode, counters, requests::queued);
         LOG.info("connected to node {} over {} (GETs {}; {}); {}", welcome.nodeId(), transport.name(),
             getMode == GetMode.ONE_SIDED ? "one-sided" : "by RPC", progressSummary, selectionSummary);
     }
@@ -134,6 +129,8 @@ public final class ClientRuntime implements AutoCloseable
     /**
      * Open the transport, start the progress thread and connect to the first seed that answers.
      *
+     * @param config the client's settings.
+     * @return the running engine; close it to stop.
      * @throws KvException when the transport cannot open or no seed accepts the client.
      */
     public static ClientRuntime open(final KvClientConfig config)
@@ -160,7 +157,7 @@ public final class ClientRuntime implements AutoCloseable
             }
             if (ex instanceof TransportException te)
             {
-                throw new KvException(KvError.TRANSPORT_FAILED, null, "cannot open the client's transport: " +
+                throw KvException.of(KvError.TRANSPORT_FAILED, "cannot open the client's transport: " +
                     te.getMessage(), te);
             }
             throw ex;
@@ -172,8 +169,12 @@ public final class ClientRuntime implements AutoCloseable
      * builder; on verbs {@code verbs.maxEndpoints} is {@link KvClientBuilder#DEFAULT_VERBS_MAX_ENDPOINTS} unless the
      * builder set it (one endpoint per server node is what a client uses; the transport's default, sized for a
      * server, would pin 16 endpoints' buffers).
+     *
+     * @param config        the client's settings.
+     * @param transportName the transport being opened.
+     * @return the transport's settings.
      */
-    public static TransportConfig transportConfig(final KvClientConfig config, final String transportName)
+    static TransportConfig transportConfig(final KvClientConfig config, final String transportName)
     {
         final TransportConfig.Builder tc = TransportConfig.builder()
             .connectTimeout(config.connectTimeout())
@@ -220,98 +221,196 @@ public final class ClientRuntime implements AutoCloseable
         }
     }
 
-    /** Run one request and wait for it. {@code value} only for PUT. */
-    public Object call(final int type, final byte[] key, final byte[] value)
+    /**
+     * How {@code mode} serves GETs on a transport with {@code capabilities}: {@link GetMode#AUTO} is one-sided when
+     * reads are native, RPC when they would only be emulated; the forced modes stay as they are.
+     *
+     * @throws IllegalArgumentException when one-sided GETs are forced and the transport cannot read at all.
+     */
+    static GetMode resolve(final GetMode mode, final TransportCapabilities capabilities)
     {
-        final RequestSlot slot = prepare(type, key.length, value == null ? 0 : value.length, false);
-        slot.key.wrap(key);
-        slot.keyLength = key.length;
-        if (value != null)
+        if (mode != GetMode.AUTO)
         {
-            slot.value.wrap(value);
-            slot.valueLength = value.length;
+            if (mode == GetMode.ONE_SIDED && !capabilities.canRead())
+            {
+                throw new IllegalArgumentException(
+                    "get mode one-sided was requested but the transport cannot read one-sided at all");
+            }
+            return mode;
         }
-        return runSync(slot);
+        return capabilities.has(TransportCapability.READ_NATIVE) ? GetMode.ONE_SIDED : GetMode.RPC;
     }
 
-    /** Run one request over the remaining bytes of buffers (positions unchanged), and wait for it. */
-    public Object call(final int type, final ByteBuffer key, final ByteBuffer value)
+    /**
+     * GET and wait.
+     *
+     * @param key the key's bytes.
+     * @return the value, or {@code null} when the key is absent.
+     */
+    public byte[] get(final byte[] key)
     {
-        final RequestSlot slot = prepare(type, key.remaining(), value == null ? 0 : value.remaining(), false);
-        wrapBuffers(slot, key, value);
-        return runSync(slot);
+        return requests.call(RequestType.GET, key, null);
     }
 
-    /** Start one request; the future completes on the progress thread (keep dependent stages short). */
-    public CompletableFuture<Object> callAsync(final int type, final byte[] key, final byte[] value)
+    /**
+     * GET over a buffer's remaining bytes and wait.
+     *
+     * @param key the key between position and limit.
+     * @return the value, or {@code null} when the key is absent.
+     */
+    public byte[] get(final ByteBuffer key)
     {
-        final CompletableFuture<Object> future = new CompletableFuture<>();
-        final RequestSlot slot;
-        try
-        {
-            slot = prepare(type, key.length, value == null ? 0 : value.length, true);
-        }
-        catch (final RuntimeException ex)
-        {
-            future.completeExceptionally(ex);
-            return future;
-        }
-        slot.key.wrap(key);
-        slot.keyLength = key.length;
-        if (value != null)
-        {
-            slot.value.wrap(value);
-            slot.valueLength = value.length;
-        }
-        slot.future = future;
-        start(slot);
-        return future;
+        return requests.call(RequestType.GET, key, null);
     }
 
-    /** {@link #callAsync(int, byte[], byte[])} over buffers; they must not change until the future completes. */
-    public CompletableFuture<Object> callAsync(final int type, final ByteBuffer key, final ByteBuffer value)
+    /**
+     * PUT and wait for the node's acknowledgement.
+     *
+     * @param key   the key's bytes.
+     * @param value the value's bytes.
+     */
+    public void put(final byte[] key, final byte[] value)
     {
-        final CompletableFuture<Object> future = new CompletableFuture<>();
-        final RequestSlot slot;
-        try
-        {
-            slot = prepare(type, key.remaining(), value == null ? 0 : value.remaining(), true);
-        }
-        catch (final RuntimeException ex)
-        {
-            future.completeExceptionally(ex);
-            return future;
-        }
-        try
-        {
-            wrapBuffers(slot, key, value);
-        }
-        catch (final RuntimeException ex)
-        {
-            future.completeExceptionally(ex);
-            return future;
-        }
-        slot.future = future;
-        start(slot);
-        return future;
+        requests.call(RequestType.PUT, key, value);
+    }
+
+    /**
+     * PUT over buffers' remaining bytes and wait.
+     *
+     * @param key   the key between position and limit.
+     * @param value the value between position and limit.
+     */
+    public void put(final ByteBuffer key, final ByteBuffer value)
+    {
+        requests.call(RequestType.PUT, key, value);
+    }
+
+    /**
+     * DELETE and wait.
+     *
+     * @param key the key's bytes.
+     * @return whether the key existed.
+     */
+    public boolean delete(final byte[] key)
+    {
+        return requests.call(RequestType.DELETE, key, null);
+    }
+
+    /**
+     * DELETE over a buffer's remaining bytes and wait.
+     *
+     * @param key the key between position and limit.
+     * @return whether the key existed.
+     */
+    public boolean delete(final ByteBuffer key)
+    {
+        return requests.call(RequestType.DELETE, key, null);
+    }
+
+    /**
+     * GET without blocking.
+     *
+     * @param key the key's bytes (not copied).
+     * @return the value or {@code null}, completed on the progress thread.
+     */
+    public CompletableFuture<byte[]> getAsync(final byte[] key)
+    {
+        return requests.callAsync(RequestType.GET, key, null);
+    }
+
+    /**
+     * GET over a buffer without blocking.
+     *
+     * @param key the key between position and limit (not copied).
+     * @return the value or {@code null}.
+     */
+    public CompletableFuture<byte[]> getAsync(final ByteBuffer key)
+    {
+        return requests.callAsync(RequestType.GET, key, null);
+    }
+
+    /**
+     * PUT without blocking.
+     *
+     * @param key   the key's bytes (not copied).
+     * @param value the value's bytes (not copied).
+     * @return completes when the node acknowledged.
+     */
+    public CompletableFuture<Void> putAsync(final byte[] key, final byte[] value)
+    {
+        return requests.callAsync(RequestType.PUT, key, value);
+    }
+
+    /**
+     * PUT over buffers without blocking.
+     *
+     * @param key   the key between position and limit (not copied).
+     * @param value the value between position and limit (not copied).
+     * @return completes when the node acknowledged.
+     */
+    public CompletableFuture<Void> putAsync(final ByteBuffer key, final ByteBuffer value)
+    {
+        return requests.callAsync(RequestType.PUT, key, value);
+    }
+
+    /**
+     * DELETE without blocking.
+     *
+     * @param key the key's bytes (not copied).
+     * @return whether the key existed.
+     */
+    public CompletableFuture<Boolean> deleteAsync(final byte[] key)
+    {
+        return requests.callAsync(RequestType.DELETE, key, null);
+    }
+
+    /**
+     * DELETE over a buffer without blocking.
+     *
+     * @param key the key between position and limit (not copied).
+     * @return whether the key existed.
+     */
+    public CompletableFuture<Boolean> deleteAsync(final ByteBuffer key)
+    {
+        return requests.callAsync(RequestType.DELETE, key, null);
+    }
+
+    /**
+     * GETs of several keys, waiting for all within one request timeout.
+     *
+     * @param keys the keys' bytes.
+     * @return the values in key order, {@code null} for an absent key.
+     */
+    public List<byte[]> multiGet(final List<byte[]> keys)
+    {
+        return requests.multiGet(keys);
+    }
+
+    /**
+     * GETs of several keys without blocking.
+     *
+     * @param keys the keys' bytes (not copied).
+     * @return the values in key order; fails as soon as one GET fails.
+     */
+    public CompletableFuture<List<byte[]>> multiGetAsync(final List<byte[]> keys)
+    {
+        return requests.multiGetAsync(keys);
     }
 
     /**
      * STATS of every node in the cluster map, as ordered {@code name=value} maps by node id; a node that cannot
      * answer is reported as a single {@code error} entry.
+     *
+     * @return node id to its counters.
      */
     public Map<Integer, Map<String, String>> nodeStats()
     {
         final Map<Integer, Map<String, String>> result = new TreeMap<>();
         for (final int nodeId : new ArrayList<>(router.nodeIds()))
         {
-            checkCaller();
-            final RequestSlot slot = acquire(RequestSlot.TYPE_STATS);
-            slot.waiter = Thread.currentThread();
-            router.dispatchTo(slot, nodeId);
             try
             {
-                result.put(nodeId, parseStats((String)slots.await(slot, slackNanos, callerDriver)));
+                result.put(nodeId, parseStats(requests.stats(nodeId)));
             }
             catch (final KvException ex)
             {
@@ -322,50 +421,37 @@ public final class ClientRuntime implements AutoCloseable
         return result;
     }
 
-    public Map<ClientCounter, Long> counters()
+    /**
+     * What the runtime chose and counts.
+     *
+     * @return the diagnostics view (one per client).
+     */
+    public KvClientDiagnostics diagnostics()
     {
-        return counters.snapshot();
+        return diagnostics;
     }
 
-    public long counter(final ClientCounter counter)
-    {
-        return counters.get(counter);
-    }
-
-    /** The transport in use. */
-    public String transportName()
-    {
-        return transport.name();
-    }
-
-    /** The selector's log line: the transport chosen, why, and why every other lost. */
-    public String transportSelection()
-    {
-        return selectionSummary;
-    }
-
-    /** How GETs are served, {@link GetMode#AUTO} resolved. */
-    public GetMode getMode()
-    {
-        return getMode;
-    }
-
-    /** Registrations done by the client's memory domain (one at start; flat afterwards). */
-    public long registrationCount()
-    {
-        return transport.memoryDomain().registrationCount();
-    }
-
+    /**
+     * Largest key accepted.
+     *
+     * @return bytes, the node's limit.
+     */
     public int maxKeyLength()
     {
-        return maxKeyLength;
+        return requests.maxKeyLength();
     }
 
+    /**
+     * Largest value accepted.
+     *
+     * @return bytes, the node's limit.
+     */
     public int maxValueLength()
     {
-        return maxValueLength;
+        return requests.maxValueLength();
     }
 
+    /** Fail queued requests, close connections, stop the progress thread (in-flight requests fail CLOSED). */
     @Override
     public void close()
     {
@@ -375,111 +461,13 @@ public final class ClientRuntime implements AutoCloseable
         }
         closed = true;
         final List<AutoCloseable> toClose = new ArrayList<>();
+        toClose.add(requests);
         toClose.add(router);
         toClose.add(progress);
         toClose.add(readRegion);
         toClose.add(transport);
         toClose.add(control);
         closeAll(toClose);
-    }
-
-    private RequestSlot prepare(final int type, final int keyLength, final int valueLength, final boolean async)
-    {
-        if (keyLength <= 0 || keyLength > maxKeyLength)
-        {
-            throw new IllegalArgumentException(keyLength == 0 ? "key must not be empty" :
-                "key of " + keyLength + " bytes exceeds the limit of " + maxKeyLength + " bytes");
-        }
-        if (type == RequestSlot.TYPE_PUT)
-        {
-            if (valueLength > maxValueLength)
-            {
-                throw new IllegalArgumentException("value of " + valueLength + " bytes exceeds the server's limit of " +
-                    maxValueLength + " bytes");
-            }
-            final long message = (long)PutRequestFlyweight.KEY_OFFSET + keyLength + valueLength;
-            if (message > maxMessageBytes)
-            {
-                throw new IllegalArgumentException("a PUT of " + message + " bytes exceeds the " + transport.name() +
-                    " transport's message limit of " + maxMessageBytes + " bytes");
-            }
-        }
-        checkCaller();
-        final RequestSlot slot = acquire(type);
-        if (!async)
-        {
-            slot.waiter = Thread.currentThread();
-        }
-        return slot;
-    }
-
-    private RequestSlot acquire(final int type)
-    {
-        if (closed)
-        {
-            throw new KvException(KvError.CLOSED, "the client is closed");
-        }
-        final RequestSlot slot = slots.acquire(type, System.nanoTime() + config.requestTimeout().toNanos());
-        if (slot == null)
-        {
-            counters.increment(ClientCounter.FAILURES);
-            counters.increment(ClientCounter.TIMEOUTS);
-            throw new KvException(KvError.TIMED_OUT, "all " + slots.capacity() + " request slots stayed busy for " +
-                config.requestTimeout() + " (raise maxInFlight or the request timeout)");
-        }
-        return slot;
-    }
-
-    private void wrapBuffers(final RequestSlot slot, final ByteBuffer key, final ByteBuffer value)
-    {
-        try
-        {
-            wrapViews(slot, key, value);
-        }
-        catch (final RuntimeException ex)
-        {
-            slots.release(slot); // nothing was started: hand the slot back before reporting
-            throw ex;
-        }
-    }
-
-    private static void wrapViews(final RequestSlot slot, final ByteBuffer key, final ByteBuffer value)
-    {
-        slot.key.wrap(key, key.position(), key.remaining());
-        slot.keyLength = key.remaining();
-        if (value != null)
-        {
-            if (value.remaining() == 0)
-            {
-                slot.value.wrap(new byte[0]);
-            }
-            else
-            {
-                slot.value.wrap(value, value.position(), value.remaining());
-            }
-            slot.valueLength = value.remaining();
-        }
-    }
-
-    private Object runSync(final RequestSlot slot)
-    {
-        start(slot);
-        return slots.await(slot, slackNanos, callerDriver);
-    }
-
-    private void start(final RequestSlot slot)
-    {
-        slot.hash = KeyHash.hash(slot.key, 0, slot.keyLength);
-        router.dispatch(slot);
-    }
-
-    private void checkCaller()
-    {
-        if (progress.isProgressThread())
-        {
-            throw new IllegalStateException("a KvClient call was made on the client's progress thread (from a " +
-                "future's dependent stage?): use the *Async methods with thenApplyAsync/thenComposeAsync instead");
-        }
     }
 
     private static Map<String, String> parseStats(final String text)

@@ -6,7 +6,6 @@ import io.rdmakv.client.KvClientBuilder;
 import io.rdmakv.client.KvClientConfig;
 import io.rdmakv.client.KvError;
 import io.rdmakv.client.KvException;
-import io.rdmakv.client.control.ControlPlaneClient;
 import io.rdmakv.protocol.layout.KeyHash;
 import io.rdmakv.protocol.wire.ControlFrameCodec;
 import io.rdmakv.protocol.wire.Hello;
@@ -117,7 +116,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
             }
             catch (final KvException ex)
             {
-                if (ex.error() == KvError.REJECTED)
+                if (ex.error() == KvError.REJECTED || ex.error() == KvError.AUTHENTICATION_FAILED)
                 {
                     throw ex;
                 }
@@ -125,7 +124,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
                 last = ex;
             }
         }
-        throw new KvException(last == null ? KvError.CONNECTION_FAILED : last.error(), null,
+        throw KvException.of(last == null ? KvError.CONNECTION_FAILED : last.error(),
             "no seed node answered " + config.seeds() + (last == null ? "" : ": " + last.getMessage()), last);
     }
 
@@ -173,7 +172,24 @@ final class ClusterRouter implements Redirector, AutoCloseable
     private static KvException asKvException(final RuntimeException ex)
     {
         return ex instanceof KvException kv ? kv :
-            new KvException(KvError.CONNECTION_FAILED, null, "cannot reach the key's node: " + ex, ex);
+            KvException.of(KvError.CONNECTION_FAILED, "cannot reach the key's node: " + ex, ex);
+    }
+
+    /**
+     * Start {@code slot} if its node's connection is open already; never connects, never blocks (async requests).
+     *
+     * @return false when the node must be connected first (nothing was done).
+     */
+    boolean dispatchIfConnected(final RequestSlot slot)
+    {
+        final int nodeId = map.ownerOf(KeyHash.clusterSlot(slot.hash));
+        final NodeSession session = nodeId < 0 ? null : sessions.get(nodeId);
+        if (!usable(session, nodeId))
+        {
+            return false;
+        }
+        start(slot, session);
+        return true;
     }
 
     private void start(final RequestSlot slot, final NodeSession session)
@@ -199,7 +215,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
         final int nodeId = map.ownerOf(KeyHash.clusterSlot(hash));
         if (nodeId < 0)
         {
-            throw new KvException(KvError.CONNECTION_FAILED, "the cluster map assigns no node to hash slot " +
+            throw KvException.of(KvError.CONNECTION_FAILED, "the cluster map assigns no node to hash slot " +
                 KeyHash.clusterSlot(hash));
         }
         return session(nodeId);
@@ -222,7 +238,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
             final HostPort address = map.controlAddress(nodeId);
             if (address == null)
             {
-                throw new KvException(KvError.CONNECTION_FAILED, "node " + nodeId + " is not in the cluster map");
+                throw KvException.of(KvError.CONNECTION_FAILED, "node " + nodeId + " is not in the cluster map");
             }
             final Welcome welcome = control.handshake(address, hello, config.connectTimeout());
             map = ClusterMap.from(welcome, address);
@@ -234,7 +250,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
             }
             if (welcome.nodeId() != nodeId)
             {
-                throw new KvException(KvError.CONNECTION_FAILED, "node at " + address + " is node " +
+                throw KvException.of(KvError.CONNECTION_FAILED, "node at " + address + " is node " +
                     welcome.nodeId() + ", not " + nodeId + " as the map said; map refreshed");
             }
             return fresh;
@@ -297,7 +313,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
         }
         if (chosen == null)
         {
-            throw new KvException(KvError.CONNECTION_FAILED, "node " + welcome.nodeId() + " at " + controlAddress +
+            throw KvException.of(KvError.CONNECTION_FAILED, "node " + welcome.nodeId() + " at " + controlAddress +
                 " offers no '" + transportName + "' transport; it offers " +
                 welcome.transports().stream().map(TransportAddress::transport).toList());
         }
@@ -308,7 +324,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
         }
         catch (final IllegalArgumentException ex)
         {
-            throw new KvException(KvError.PROTOCOL_ERROR, null, "node " + welcome.nodeId() +
+            throw KvException.of(KvError.PROTOCOL_ERROR, "node " + welcome.nodeId() +
                 " sent an unusable remote key: " + ex.getMessage(), ex);
         }
         final InetSocketAddress dataAddress = new InetSocketAddress(
@@ -326,19 +342,19 @@ final class ClusterRouter implements Redirector, AutoCloseable
         }
         catch (final TimeoutException ex)
         {
-            throw new KvException(KvError.TIMED_OUT, null, "no data connection to node " + welcome.nodeId() + " at " +
+            throw KvException.of(KvError.TIMED_OUT, "no data connection to node " + welcome.nodeId() + " at " +
                 dataAddress + " within " + config.connectTimeout(), ex);
         }
         catch (final ExecutionException ex)
         {
-            throw new KvException(KvError.CONNECTION_FAILED, null, "cannot open the " + transportName +
+            throw KvException.of(KvError.CONNECTION_FAILED, "cannot open the " + transportName +
                 " data connection to node " + welcome.nodeId() + " at " + dataAddress + ": " +
                 ex.getCause().getMessage() + endpointSlotsHint(openConnections(), endpointSlots), ex.getCause());
         }
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
-            throw new KvException(KvError.CLOSED, null, "interrupted while connecting", ex);
+            throw KvException.of(KvError.CLOSED, "interrupted while connecting", ex);
         }
         session.attach(welcome.sessionTicket(), config.connectTimeout());
         LOG.debug("connected to node {} at {} ({})", info.nodeId(), dataAddress, transportName);
@@ -407,7 +423,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
         }
         catch (final IllegalArgumentException | KvException ex)
         {
-            slot.fail(new KvException(KvError.CONNECTION_FAILED, null, "redirect of " + slot.describe() +
+            slot.fail(KvException.of(KvError.CONNECTION_FAILED, "redirect of " + slot.describe() +
                 " to '" + target + "' failed: " + ex.getMessage(), ex));
             slots.complete(slot);
             return;

@@ -19,7 +19,7 @@ import java.net.InetSocketAddress;
  * @param maxKeyLength   largest key the node accepts.
  * @param maxValueLength largest value the node accepts.
  */
-public record NodeInfo(
+record NodeInfo(
     int nodeId,
     HostPort controlAddress,
     InetSocketAddress dataAddress,

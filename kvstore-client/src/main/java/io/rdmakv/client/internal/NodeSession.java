@@ -82,7 +82,7 @@ final class NodeSession implements EndpointHandler
      * Present {@code ticket} on the new endpoint and wait for the node to accept it (the caller's thread, at
      * connect time).
      *
-     * @throws KvException {@link KvError#REJECTED} (UNAUTHENTICATED) when the node refuses the ticket,
+     * @throws KvException {@link KvError#AUTHENTICATION_FAILED} when the node refuses the ticket,
      *                     {@link KvError#TIMED_OUT} or {@link KvError#CONNECTION_FAILED} otherwise. The endpoint is
      *                     closed in every failure.
      */
@@ -97,7 +97,7 @@ final class NodeSession implements EndpointHandler
         {
             if (sent < 0)
             {
-                throw new KvException(KvError.CONNECTION_FAILED, "cannot attach to node " + info.nodeId() + " at " +
+                throw KvException.of(KvError.CONNECTION_FAILED, "cannot attach to node " + info.nodeId() + " at " +
                     info.dataAddress() + ": " + TransportStatus.fromSentinel(sent).description());
             }
             status = attachAnswer.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -105,19 +105,19 @@ final class NodeSession implements EndpointHandler
         catch (final TimeoutException ex)
         {
             close();
-            throw new KvException(KvError.TIMED_OUT, null, "node " + info.nodeId() + " at " + info.dataAddress() +
+            throw KvException.of(KvError.TIMED_OUT, "node " + info.nodeId() + " at " + info.dataAddress() +
                 " did not answer ATTACH within " + timeout, ex);
         }
         catch (final InterruptedException ex)
         {
             close();
             Thread.currentThread().interrupt();
-            throw new KvException(KvError.CLOSED, null, "interrupted while attaching", ex);
+            throw KvException.of(KvError.CLOSED, "interrupted while attaching", ex);
         }
         catch (final ExecutionException ex)
         {
             close();
-            throw ex.getCause() instanceof KvException kv ? kv : new KvException(KvError.CONNECTION_FAILED, null,
+            throw ex.getCause() instanceof KvException kv ? kv : KvException.of(KvError.CONNECTION_FAILED,
                 "attach to node " + info.nodeId() + " failed: " + ex.getCause(), ex.getCause());
         }
         catch (final KvException ex)
@@ -128,14 +128,15 @@ final class NodeSession implements EndpointHandler
         if (status == null)
         {
             close();
-            throw new KvException(KvError.CONNECTION_FAILED, "node " + info.nodeId() + " at " + info.dataAddress() +
+            throw KvException.of(KvError.CONNECTION_FAILED, "node " + info.nodeId() + " at " + info.dataAddress() +
                 " closed the data connection before answering ATTACH");
         }
         if (status != Status.OK)
         {
             close();
-            throw new KvException(KvError.REJECTED, status, "node " + info.nodeId() + " at " + info.dataAddress() +
-                " refused the data connection: " + status.description(), null);
+            throw KvException.of(status == Status.UNAUTHENTICATED ? KvError.AUTHENTICATION_FAILED : KvError.REJECTED,
+                "node " + info.nodeId() + " at " + info.dataAddress() + " refused the data connection: " +
+                status.description());
         }
     }
 
@@ -213,7 +214,7 @@ final class NodeSession implements EndpointHandler
         }
         catch (final ProtocolException ex)
         {
-            attachAnswer.completeExceptionally(new KvException(KvError.PROTOCOL_ERROR, null,
+            attachAnswer.completeExceptionally(KvException.of(KvError.PROTOCOL_ERROR,
                 "node " + info.nodeId() + " answered ATTACH with a malformed message: " + ex.getMessage(), ex));
         }
     }

@@ -87,12 +87,20 @@ final class OneSidedGetProtocol
         this.conductor = conductor;
     }
 
-    /** Post the first read or batch from a caller's thread, waiting while the endpoint is back-pressured. */
+    /**
+     * Post the first read or batch from a caller's thread, waiting while the endpoint is back-pressured; an async
+     * request never waits: the conductor re-posts it.
+     */
     void start(final RequestSlot slot)
     {
         if (!prepareCachedRead(slot))
         {
             prepareBatch(slot);
+        }
+        if (slot.call != null)
+        {
+            resume(slot);
+            return;
         }
         while (true)
         {

@@ -7,7 +7,6 @@ import io.rdmakv.transport.CompletionHandler;
 import io.rdmakv.transport.Endpoint;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
@@ -88,8 +87,8 @@ final class RequestSlot
     /** A candidate's extent held another key during this pass: a miss after it is not definitive. */
     boolean keyMismatchSeen;
     NodeSession session;
-    /** Who waits: a future for the async API, else the parked caller thread. */
-    CompletableFuture<Object> future;
+    /** Who waits: the async call (its future) for the async API, else the parked caller thread. */
+    AsyncCall<?> call;
     Thread waiter;
 
     // Progress of the one-sided GET (worker thread, and the caller for the first batch).
@@ -140,7 +139,7 @@ final class RequestSlot
         this.tornRetries = 0;
         this.keyMismatchSeen = false;
         this.session = null;
-        this.future = null;
+        this.call = null;
         this.waiter = null;
         this.batchSize = 0;
         this.batchPosted = 0;
@@ -178,60 +177,12 @@ final class RequestSlot
 
     void fail(final KvException failure)
     {
-        this.resultStatus = failure.status();
         this.failure = failure;
     }
 
     void fail(final KvError error, final String message)
     {
-        fail(new KvException(error, message));
-    }
-
-    /**
-     * The result in the form the API returns: GET a value or null, PUT null, DELETE a Boolean, STATS the text.
-     *
-     * @throws KvException for an error answer or a local failure.
-     */
-    Object outcome()
-    {
-        if (failure != null)
-        {
-            throw failure;
-        }
-        switch (type)
-        {
-            case TYPE_GET:
-                if (resultStatus == Status.OK)
-                {
-                    return resultValue;
-                }
-                if (resultStatus == Status.NOT_FOUND)
-                {
-                    return null;
-                }
-                break;
-            case TYPE_DELETE:
-                if (resultStatus == Status.OK || resultStatus == Status.NOT_FOUND)
-                {
-                    return resultStatus == Status.OK;
-                }
-                break;
-            case TYPE_PUT:
-                if (resultStatus == Status.OK)
-                {
-                    return null;
-                }
-                break;
-            case TYPE_STATS:
-                if (resultStatus == Status.OK)
-                {
-                    return resultText == null ? "" : resultText;
-                }
-                break;
-            default:
-                break;
-        }
-        throw KvException.serverStatus(resultStatus, resultText);
+        fail(KvException.of(error, message));
     }
 
     String describe()

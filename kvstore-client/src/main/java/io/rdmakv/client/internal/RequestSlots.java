@@ -7,7 +7,6 @@ import io.rdmakv.transport.WorkerProgress;
 import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.locks.LockSupport;
 
@@ -43,6 +42,8 @@ final class RequestSlots
     private final RequestSlot[] slots;
     private final ManyToManyConcurrentArrayQueue<RequestSlot> free;
     private final ClientCounters counters;
+    /** Told after every release (the request queue waits for free slots); nothing until set. */
+    private volatile Runnable onRelease = () -> { };
 
     RequestSlots(final int count, final UnsafeBuffer readMemory, final int slotStride, final int extentCapacity,
         final OneSidedGetProtocol getProtocol, final ClientCounters counters)
@@ -53,7 +54,7 @@ final class RequestSlots
         }
         this.counters = counters;
         this.slots = new RequestSlot[count];
-        this.free = new ManyToManyConcurrentArrayQueue<>(count);
+        this.free = new ManyToManyConcurrentArrayQueue<>(Math.max(2, count)); // agrona: capacity >= 2
         for (int i = 0; i < count; i++)
         {
             final UnsafeBuffer view = new UnsafeBuffer(readMemory, i * slotStride, slotStride);
@@ -70,6 +71,27 @@ final class RequestSlots
     RequestSlot slot(final int index)
     {
         return slots[index];
+    }
+
+    void onRelease(final Runnable onRelease)
+    {
+        this.onRelease = onRelease;
+    }
+
+    /**
+     * Take a free slot if there is one, never waiting (asynchronous requests).
+     *
+     * @return the slot, already {@link RequestSlot#STATE_ACTIVE}, or {@code null} when all are in flight.
+     */
+    RequestSlot tryAcquire(final int type, final long deadlineNanos)
+    {
+        final RequestSlot slot = free.poll();
+        if (slot != null)
+        {
+            slot.reset(type, deadlineNanos);
+            slot.state = RequestSlot.STATE_ACTIVE;
+        }
+        return slot;
     }
 
     /**
@@ -105,10 +127,11 @@ final class RequestSlots
     void release(final RequestSlot slot)
     {
         slot.session = null;
-        slot.future = null;
+        slot.call = null;
         slot.waiter = null;
         slot.state = RequestSlot.STATE_FREE;
         free.offer(slot);
+        onRelease.run();
     }
 
     /** A fresh correlation id for the next send of {@code slot}. */
@@ -155,30 +178,14 @@ final class RequestSlots
                 counters.increment(ClientCounter.TIMEOUTS);
             }
         }
-        final CompletableFuture<Object> future = slot.future;
-        if (future != null)
+        final AsyncCall<?> call = slot.call;
+        if (call != null)
         {
-            Object outcome = null;
-            KvException error = null;
-            try
-            {
-                outcome = slot.outcome();
-            }
-            catch (final KvException ex)
-            {
-                error = ex;
-            }
+            call.capture(slot);
             slot.markDone();
             // Free the slot before completing: dependent stages may issue new requests at once.
             release(slot);
-            if (error == null)
-            {
-                future.complete(outcome);
-            }
-            else
-            {
-                future.completeExceptionally(error);
-            }
+            call.deliver();
         }
         else
         {
@@ -216,9 +223,10 @@ final class RequestSlots
      * A failed {@code tryProgress} (0: the progress thread or another caller is cycling) just spins again: whoever
      * cycles completes this request too.
      *
+     * @param type   the request's type, which turns the slot's result into what the API returns.
      * @param driver the client's progress when this caller may drive it, or {@code null}.
      */
-    Object await(final RequestSlot slot, final long slackNanos, final WorkerProgress driver)
+    <T> T await(final RequestSlot slot, final RequestType<T> type, final long slackNanos, final WorkerProgress driver)
     {
         final long giveUp = slot.deadlineNanos + slackNanos;
         if (driver != null)
@@ -240,7 +248,7 @@ final class RequestSlots
                 {
                     counters.increment(ClientCounter.FAILURES);
                     counters.increment(ClientCounter.TIMEOUTS);
-                    throw new KvException(KvError.TIMED_OUT, slot.describe() + " got no answer in time " +
+                    throw KvException.of(KvError.TIMED_OUT, slot.describe() + " got no answer in time " +
                         "(the client's progress thread did not complete it)");
                 }
                 break;
@@ -249,7 +257,7 @@ final class RequestSlots
         }
         try
         {
-            return slot.outcome();
+            return type.outcome(slot);
         }
         finally
         {

@@ -59,10 +59,18 @@ final class RpcProtocol
         this.redirector = redirector;
     }
 
-    /** Send from a caller's (or the control) thread, waiting while back-pressured, at most until the deadline. */
+    /**
+     * Send from a caller's (or the control) thread, waiting while back-pressured, at most until the deadline; an
+     * async request never waits: the conductor retries its send.
+     */
     void start(final RequestSlot slot)
     {
         counters.increment(ClientCounter.RPCS);
+        if (slot.call != null)
+        {
+            resume(slot);
+            return;
+        }
         while (trySend(slot) == AGAIN)
         {
             counters.increment(ClientCounter.BACK_PRESSURED_POSTS);
@@ -84,7 +92,7 @@ final class RpcProtocol
         resume(slot);
     }
 
-    /** (Re)try a deferred send; progress thread. */
+    /** (Re)try a send, handing it to the conductor when back-pressured; never waits (any thread). */
     void resume(final RequestSlot slot)
     {
         if (trySend(slot) == AGAIN)

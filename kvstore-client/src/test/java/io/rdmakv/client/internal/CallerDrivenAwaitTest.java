@@ -48,7 +48,7 @@ class CallerDrivenAwaitTest
             slots.complete(slot);
         });
 
-        assertArrayEquals(value, (byte[])slots.await(slot, TIMEOUT_NANOS, driver));
+        assertArrayEquals(value, slots.await(slot, RequestType.GET, TIMEOUT_NANOS, driver));
         assertSame(Thread.currentThread(), completedOn.get(), "the caller's own cycle completed it");
         assertEquals(3, driver.cycles.get(), "the caller drove until its answer came");
         assertEquals(1, counters.get(ClientCounter.CALLER_COMPLETIONS));
@@ -73,7 +73,7 @@ class CallerDrivenAwaitTest
         slot.waiter = Thread.currentThread();
         progressThread.start();
 
-        assertEquals(null, slots.await(slot, TIMEOUT_NANOS, driver));
+        assertEquals(null, slots.await(slot, RequestType.GET, TIMEOUT_NANOS, driver));
         progressThread.join();
         assertEquals(1, driver.calls.get(), "one refused try, then the park");
         assertEquals(0, counters.get(ClientCounter.CALLER_COMPLETIONS), "handed over, not completed by the caller");
@@ -96,7 +96,7 @@ class CallerDrivenAwaitTest
         }, "fake-progress-thread");
         progressThread.start();
 
-        assertArrayEquals(new byte[] {9}, (byte[])slots.await(slot, TIMEOUT_NANOS, driver));
+        assertArrayEquals(new byte[] {9}, slots.await(slot, RequestType.GET, TIMEOUT_NANOS, driver));
         progressThread.join();
         assertTrue(driver.calls.get() >= 10, "the caller kept trying while another thread cycled");
         assertEquals(0, driver.cycles.get());

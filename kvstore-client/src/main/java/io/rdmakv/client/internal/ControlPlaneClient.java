@@ -1,4 +1,4 @@
-package io.rdmakv.client.control;
+package io.rdmakv.client.internal;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
@@ -24,6 +24,7 @@ import io.rdmakv.protocol.wire.ControlFrame;
 import io.rdmakv.protocol.wire.ControlFrameCodec;
 import io.rdmakv.protocol.wire.Hello;
 import io.rdmakv.protocol.wire.Reject;
+import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.protocol.wire.Welcome;
 
 import java.net.ConnectException;
@@ -46,15 +47,15 @@ import java.util.concurrent.TimeoutException;
  * A frame longer than the maximum, a malformed frame, a closed connection or silence past the timeout all end in a
  * {@link KvException} naming the node and the cause; a REJECT ends in one carrying the server's status and message.
  */
-public final class ControlPlaneClient implements AutoCloseable
+final class ControlPlaneClient implements AutoCloseable
 {
     /** Byte order of the u32 length prefix (the whole protocol is little-endian). */
-    public static final ByteOrder LENGTH_PREFIX_ORDER = ByteOrder.LITTLE_ENDIAN;
+    static final ByteOrder LENGTH_PREFIX_ORDER = ByteOrder.LITTLE_ENDIAN;
     private static final int LENGTH_PREFIX_BYTES = 4;
 
     private final EventLoopGroup group;
 
-    public ControlPlaneClient()
+    ControlPlaneClient()
     {
         this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("rdmakv-client-control", true),
             NioIoHandler.newFactory());
@@ -64,10 +65,11 @@ public final class ControlPlaneClient implements AutoCloseable
      * Handshake with the node at {@code address}.
      *
      * @return the node's WELCOME.
-     * @throws KvException {@link KvError#REJECTED} with the server's status and message; {@link KvError#TIMED_OUT},
+     * @throws KvException {@link KvError#AUTHENTICATION_FAILED} or {@link KvError#REJECTED} with the server's
+     *                     message; {@link KvError#TIMED_OUT},
      *                     {@link KvError#CONNECTION_FAILED} or {@link KvError#PROTOCOL_ERROR} otherwise.
      */
-    public Welcome handshake(final HostPort address, final Hello hello, final Duration timeout)
+    Welcome handshake(final HostPort address, final Hello hello, final Duration timeout)
     {
         final CompletableFuture<ControlFrame> answer = new CompletableFuture<>();
         final long timeoutMillis = Math.max(1, timeout.toMillis());
@@ -97,11 +99,11 @@ public final class ControlPlaneClient implements AutoCloseable
             if (!connect.await(timeoutMillis + 1000))
             {
                 connect.cancel(false);
-                throw new KvException(KvError.TIMED_OUT, "no connection to " + address + " within " + timeout);
+                throw KvException.of(KvError.TIMED_OUT, "no connection to " + address + " within " + timeout);
             }
             if (!connect.isSuccess())
             {
-                throw new KvException(KvError.CONNECTION_FAILED, null,
+                throw KvException.of(KvError.CONNECTION_FAILED,
                     "cannot reach the control plane of " + address + ": " + describe(connect.cause()),
                     connect.cause());
             }
@@ -114,15 +116,16 @@ public final class ControlPlaneClient implements AutoCloseable
             }
             if (frame instanceof Reject reject)
             {
-                throw new KvException(KvError.REJECTED, reject.status(),
-                    "node " + address + " rejected the handshake: " + reject.status() + ": " + reject.message(), null);
+                throw KvException.of(reject.status() == Status.UNAUTHENTICATED ? KvError.AUTHENTICATION_FAILED :
+                    KvError.REJECTED,
+                    "node " + address + " rejected the handshake: " + reject.status() + ": " + reject.message());
             }
-            throw new KvException(KvError.PROTOCOL_ERROR, "node " + address + " answered HELLO with " +
+            throw KvException.of(KvError.PROTOCOL_ERROR, "node " + address + " answered HELLO with " +
                 frame.getClass().getSimpleName());
         }
         catch (final TimeoutException ex)
         {
-            throw new KvException(KvError.TIMED_OUT, null,
+            throw KvException.of(KvError.TIMED_OUT,
                 "node " + address + " did not answer the handshake within " + timeout, ex);
         }
         catch (final ExecutionException ex)
@@ -130,15 +133,15 @@ public final class ControlPlaneClient implements AutoCloseable
             final Throwable cause = ex.getCause();
             if (cause instanceof KvException kv)
             {
-                throw new KvException(kv.error(), kv.status(), kv.getMessage(), kv);
+                throw KvException.of(kv.error(), kv.getMessage(), kv);
             }
-            throw new KvException(cause instanceof ProtocolException ? KvError.PROTOCOL_ERROR :
-                KvError.CONNECTION_FAILED, null, "handshake with " + address + " failed: " + describe(cause), cause);
+            throw KvException.of(cause instanceof ProtocolException ? KvError.PROTOCOL_ERROR :
+                KvError.CONNECTION_FAILED, "handshake with " + address + " failed: " + describe(cause), cause);
         }
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
-            throw new KvException(KvError.CLOSED, null, "interrupted during the handshake with " + address, ex);
+            throw KvException.of(KvError.CLOSED, "interrupted during the handshake with " + address, ex);
         }
         finally
         {
@@ -198,7 +201,7 @@ public final class ControlPlaneClient implements AutoCloseable
         public void channelInactive(final ChannelHandlerContext ctx)
         {
             answer.completeExceptionally(
-                new KvException(KvError.CONNECTION_FAILED, "the node closed the control connection without answering"));
+                KvException.of(KvError.CONNECTION_FAILED, "the node closed the control connection without answering"));
         }
 
         @Override

@@ -1,0 +1,147 @@
+package io.rdmakv.client.internal;
+
+import io.rdmakv.client.KvException;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One asynchronous request: the future handed to the caller, and what the request needs until it has a slot (its
+ * type, the key and value as given, its deadline fixed at the call). It waits in the {@link RequestQueue} when no
+ * slot is free; a slot that runs it refers back to it and hands the typed result over through
+ * {@link #capture}/{@link #deliver}. One allocation per async call.
+ *
+ * @param <T> what the request returns.
+ */
+final class AsyncCall<T> extends CompletableFuture<T>
+{
+    final RequestType<T> type;
+    final long deadlineNanos;
+    private byte[] keyBytes;
+    private ByteBuffer keyBuffer;
+    private int keyPosition;
+    private int keyLength;
+    private byte[] valueBytes;
+    private ByteBuffer valueBuffer;
+    private int valuePosition;
+    private int valueLength;
+    private T result;
+    private KvException failure;
+
+    AsyncCall(final RequestType<T> type, final long deadlineNanos)
+    {
+        this.type = type;
+        this.deadlineNanos = deadlineNanos;
+    }
+
+    AsyncCall<T> bytes(final byte[] key, final byte[] value)
+    {
+        this.keyBytes = key;
+        this.keyLength = key.length;
+        this.valueBytes = value;
+        this.valueLength = value == null ? 0 : value.length;
+        return this;
+    }
+
+    /** The bytes between position and limit, as they are now (the buffers' positions are never moved). */
+    AsyncCall<T> buffers(final ByteBuffer key, final ByteBuffer value)
+    {
+        this.keyBuffer = key;
+        this.keyPosition = key.position();
+        this.keyLength = key.remaining();
+        this.valueBuffer = value;
+        this.valuePosition = value == null ? 0 : value.position();
+        this.valueLength = value == null ? 0 : value.remaining();
+        return this;
+    }
+
+    int keyLength()
+    {
+        return keyLength;
+    }
+
+    int valueLength()
+    {
+        return valueLength;
+    }
+
+    /** Point the slot's request views at the key and value (no copies), and the slot at this call. */
+    void fill(final RequestSlot slot)
+    {
+        if (keyBytes != null)
+        {
+            slot.key.wrap(keyBytes);
+            slot.keyLength = keyLength;
+            if (valueBytes != null)
+            {
+                slot.value.wrap(valueBytes);
+            }
+            slot.valueLength = valueLength;
+        }
+        else
+        {
+            wrap(slot, keyBuffer, keyPosition, keyLength, valueBuffer, valuePosition, valueLength);
+        }
+        slot.call = this;
+    }
+
+    /** Point the slot's request views at buffer ranges ({@code value} may be null: no value). */
+    static void wrap(final RequestSlot slot, final ByteBuffer key, final int keyPosition, final int keyLength,
+        final ByteBuffer value, final int valuePosition, final int valueLength)
+    {
+        slot.key.wrap(key, keyPosition, keyLength);
+        slot.keyLength = keyLength;
+        if (value != null)
+        {
+            if (valueLength == 0)
+            {
+                slot.value.wrap(new byte[0]);
+            }
+            else
+            {
+                slot.value.wrap(value, valuePosition, valueLength);
+            }
+        }
+        slot.valueLength = valueLength;
+    }
+
+    /** Take the slot's typed outcome (before the slot is released). */
+    void capture(final RequestSlot slot)
+    {
+        try
+        {
+            result = type.outcome(slot);
+        }
+        catch (final KvException ex)
+        {
+            failure = ex;
+        }
+    }
+
+    /** Complete the future with what {@link #capture} took; drops the references to the caller's memory. */
+    void deliver()
+    {
+        keyBytes = null;
+        keyBuffer = null;
+        valueBytes = null;
+        valueBuffer = null;
+        if (failure == null)
+        {
+            complete(result);
+        }
+        else
+        {
+            completeExceptionally(failure);
+        }
+    }
+
+    /** Fail without a slot (refused, expired in the queue, client closed). */
+    void fail(final Throwable failure)
+    {
+        keyBytes = null;
+        keyBuffer = null;
+        valueBytes = null;
+        valueBuffer = null;
+        completeExceptionally(failure);
+    }
+}

@@ -1,0 +1,110 @@
+package io.rdmakv.client.internal;
+
+import io.rdmakv.client.KvError;
+import io.rdmakv.client.KvException;
+import io.rdmakv.protocol.wire.Status;
+
+import java.util.function.Function;
+
+/**
+ * A kind of request and the typed result it gives: GET a value or {@code null}, PUT nothing, DELETE whether the key
+ * existed, STATS the node's text. The only place a slot's raw result (status, bytes, text) becomes what the API
+ * returns, so no caller casts.
+ *
+ * @param <T> what the request returns.
+ */
+final class RequestType<T>
+{
+    static final RequestType<byte[]> GET = new RequestType<>(RequestSlot.TYPE_GET, RequestType::getResult);
+    static final RequestType<Void> PUT = new RequestType<>(RequestSlot.TYPE_PUT, RequestType::putResult);
+    static final RequestType<Boolean> DELETE = new RequestType<>(RequestSlot.TYPE_DELETE, RequestType::deleteResult);
+    static final RequestType<String> STATS = new RequestType<>(RequestSlot.TYPE_STATS, RequestType::statsResult);
+
+    /** The slot's {@code type} code. */
+    final int code;
+    private final Function<RequestSlot, T> result;
+
+    private RequestType(final int code, final Function<RequestSlot, T> result)
+    {
+        this.code = code;
+        this.result = result;
+    }
+
+    /**
+     * The result of a completed slot.
+     *
+     * @throws KvException the slot's failure, or the node's error answer as a {@link KvException} of its kind.
+     */
+    T outcome(final RequestSlot slot)
+    {
+        if (slot.failure != null)
+        {
+            throw slot.failure;
+        }
+        return result.apply(slot);
+    }
+
+    private static byte[] getResult(final RequestSlot slot)
+    {
+        if (slot.resultStatus == Status.OK)
+        {
+            return slot.resultValue;
+        }
+        if (slot.resultStatus == Status.NOT_FOUND)
+        {
+            return null;
+        }
+        throw serverFailure(slot.resultStatus, slot.resultText);
+    }
+
+    private static Void putResult(final RequestSlot slot)
+    {
+        if (slot.resultStatus == Status.OK)
+        {
+            return null;
+        }
+        throw serverFailure(slot.resultStatus, slot.resultText);
+    }
+
+    private static Boolean deleteResult(final RequestSlot slot)
+    {
+        if (slot.resultStatus == Status.OK || slot.resultStatus == Status.NOT_FOUND)
+        {
+            return slot.resultStatus == Status.OK;
+        }
+        throw serverFailure(slot.resultStatus, slot.resultText);
+    }
+
+    private static String statsResult(final RequestSlot slot)
+    {
+        if (slot.resultStatus == Status.OK)
+        {
+            return slot.resultText == null ? "" : slot.resultText;
+        }
+        throw serverFailure(slot.resultStatus, slot.resultText);
+    }
+
+    /** A node's error answer as the exception of its kind, naming the status and the node's text. */
+    static KvException serverFailure(final Status status, final String detail)
+    {
+        final String message = "server answered " + status + " (" + status.description() + ")" +
+            (detail == null || detail.isEmpty() ? "" : ": " + detail);
+        return KvException.of(errorOf(status), message);
+    }
+
+    /** The client's stable code for a node's status (statuses added later map to SERVER_ERROR). */
+    static KvError errorOf(final Status status)
+    {
+        return switch (status)
+        {
+            case KEY_TOO_LARGE -> KvError.KEY_TOO_LARGE;
+            case VALUE_TOO_LARGE -> KvError.VALUE_TOO_LARGE;
+            case POOL_FULL -> KvError.STORE_FULL;
+            case STORE_ERROR -> KvError.STORE_FAILED;
+            case BUSY -> KvError.SERVER_BUSY;
+            case MALFORMED, UNKNOWN_TYPE, UNSUPPORTED_VERSION -> KvError.REQUEST_REFUSED;
+            case UNAUTHENTICATED -> KvError.AUTHENTICATION_FAILED;
+            default -> KvError.SERVER_ERROR;
+        };
+    }
+}
