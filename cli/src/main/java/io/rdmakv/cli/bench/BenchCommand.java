@@ -41,7 +41,8 @@ public final class BenchCommand implements Callable<Integer>
     RdmakvCommand parent;
 
     @Option(names = "--driver", defaultValue = "rdmakv", paramLabel = "NAME",
-        description = "rdmakv, resp (redis-server) or memcached. Default: ${DEFAULT-VALUE}.")
+        description = "rdmakv, resp (redis-server), memcached, or local (an in-process ConcurrentHashMap: " +
+            "the floor of this machine). Default: ${DEFAULT-VALUE}.")
     String driver;
 
     @Option(names = {"-s", "--server"}, paramLabel = "HOST:PORT",
@@ -220,8 +221,10 @@ public final class BenchCommand implements Callable<Integer>
             case "memcache":
                 MemcachedDriver.checkKeySize(keySize);
                 return new MemcachedDriver(single(11211).toSocketAddress(), timeout);
+            case "local":
+                return new LocalMapDriver();
             default:
-                throw new BenchException("unknown driver '" + driver + "': rdmakv, resp or memcached");
+                throw new BenchException("unknown driver '" + driver + "': rdmakv, resp, memcached or local");
         }
     }
 
