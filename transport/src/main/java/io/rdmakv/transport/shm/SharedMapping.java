@@ -1,5 +1,6 @@
 package io.rdmakv.transport.shm;
 
+import io.rdmakv.transport.event.LibC;
 import io.rdmakv.transport.TransportException;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -45,14 +46,14 @@ public final class SharedMapping implements AutoCloseable
         if (ShmLibC.ftruncate(fd, length) != 0)
         {
             final int errno = ShmLibC.errno();
-            ShmLibC.close(fd);
+            LibC.close(fd);
             throw new TransportException("shm: ftruncate(" + length + ") failed, errno " + errno);
         }
         final long addr = ShmLibC.mmap(0, length, ShmLibC.PROT_READ | ShmLibC.PROT_WRITE, ShmLibC.MAP_SHARED, fd, 0);
         if (addr == ShmLibC.MAP_FAILED)
         {
             final int errno = ShmLibC.errno();
-            ShmLibC.close(fd);
+            LibC.close(fd);
             throw new TransportException("shm: mmap of " + length + " bytes failed, errno " + errno);
         }
         return new SharedMapping(fd, addr, length, addr, length);
@@ -85,7 +86,7 @@ public final class SharedMapping implements AutoCloseable
         if (addr == ShmLibC.MAP_FAILED)
         {
             final int errno = ShmLibC.errno();
-            ShmLibC.close(fd);
+            LibC.close(fd);
             throw new TransportException("shm: mmap of a peer's memory (" + length + " bytes at " + offset +
                 ") failed, errno " + errno);
         }
@@ -131,7 +132,7 @@ public final class SharedMapping implements AutoCloseable
         {
             closed = true;
             ShmLibC.munmap(mappedAddress, mappedLength);
-            ShmLibC.close(fd);
+            LibC.close(fd);
         }
     }
 }

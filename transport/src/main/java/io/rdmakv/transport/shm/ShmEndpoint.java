@@ -1,5 +1,6 @@
 package io.rdmakv.transport.shm;
 
+import io.rdmakv.transport.event.LibC;
 import io.rdmakv.transport.CompletionHandler;
 import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
@@ -638,7 +639,7 @@ final class ShmEndpoint implements Endpoint
         worker.unwatch(control.fd());
         control.close();
         peerRegionTable.close(); // the rings stay mapped until the worker has forgotten them (ShmWakeup.arm)
-        ShmLibC.close(peerEventFd);
+        LibC.close(peerEventFd);
     }
 
     /** The worker is closing: fail everything now, on the closing thread, and release. */

@@ -4,9 +4,10 @@ import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
 
 /**
- * The libc calls the shm transport needs, bound by JNA direct mapping (no native code is compiled by the build):
- * {@code memfd_create}, {@code ftruncate}, {@code mmap}, {@code munmap}, {@code open}, {@code close} and the Unix
- * domain socket calls with {@code sendmsg}/{@code recvmsg} for passing file descriptors ({@code SCM_RIGHTS}).
+ * The libc calls the shm transport needs beyond {@link io.rdmakv.transport.event.LibC} (whose {@code close} and
+ * {@code write} it uses), bound by JNA direct mapping (no native code is compiled by the build): {@code memfd_create},
+ * {@code ftruncate}, {@code mmap}, {@code munmap}, {@code open}, {@code epoll}, and the Unix domain socket calls with
+ * {@code sendmsg}/{@code recvmsg} for passing file descriptors ({@code SCM_RIGHTS}).
  * Pointers and {@code size_t} travel as {@code long} (LP64); constants are those of Linux on x86-64 and aarch64.
  */
 final class ShmLibC
@@ -76,8 +77,6 @@ final class ShmLibC
 
     static native int open(String path, int flags);
 
-    static native int close(int fd);
-
     static native int socket(int domain, int type, int protocol);
 
     static native int bind(int fd, long addr, int addrlen);
@@ -97,8 +96,6 @@ final class ShmLibC
     static native int epoll_ctl(int epfd, int op, int fd, long event);
 
     static native int epoll_wait(int epfd, long events, int maxevents, int timeout);
-
-    static native long write(int fd, long buf, long count);
 
     static int errno()
     {

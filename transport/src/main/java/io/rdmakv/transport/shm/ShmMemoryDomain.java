@@ -1,5 +1,6 @@
 package io.rdmakv.transport.shm;
 
+import io.rdmakv.transport.event.LibC;
 import io.rdmakv.transport.MemoryAccess;
 import io.rdmakv.transport.MemoryDomain;
 import io.rdmakv.transport.MemoryRegion;
@@ -122,7 +123,7 @@ public final class ShmMemoryDomain implements MemoryDomain, AutoCloseable
             all = List.copyOf(regions.values());
         }
         all.forEach(ShmMemoryRegion::close);
-        ShmLibC.close(regionTableReadOnlyFd);
+        LibC.close(regionTableReadOnlyFd);
         regionTable.close();
     }
 

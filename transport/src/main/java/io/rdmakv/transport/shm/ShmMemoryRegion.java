@@ -1,5 +1,6 @@
 package io.rdmakv.transport.shm;
 
+import io.rdmakv.transport.event.LibC;
 import io.rdmakv.transport.MemoryRegion;
 import io.rdmakv.transport.RemoteKey;
 
@@ -90,6 +91,6 @@ final class ShmMemoryRegion implements MemoryRegion
             closed = true;
         }
         domain.remove(this);
-        ShmLibC.close(readOnlyFd);
+        LibC.close(readOnlyFd);
     }
 }

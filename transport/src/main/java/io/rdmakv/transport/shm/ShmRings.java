@@ -1,5 +1,6 @@
 package io.rdmakv.transport.shm;
 
+import io.rdmakv.transport.event.LibC;
 import org.agrona.BitUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
@@ -67,7 +68,7 @@ final class ShmRings implements AutoCloseable
     {
         if (header.getIntVolatile(outboundParked) != 0 && header.compareAndSetInt(outboundParked, 1, 0))
         {
-            ShmLibC.write(peerEventFd, wakeBuffer.addressOffset(), 8);
+            LibC.write(peerEventFd, wakeBuffer.addressOffset(), 8);
         }
     }
 
@@ -102,7 +103,7 @@ final class ShmRings implements AutoCloseable
     {
         if (capacity <= 0 || !BitUtil.isPowerOfTwo(capacity))
         {
-            ShmLibC.close(fd);
+            LibC.close(fd);
             throw new IllegalStateException("shm: peer announced a ring capacity of " + capacity);
         }
         final SharedMapping m = SharedMapping.mapReadWrite(fd, 0, fileLength(capacity));

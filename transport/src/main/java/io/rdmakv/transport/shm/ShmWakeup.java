@@ -1,5 +1,6 @@
 package io.rdmakv.transport.shm;
 
+import io.rdmakv.transport.event.LibC;
 import io.rdmakv.transport.event.ArmableEventSource;
 import io.rdmakv.transport.event.EventFdWakeup;
 import org.agrona.BufferUtil;
@@ -107,6 +108,6 @@ final class ShmWakeup implements ArmableEventSource, AutoCloseable
     public void close()
     {
         wakeup.close();
-        ShmLibC.close(epollFd);
+        LibC.close(epollFd);
     }
 }

@@ -1,5 +1,6 @@
 package io.rdmakv.transport.shm;
 
+import io.rdmakv.transport.event.LibC;
 import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.Listener;
@@ -344,7 +345,7 @@ final class ShmWorker implements Worker
         }
         catch (final RuntimeException e)
         {
-            ShmLibC.close(peerEventFd);
+            LibC.close(peerEventFd);
             throw e;
         }
         try
@@ -354,7 +355,7 @@ final class ShmWorker implements Worker
         catch (final RuntimeException e)
         {
             peerTable.close();
-            ShmLibC.close(peerEventFd);
+            LibC.close(peerEventFd);
             throw e;
         }
         final int len = ShmControl.welcome(h.socket.payload(), rings.capacity());
@@ -362,7 +363,7 @@ final class ShmWorker implements Worker
         {
             rings.close();
             peerTable.close();
-            ShmLibC.close(peerEventFd);
+            LibC.close(peerEventFd);
             throw new IllegalStateException("shm: the connecting side went away during the handshake");
         }
         connected(h, new ShmEndpoint(this, h.handler, h.socket, rings, peerTable, peerEventFd, h.remote));
@@ -397,8 +398,8 @@ final class ShmWorker implements Worker
         }
         catch (final RuntimeException e)
         {
-            ShmLibC.close(tableFd);
-            ShmLibC.close(peerEventFd);
+            LibC.close(tableFd);
+            LibC.close(peerEventFd);
             throw e;
         }
         try
@@ -408,7 +409,7 @@ final class ShmWorker implements Worker
         catch (final RuntimeException e)
         {
             rings.close();
-            ShmLibC.close(peerEventFd);
+            LibC.close(peerEventFd);
             throw e;
         }
         connected(h, new ShmEndpoint(this, h.handler, h.socket, rings, peerTable, peerEventFd, h.remote));

@@ -1,5 +1,6 @@
 package io.rdmakv.transport.shm;
 
+import io.rdmakv.transport.event.LibC;
 import io.rdmakv.transport.TransportException;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -214,7 +215,7 @@ final class UnixSeqPacket implements AutoCloseable
     {
         for (int i = 0; i < receivedFdCount; i++)
         {
-            ShmLibC.close(receivedFds[i]);
+            LibC.close(receivedFds[i]);
         }
         receivedFdCount = 0;
     }
@@ -225,7 +226,7 @@ final class UnixSeqPacket implements AutoCloseable
         if (!closed)
         {
             closed = true;
-            ShmLibC.close(fd);
+            LibC.close(fd);
         }
     }
 
