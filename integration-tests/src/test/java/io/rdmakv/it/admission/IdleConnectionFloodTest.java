@@ -84,9 +84,17 @@ class IdleConnectionFloodTest
                         NodeCounters.get(node, "control.shed"),
                         NodeCounters.get(node, "control.handshakeTimeouts"), NodeCounters.get(node, "data.shed"),
                         NodeCounters.get(node, "data.attachTimeouts"));
-                    // At most the budget (1,024 per port by default) may still be waiting; everything else was closed.
-                    assertTrue(controlClosed >= IDLE_PER_PORT - 1024, "control connections closed: " + controlClosed);
-                    assertTrue(dataClosed >= IDLE_PER_PORT - 1024, "data connections closed: " + dataClosed);
+                    // However many the attacker holds, the node holds at most its budget of unauthenticated ones
+                    // (1,024 per port by default) beside this client's; the others were shed or timed out.
+                    final long openControl = NodeCounters.get(node, "connections.control");
+                    final long openData = NodeCounters.get(node, "connections.data");
+                    // connections.data forgets a shed endpoint at once; connections.control counts a shed channel
+                    // until its REJECT is written and it closes on the control loop (a handful at any moment), and
+                    // this client's own handshake connections until their close is seen.
+                    assertTrue(openControl <= 1024 + 64, "control connections open on the node: " + openControl);
+                    assertTrue(openData <= 1024 + 1, "data connections open on the node: " + openData);
+                    assertTrue(controlClosed > 0 && dataClosed > 0, "shed or timed out: control " + controlClosed +
+                        ", data " + dataClosed);
                 }
             }
             assertTrue(server.isAlive(), server.diagnosis());

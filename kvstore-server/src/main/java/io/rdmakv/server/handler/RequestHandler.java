@@ -65,6 +65,7 @@ public final class RequestHandler implements EndpointHandler
     private static final RateLimitedLog SHED_LOG = RateLimitedLog.of(LOG);
     private static final RateLimitedLog TIMEOUT_LOG = RateLimitedLog.of(LOG);
     private static final RateLimitedLog REFUSAL_LOG = RateLimitedLog.of(LOG);
+    private static final RateLimitedLog BUSY_LOG = RateLimitedLog.of(LOG);
     private static final long ADMISSION_CHECK_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private final RocksStore store;
@@ -277,7 +278,7 @@ public final class RequestHandler implements EndpointHandler
                 {
                     counters.increment(ServerCounter.CONNECTIONS_REFUSED);
                     counters.decrement(ServerCounter.CONNECTIONS);
-                    REFUSAL_LOG.warn("refusing data connection from {}: limit of {} attached connections reached",
+                    BUSY_LOG.warn("refusing data connection from {}: limit of {} attached connections reached",
                         endpoint.remoteAddress(), limits.maxConnections());
                     responses.answerError(endpoint, decoder.correlationId(), Status.BUSY,
                         "too many data connections (limit " + limits.maxConnections() + "); retry later");
