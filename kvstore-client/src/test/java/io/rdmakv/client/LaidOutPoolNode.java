@@ -13,7 +13,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
-import io.rdmakv.server.control.ControlServer;
+import io.rdmakv.client.control.ControlPlaneClient;
 import io.rdmakv.protocol.ProtocolLimits;
 import io.rdmakv.protocol.layout.IndexBucketFlyweight;
 import io.rdmakv.protocol.layout.IndexSlot;
@@ -132,9 +132,9 @@ final class LaidOutPoolNode implements AutoCloseable
                 protected void initChannel(final SocketChannel ch)
                 {
                     ch.pipeline().addLast(
-                        new LengthFieldBasedFrameDecoder(ControlServer.LENGTH_PREFIX_ORDER,
+                        new LengthFieldBasedFrameDecoder(ControlPlaneClient.LENGTH_PREFIX_ORDER,
                             ControlFrameCodec.MAX_FRAME_LENGTH + 4, 0, 4, 0, 4, true),
-                        new LengthFieldPrepender(ControlServer.LENGTH_PREFIX_ORDER, 4, 0, false),
+                        new LengthFieldPrepender(ControlPlaneClient.LENGTH_PREFIX_ORDER, 4, 0, false),
                         new HandshakeAnswerer());
                 }
             })

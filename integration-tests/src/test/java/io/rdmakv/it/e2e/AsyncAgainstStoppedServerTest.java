@@ -82,6 +82,9 @@ class AsyncAgainstStoppedServerTest
                 {
                     assertFalse(futures.get(i).isDone(), "call " + i + " waits in flight or in the queue");
                 }
+                final CompletableFuture<List<byte[]>> multi = client.multiGetAsync("a", "b");
+                assertTrue(multi.isDone(), "multiGetAsync with a full queue fails at once");
+                assertInstanceOf(KvBackPressureException.class, failure(multi));
             }
             finally
             {
@@ -94,7 +97,8 @@ class AsyncAgainstStoppedServerTest
                 futures.get(i).get(60, TimeUnit.SECONDS); // every accepted request is answered once it continues
             }
             assertArrayEquals(bytes("v" + (IN_FLIGHT + QUEUED - 2)), client.get("k" + (IN_FLIGHT + QUEUED - 2)));
-            assertEquals(calls - IN_FLIGHT - QUEUED, client.diagnostics().counter(ClientCounter.FAILURES));
+            assertEquals(calls - IN_FLIGHT - QUEUED + 1, client.diagnostics().counter(ClientCounter.FAILURES),
+                "the refused calls and the multiGetAsync, nothing else");
         }
     }
 
@@ -115,7 +119,6 @@ class AsyncAgainstStoppedServerTest
                 {
                     futures.add(i % 2 == 0 ? client.putAsync("k" + i, "v") : client.getAsync("k" + i));
                 }
-                final CompletableFuture<List<byte[]>> multi = client.multiGetAsync("a", "b");
                 int timedOut = 0;
                 int refused = 0;
                 for (final CompletableFuture<?> f : futures)
@@ -124,9 +127,11 @@ class AsyncAgainstStoppedServerTest
                     timedOut += ex instanceof KvTimeoutException ? 1 : 0;
                     refused += ex instanceof KvBackPressureException ? 1 : 0;
                 }
-                assertEquals(IN_FLIGHT + QUEUED, timedOut, "every accepted call timed out");
-                assertEquals(calls - IN_FLIGHT - QUEUED, refused, "the others were refused at once");
-                assertInstanceOf(KvBackPressureException.class, failure(multi));
+                // The first IN_FLIGHT + QUEUED calls always find room; how many more do depends on whether the loop
+                // outlasted the first timeouts (the exact split is the first test's, with a timeout beyond any stall).
+                assertTrue(timedOut >= IN_FLIGHT + QUEUED, "every accepted call timed out: " + timedOut);
+                assertEquals(calls, timedOut + refused, "each call timed out or was refused at once");
+                assertInstanceOf(KvTimeoutException.class, failure(client.multiGetAsync("a", "b")));
                 assertThrows(KvTimeoutException.class, () -> client.multiGet("a", "b"));
             }
             finally

@@ -6,6 +6,7 @@ import io.rdmakv.client.KvClientDiagnostics;
 import io.rdmakv.client.KvClientConfig;
 import io.rdmakv.client.KvError;
 import io.rdmakv.client.KvException;
+import io.rdmakv.client.control.ControlPlaneClient;
 import io.rdmakv.protocol.ProtocolLimits;
 import io.rdmakv.protocol.wire.Welcome;
 import io.rdmakv.transport.MemoryAccess;

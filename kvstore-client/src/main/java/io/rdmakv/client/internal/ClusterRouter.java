@@ -6,6 +6,7 @@ import io.rdmakv.client.KvClientBuilder;
 import io.rdmakv.client.KvClientConfig;
 import io.rdmakv.client.KvError;
 import io.rdmakv.client.KvException;
+import io.rdmakv.client.control.ControlPlaneClient;
 import io.rdmakv.protocol.layout.KeyHash;
 import io.rdmakv.protocol.wire.ControlFrameCodec;
 import io.rdmakv.protocol.wire.Hello;

@@ -1,6 +1,6 @@
 /**
- * The client's engine, not a public API (only {@code ClientRuntime} is public, for {@code KvClient}): the control
- * plane handshake, pooled request slots and the bounded queue of async requests waiting for one, the one-sided GET
+ * The client's engine, not a public API (only {@code ClientRuntime} is public, for {@code KvClient}): pooled
+ * request slots and the bounded queue of async requests waiting for one, the one-sided GET
  * state machine and the per-node location cache that lets it read a remembered value in one read, two-sided requests
  * matched by correlation id, cluster routing with lazy per-node connections, and the conductor agent that shares the
  * transport worker's progress thread. Hot paths allocate nothing per request but the returned value (and an async

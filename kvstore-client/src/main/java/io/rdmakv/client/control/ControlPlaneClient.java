@@ -1,4 +1,4 @@
-package io.rdmakv.client.internal;
+package io.rdmakv.client.control;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
@@ -47,15 +47,16 @@ import java.util.concurrent.TimeoutException;
  * A frame longer than the maximum, a malformed frame, a closed connection or silence past the timeout all end in a
  * {@link KvException} naming the node and the cause; a REJECT ends in one carrying the server's status and message.
  */
-final class ControlPlaneClient implements AutoCloseable
+public final class ControlPlaneClient implements AutoCloseable
 {
     /** Byte order of the u32 length prefix (the whole protocol is little-endian). */
-    static final ByteOrder LENGTH_PREFIX_ORDER = ByteOrder.LITTLE_ENDIAN;
+    public static final ByteOrder LENGTH_PREFIX_ORDER = ByteOrder.LITTLE_ENDIAN;
     private static final int LENGTH_PREFIX_BYTES = 4;
 
     private final EventLoopGroup group;
 
-    ControlPlaneClient()
+    /** One event-loop thread (a daemon) for this client's handshakes; closed with {@link #close()}. */
+    public ControlPlaneClient()
     {
         this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("rdmakv-client-control", true),
             NioIoHandler.newFactory());
@@ -64,12 +65,15 @@ final class ControlPlaneClient implements AutoCloseable
     /**
      * Handshake with the node at {@code address}.
      *
+     * @param address the node's control-plane address.
+     * @param hello   what this client offers (protocol version, transports, credential).
+     * @param timeout bound on connecting and on the answer.
      * @return the node's WELCOME.
      * @throws KvException {@link KvError#AUTHENTICATION_FAILED} or {@link KvError#REJECTED} with the server's
      *                     message; {@link KvError#TIMED_OUT},
      *                     {@link KvError#CONNECTION_FAILED} or {@link KvError#PROTOCOL_ERROR} otherwise.
      */
-    Welcome handshake(final HostPort address, final Hello hello, final Duration timeout)
+    public Welcome handshake(final HostPort address, final Hello hello, final Duration timeout)
     {
         final CompletableFuture<ControlFrame> answer = new CompletableFuture<>();
         final long timeoutMillis = Math.max(1, timeout.toMillis());
