@@ -459,7 +459,7 @@ public final class KvServer implements AutoCloseable
 
     /** Gracefully stop (see the class comment). Idempotent. */
     @Override
-    public void close()
+    public synchronized void close()
     {
         if (closed)
         {

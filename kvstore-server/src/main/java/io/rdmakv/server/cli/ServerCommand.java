@@ -24,7 +24,8 @@ import java.util.concurrent.CountDownLatch;
  * </pre>
  * {@code startupMs} is the time from the process's start to serving (-1 if the OS does not say), {@code poolKeys} the
  * keys warm-up placed in the pool, {@code poolComplete} whether that is every key (see the "startup:" log line).
- * Exit codes: 0 after a clean shutdown, 1 when the node cannot start (message on stderr), 2 for a bad configuration.
+ * Exit codes: 0 after a clean shutdown (SIGTERM or SIGINT), 1 when the node cannot start (message on stderr), 2 for a
+ * bad configuration.
  */
 @Command(name = "server", mixinStandardHelpOptions = true,
     description = "Run a key-value server node (control plane on --control-port, data plane on --port).")
@@ -132,6 +133,9 @@ public final class ServerCommand implements Callable<Integer>
             err.println("rdmakv server: cannot start: " + ex.getMessage());
             return 1;
         }
+        // SIGTERM/SIGINT only wake this thread, which closes the node and returns 0; the hook covers every other
+        // way the JVM may end (System.exit elsewhere, SIGHUP, a refused signal handler) and is a no-op after close.
+        StopSignals.install(stopped::countDown);
         final Thread hook = new Thread(() ->
         {
             server.close();
@@ -153,8 +157,8 @@ public final class ServerCommand implements Callable<Integer>
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
-            server.close();
         }
+        server.close();
         return 0;
     }
 
