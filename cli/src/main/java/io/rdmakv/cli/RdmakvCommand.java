@@ -7,6 +7,8 @@ import io.rdmakv.server.cli.ServerCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
 /** The top command {@code rdmakv}: only dispatches to its subcommands. */
@@ -33,6 +35,15 @@ public final class RdmakvCommand implements Runnable
 
     @Spec
     CommandSpec spec;
+
+    /** Read by {@link LogSetup} before picocli runs (logging starts before parsing); declared here for help. */
+    @Option(names = LogSetup.CONFIG_FLAG, paramLabel = "FILE", scope = ScopeType.INHERIT,
+        description = "Logback configuration replacing the built-in one (also RDMAKV_LOG_CONFIG).")
+    String logConfig;
+
+    @Option(names = LogSetup.FORMAT_FLAG, paramLabel = "FORMAT", scope = ScopeType.INHERIT,
+        description = "Log lines as text (default) or json, on stderr (also RDMAKV_LOG_FORMAT).")
+    String logFormat;
 
     public RdmakvCommand(final Io io)
     {
