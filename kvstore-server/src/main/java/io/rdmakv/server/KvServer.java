@@ -18,6 +18,8 @@ import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.handler.Limits;
 import io.rdmakv.server.handler.RequestHandler;
 import io.rdmakv.server.handler.SlotRouter;
+import io.rdmakv.server.metrics.MetricsEndpoint;
+import io.rdmakv.server.metrics.NodeMetrics;
 import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.pool.PoolSizing;
 import io.rdmakv.server.pool.PoolWarmUp;
@@ -33,6 +35,7 @@ import io.rdmakv.transport.TransportCapabilities;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.WorkerProgress;
+import io.rdmakv.transport.diag.InfinibandSysfs;
 import io.rdmakv.transport.select.TransportSelector;
 import org.agrona.concurrent.SystemNanoClock;
 import org.slf4j.Logger;
@@ -97,6 +100,7 @@ public final class KvServer implements AutoCloseable
     private InetSocketAddress dataAddress;
     private PoolWarmUp.Result warmUp;
     private StartupReport startup;
+    private NodeMetrics metrics;
     private volatile boolean closed;
 
     private KvServer(final ServerConfig config)
@@ -221,6 +225,7 @@ public final class KvServer implements AutoCloseable
         dataAddress = listener.localAddress();
 
         registerGauges();
+        startMetrics();
 
         control = new ControlServer(new InetSocketAddress(config.host(), config.controlPort()),
             new ControlServer.ControlSettings(config.maxControlFrameBytes(), config.maxConnections(), config.secret(),
@@ -348,6 +353,33 @@ public final class KvServer implements AutoCloseable
         counters.gauge("pool.retiredBytes", () -> index.allocator().retiredBytes());
         counters.gauge("registrations", memoryDomain::registrationCount);
         counters.gauge("store.syncs", store::syncCount);
+    }
+
+    /** The Prometheus endpoint when {@code metrics.port} is set: every counter and gauge above, and request times. */
+    private void startMetrics()
+    {
+        if (config.metricsPort() == 0)
+        {
+            return;
+        }
+        metrics = NodeMetrics.start(new InetSocketAddress(config.host(), config.metricsPort()), counters, store,
+            InfinibandSysfs.DEFAULT_ROOT);
+        opened.push(metrics);
+        handler.timeRequestsWith(metrics.requestTimer());
+        LOG.info("metrics: http://{}:{}{} ({} RDMA port counters from sysfs)", config.advertisedHost(),
+            metrics.address().getPort(), MetricsEndpoint.PATH, metrics.rdmaCounters());
+    }
+
+    /** Where metrics are served, or {@code null} when {@code metrics.port} is 0. */
+    public InetSocketAddress metricsAddress()
+    {
+        return metrics == null ? null : metrics.address();
+    }
+
+    /** The node's meter registry, or {@code null} when metrics are off. */
+    public io.micrometer.core.instrument.MeterRegistry meterRegistry()
+    {
+        return metrics == null ? null : metrics.registry();
     }
 
     /**

@@ -73,6 +73,10 @@ public final class ServerCommand implements Callable<Integer>
     @Option(names = "--cluster-nodes", description = "id@host:controlPort:first-last,...")
     String clusterNodes;
 
+    @Option(names = "--metrics-port", paramLabel = "P",
+        description = "serve Prometheus metrics on http://HOST:P/metrics (setting metrics.port; default 0 = off)")
+    Integer metricsPort;
+
     @Option(names = {"-S", "--set"}, paramLabel = "KEY=VALUE", description = "any setting (see ServerConfig)")
     Map<String, String> settings = new LinkedHashMap<>();
 
@@ -107,6 +111,7 @@ public final class ServerCommand implements Callable<Integer>
         put(m, "pool.pin", pin);
         put(m, "auth.secret", secret);
         put(m, "cluster.nodes", clusterNodes);
+        put(m, "metrics.port", metricsPort);
         return m;
     }
 
@@ -148,7 +153,9 @@ public final class ServerCommand implements Callable<Integer>
             " transport=" + server.transportName() +
             " startupMs=" + server.startupReport().sinceProcessStartMillis() +
             " poolKeys=" + server.startupReport().poolKeys() +
-            " poolComplete=" + server.startupReport().complete());
+            " poolComplete=" + server.startupReport().complete() +
+            (server.metricsAddress() == null ? "" :
+                " metrics=" + hostPort(config.advertisedHost(), server.metricsAddress().getPort())));
         out.flush();
         try
         {

@@ -58,6 +58,7 @@ import java.util.TreeMap;
  *                                        data endpoint (single use); also how long a data connection may take to
  *                                        attach before it is closed
  *   cluster.nodes           (this node)  id@host:controlPort:firstSlot-lastSlot,... (16384 slots in total)
+ *   metrics.port            0            Prometheus endpoint (http://host:port/metrics) on the bind address; 0 = off
  *   tcp.* / verbs.*         -            passed to the transport as properties
  * </pre>
  */
@@ -107,6 +108,7 @@ public final class ServerConfig
         m.put("auth.secret", null);
         m.put("auth.ticketTtlMs", "30000");
         m.put("cluster.nodes", null);
+        m.put("metrics.port", "0");
         KNOWN = java.util.Collections.unmodifiableMap(m);
     }
 
@@ -136,6 +138,7 @@ public final class ServerConfig
     private final long ticketTtlMillis;
     private final List<ClusterNode> clusterNodes;
     private final Map<String, String> transportProperties;
+    private final int metricsPort;
     /** The settings as given (defaults + file + flags), so {@link #with} re-derives what was derived. */
     private final Map<String, String> given;
 
@@ -209,6 +212,7 @@ public final class ServerConfig
             }
         });
         transportProperties = java.util.Collections.unmodifiableMap(tp);
+        metricsPort = intSetting(s, "metrics.port", 0, 65_535);
     }
 
     /** All defaults. */
@@ -412,6 +416,12 @@ public final class ServerConfig
     public Map<String, String> transportProperties()
     {
         return transportProperties;
+    }
+
+    /** Port of the Prometheus endpoint ({@code metrics.port}); 0 when off. */
+    public int metricsPort()
+    {
+        return metricsPort;
     }
 
     @Override

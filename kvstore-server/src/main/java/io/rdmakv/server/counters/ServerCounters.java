@@ -43,6 +43,12 @@ public final class ServerCounters
         return s == null ? -1 : s.getAsLong();
     }
 
+    /** The labels of the registered gauges, in registration order (metrics bind each one). */
+    public synchronized java.util.List<String> gaugeLabels()
+    {
+        return java.util.List.copyOf(gauges.keySet());
+    }
+
     /** {@code label=value} lines, counters then gauges (STATS body). */
     public synchronized String render()
     {
