@@ -362,8 +362,10 @@ public final class KvServer implements AutoCloseable
         {
             return;
         }
+        // A test can show the node a described sysfs (RDMA port counters on a host without RDMA).
+        final String sysfs = System.getProperty("rdmakv.metrics.sysfsRoot");
         metrics = NodeMetrics.start(new InetSocketAddress(config.host(), config.metricsPort()), counters, store,
-            InfinibandSysfs.DEFAULT_ROOT);
+            sysfs == null ? InfinibandSysfs.DEFAULT_ROOT : java.nio.file.Path.of(sysfs));
         opened.push(metrics);
         handler.timeRequestsWith(metrics.requestTimer());
         LOG.info("metrics: http://{}:{}{} ({} RDMA port counters from sysfs)", config.advertisedHost(),

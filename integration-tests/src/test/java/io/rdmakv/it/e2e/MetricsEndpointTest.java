@@ -15,7 +15,19 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+
+import java.io.ByteArrayOutputStream;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 
@@ -34,6 +46,8 @@ class MetricsEndpointTest
     private static final int RPC_GETS = 30;
     private static final int ONE_SIDED_GETS = 20;
     private static final int DELETES = 5;
+    private static final Path REPO_ROOT =
+        Path.of(System.getProperty("rdmakv.it.repoRoot", "..")).toAbsolutePath().normalize();
 
     @TempDir
     Path tmp;
@@ -101,6 +115,68 @@ class MetricsEndpointTest
         assertTrue(after.value("jvm_buffer_memory_used_bytes", "id", "direct") > 0);
         assertTrue(after.value("process_uptime_seconds") > 0);
         assertEquals(0, server.stop(java.time.Duration.ofSeconds(60)), server.diagnosis());
+    }
+
+    @Test
+    @Timeout(180)
+    void shouldServeEverySeriesTheGrafanaDashboardQueries() throws Exception
+    {
+        // A described RDMA port, so the port-counter panels have their series on a host without RDMA.
+        final Path port = tmp.resolve("sysfs/rxe0/ports/1");
+        Files.createDirectories(port.resolve("counters"));
+        Files.createDirectories(port.resolve("hw_counters"));
+        Files.writeString(port.resolve("state"), "4: ACTIVE\n");
+        Files.writeString(port.resolve("counters/symbol_error"), "2\n");
+        Files.writeString(port.resolve("hw_counters/rnr_nak_retry_err"), "5\n");
+        final int metricsPort = FreePorts.take(1)[0];
+        final ServerProcess server = ServerProcess.builder(tmp.resolve("data")).name("dashboard")
+            .setting("metrics.port", Integer.toString(metricsPort))
+            .systemProperty("rdmakv.metrics.sysfsRoot", tmp.resolve("sysfs").toString()).start();
+        final PrometheusMeterRegistry service = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        final MetricsScrape scrape;
+        try (KvClient client = client(server, GetMode.AUTO, ""))
+        {
+            new KvClientMetrics(client).bindTo(service);
+            final ByteArrayOutputStream clientScrape = new ByteArrayOutputStream();
+            service.scrape(clientScrape, MetricsScrape.PROTOBUF);
+            scrape = MetricsScrape.of("127.0.0.1:" + metricsPort).and(MetricsScrape.parse(clientScrape.toByteArray()));
+        }
+        assertEquals(5, scrape.value("rdmakv_rdma_port_counter", "device", "rxe0", "counter", "rnr_nak_retry_err"));
+
+        final JsonNode dashboard = new ObjectMapper().readTree(REPO_ROOT.resolve("docker/grafana/rdmakv-dashboard.json")
+            .toFile());
+        assertEquals("rdmakv", dashboard.get("uid").asText());
+        final Set<String> queried = new TreeSet<>();
+        for (final JsonNode panel : dashboard.get("panels"))
+        {
+            assertTrue(panel.get("targets").size() > 0, panel.get("title").asText());
+            for (final JsonNode target : panel.get("targets"))
+            {
+                queried.addAll(seriesIn(target.get("expr").asText()));
+            }
+        }
+        assertTrue(queried.size() >= 30, "the dashboard queries the node, client, RocksDB, RDMA and JVM: " + queried);
+        final List<String> missing = queried.stream().filter(series -> !scrape.hasSeries(series)).toList();
+        assertEquals(List.of(), missing, "series the dashboard queries but no scrape has; scraped: " +
+            scrape.families().keySet());
+        assertEquals(0, server.stop(java.time.Duration.ofSeconds(60)), server.diagnosis());
+    }
+
+    /** The series names in a PromQL expression: identifiers outside braces that are not functions or keywords. */
+    static Set<String> seriesIn(final String expr)
+    {
+        final String outsideBraces = expr.replaceAll("\\{[^}]*}", "").replaceAll("\\[[^]]*]", "");
+        final Set<String> series = new TreeSet<>();
+        final Matcher m = Pattern.compile("[a-zA-Z_:][a-zA-Z0-9_:]*(?!\\s*\\()").matcher(outsideBraces);
+        while (m.find())
+        {
+            final String word = m.group();
+            if (word.startsWith("rdmakv_") || word.startsWith("jvm_") || word.startsWith("process_"))
+            {
+                series.add(word);
+            }
+        }
+        return series;
     }
 
     private static double delta(final MetricsScrape before, final MetricsScrape after, final String name,

@@ -62,8 +62,14 @@ public final class MetricsScrape
         {
             throw new IllegalStateException("scrape of " + hostPort + " answered " + response.statusCode());
         }
+        return parse(response.body());
+    }
+
+    /** Parse a scrape in the delimited protobuf exposition (e.g. a registry's {@code scrape(out, PROTOBUF)}). */
+    public static MetricsScrape parse(final byte[] protobuf)
+    {
         final Map<String, Metrics.MetricFamily> families = new LinkedHashMap<>();
-        try (InputStream in = new ByteArrayInputStream(response.body()))
+        try (InputStream in = new ByteArrayInputStream(protobuf))
         {
             Metrics.MetricFamily family;
             while ((family = Metrics.MetricFamily.parseDelimitedFrom(in)) != null)
@@ -73,9 +79,33 @@ public final class MetricsScrape
         }
         catch (final IOException ex)
         {
-            throw new UncheckedIOException("unparsable scrape of " + hostPort, ex);
+            throw new UncheckedIOException("unparsable scrape", ex);
         }
         return new MetricsScrape(families);
+    }
+
+    /** This scrape's families and {@code other}'s (e.g. a node's and an embedding service's). */
+    public MetricsScrape and(final MetricsScrape other)
+    {
+        final Map<String, Metrics.MetricFamily> all = new LinkedHashMap<>(families);
+        all.putAll(other.families);
+        return new MetricsScrape(all);
+    }
+
+    /**
+     * Whether a PromQL series name exists here: a family of that name, a counter's {@code _total}, or a histogram's
+     * {@code _bucket} / {@code _count} / {@code _sum}.
+     */
+    public boolean hasSeries(final String series)
+    {
+        if (has(series) || has(series.replaceFirst("_total$", "")))
+        {
+            return true;
+        }
+        final String base = series.replaceFirst("_(bucket|count|sum)$", "");
+        final Metrics.MetricFamily f = families.get(base);
+        return !base.equals(series) && f != null &&
+            (f.getType() == Metrics.MetricType.HISTOGRAM || f.getType() == Metrics.MetricType.SUMMARY);
     }
 
     public Map<String, Metrics.MetricFamily> families()
