@@ -18,6 +18,13 @@ import picocli.CommandLine.Spec;
         "",
         "Start a node with 'rdmakv server', then use get/put/del/stats against it.",
         "'rdmakv demo' runs a node and a workload in one process."},
+    exitCodeListHeading = "%nExit codes (client commands; server and doctor list their own):%n",
+    exitCodeList = {
+        "0:ok",
+        "1:key not found (get, del)",
+        "2:usage error (also a key or value over the limits)",
+        "3:failed: unreachable server, a node that did not answer, rejected, timed out",
+        "4:the credential was refused (--credential, RDMAKV_CREDENTIAL)"},
     subcommands = {
         ServerCommand.class,
         LoadCommand.class,

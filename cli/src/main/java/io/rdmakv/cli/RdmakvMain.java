@@ -57,7 +57,7 @@ public final class RdmakvMain
             if (ex instanceof KvException kv)
             {
                 io.err().println("rdmakv: " + kv.getMessage());
-                return ExitCodes.FAILED;
+                return ExitCodes.of(kv);
             }
             io.err().println("rdmakv: " + ex);
             if (Boolean.getBoolean("rdmakv.debug"))

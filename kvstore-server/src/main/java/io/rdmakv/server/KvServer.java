@@ -19,7 +19,9 @@ import io.rdmakv.server.handler.Limits;
 import io.rdmakv.server.handler.RequestHandler;
 import io.rdmakv.server.handler.SlotRouter;
 import io.rdmakv.server.metrics.MetricsEndpoint;
+import io.rdmakv.server.metrics.NodeGauges;
 import io.rdmakv.server.metrics.NodeMetrics;
+import io.rdmakv.server.metrics.ServerMeters;
 import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.pool.PoolSizing;
 import io.rdmakv.server.pool.PoolWarmUp;
@@ -37,6 +39,7 @@ import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.WorkerProgress;
 import io.rdmakv.transport.diag.InfinibandSysfs;
 import io.rdmakv.transport.select.TransportSelector;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.agrona.concurrent.SystemNanoClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -101,6 +104,7 @@ public final class KvServer implements AutoCloseable
     private PoolWarmUp.Result warmUp;
     private StartupReport startup;
     private NodeMetrics metrics;
+    private ServerMeters requestTimes;
     private volatile boolean closed;
 
     private KvServer(final ServerConfig config)
@@ -224,7 +228,8 @@ public final class KvServer implements AutoCloseable
         opened.push(listener);
         dataAddress = listener.localAddress();
 
-        registerGauges();
+        NodeGauges.register(counters, index, memoryDomain, store, arena, transportName, transportReason,
+            () -> requestTimes);
         startMetrics();
 
         control = new ControlServer(new InetSocketAddress(config.host(), config.controlPort()),
@@ -344,22 +349,14 @@ public final class KvServer implements AutoCloseable
         return failure;
     }
 
-    private void registerGauges()
-    {
-        counters.gauge("pool.keys", index::keyCount);
-        counters.gauge("pool.evictions", index::evictions);
-        counters.gauge("pool.complete", () -> index.isComplete() ? 1 : 0);
-        counters.gauge("pool.bytesInUse", () -> index.allocator().bytesInUse());
-        counters.gauge("pool.retiredBytes", () -> index.allocator().retiredBytes());
-        counters.gauge("registrations", memoryDomain::registrationCount);
-        counters.gauge("store.syncs", store::syncCount);
-    }
-
     /** The Prometheus endpoint when {@code metrics.port} is set: every counter and gauge above, and request times. */
     private void startMetrics()
     {
         if (config.metricsPort() == 0)
         {
+            // No endpoint; request times are still kept for STATS.
+            requestTimes = ServerMeters.timersOnly(new SimpleMeterRegistry());
+            handler.timeRequestsWith(requestTimes);
             return;
         }
         // A test can show the node a described sysfs (RDMA port counters on a host without RDMA).
@@ -367,7 +364,8 @@ public final class KvServer implements AutoCloseable
         metrics = NodeMetrics.start(new InetSocketAddress(config.host(), config.metricsPort()), counters, store,
             sysfs == null ? InfinibandSysfs.DEFAULT_ROOT : java.nio.file.Path.of(sysfs));
         opened.push(metrics);
-        handler.timeRequestsWith(metrics.requestTimer());
+        requestTimes = metrics.requestTimer();
+        handler.timeRequestsWith(requestTimes);
         LOG.info("metrics: http://{}:{}{} ({} RDMA port counters from sysfs)", config.advertisedHost(),
             metrics.address().getPort(), MetricsEndpoint.PATH, metrics.rdmaCounters());
     }

@@ -65,8 +65,8 @@ public final class NodeMetrics implements AutoCloseable
         }
     }
 
-    /** Where the request handler reports request times. */
-    public RequestTimer requestTimer()
+    /** Where the request handler reports request times (also the STATS latency summaries). */
+    public ServerMeters requestTimer()
     {
         return requestTimer;
     }

@@ -4,6 +4,8 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.distribution.CountAtBucket;
+import io.micrometer.core.instrument.distribution.HistogramSnapshot;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 
@@ -11,6 +13,7 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.ToDoubleFunction;
 
@@ -45,6 +48,48 @@ public final class ServerMeters implements RequestTimer
     private static final Set<String> GAUGES_THAT_ARE_TOTALS = Set.of("pool.evictions", "store.syncs");
 
     private final Map<Operation, Timer> timers = new EnumMap<>(Operation.class);
+
+    /** Request timers alone (no counters bound), for a node without a metrics endpoint: STATS still has latencies. */
+    public static ServerMeters timersOnly(final MeterRegistry registry)
+    {
+        return new ServerMeters(registry);
+    }
+
+    /**
+     * {@code count=N mean=Xus p50<=Yus p99<=Zus max=Wus} for one operation: quantiles as the histogram bucket that
+     * holds them (upper bound, as Prometheus' histogram_quantile reads them), max over the last minutes.
+     */
+    public String summary(final Operation operation)
+    {
+        final HistogramSnapshot s = timers.get(operation).takeSnapshot();
+        if (s.count() == 0)
+        {
+            return "count=0";
+        }
+        return "count=" + s.count() + " mean=" + micros(s.mean(TimeUnit.NANOSECONDS)) +
+            "us p50<=" + micros(bucketOf(s, 0.5)) + "us p99<=" + micros(bucketOf(s, 0.99)) +
+            "us max=" + micros(s.max(TimeUnit.NANOSECONDS)) + "us";
+    }
+
+    /** Upper bound (ns) of the first bucket whose cumulative count reaches {@code q} of all; NaN without buckets. */
+    static double bucketOf(final HistogramSnapshot s, final double q)
+    {
+        final CountAtBucket[] buckets = s.histogramCounts();
+        final double rank = q * s.count();
+        for (final CountAtBucket b : buckets)
+        {
+            if (b.count() >= rank)
+            {
+                return b.bucket(TimeUnit.NANOSECONDS);
+            }
+        }
+        return s.max(TimeUnit.NANOSECONDS);
+    }
+
+    private static String micros(final double nanos)
+    {
+        return String.format(java.util.Locale.ROOT, "%.1f", nanos / 1000.0);
+    }
 
     private ServerMeters(final MeterRegistry registry)
     {
@@ -111,6 +156,6 @@ public final class ServerMeters implements RequestTimer
     @Override
     public void record(final Operation operation, final long nanos)
     {
-        timers.get(operation).record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+        timers.get(operation).record(nanos, TimeUnit.NANOSECONDS);
     }
 }
