@@ -59,6 +59,10 @@ class StatsProcessTest
             assertTrue(node.get("latency.put").asText().startsWith("count=1 "), node.toString());
             assertTrue(node.get("latency.get").asText().matches("count=\\d+ mean=.*p99<=.*"), node.toString());
 
+            final Path secretFile = tmp.resolve("secret");
+            java.nio.file.Files.writeString(secretFile, "s3cret\n");
+            assertEquals(ExitCodes.OK, cli("stats", "-s", seed, "--credential-file", secretFile.toString()).code());
+
             final ChildJvm.Result wrong = cli("stats", "-s", seed, "--credential", "wrong");
             assertEquals(ExitCodes.UNAUTHENTICATED, wrong.code(), wrong.err());
             assertTrue(wrong.err().toLowerCase().contains("credential"), wrong.err());
@@ -88,6 +92,7 @@ class StatsProcessTest
         assertEquals(0, help.code());
         final Matcher m = Pattern.compile("(?m)^\\s+4\\s+the credential was refused").matcher(help.out());
         assertTrue(m.find(), help.out());
+        assertTrue(help.out().contains("memlock vs pinning."), "doctor's line is whole: " + help.out());
     }
 
     private ChildJvm.Result cli(final String... args) throws Exception

@@ -4,6 +4,7 @@ import io.rdmakv.server.KvServer;
 import io.rdmakv.server.ServerStartException;
 import io.rdmakv.server.config.ConfigException;
 import io.rdmakv.server.config.ServerConfig;
+import io.rdmakv.server.config.SettingsReference;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -28,7 +29,12 @@ import java.util.concurrent.CountDownLatch;
  * bad configuration.
  */
 @Command(name = "server", mixinStandardHelpOptions = true,
-    description = "Run a key-value server node (control plane on --control-port, data plane on --port).")
+    description = {"Run a key-value server node. Clients dial --port, the control plane (handshake); the data plane is "
+        + "on --data-port, which the handshake tells them.",
+        "Every setting: --list-settings (or docs/settings.md); any of them with -S name=value or --config FILE."},
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {"0:stopped cleanly (SIGTERM, SIGINT)", "1:cannot start (message on stderr)",
+        "2:invalid configuration"})
 public final class ServerCommand implements Callable<Integer>
 {
     @Option(names = "--config", paramLabel = "FILE", description = "properties file; flags override it")
@@ -67,8 +73,18 @@ public final class ServerCommand implements Callable<Integer>
     @Option(names = "--pin", description = "AUTO | REQUIRED | BEST_EFFORT | OFF")
     String pin;
 
-    @Option(names = "--secret", description = "shared secret clients must present (prefer auth.secret in --config)")
+    @Option(names = "--secret", paramLabel = "SECRET",
+        description = "shared secret clients must present; visible in ps: prefer --secret-file, RDMAKV_SECRET or "
+            + "auth.secret in --config")
     String secret;
+
+    @Option(names = "--secret-file", paramLabel = "FILE",
+        description = "read the shared secret from FILE (its first line), as auth.secret")
+    Path secretFile;
+
+    @Option(names = "--list-settings", arity = "0..1", paramLabel = "FORMAT", fallbackValue = "text",
+        description = "print every setting with its default and meaning (text, or markdown for docs/settings.md) and exit")
+    String listSettings;
 
     @Option(names = "--cluster-nodes", description = "id@host:controlPort:first-last,...")
     String clusterNodes;
@@ -83,6 +99,8 @@ public final class ServerCommand implements Callable<Integer>
     private final PrintStream out;
     private final PrintStream err;
     private final CountDownLatch stopped = new CountDownLatch(1);
+    /** The environment (tests give their own). */
+    java.util.function.UnaryOperator<String> environment = System::getenv;
 
     public ServerCommand()
     {
@@ -109,15 +127,52 @@ public final class ServerCommand implements Callable<Integer>
         put(m, "durability", durability);
         put(m, "node.id", nodeId);
         put(m, "pool.pin", pin);
-        put(m, "auth.secret", secret);
+        put(m, "auth.secret", secret(secret, secretFile, environment.apply("RDMAKV_SECRET")));
         put(m, "cluster.nodes", clusterNodes);
         put(m, "metrics.port", metricsPort);
         return m;
     }
 
+    /**
+     * The secret from the flag, else the file's first line, else the environment; null when none is given.
+     *
+     * @throws ConfigException when the file cannot be read or is empty.
+     */
+    static String secret(final String flag, final Path file, final String env)
+    {
+        if (flag != null)
+        {
+            return flag;
+        }
+        if (file != null)
+        {
+            try
+            {
+                final String first = java.nio.file.Files.readAllLines(file, java.nio.charset.StandardCharsets.UTF_8)
+                    .stream().findFirst().orElse("").strip();
+                if (first.isEmpty())
+                {
+                    throw new ConfigException("--secret-file " + file + " is empty");
+                }
+                return first;
+            }
+            catch (final java.io.IOException ex)
+            {
+                throw new ConfigException("cannot read --secret-file " + file + ": " + ex.getMessage(), ex);
+            }
+        }
+        return env == null || env.isEmpty() ? null : env;
+    }
+
     @Override
     public Integer call()
     {
+        if (listSettings != null)
+        {
+            out.print(listSettings.equals("markdown") ? SettingsReference.markdown() : SettingsReference.text());
+            out.flush();
+            return 0;
+        }
         final ServerConfig config;
         try
         {
