@@ -15,6 +15,7 @@ import java.util.function.Function;
  *   --log-config FILE   | RDMAKV_LOG_CONFIG=FILE  -> logback.configurationFile (a whole Logback file of one's own)
  *   --log-format json   | RDMAKV_LOG_FORMAT=json  -> rdmakv.log.format, and logback-json.xml unless a file is given
  *   get/put/del/stats/bench                       -> rdmakv.log.level=WARN (only what was asked is printed)
+ *   get/put/del/stats, no file, no format         -> rdmakv.log.quiet=true (QuietLogConfigurator, no XML)
  * </pre>
  */
 public final class LogSetup
@@ -26,6 +27,8 @@ public final class LogSetup
     public static final String CONFIG_PROPERTY = "logback.configurationFile";
     public static final String FORMAT_PROPERTY = "rdmakv.log.format";
     public static final String LEVEL_PROPERTY = "rdmakv.log.level";
+    /** Set for get/put/del/stats with no file and no format of one's own: see {@link QuietLogConfigurator}. */
+    public static final String QUIET_PROPERTY = "rdmakv.log.quiet";
     /** The built-in JSON configuration, a class path resource beside {@code logback.xml}. */
     public static final String JSON_CONFIG_RESOURCE = "logback-json.xml";
 
@@ -68,6 +71,12 @@ public final class LogSetup
         if (args.length > 0 && QUIET_COMMANDS.contains(args[0]))
         {
             setUnlessGiven(LEVEL_PROPERTY, "WARN", properties, setProperty);
+            if (properties.apply(CONFIG_PROPERTY) == null && properties.apply(FORMAT_PROPERTY) == null &&
+                !args[0].equals("bench"))
+            {
+                // Warnings as text and nothing else to choose: QuietLogConfigurator, without the XML machinery.
+                setUnlessGiven(QUIET_PROPERTY, "true", properties, setProperty);
+            }
         }
     }
 

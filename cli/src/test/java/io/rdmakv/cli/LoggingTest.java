@@ -47,7 +47,8 @@ class LoggingTest
     {
         final String err = run(Map.of(), "get", "k");
         assertFalse(err.contains("probe info"), err);
-        assertTrue(err.contains("probe warn"), err);
+        assertTrue(err.matches("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z WARN  \\[main] probe - probe warn"),
+            "the quiet configuration keeps logback.xml's pattern: " + err);
     }
 
     @Test
@@ -101,7 +102,10 @@ class LoggingTest
         LogSetup.apply(new String[] {"get", "--log-format=json"}, Map.of(LogSetup.CONFIG_ENV, "/etc/x.xml"),
             properties::get, properties::put);
         assertEquals(Map.of(LogSetup.FORMAT_PROPERTY, "text", LogSetup.CONFIG_PROPERTY, "/etc/x.xml",
-            LogSetup.LEVEL_PROPERTY, "WARN"), properties);
+            LogSetup.LEVEL_PROPERTY, "WARN"), properties, "a file of one's own: no quiet configuration");
+        final Map<String, String> quiet = new HashMap<>();
+        LogSetup.apply(new String[] {"get", "k"}, Map.of(), quiet::get, quiet::put);
+        assertEquals(Map.of(LogSetup.LEVEL_PROPERTY, "WARN", LogSetup.QUIET_PROPERTY, "true"), quiet);
     }
 
     /** Run {@link LogProbeMain} in a child JVM with this class path; its standard error. */
