@@ -39,7 +39,8 @@ import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.WorkerProgress;
 import io.rdmakv.transport.diag.InfinibandSysfs;
 import io.rdmakv.transport.select.TransportSelector;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.agrona.concurrent.SystemNanoClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -355,7 +356,7 @@ public final class KvServer implements AutoCloseable
         if (config.metricsPort() == 0)
         {
             // No endpoint; request times are still kept for STATS.
-            requestTimes = ServerMeters.timersOnly(new SimpleMeterRegistry());
+            requestTimes = ServerMeters.timersOnly(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
             handler.timeRequestsWith(requestTimes);
             return;
         }

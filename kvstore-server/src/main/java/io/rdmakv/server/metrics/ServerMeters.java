@@ -49,7 +49,11 @@ public final class ServerMeters implements RequestTimer
 
     private final Map<Operation, Timer> timers = new EnumMap<>(Operation.class);
 
-    /** Request timers alone (no counters bound), for a node without a metrics endpoint: STATS still has latencies. */
+    /**
+     * Request timers alone (no counters bound), for a node without a metrics endpoint: STATS still has latencies.
+     * Give it a registry that keeps percentile-histogram buckets (a {@code PrometheusMeterRegistry}; Micrometer's
+     * {@code SimpleMeterRegistry} keeps none, and {@link #summary} would show only the max).
+     */
     public static ServerMeters timersOnly(final MeterRegistry registry)
     {
         return new ServerMeters(registry);
@@ -71,14 +75,31 @@ public final class ServerMeters implements RequestTimer
             "us max=" + micros(s.max(TimeUnit.NANOSECONDS)) + "us";
     }
 
-    /** Upper bound (ns) of the first bucket whose cumulative count reaches {@code q} of all; NaN without buckets. */
+    /**
+     * Upper bound (ns) of the first bucket holding the {@code q} quantile of the values the buckets hold (a registry's
+     * buckets may cover a recent window while {@code count()} covers all time, so the rank is taken over the buckets'
+     * own population); cumulative and per-bucket counts are both read right. The max when the buckets hold nothing.
+     */
     static double bucketOf(final HistogramSnapshot s, final double q)
     {
         final CountAtBucket[] buckets = s.histogramCounts();
-        final double rank = q * s.count();
+        boolean cumulative = true;
+        double sum = 0;
+        for (int i = 0; i < buckets.length; i++)
+        {
+            cumulative &= i == 0 || buckets[i].count() >= buckets[i - 1].count();
+            sum += buckets[i].count();
+        }
+        final double total = buckets.length == 0 ? 0 : cumulative ? buckets[buckets.length - 1].count() : sum;
+        if (total == 0)
+        {
+            return s.max(TimeUnit.NANOSECONDS);
+        }
+        double seen = 0;
         for (final CountAtBucket b : buckets)
         {
-            if (b.count() >= rank)
+            seen = cumulative ? b.count() : seen + b.count();
+            if (seen >= q * total)
             {
                 return b.bucket(TimeUnit.NANOSECONDS);
             }
