@@ -5,7 +5,8 @@ package io.rdmakv.transport;
  * {@code UnsafeBuffer}, {@code BufferUtil} or {@code AtomicBuffer}), and there is no property that makes it fall
  * back to {@code sun.misc.Unsafe}: without {@value #FLAG} the first buffer fails with an {@link IllegalAccessError}
  * deep inside a build. This check asks the module system first, without touching Agrona's unsafe class, and fails
- * with a message that names the flag.
+ * with a message that names the flag. Every provider's {@code open} runs it (selecting a transport, as
+ * {@code rdmakv doctor} does, needs no flag).
  */
 public final class JvmAccess
 {

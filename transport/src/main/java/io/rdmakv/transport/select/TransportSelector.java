@@ -1,6 +1,5 @@
 package io.rdmakv.transport.select;
 
-import io.rdmakv.transport.JvmAccess;
 import io.rdmakv.transport.TransportCapability;
 import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.TransportProvider;
@@ -29,15 +28,9 @@ public final class TransportSelector
         this.providers = List.copyOf(providers);
     }
 
-    /**
-     * All providers on the class path, through {@link ServiceLoader}.
-     *
-     * @throws IllegalStateException naming the JVM flag when Agrona cannot run here ({@link JvmAccess}): every
-     *                               transport's buffers are Agrona's, so this is the first place to say so.
-     */
+    /** All providers on the class path, through {@link ServiceLoader}. */
     public static TransportSelector fromClassPath()
     {
-        JvmAccess.ensureAgronaAccess();
         final List<TransportProvider> found = new ArrayList<>();
         ServiceLoader.load(TransportProvider.class).forEach(found::add);
         found.sort(Comparator.comparing(TransportProvider::name));

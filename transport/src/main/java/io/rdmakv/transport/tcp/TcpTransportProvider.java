@@ -71,6 +71,8 @@ public final class TcpTransportProvider implements TransportProvider
     @Override
     public Transport open(final TransportConfig config)
     {
+        // Every buffer of a transport is Agrona's: say which JVM flag is missing before the first one fails.
+        io.rdmakv.transport.JvmAccess.ensureAgronaAccess();
         if (!isAvailable())
         {
             throw new TransportException("tcp transport unavailable: " + unavailabilityCause());

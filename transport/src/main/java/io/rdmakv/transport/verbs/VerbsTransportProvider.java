@@ -94,6 +94,8 @@ public final class VerbsTransportProvider implements TransportProvider, PortAttr
     @Override
     public Transport open(final TransportConfig config)
     {
+        // Every buffer of a transport is Agrona's: say which JVM flag is missing before the first one fails.
+        io.rdmakv.transport.JvmAccess.ensureAgronaAccess();
         final String cause = unavailabilityCause();
         if (cause != null)
         {
