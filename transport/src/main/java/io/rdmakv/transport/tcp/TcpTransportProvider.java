@@ -1,5 +1,6 @@
 package io.rdmakv.transport.tcp;
 
+import io.rdmakv.transport.JvmAccess;
 import io.rdmakv.transport.Transport;
 import io.rdmakv.transport.TransportCapabilities;
 import io.rdmakv.transport.TransportCapability;
@@ -72,7 +73,7 @@ public final class TcpTransportProvider implements TransportProvider
     public Transport open(final TransportConfig config)
     {
         // Every buffer of a transport is Agrona's: say which JVM flag is missing before the first one fails.
-        io.rdmakv.transport.JvmAccess.ensureAgronaAccess();
+        JvmAccess.ensureAgronaAccess();
         if (!isAvailable())
         {
             throw new TransportException("tcp transport unavailable: " + unavailabilityCause());

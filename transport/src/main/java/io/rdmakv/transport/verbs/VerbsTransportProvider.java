@@ -1,5 +1,6 @@
 package io.rdmakv.transport.verbs;
 
+import io.rdmakv.transport.JvmAccess;
 import io.rdmakv.transport.Transport;
 import io.rdmakv.transport.TransportCapabilities;
 import io.rdmakv.transport.TransportCapability;
@@ -95,7 +96,7 @@ public final class VerbsTransportProvider implements TransportProvider, PortAttr
     public Transport open(final TransportConfig config)
     {
         // Every buffer of a transport is Agrona's: say which JVM flag is missing before the first one fails.
-        io.rdmakv.transport.JvmAccess.ensureAgronaAccess();
+        JvmAccess.ensureAgronaAccess();
         final String cause = unavailabilityCause();
         if (cause != null)
         {
