@@ -30,8 +30,13 @@ public final class ClientOptions
     long timeoutMillis;
 
     @Option(names = "--credential", paramLabel = "SECRET", defaultValue = "${env:RDMAKV_CREDENTIAL}",
-        description = "Shared secret of the cluster (default: the RDMAKV_CREDENTIAL environment variable).")
+        description = "Shared secret of the cluster (default: the RDMAKV_CREDENTIAL environment variable). "
+            + "Visible in ps: prefer RDMAKV_CREDENTIAL or --credential-file.")
     String credential;
+
+    @Option(names = "--credential-file", paramLabel = "FILE",
+        description = "Read the shared secret from FILE (its first line).")
+    java.nio.file.Path credentialFile;
 
     /** Longest connect and request timeout accepted: an hour. */
     static final long MAX_TIMEOUT_MILLIS = 3_600_000L;
@@ -61,10 +66,25 @@ public final class ClientOptions
         {
             builder.servers(servers);
         }
-        if (credential != null && !credential.isEmpty())
+        final String secret = credentialFile != null ? firstLine(credentialFile) : credential;
+        if (secret != null && !secret.isEmpty())
         {
-            builder.credential(credential);
+            builder.credential(secret);
         }
         return builder.build();
+    }
+
+    /** @throws IllegalArgumentException (a usage error) when the file cannot be read. */
+    private static String firstLine(final java.nio.file.Path file)
+    {
+        try
+        {
+            return java.nio.file.Files.readAllLines(file, java.nio.charset.StandardCharsets.UTF_8).stream().findFirst()
+                .orElse("").strip();
+        }
+        catch (final java.io.IOException ex)
+        {
+            throw new IllegalArgumentException("cannot read --credential-file " + file + ": " + ex.getMessage(), ex);
+        }
     }
 }

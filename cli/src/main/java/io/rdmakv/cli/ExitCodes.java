@@ -8,8 +8,16 @@ public final class ExitCodes
     public static final int NOT_FOUND = 1;
     /** Bad command line (picocli's usage error code). */
     public static final int USAGE = 2;
-    /** The operation failed: unreachable server, rejection, timeout, server error. */
+    /** The operation failed: unreachable server or node, rejection, timeout, server error. */
     public static final int FAILED = 3;
+    /** The cluster refused the credential (wrong or missing {@code --credential} / {@code RDMAKV_CREDENTIAL}). */
+    public static final int UNAUTHENTICATED = 4;
+
+    /** The code for a failed operation: {@link #UNAUTHENTICATED} when the node refused the credential. */
+    public static int of(final io.rdmakv.client.KvException failure)
+    {
+        return failure instanceof io.rdmakv.client.KvAuthenticationException ? UNAUTHENTICATED : FAILED;
+    }
 
     private ExitCodes()
     {

@@ -7,6 +7,8 @@ import io.rdmakv.server.cli.ServerCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
 /** The top command {@code rdmakv}: only dispatches to its subcommands. */
@@ -16,6 +18,13 @@ import picocli.CommandLine.Spec;
         "",
         "Start a node with 'rdmakv server', then use get/put/del/stats against it.",
         "'rdmakv demo' runs a node and a workload in one process."},
+    exitCodeListHeading = "%nExit codes (client commands; server and doctor list their own):%n",
+    exitCodeList = {
+        "0:ok",
+        "1:key not found (get, del)",
+        "2:usage error (also a key or value over the limits)",
+        "3:failed: unreachable server, a node that did not answer, rejected, timed out",
+        "4:the credential was refused (--credential, RDMAKV_CREDENTIAL)"},
     subcommands = {
         ServerCommand.class,
         LoadCommand.class,
@@ -34,6 +43,15 @@ public final class RdmakvCommand implements Runnable
 
     @Spec
     CommandSpec spec;
+
+    /** Read by {@link LogSetup} before picocli runs (logging starts before parsing); declared here for help. */
+    @Option(names = LogSetup.CONFIG_FLAG, paramLabel = "FILE", scope = ScopeType.INHERIT,
+        description = "Logback configuration replacing the built-in one (also RDMAKV_LOG_CONFIG).")
+    String logConfig;
+
+    @Option(names = LogSetup.FORMAT_FLAG, paramLabel = "FORMAT", scope = ScopeType.INHERIT,
+        description = "Log lines as text (default) or json, on stderr (also RDMAKV_LOG_FORMAT).")
+    String logFormat;
 
     /**
      * @param io   the standard streams.

@@ -18,22 +18,16 @@ public final class RdmakvMain
 
     public static void main(final String[] args)
     {
-        quietForClientCommands(args);
-        System.exit(run(Io.system(), ArgBytes.ofProcess(args), args));
-    }
-
-    /**
-     * get/put/del/stats print only what was asked (values, counters) and one line on failure: the transport's and
-     * the client's informational log lines would only get in the way. Set before any logger exists.
-     */
-    static void quietForClientCommands(final String[] args)
-    {
-        final String level = "org.slf4j.simpleLogger.defaultLogLevel";
-        if (args.length > 0 && System.getProperty(level) == null &&
-            java.util.Set.of("get", "put", "del", "delete", "stats", "bench").contains(args[0]))
+        try
         {
-            System.setProperty(level, "warn");
+            LogSetup.apply(args);
         }
+        catch (final IllegalArgumentException ex)
+        {
+            System.err.println("rdmakv: " + ex.getMessage());
+            System.exit(ExitCodes.USAGE);
+        }
+        System.exit(run(Io.system(), ArgBytes.ofProcess(args), args));
     }
 
     /**
@@ -74,7 +68,7 @@ public final class RdmakvMain
             if (ex instanceof KvException kv)
             {
                 io.err().println("rdmakv: " + kv.getMessage());
-                return ExitCodes.FAILED;
+                return ExitCodes.of(kv);
             }
             io.err().println("rdmakv: " + ex);
             if (Boolean.getBoolean("rdmakv.debug"))

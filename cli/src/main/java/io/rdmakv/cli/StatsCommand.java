@@ -1,15 +1,32 @@
 package io.rdmakv.cli;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rdmakv.client.ClientCounter;
 import io.rdmakv.client.KvClient;
+import io.rdmakv.client.KvStats;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 
-/** {@code rdmakv stats}: every node's counters and this client's, one {@code name=value} per line. */
+/**
+ * {@code rdmakv stats}: what every node reports (Redis INFO-like: version, uptime, transport and why, memory, keys,
+ * latency per operation, counters) and this client's counters; text {@code name=value} lines or one JSON document.
+ * Exits {@link ExitCodes#FAILED} when a node of the cluster map did not answer (the others are still printed).
+ */
 @Command(name = "stats", mixinStandardHelpOptions = true,
-    description = "Print the counters of every node (node.<id>.<name>=value) and of this client.")
+    description = {"Print what every node reports (node.<id>.<name>=value: version, uptime.ms, transport and "
+        + "transport.reason, memory.pool/pinned/heap/direct bytes, pool.keys, store.keysEstimate, latency.<op>, and "
+        + "every counter) and this client's counters (client.<name>=value).",
+        "A node that does not answer is printed as node.<id>.error=... and the exit code is 3."},
+    exitCodeListHeading = "%nExit codes:%n", exitCodeList = {
+        "0:ok", "2:usage error", "3:unreachable, or a node did not answer", "4:the credential was refused"})
 public final class StatsCommand implements Callable<Integer>
 {
     @ParentCommand
@@ -18,14 +35,58 @@ public final class StatsCommand implements Callable<Integer>
     @Mixin
     ClientOptions client;
 
+    @Option(names = "--json", description = "one JSON document: {\"nodes\": {id: {name: value}}, \"client\": {...}}")
+    boolean json;
+
     @Override
-    public Integer call()
+    public Integer call() throws Exception
     {
+        final KvStats stats;
         try (KvClient kv = client.connect())
         {
-            parent.io().out().print(kv.stats().format());
-            parent.io().out().flush();
+            stats = kv.stats();
         }
-        return ExitCodes.OK;
+        parent.io().out().print(json ? json(stats) + "\n" : stats.format());
+        parent.io().out().flush();
+        int code = ExitCodes.OK;
+        for (final Map.Entry<Integer, Map<String, String>> node : new TreeMap<>(stats.nodes()).entrySet())
+        {
+            final String error = node.getValue().get("error");
+            if (error != null)
+            {
+                parent.io().err().println("rdmakv: node " + node.getKey() + " did not answer: " + error);
+                code = ExitCodes.FAILED;
+            }
+        }
+        return code;
+    }
+
+    /** Numbers as JSON numbers, everything else (version, reasons, latency summaries) as strings. */
+    static String json(final KvStats stats) throws Exception
+    {
+        final ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+        final ObjectNode root = mapper.createObjectNode();
+        final ObjectNode nodes = root.putObject("nodes");
+        new TreeMap<>(stats.nodes()).forEach((id, values) ->
+        {
+            final ObjectNode node = nodes.putObject(Integer.toString(id));
+            values.forEach((name, value) ->
+            {
+                try
+                {
+                    node.put(name, Long.parseLong(value));
+                }
+                catch (final NumberFormatException notANumber)
+                {
+                    node.put(name, value);
+                }
+            });
+        });
+        final ObjectNode clientNode = root.putObject("client");
+        for (final ClientCounter c : ClientCounter.values())
+        {
+            clientNode.put(c.label(), stats.client(c));
+        }
+        return mapper.writeValueAsString(root);
     }
 }

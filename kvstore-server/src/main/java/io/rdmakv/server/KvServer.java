@@ -18,6 +18,10 @@ import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.handler.Limits;
 import io.rdmakv.server.handler.RequestHandler;
 import io.rdmakv.server.handler.SlotRouter;
+import io.rdmakv.server.metrics.MetricsEndpoint;
+import io.rdmakv.server.metrics.NodeGauges;
+import io.rdmakv.server.metrics.NodeMetrics;
+import io.rdmakv.server.metrics.ServerMeters;
 import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.pool.PoolSizing;
 import io.rdmakv.server.pool.PoolWarmUp;
@@ -34,7 +38,10 @@ import io.rdmakv.transport.TransportCapability;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.WorkerProgress;
+import io.rdmakv.transport.diag.InfinibandSysfs;
 import io.rdmakv.transport.select.TransportSelector;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.agrona.concurrent.SystemNanoClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -100,6 +107,8 @@ public final class KvServer implements AutoCloseable
     private InetSocketAddress dataAddress;
     private PoolWarmUp.Result warmUp;
     private StartupReport startup;
+    private NodeMetrics metrics;
+    private ServerMeters requestTimes;
     private volatile boolean closed;
 
     private KvServer(final ServerConfig config)
@@ -225,7 +234,9 @@ public final class KvServer implements AutoCloseable
         opened.push(listener);
         dataAddress = listener.localAddress();
 
-        registerGauges();
+        NodeGauges.register(counters, index, memoryDomain, store, arena, transportName, transportReason,
+            () -> requestTimes);
+        startMetrics();
 
         control = new ControlServer(new InetSocketAddress(config.host(), config.controlPort()),
             new ControlServer.ControlSettings(config.maxControlFrameBytes(), config.maxConnections(), config.secret(),
@@ -346,15 +357,37 @@ public final class KvServer implements AutoCloseable
         return failure;
     }
 
-    private void registerGauges()
+    /** The Prometheus endpoint when {@code metrics.port} is set: every counter and gauge above, and request times. */
+    private void startMetrics()
     {
-        counters.gauge("pool.keys", index::keyCount);
-        counters.gauge("pool.evictions", index::evictions);
-        counters.gauge("pool.complete", () -> index.isComplete() ? 1 : 0);
-        counters.gauge("pool.bytesInUse", () -> index.allocator().bytesInUse());
-        counters.gauge("pool.retiredBytes", () -> index.allocator().retiredBytes());
-        counters.gauge("registrations", memoryDomain::registrationCount);
-        counters.gauge("store.syncs", store::syncCount);
+        if (config.metricsPort() == 0)
+        {
+            // No endpoint; request times are still kept for STATS.
+            requestTimes = ServerMeters.timersOnly(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+            handler.timeRequestsWith(requestTimes);
+            return;
+        }
+        // A test can show the node a described sysfs (RDMA port counters on a host without RDMA).
+        final String sysfs = System.getProperty("rdmakv.metrics.sysfsRoot");
+        metrics = NodeMetrics.start(new InetSocketAddress(config.host(), config.metricsPort()), counters, store,
+            sysfs == null ? InfinibandSysfs.DEFAULT_ROOT : java.nio.file.Path.of(sysfs));
+        opened.push(metrics);
+        requestTimes = metrics.requestTimer();
+        handler.timeRequestsWith(requestTimes);
+        LOG.info("metrics: http://{}:{}{} ({} RDMA port counters from sysfs)", config.advertisedHost(),
+            metrics.address().getPort(), MetricsEndpoint.PATH, metrics.rdmaCounters());
+    }
+
+    /** Where metrics are served, or {@code null} when {@code metrics.port} is 0. */
+    public InetSocketAddress metricsAddress()
+    {
+        return metrics == null ? null : metrics.address();
+    }
+
+    /** The node's meter registry, or {@code null} when metrics are off. */
+    public io.micrometer.core.instrument.MeterRegistry meterRegistry()
+    {
+        return metrics == null ? null : metrics.registry();
     }
 
     /**
@@ -466,7 +499,7 @@ public final class KvServer implements AutoCloseable
 
     /** Gracefully stop (see the class comment). Idempotent. */
     @Override
-    public void close()
+    public synchronized void close()
     {
         if (closed)
         {

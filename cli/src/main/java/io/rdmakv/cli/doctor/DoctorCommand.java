@@ -40,6 +40,7 @@ import java.util.concurrent.Callable;
  * can work (the TCP fallback on a machine without RDMA is a WARN), 2 when it cannot.
  */
 @Command(name = "doctor", mixinStandardHelpOptions = true,
+    header = "Check this machine for rdmakv: RDMA devices and ports, the transport 'auto' picks, memlock vs pinning.",
     description = {
         "Check this machine for rdmakv: RDMA devices, ports, GIDs, counters, /dev/infiniband, libibverbs,",
         "which transport 'auto' picks and why, and RLIMIT_MEMLOCK against what the server pins",

@@ -151,12 +151,50 @@ public final class ServerProcess implements AutoCloseable
             throw new IllegalStateException(name + " was never started");
         }
         process.destroy();
+        return awaitExit(timeout, "SIGTERM");
+    }
+
+    /**
+     * Send {@code signal} (a name {@code kill -s} takes, e.g. {@code INT}) and wait for exit.
+     *
+     * @return the exit code.
+     * @throws IllegalStateException when the process does not exit within {@code timeout} (it is then killed).
+     */
+    public int stop(final String signal, final Duration timeout)
+    {
+        if (process == null)
+        {
+            throw new IllegalStateException(name + " was never started");
+        }
+        try
+        {
+            final Process kill = new ProcessBuilder("kill", "-s", signal, Long.toString(process.pid()))
+                .redirectErrorStream(true).start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0)
+            {
+                throw new IllegalStateException("kill -s " + signal + " " + process.pid() + " failed");
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot run kill", ex);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while signalling " + name, ex);
+        }
+        return awaitExit(timeout, "SIG" + signal);
+    }
+
+    private int awaitExit(final Duration timeout, final String signal)
+    {
         try
         {
             if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS))
             {
                 kill();
-                throw new IllegalStateException(name + " did not exit within " + timeout + " of SIGTERM" + diagnosis());
+                throw new IllegalStateException(name + " did not exit within " + timeout + " of " + signal + diagnosis());
             }
         }
         catch (final InterruptedException ex)

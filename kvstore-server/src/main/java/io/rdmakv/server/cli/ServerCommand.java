@@ -4,6 +4,7 @@ import io.rdmakv.server.KvServer;
 import io.rdmakv.server.ServerStartException;
 import io.rdmakv.server.config.ConfigException;
 import io.rdmakv.server.config.ServerConfig;
+import io.rdmakv.server.config.SettingsReference;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -24,10 +25,16 @@ import java.util.concurrent.CountDownLatch;
  * </pre>
  * {@code startupMs} is the time from the process's start to serving (-1 if the OS does not say), {@code poolKeys} the
  * keys warm-up placed in the pool, {@code poolComplete} whether that is every key (see the "startup:" log line).
- * Exit codes: 0 after a clean shutdown, 1 when the node cannot start (message on stderr), 2 for a bad configuration.
+ * Exit codes: 0 after a clean shutdown (SIGTERM or SIGINT), 1 when the node cannot start (message on stderr), 2 for a
+ * bad configuration.
  */
 @Command(name = "server", mixinStandardHelpOptions = true,
-    description = "Run a key-value server node (control plane on --control-port, data plane on --port).")
+    description = {"Run a key-value server node. Clients dial --port, the control plane (handshake); the data plane is "
+        + "on --data-port, which the handshake tells them.",
+        "Every setting: --list-settings (or docs/settings.md); any of them with -S name=value or --config FILE."},
+    exitCodeListHeading = "%nExit codes:%n",
+    exitCodeList = {"0:stopped cleanly (SIGTERM, SIGINT)", "1:cannot start (message on stderr)",
+        "2:invalid configuration"})
 public final class ServerCommand implements Callable<Integer>
 {
     @Option(names = "--config", paramLabel = "FILE", description = "properties file; flags override it")
@@ -66,11 +73,25 @@ public final class ServerCommand implements Callable<Integer>
     @Option(names = "--pin", description = "AUTO | REQUIRED | BEST_EFFORT | OFF")
     String pin;
 
-    @Option(names = "--secret", description = "shared secret clients must present (prefer auth.secret in --config)")
+    @Option(names = "--secret", paramLabel = "SECRET",
+        description = "shared secret clients must present; visible in ps: prefer --secret-file, RDMAKV_SECRET or "
+            + "auth.secret in --config")
     String secret;
+
+    @Option(names = "--secret-file", paramLabel = "FILE",
+        description = "read the shared secret from FILE (its first line), as auth.secret")
+    Path secretFile;
+
+    @Option(names = "--list-settings", arity = "0..1", paramLabel = "FORMAT", fallbackValue = "text",
+        description = "print every setting with its default and meaning (text, or markdown for docs/settings.md) and exit")
+    String listSettings;
 
     @Option(names = "--cluster-nodes", description = "id@host:controlPort:first-last,...")
     String clusterNodes;
+
+    @Option(names = "--metrics-port", paramLabel = "P",
+        description = "serve Prometheus metrics on http://HOST:P/metrics (setting metrics.port; default 0 = off)")
+    Integer metricsPort;
 
     @Option(names = {"-S", "--set"}, paramLabel = "KEY=VALUE", description = "any setting (see ServerConfig)")
     Map<String, String> settings = new LinkedHashMap<>();
@@ -78,6 +99,8 @@ public final class ServerCommand implements Callable<Integer>
     private final PrintStream out;
     private final PrintStream err;
     private final CountDownLatch stopped = new CountDownLatch(1);
+    /** The environment (tests give their own). */
+    java.util.function.UnaryOperator<String> environment = System::getenv;
 
     public ServerCommand()
     {
@@ -104,14 +127,52 @@ public final class ServerCommand implements Callable<Integer>
         put(m, "durability", durability);
         put(m, "node.id", nodeId);
         put(m, "pool.pin", pin);
-        put(m, "auth.secret", secret);
+        put(m, "auth.secret", secret(secret, secretFile, environment.apply("RDMAKV_SECRET")));
         put(m, "cluster.nodes", clusterNodes);
+        put(m, "metrics.port", metricsPort);
         return m;
+    }
+
+    /**
+     * The secret from the flag, else the file's first line, else the environment; null when none is given.
+     *
+     * @throws ConfigException when the file cannot be read or is empty.
+     */
+    static String secret(final String flag, final Path file, final String env)
+    {
+        if (flag != null)
+        {
+            return flag;
+        }
+        if (file != null)
+        {
+            try
+            {
+                final String first = java.nio.file.Files.readAllLines(file, java.nio.charset.StandardCharsets.UTF_8)
+                    .stream().findFirst().orElse("").strip();
+                if (first.isEmpty())
+                {
+                    throw new ConfigException("--secret-file " + file + " is empty");
+                }
+                return first;
+            }
+            catch (final java.io.IOException ex)
+            {
+                throw new ConfigException("cannot read --secret-file " + file + ": " + ex.getMessage(), ex);
+            }
+        }
+        return env == null || env.isEmpty() ? null : env;
     }
 
     @Override
     public Integer call()
     {
+        if (listSettings != null)
+        {
+            out.print(listSettings.equals("markdown") ? SettingsReference.markdown() : SettingsReference.text());
+            out.flush();
+            return 0;
+        }
         final ServerConfig config;
         try
         {
@@ -132,6 +193,9 @@ public final class ServerCommand implements Callable<Integer>
             err.println("rdmakv server: cannot start: " + ex.getMessage());
             return 1;
         }
+        // SIGTERM/SIGINT only wake this thread, which closes the node and returns 0; the hook covers every other
+        // way the JVM may end (System.exit elsewhere, SIGHUP, a refused signal handler) and is a no-op after close.
+        StopSignals.install(stopped::countDown);
         final Thread hook = new Thread(() ->
         {
             server.close();
@@ -144,7 +208,9 @@ public final class ServerCommand implements Callable<Integer>
             " transport=" + server.transportName() +
             " startupMs=" + server.startupReport().sinceProcessStartMillis() +
             " poolKeys=" + server.startupReport().poolKeys() +
-            " poolComplete=" + server.startupReport().complete());
+            " poolComplete=" + server.startupReport().complete() +
+            (server.metricsAddress() == null ? "" :
+                " metrics=" + hostPort(config.advertisedHost(), server.metricsAddress().getPort())));
         out.flush();
         try
         {
@@ -153,8 +219,8 @@ public final class ServerCommand implements Callable<Integer>
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
-            server.close();
         }
+        server.close();
         return 0;
     }
 

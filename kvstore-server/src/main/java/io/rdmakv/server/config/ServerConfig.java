@@ -21,66 +21,9 @@ import java.util.TreeMap;
 
 /**
  * Settings of one server node: read from a properties file, overridden by command-line flags, validated once.
- * Every setting has a default that runs out of the box on a laptop; {@link #KNOWN} lists them with their meaning.
- *
- * <pre>
- *   setting                 default      meaning
- *   node.id                 1            this node's id in the cluster map
- *   data.dir                ./data       RocksDB directory
- *   durability              DEFAULT      DEFAULT (survives kill -9) | FSYNC (survives power loss, group commit)
- *   store.writeBufferSize   8MiB         RocksDB memtable size (write_buffer_size), 1 MiB to 1 GiB; the memtable insert
- *                                        runs on the request thread, and a small skiplist stays in cache (RocksDB's
- *                                        64 MiB default costs that thread ~1.5x the CPU per write; flushes run on
- *                                        RocksDB's own threads). The WAL and durability are the same at any size
- *   store.walRecovery       tolerate-tail
- *                                        a damaged write-ahead log: tolerate-tail (start after dropping a last
- *                                        record cut short by a crash, refuse any other damage, naming file, offset
- *                                        and fix) | strict (refuse a torn last record too) | point-in-time (keep
- *                                        the writes before the damage, drop the rest) | skip-corrupted (drop only the
- *                                        damaged records); the last two copy the WAL aside and log the loss at ERROR
- *   pool.size               64MiB        pinned, registered pool (header + index + extents); k/m/g, KiB/MiB/GiB
- *   pool.partitionSize      1GiB         pool view partition (power of two, at most 1 GiB)
- *   pool.pin                AUTO         AUTO | REQUIRED | BEST_EFFORT | OFF (AUTO: REQUIRED on verbs, else BEST_EFFORT)
- *   pool.hugePages          NONE         NONE | TRANSPARENT | EXPLICIT
- *   pool.reclaimGraceMs     100          grace period before a freed extent is reused (longer than a client read)
- *   pool.scribbleRetired    false        test/debug: overwrite an extent the moment it is superseded, as if reused at
- *                                        once by a hostile writer (every stale one-sided read then fails its check)
- *   index.avgEntryBytes     224          expected average extent size; sizes the index (at most 16 B of index per key;
- *                                        224 puts power-of-two pools at a slot load of ~0.54, ~14.9 B per key)
- *   transport               auto         auto | tcp | verbs
- *   transport.maxInflightPerEndpoint
- *                           128          operations one data endpoint keeps in flight (the transport's credits, 1 to
- *                                        16384; on verbs also the default send and receive depth); more wait in the
- *                                        endpoint's pending queue (a client sets it as the transport property
- *                                        maxInflightPerEndpoint)
- *   host                    0.0.0.0      bind address of both ports
- *   advertised.host         (derived)    address clients are told; host when not a wildcard, else this host's address
- *   control.port            7400         control plane (Netty; HELLO/WELCOME handshake); 0 = any free port
- *   data.port               7401         data plane (transport listener: PUT/DELETE/GET/STATS); 0 = any free port
- *   control.maxFrameBytes   65536        largest control-plane frame accepted
- *   limits.maxKeyBytes      1024         largest key
- *   limits.maxValueBytes    1048576      largest value
- *   limits.maxMessageBytes  (derived)    largest data-plane message: header + key + value + slack
- *   limits.maxConnections   1024         authenticated connections per plane (control: after a WELCOME; data: after
- *                                        a valid ATTACH); beyond, a HELLO gets REJECT(BUSY), an ATTACH BUSY
- *   limits.maxUnauthenticated
- *                           1024         connections per plane that have not authenticated yet (control: before a
- *                                        good HELLO; data: before a valid ATTACH); a newcomer beyond sheds the oldest
- *   limits.maxUnauthenticatedPerSource
- *                           64           of those from one source address (IPv6: one /64); beyond, its oldest is shed
- *   auth.handshakeTimeoutMs 5000         how long a connection may stay unauthenticated before it is closed (and a
- *                                        control connection may stay open after its WELCOME)
- *   auth.secret             (none)       shared secret a client must present in HELLO; none = open
- *   auth.failedCredentialBurst
- *                           10           wrong credentials one source address may send at once; then ...
- *   auth.failedCredentialIntervalMs
- *                           1000         ... one per interval: a HELLO from it waits for its turn (REJECT BUSY if
- *                                        that is past the handshake timeout); other sources are not slowed
- *   auth.ticketTtlMs        30000        how long a WELCOME's session ticket may wait for the ATTACH that opens a
- *                                        data endpoint (single use)
- *   cluster.nodes           (this node)  id@host:controlPort:firstSlot-lastSlot,... (16384 slots in total)
- *   tcp.* / verbs.*         -            passed to the transport as properties
- * </pre>
+ * Every setting has a default that runs out of the box on a laptop; {@link #KNOWN} lists them with their defaults and
+ * {@link SettingsReference} with their meanings ({@code rdmakv server --list-settings}, and the generated page
+ * {@code docs/settings.md}, which a test keeps equal to the code). Sizes follow {@link #parseSize}.
  */
 public final class ServerConfig
 {
@@ -134,6 +77,7 @@ public final class ServerConfig
         m.put("auth.failedCredentialIntervalMs", "1000");
         m.put("auth.ticketTtlMs", "30000");
         m.put("cluster.nodes", null);
+        m.put("metrics.port", "0");
         KNOWN = java.util.Collections.unmodifiableMap(m);
     }
 
@@ -165,6 +109,7 @@ public final class ServerConfig
     private final AdmissionSettings admission;
     private final List<ClusterNode> clusterNodes;
     private final Map<String, String> transportProperties;
+    private final int metricsPort;
     /** The settings as given (defaults + file + flags), so {@link #with} re-derives what was derived. */
     private final Map<String, String> given;
 
@@ -244,6 +189,7 @@ public final class ServerConfig
             }
         });
         transportProperties = java.util.Collections.unmodifiableMap(tp);
+        metricsPort = intSetting(s, "metrics.port", 0, 65_535);
     }
 
     /** All defaults. */
@@ -461,6 +407,12 @@ public final class ServerConfig
         return transportProperties;
     }
 
+    /** Port of the Prometheus endpoint ({@code metrics.port}); 0 when off. */
+    public int metricsPort()
+    {
+        return metricsPort;
+    }
+
     @Override
     public String toString()
     {
@@ -472,34 +424,56 @@ public final class ServerConfig
         return "ServerConfig" + m;
     }
 
-    /** Parse sizes like {@code 65536}, {@code 64k}, {@code 64KiB}, {@code 64m}, {@code 1GiB}. */
+    /**
+     * Parse a size in bytes. One convention, case-insensitive, a space allowed before the unit:
+     * <pre>
+     *   65536            bytes
+     *   KiB MiB GiB TiB  binary: 2^10, 2^20, 2^30, 2^40     (1.5GiB = 1610612736)
+     *   KB  MB  GB  TB   decimal: 10^3, 10^6, 10^9, 10^12   (64MB = 64000000)
+     *   k   m   g   t    binary, as the JVM's -Xmx reads them (64m = 64 MiB)
+     *   B                bytes (64B)
+     * </pre>
+     * A fraction is accepted when it comes to whole bytes ({@code 1.5KiB} = 1536; {@code 0.3KiB} is refused).
+     *
+     * @throws NumberFormatException naming the value, for anything else or a size beyond {@code Long.MAX_VALUE}.
+     */
     public static long parseSize(final String value)
     {
-        final String v = value.trim().toLowerCase(Locale.ROOT).replace("ib", "").replace("b", "");
-        long multiplier = 1;
-        String digits = v;
-        if (!v.isEmpty())
+        final java.util.regex.Matcher m = SIZE.matcher(value.trim());
+        if (!m.matches())
         {
-            switch (v.charAt(v.length() - 1))
-            {
-                case 'k' -> multiplier = 1L << 10;
-                case 'm' -> multiplier = 1L << 20;
-                case 'g' -> multiplier = 1L << 30;
-                case 't' -> multiplier = 1L << 40;
-                default -> multiplier = 1;
-            }
-            if (multiplier != 1)
-            {
-                digits = v.substring(0, v.length() - 1).trim();
-            }
+            throw new NumberFormatException("not a size: '" + value + "' (e.g. 65536, 64MiB, 1.5GiB, 500MB)");
         }
-        final long n = Long.parseLong(digits);
-        if (n < 0 || n > Long.MAX_VALUE / multiplier)
+        final String unit = m.group(2).toLowerCase(Locale.ROOT);
+        final java.math.BigDecimal multiplier = switch (unit)
         {
-            throw new NumberFormatException("size out of range: " + value);
+            case "", "b" -> java.math.BigDecimal.ONE;
+            case "k", "kib" -> java.math.BigDecimal.valueOf(1L << 10);
+            case "m", "mib" -> java.math.BigDecimal.valueOf(1L << 20);
+            case "g", "gib" -> java.math.BigDecimal.valueOf(1L << 30);
+            case "t", "tib" -> java.math.BigDecimal.valueOf(1L << 40);
+            case "kb" -> java.math.BigDecimal.TEN.pow(3);
+            case "mb" -> java.math.BigDecimal.TEN.pow(6);
+            case "gb" -> java.math.BigDecimal.TEN.pow(9);
+            case "tb" -> java.math.BigDecimal.TEN.pow(12);
+            default -> throw new NumberFormatException("unknown size unit '" + m.group(2) + "' in '" + value +
+                "' (KiB, MiB, GiB, TiB are binary; KB, MB, GB, TB decimal)");
+        };
+        final java.math.BigDecimal bytes = new java.math.BigDecimal(m.group(1)).multiply(multiplier);
+        try
+        {
+            return bytes.longValueExact();
         }
-        return n * multiplier;
+        catch (final ArithmeticException ex)
+        {
+            throw new NumberFormatException("size '" + value + "' is " + (bytes.signum() > 0 &&
+                bytes.compareTo(java.math.BigDecimal.valueOf(Long.MAX_VALUE)) > 0 ? "too large" :
+                "not a whole number of bytes (" + bytes.stripTrailingZeros().toPlainString() + ")"));
+        }
     }
+
+    private static final java.util.regex.Pattern SIZE =
+        java.util.regex.Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*([A-Za-z]*)");
 
     private static String checkName(final String name)
     {
@@ -554,7 +528,8 @@ public final class ServerConfig
         }
         catch (final NumberFormatException ex)
         {
-            throw new ConfigException(name + " must be a size like 65536, 64MiB or 1GiB: '" + v + "'");
+            throw new ConfigException(name + " must be a size like 65536, 64MiB or 1GiB: '" + v + "' (" +
+                ex.getMessage() + ")");
         }
         if (n < min || n > max)
         {

@@ -14,6 +14,7 @@ public final class ServerCounters
 {
     private final AtomicLongArray values = new AtomicLongArray(ServerCounter.values().length);
     private final Map<String, LongSupplier> gauges = new LinkedHashMap<>();
+    private final Map<String, java.util.function.Supplier<String>> infos = new LinkedHashMap<>();
 
     public void increment(final ServerCounter counter)
     {
@@ -36,6 +37,15 @@ public final class ServerCounters
         gauges.put(label, supplier);
     }
 
+    /**
+     * Register a text fact read on demand for STATS (version, transport and why, latency summaries): not a number,
+     * so not a metric. Before serving starts.
+     */
+    public synchronized void info(final String label, final java.util.function.Supplier<String> supplier)
+    {
+        infos.put(label, supplier);
+    }
+
     /** The value of a registered gauge, or -1 if unknown. */
     public synchronized long gauge(final String label)
     {
@@ -43,7 +53,13 @@ public final class ServerCounters
         return s == null ? -1 : s.getAsLong();
     }
 
-    /** {@code label=value} lines, counters then gauges (STATS body). */
+    /** The labels of the registered gauges, in registration order (metrics bind each one). */
+    public synchronized java.util.List<String> gaugeLabels()
+    {
+        return java.util.List.copyOf(gauges.keySet());
+    }
+
+    /** {@code label=value} lines, counters, gauges, then facts (STATS body); a fact's line breaks become spaces. */
     public synchronized String render()
     {
         final StringBuilder sb = new StringBuilder(1024);
@@ -52,6 +68,8 @@ public final class ServerCounters
             sb.append(c.label()).append('=').append(get(c)).append('\n');
         }
         gauges.forEach((label, supplier) -> sb.append(label).append('=').append(supplier.getAsLong()).append('\n'));
+        infos.forEach((label, supplier) -> sb.append(label).append('=')
+            .append(String.valueOf(supplier.get()).replace('\n', ' ')).append('\n'));
         return sb.toString();
     }
 }

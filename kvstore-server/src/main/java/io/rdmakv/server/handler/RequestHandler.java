@@ -12,6 +12,7 @@ import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.admission.AdmissionSettings;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.server.metrics.RequestTimer;
 import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.session.SessionTickets;
 import io.rdmakv.server.store.RocksStore;
@@ -85,6 +86,8 @@ public final class RequestHandler implements EndpointHandler
     private final PutBatch puts;
     /** FSYNC durability: writes waiting for group commit (null under DEFAULT). */
     private final GroupCommitWrites synced;
+    /** Set once metrics start (after listening), read per request. */
+    private volatile RequestTimer timer = RequestTimer.NONE;
 
     private long nextAdmissionCheckNanos;
     /** Wakes the request thread after a hand-off from another thread (the group committer). */
@@ -172,12 +175,30 @@ public final class RequestHandler implements EndpointHandler
             commitPuts(); // a GET, DELETE or STATS sees every PUT that arrived before it
         }
         final long correlationId = decoder.correlationId();
+        final RequestTimer timer = this.timer;
+        final long start = timer == RequestTimer.NONE ? 0 : System.nanoTime();
         switch (type)
         {
-            case PUT_REQUEST -> onPut(endpoint, correlationId, decoder.putRequest());
-            case DELETE_REQUEST -> onDelete(endpoint, correlationId, decoder.keyRequest());
-            case GET_REQUEST -> onGet(endpoint, correlationId, decoder.keyRequest());
-            case STATS_REQUEST -> onStats(endpoint, correlationId);
+            case PUT_REQUEST ->
+            {
+                onPut(endpoint, correlationId, decoder.putRequest());
+                timed(timer, RequestTimer.Operation.PUT, start);
+            }
+            case DELETE_REQUEST ->
+            {
+                onDelete(endpoint, correlationId, decoder.keyRequest());
+                timed(timer, RequestTimer.Operation.DELETE, start);
+            }
+            case GET_REQUEST ->
+            {
+                onGet(endpoint, correlationId, decoder.keyRequest());
+                timed(timer, RequestTimer.Operation.GET, start);
+            }
+            case STATS_REQUEST ->
+            {
+                onStats(endpoint, correlationId);
+                timed(timer, RequestTimer.Operation.STATS, start);
+            }
             case ATTACH_REQUEST ->
             {
                 counters.increment(ServerCounter.MALFORMED_REQUESTS);
@@ -222,6 +243,20 @@ public final class RequestHandler implements EndpointHandler
             }
         }
         return work;
+    }
+
+    /** Report each request's time on this thread to {@code requestTimer} (metrics); {@link RequestTimer#NONE} = off. */
+    public void timeRequestsWith(final RequestTimer requestTimer)
+    {
+        this.timer = requestTimer;
+    }
+
+    private static void timed(final RequestTimer timer, final RequestTimer.Operation op, final long start)
+    {
+        if (timer != RequestTimer.NONE)
+        {
+            timer.record(op, System.nanoTime() - start);
+        }
     }
 
     /** Wakes the request thread when a durable write completes (else it waits for the next timed duty cycle). */

@@ -432,6 +432,22 @@ public final class RocksStore implements AutoCloseable
         return committer == null ? 0 : committer.syncCount();
     }
 
+    /**
+     * A RocksDB integer property ({@code rocksdb.compaction-pending}, {@code rocksdb.is-write-stopped}, ...), read on
+     * demand (metrics); -1 when RocksDB does not answer it (closed, unknown name).
+     */
+    public long longProperty(final String name)
+    {
+        try
+        {
+            return db.getLongProperty(name);
+        }
+        catch (final RocksDBException | RuntimeException ex)
+        {
+            return -1;
+        }
+    }
+
     /** Writes committed by group commit (FSYNC); 0 in DEFAULT mode. */
     public long groupCommittedWrites()
     {

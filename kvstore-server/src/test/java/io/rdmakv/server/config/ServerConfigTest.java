@@ -184,8 +184,34 @@ class ServerConfigTest
         assertEquals(64 << 10, ServerConfig.parseSize("64k"));
         assertEquals(64L << 20, ServerConfig.parseSize("64MiB"));
         assertEquals(1L << 30, ServerConfig.parseSize("1 GiB"));
-        assertEquals(2L << 20, ServerConfig.parseSize("2mb"));
+        assertEquals(2_000_000, ServerConfig.parseSize("2mb"), "MB is decimal");
         assertThrows(NumberFormatException.class, () -> ServerConfig.parseSize("99999999999999999t"));
+    }
+
+    @Test
+    void shouldReadBinaryAndDecimalUnitsWithTheirTrueMeaningsAndExactFractions()
+    {
+        assertEquals(1_610_612_736L, ServerConfig.parseSize("1.5GiB"));
+        assertEquals(1_500_000_000L, ServerConfig.parseSize("1.5GB"));
+        assertEquals(64_000_000L, ServerConfig.parseSize("64MB"));
+        assertEquals(64L << 20, ServerConfig.parseSize("64MiB"));
+        assertEquals(1000, ServerConfig.parseSize("1KB"));
+        assertEquals(1024, ServerConfig.parseSize("1kib"));
+        assertEquals(1536, ServerConfig.parseSize("1.5KiB"));
+        assertEquals(2L << 40, ServerConfig.parseSize("2TiB"));
+        assertEquals(3_000_000_000_000L, ServerConfig.parseSize("3TB"));
+        assertEquals(64, ServerConfig.parseSize("64B"));
+        assertEquals(64L << 20, ServerConfig.parseSize("64m"), "a bare letter is binary, as -Xmx reads it");
+        final NumberFormatException fraction = assertThrows(NumberFormatException.class,
+            () -> ServerConfig.parseSize("0.3KiB"));
+        assertTrue(fraction.getMessage().contains("not a whole number of bytes (307.2)"), fraction.getMessage());
+        for (final String bad : List.of("", "MiB", "-1MiB", "1.5", "1.5.2GiB", "12 parsecs", "1e3"))
+        {
+            assertThrows(NumberFormatException.class, () -> ServerConfig.parseSize(bad), bad);
+        }
+        assertEquals(1_610_612_736L, ServerConfig.from(new Properties(), Map.of("pool.size", "1.5GiB")).poolSize());
+        assertMessage("pool.size must be a multiple of 4096", Map.of("pool.size", "1.5GB"));
+        assertMessage("not a whole number of bytes", Map.of("pool.size", "0.3KiB"));
     }
 
     private static void assertMessage(final String expected, final Map<String, String> overrides)

@@ -1,5 +1,6 @@
 package io.rdmakv.transport.tcp;
 
+import io.rdmakv.transport.JvmAccess;
 import io.rdmakv.transport.Transport;
 import io.rdmakv.transport.TransportCapabilities;
 import io.rdmakv.transport.TransportCapability;
@@ -71,6 +72,8 @@ public final class TcpTransportProvider implements TransportProvider
     @Override
     public Transport open(final TransportConfig config)
     {
+        // Every buffer of a transport is Agrona's: say which JVM flag is missing before the first one fails.
+        JvmAccess.ensureAgronaAccess();
         if (!isAvailable())
         {
             throw new TransportException("tcp transport unavailable: " + unavailabilityCause());

@@ -76,7 +76,7 @@ public final class VerbsProbe
         if (libraryFailure != null)
         {
             return "libibverbs could not be loaded (install libibverbs1 and ibverbs-providers from rdma-core): " +
-                libraryFailure;
+                oneLine(libraryFailure);
         }
         if (!env.deviceDirectoryExists())
         {
@@ -110,6 +110,25 @@ public final class VerbsProbe
             sb.append(' ').append(d.name()).append(' ').append(d.portStates().isEmpty() ? "[no ports]" : d.portStates());
         }
         return sb.append(" (is the network interface under the device up and linked?)").toString();
+    }
+
+    /**
+     * JNA's load failure as one line: its message lists every path tried on lines of their own, then the whole
+     * resource path searched; the distinct reasons, joined, are what an operator needs.
+     */
+    static String oneLine(final Throwable failure)
+    {
+        final String message = failure.getMessage() == null ? "" : failure.getMessage();
+        final java.util.LinkedHashSet<String> parts = new java.util.LinkedHashSet<>();
+        for (final String line : message.split("\\R"))
+        {
+            final String l = line.trim();
+            if (!l.isEmpty() && !l.startsWith("Native library (") && !l.startsWith("Unable to load library"))
+            {
+                parts.add(l.endsWith(":") ? l.substring(0, l.length() - 1) : l);
+            }
+        }
+        return failure.getClass().getSimpleName() + (parts.isEmpty() ? "" : ": " + String.join("; ", parts));
     }
 
     /** Lazily computed, cached cause (computed once per class loader, as Netty does). */

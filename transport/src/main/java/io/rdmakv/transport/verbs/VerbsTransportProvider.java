@@ -1,5 +1,6 @@
 package io.rdmakv.transport.verbs;
 
+import io.rdmakv.transport.JvmAccess;
 import io.rdmakv.transport.Transport;
 import io.rdmakv.transport.TransportCapabilities;
 import io.rdmakv.transport.TransportCapability;
@@ -94,6 +95,8 @@ public final class VerbsTransportProvider implements TransportProvider, PortAttr
     @Override
     public Transport open(final TransportConfig config)
     {
+        // Every buffer of a transport is Agrona's: say which JVM flag is missing before the first one fails.
+        JvmAccess.ensureAgronaAccess();
         final String cause = unavailabilityCause();
         if (cause != null)
         {

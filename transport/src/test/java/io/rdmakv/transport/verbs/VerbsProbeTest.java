@@ -65,6 +65,19 @@ class VerbsProbeTest
     }
 
     @Test
+    void shouldSayWhyLibibverbsCannotBeLoadedOnOneLine()
+    {
+        // JNA's message as it reads on a host without rdma-core: one line per path tried, then the resource path.
+        final UnsatisfiedLinkError jna = new UnsatisfiedLinkError("Unable to load library 'ibverbs':\n" +
+            "libibverbs.so: cannot open shared object file: No such file or directory\n" +
+            "libibverbs.so: cannot open shared object file: No such file or directory\n" +
+            "Native library (linux-x86-64/libibverbs.so) not found in resource path (/opt/rdmakv.jar)");
+        final String cause = VerbsProbe.probe(new Machine(false, jna, true, List.of(ACTIVE)));
+        assertEquals("libibverbs could not be loaded (install libibverbs1 and ibverbs-providers from rdma-core): " +
+            "UnsatisfiedLinkError: libibverbs.so: cannot open shared object file: No such file or directory", cause);
+    }
+
+    @Test
     void shouldSayWhenDevInfinibandIsMissing()
     {
         final String cause = VerbsProbe.probe(new Machine(false, null, false, List.of(ACTIVE)));

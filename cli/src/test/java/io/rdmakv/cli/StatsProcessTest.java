@@ -1,0 +1,110 @@
+package io.rdmakv.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code rdmakv stats} as a process against server processes: what a node reports, and the exit codes for a wrong
+ * credential (4), an unreachable server (3) and a node of the map that does not answer (3, the others printed).
+ */
+@Timeout(300)
+class StatsProcessTest
+{
+    private static final String MAIN = RdmakvMain.class.getName();
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void shouldReportLikeInfoAndExitByCause() throws Exception
+    {
+        final int controlPort = freePort();
+        final int deadPort = freePort();
+        final String[] ready = new String[1];
+        try (ChildJvm server = ChildJvm.startUntil(tmp, "READY", ready, MAIN, "server", "--host", "127.0.0.1",
+            "--advertised-host", "127.0.0.1", "--port", Integer.toString(controlPort), "--data-port", "0",
+            "--data-dir", tmp.resolve("data").toString(), "--pool-size", "16MiB", "--transport", "tcp",
+            "-S", "auth.secret=s3cret"))
+        {
+            final String seed = "127.0.0.1:" + controlPort;
+            assertTrue(ready[0].contains("control=" + seed), ready[0]);
+            assertEquals(ExitCodes.OK, cli("put", "-s", seed, "--credential", "s3cret", "k", "v").code());
+            assertEquals(ExitCodes.OK, cli("get", "-s", seed, "--credential", "s3cret", "k").code());
+
+            final ChildJvm.Result json = cli("stats", "-s", seed, "--credential", "s3cret", "--json");
+            assertEquals(ExitCodes.OK, json.code(), json.err());
+            final JsonNode node = new ObjectMapper().readTree(json.out()).get("nodes").get("1");
+            assertEquals("tcp", node.get("transport").asText());
+            assertTrue(node.get("transport.reason").asText().length() > 10, node.toString());
+            assertTrue(node.get("version").isTextual());
+            assertTrue(node.get("uptime.ms").asLong() > 0);
+            assertEquals(16L << 20, node.get("memory.pool.bytes").asLong());
+            assertTrue(node.get("memory.heap.used").asLong() > 0);
+            assertTrue(node.get("memory.direct.used").asLong() > 0);
+            assertTrue(node.get("memory.pinned.bytes").isNumber());
+            assertEquals(1, node.get("pool.keys").asLong());
+            assertEquals(1, node.get("puts").asLong());
+            assertTrue(node.get("latency.put").asText().startsWith("count=1 "), node.toString());
+            assertTrue(node.get("latency.get").asText().matches("count=\\d+ mean=.*p99<=.*"), node.toString());
+
+            final Path secretFile = tmp.resolve("secret");
+            java.nio.file.Files.writeString(secretFile, "s3cret\n");
+            assertEquals(ExitCodes.OK, cli("stats", "-s", seed, "--credential-file", secretFile.toString()).code());
+
+            final ChildJvm.Result wrong = cli("stats", "-s", seed, "--credential", "wrong");
+            assertEquals(ExitCodes.UNAUTHENTICATED, wrong.code(), wrong.err());
+            assertTrue(wrong.err().toLowerCase().contains("credential"), wrong.err());
+
+            final ChildJvm.Result unreachable = cli("stats", "-s", "127.0.0.1:" + deadPort, "--timeout-ms", "3000");
+            assertEquals(ExitCodes.FAILED, unreachable.code(), unreachable.err());
+        }
+
+        // A map naming a second node that is not running: node 1 answers, node 2 does not.
+        try (ChildJvm server = ChildJvm.startUntil(tmp, "READY", ready, MAIN, "server", "--host", "127.0.0.1",
+            "--advertised-host", "127.0.0.1", "--port", Integer.toString(controlPort), "--data-port", "0",
+            "--data-dir", tmp.resolve("data2").toString(), "--pool-size", "16MiB", "--transport", "tcp",
+            "--cluster-nodes", "1@127.0.0.1:" + controlPort + ":0-8191,2@127.0.0.1:" + deadPort + ":8192-16383"))
+        {
+            final ChildJvm.Result partial = cli("stats", "-s", "127.0.0.1:" + controlPort, "--timeout-ms", "3000");
+            assertEquals(ExitCodes.FAILED, partial.code(), partial.out() + partial.err());
+            assertTrue(partial.out().contains("node.1.transport=tcp"), partial.out());
+            assertTrue(partial.out().contains("node.2.error="), partial.out());
+            assertTrue(partial.err().contains("node 2 did not answer"), partial.err());
+        }
+    }
+
+    @Test
+    void shouldListTheExitCodesInHelp() throws Exception
+    {
+        final ChildJvm.Result help = cli("--help");
+        assertEquals(0, help.code());
+        final Matcher m = Pattern.compile("(?m)^\\s+4\\s+the credential was refused").matcher(help.out());
+        assertTrue(m.find(), help.out());
+        assertTrue(help.out().contains("memlock vs pinning."), "doctor's line is whole: " + help.out());
+    }
+
+    private ChildJvm.Result cli(final String... args) throws Exception
+    {
+        return ChildJvm.run(tmp, ChildJvm.FLAGS, MAIN, args);
+    }
+
+    private static int freePort() throws Exception
+    {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
+        {
+            return s.getLocalPort();
+        }
+    }
+}

@@ -1,0 +1,113 @@
+package io.rdmakv.server.config;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The settings reference, from the code: every name {@link ServerConfig#KNOWN} accepts, its default there and its
+ * meaning here. {@code rdmakv server --list-settings} prints {@link #text()}; {@code docs/settings.md} is
+ * {@link #markdown()}, and {@code ServerCommandHelpTest} fails when the file and the code differ (regenerate with
+ * {@code rdmakv server --list-settings=markdown > docs/settings.md}).
+ */
+public final class SettingsReference
+{
+    /** Meaning of each setting, in {@link ServerConfig#KNOWN}'s order. */
+    public static final Map<String, String> MEANINGS;
+
+    static
+    {
+        final Map<String, String> m = new LinkedHashMap<>();
+        m.put("node.id", "this node's id in the cluster map");
+        m.put("data.dir", "RocksDB directory");
+        m.put("durability", "DEFAULT (survives kill -9) | FSYNC (survives power loss, group commit)");
+        m.put("store.writeBufferSize", "RocksDB memtable size (write_buffer_size), 1 MiB to 1 GiB; the insert runs on " +
+            "the request thread, a small memtable stays in cache");
+        m.put("store.walRecovery", "a damaged write-ahead log: tolerate-tail (drop a last record cut short by a " +
+            "crash, refuse any other damage naming file, offset and fix) | strict (refuse a torn last record too) | " +
+            "point-in-time (keep the writes before the damage) | skip-corrupted (drop only the damaged records); the " +
+            "last two copy the WAL aside and log the loss at ERROR");
+        m.put("pool.size", "pinned, registered pool (header + index + extents)");
+        m.put("pool.partitionSize", "pool view partition (power of two, at most 1 GiB)");
+        m.put("pool.pin", "AUTO | REQUIRED | BEST_EFFORT | OFF (AUTO: REQUIRED on verbs, else BEST_EFFORT)");
+        m.put("pool.hugePages", "NONE | TRANSPARENT | EXPLICIT");
+        m.put("pool.reclaimGraceMs", "grace period before a freed extent is reused (longer than a client read)");
+        m.put("pool.scribbleRetired", "test/debug: overwrite an extent the moment it is superseded (stale one-sided " +
+            "reads then fail their check)");
+        m.put("index.avgEntryBytes", "expected average extent size; sizes the index (at most 16 B of index per key)");
+        m.put("transport", "auto | tcp | verbs | shm (shm: clients on this host only; auto never picks it)");
+        m.put("transport.maxInflightPerEndpoint", "operations one data endpoint keeps in flight (1 to 16384); more " +
+            "wait in its pending queue");
+        m.put("host", "bind address of the control, data and metrics ports");
+        m.put("advertised.host", "address clients are told; host when not a wildcard, else this host's address");
+        m.put("control.port", "control plane, the port clients dial (HELLO/WELCOME handshake); 0 = any free port");
+        m.put("data.port", "data plane (the transport's listener: PUT/DELETE/GET/STATS); 0 = any free port");
+        m.put("control.maxFrameBytes", "largest control-plane frame accepted");
+        m.put("limits.maxKeyBytes", "largest key");
+        m.put("limits.maxValueBytes", "largest value");
+        m.put("limits.maxMessageBytes", "largest data-plane message (default: header + key + value + slack)");
+        m.put("limits.maxConnections", "authenticated connections per plane (control: after a WELCOME; data: after " +
+            "a valid ATTACH); beyond, a HELLO gets REJECT(BUSY), an ATTACH BUSY");
+        m.put("limits.maxUnauthenticated", "connections per plane that have not authenticated yet; a newcomer " +
+            "beyond sheds the oldest");
+        m.put("limits.maxUnauthenticatedPerSource", "of those from one source address (IPv6: one /64); beyond, its " +
+            "oldest is shed");
+        m.put("auth.handshakeTimeoutMs", "how long a connection may stay unauthenticated before it is closed (and a " +
+            "control connection may stay open after its WELCOME)");
+        m.put("auth.secret", "shared secret a client must present in HELLO; none = open (flags: --secret-file, " +
+            "RDMAKV_SECRET)");
+        m.put("auth.failedCredentialBurst", "wrong credentials one source address may send at once; then ...");
+        m.put("auth.failedCredentialIntervalMs", "... one per interval: a HELLO from it waits for its turn (REJECT " +
+            "BUSY if that is past the handshake timeout); other sources are not slowed");
+        m.put("auth.ticketTtlMs", "how long a WELCOME's session ticket may wait for the ATTACH that opens a data " +
+            "endpoint (single use)");
+        m.put("cluster.nodes", "id@host:controlPort:firstSlot-lastSlot,... (16384 slots in total; default: this " +
+            "node, every slot)");
+        m.put("metrics.port", "Prometheus endpoint http://host:port/metrics; 0 = off");
+        MEANINGS = java.util.Collections.unmodifiableMap(m);
+    }
+
+    /** How sizes are written (the convention of {@link ServerConfig#parseSize}). */
+    public static final String SIZES = "Sizes: KiB, MiB, GiB, TiB are binary (1.5GiB = 1610612736 B); KB, MB, GB, TB " +
+        "decimal (64MB = 64000000 B); a bare k, m, g, t is binary as in -Xmx; fractions only when whole bytes.";
+
+    /** Settings passed through to the transport as properties. */
+    public static final String PASS_THROUGH = "tcp.* and verbs.*: passed to the transport as properties.";
+
+    private SettingsReference()
+    {
+    }
+
+    /** One line per setting: name, default, meaning; then the size convention. */
+    public static String text()
+    {
+        final StringBuilder sb = new StringBuilder(String.format("%-34s %-14s %s%n", "SETTING", "DEFAULT", "MEANING"));
+        ServerConfig.KNOWN.forEach((name, def) -> sb.append(String.format("%-34s %-14s %s%n", name,
+            def == null ? "-" : def, meaning(name))));
+        return sb.append(PASS_THROUGH).append(System.lineSeparator()).append(SIZES).append(System.lineSeparator())
+            .toString();
+    }
+
+    /** The page {@code docs/settings.md}. */
+    public static String markdown()
+    {
+        final StringBuilder sb = new StringBuilder("# Server settings\n\n")
+            .append("Generated from the code by `rdmakv server --list-settings=markdown` (`SettingsReference`); ")
+            .append("`ServerCommandHelpTest` fails when this page and the code differ. Set them in the `--config` ")
+            .append("properties file or with `-S name=value`; flags override the file.\n\n")
+            .append("| setting | default | meaning |\n|---|---|---|\n");
+        ServerConfig.KNOWN.forEach((name, def) -> sb.append("| `").append(name).append("` | ")
+            .append(def == null ? "-" : "`" + def + "`").append(" | ").append(meaning(name).replace("|", "\\|"))
+            .append(" |\n"));
+        return sb.append('\n').append(PASS_THROUGH).append("\n\n").append(SIZES).append('\n').toString();
+    }
+
+    private static String meaning(final String name)
+    {
+        final String m = MEANINGS.get(name);
+        if (m == null)
+        {
+            throw new IllegalStateException("setting " + name + " has no meaning in SettingsReference.MEANINGS");
+        }
+        return m;
+    }
+}

@@ -1,0 +1,96 @@
+package io.rdmakv.server.metrics;
+
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.server.store.RocksStore;
+import io.rdmakv.transport.diag.InfinibandSysfs;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+
+/**
+ * A node's metrics, opened when {@code metrics.port} is set: one Prometheus registry with the node's meters
+ * ({@link ServerMeters}, {@link StoreMeters}, {@link RdmaPortMeters}), the JVM's memory (heap, direct and mapped
+ * buffer pools), threads, CPU and uptime, and the HTTP endpoint serving them.
+ *
+ * <p>Why Micrometer over prometheus-metrics directly: an embedding service already holds a Micrometer
+ * {@code MeterRegistry} (Spring Boot, Quarkus, Micronaut, or its own), and the client binds to whatever registry it
+ * is given; the Prometheus registry underneath is prometheus-metrics 1.x, so the exposition is the reference one.
+ */
+public final class NodeMetrics implements AutoCloseable
+{
+    private final PrometheusMeterRegistry registry;
+    private final ServerMeters requestTimer;
+    private final MetricsEndpoint endpoint;
+    private final int rdmaCounters;
+
+    private NodeMetrics(final PrometheusMeterRegistry registry, final ServerMeters requestTimer,
+        final MetricsEndpoint endpoint, final int rdmaCounters)
+    {
+        this.registry = registry;
+        this.requestTimer = requestTimer;
+        this.endpoint = endpoint;
+        this.rdmaCounters = rdmaCounters;
+    }
+
+    /**
+     * Bind everything and start serving on {@code bind}.
+     *
+     * @param sysfsRoot where RDMA devices are shown ({@link InfinibandSysfs#DEFAULT_ROOT}; tests pass another).
+     */
+    public static NodeMetrics start(final InetSocketAddress bind, final ServerCounters counters, final RocksStore store,
+        final Path sysfsRoot)
+    {
+        final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        final ServerMeters timer = ServerMeters.bind(registry, counters);
+        StoreMeters.bind(registry, store);
+        final int rdma = RdmaPortMeters.bind(registry, sysfsRoot);
+        new JvmMemoryMetrics().bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        new UptimeMetrics().bindTo(registry);
+        try
+        {
+            return new NodeMetrics(registry, timer, MetricsEndpoint.start(bind, registry), rdma);
+        }
+        catch (final RuntimeException ex)
+        {
+            registry.close();
+            throw ex;
+        }
+    }
+
+    /** Where the request handler reports request times (also the STATS latency summaries). */
+    public ServerMeters requestTimer()
+    {
+        return requestTimer;
+    }
+
+    public PrometheusMeterRegistry registry()
+    {
+        return registry;
+    }
+
+    public InetSocketAddress address()
+    {
+        return endpoint.address();
+    }
+
+    /** RDMA port counters found in sysfs and exported (0 on a host without RDMA devices). */
+    public int rdmaCounters()
+    {
+        return rdmaCounters;
+    }
+
+    @Override
+    public void close()
+    {
+        endpoint.close();
+        registry.close();
+    }
+}

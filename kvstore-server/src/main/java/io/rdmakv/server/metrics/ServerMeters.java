@@ -1,0 +1,182 @@
+package io.rdmakv.server.metrics;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.distribution.CountAtBucket;
+import io.micrometer.core.instrument.distribution.HistogramSnapshot;
+import io.rdmakv.server.counters.ServerCounter;
+import io.rdmakv.server.counters.ServerCounters;
+
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Binds what the node counts to Micrometer meters read at scrape time, and times requests by operation.
+ *
+ * <pre>
+ *   rdmakv_server_&lt;label&gt;_total      every ServerCounter total (label dots become underscores)
+ *   rdmakv_server_&lt;label&gt;            the ServerCounter levels (connections, writes in flight) and every gauge
+ *                                     ServerCounters holds (pool keys/bytes/evictions/complete, registrations, syncs)
+ *   rdmakv_server_rejects_total{cause}  the rejection counters again under one name, by cause
+ *   rdmakv_server_request_seconds{op}   request-thread time per operation (histogram buckets for quantiles)
+ * </pre>
+ */
+public final class ServerMeters implements RequestTimer
+{
+    /** Counters that are levels (up and down), not totals. */
+    private static final Set<ServerCounter> LEVELS =
+        Set.of(ServerCounter.CONNECTIONS, ServerCounter.CONTROL_CONNECTIONS, ServerCounter.IN_FLIGHT_WRITES);
+
+    /** Rejections by cause: the {@code cause} tag of {@code rdmakv_server_rejects_total}. */
+    private static final Map<ServerCounter, String> REJECTS = Map.of(
+        ServerCounter.MALFORMED_REQUESTS, "malformed",
+        ServerCounter.LIMIT_REJECTIONS, "over_limit",
+        ServerCounter.WRONG_NODE, "wrong_node",
+        ServerCounter.BUSY, "busy",
+        ServerCounter.CONNECTIONS_REFUSED, "connection_limit",
+        ServerCounter.HANDSHAKE_REJECTS, "handshake",
+        ServerCounter.ATTACH_REFUSALS, "attach");
+
+    /** Gauges of {@link ServerCounters} that only grow: exposed as counters, so rate() reads them right. */
+    private static final Set<String> GAUGES_THAT_ARE_TOTALS = Set.of("pool.evictions", "store.syncs");
+
+    private final Map<Operation, Timer> timers = new EnumMap<>(Operation.class);
+
+    /**
+     * Request timers alone (no counters bound), for a node without a metrics endpoint: STATS still has latencies.
+     * Give it a registry that keeps percentile-histogram buckets (a {@code PrometheusMeterRegistry}; Micrometer's
+     * {@code SimpleMeterRegistry} keeps none, and {@link #summary} would show only the max).
+     */
+    public static ServerMeters timersOnly(final MeterRegistry registry)
+    {
+        return new ServerMeters(registry);
+    }
+
+    /**
+     * {@code count=N mean=Xus p50<=Yus p99<=Zus max=Wus} for one operation: quantiles as the histogram bucket that
+     * holds them (upper bound, as Prometheus' histogram_quantile reads them), max over the last minutes.
+     */
+    public String summary(final Operation operation)
+    {
+        final HistogramSnapshot s = timers.get(operation).takeSnapshot();
+        if (s.count() == 0)
+        {
+            return "count=0";
+        }
+        return "count=" + s.count() + " mean=" + micros(s.mean(TimeUnit.NANOSECONDS)) +
+            "us p50<=" + micros(bucketOf(s, 0.5)) + "us p99<=" + micros(bucketOf(s, 0.99)) +
+            "us max=" + micros(s.max(TimeUnit.NANOSECONDS)) + "us";
+    }
+
+    /**
+     * Upper bound (ns) of the first bucket holding the {@code q} quantile of the values the buckets hold (a registry's
+     * buckets may cover a recent window while {@code count()} covers all time, so the rank is taken over the buckets'
+     * own population); cumulative and per-bucket counts are both read right. The max when the buckets hold nothing.
+     */
+    static double bucketOf(final HistogramSnapshot s, final double q)
+    {
+        final CountAtBucket[] buckets = s.histogramCounts();
+        boolean cumulative = true;
+        double sum = 0;
+        for (int i = 0; i < buckets.length; i++)
+        {
+            cumulative &= i == 0 || buckets[i].count() >= buckets[i - 1].count();
+            sum += buckets[i].count();
+        }
+        final double total = buckets.length == 0 ? 0 : cumulative ? buckets[buckets.length - 1].count() : sum;
+        if (total == 0)
+        {
+            return s.max(TimeUnit.NANOSECONDS);
+        }
+        double seen = 0;
+        for (final CountAtBucket b : buckets)
+        {
+            seen = cumulative ? b.count() : seen + b.count();
+            if (seen >= q * total)
+            {
+                return b.bucket(TimeUnit.NANOSECONDS);
+            }
+        }
+        return s.max(TimeUnit.NANOSECONDS);
+    }
+
+    private static String micros(final double nanos)
+    {
+        return String.format(java.util.Locale.ROOT, "%.1f", nanos / 1000.0);
+    }
+
+    private ServerMeters(final MeterRegistry registry)
+    {
+        for (final Operation op : Operation.values())
+        {
+            timers.put(op, Timer.builder("rdmakv.server.request")
+                .description("Time on the request thread per request (PUT: until written or batched for commit)")
+                .tag("op", op.tag())
+                .publishPercentileHistogram()
+                .minimumExpectedValue(Duration.ofNanos(500))
+                .maximumExpectedValue(Duration.ofSeconds(1))
+                .register(registry));
+        }
+    }
+
+    /**
+     * Bind {@code counters} (counters and the gauges registered so far) to {@code registry}.
+     *
+     * @return the request timer for the request handler.
+     */
+    public static ServerMeters bind(final MeterRegistry registry, final ServerCounters counters)
+    {
+        for (final ServerCounter c : ServerCounter.values())
+        {
+            // connections.data (a level) and connections.data.total would both be rdmakv_server_connections_data.
+            final String name = "rdmakv.server." +
+                (c == ServerCounter.CONNECTIONS_TOTAL ? "connections.data.accepted" : c.label());
+            if (LEVELS.contains(c))
+            {
+                Gauge.builder(name, counters, cs -> cs.get(c)).register(registry);
+            }
+            else
+            {
+                FunctionCounter.builder(name, counters, cs -> cs.get(c)).register(registry);
+            }
+            final String cause = REJECTS.get(c);
+            if (cause != null)
+            {
+                FunctionCounter.builder("rdmakv.server.rejects", counters, cs -> cs.get(c))
+                    .description("Requests and connections refused, by cause").tag("cause", cause).register(registry);
+            }
+        }
+        for (final String label : counters.gaugeLabels())
+        {
+            if (GAUGES_THAT_ARE_TOTALS.contains(label))
+            {
+                FunctionCounter.builder("rdmakv.server." + label, counters, cs -> cs.gauge(label)).register(registry);
+            }
+            else
+            {
+                gauge(registry, "rdmakv.server." + label, () -> counters.gauge(label));
+            }
+        }
+        return new ServerMeters(registry);
+    }
+
+    /** A gauge over any long source (no strong reference is needed: the registry holds the supplier). */
+    static void gauge(final MeterRegistry registry, final String name, final LongSupplier value)
+    {
+        final ToDoubleFunction<LongSupplier> read = LongSupplier::getAsLong;
+        Gauge.builder(name, value, read).strongReference(true).register(registry);
+    }
+
+    @Override
+    public void record(final Operation operation, final long nanos)
+    {
+        timers.get(operation).record(nanos, TimeUnit.NANOSECONDS);
+    }
+}

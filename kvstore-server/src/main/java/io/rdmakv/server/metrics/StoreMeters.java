@@ -1,0 +1,38 @@
+package io.rdmakv.server.metrics;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.rdmakv.server.store.RocksStore;
+
+import java.util.Map;
+
+/**
+ * RocksDB as an operator watches it, from its own integer properties read at scrape time (no statistics object on
+ * the write path): whether writes are stopped or slowed, pending compaction, memtables, keys. WAL syncs (FSYNC mode)
+ * are {@code rdmakv_server_store_syncs_total}, bound from the node's gauges.
+ */
+public final class StoreMeters
+{
+    /** Property name -> meter name (under {@code rdmakv.rocksdb.}) and what it means. */
+    private static final Map<String, String[]> PROPERTIES = Map.of(
+        "rocksdb.is-write-stopped", new String[] {"write.stopped", "1 while RocksDB stops writes (a stall)"},
+        "rocksdb.actual-delayed-write-rate", new String[] {"write.delayed.rate",
+            "Bytes/s writes are slowed to; 0 when not delayed"},
+        "rocksdb.compaction-pending", new String[] {"compaction.pending", "1 while a compaction is pending"},
+        "rocksdb.estimate-pending-compaction-bytes", new String[] {"compaction.pending.bytes",
+            "Bytes compaction must rewrite to settle"},
+        "rocksdb.num-running-compactions", new String[] {"compactions.running", "Compactions running now"},
+        "rocksdb.num-running-flushes", new String[] {"flushes.running", "Memtable flushes running now"},
+        "rocksdb.cur-size-all-mem-tables", new String[] {"memtables.bytes", "Bytes in all memtables"},
+        "rocksdb.estimate-num-keys", new String[] {"keys.estimate", "RocksDB's estimate of its keys"});
+
+    private StoreMeters()
+    {
+    }
+
+    public static void bind(final MeterRegistry registry, final RocksStore store)
+    {
+        PROPERTIES.forEach((property, meter) -> Gauge.builder("rdmakv.rocksdb." + meter[0], store,
+            s -> s.longProperty(property)).description(meter[1] + " (" + property + ")").register(registry));
+    }
+}

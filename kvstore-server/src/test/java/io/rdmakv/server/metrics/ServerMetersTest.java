@@ -1,0 +1,46 @@
+package io.rdmakv.server.metrics;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The STATS latency summary reads quantiles from the timers' buckets on either registry a node uses. */
+class ServerMetersTest
+{
+    @Test
+    void shouldSummariseQuantilesFromTheBuckets()
+    {
+        // Without metrics.port a node keeps its timers on a Prometheus registry too (cumulative buckets), not on
+        // Micrometer's SimpleMeterRegistry, which keeps no percentile-histogram buckets.
+        for (final MeterRegistry registry : List.of(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)))
+        {
+            final ServerMeters meters = ServerMeters.timersOnly(registry);
+            for (int i = 0; i < 990; i++)
+            {
+                meters.record(RequestTimer.Operation.GET, 10_000);
+            }
+            for (int i = 0; i < 10; i++)
+            {
+                meters.record(RequestTimer.Operation.GET, 50_000_000);
+            }
+            final String summary = meters.summary(RequestTimer.Operation.GET);
+            final Matcher m = Pattern.compile("count=1000 mean=[0-9.]+us p50<=([0-9.]+)us p99<=([0-9.]+)us max=([0-9.]+)us")
+                .matcher(summary);
+            assertTrue(m.matches(), registry.getClass().getSimpleName() + ": " + summary);
+            final double p50 = Double.parseDouble(m.group(1));
+            final double p99 = Double.parseDouble(m.group(2));
+            assertTrue(p50 >= 10 && p50 < 20, "p50 is the bucket holding 10 us: " + summary);
+            assertTrue(p99 >= 10 && p99 < 20, "990 of 1000 are 10 us: " + summary);
+            assertEquals(50_000.0, Double.parseDouble(m.group(3)), summary);
+            assertEquals("count=0", meters.summary(RequestTimer.Operation.PUT));
+        }
+    }
+}
