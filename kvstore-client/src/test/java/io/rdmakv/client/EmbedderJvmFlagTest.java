@@ -37,7 +37,7 @@ class EmbedderJvmFlagTest
     {
         assertTrue(JvmAccess.agronaHasAccess(), "the test JVM runs with the project's flags");
         final String out = build(List.of("--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED"));
-        assertTrue(out.startsWith("FAILED " + KvException.class.getName()), out);
+        assertTrue(out.startsWith("FAILED " + KvConnectionException.class.getName()), out);
         assertTrue(!out.contains("add-opens"), out);
     }
 
