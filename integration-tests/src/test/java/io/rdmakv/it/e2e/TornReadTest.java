@@ -1,8 +1,10 @@
 package io.rdmakv.it.e2e;
 
+import io.rdmakv.client.ClientCounter;
 import io.rdmakv.client.GetMode;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvClientBuilder;
+import io.rdmakv.client.KvStats;
 import io.rdmakv.it.support.NodeCounters;
 import io.rdmakv.it.support.ProcessJanitor;
 import io.rdmakv.it.support.ServerProcess;
@@ -61,7 +63,8 @@ class TornReadTest
             .setting("pool.size", "64MiB").setting("pool.reclaimGraceMs", "0")
             .setting("pool.scribbleRetired", "true")).start();
         // Stops as soon as a torn read was detected (and the minimum is done); up to a minute where that is slow.
-        final TornReadWorkload.Result result = run(server, 16, rs -> rs > 0, 0, Duration.ofSeconds(60));
+        final TornReadWorkload.Result result =
+            run(server, 16, s -> s.client(ClientCounter.GET_TORN_RETRIES) > 0, 0, Duration.ofSeconds(60));
         System.out.println("torn reads, grace 0: " + result.summary());
         assertEquals(0, result.undetected(), "values that escaped verification: " + result.summary());
         // With grace 0 a reader may follow a slot to an extent already reused for another key: the key mismatch
@@ -81,8 +84,11 @@ class TornReadTest
     {
         final ServerProcess server = forScale(ServerProcess.builder(tmp.resolve("data")).name("torn-grace-default")
             .setting("pool.size", "64MiB")).start();
-        final TornReadWorkload.Result result =
-            run(server, 16, rs -> true, KvClientBuilder.DEFAULT_LOCATION_CACHE_ENTRIES, Duration.ofSeconds(20));
+        // On until the cache served reads and had entries invalidated under it (counts that must move; a fixed
+        // time may not get there on a loaded machine), at most a minute.
+        final TornReadWorkload.Result result = run(server, 16,
+            s -> s.client(ClientCounter.GET_CACHE_HITS) > 0 && s.client(ClientCounter.GET_CACHE_INVALIDATIONS) > 0,
+            KvClientBuilder.DEFAULT_LOCATION_CACHE_ENTRIES, Duration.ofSeconds(60));
         System.out.println("torn reads, default grace: " + result.summary());
         assertEquals(0, result.undetected(), "values that escaped verification: " + result.summary());
         assertEquals(0, result.absent(), "keys that always have a value read as absent: " + result.summary());
@@ -102,7 +108,7 @@ class TornReadTest
     }
 
     private static TornReadWorkload.Result run(
-        final ServerProcess server, final int keys, final java.util.function.LongPredicate stopWhen,
+        final ServerProcess server, final int keys, final java.util.function.Predicate<KvStats> stopWhen,
         final int readerCacheEntries, final Duration defaultMax) throws Exception
     {
         try (KvClient writers = client(server, KvClientBuilder.DEFAULT_LOCATION_CACHE_ENTRIES);

@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.function.LongSupplier;
+import java.util.function.Predicate;
 
 /**
  * Writers overwrite a small set of hot keys with {@link SelfCheckingValue}s of changing sizes (so extents of
@@ -70,10 +71,11 @@ final class TornReadWorkload
      * Run until {@code minGets} GETs were done and {@code minDuration} passed, and then either {@code stopWhen}
      * reports true or {@code maxDuration} passed.
      *
-     * @param stopWhen checked about every 200 ms with the readers' current torn-retry count.
+     * @param stopWhen checked about every 200 ms with the reader client's current statistics: the counts the test
+     *                 needs to have moved (the maximum duration only bounds a run where they never do).
      */
     Result run(final KvClient writerClient, final KvClient readerClient, final long minGets, final Duration minDuration,
-        final Duration maxDuration, final java.util.function.LongPredicate stopWhen) throws InterruptedException
+        final Duration maxDuration, final Predicate<KvStats> stopWhen) throws InterruptedException
     {
         final AtomicLongArray sent = new AtomicLongArray(keyCount);
         final byte[][] keys = new byte[keyCount][];
@@ -177,7 +179,7 @@ final class TornReadWorkload
             Thread.sleep(200);
             final boolean minimumDone = gets.get() >= minGets && elapsedMs.getAsLong() >= minDuration.toMillis();
             if (elapsedMs.getAsLong() >= maxDuration.toMillis() ||
-                minimumDone && stopWhen.test(counter(readerClient.stats(), ClientCounter.GET_TORN_RETRIES)))
+                minimumDone && stopWhen.test(readerClient.stats()))
             {
                 stop.set(true);
             }
