@@ -105,11 +105,14 @@ public final class ShmMemoryDomain implements MemoryDomain, AutoCloseable
         return regionTableReadOnlyFd;
     }
 
-    void remove(final ShmMemoryRegion region)
+    void remove(final ShmMemoryRegion region, final boolean clearWord)
     {
         synchronized (regions)
         {
-            table.putLongVolatile(region.regionId() * 8, 0);
+            if (clearWord)
+            {
+                table.putLongVolatile(region.regionId() * 8, 0);
+            }
             regions.remove(region.regionId());
         }
     }
@@ -122,7 +125,7 @@ public final class ShmMemoryDomain implements MemoryDomain, AutoCloseable
         {
             all = List.copyOf(regions.values());
         }
-        all.forEach(ShmMemoryRegion::close);
+        all.forEach(ShmMemoryRegion::release);
         LibC.close(regionTableReadOnlyFd);
         regionTable.close();
     }

@@ -82,15 +82,34 @@ final class ShmMemoryRegion implements MemoryRegion
     @Override
     public void close()
     {
-        synchronized (this)
+        if (markClosed())
         {
-            if (closed)
-            {
-                return;
-            }
-            closed = true;
+            domain.remove(this, true);
+            LibC.close(readOnlyFd);
         }
-        domain.remove(this);
-        LibC.close(readOnlyFd);
+    }
+
+    /**
+     * The transport is closing (as when the process dies): drop the registration without clearing its table word,
+     * so a peer learns of it from its connection's end (PEER_FAILED), as it would of a crash, not from a refused
+     * read.
+     */
+    void release()
+    {
+        if (markClosed())
+        {
+            domain.remove(this, false);
+            LibC.close(readOnlyFd);
+        }
+    }
+
+    private synchronized boolean markClosed()
+    {
+        if (closed)
+        {
+            return false;
+        }
+        closed = true;
+        return true;
     }
 }
