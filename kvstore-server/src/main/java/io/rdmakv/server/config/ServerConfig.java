@@ -58,6 +58,8 @@ import java.util.TreeMap;
  *                                        data endpoint (single use); also how long a data connection may take to
  *                                        attach before it is closed
  *   cluster.nodes           (this node)  id@host:controlPort:firstSlot-lastSlot,... (16384 slots in total)
+ *   cluster.voters, cluster.replicas, cluster.initialNodes, cluster.leaseMs, cluster.maxClockDrift, cluster.raftDir
+ *                           (off)        a replicated cluster coordinated by Apache Ratis: see {@link ClusterSettings}
  *   tcp.* / verbs.*         -            passed to the transport as properties
  * </pre>
  */
@@ -107,6 +109,7 @@ public final class ServerConfig
         m.put("auth.secret", null);
         m.put("auth.ticketTtlMs", "30000");
         m.put("cluster.nodes", null);
+        m.putAll(ClusterSettings.DEFAULTS);
         KNOWN = java.util.Collections.unmodifiableMap(m);
     }
 
@@ -135,6 +138,7 @@ public final class ServerConfig
     private final byte[] secret;
     private final long ticketTtlMillis;
     private final List<ClusterNode> clusterNodes;
+    private final ClusterSettings cluster;
     private final Map<String, String> transportProperties;
     /** The settings as given (defaults + file + flags), so {@link #with} re-derives what was derived. */
     private final Map<String, String> given;
@@ -199,6 +203,12 @@ public final class ServerConfig
             {
                 throw new ConfigException("cluster.nodes does not contain this node (node.id=" + nodeId + ")");
             }
+        }
+        cluster = ClusterSettings.parse(s, dataDir);
+        if (cluster.enabled() && nodes != null && !nodes.isBlank())
+        {
+            throw new ConfigException("cluster.voters and cluster.nodes exclude each other: a replicated cluster's " +
+                "slot map is decided by its voters, not configured");
         }
         final Map<String, String> tp = new TreeMap<>();
         s.forEach((k, v) ->
@@ -406,6 +416,12 @@ public final class ServerConfig
     public List<ClusterNode> clusterNodes()
     {
         return clusterNodes;
+    }
+
+    /** Cluster mode ({@code cluster.voters} and the rest); {@link ClusterSettings#enabled()} false on its own. */
+    public ClusterSettings cluster()
+    {
+        return cluster;
     }
 
     /** Settings under {@code tcp.} and {@code verbs.}, for the transport. */
