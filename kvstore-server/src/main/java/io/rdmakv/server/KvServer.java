@@ -10,7 +10,10 @@ import io.rdmakv.pool.alloc.ExtentAllocator;
 import io.rdmakv.protocol.layout.PoolGeometry;
 import io.rdmakv.protocol.wire.TransportAddress;
 import io.rdmakv.protocol.wire.Welcome;
-import io.rdmakv.server.config.ClusterNode;
+import io.rdmakv.server.cluster.ClusterMember;
+import io.rdmakv.server.cluster.ClusterState;
+import io.rdmakv.server.cluster.ClusterView;
+import io.rdmakv.server.cluster.SlotRange;
 import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.control.ControlServer;
 import io.rdmakv.server.counters.ServerCounter;
@@ -93,6 +96,7 @@ public final class KvServer implements AutoCloseable
     private SessionTickets tickets;
     private WorkerProgress progress;
     private ControlServer control;
+    private volatile ClusterView clusterView;
     private InetSocketAddress controlAddress;
     private InetSocketAddress dataAddress;
     private PoolWarmUp.Result warmUp;
@@ -202,8 +206,11 @@ public final class KvServer implements AutoCloseable
         opened.push(worker);
         tickets = new SessionTickets(Duration.ofMillis(config.ticketTtlMillis()), MAX_OUTSTANDING_TICKETS,
             new SystemNanoClock());
-        handler = new RequestHandler(store, index, counters, limits,
-            new SlotRouter(config.clusterNodes(), config.nodeId()), tickets);
+        // Until the cluster view starts (it needs the bound ports) the static map routes, or, in cluster mode, nothing.
+        final ClusterState untilViewStarts = config.cluster().enabled() ? new ClusterState(0, List.of(), List.of()) :
+            ClusterViews.staticState(config, config.controlPort(), config.dataPort());
+        handler = new RequestHandler(store, index, counters, limits, SlotRouter.of(untilViewStarts, config.nodeId(),
+            config.advertisedHost() + ':' + config.controlPort()), tickets);
         // The request thread: the worker's event loop on tcp (requests handled where they are read), a polling
         // thread on verbs. Started before listening: an event-driven worker must be driven before it has endpoints.
         progress = WorkerProgress.start(worker, new ServerAgent(handler, index), "rdmakv-server",
@@ -228,12 +235,31 @@ public final class KvServer implements AutoCloseable
             this::issueWelcome, counters);
         opened.push(control);
         controlAddress = control.start();
+        startClusterView();
         timeline.mark("listen");
         startup = timeline.build(index.keyCount(), warmUp.loadedBytes(), warmUp.keysInStore(), warmUp.scannedAll(),
             index.isComplete());
         LOG.info("node {} ready: control {}, data {} over {} ({})", config.nodeId(), controlAddress, dataAddress,
             transportName, transportReason);
         LOG.info("startup: {}", startup.format());
+    }
+
+    /**
+     * The node's cluster view, once its ports are bound: the Ratis group's decisions in cluster mode
+     * ({@code cluster.voters}), else the fixed map of its settings. Request handling follows it from here on.
+     */
+    private void startClusterView()
+    {
+        final String self = config.advertisedHost() + ':' + controlAddress.getPort();
+        clusterView = ClusterViews.start(config, controlAddress.getPort(), dataAddress.getPort());
+        opened.push(clusterView);
+        handler.follow(clusterView, self, config.cluster().enabled());
+    }
+
+    /** This node's cluster view (a static one unless it runs in cluster mode). */
+    public ClusterView clusterView()
+    {
+        return clusterView;
     }
 
     /**
@@ -369,17 +395,21 @@ public final class KvServer implements AutoCloseable
     /** Control path: allocates. */
     private Welcome welcome(final byte[] ticket)
     {
+        final ClusterView view = clusterView; // null for a handshake that races the view's start: no map yet
+        final ClusterState state = view == null ? new ClusterState(0, List.of(), List.of()) : view.current();
         final List<io.rdmakv.protocol.wire.ClusterNode> map = new ArrayList<>();
-        for (final ClusterNode n : config.clusterNodes())
+        for (final SlotRange r : state.ranges())
         {
-            final boolean self = n.nodeId() == config.nodeId();
-            // The derived single-node map does not know the bound port until start; fill it in.
-            final int port = self && n.controlPort() == 0 ? controlAddress.getPort() : n.controlPort();
-            map.add(new io.rdmakv.protocol.wire.ClusterNode(n.nodeId(), n.host(), port, n.firstSlot(), n.lastSlot()));
+            final ClusterMember primary = state.member(r.primary());
+            if (primary != null)
+            {
+                map.add(new io.rdmakv.protocol.wire.ClusterNode(primary.nodeId(), primary.host(),
+                    primary.controlPort(), r.firstSlot(), r.lastSlot(), r.epoch(), r.backups()));
+            }
         }
         return new Welcome(config.nodeId(), geometry, region.remoteKey().pack(), epoch, arena.address(),
             List.of(new TransportAddress(transportName, config.advertisedHost(), dataAddress.getPort(), new byte[0])),
-            config.maxKeyBytes(), config.maxValueBytes(), map, ticket);
+            config.maxKeyBytes(), config.maxValueBytes(), map, ticket, state.epoch());
     }
 
     public InetSocketAddress controlAddress()

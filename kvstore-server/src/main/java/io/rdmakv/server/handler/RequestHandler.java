@@ -9,6 +9,7 @@ import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.pool.PoolIndex;
@@ -64,7 +65,10 @@ public final class RequestHandler implements EndpointHandler
     private final PoolIndex index;
     private final ServerCounters counters;
     private final Limits limits;
-    private final SlotRouter router;
+    /** Replaced on every configuration change (the view's thread); read per request (this thread). */
+    private volatile SlotRouter router;
+    /** Null on a static node: no lease to check. */
+    private volatile ClusterView leaseHolder;
     private final SessionTickets tickets;
     private final EndpointAdmission admission;
 
@@ -83,7 +87,7 @@ public final class RequestHandler implements EndpointHandler
 
     /**
      * @param limits what requests may carry and how many connections are served.
-     * @param router  which cluster slots this node serves.
+     * @param router  which cluster slots this node serves until {@link #follow} names a cluster view.
      * @param tickets the session tickets the control plane issues; an endpoint is served after redeeming one.
      */
     public RequestHandler(
@@ -210,6 +214,20 @@ public final class RequestHandler implements EndpointHandler
             }
         }
         return work;
+    }
+
+    /**
+     * Route by {@code view} from now on: the slots it makes this node primary of are served, others answered
+     * WRONG_NODE with their primary; when {@code checkLease}, nothing is served while the node lease is not held
+     * (answered WRONG_NODE with this node's own address, so the client refreshes its map and retries).
+     *
+     * @param selfAddress this node's {@code host:controlPort}.
+     */
+    public void follow(final ClusterView view, final String selfAddress, final boolean checkLease)
+    {
+        view.subscribe(state -> router = SlotRouter.of(state, view.localNodeId(), selfAddress));
+        router = SlotRouter.of(view.current(), view.localNodeId(), selfAddress);
+        leaseHolder = checkLease ? view : null;
     }
 
     /** Wakes the request thread when a durable write completes (else it waits for the next timed duty cycle). */
@@ -429,10 +447,19 @@ public final class RequestHandler implements EndpointHandler
             return false;
         }
         final int slot = KeyHash.clusterSlot(KeyHash.hash(buffer, keyIndex, keyLength));
-        if (!router.isLocal(slot))
+        final SlotRouter routing = router;
+        if (!routing.isLocal(slot))
         {
             counters.increment(ServerCounter.WRONG_NODE);
-            responses.answerWrongNode(endpoint, correlationId, router.ownerAddress(slot));
+            responses.answerWrongNode(endpoint, correlationId, routing.ownerAddress(slot));
+            return false;
+        }
+        final ClusterView lease = leaseHolder;
+        if (lease != null && !lease.holdsLease(System.nanoTime()))
+        {
+            // Not surely primary any more (or not yet): a new primary may be taking writes. Retry elsewhere.
+            counters.increment(ServerCounter.WRONG_NODE);
+            responses.answerWrongNode(endpoint, correlationId, routing.selfAddress());
             return false;
         }
         return true;

@@ -22,13 +22,14 @@ public final class ControlFrameCodec
 {
     /** "RKVC" as four ASCII bytes read little-endian. */
     public static final int MAGIC = 'R' | 'K' << 8 | 'V' << 16 | 'C' << 24;
-    public static final int PROTOCOL_VERSION = 1;
+    /** 2: cluster map entries carry range epoch and backups, and the WELCOME the cluster epoch. */
+    public static final int PROTOCOL_VERSION = 2;
     public static final int HEADER_LENGTH = 8;
     public static final int MAX_FRAME_LENGTH = ProtocolLimits.MAX_CONTROL_FRAME_LENGTH;
 
     private static final int MAX_TRANSPORT_NAME_LENGTH = 32;
     private static final int MIN_TRANSPORT_ADDRESS_LENGTH = 1 + 1 + 1 + 2 + 2;
-    private static final int MIN_CLUSTER_NODE_LENGTH = 4 + 2 + 2 + 2 + 1;
+    private static final int MIN_CLUSTER_NODE_LENGTH = 4 + 2 + 2 + 2 + 1 + 8 + 1;
 
     private ControlFrameCodec()
     {
@@ -173,7 +174,13 @@ public final class ControlFrameCodec
         for (final ClusterNode n : welcome.clusterMap())
         {
             w.i32(n.nodeId()).u16(n.firstSlot()).u16(n.lastSlot()).u16(n.controlPort()).shortString(n.host(), "host");
+            w.i64(n.rangeEpoch()).u8(n.backups().size());
+            for (final int backup : n.backups())
+            {
+                w.i32(backup);
+            }
         }
+        w.i64(welcome.clusterEpoch());
     }
 
     private static Welcome decodeWelcome(final FrameReader r)
@@ -224,11 +231,28 @@ public final class ControlFrameCodec
                 throw new ProtocolException(ErrorCode.MALFORMED,
                     "cluster node " + id + " slot range [" + firstSlot + ", " + lastSlot + "] invalid");
             }
-            clusterMap.add(new ClusterNode(id, host, controlPort, firstSlot, lastSlot));
+            final long rangeEpoch = r.i64("range epoch");
+            if (rangeEpoch < 0)
+            {
+                throw new ProtocolException(ErrorCode.MALFORMED, "range epoch " + rangeEpoch + " < 0");
+            }
+            final int backupCount = r.u8("backup count");
+            r.checkCount(backupCount, 4, "backup id");
+            final List<Integer> backups = new ArrayList<>(backupCount);
+            for (int b = 0; b < backupCount; b++)
+            {
+                backups.add(r.i32("backup node id"));
+            }
+            clusterMap.add(new ClusterNode(id, host, controlPort, firstSlot, lastSlot, rangeEpoch, backups));
+        }
+        final long clusterEpoch = r.i64("cluster epoch");
+        if (clusterEpoch < 0)
+        {
+            throw new ProtocolException(ErrorCode.MALFORMED, "cluster epoch " + clusterEpoch + " < 0");
         }
         r.expectEnd("WELCOME");
         return new Welcome(nodeId, geometry, remoteKey, epoch, poolHeaderAddress, transports,
-            maxKeyLength, maxValueLength, clusterMap, sessionTicket);
+            maxKeyLength, maxValueLength, clusterMap, sessionTicket, clusterEpoch);
     }
 
     private static Reject decodeReject(final FrameReader r)
