@@ -409,7 +409,7 @@ public final class KvServer implements AutoCloseable
         }
         return new Welcome(config.nodeId(), geometry, region.remoteKey().pack(), epoch, arena.address(),
             List.of(new TransportAddress(transportName, config.advertisedHost(), dataAddress.getPort(), new byte[0])),
-            config.maxKeyBytes(), config.maxValueBytes(), map, ticket, state.epoch());
+            config.maxKeyBytes(), config.maxValueBytes(), map, ticket, config.cluster().enabled() ? state.epoch() : 0);
     }
 
     public InetSocketAddress controlAddress()

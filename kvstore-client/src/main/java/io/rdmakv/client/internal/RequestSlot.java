@@ -84,6 +84,8 @@ final class RequestSlot
     long correlationId;
     long generation;
     int redirects;
+    /** Why the request was last routed again after a lost connection (for its failure message). */
+    String lastReroute;
     int tornRetries;
     /** A candidate's extent held another key during this pass: a miss after it is not definitive. */
     boolean keyMismatchSeen;
@@ -137,6 +139,7 @@ final class RequestSlot
         this.valueLength = 0;
         this.hash = 0;
         this.redirects = 0;
+        this.lastReroute = null;
         this.tornRetries = 0;
         this.keyMismatchSeen = false;
         this.session = null;
