@@ -1,6 +1,7 @@
 package io.rdmakv.cli;
 
 import io.rdmakv.cli.bench.BenchCommand;
+import io.rdmakv.cli.cluster.ClusterCommand;
 import io.rdmakv.cli.doctor.DoctorCommand;
 import io.rdmakv.server.cli.LoadCommand;
 import io.rdmakv.server.cli.ServerCommand;
@@ -15,7 +16,8 @@ import picocli.CommandLine.Spec;
         "A distributed key-value store on a UCX-style RDMA transport layer (verbs, or TCP without an HCA).",
         "",
         "Start a node with 'rdmakv server', then use get/put/del/stats against it.",
-        "'rdmakv demo' runs a node and a workload in one process."},
+        "'rdmakv demo' runs a node and a workload in one process.",
+        "'rdmakv cluster local' starts a replicated cluster of node processes on this machine."},
     subcommands = {
         ServerCommand.class,
         LoadCommand.class,
@@ -26,6 +28,7 @@ import picocli.CommandLine.Spec;
         DemoCommand.class,
         DoctorCommand.class,
         BenchCommand.class,
+        ClusterCommand.class,
         CommandLine.HelpCommand.class})
 public final class RdmakvCommand implements Runnable
 {

@@ -254,6 +254,7 @@ public final class KvServer implements AutoCloseable
         clusterView = ClusterViews.start(config, controlAddress.getPort(), dataAddress.getPort());
         opened.push(clusterView);
         handler.follow(clusterView, self, config.cluster().enabled());
+        control.admin(new io.rdmakv.server.cluster.ratis.ClusterAdmin(clusterView));
     }
 
     /** This node's cluster view (a static one unless it runs in cluster mode). */

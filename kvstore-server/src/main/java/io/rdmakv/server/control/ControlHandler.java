@@ -9,6 +9,8 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.rdmakv.protocol.ProtocolException;
+import io.rdmakv.protocol.wire.Admin;
+import io.rdmakv.protocol.wire.AdminReply;
 import io.rdmakv.protocol.wire.ControlFrame;
 import io.rdmakv.protocol.wire.ControlFrameCodec;
 import io.rdmakv.protocol.wire.Hello;
@@ -36,6 +38,7 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
 
     private final ControlServer.ControlSettings settings;
     private final Supplier<Welcome> welcome;
+    private final Supplier<AdminCommands> admin;
     private final ServerCounters counters;
     private final ChannelGroup channels;
     private ScheduledFuture<?> handshakeTimer;
@@ -43,11 +46,12 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
     private boolean welcomed;
 
     ControlHandler(
-        final ControlServer.ControlSettings settings, final Supplier<Welcome> welcome, final ServerCounters counters,
-        final ChannelGroup channels)
+        final ControlServer.ControlSettings settings, final Supplier<Welcome> welcome,
+        final Supplier<AdminCommands> admin, final ServerCounters counters, final ChannelGroup channels)
     {
         this.settings = settings;
         this.welcome = welcome;
+        this.admin = admin;
         this.counters = counters;
         this.channels = channels;
     }
@@ -103,6 +107,11 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
             reject(ctx, Status.of(ex.errorCode()), "malformed control frame: " + ex.getMessage());
             return;
         }
+        if (decoded instanceof Admin command)
+        {
+            onAdmin(ctx, command);
+            return;
+        }
         if (!(decoded instanceof Hello hello))
         {
             reject(ctx, Status.MALFORMED, "expected HELLO, got frame type " + decoded.frameType());
@@ -130,6 +139,27 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
         welcomed = true;
         counters.increment(ServerCounter.HANDSHAKES);
         ctx.writeAndFlush(Unpooled.wrappedBuffer(encoded));
+    }
+
+    /** One administration command: credential as for HELLO, then the answer when it is done, then close. */
+    private void onAdmin(final ChannelHandlerContext ctx, final Admin command)
+    {
+        if (settings.requiresCredential() && !MessageDigest.isEqual(settings.secret(), command.credential()))
+        {
+            reject(ctx, Status.UNAUTHENTICATED, "credential missing or rejected");
+            return;
+        }
+        welcomed = true; // answered below; the handshake timer must not close it meanwhile
+        LOG.info("admin command from {}: {}", ctx.channel().remoteAddress(), command.command());
+        admin.get().run(command.command()).whenComplete((reply, failure) ->
+        {
+            final AdminReply answer = failure != null ? new AdminReply(false, String.valueOf(
+                failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null ?
+                    failure.getCause().getMessage() : failure.getMessage())) : reply;
+            final String text = answer.text().length() > 20_000 ? answer.text().substring(0, 20_000) : answer.text();
+            ctx.writeAndFlush(Unpooled.wrappedBuffer(ControlFrameCodec.encode(new AdminReply(answer.ok(), text))))
+                .addListener(ChannelFutureListener.CLOSE);
+        });
     }
 
     @Override

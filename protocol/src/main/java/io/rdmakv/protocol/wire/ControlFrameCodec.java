@@ -55,6 +55,15 @@ public final class ControlFrameCodec
         {
             encodeWelcome(welcome, w);
         }
+        else if (frame instanceof Admin admin)
+        {
+            w.blob(admin.credential(), "credential").blob(admin.command().getBytes(StandardCharsets.UTF_8),
+                "admin command");
+        }
+        else if (frame instanceof AdminReply reply)
+        {
+            w.u8(reply.ok() ? 1 : 0).blob(reply.text().getBytes(StandardCharsets.UTF_8), "admin reply");
+        }
         else if (frame instanceof Reject reject)
         {
             final byte[] message = reject.message().getBytes(StandardCharsets.UTF_8);
@@ -113,6 +122,24 @@ public final class ControlFrameCodec
                 return decodeWelcome(r);
             case ControlFrame.TYPE_REJECT:
                 return decodeReject(r);
+            case ControlFrame.TYPE_ADMIN:
+            {
+                final byte[] credential = r.bytes(r.u16("credential length"), "credential");
+                final String command = r.utf8(r.u16("command length"), "admin command");
+                r.expectEnd("ADMIN");
+                return new Admin(credential, command);
+            }
+            case ControlFrame.TYPE_ADMIN_REPLY:
+            {
+                final int ok = r.u8("ok");
+                if (ok > 1)
+                {
+                    throw new ProtocolException(ErrorCode.MALFORMED, "admin reply ok flag " + ok);
+                }
+                final String text = r.utf8(r.u16("text length"), "admin reply");
+                r.expectEnd("ADMIN_REPLY");
+                return new AdminReply(ok == 1, text);
+            }
             default:
                 throw new ProtocolException(ErrorCode.UNKNOWN_TYPE, "control frame type " + type);
         }

@@ -46,10 +46,14 @@ class ControlFrameCodecTest
 
     private static final Reject REJECT = new Reject(Status.UNAUTHENTICATED, "bad token \u2014 see server log");
 
+    private static final Admin ADMIN = new Admin(new byte[] {7, 8}, "failover 0 2");
+
+    private static final AdminReply ADMIN_REPLY = new AdminReply(true, "{\"epoch\":4}");
+
     @Test
     void shouldRoundTripEveryFrame()
     {
-        for (final ControlFrame frame : List.of(HELLO, WELCOME, REJECT))
+        for (final ControlFrame frame : List.of(HELLO, WELCOME, REJECT, ADMIN, ADMIN_REPLY))
         {
             final byte[] encoded = ControlFrameCodec.encode(frame);
             final ControlFrame decoded = ControlFrameCodec.decode(encoded);
@@ -100,7 +104,7 @@ class ControlFrameCodecTest
     @Test
     void shouldRejectEveryTruncationWithATypedError()
     {
-        for (final ControlFrame frame : List.of(HELLO, WELCOME, REJECT))
+        for (final ControlFrame frame : List.of(HELLO, WELCOME, REJECT, ADMIN, ADMIN_REPLY))
         {
             final byte[] encoded = ControlFrameCodec.encode(frame);
             final UnsafeBuffer buffer = new UnsafeBuffer(encoded);
