@@ -60,7 +60,7 @@ public final class LocalClusterCommand implements Callable<Integer>
     @Option(names = {"-S", "--set"}, paramLabel = "KEY=VALUE", description = "any server setting, for every node")
     Map<String, String> settings = new LinkedHashMap<>();
 
-    @Option(names = "--ready-timeout-ms", defaultValue = "60000", description = "give up starting after this")
+    @Option(names = "--ready-timeout-ms", defaultValue = "180000", description = "give up starting after this")
     long readyTimeoutMs;
 
     private final List<Process> children = new ArrayList<>();
@@ -90,12 +90,17 @@ public final class LocalClusterCommand implements Callable<Integer>
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(readyTimeoutMs);
         try
         {
+            // Started together (a node's start-up is seconds of RocksDB, pool and transport), then awaited in order.
             for (int i = 1; i <= nodes; i++)
             {
                 final Path dir = dataDir.resolve("node-" + i).toAbsolutePath();
                 Files.createDirectories(dir);
-                final Process p = start(i, dir, voters.toString());
-                children.add(p);
+                children.add(start(i, dir, voters.toString()));
+            }
+            for (int i = 1; i <= nodes; i++)
+            {
+                final Path dir = dataDir.resolve("node-" + i).toAbsolutePath();
+                final Process p = children.get(i - 1);
                 final String ready = awaitReady(p, dir.resolve("node-" + i + ".log"), deadline);
                 out.println("node " + i + " pid " + p.pid() + (i <= voterCount ? " voter" : " follower") + " " +
                     ready + " log " + dir.resolve("node-" + i + ".log"));

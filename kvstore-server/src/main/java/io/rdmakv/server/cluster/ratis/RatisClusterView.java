@@ -55,6 +55,8 @@ public final class RatisClusterView implements ClusterView
     private final RaftClient client;
     private final List<Consumer<ClusterState>> listeners = new CopyOnWriteArrayList<>();
     private final ExecutorService notifier = Executors.newSingleThreadExecutor(daemon("rdmakv-cluster-events"));
+    /** Blocking calls into the group: one per request in flight (renewals, failure decisions, operators). */
+    private final ExecutorService requests = Executors.newCachedThreadPool(daemon("rdmakv-cluster-requests"));
     private final ScheduledExecutorService timer;
     private final AtomicBoolean renewing = new AtomicBoolean();
     private volatile CoordState latest = CoordState.empty();
@@ -74,8 +76,8 @@ public final class RatisClusterView implements ClusterView
             .setClientId(ClientId.randomId())
             .setRaftGroup(RaftVoter.group(settings))
             .setProperties(RaftVoter.properties(settings))
-            .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(20,
-                TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+            .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+                (int)Math.max(3, settings.leaseMillis() / 100), TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
             .build();
         this.timer = background ? Executors.newSingleThreadScheduledExecutor(daemon("rdmakv-cluster")) : null;
     }
@@ -212,17 +214,39 @@ public final class RatisClusterView implements ClusterView
         return expired;
     }
 
-    /** Commit {@code command} through the group; the reply carries the state after it (also published here). */
+    /**
+     * Commit {@code command} through the group; the reply carries the state after it (also published here). Runs the
+     * client's blocking call on a thread of the view's: Ratis's ordered async client closes itself for good once one
+     * request exhausts its retries (as while the group has no leader), the blocking one stays usable.
+     */
     public CompletableFuture<CommandReply> submit(final ClusterCommand command)
     {
-        return client.async().send(Message.valueOf(ByteString.copyFrom(CommandCodec.encode(command))))
-            .thenApply(this::decode);
+        final Message message = Message.valueOf(ByteString.copyFrom(CommandCodec.encode(command)));
+        return CompletableFuture.supplyAsync(() -> decode(call(() -> client.io().send(message))), requests);
     }
 
     /** The group's current state, read through the leader (linearizable). */
     public CompletableFuture<CommandReply> query()
     {
-        return client.async().sendReadOnly(Message.EMPTY).thenApply(this::decode);
+        return CompletableFuture.supplyAsync(() -> decode(call(() -> client.io().sendReadOnly(Message.EMPTY))),
+            requests);
+    }
+
+    private interface RaftCall
+    {
+        RaftClientReply call() throws IOException;
+    }
+
+    private static RaftClientReply call(final RaftCall call)
+    {
+        try
+        {
+            return call.call();
+        }
+        catch (final IOException ex)
+        {
+            throw new java.io.UncheckedIOException("the coordination group did not answer: " + ex.getMessage(), ex);
+        }
     }
 
     private CommandReply decode(final RaftClientReply reply)
@@ -361,6 +385,7 @@ public final class RatisClusterView implements ClusterView
             timer.shutdownNow();
         }
         notifier.shutdownNow();
+        requests.shutdownNow();
         try
         {
             client.close();
