@@ -23,6 +23,7 @@ public final class MessageDecoder
     private final PutRequestFlyweight putRequest = new PutRequestFlyweight();
     private final ResponseFlyweight response = new ResponseFlyweight();
     private final AttachRequestFlyweight attachRequest = new AttachRequestFlyweight();
+    private final ReplicateRequestFlyweight replicateRequest = new ReplicateRequestFlyweight();
     private long correlationId;
 
     /**
@@ -54,6 +55,9 @@ public final class MessageDecoder
                 break;
             case ATTACH_REQUEST:
                 attachRequest.wrap(buffer, offset, length).validate();
+                break;
+            case REPLICATE_REQUEST:
+                replicateRequest.wrap(buffer, offset, length).validate();
                 break;
             case STATS_REQUEST:
                 if (header.bodyLength() != 0)
@@ -97,5 +101,10 @@ public final class MessageDecoder
     public AttachRequestFlyweight attachRequest()
     {
         return attachRequest;
+    }
+
+    public ReplicateRequestFlyweight replicateRequest()
+    {
+        return replicateRequest;
     }
 }
