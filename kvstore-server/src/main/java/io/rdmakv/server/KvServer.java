@@ -15,7 +15,12 @@ import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.control.ControlServer;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.handler.Limits;
+import io.rdmakv.server.handler.ReplicaAdmission;
+import io.rdmakv.server.handler.WritePathFactory;
+import io.rdmakv.server.replication.ReplicaGate;
+import io.rdmakv.server.replication.ReplicatingWritePath;
 import io.rdmakv.server.handler.RequestHandler;
 import io.rdmakv.server.handler.SlotRouter;
 import io.rdmakv.server.pool.PoolIndex;
@@ -74,6 +79,8 @@ public final class KvServer implements AutoCloseable
     private static final int MAX_OUTSTANDING_TICKETS = 65_536;
 
     private final ServerConfig config;
+    /** The cluster this node is part of, or null for a node on its own (no replication). */
+    private final ClusterView clusterView;
     private final ServerCounters counters = new ServerCounters();
     private final Deque<AutoCloseable> opened = new ArrayDeque<>();
 
@@ -99,9 +106,10 @@ public final class KvServer implements AutoCloseable
     private StartupReport startup;
     private volatile boolean closed;
 
-    private KvServer(final ServerConfig config)
+    private KvServer(final ServerConfig config, final ClusterView clusterView)
     {
         this.config = config;
+        this.clusterView = clusterView;
     }
 
     /**
@@ -112,7 +120,19 @@ public final class KvServer implements AutoCloseable
      */
     public static KvServer start(final ServerConfig config)
     {
-        final KvServer server = new KvServer(config);
+        return start(config, null);
+    }
+
+    /**
+     * Start a node of a replicated cluster: it replicates the writes of the ranges it is primary of to their backups
+     * ({@code ReplicatingWritePath}) and takes the writes of the ranges it replicates ({@code ReplicaGate}), both as
+     * {@code clusterView} says. The view is not closed by the node.
+     *
+     * @param clusterView the cluster's configuration; {@code null} for a node on its own.
+     */
+    public static KvServer start(final ServerConfig config, final ClusterView clusterView)
+    {
+        final KvServer server = new KvServer(config, clusterView);
         try
         {
             server.doStart();
@@ -202,8 +222,12 @@ public final class KvServer implements AutoCloseable
         opened.push(worker);
         tickets = new SessionTickets(Duration.ofMillis(config.ticketTtlMillis()), MAX_OUTSTANDING_TICKETS,
             new SystemNanoClock());
+        final WritePathFactory writePath = clusterView == null ? WritePathFactory.LOCAL :
+            ReplicatingWritePath.factory(clusterView, worker, transportName, config.secret(),
+                config.maxMessageBytes(), config.replicationTimeoutMillis());
         handler = new RequestHandler(store, index, counters, limits,
-            new SlotRouter(config.clusterNodes(), config.nodeId()), tickets);
+            new SlotRouter(config.clusterNodes(), config.nodeId()), tickets, writePath,
+            clusterView == null ? ReplicaAdmission.NONE : new ReplicaGate(clusterView));
         // The request thread: the worker's event loop on tcp (requests handled where they are read), a polling
         // thread on verbs. Started before listening: an event-driven worker must be driven before it has endpoints.
         progress = WorkerProgress.start(worker, new ServerAgent(handler, index), "rdmakv-server",
@@ -401,6 +425,12 @@ public final class KvServer implements AutoCloseable
     public TransportCapabilities transportCapabilities()
     {
         return transport.capabilities();
+    }
+
+    /** The node's RocksDB store (tests and tools read a replica's data through it; thread-safe). */
+    public RocksStore store()
+    {
+        return store;
     }
 
     public ServerCounters counters()

@@ -176,6 +176,12 @@ final class RawClient implements AutoCloseable
         return id;
     }
 
+    /** The next reply within {@code timeoutMillis}, or null. */
+    Reply poll(final long timeoutMillis) throws InterruptedException
+    {
+        return replies.poll(timeoutMillis, TimeUnit.MILLISECONDS);
+    }
+
     /** Send arbitrary bytes as one message; the next reply is returned. */
     Reply raw(final byte[] bytes) throws Exception
     {
