@@ -223,7 +223,7 @@ public final class KvServer implements AutoCloseable
         tickets = new SessionTickets(Duration.ofMillis(config.ticketTtlMillis()), MAX_OUTSTANDING_TICKETS,
             new SystemNanoClock());
         final WritePathFactory writePath = clusterView == null ? WritePathFactory.LOCAL :
-            ReplicatingWritePath.factory(clusterView, worker, transportName, config.secret(),
+            ReplicatingWritePath.factory(clusterView, store.ranges(), worker, transportName, config.secret(),
                 config.maxMessageBytes(), config.replicationTimeoutMillis());
         handler = new RequestHandler(store, index, counters, limits,
             new SlotRouter(config.clusterNodes(), config.nodeId()), tickets, writePath,

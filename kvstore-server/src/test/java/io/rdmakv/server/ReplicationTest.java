@@ -115,15 +115,22 @@ class ReplicationTest
         startPair(Map.of());
         try (RawClient peer = RawClient.attached(backup))
         {
-            assertEquals(Status.STALE_EPOCH, peer.raw(replicate(4, "old", "x")).status(), "epoch 4 < 5");
+            assertEquals(Status.STALE_EPOCH, peer.raw(replicate(3, 4, "old", "x")).status(),
+                "epoch 4 < 5, from node 3, which is not the range's primary at 5");
             assertNull(backup.store().get(b("old")), "nothing applied");
-            assertEquals(Status.OK, peer.raw(replicate(5, "same", "y")).status(), "the current epoch is taken");
+            assertEquals(Status.OK, peer.raw(replicate(1, 5, "same", "y")).status(), "the current epoch is taken");
             assertArrayEquals(b("y"), backup.store().get(b("same")));
-            // The primary itself, at epoch 5 (it is not a replica of its own range), refuses it too.
+            assertEquals(Status.OK, peer.raw(replicate(1, 4, "moved", "w")).status(),
+                "an older epoch from the primary at 5: its replica set changed while the message travelled");
+            // The primary itself (not a replica of its own range) refuses it.
             try (RawClient toPrimary = RawClient.attached(primary))
             {
-                assertEquals(Status.STALE_EPOCH, toPrimary.raw(replicate(5, "p", "z")).status());
+                assertEquals(Status.STALE_EPOCH, toPrimary.raw(replicate(1, 5, "p", "z")).status());
             }
+            // Node 2 promoted at epoch 6: node 1's messages are refused by it, at any epoch up to 6.
+            cluster.set(ScriptedCluster.oneRange(6, cluster.current().members(), 2, List.of(1), List.of()));
+            assertEquals(Status.STALE_EPOCH, peer.raw(replicate(1, 5, "deposed", "d")).status());
+            assertNull(backup.store().get(b("deposed")));
         }
     }
 
@@ -174,12 +181,12 @@ class ReplicationTest
         }
     }
 
-    private static byte[] replicate(final long epoch, final String key, final String value)
+    private static byte[] replicate(final int sender, final long epoch, final String key, final String value)
     {
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[256]);
         final int length = new ReplicateRequestFlyweight().wrap(buffer, 0, 256)
             .header(MessageType.REPLICATE_REQUEST, 77)
-            .write(0, epoch, ReplicateRequestFlyweight.OP_PUT, new UnsafeBuffer(b(key)), 0, key.length(),
+            .write(sender, 0, 16_383, epoch, ReplicateRequestFlyweight.OP_PUT, new UnsafeBuffer(b(key)), 0, key.length(),
                 new UnsafeBuffer(b(value)), 0, value.length())
             .encodedLength();
         final byte[] bytes = new byte[length];

@@ -14,6 +14,7 @@ import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.session.SessionTickets;
+import io.rdmakv.server.store.RangeStore;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.server.store.StoreException;
 import io.rdmakv.server.store.StoreKeys;
@@ -394,6 +395,11 @@ public final class RequestHandler implements EndpointHandler
             responses.answerError(endpoint, correlationId, Status.VALUE_TOO_LARGE, "replicated write beyond limits");
             return;
         }
+        if (request.op() == ReplicateRequestFlyweight.OP_DROP)
+        {
+            dropRange(endpoint, correlationId, request.firstSlot(), request.lastSlot());
+            return;
+        }
         if (request.op() == ReplicateRequestFlyweight.OP_DELETE)
         {
             replicaWrites.delete(endpoint, correlationId, request.buffer(), request.keyIndex(), request.keyLength());
@@ -401,6 +407,31 @@ public final class RequestHandler implements EndpointHandler
         }
         replicaWrites.put(endpoint, correlationId, request.buffer(), request.keyIndex(), request.keyLength(),
             request.valueIndex(), request.valueLength());
+    }
+
+    /**
+     * A catch-up of the range begins: what this replica holds of it (left from an earlier membership) goes, from the
+     * pool (key by key, on this thread) and from RocksDB (one range deletion); writes queued before are applied first.
+     */
+    private void dropRange(final Endpoint endpoint, final long correlationId, final int firstSlot, final int lastSlot)
+    {
+        flushWrites();
+        try
+        {
+            final RangeStore ranges = store.ranges();
+            ranges.scan(firstSlot, lastSlot, (key, value) ->
+            {
+                index.remove(key);
+                return true;
+            });
+            ranges.drop(firstSlot, lastSlot);
+        }
+        catch (final StoreException ex)
+        {
+            responses.answerStoreFailure(endpoint, correlationId, ex);
+            return;
+        }
+        responses.answer(endpoint, correlationId, Status.OK, 0, 0);
     }
 
     private void flushWrites()

@@ -4,8 +4,10 @@ import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.SlotRange;
+import io.rdmakv.server.handler.ReplicaAdmission;
 import io.rdmakv.server.store.StoreKeys;
 import org.agrona.DirectBuffer;
+import org.agrona.collections.Int2ObjectHashMap;
 
 import java.nio.ByteBuffer;
 import java.util.HashSet;
@@ -15,77 +17,80 @@ import java.util.Set;
  * A replica's check of each REPLICATE message against its own view of the cluster, and the catch-up rule.
  *
  * <pre>
- *   message epoch &lt; the range's epoch here                      -> STALE_EPOCH (the sender is no longer primary)
- *   same epoch, and this node is not a backup or learner of it   -> STALE_EPOCH
- *   newer epoch (this node's view lags the sender's)             -> accepted (the sender knows a later decision)
- *   COPY (checkpoint entry) of a key a PUT/DELETE already wrote since the catch-up began -> skipped (tail wins)
+ *   newer epoch than here (this node's view lags the sender's)   -> accepted (the sender knows a later decision)
+ *   this node is no backup or learner of the range here          -> STALE_EPOCH
+ *   older epoch, from a node that is not the range's primary here -> STALE_EPOCH (the sender is no longer primary)
+ *   older epoch from the range's primary (its replica set changed while the message travelled) -> accepted
+ *   DROP (a catch-up begins)     -> remember, from now on, the keys the tail (PUT/DELETE) writes in the range
+ *   COPY (checkpoint entry)      -> NOT_FOUND (acknowledged, not applied) when the tail already wrote the key
+ *   PUT/DELETE once this node is an in-sync backup of the range -> the catch-up's memory is dropped
  * </pre>
- * While this node catches up on any range (a learner in its view, or sent a newer epoch than it knows), it remembers
- * the keys the tail wrote; the memory is dropped once it is a learner nowhere. Request thread only.
+ * Request thread only.
  */
-public final class ReplicaGate implements io.rdmakv.server.handler.ReplicaAdmission
+public final class ReplicaGate implements ReplicaAdmission
 {
     private final ClusterView view;
-    private final Set<ByteBuffer> tailKeys = new HashSet<>();
+    /** Per catching-up range (by first slot): the keys the tail wrote since the catch-up began. */
+    private final Int2ObjectHashMap<Set<ByteBuffer>> catchUps = new Int2ObjectHashMap<>();
 
     public ReplicaGate(final ClusterView view)
     {
         this.view = view;
     }
 
-    /**
-     * Whether this node takes the write: {@link Status#OK}, or the status to refuse it with. Records tail keys.
-     * A COPY that the tail superseded answers {@link Status#NOT_FOUND}: acknowledged, not applied.
-     */
     @Override
     public Status admit(final ReplicateRequestFlyweight request)
     {
-        final int slot = StoreKeys.slotOf(request.buffer(), request.keyIndex(), request.keyLength());
+        final int op = request.op();
+        final int slot = op == ReplicateRequestFlyweight.OP_DROP ? request.firstSlot() :
+            StoreKeys.slotOf(request.buffer(), request.keyIndex(), request.keyLength());
         final SlotRange range = view.current().rangeOf(slot);
-        if (!range.contains(request.firstSlot()))
+        if (!range.contains(request.firstSlot()) || !range.contains(request.lastSlot()))
         {
             return Status.STALE_EPOCH; // the sender's range boundaries differ from ours: one of us is stale
         }
         final long epoch = request.rangeEpoch();
         final int self = view.localNodeId();
-        if (epoch < range.epoch() ||
-            (epoch == range.epoch() && !range.backups().contains(self) && !range.learners().contains(self)))
+        if (epoch <= range.epoch() && (!range.backups().contains(self) && !range.learners().contains(self) ||
+            epoch < range.epoch() && range.primary() != request.primary()))
         {
             return Status.STALE_EPOCH;
         }
-        final boolean catchingUp = range.learners().contains(self) || epoch > range.epoch();
-        if (request.op() == ReplicateRequestFlyweight.OP_COPY)
+        final Set<ByteBuffer> tail = catchUps.get(request.firstSlot());
+        switch (op)
         {
-            return tailKeys.contains(key(request.buffer(), request.keyIndex(), request.keyLength())) ?
-                Status.NOT_FOUND : Status.OK;
-        }
-        if (catchingUp)
-        {
-            tailKeys.add(key(request.buffer(), request.keyIndex(), request.keyLength()));
-        }
-        else if (!tailKeys.isEmpty() && !learnerAnywhere(self))
-        {
-            tailKeys.clear();
+            case ReplicateRequestFlyweight.OP_DROP ->
+                catchUps.put(request.firstSlot(), new HashSet<>());
+            case ReplicateRequestFlyweight.OP_COPY ->
+            {
+                if (tail != null && tail.contains(key(request.buffer(), request.keyIndex(), request.keyLength())))
+                {
+                    return Status.NOT_FOUND;
+                }
+            }
+            default ->
+            {
+                if (tail != null)
+                {
+                    if (range.backups().contains(self) && epoch >= range.epoch())
+                    {
+                        catchUps.remove(request.firstSlot()); // promoted: the catch-up is over
+                    }
+                    else
+                    {
+                        tail.add(key(request.buffer(), request.keyIndex(), request.keyLength()));
+                    }
+                }
+            }
         }
         return Status.OK;
     }
 
-    /** Keys the tail wrote during the current catch-up (tests). */
-    public int tailKeyCount()
+    /** Keys the tail wrote during the catch-up of the range starting at {@code firstSlot} (tests). */
+    public int tailKeyCount(final int firstSlot)
     {
-        return tailKeys.size();
-    }
-
-    private boolean learnerAnywhere(final int self)
-    {
-        for (final SlotRange r : view.current().ranges())
-        {
-            if (r.learners().contains(self))
-            {
-                return true;
-            }
-        }
-        return false;
+        final Set<ByteBuffer> tail = catchUps.get(firstSlot);
+        return tail == null ? 0 : tail.size();
     }
 
     private static ByteBuffer key(final DirectBuffer buffer, final int index, final int length)

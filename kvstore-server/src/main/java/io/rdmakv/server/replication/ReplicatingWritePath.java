@@ -9,6 +9,7 @@ import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.SlotRange;
 import io.rdmakv.server.handler.WriteOutcome;
 import io.rdmakv.server.handler.WritePath;
+import io.rdmakv.server.store.RangeStore;
 import io.rdmakv.server.store.StoreKeys;
 import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.Worker;
@@ -72,7 +73,12 @@ public final class ReplicatingWritePath implements WritePath
     private final ReplicateRequestFlyweight message = new ReplicateRequestFlyweight();
     private final UnsafeBuffer messageBuffer;
     private final PeerLink.Listener linkListener = new LinkListener();
+    private final RangeStore ranges;
+    /** Catch-ups of learners of ranges this node is primary of, by learner node id. */
+    private final Int2ObjectHashMap<CatchUp> catchUps = new Int2ObjectHashMap<>();
+    private boolean reviewLearners = true;
     private long nextSequence = 1;
+    private long nextCopyId = 1;
 
     /**
      * @param local         the local path, built to report to {@link #localOutcome()}: use {@link #factory}.
@@ -81,9 +87,11 @@ public final class ReplicatingWritePath implements WritePath
      * @param timeoutMillis how long a backup may take to acknowledge before it is asked out of the in-sync set.
      */
     private ReplicatingWritePath(final java.util.function.Function<WriteOutcome, WritePath> local,
-        final WriteOutcome outcome, final ClusterView view, final Worker worker, final String transport,
-        final byte[] secret, final int maxMessage, final long timeoutMillis, final Runnable wakeUp)
+        final WriteOutcome outcome, final ClusterView view, final RangeStore ranges, final Worker worker,
+        final String transport, final byte[] secret, final int maxMessage, final long timeoutMillis,
+        final Runnable wakeUp)
     {
+        this.ranges = ranges;
         this.outcome = outcome;
         this.view = view;
         this.localNodeId = view.localNodeId();
@@ -100,14 +108,16 @@ public final class ReplicatingWritePath implements WritePath
             return t;
         });
         this.local = local.apply(new LocalOutcome());
+        view.subscribe(state -> post(() -> reviewLearners = true));
     }
 
     /** A {@link io.rdmakv.server.handler.WritePathFactory} that wraps the local path of the durability setting. */
-    public static io.rdmakv.server.handler.WritePathFactory factory(final ClusterView view, final Worker worker,
-        final String transport, final byte[] secret, final int maxMessage, final long timeoutMillis)
+    public static io.rdmakv.server.handler.WritePathFactory factory(final ClusterView view, final RangeStore ranges,
+        final Worker worker, final String transport, final byte[] secret, final int maxMessage,
+        final long timeoutMillis)
     {
-        return (local, outcome, wakeUp) -> new ReplicatingWritePath(local, outcome, view, worker, transport, secret,
-            maxMessage, timeoutMillis, wakeUp);
+        return (local, outcome, wakeUp) -> new ReplicatingWritePath(local, outcome, view, ranges, worker, transport,
+            secret, maxMessage, timeoutMillis, wakeUp);
     }
 
     @Override
@@ -141,19 +151,37 @@ public final class ReplicatingWritePath implements WritePath
         final DirectBuffer key, final int keyIndex, final int keyLength,
         final DirectBuffer value, final int valueIndex, final int valueLength)
     {
+        if (reviewLearners)
+        {
+            reviewLearners();
+        }
         final SlotRange range = view.current().rangeOf(StoreKeys.slotOf(key, keyIndex, keyLength));
         final boolean primary = range.primary() == localNodeId;
         final List<Integer> backups = primary ? range.backups() : List.of();
-        final int[] awaiting = new int[backups.size()];
-        for (int i = 0; i < awaiting.length; i++)
+        final List<Integer> learners = primary ? activeLearners(range) : List.of();
+        int counted = 0;
+        for (final int learner : learners)
+        {
+            counted += catchUps.get(learner).counts() ? 1 : 0;
+        }
+        final int[] awaiting = new int[backups.size() + counted];
+        for (int i = 0; i < backups.size(); i++)
         {
             awaiting[i] = backups.get(i);
+        }
+        int next = backups.size();
+        for (final int learner : learners)
+        {
+            if (catchUps.get(learner).counts())
+            {
+                awaiting[next++] = learner;
+            }
         }
         final long sequence = nextSequence++;
         final ReplicatedWrite write = new ReplicatedWrite(sequence, endpoint, correlationId, delete, range.firstSlot(),
             range.epoch(), System.nanoTime(), awaiting);
         localOrder.add(write);
-        if (!primary || (backups.isEmpty() && range.learners().isEmpty()))
+        if (!primary || (backups.isEmpty() && learners.isEmpty()))
         {
             return;
         }
@@ -161,7 +189,7 @@ public final class ReplicatingWritePath implements WritePath
         sendOrder.add(write);
         final int length = message.wrap(messageBuffer, 0, messageBuffer.capacity())
             .header(MessageType.REPLICATE_REQUEST, sequence)
-            .write(range.firstSlot(), range.epoch(),
+            .write(localNodeId, range.firstSlot(), range.lastSlot(), range.epoch(),
                 delete ? ReplicateRequestFlyweight.OP_DELETE : ReplicateRequestFlyweight.OP_PUT,
                 key, keyIndex, keyLength, value, valueIndex, valueLength)
             .encodedLength();
@@ -172,9 +200,166 @@ public final class ReplicatingWritePath implements WritePath
                 replicaFailed(backup, write.firstSlot, write.rangeEpoch, "send to node " + backup + " refused");
             }
         }
+        for (final int learner : learners)
+        {
+            final CatchUp catchUp = catchUps.get(learner);
+            catchUp.lastTailSent = sequence;
+            if (!link(learner).send(messageBuffer, 0, length))
+            {
+                endCatchUp(catchUp, "send to learner " + learner + " refused");
+            }
+        }
+    }
+
+    /** Learners of {@code range} whose catch-up is under way (they get the tail). */
+    private List<Integer> activeLearners(final SlotRange range)
+    {
+        if (catchUps.isEmpty())
+        {
+            return List.of();
+        }
+        final List<Integer> active = new ArrayList<>(2);
         for (final int learner : range.learners())
         {
-            link(learner).send(messageBuffer, 0, length); // not waited for: a learner that fails just stops catching up
+            final CatchUp c = catchUps.get(learner);
+            if (c != null && c.isActive() && c.firstSlot == range.firstSlot())
+            {
+                active.add(learner);
+            }
+        }
+        return active;
+    }
+
+    /** Begin a catch-up for each learner of a range this node is primary of that has none (one per learner). */
+    private void reviewLearners()
+    {
+        reviewLearners = false;
+        for (final SlotRange range : view.current().ranges())
+        {
+            if (range.primary() != localNodeId)
+            {
+                continue;
+            }
+            for (final int learner : range.learners())
+            {
+                final CatchUp existing = catchUps.get(learner);
+                if (existing == null || (!existing.isActive() && existing.beganAtEpoch != range.epoch()))
+                {
+                    beginCatchUp(range, learner);
+                }
+            }
+        }
+    }
+
+    private void beginCatchUp(final SlotRange range, final int learner)
+    {
+        final CatchUp c = new CatchUp(learner, range.firstSlot(), range.lastSlot(), nextSequence, range.epoch());
+        catchUps.put(learner, c);
+        LOG.info("catch-up of node {} on slots {}..{} begins (epoch {})", learner, range.firstSlot(),
+            range.lastSlot(), range.epoch());
+        final int length = message.wrap(messageBuffer, 0, messageBuffer.capacity())
+            .header(MessageType.REPLICATE_REQUEST, CatchUp.COPY_BIT)
+            .write(localNodeId, range.firstSlot(), range.lastSlot(), range.epoch(), ReplicateRequestFlyweight.OP_DROP,
+                messageBuffer, 0, 0, messageBuffer, 0, 0)
+            .encodedLength();
+        c.dropSent();
+        if (!link(learner).send(messageBuffer, 0, length))
+        {
+            endCatchUp(c, "send to learner " + learner + " refused");
+        }
+    }
+
+    /** Catch-ups waiting for the writes before them to be durable locally start reading their checkpoint. */
+    private int advanceCatchUps()
+    {
+        int work = 0;
+        final ReplicatedWrite oldestLocal = localOrder.peek();
+        for (final CatchUp c : catchUps.values())
+        {
+            if (c.phase() == CatchUp.Phase.LOCAL && (oldestLocal == null || oldestLocal.sequence >= c.startSequence))
+            {
+                c.startCopy(ranges, (key, value) -> post(() -> sendCopy(c, key, value)),
+                    failure -> post(() -> copyRead(c, failure)));
+                work++;
+            }
+        }
+        return work;
+    }
+
+    private void sendCopy(final CatchUp c, final byte[] key, final byte[] value)
+    {
+        if (!c.isActive())
+        {
+            return;
+        }
+        final SlotRange range = view.current().rangeOf(c.firstSlot);
+        final int length = message.wrap(messageBuffer, 0, messageBuffer.capacity())
+            .header(MessageType.REPLICATE_REQUEST, CatchUp.COPY_BIT | nextCopyId++)
+            .write(localNodeId, c.firstSlot, c.lastSlot, range.epoch(), ReplicateRequestFlyweight.OP_COPY,
+                new UnsafeBuffer(key), 0, key.length, new UnsafeBuffer(value), 0, value.length)
+            .encodedLength();
+        c.copySent();
+        if (!link(c.learner).send(messageBuffer, 0, length))
+        {
+            endCatchUp(c, "send to learner " + c.learner + " refused");
+        }
+    }
+
+    private void copyRead(final CatchUp c, final Throwable failure)
+    {
+        if (failure != null)
+        {
+            endCatchUp(c, "reading the checkpoint failed: " + failure.getMessage());
+            return;
+        }
+        if (c.copyFinished())
+        {
+            c.startCounting(c.lastTailSent);
+            maybePromote(c);
+        }
+    }
+
+    private void maybePromote(final CatchUp c)
+    {
+        if (!c.readyToPromote())
+        {
+            return;
+        }
+        c.promoting();
+        final long epoch = view.current().rangeOf(c.firstSlot).epoch();
+        view.promoteLearner(c.firstSlot, epoch, c.learner).whenComplete((state, failure) -> post(() ->
+        {
+            if (failure == null && state.rangeOf(c.firstSlot).backups().contains(c.learner))
+            {
+                LOG.info("node {} caught up on slots {}..{} ({} entries copied) and is an in-sync backup", c.learner,
+                    c.firstSlot, c.lastSlot, c.copiesAcked());
+                c.done();
+            }
+            else
+            {
+                endCatchUp(c, "promotion refused: " + (failure == null ? "not listed" : failure.getMessage()));
+            }
+        }));
+    }
+
+    /** End a catch-up; writes that waited for the learner (counting) stop waiting: it is no in-sync backup. */
+    private void endCatchUp(final CatchUp c, final String reason)
+    {
+        if (!c.isActive())
+        {
+            return;
+        }
+        c.end(reason);
+        if (view.current().rangeOf(c.firstSlot).backups().contains(c.learner))
+        {
+            return;
+        }
+        for (final ReplicatedWrite w : new ArrayList<>(bySequence.values()))
+        {
+            if (w.firstSlot == c.firstSlot && w.release(c.learner))
+            {
+                maybeFinish(w);
+            }
         }
     }
 
@@ -188,6 +373,14 @@ public final class ReplicatingWritePath implements WritePath
     public int doWork()
     {
         int work = drainInbox() + local.doWork();
+        if (reviewLearners)
+        {
+            reviewLearners();
+        }
+        if (!catchUps.isEmpty())
+        {
+            work += advanceCatchUps();
+        }
         final ReplicatedWrite oldest = oldestUnfinished();
         if (oldest != null && oldest.awaitingCount > 0 && System.nanoTime() - oldest.sentNanos > timeoutNanos)
         {
@@ -266,6 +459,12 @@ public final class ReplicatingWritePath implements WritePath
      */
     private void replicaFailed(final int nodeId, final int firstSlot, final long rangeEpoch, final String reason)
     {
+        final CatchUp catchUp = catchUps.get(nodeId);
+        if (catchUp != null && catchUp.isActive() && catchUp.firstSlot == firstSlot)
+        {
+            endCatchUp(catchUp, reason); // a learner, not in sync: nothing to ask the coordinator
+            return;
+        }
         final Long key = ((long)firstSlot << 32) | nodeId;
         if (!removing.add(key))
         {
@@ -397,6 +596,34 @@ public final class ReplicatingWritePath implements WritePath
         @Override
         public void onAck(final int nodeId, final long correlationId, final Status status)
         {
+            final CatchUp catchUp = catchUps.get(nodeId);
+            if ((correlationId & CatchUp.COPY_BIT) != 0)
+            {
+                if (catchUp != null && catchUp.isActive())
+                {
+                    if (!catchUp.copyAcked(status))
+                    {
+                        endCatchUp(catchUp, "learner " + nodeId + " refused a copy: " + status);
+                    }
+                    else if (catchUp.copyComplete())
+                    {
+                        copyRead(catchUp, null);
+                    }
+                }
+                return;
+            }
+            if (catchUp != null && catchUp.isActive())
+            {
+                if (status == Status.OK || status == Status.NOT_FOUND)
+                {
+                    catchUp.tailAcked(correlationId);
+                    maybePromote(catchUp);
+                }
+                else
+                {
+                    endCatchUp(catchUp, "learner " + nodeId + " refused a write: " + status);
+                }
+            }
             final ReplicatedWrite w = bySequence.get(correlationId);
             if (w == null || !w.awaits(nodeId))
             {
@@ -422,6 +649,11 @@ public final class ReplicatingWritePath implements WritePath
         @Override
         public void onLinkDown(final int nodeId, final String reason)
         {
+            final CatchUp catchUp = catchUps.get(nodeId);
+            if (catchUp != null)
+            {
+                endCatchUp(catchUp, reason);
+            }
             for (final ReplicatedWrite w : new ArrayList<>(bySequence.values()))
             {
                 if (w.awaits(nodeId))

@@ -20,19 +20,22 @@ import org.agrona.MutableDirectBuffer;
  *  +-------------------------------+---------------+---------------+
  *  |  Range's first slot (u16)     |   Op (u8)     | Reserved (u8) |  16
  *  +-------------------------------+---------------+---------------+
- *  |       Key length K (u16)      |         Reserved (u16)        |  20
+ *  |       Key length K (u16)      |  Range's last slot (u16)      |  20
  *  +-------------------------------+-------------------------------+
  *  |                     Range epoch (u64)                         |  24
  *  |                                                               |
  *  +---------------------------------------------------------------+
  *  |                     Value length V (u32)                      |  32
  *  +---------------------------------------------------------------+
- *  |                     Key bytes (K)                            ...  36
+ *  |                     Primary's node id (u32)                   |  36
  *  +---------------------------------------------------------------+
- *  |                     Value bytes (V, PUT and COPY only)       ...  36 + K
+ *  |                     Key bytes (K)                            ...  40
  *  +---------------------------------------------------------------+
- *  body length = 20 + K + V; Op: 1 PUT, 2 DELETE, 3 COPY (an entry of the range's checkpoint during catch-up: applied
- *  only if no PUT/DELETE of the key arrived since the catch-up began, so the tail always wins)
+ *  |                     Value bytes (V, PUT and COPY only)       ...  40 + K
+ *  +---------------------------------------------------------------+
+ *  body length = 24 + K + V; Op: 1 PUT, 2 DELETE, 3 COPY (an entry of the range's checkpoint during catch-up: applied
+ *  only if no PUT/DELETE of the key arrived since the catch-up began, so the tail always wins), 4 DROP (K = V = 0:
+ *  the catch-up begins; the replica drops what it holds of the range, and remembers the keys the tail writes)
  * </pre>
  */
 public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
@@ -40,14 +43,17 @@ public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
     public static final int OP_PUT = 1;
     public static final int OP_DELETE = 2;
     public static final int OP_COPY = 3;
+    public static final int OP_DROP = 4;
 
     public static final int FIRST_SLOT_OFFSET = HEADER_LENGTH;
     public static final int OP_OFFSET = HEADER_LENGTH + 2;
     public static final int KEY_LENGTH_OFFSET = HEADER_LENGTH + 4;
+    public static final int LAST_SLOT_OFFSET = HEADER_LENGTH + 6;
     public static final int EPOCH_OFFSET = HEADER_LENGTH + 8;
     public static final int VALUE_LENGTH_OFFSET = HEADER_LENGTH + 16;
-    public static final int KEY_OFFSET = HEADER_LENGTH + 20;
-    public static final int FIXED_BODY_LENGTH = 20;
+    public static final int PRIMARY_OFFSET = HEADER_LENGTH + 20;
+    public static final int KEY_OFFSET = HEADER_LENGTH + 24;
+    public static final int FIXED_BODY_LENGTH = 24;
 
     @Override
     public ReplicateRequestFlyweight header(final MessageType type, final long correlationId)
@@ -83,13 +89,13 @@ public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
             throw new ProtocolException(ErrorCode.TRUNCATED, "replicate request body of " + bodyLength + " bytes");
         }
         final int op = op();
-        if (op != OP_PUT && op != OP_DELETE && op != OP_COPY)
+        if (op < OP_PUT || op > OP_DROP)
         {
             throw new ProtocolException(ErrorCode.MALFORMED, "replicate op " + op);
         }
         final int keyLength = keyLength();
         final long valueLength = buffer.getInt(offset + VALUE_LENGTH_OFFSET, ORDER) & 0xFFFF_FFFFL;
-        if (keyLength == 0 || keyLength > ProtocolLimits.MAX_KEY_LENGTH)
+        if ((keyLength == 0) != (op == OP_DROP) || keyLength > ProtocolLimits.MAX_KEY_LENGTH)
         {
             throw new ProtocolException(ErrorCode.KEY_TOO_LARGE, "key length " + keyLength);
         }
@@ -97,7 +103,8 @@ public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
         {
             throw new ProtocolException(ErrorCode.VALUE_TOO_LARGE, "value length " + valueLength);
         }
-        if (FIXED_BODY_LENGTH + keyLength + valueLength != bodyLength || (op == OP_DELETE && valueLength != 0))
+        if (FIXED_BODY_LENGTH + keyLength + valueLength != bodyLength ||
+            ((op == OP_DELETE || op == OP_DROP) && valueLength != 0) || lastSlot() < firstSlot())
         {
             throw new ProtocolException(ErrorCode.BAD_LENGTH, "key length " + keyLength + " + value length " +
                 valueLength + " disagree with body length " + bodyLength + " (op " + op + ")");
@@ -108,6 +115,17 @@ public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
     public int firstSlot()
     {
         return buffer.getShort(offset + FIRST_SLOT_OFFSET, ORDER) & 0xFFFF;
+    }
+
+    public int lastSlot()
+    {
+        return buffer.getShort(offset + LAST_SLOT_OFFSET, ORDER) & 0xFFFF;
+    }
+
+    /** The node id of the primary that sent it. */
+    public int primary()
+    {
+        return buffer.getInt(offset + PRIMARY_OFFSET, ORDER);
     }
 
     public int op()
@@ -143,7 +161,8 @@ public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
     /**
      * Set every field after the header: the range, the op, key and value (none for DELETE), and the body length.
      */
-    public ReplicateRequestFlyweight write(final int firstSlot, final long rangeEpoch, final int op,
+    public ReplicateRequestFlyweight write(final int primary, final int firstSlot, final int lastSlot,
+        final long rangeEpoch, final int op,
         final DirectBuffer key, final int keyOffset, final int keyLength,
         final DirectBuffer value, final int valueOffset, final int valueLength)
     {
@@ -158,9 +177,10 @@ public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
         b.putByte(offset + OP_OFFSET, (byte)op);
         b.putByte(offset + OP_OFFSET + 1, (byte)0);
         b.putShort(offset + KEY_LENGTH_OFFSET, (short)keyLength, ORDER);
-        b.putShort(offset + KEY_LENGTH_OFFSET + 2, (short)0, ORDER);
+        b.putShort(offset + LAST_SLOT_OFFSET, (short)lastSlot, ORDER);
         b.putLong(offset + EPOCH_OFFSET, rangeEpoch, ORDER);
         b.putInt(offset + VALUE_LENGTH_OFFSET, valueLength, ORDER);
+        b.putInt(offset + PRIMARY_OFFSET, primary, ORDER);
         b.putBytes(offset + KEY_OFFSET, key, keyOffset, keyLength);
         if (valueLength > 0)
         {
