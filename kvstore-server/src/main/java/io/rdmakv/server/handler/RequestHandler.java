@@ -8,6 +8,7 @@ import io.rdmakv.protocol.wire.MessageDecoder;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
+import io.rdmakv.protocol.wire.ScanRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.counters.ServerCounter;
@@ -78,6 +79,8 @@ public final class RequestHandler implements EndpointHandler
     /** Writes from the primaries of ranges this node replicates: local only, never replicated again. */
     private final WritePath replicaWrites;
     private final ReplicaAdmission replicas;
+    private final ScanPages scans;
+    private final long[] scanResult = new long[2];
 
     private long nextAdmissionCheckNanos;
     /** Wakes the request thread after a hand-off from another thread (the group committer). */
@@ -119,6 +122,7 @@ public final class RequestHandler implements EndpointHandler
         this.writes = writePath.create(outcome -> WritePaths.local(store, index, counters, limits, outcome, wake),
             new PoolAndAnswer(), wake);
         this.replicas = replicas;
+        this.scans = new ScanPages(store);
         this.replicaWrites = replicas == ReplicaAdmission.NONE ? null :
             WritePaths.local(store, index, counters, limits, new PoolAndAnswer(), wake);
     }
@@ -185,6 +189,7 @@ public final class RequestHandler implements EndpointHandler
             case GET_REQUEST -> onGet(endpoint, correlationId, decoder.keyRequest());
             case STATS_REQUEST -> onStats(endpoint, correlationId);
             case REPLICATE_REQUEST -> onReplicate(endpoint, correlationId, decoder.replicateRequest());
+            case SCAN_REQUEST -> onScan(endpoint, correlationId, decoder.scanRequest());
             case ATTACH_REQUEST ->
             {
                 counters.increment(ServerCounter.MALFORMED_REQUESTS);
@@ -434,6 +439,32 @@ public final class RequestHandler implements EndpointHandler
         responses.answer(endpoint, correlationId, Status.OK, 0, 0);
     }
 
+    /** A page of a slot range from a snapshot (backup); the answer's version names the snapshot. */
+    private void onScan(final Endpoint endpoint, final long correlationId, final ScanRequestFlyweight request)
+    {
+        try
+        {
+            if (!scans.page(request, responses.valueBuffer(), ResponseFlyweight.VALUE_OFFSET,
+                responses.valueCapacity(), scanResult))
+            {
+                counters.increment(ServerCounter.BUSY);
+                responses.answerError(endpoint, correlationId, Status.BUSY, "too many scans open");
+                return;
+            }
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            responses.answerError(endpoint, correlationId, Status.NOT_FOUND, ex.getMessage());
+            return;
+        }
+        catch (final StoreException ex)
+        {
+            responses.answerStoreFailure(endpoint, correlationId, ex);
+            return;
+        }
+        responses.sendValue(endpoint, correlationId, (int)scanResult[1], scanResult[0]);
+    }
+
     private void flushWrites()
     {
         writes.flush();
@@ -487,6 +518,7 @@ public final class RequestHandler implements EndpointHandler
     /** Request thread, at shutdown: free the write path; writes still in it were never acknowledged. */
     public void close()
     {
+        scans.close();
         writes.close();
         if (replicaWrites != null)
         {

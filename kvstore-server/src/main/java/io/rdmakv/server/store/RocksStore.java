@@ -462,6 +462,13 @@ public final class RocksStore implements AutoCloseable
         return new RangeStore(db, keys, walOptions);
     }
 
+    /** The store as of now, to read page by page (backup); close it to release the snapshot. */
+    public StoreSnapshot snapshot()
+    {
+        ensureOpen();
+        return new StoreSnapshot(db, keys);
+    }
+
     /** Synced WAL writes done by group commit (FSYNC); 0 in DEFAULT mode. */
     public long syncCount()
     {

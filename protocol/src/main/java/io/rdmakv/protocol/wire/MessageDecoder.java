@@ -24,6 +24,7 @@ public final class MessageDecoder
     private final ResponseFlyweight response = new ResponseFlyweight();
     private final AttachRequestFlyweight attachRequest = new AttachRequestFlyweight();
     private final ReplicateRequestFlyweight replicateRequest = new ReplicateRequestFlyweight();
+    private final ScanRequestFlyweight scanRequest = new ScanRequestFlyweight();
     private long correlationId;
 
     /**
@@ -58,6 +59,9 @@ public final class MessageDecoder
                 break;
             case REPLICATE_REQUEST:
                 replicateRequest.wrap(buffer, offset, length).validate();
+                break;
+            case SCAN_REQUEST:
+                scanRequest.wrap(buffer, offset, length).validate();
                 break;
             case STATS_REQUEST:
                 if (header.bodyLength() != 0)
@@ -106,5 +110,10 @@ public final class MessageDecoder
     public ReplicateRequestFlyweight replicateRequest()
     {
         return replicateRequest;
+    }
+
+    public ScanRequestFlyweight scanRequest()
+    {
+        return scanRequest;
     }
 }

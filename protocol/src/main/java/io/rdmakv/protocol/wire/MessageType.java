@@ -18,7 +18,9 @@ public enum MessageType
      */
     ATTACH_REQUEST(7),
     /** A primary's write to a replica of its slot range (see {@link ReplicateRequestFlyweight}). */
-    REPLICATE_REQUEST(8);
+    REPLICATE_REQUEST(8),
+    /** One page of a slot range from a snapshot (backup; see {@link ScanRequestFlyweight}). */
+    SCAN_REQUEST(9);
 
     private static final MessageType[] BY_CODE = new MessageType[256];
 
