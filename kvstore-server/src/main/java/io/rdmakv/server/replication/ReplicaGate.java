@@ -44,6 +44,10 @@ public final class ReplicaGate implements ReplicaAdmission
         final int op = request.op();
         final int slot = op == ReplicateRequestFlyweight.OP_DROP ? request.firstSlot() :
             StoreKeys.slotOf(request.buffer(), request.keyIndex(), request.keyLength());
+        if (view.current().ranges().isEmpty())
+        {
+            return Status.STALE_EPOCH; // no map here yet: cannot tell the sender is current
+        }
         final SlotRange range = view.current().rangeOf(slot);
         if (!range.contains(request.firstSlot()) || !range.contains(request.lastSlot()))
         {

@@ -155,7 +155,15 @@ public final class ReplicatingWritePath implements WritePath
         {
             reviewLearners();
         }
-        final SlotRange range = view.current().rangeOf(StoreKeys.slotOf(key, keyIndex, keyLength));
+        final ClusterState state = view.current();
+        final SlotRange range = state.ranges().isEmpty() ? null :
+            state.rangeOf(StoreKeys.slotOf(key, keyIndex, keyLength));
+        if (range == null)
+        {
+            localOrder.add(new ReplicatedWrite(nextSequence++, endpoint, correlationId, delete, 0, 0, System.nanoTime(),
+                new int[0])); // no map yet: nobody to replicate to (routing refuses such writes before this)
+            return;
+        }
         final boolean primary = range.primary() == localNodeId;
         final List<Integer> backups = primary ? range.backups() : List.of();
         final List<Integer> learners = primary ? activeLearners(range) : List.of();
@@ -195,7 +203,7 @@ public final class ReplicatingWritePath implements WritePath
             .encodedLength();
         for (final int backup : backups)
         {
-            if (!link(backup).send(messageBuffer, 0, length))
+            if (!send(backup, length))
             {
                 replicaFailed(backup, write.firstSlot, write.rangeEpoch, "send to node " + backup + " refused");
             }
@@ -204,7 +212,7 @@ public final class ReplicatingWritePath implements WritePath
         {
             final CatchUp catchUp = catchUps.get(learner);
             catchUp.lastTailSent = sequence;
-            if (!link(learner).send(messageBuffer, 0, length))
+            if (!send(learner, length))
             {
                 endCatchUp(catchUp, "send to learner " + learner + " refused");
             }
@@ -263,7 +271,7 @@ public final class ReplicatingWritePath implements WritePath
                 messageBuffer, 0, 0, messageBuffer, 0, 0)
             .encodedLength();
         c.dropSent();
-        if (!link(learner).send(messageBuffer, 0, length))
+        if (!send(learner, length))
         {
             endCatchUp(c, "send to learner " + learner + " refused");
         }
@@ -299,7 +307,7 @@ public final class ReplicatingWritePath implements WritePath
                 new UnsafeBuffer(key), 0, key.length, new UnsafeBuffer(value), 0, value.length)
             .encodedLength();
         c.copySent();
-        if (!link(c.learner).send(messageBuffer, 0, length))
+        if (!send(c.learner, length))
         {
             endCatchUp(c, "send to learner " + c.learner + " refused");
         }
@@ -436,6 +444,13 @@ public final class ReplicatingWritePath implements WritePath
         return w;
     }
 
+    /** Send the message in {@link #messageBuffer} to a replica; false when it cannot go (or the node is unknown). */
+    private boolean send(final int nodeId, final int length)
+    {
+        final PeerLink link = link(nodeId);
+        return link != null && link.send(messageBuffer, 0, length);
+    }
+
     private PeerLink link(final int nodeId)
     {
         PeerLink link = links.get(nodeId);
@@ -444,7 +459,8 @@ public final class ReplicatingWritePath implements WritePath
             final ClusterMember member = view.current().member(nodeId);
             if (member == null)
             {
-                throw new IllegalStateException("node " + nodeId + " is a replica but not a member");
+                LOG.warn("replication: node {} is a replica but not a member of the map", nodeId);
+                return null;
             }
             link = new PeerLink(member, worker, transport, secret, connector, this::post, linkListener);
             links.put(nodeId, link);
