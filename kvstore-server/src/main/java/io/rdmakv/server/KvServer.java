@@ -17,10 +17,7 @@ import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.handler.Limits;
-import io.rdmakv.server.handler.ReplicaAdmission;
-import io.rdmakv.server.handler.WritePathFactory;
-import io.rdmakv.server.replication.ReplicaGate;
-import io.rdmakv.server.replication.ReplicatingWritePath;
+import io.rdmakv.server.replication.Replication;
 import io.rdmakv.server.handler.RequestHandler;
 import io.rdmakv.server.handler.SlotRouter;
 import io.rdmakv.server.pool.PoolIndex;
@@ -222,12 +219,12 @@ public final class KvServer implements AutoCloseable
         opened.push(worker);
         tickets = new SessionTickets(Duration.ofMillis(config.ticketTtlMillis()), MAX_OUTSTANDING_TICKETS,
             new SystemNanoClock());
-        final WritePathFactory writePath = clusterView == null ? WritePathFactory.LOCAL :
-            ReplicatingWritePath.factory(clusterView, store.ranges(), worker, transportName, config.secret(),
-                config.maxMessageBytes(), config.replicationTimeoutMillis());
+        // Replication follows the cluster view once the ports are bound (below); until then writes are local only.
+        final Replication replication = new Replication(store.ranges(), worker, transportName, config.secret(),
+            config.maxMessageBytes(), config.replicationTimeoutMillis());
         handler = new RequestHandler(store, index, counters, limits,
-            new SlotRouter(config.clusterNodes(), config.nodeId()), tickets, writePath,
-            clusterView == null ? ReplicaAdmission.NONE : new ReplicaGate(clusterView));
+            new SlotRouter(config.clusterNodes(), config.nodeId()), tickets, replication.writePath(),
+            replication.admission());
         // The request thread: the worker's event loop on tcp (requests handled where they are read), a polling
         // thread on verbs. Started before listening: an event-driven worker must be driven before it has endpoints.
         progress = WorkerProgress.start(worker, new ServerAgent(handler, index), "rdmakv-server",
@@ -243,6 +240,10 @@ public final class KvServer implements AutoCloseable
         listener = worker.listen(new InetSocketAddress(config.host(), config.dataPort()), handler);
         opened.push(listener);
         dataAddress = listener.localAddress();
+        if (clusterView != null)
+        {
+            replication.follow(clusterView);
+        }
 
         registerGauges();
 

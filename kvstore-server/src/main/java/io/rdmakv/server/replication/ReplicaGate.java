@@ -29,18 +29,25 @@ import java.util.Set;
  */
 public final class ReplicaGate implements ReplicaAdmission
 {
-    private final ClusterView view;
+    /** Null until {@link #follow}: then nothing is replicated here. */
+    private volatile ClusterView view;
     /** Per catching-up range (by first slot): the keys the tail wrote since the catch-up began. */
     private final Int2ObjectHashMap<Set<ByteBuffer>> catchUps = new Int2ObjectHashMap<>();
 
-    public ReplicaGate(final ClusterView view)
+    /** Take replicated writes as {@code clusterView} says from now on (any thread). */
+    void follow(final ClusterView clusterView)
     {
-        this.view = view;
+        view = clusterView;
     }
 
     @Override
     public Status admit(final ReplicateRequestFlyweight request)
     {
+        final ClusterView view = this.view;
+        if (view == null)
+        {
+            return Status.WRONG_NODE; // no cluster view (yet): this node replicates nothing
+        }
         final int op = request.op();
         final int slot = op == ReplicateRequestFlyweight.OP_DROP ? request.firstSlot() :
             StoreKeys.slotOf(request.buffer(), request.keyIndex(), request.keyLength());

@@ -51,11 +51,19 @@ public final class ReplicatingWritePath implements WritePath
 {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicatingWritePath.class);
     private static final int INBOX_CAPACITY = 4096;
+    /** A write no replica needs: the local outcome passes straight through (no allocation). */
+    private static final ReplicatedWrite LOCAL_ONLY = new ReplicatedWrite(0, null, 0, false, 0, 0, 0, new int[0]);
 
     private final WritePath local;
     private final WriteOutcome outcome;
-    private final ClusterView view;
-    private final int localNodeId;
+    /** Set by {@link #follow} on any thread; taken over by the request thread at its next write or duty cycle. */
+    private volatile ClusterView followed;
+    /** Null until {@link #follow} (until then every write is the local one only). Request thread. */
+    private ClusterView view;
+    private int localNodeId;
+    /** The last state looked at, and whether this node replicates anything in it. */
+    private ClusterState checkedState;
+    private boolean replicating;
     private final Worker worker;
     private final String transport;
     private final byte[] secret;
@@ -87,14 +95,12 @@ public final class ReplicatingWritePath implements WritePath
      * @param timeoutMillis how long a backup may take to acknowledge before it is asked out of the in-sync set.
      */
     private ReplicatingWritePath(final java.util.function.Function<WriteOutcome, WritePath> local,
-        final WriteOutcome outcome, final ClusterView view, final RangeStore ranges, final Worker worker,
+        final WriteOutcome outcome, final RangeStore ranges, final Worker worker,
         final String transport, final byte[] secret, final int maxMessage, final long timeoutMillis,
         final Runnable wakeUp)
     {
         this.ranges = ranges;
         this.outcome = outcome;
-        this.view = view;
-        this.localNodeId = view.localNodeId();
         this.worker = worker;
         this.transport = transport;
         this.secret = secret;
@@ -108,22 +114,75 @@ public final class ReplicatingWritePath implements WritePath
             return t;
         });
         this.local = local.apply(new LocalOutcome());
-        view.subscribe(state -> post(() -> reviewLearners = true));
     }
 
-    /** A {@link io.rdmakv.server.handler.WritePathFactory} that wraps the local path of the durability setting. */
-    public static io.rdmakv.server.handler.WritePathFactory factory(final ClusterView view, final RangeStore ranges,
-        final Worker worker, final String transport, final byte[] secret, final int maxMessage,
-        final long timeoutMillis)
+    /**
+     * Replicate as {@code clusterView} says from now on (any thread; the request thread takes it over at its next
+     * duty cycle). Before, every write is the local one only.
+     */
+    void follow(final ClusterView clusterView)
     {
-        return (local, outcome, wakeUp) -> new ReplicatingWritePath(local, outcome, view, ranges, worker, transport,
-            secret, maxMessage, timeoutMillis, wakeUp);
+        followed = clusterView;
+        clusterView.subscribe(state -> post(() -> reviewLearners = true));
+        wakeUp.run();
+    }
+
+    /** Whether a view is followed (taking it over from {@link #follow} the first time). */
+    private boolean hasView()
+    {
+        if (view == null)
+        {
+            final ClusterView f = followed;
+            if (f == null)
+            {
+                return false;
+            }
+            localNodeId = f.localNodeId();
+            view = f;
+            reviewLearners = true;
+        }
+        return true;
+    }
+
+    /** Built by {@link Replication#writePath()}. */
+    static ReplicatingWritePath create(final java.util.function.Function<WriteOutcome, WritePath> local,
+        final WriteOutcome outcome, final RangeStore ranges, final Worker worker, final String transport,
+        final byte[] secret, final int maxMessage, final long timeoutMillis, final Runnable wakeUp)
+    {
+        return new ReplicatingWritePath(local, outcome, ranges, worker, transport, secret, maxMessage, timeoutMillis,
+            wakeUp);
+    }
+
+    /** Whether any write may need a replica: this node is primary of a range with backups or learners. */
+    private boolean replicating()
+    {
+        if (!hasView())
+        {
+            return false;
+        }
+        final ClusterState state = view.current();
+        if (state != checkedState)
+        {
+            checkedState = state;
+            replicating = false;
+            for (final SlotRange r : state.ranges())
+            {
+                replicating |= r.primary() == localNodeId && (!r.backups().isEmpty() || !r.learners().isEmpty());
+            }
+        }
+        return replicating || !bySequence.isEmpty();
     }
 
     @Override
     public void put(final Endpoint endpoint, final long correlationId, final DirectBuffer buffer, final int keyIndex,
         final int keyLength, final int valueIndex, final int valueLength)
     {
+        if (!replicating())
+        {
+            localOrder.add(LOCAL_ONLY);
+            local.put(endpoint, correlationId, buffer, keyIndex, keyLength, valueIndex, valueLength);
+            return;
+        }
         if (!view.holdsLease(System.nanoTime()))
         {
             outcome.failed(endpoint, correlationId, Status.BUSY, "node lease not held: writes refused until renewed");
@@ -137,6 +196,12 @@ public final class ReplicatingWritePath implements WritePath
     public void delete(final Endpoint endpoint, final long correlationId, final DirectBuffer buffer, final int keyIndex,
         final int keyLength)
     {
+        if (!replicating())
+        {
+            localOrder.add(LOCAL_ONLY);
+            local.delete(endpoint, correlationId, buffer, keyIndex, keyLength);
+            return;
+        }
         if (!view.holdsLease(System.nanoTime()))
         {
             outcome.failed(endpoint, correlationId, Status.BUSY, "node lease not held: writes refused until renewed");
@@ -241,6 +306,10 @@ public final class ReplicatingWritePath implements WritePath
     /** Begin a catch-up for each learner of a range this node is primary of that has none (one per learner). */
     private void reviewLearners()
     {
+        if (!hasView())
+        {
+            return;
+        }
         reviewLearners = false;
         for (final SlotRange range : view.current().ranges())
         {
@@ -561,6 +630,11 @@ public final class ReplicatingWritePath implements WritePath
             final int valueLength)
         {
             final ReplicatedWrite w = localOrder.poll();
+            if (w == LOCAL_ONLY)
+            {
+                outcome.putDurable(endpoint, correlationId, key, keyIndex, keyLength, value, valueIndex, valueLength);
+                return;
+            }
             w.localDone = true;
             if (w.failure == null && w.awaitingCount == 0)
             {
@@ -581,6 +655,11 @@ public final class ReplicatingWritePath implements WritePath
             final int keyIndex, final int keyLength, final boolean existed)
         {
             final ReplicatedWrite w = localOrder.poll();
+            if (w == LOCAL_ONLY)
+            {
+                outcome.deleteDurable(endpoint, correlationId, key, keyIndex, keyLength, existed);
+                return;
+            }
             w.localDone = true;
             w.existed = existed;
             if (w.failure == null && w.awaitingCount == 0)
@@ -599,6 +678,11 @@ public final class ReplicatingWritePath implements WritePath
         public void failed(final Endpoint endpoint, final long correlationId, final Status status, final String reason)
         {
             final ReplicatedWrite w = localOrder.poll();
+            if (w == LOCAL_ONLY)
+            {
+                outcome.failed(endpoint, correlationId, status, reason);
+                return;
+            }
             w.localDone = true;
             w.failure = status;
             w.failureReason = reason;
