@@ -3,7 +3,9 @@ package io.rdmakv.cli;
 import io.rdmakv.cli.bench.BenchCommand;
 import io.rdmakv.cli.cluster.ClusterCommand;
 import io.rdmakv.cli.doctor.DoctorCommand;
+import io.rdmakv.server.cli.BackupCommand;
 import io.rdmakv.server.cli.LoadCommand;
+import io.rdmakv.server.cli.RestoreCommand;
 import io.rdmakv.server.cli.ServerCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -21,6 +23,8 @@ import picocli.CommandLine.Spec;
     subcommands = {
         ServerCommand.class,
         LoadCommand.class,
+        BackupCommand.class,
+        RestoreCommand.class,
         GetCommand.class,
         PutCommand.class,
         DelCommand.class,

@@ -72,4 +72,20 @@ final class ClusterViews
         return new ClusterState(1, members, ranges);
     }
 
+
+    /** The map a WELCOME carries: each range with its primary's control address, its epoch and its backups. */
+    static List<io.rdmakv.protocol.wire.ClusterNode> wireMap(final ClusterState state)
+    {
+        final List<io.rdmakv.protocol.wire.ClusterNode> map = new ArrayList<>();
+        for (final SlotRange r : state.ranges())
+        {
+            final ClusterMember primary = state.member(r.primary());
+            if (primary != null)
+            {
+                map.add(new io.rdmakv.protocol.wire.ClusterNode(primary.nodeId(), primary.host(),
+                    primary.controlPort(), r.firstSlot(), r.lastSlot(), r.epoch(), r.backups()));
+            }
+        }
+        return map;
+    }
 }

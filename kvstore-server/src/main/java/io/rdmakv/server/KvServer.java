@@ -19,6 +19,7 @@ import io.rdmakv.server.control.ControlServer;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.handler.Limits;
+import io.rdmakv.server.replication.Replication;
 import io.rdmakv.server.handler.RequestHandler;
 import io.rdmakv.server.handler.SlotRouter;
 import io.rdmakv.server.pool.PoolIndex;
@@ -71,12 +72,13 @@ import java.util.concurrent.TimeUnit;
 public final class KvServer implements AutoCloseable
 {
     private static final Logger LOG = LoggerFactory.getLogger(KvServer.class);
-    private static final String EPOCH_FILE = "rdmakv.epoch";
     private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(10);
     /** Session tickets issued and not yet redeemed, at most (a handshake loop cannot grow the table further). */
     private static final int MAX_OUTSTANDING_TICKETS = 65_536;
 
     private final ServerConfig config;
+    /** The cluster this node is part of, or null for a node on its own (no replication). */
+    private final ClusterView givenView;
     private final ServerCounters counters = new ServerCounters();
     private final Deque<AutoCloseable> opened = new ArrayDeque<>();
 
@@ -97,15 +99,17 @@ public final class KvServer implements AutoCloseable
     private WorkerProgress progress;
     private ControlServer control;
     private volatile ClusterView clusterView;
+    private Replication replication;
     private InetSocketAddress controlAddress;
     private InetSocketAddress dataAddress;
     private PoolWarmUp.Result warmUp;
     private StartupReport startup;
     private volatile boolean closed;
 
-    private KvServer(final ServerConfig config)
+    private KvServer(final ServerConfig config, final ClusterView givenView)
     {
         this.config = config;
+        this.givenView = givenView;
     }
 
     /**
@@ -116,7 +120,19 @@ public final class KvServer implements AutoCloseable
      */
     public static KvServer start(final ServerConfig config)
     {
-        final KvServer server = new KvServer(config);
+        return start(config, null);
+    }
+
+    /**
+     * Start a node of a replicated cluster: it replicates the writes of the ranges it is primary of to their backups
+     * ({@code ReplicatingWritePath}) and takes the writes of the ranges it replicates ({@code ReplicaGate}), both as
+     * {@code clusterView} says. The view is not closed by the node.
+     *
+     * @param clusterView the cluster's configuration; {@code null} for a node on its own.
+     */
+    public static KvServer start(final ServerConfig config, final ClusterView clusterView)
+    {
+        final KvServer server = new KvServer(config, clusterView);
         try
         {
             server.doStart();
@@ -207,10 +223,15 @@ public final class KvServer implements AutoCloseable
         tickets = new SessionTickets(Duration.ofMillis(config.ticketTtlMillis()), MAX_OUTSTANDING_TICKETS,
             new SystemNanoClock());
         // Until the cluster view starts (it needs the bound ports) the static map routes, or, in cluster mode, nothing.
-        final ClusterState untilViewStarts = config.cluster().enabled() ? new ClusterState(0, List.of(), List.of()) :
+        final ClusterState untilViewStarts = givenView != null ? givenView.current() : config.cluster().enabled() ?
+            new ClusterState(0, List.of(), List.of()) :
             ClusterViews.staticState(config, config.controlPort(), config.dataPort());
+        // Replication follows the cluster view once the ports are bound (below); until then writes are local only.
+        replication = new Replication(store.ranges(), worker, transportName, config.secret(),
+            config.maxMessageBytes(), config.replicationTimeoutMillis());
         handler = new RequestHandler(store, index, counters, limits, SlotRouter.of(untilViewStarts, config.nodeId(),
-            config.advertisedHost() + ':' + config.controlPort()), tickets);
+            config.advertisedHost() + ':' + config.controlPort()), tickets, replication.writePath(),
+            replication.admission());
         // The request thread: the worker's event loop on tcp (requests handled where they are read), a polling
         // thread on verbs. Started before listening: an event-driven worker must be driven before it has endpoints.
         progress = WorkerProgress.start(worker, new ServerAgent(handler, index), "rdmakv-server",
@@ -251,9 +272,21 @@ public final class KvServer implements AutoCloseable
     private void startClusterView()
     {
         final String self = config.advertisedHost() + ':' + controlAddress.getPort();
-        clusterView = ClusterViews.start(config, controlAddress.getPort(), dataAddress.getPort());
-        opened.push(clusterView);
+        if (givenView != null)
+        {
+            clusterView = givenView; // not ours to close
+        }
+        else
+        {
+            clusterView = ClusterViews.start(config, controlAddress.getPort(), dataAddress.getPort());
+            opened.push(clusterView);
+        }
+        final boolean replicated = givenView != null || config.cluster().enabled();
         handler.follow(clusterView, self, config.cluster().enabled());
+        if (replicated)
+        {
+            replication.follow(clusterView);
+        }
         control.admin(new io.rdmakv.server.cluster.ratis.ClusterAdmin(clusterView));
     }
 
@@ -311,7 +344,7 @@ public final class KvServer implements AutoCloseable
     /** Epoch, allocator, empty index and header, then the warm-up from RocksDB (see {@link PoolWarmUp}). */
     private void layOutAndWarmUp(final StartupReport.Builder timeline)
     {
-        epoch = nextEpoch(config.dataDir());
+        epoch = LayoutEpochFile.next(config.dataDir());
         final int partitionSize = arena.partitions().partitionSize();
         final EpochReclaimer reclaimer = new EpochReclaimer(
             TimeUnit.MILLISECONDS.toNanos(config.reclaimGraceMillis()), new SystemNanoClock());
@@ -397,17 +430,9 @@ public final class KvServer implements AutoCloseable
     private Welcome welcome(final byte[] ticket)
     {
         final ClusterView view = clusterView; // null for a handshake that races the view's start: no map yet
-        final ClusterState state = view == null ? new ClusterState(0, List.of(), List.of()) : view.current();
-        final List<io.rdmakv.protocol.wire.ClusterNode> map = new ArrayList<>();
-        for (final SlotRange r : state.ranges())
-        {
-            final ClusterMember primary = state.member(r.primary());
-            if (primary != null)
-            {
-                map.add(new io.rdmakv.protocol.wire.ClusterNode(primary.nodeId(), primary.host(),
-                    primary.controlPort(), r.firstSlot(), r.lastSlot(), r.epoch(), r.backups()));
-            }
-        }
+        final ClusterState state = view == null || view.current() == null ? new ClusterState(0, List.of(), List.of()) :
+            view.current();
+        final List<io.rdmakv.protocol.wire.ClusterNode> map = ClusterViews.wireMap(state);
         return new Welcome(config.nodeId(), geometry, region.remoteKey().pack(), epoch, arena.address(),
             List.of(new TransportAddress(transportName, config.advertisedHost(), dataAddress.getPort(), new byte[0])),
             config.maxKeyBytes(), config.maxValueBytes(), map, ticket, config.cluster().enabled() ? state.epoch() : 0);
@@ -432,6 +457,12 @@ public final class KvServer implements AutoCloseable
     public TransportCapabilities transportCapabilities()
     {
         return transport.capabilities();
+    }
+
+    /** The node's RocksDB store (tests and tools read a replica's data through it; thread-safe). */
+    public RocksStore store()
+    {
+        return store;
     }
 
     public ServerCounters counters()
@@ -551,30 +582,6 @@ public final class KvServer implements AutoCloseable
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    /** The layout epoch: one more than at the last start of this data directory (kept in a small file). */
-    private static long nextEpoch(final Path dataDir)
-    {
-        final Path file = dataDir.resolve(EPOCH_FILE);
-        long previous = 0;
-        try
-        {
-            if (Files.exists(file))
-            {
-                previous = Long.parseLong(Files.readString(file, StandardCharsets.US_ASCII).trim());
-            }
-            final long next = previous + 1;
-            final Path tmp = dataDir.resolve(EPOCH_FILE + ".tmp");
-            Files.writeString(tmp, Long.toString(next), StandardCharsets.US_ASCII);
-            Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-            return next;
-        }
-        catch (final IOException | NumberFormatException ex)
-        {
-            throw new ServerStartException("cannot read or write the epoch file " + file + ": " + ex.getMessage(), ex);
         }
     }
 }

@@ -25,6 +25,8 @@ import java.util.TreeMap;
  *   node.id                 1            this node's id in the cluster map
  *   data.dir                ./data       RocksDB directory
  *   durability              DEFAULT      DEFAULT (survives kill -9) | FSYNC (survives power loss, group commit)
+ *   replication.timeoutMs   1000         how long a primary waits for an in-sync backup's acknowledgement before it
+ *                                        asks the coordinator to remove that backup from the in-sync set
  *   store.writeBufferSize   8MiB         RocksDB memtable size (write_buffer_size), 1 MiB to 1 GiB; the memtable insert
  *                                        runs on the request thread, and a small skiplist stays in cache (RocksDB's
  *                                        64 MiB default costs that thread ~1.5x the CPU per write; flushes run on
@@ -87,6 +89,7 @@ public final class ServerConfig
         m.put("node.id", "1");
         m.put("data.dir", "./data");
         m.put("durability", "DEFAULT");
+        m.put("replication.timeoutMs", "1000");
         m.put("store.writeBufferSize", "8MiB");
         m.put("pool.size", "64MiB");
         m.put("pool.partitionSize", "1GiB");
@@ -116,6 +119,7 @@ public final class ServerConfig
     private final int nodeId;
     private final Path dataDir;
     private final Durability durability;
+    private final long replicationTimeoutMillis;
     private final long writeBufferSize;
     private final long poolSize;
     private final long poolPartitionSize;
@@ -143,12 +147,13 @@ public final class ServerConfig
     /** The settings as given (defaults + file + flags), so {@link #with} re-derives what was derived. */
     private final Map<String, String> given;
 
-    private ServerConfig(final Map<String, String> s)
+    ServerConfig(final Map<String, String> s)
     {
         given = java.util.Collections.unmodifiableMap(new TreeMap<>(s));
         nodeId = intSetting(s, "node.id", 0, Integer.MAX_VALUE);
         dataDir = Path.of(s.get("data.dir"));
         durability = enumSetting(s, "durability", () -> Durability.parse(s.get("durability")));
+        replicationTimeoutMillis = intSetting(s, "replication.timeoutMs", 1, 600_000);
         writeBufferSize = sizeSetting(s, "store.writeBufferSize", 1L << 20, 1L << 30);
         poolSize = sizeSetting(s, "pool.size", 1L << 20, 1L << 40);
         if ((poolSize & 4095) != 0)
@@ -227,6 +232,12 @@ public final class ServerConfig
         return from(new Properties(), Map.of());
     }
 
+    /** Typed construction, every setting at its default until set (embedding; see {@link ServerConfigBuilder}). */
+    public static ServerConfigBuilder builder()
+    {
+        return new ServerConfigBuilder();
+    }
+
     /**
      * Build from file settings overridden by flag settings (both by setting name, see {@link #KNOWN}).
      *
@@ -234,20 +245,21 @@ public final class ServerConfig
      */
     public static ServerConfig from(final Properties file, final Map<String, String> overrides)
     {
-        final Map<String, String> s = new TreeMap<>();
-        KNOWN.forEach((k, v) ->
-        {
-            if (v != null)
-            {
-                s.put(k, v);
-            }
-        });
+        final ServerConfigBuilder builder = builder();
         for (final String name : file.stringPropertyNames())
         {
-            s.put(checkName(name), file.getProperty(name).trim());
+            builder.set(name, file.getProperty(name));
         }
-        overrides.forEach((k, v) -> s.put(checkName(k), v.trim()));
-        return new ServerConfig(s);
+        overrides.forEach(builder::set);
+        return builder.build();
+    }
+
+    /** A builder holding this configuration's settings as given, to change some (typed {@link #with}). */
+    public ServerConfigBuilder toBuilder()
+    {
+        final ServerConfigBuilder builder = builder();
+        given.forEach(builder::set);
+        return builder;
     }
 
     /** Read a properties file (UTF-8) and apply {@code overrides}. */
@@ -294,6 +306,12 @@ public final class ServerConfig
     public Durability durability()
     {
         return durability;
+    }
+
+    /** How long a primary waits for a backup's acknowledgement ({@code replication.timeoutMs}). */
+    public long replicationTimeoutMillis()
+    {
+        return replicationTimeoutMillis;
     }
 
     /** RocksDB's memtable size in bytes ({@code store.writeBufferSize}). */
@@ -470,7 +488,7 @@ public final class ServerConfig
         return n * multiplier;
     }
 
-    private static String checkName(final String name)
+    static String checkName(final String name)
     {
         if (KNOWN.containsKey(name) || name.startsWith("tcp.") || name.startsWith("verbs."))
         {

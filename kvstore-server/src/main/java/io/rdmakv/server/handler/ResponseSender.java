@@ -70,9 +70,16 @@ final class ResponseSender
     /** OK with the value already in the value area. */
     void sendValue(final Endpoint endpoint, final long correlationId, final int valueLength)
     {
+        sendValue(endpoint, correlationId, valueLength, 0);
+    }
+
+    /** OK with the value already in the value area, and a version (a SCAN page: its snapshot id). */
+    void sendValue(final Endpoint endpoint, final long correlationId, final int valueLength, final long version)
+    {
         response.wrap(responseBuffer, 0, responseBuffer.capacity()).header(MessageType.RESPONSE, correlationId);
         // status() zeroes the value length; write header fields, then restore the length (the bytes are in place).
         response.status(Status.OK);
+        response.version(version);
         response.bodyLength(ResponseFlyweight.FIXED_BODY_LENGTH + valueLength);
         responseBuffer.putInt(ResponseFlyweight.VALUE_LENGTH_OFFSET, valueLength, ByteOrder.LITTLE_ENDIAN);
         send(endpoint, response.encodedLength());
