@@ -10,6 +10,7 @@ import io.rdmakv.pool.alloc.ExtentAllocator;
 import io.rdmakv.protocol.layout.PoolGeometry;
 import io.rdmakv.protocol.wire.TransportAddress;
 import io.rdmakv.protocol.wire.Welcome;
+import io.rdmakv.server.cluster.OwnershipPublisher;
 import io.rdmakv.server.config.ClusterNode;
 import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.control.ControlServer;
@@ -72,6 +73,8 @@ public final class KvServer implements AutoCloseable
     private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(10);
     /** Session tickets issued and not yet redeemed, at most (a handshake loop cannot grow the table further). */
     private static final int MAX_OUTSTANDING_TICKETS = 65_536;
+    /** Range epoch of the ownership words of a fixed map (no coordinator ever changes it). */
+    private static final long STATIC_RANGE_EPOCH = 1;
 
     private final ServerConfig config;
     private final ServerCounters counters = new ServerCounters();
@@ -83,6 +86,7 @@ public final class KvServer implements AutoCloseable
     private RocksStore store;
     private PoolIndex index;
     private PoolGeometry geometry;
+    private OwnershipPublisher ownership;
     private long epoch;
     private Transport transport;
     private MemoryDomain memoryDomain;
@@ -202,8 +206,11 @@ public final class KvServer implements AutoCloseable
         opened.push(worker);
         tickets = new SessionTickets(Duration.ofMillis(config.ticketTtlMillis()), MAX_OUTSTANDING_TICKETS,
             new SystemNanoClock());
-        handler = new RequestHandler(store, index, counters, limits,
-            new SlotRouter(config.clusterNodes(), config.nodeId()), tickets);
+        final SlotRouter router = new SlotRouter(config.clusterNodes(), config.nodeId());
+        handler = new RequestHandler(store, index, counters, limits, router, tickets);
+        // One-sided readers trust this pool only for the slots its ownership words say LIVE.
+        ownership = new OwnershipPublisher(arena.partitions(), config.nodeId());
+        ownership.publishStatic(router::isLocal, STATIC_RANGE_EPOCH);
         // The request thread: the worker's event loop on tcp (requests handled where they are read), a polling
         // thread on verbs. Started before listening: an event-driven worker must be driven before it has endpoints.
         progress = WorkerProgress.start(worker, new ServerAgent(handler, index), "rdmakv-server",
@@ -428,6 +435,12 @@ public final class KvServer implements AutoCloseable
     public RemoteKey remoteKey()
     {
         return region.remoteKey();
+    }
+
+    /** Writes this node's slot ownership words into its pool (a cluster view's listener calls {@code apply}). */
+    public OwnershipPublisher ownership()
+    {
+        return ownership;
     }
 
     public PoolGeometry geometry()

@@ -9,6 +9,7 @@ import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.server.cluster.ReadLeaseGrant;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.pool.PoolIndex;
@@ -210,6 +211,15 @@ public final class RequestHandler implements EndpointHandler
             }
         }
         return work;
+    }
+
+    /**
+     * The read lease every answer grants from now on (unbounded by default: a node with no node lease). Set before
+     * the node serves, or from the request thread.
+     */
+    public void readLeaseGrant(final ReadLeaseGrant grant)
+    {
+        responses.readLease(grant);
     }
 
     /** Wakes the request thread when a durable write completes (else it waits for the next timed duty cycle). */

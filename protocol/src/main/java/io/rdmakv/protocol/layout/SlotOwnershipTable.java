@@ -1,7 +1,5 @@
 package io.rdmakv.protocol.layout;
 
-import io.rdmakv.protocol.ErrorCode;
-import io.rdmakv.protocol.ProtocolException;
 import io.rdmakv.protocol.ProtocolLimits;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.AtomicBuffer;
@@ -55,46 +53,21 @@ public final class SlotOwnershipTable
     private static final int EPOCH_SHIFT = 16;
     private static final boolean NATIVE_LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
-    private AtomicBuffer buffer;
-    private int offset;
-
-    /**
-     * Wrap the table of a pool whose first byte is at {@code poolOffset} of {@code buffer} (the node's pool view).
-     *
-     * @throws ProtocolException {@link ErrorCode#TRUNCATED} if the buffer ends before the table does.
-     */
-    public SlotOwnershipTable wrap(final AtomicBuffer buffer, final int poolOffset)
+    private SlotOwnershipTable()
     {
-        if (poolOffset < 0 || (long)buffer.capacity() - poolOffset < OFFSET + LENGTH)
-        {
-            throw new ProtocolException(ErrorCode.TRUNCATED, "slot ownership table needs " + (OFFSET + LENGTH) +
-                " bytes from pool offset " + poolOffset + ", capacity " + buffer.capacity());
-        }
-        this.buffer = buffer;
-        this.offset = poolOffset + OFFSET;
-        return this;
     }
 
-    /** Zero every word (NOT_OWNER): nothing is served one-sided until the node publishes. */
-    public SlotOwnershipTable clear()
+    /** The word at {@code index} of {@code buffer} (where the pool offset {@link #poolOffsetOf} lands), acquire. */
+    public static long wordAt(final AtomicBuffer buffer, final int index)
     {
-        buffer.setMemory(offset, LENGTH, (byte)0);
-        return this;
-    }
-
-    /** The word of {@code slot}, with acquire semantics. */
-    public long word(final int slot)
-    {
-        final long raw = buffer.getLongVolatile(wordOffset(slot));
+        final long raw = buffer.getLongVolatile(index);
         return NATIVE_LITTLE_ENDIAN ? raw : Long.reverseBytes(raw);
     }
 
-    /** Publish {@code state} at {@code epoch} for {@code slot} with one release store. */
-    public SlotOwnershipTable publish(final int slot, final int state, final long epoch)
+    /** Store {@code word} at {@code index} of {@code buffer} with one release store (the node, single writer). */
+    public static void publishAt(final AtomicBuffer buffer, final int index, final long word)
     {
-        final long w = encode(slot, state, epoch);
-        buffer.putLongRelease(wordOffset(slot), NATIVE_LITTLE_ENDIAN ? w : Long.reverseBytes(w));
-        return this;
+        buffer.putLongRelease(index, NATIVE_LITTLE_ENDIAN ? word : Long.reverseBytes(word));
     }
 
     /** Offset from the pool start of {@code slot}'s word: what a one-sided reader reads. */
@@ -163,12 +136,6 @@ public final class SlotOwnershipTable
     public static long readWord(final DirectBuffer buffer, final int index)
     {
         return buffer.getLong(index, ByteOrder.LITTLE_ENDIAN);
-    }
-
-    private int wordOffset(final int slot)
-    {
-        checkSlot(slot);
-        return offset + slot * WORD_LENGTH;
     }
 
     private static void checkSlot(final int slot)

@@ -1,7 +1,5 @@
 package io.rdmakv.protocol.layout;
 
-import io.rdmakv.protocol.ErrorCode;
-import io.rdmakv.protocol.ProtocolException;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
@@ -15,7 +13,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class SlotOwnershipTableTest
 {
     private final UnsafeBuffer pool = new UnsafeBuffer(ByteBuffer.allocateDirect((int)PoolGeometry.MIN_INDEX_OFFSET));
-    private final SlotOwnershipTable table = new SlotOwnershipTable().wrap(pool, 0);
 
     @Test
     void shouldRoundTripEveryFieldAtTheEdges()
@@ -41,12 +38,13 @@ class SlotOwnershipTableTest
     @Test
     void shouldPublishAtTheDrawnOffsetLittleEndian()
     {
-        table.publish(5, SlotOwnershipTable.STATE_LIVE, 7);
         final int at = (int)SlotOwnershipTable.poolOffsetOf(5);
+        SlotOwnershipTable.publishAt(pool, at, SlotOwnershipTable.encode(5, SlotOwnershipTable.STATE_LIVE, 7));
         assertEquals(4096 + 40, at);
         assertEquals(7L << 16 | 5 << 2 | 1, SlotOwnershipTable.readWord(pool, at));
-        assertEquals(SlotOwnershipTable.readWord(pool, at), table.word(5));
-        assertEquals("LIVE(slot 5, epoch 7)", SlotOwnershipTable.describe(table.word(5)));
+        assertEquals(SlotOwnershipTable.readWord(pool, at), SlotOwnershipTable.wordAt(pool, at));
+        assertEquals("LIVE(slot 5, epoch 7)", SlotOwnershipTable.describe(SlotOwnershipTable.wordAt(pool, at)));
+        assertEquals(SlotOwnershipTable.OFFSET + SlotOwnershipTable.LENGTH, PoolGeometry.MIN_INDEX_OFFSET);
     }
 
     @Test
@@ -63,15 +61,5 @@ class SlotOwnershipTableTest
         assertFalse(SlotOwnershipTable.serves(SlotOwnershipTable.encode(8, SlotOwnershipTable.STATE_LIVE, 4), 9, 4),
             "another slot's word");
         assertFalse(SlotOwnershipTable.serves(0L, 0, 0), "the zeroed table serves nothing");
-    }
-
-    @Test
-    void shouldClearToNotOwnerAndRefuseATooShortBuffer()
-    {
-        table.publish(100, SlotOwnershipTable.STATE_LIVE, 1).clear();
-        assertEquals(0L, table.word(100));
-        final ProtocolException ex = assertThrows(ProtocolException.class,
-            () -> new SlotOwnershipTable().wrap(new UnsafeBuffer(ByteBuffer.allocateDirect(4096)), 0));
-        assertEquals(ErrorCode.TRUNCATED, ex.errorCode());
     }
 }
