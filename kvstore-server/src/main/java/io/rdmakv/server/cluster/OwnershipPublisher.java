@@ -64,6 +64,16 @@ public final class OwnershipPublisher
         }
     }
 
+    /**
+     * Follow {@code view}: publish its current state now and every newer one as it is committed. (The lease check
+     * that fences everything when the node lease runs out while the node still runs is the caller's: {@link #fenceAll}.)
+     */
+    public void follow(final ClusterView view)
+    {
+        view.subscribe(this::apply);
+        apply(view.current());
+    }
+
     /** A fixed map with no coordinator: LIVE at {@code epoch} where {@code isLocal}, NOT_OWNER elsewhere. */
     public synchronized void publishStatic(final IntPredicate isLocal, final long epoch)
     {

@@ -55,6 +55,14 @@ class OwnershipPublisherTest
     }
 
     @Test
+    void shouldPublishAFollowedViewAtOnce()
+    {
+        publisher.follow(StaticClusterView.singleNode(A));
+        assertWord(0, SlotOwnershipTable.STATE_LIVE, 1);
+        assertWord(16383, SlotOwnershipTable.STATE_LIVE, 1);
+    }
+
+    @Test
     void shouldPublishAStaticMapLiveWhereLocalAndClearToNotOwner()
     {
         publisher.publishStatic(slot -> slot < 10 || slot == 16383, 1);
