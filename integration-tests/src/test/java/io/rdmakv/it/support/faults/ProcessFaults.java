@@ -4,6 +4,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Faults of a whole process, by pid: SIGKILL, and SIGSTOP/SIGCONT (a paused process keeps its sockets and its
@@ -17,10 +20,27 @@ public final class ProcessFaults
     {
     }
 
-    /** SIGKILL {@code pid} (no shutdown hook runs, nothing is flushed). */
+    /** SIGKILL {@code pid} (no shutdown hook runs, nothing is flushed) and wait, at most 30 s, until it is gone. */
     public static void kill9(final long pid)
     {
+        final ProcessHandle handle = ProcessHandle.of(pid).orElse(null);
         signal(pid, "KILL");
+        if (handle != null)
+        {
+            try
+            {
+                handle.onExit().get(30, TimeUnit.SECONDS);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted waiting for pid " + pid + " to die", ex);
+            }
+            catch (final ExecutionException | TimeoutException ex)
+            {
+                throw new IllegalStateException("pid " + pid + " still there 30 s after SIGKILL", ex);
+            }
+        }
     }
 
     /** SIGSTOP {@code pid} until the returned handle is closed (SIGCONT). */
