@@ -10,6 +10,7 @@ import io.rdmakv.it.support.faults.ProcessFaults;
 import io.rdmakv.it.support.history.HistoryRecorder;
 import io.rdmakv.it.support.history.LinearizabilityChecker;
 import io.rdmakv.it.support.history.RegisterWorkload;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -26,6 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * on a few keys, every call recorded, then kill -9 and a restart in the middle of the stream, and a SIGSTOP longer than
  * the clients' timeout; the whole history must be linearizable per key (no lost acknowledged write, no stale read).
  */
+@Tag("faults")
 @ExtendWith(ProcessJanitor.class)
 @Timeout(value = 600, unit = TimeUnit.SECONDS)
 class SingleNodeHistoryTest
