@@ -10,10 +10,11 @@ import io.rdmakv.pool.alloc.ExtentAllocator;
 import io.rdmakv.protocol.layout.PoolGeometry;
 import io.rdmakv.protocol.wire.TransportAddress;
 import io.rdmakv.protocol.wire.Welcome;
-import io.rdmakv.server.cluster.ClusterMember;
 import io.rdmakv.server.cluster.ClusterState;
 import io.rdmakv.server.cluster.ClusterView;
-import io.rdmakv.server.cluster.SlotRange;
+import io.rdmakv.server.cluster.NodeClock;
+import io.rdmakv.server.cluster.OwnershipPublisher;
+import io.rdmakv.server.cluster.ReadLeaseGrant;
 import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.control.ControlServer;
 import io.rdmakv.server.counters.ServerCounter;
@@ -71,6 +72,10 @@ public final class KvServer implements AutoCloseable
     private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(10);
     /** Session tickets issued and not yet redeemed, at most (a handshake loop cannot grow the table further). */
     private static final int MAX_OUTSTANDING_TICKETS = 65_536;
+    /** Range epoch of the ownership words of a fixed map (no coordinator ever changes it). */
+    private static final long STATIC_RANGE_EPOCH = 1;
+    /** Taken off the remaining node lease in every read lease granted: an answer's time on the wire, and rounding. */
+    private static final long READ_LEASE_MARGIN_NANOS = 50_000_000L;
 
     private final ServerConfig config;
     /** The cluster this node is part of, or null for a node on its own (no replication). */
@@ -84,6 +89,7 @@ public final class KvServer implements AutoCloseable
     private RocksStore store;
     private PoolIndex index;
     private PoolGeometry geometry;
+    private OwnershipPublisher ownership;
     private long epoch;
     private Transport transport;
     private MemoryDomain memoryDomain;
@@ -225,9 +231,17 @@ public final class KvServer implements AutoCloseable
         // Replication follows the cluster view once the ports are bound (below); until then writes are local only.
         replication = new Replication(store.ranges(), worker, transportName, config.secret(),
             config.maxMessageBytes(), config.replicationTimeoutMillis());
-        handler = new RequestHandler(store, index, counters, limits, SlotRouter.of(untilViewStarts, config.nodeId(),
-            config.advertisedHost() + ':' + config.controlPort()), tickets, replication.writePath(),
+        final SlotRouter router = SlotRouter.of(untilViewStarts, config.nodeId(),
+            config.advertisedHost() + ':' + config.controlPort());
+        handler = new RequestHandler(store, index, counters, limits, router, tickets, replication.writePath(),
             replication.admission());
+        // One-sided readers trust this pool only for the slots its ownership words say LIVE: a static node's now, a
+        // cluster node's as its view commits them (startClusterView).
+        ownership = new OwnershipPublisher(arena.partitions(), config.nodeId());
+        if (givenView == null && !config.cluster().enabled())
+        {
+            ownership.publishStatic(router::isLocal, STATIC_RANGE_EPOCH);
+        }
         // The request thread: the worker's event loop on tcp (requests handled where they are read), a polling
         // thread on verbs. Started before listening: an event-driven worker must be driven before it has endpoints.
         progress = WorkerProgress.start(worker, new ServerAgent(handler, index), "rdmakv-server",
@@ -278,10 +292,17 @@ public final class KvServer implements AutoCloseable
             opened.push(clusterView);
         }
         final boolean replicated = givenView != null || config.cluster().enabled();
-        handler.follow(clusterView, self, config.cluster().enabled());
+        handler.follow(clusterView, self, config.cluster().enabled(), NodeClock.configured());
         if (replicated)
         {
             replication.follow(clusterView);
+            ownership.follow(clusterView);
+            handler.readLeaseGrant(new ReadLeaseGrant(clusterView, NodeClock.configured(), READ_LEASE_MARGIN_NANOS));
+            if (clusterView instanceof io.rdmakv.server.cluster.ratis.RatisClusterView ratis)
+            {
+                ratis.onLeaseLost(ownership::fenceAll);
+                ratis.onLeaseRegained(() -> ownership.apply(ratis.current()));
+            }
         }
         control.admin(new io.rdmakv.server.cluster.ratis.ClusterAdmin(clusterView));
     }
@@ -486,6 +507,12 @@ public final class KvServer implements AutoCloseable
     public RemoteKey remoteKey()
     {
         return region.remoteKey();
+    }
+
+    /** Writes this node's slot ownership words into its pool (a cluster view's listener calls {@code apply}). */
+    public OwnershipPublisher ownership()
+    {
+        return ownership;
     }
 
     public PoolGeometry geometry()

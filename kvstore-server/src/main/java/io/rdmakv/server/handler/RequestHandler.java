@@ -12,6 +12,7 @@ import io.rdmakv.protocol.wire.ScanRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.cluster.ClusterView;
+import io.rdmakv.server.cluster.ReadLeaseGrant;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.pool.PoolIndex;
@@ -72,6 +73,8 @@ public final class RequestHandler implements EndpointHandler
     private volatile SlotRouter router;
     /** Null on a static node: no lease to check. */
     private volatile ClusterView leaseHolder;
+    /** The clock the node lease is timed on (the node's, which a test may run fast or slow). */
+    private volatile org.agrona.concurrent.NanoClock leaseClock = System::nanoTime;
     private final SessionTickets tickets;
     private final EndpointAdmission admission;
 
@@ -237,16 +240,27 @@ public final class RequestHandler implements EndpointHandler
 
     /**
      * Route by {@code view} from now on: the slots it makes this node primary of are served, others answered
-     * WRONG_NODE with their primary; when {@code checkLease}, nothing is served while the node lease is not held
-     * (answered WRONG_NODE with this node's own address, so the client refreshes its map and retries).
+     * WRONG_NODE with their primary; when {@code checkLease}, nothing is served while the node lease is not held on
+     * {@code clock} (answered WRONG_NODE with this node's own address, so the client refreshes its map and retries).
      *
      * @param selfAddress this node's {@code host:controlPort}.
      */
-    public void follow(final ClusterView view, final String selfAddress, final boolean checkLease)
+    public void follow(final ClusterView view, final String selfAddress, final boolean checkLease,
+        final org.agrona.concurrent.NanoClock clock)
     {
         view.subscribe(state -> router = SlotRouter.of(state, view.localNodeId(), selfAddress));
         router = SlotRouter.of(view.current(), view.localNodeId(), selfAddress);
+        leaseClock = clock;
         leaseHolder = checkLease ? view : null;
+    }
+
+    /**
+     * The read lease every answer grants from now on (unbounded by default: a node with no node lease). Set before
+     * the node serves, or from the request thread.
+     */
+    public void readLeaseGrant(final ReadLeaseGrant grant)
+    {
+        responses.readLease(grant);
     }
 
     /** Wakes the request thread when a durable write completes (else it waits for the next timed duty cycle). */
@@ -524,7 +538,7 @@ public final class RequestHandler implements EndpointHandler
             return false;
         }
         final ClusterView lease = leaseHolder;
-        if (lease != null && !lease.holdsLease(System.nanoTime()))
+        if (lease != null && !lease.holdsLease(leaseClock.nanoTime()))
         {
             // Not surely primary any more (or not yet): a new primary may be taking writes. Retry elsewhere.
             counters.increment(ServerCounter.WRONG_NODE);

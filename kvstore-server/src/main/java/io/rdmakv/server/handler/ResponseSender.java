@@ -3,6 +3,7 @@ package io.rdmakv.server.handler;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.server.cluster.ReadLeaseGrant;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.store.StoreException;
@@ -38,6 +39,7 @@ final class ResponseSender
     private final ResponseFlyweight response = new ResponseFlyweight();
     private final UnsafeBuffer responseBuffer;
     private final ByteBuffer responseValueView;
+    private ReadLeaseGrant readLease = ReadLeaseGrant.UNBOUNDED;
 
     /** @param maxResponseBytes the largest response: a maximal value, or STATS text. */
     ResponseSender(final ServerCounters counters, final int maxResponseBytes)
@@ -46,6 +48,12 @@ final class ResponseSender
         final ByteBuffer responseBytes = ByteBuffer.allocateDirect(maxResponseBytes);
         this.responseBuffer = new UnsafeBuffer(responseBytes);
         this.responseValueView = responseBytes.duplicate();
+    }
+
+    /** How every answer from now on grants the client's read lease. */
+    void readLease(final ReadLeaseGrant grant)
+    {
+        this.readLease = grant;
     }
 
     /** The response buffer; a value to send goes at {@link ResponseFlyweight#VALUE_OFFSET}. */
@@ -136,6 +144,9 @@ final class ResponseSender
 
     private void send(final Endpoint endpoint, final int length)
     {
+        // Stamped last, at the send: the grant counts from as late as possible on this node's clock.
+        responseBuffer.putShort(ResponseFlyweight.READ_LEASE_OFFSET, (short)readLease.grantMillis(),
+            ByteOrder.LITTLE_ENDIAN);
         final long result = endpoint.send(responseBuffer, 0, length, null);
         if (result < 0)
         {

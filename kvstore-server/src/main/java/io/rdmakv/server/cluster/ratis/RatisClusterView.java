@@ -54,6 +54,11 @@ public final class RatisClusterView implements ClusterView
     private final RaftVoter voter;
     private final RaftClient client;
     private final List<Consumer<ClusterState>> listeners = new CopyOnWriteArrayList<>();
+    private final List<Runnable> leaseLost = new CopyOnWriteArrayList<>();
+    private final List<Runnable> leaseRegained = new CopyOnWriteArrayList<>();
+    /** Whether the lease held at the last check (the timer's thread). */
+    private volatile boolean leaseHeld;
+    private volatile boolean lostOnce;
     private final ExecutorService notifier = Executors.newSingleThreadExecutor(daemon("rdmakv-cluster-events"));
     /** Blocking calls into the group: one per request in flight (renewals, failure decisions, operators). */
     private final ExecutorService requests = Executors.newCachedThreadPool(daemon("rdmakv-cluster-requests"));
@@ -89,7 +94,8 @@ public final class RatisClusterView implements ClusterView
      */
     public static RatisClusterView start(final ClusterSettings settings, final ClusterMember self)
     {
-        final RatisClusterView view = new RatisClusterView(settings, self, System::nanoTime, true, SNAPSHOT_EVERY);
+        final RatisClusterView view = new RatisClusterView(settings, self, io.rdmakv.server.cluster.NodeClock.configured(),
+            true, SNAPSHOT_EVERY);
         view.scheduleBackground();
         return view;
     }
@@ -114,6 +120,7 @@ public final class RatisClusterView implements ClusterView
 
     private void tick()
     {
+        checkLease();
         try
         {
             if (!joined)
@@ -141,6 +148,46 @@ public final class RatisClusterView implements ClusterView
         {
             LOG.warn("lease supervision failed: {}", ex.toString());
         }
+    }
+
+    /**
+     * {@code action} runs (on the view's timer, within lease/3 of the moment) each time the node lease, held before,
+     * is found lost while the node runs: e.g. fence the pool's ownership words.
+     */
+    public void onLeaseLost(final Runnable action)
+    {
+        leaseLost.add(action);
+    }
+
+    /** {@code action} runs when the lease holds again after {@link #onLeaseLost} actions ran. */
+    public void onLeaseRegained(final Runnable action)
+    {
+        leaseRegained.add(action);
+    }
+
+    private void checkLease()
+    {
+        final boolean holds = lease.holds(clock.nanoTime());
+        if (leaseHeld != holds && (leaseHeld || lostOnce))
+        {
+            if (!holds)
+            {
+                LOG.warn("node {} lost its lease: it serves nothing until a renewal commits", self.nodeId());
+                lostOnce = true;
+            }
+            for (final Runnable r : holds ? leaseRegained : leaseLost)
+            {
+                try
+                {
+                    r.run();
+                }
+                catch (final RuntimeException ex)
+                {
+                    LOG.warn("lease-lost action failed: {}", ex.toString());
+                }
+            }
+        }
+        leaseHeld = holds;
     }
 
     /** Join (or rejoin) the cluster; the lease runs from this call once committed. */
