@@ -238,6 +238,7 @@ public final class KvServer implements AutoCloseable
         // One-sided readers trust this pool only for the slots its ownership words say LIVE: a static node's now, a
         // cluster node's as its view commits them (startClusterView).
         ownership = new OwnershipPublisher(arena.partitions(), config.nodeId());
+        opened.push(ownership::close); // before the pool is unmapped: a view may outlive the node
         if (givenView == null && !config.cluster().enabled())
         {
             ownership.publishStatic(router::isLocal, STATIC_RANGE_EPOCH);

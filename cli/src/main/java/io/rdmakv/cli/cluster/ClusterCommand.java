@@ -20,12 +20,15 @@ import java.util.concurrent.Callable;
  *   rdmakv cluster failover --server 127.0.0.1:7400 (--node 2 | --slot 0 --to 3)
  *   rdmakv cluster move --server ... --slots 0-99 --to 4      (then finish-move once node 4 is in sync)
  *   rdmakv cluster remove-node --server ... --node 4
+ *   rdmakv cluster add-node --server ... --node-id 4 --port 7430 --data-dir ./cluster/node-4   (foreground)
+ *   rdmakv cluster rebalance --server ... [--plan]
  * </pre>
  */
 @Command(name = "cluster", mixinStandardHelpOptions = true,
     description = "Run a local replicated cluster, or administer one (status, failover, moves).",
     subcommands = {LocalClusterCommand.class, ClusterCommand.Status.class, ClusterCommand.Failover.class,
-        ClusterCommand.Move.class, ClusterCommand.FinishMove.class, ClusterCommand.RemoveNode.class})
+        ClusterCommand.Move.class, ClusterCommand.FinishMove.class, ClusterCommand.RemoveNode.class,
+        ClusterCommand.Rebalance.class, AddNodeCommand.class})
 public final class ClusterCommand implements Runnable
 {
     @ParentCommand
@@ -173,6 +176,26 @@ public final class ClusterCommand implements Runnable
         String command()
         {
             return "remove-node " + node;
+        }
+    }
+
+    @Command(name = "rebalance", mixinStandardHelpOptions = true,
+        description = "Even out how many slots each live node is primary of: one move at a time, the target catches " +
+            "up as a learner, then becomes primary at the next epoch. --plan only lists the moves.")
+    static final class Rebalance extends AdminCommand
+    {
+        @Option(names = "--plan", description = "list the moves, change nothing")
+        boolean plan;
+
+        Rebalance()
+        {
+            timeoutMs = 600_000;
+        }
+
+        @Override
+        String command()
+        {
+            return plan ? "rebalance plan" : "rebalance";
         }
     }
 }

@@ -20,6 +20,8 @@ public final class OwnershipPublisher
 {
     private final ArenaPartitions pool;
     private final int localNodeId;
+    /** Set before the pool is unmapped: a view's listener that outlives the node must not touch it. */
+    private boolean closed;
 
     /**
      * @param pool        the pool's partitions (offset 0 is the pool header; the table follows it).
@@ -51,6 +53,10 @@ public final class OwnershipPublisher
     /** Publish {@code state}: this node's ranges by their state and epoch, every other range FENCED where it was ours. */
     public synchronized void apply(final ClusterState state)
     {
+        if (closed)
+        {
+            return;
+        }
         for (final SlotRange range : state.ranges())
         {
             if (range.primary() == localNodeId)
@@ -92,6 +98,10 @@ public final class OwnershipPublisher
     /** Fence every slot this node serves (its lease ran out while it runs), each at its current epoch. */
     public synchronized void fenceAll()
     {
+        if (closed)
+        {
+            return;
+        }
         for (int slot = 0; slot < SlotOwnershipTable.SLOTS; slot++)
         {
             final long word = word(slot);
@@ -101,6 +111,12 @@ public final class OwnershipPublisher
                 put(slot, SlotOwnershipTable.STATE_FENCED, SlotOwnershipTable.epoch(word));
             }
         }
+    }
+
+    /** The node is closing: publish nothing more (the pool is unmapped next). */
+    public synchronized void close()
+    {
+        closed = true;
     }
 
     /** The word of {@code slot} as published (tests, status). */

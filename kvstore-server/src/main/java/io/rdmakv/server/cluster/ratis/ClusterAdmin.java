@@ -22,12 +22,16 @@ import java.util.concurrent.CompletableFuture;
  *   move FIRST LAST NODE            resharding step 1: [FIRST, LAST] gets NODE as a learner (MIGRATING)
  *   finish-move FIRST NODE          step 2, once NODE is in sync: NODE becomes primary at the next epoch
  *   remove-node NODE                a member holding no replica leaves
+ *   rebalance [plan]                even out primaries by moves (learner, catch-up, new primary); plan: list them
  * </pre>
  *
  * Commands that change the configuration are committed through the Ratis group; a static node answers status only.
  */
 public final class ClusterAdmin implements AdminCommands
 {
+    /** How long one move waits for its target to catch up before the rebalance stops (the range stays MIGRATING). */
+    static final long CATCH_UP_TIMEOUT_MILLIS = 120_000;
+
     private final ClusterView view;
 
     public ClusterAdmin(final ClusterView view)
@@ -57,12 +61,15 @@ public final class ClusterAdmin implements AdminCommands
                 case "finish-move":
                     need(w, 3, "finish-move FIRST NODE");
                     return commit(new ClusterCommand.FinishMove(number(w[1]), number(w[2])));
+                case "rebalance":
+                    return rebalance(w.length > 1 && w[1].equalsIgnoreCase("plan"));
                 case "remove-node":
                     need(w, 2, "remove-node NODE");
                     return commit(new ClusterCommand.RemoveMember(number(w[1])));
                 default:
                     return refuse("unknown command '" + w[0] + "'; known: status [json], failover SLOT NODE, " +
-                        "failover-node NODE, move FIRST LAST NODE, finish-move FIRST NODE, remove-node NODE");
+                        "failover-node NODE, move FIRST LAST NODE, finish-move FIRST NODE, remove-node NODE, " +
+                        "rebalance [plan]");
             }
         }
         catch (final IllegalArgumentException ex)
@@ -80,6 +87,47 @@ public final class ClusterAdmin implements AdminCommands
         return ratis.submit(command).thenApply(reply -> reply.accepted() ?
             new AdminReply(true, "committed at epoch " + reply.state().cluster().epoch()) :
             new AdminReply(false, "refused: " + reply.refusal()));
+    }
+
+    /** Plan, and unless {@code planOnly} carry out, the moves that even out primaries (off the caller's thread). */
+    private CompletableFuture<AdminReply> rebalance(final boolean planOnly)
+    {
+        if (!(view instanceof RatisClusterView ratis))
+        {
+            return refuse("this node runs a static cluster map (no cluster.voters): nothing can change it");
+        }
+        final List<ClusterCommand.BeginMove> moves = Rebalancer.plan(ratis.coordState());
+        if (planOnly || moves.isEmpty())
+        {
+            final StringBuilder text = new StringBuilder(moves.isEmpty() ? "balanced: nothing to move" : "");
+            for (final ClusterCommand.BeginMove m : moves)
+            {
+                text.append("move ").append(m.firstSlot()).append('-').append(m.lastSlot()).append(" to node ")
+                    .append(m.target()).append('\n');
+            }
+            return CompletableFuture.completedFuture(new AdminReply(true, text.toString().trim()));
+        }
+        final CompletableFuture<AdminReply> done = new CompletableFuture<>();
+        final Thread mover = new Thread(() ->
+        {
+            try
+            {
+                final String log = Rebalancer.run(ratis, moves, CATCH_UP_TIMEOUT_MILLIS);
+                done.complete(new AdminReply(!log.contains("refused") && !log.contains("did not"), log));
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                done.complete(new AdminReply(false, "interrupted"));
+            }
+            catch (final RuntimeException ex)
+            {
+                done.complete(new AdminReply(false, "rebalance failed: " + ex.getMessage()));
+            }
+        }, "rdmakv-rebalance");
+        mover.setDaemon(true);
+        mover.start();
+        return done;
     }
 
     private CompletableFuture<AdminReply> failoverNode(final int nodeId)
@@ -187,6 +235,16 @@ public final class ClusterAdmin implements AdminCommands
             final StringBuilder b = new StringBuilder();
             b.append("{\"epoch\":").append(c.epoch()).append(",\"answeredBy\":").append(view.localNodeId());
             b.append(",\"leader\":").append(ratis != null && ratis.voter() != null ? ratis.voter().leaderNodeId() : -1);
+            b.append(",\"voters\":\"");
+            if (ratis != null)
+            {
+                for (int i = 0; i < ratis.settings().voters().size(); i++)
+                {
+                    final var v = ratis.settings().voters().get(i);
+                    b.append(i == 0 ? "" : ",").append(v.nodeId()).append('@').append(v.address());
+                }
+            }
+            b.append('"');
             b.append(",\"nodes\":[");
             for (int i = 0; i < c.members().size(); i++)
             {
