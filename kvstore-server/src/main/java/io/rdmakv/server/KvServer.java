@@ -293,7 +293,10 @@ public final class KvServer implements AutoCloseable
             opened.push(clusterView);
         }
         final boolean replicated = givenView != null || config.cluster().enabled();
-        handler.follow(clusterView, self, config.cluster().enabled(), NodeClock.configured());
+        // A given view with an expiring lease (tests) is checked as a Ratis one is.
+        final boolean checkLease = config.cluster().enabled() ||
+            givenView != null && givenView.leaseDeadlineNanos() != Long.MAX_VALUE;
+        handler.follow(clusterView, self, checkLease, NodeClock.configured());
         if (replicated)
         {
             replication.follow(clusterView);
