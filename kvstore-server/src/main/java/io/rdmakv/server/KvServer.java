@@ -76,8 +76,8 @@ public final class KvServer implements AutoCloseable
     private static final int MAX_OUTSTANDING_TICKETS = 65_536;
 
     private final ServerConfig config;
-    /** The cluster this node is part of, or null for a node on its own (no replication). */
-    private final ClusterView clusterView;
+    /** A cluster view given by the embedder (tests), or null: then none, or the one built from the settings. */
+    private final ClusterView givenView;
     private final ServerCounters counters = new ServerCounters();
     private final Deque<AutoCloseable> opened = new ArrayDeque<>();
 
@@ -103,10 +103,10 @@ public final class KvServer implements AutoCloseable
     private StartupReport startup;
     private volatile boolean closed;
 
-    private KvServer(final ServerConfig config, final ClusterView clusterView)
+    private KvServer(final ServerConfig config, final ClusterView givenView)
     {
         this.config = config;
-        this.clusterView = clusterView;
+        this.givenView = givenView;
     }
 
     /**
@@ -240,9 +240,9 @@ public final class KvServer implements AutoCloseable
         listener = worker.listen(new InetSocketAddress(config.host(), config.dataPort()), handler);
         opened.push(listener);
         dataAddress = listener.localAddress();
-        if (clusterView != null)
+        if (givenView != null)
         {
-            replication.follow(clusterView);
+            replication.follow(givenView);
         }
 
         registerGauges();
