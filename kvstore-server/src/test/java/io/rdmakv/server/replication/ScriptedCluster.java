@@ -29,7 +29,9 @@ public final class ScriptedCluster implements AutoCloseable
         COMMIT, REFUSE, HOLD
     }
 
-    private final AtomicReference<ClusterState> state = new AtomicReference<>();
+    /** No map until the test sets one (the nodes' ports are known only once they started). */
+    private final AtomicReference<ClusterState> state =
+        new AtomicReference<>(new ClusterState(0, List.of(), List.of()));
     private final List<Consumer<ClusterState>> listeners = new CopyOnWriteArrayList<>();
     private final Executor commits = Executors.newSingleThreadExecutor(r ->
     {
