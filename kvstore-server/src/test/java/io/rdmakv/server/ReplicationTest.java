@@ -162,6 +162,36 @@ class ReplicationTest
 
     @Test
     @Timeout(60)
+    void shouldAnswerWritesInArrivalOrderWhenALaterOneNeedsNoBackup() throws Exception
+    {
+        startPair(Map.of("replication.timeoutMs", "5000"));
+        try (RawClient client = RawClient.attached(primary))
+        {
+            assertEquals(Status.OK, client.put(b("k"), b("v0")).status());
+            backup.close();
+            backup = null;
+            cluster.policy(ScriptedCluster.Policy.HOLD);
+            final java.util.concurrent.CountDownLatch requested = cluster.nextRequest();
+            final long first = client.sendPut(b("k"), b("v1"));
+            assertTrue(requested.await(30, TimeUnit.SECONDS), "the first write waits for the dead backup's removal");
+            // The coordinator drops the backup on its own meanwhile: the next write of the same key needs nobody.
+            cluster.set(ScriptedCluster.oneRange(7, cluster.current().members(), 1, List.of(), List.of()));
+            final long second = client.sendPut(b("k"), b("v2"));
+            assertNull(client.poll(200), "the second write is not answered before the first");
+            cluster.release(); // the held removal fails on the epoch; the state no longer lists the backup anyway
+            final RawClient.Reply one = client.poll(30_000);
+            final RawClient.Reply two = client.poll(30_000);
+            assertEquals(first, one.correlationId(), "answered in arrival order");
+            assertEquals(Status.OK, one.status(), "the backup is out of the in-sync set: the ISR rule holds");
+            assertEquals(second, two.correlationId());
+            assertEquals(Status.OK, two.status());
+            final RawClient.Reply got = client.get(b("k"));
+            assertArrayEquals(b("v2"), got.value(), "the pool holds the later write, not the earlier one");
+        }
+    }
+
+    @Test
+    @Timeout(60)
     void shouldFailRetryablyWhenTheDeadBackupCannotLeaveTheInSyncSet() throws Exception
     {
         startPair(Map.of("replication.timeoutMs", "5000"));
