@@ -78,7 +78,7 @@ public final class KvServer implements AutoCloseable
     private static final long READ_LEASE_MARGIN_NANOS = 50_000_000L;
 
     private final ServerConfig config;
-    /** The cluster this node is part of, or null for a node on its own (no replication). */
+    /** A cluster view given by the embedder (tests), or null: then the one built from the settings. */
     private final ClusterView givenView;
     private final ServerCounters counters = new ServerCounters();
     private final Deque<AutoCloseable> opened = new ArrayDeque<>();

@@ -4,7 +4,6 @@ import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.cluster.ClusterMember;
-import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.replication.ScriptedCluster;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
@@ -97,16 +96,11 @@ class ReplicationTest
                 assertNull(backup.store().get(b("k" + i)), "deleted k" + i);
             }
             assertEquals(Status.NOT_FOUND, client.delete(b("k0")).status(), "existence is the primary's answer");
-            // Only a primary serves: promote the backup (as a failover would), then read from its warm pool.
-            cluster.set(ScriptedCluster.oneRange(6, List.of(member(1, primary), member(2, backup)), 2, List.of(),
-                List.of()));
-            final long fromPool = backup.counters().get(ServerCounter.GETS_RPC_FROM_POOL);
-            final RawClient.Reply got = reader.get(b("k1"));
-            assertEquals(Status.OK, got.status());
-            assertArrayEquals(b("v1"), got.value());
-            assertEquals(fromPool + 1, backup.counters().get(ServerCounter.GETS_RPC_FROM_POOL),
+            // The backup's pool holds the writes: a one-sided GET of its pool (what a client does after a promotion).
+            assertArrayEquals(b("v1"), reader.oneSidedGet(backup.remoteKey(), backup.poolAddress(), b("k1")),
                 "the backup applied the write to its pool as well (warm for a promotion)");
-            assertEquals(Status.NOT_FOUND, reader.get(b("k3")).status());
+            assertArrayEquals(b("v299"), reader.oneSidedGet(backup.remoteKey(), backup.poolAddress(), b("k299")));
+            assertNull(reader.oneSidedGet(backup.remoteKey(), backup.poolAddress(), b("k3")), "deleted from the pool");
             assertEquals(0, cluster.removalRequests());
         }
     }
@@ -163,6 +157,36 @@ class ReplicationTest
             // The next write goes to nobody else and is acknowledged at once.
             assertEquals(Status.OK, client.put(b("later"), b("3")).status());
             assertEquals(1, cluster.removalRequests());
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldAnswerWritesInArrivalOrderWhenALaterOneNeedsNoBackup() throws Exception
+    {
+        startPair(Map.of("replication.timeoutMs", "5000"));
+        try (RawClient client = RawClient.attached(primary))
+        {
+            assertEquals(Status.OK, client.put(b("k"), b("v0")).status());
+            backup.close();
+            backup = null;
+            cluster.policy(ScriptedCluster.Policy.HOLD);
+            final java.util.concurrent.CountDownLatch requested = cluster.nextRequest();
+            final long first = client.sendPut(b("k"), b("v1"));
+            assertTrue(requested.await(30, TimeUnit.SECONDS), "the first write waits for the dead backup's removal");
+            // The coordinator drops the backup on its own meanwhile: the next write of the same key needs nobody.
+            cluster.set(ScriptedCluster.oneRange(7, cluster.current().members(), 1, List.of(), List.of()));
+            final long second = client.sendPut(b("k"), b("v2"));
+            assertNull(client.poll(200), "the second write is not answered before the first");
+            cluster.release(); // the held removal fails on the epoch; the state no longer lists the backup anyway
+            final RawClient.Reply one = client.poll(30_000);
+            final RawClient.Reply two = client.poll(30_000);
+            assertEquals(first, one.correlationId(), "answered in arrival order");
+            assertEquals(Status.OK, one.status(), "the backup is out of the in-sync set: the ISR rule holds");
+            assertEquals(second, two.correlationId());
+            assertEquals(Status.OK, two.status());
+            final RawClient.Reply got = client.get(b("k"));
+            assertArrayEquals(b("v2"), got.value(), "the pool holds the later write, not the earlier one");
         }
     }
 

@@ -73,7 +73,8 @@ public final class ReplicatingWritePath implements WritePath
     private final ExecutorService connector;
     private final Int2ObjectHashMap<PeerLink> links = new Int2ObjectHashMap<>();
     private final ArrayDeque<ReplicatedWrite> localOrder = new ArrayDeque<>();
-    private final ArrayDeque<ReplicatedWrite> sendOrder = new ArrayDeque<>();
+    /** Every write not answered yet, in arrival order: they are answered (and reach the pool) in this order only. */
+    private final ArrayDeque<ReplicatedWrite> inOrder = new ArrayDeque<>();
     private final Long2ObjectHashMap<ReplicatedWrite> bySequence = new Long2ObjectHashMap<>();
     /** (first slot, node) pairs whose removal from the in-sync set was asked and not answered yet. */
     private final Set<Long> removing = new HashSet<>();
@@ -170,7 +171,7 @@ public final class ReplicatingWritePath implements WritePath
                 replicating |= r.primary() == localNodeId && (!r.backups().isEmpty() || !r.learners().isEmpty());
             }
         }
-        return replicating || !bySequence.isEmpty();
+        return replicating || !inOrder.isEmpty();
     }
 
     @Override
@@ -225,8 +226,10 @@ public final class ReplicatingWritePath implements WritePath
             state.rangeOf(StoreKeys.slotOf(key, keyIndex, keyLength));
         if (range == null)
         {
-            localOrder.add(new ReplicatedWrite(nextSequence++, endpoint, correlationId, delete, 0, 0, System.nanoTime(),
-                new int[0])); // no map yet: nobody to replicate to (routing refuses such writes before this)
+            final ReplicatedWrite unmapped = new ReplicatedWrite(nextSequence++, endpoint, correlationId, delete, 0, 0,
+                System.nanoTime(), new int[0]); // no map yet: nobody to replicate to (routing refuses these first)
+            localOrder.add(unmapped);
+            inOrder.add(unmapped);
             return;
         }
         final boolean primary = range.primary() == localNodeId;
@@ -254,12 +257,12 @@ public final class ReplicatingWritePath implements WritePath
         final ReplicatedWrite write = new ReplicatedWrite(sequence, endpoint, correlationId, delete, range.firstSlot(),
             range.epoch(), System.nanoTime(), awaiting);
         localOrder.add(write);
+        inOrder.add(write);
         if (!primary || (backups.isEmpty() && learners.isEmpty()))
         {
             return;
         }
         bySequence.put(sequence, write);
-        sendOrder.add(write);
         final int length = message.wrap(messageBuffer, 0, messageBuffer.capacity())
             .header(MessageType.REPLICATE_REQUEST, sequence)
             .write(localNodeId, range.firstSlot(), range.lastSlot(), range.epoch(),
@@ -435,7 +438,7 @@ public final class ReplicatingWritePath implements WritePath
         {
             if (w.firstSlot == c.firstSlot && w.release(c.learner))
             {
-                maybeFinish(w);
+                drainCompleted();
             }
         }
     }
@@ -458,7 +461,7 @@ public final class ReplicatingWritePath implements WritePath
         {
             work += advanceCatchUps();
         }
-        final ReplicatedWrite oldest = oldestUnfinished();
+        final ReplicatedWrite oldest = inOrder.peek();
         if (oldest != null && oldest.awaitingCount > 0 && System.nanoTime() - oldest.sentNanos > timeoutNanos)
         {
             for (final int node : oldest.awaiting.clone())
@@ -501,16 +504,6 @@ public final class ReplicatingWritePath implements WritePath
     private int drainInbox()
     {
         return inbox.drain(Runnable::run, INBOX_CAPACITY);
-    }
-
-    private ReplicatedWrite oldestUnfinished()
-    {
-        ReplicatedWrite w;
-        while ((w = sendOrder.peek()) != null && w.finished)
-        {
-            sendOrder.poll();
-        }
-        return w;
     }
 
     /** Send the message in {@link #messageBuffer} to a replica; false when it cannot go (or the node is unknown). */
@@ -567,11 +560,14 @@ public final class ReplicatingWritePath implements WritePath
     private void onRemoval(final int nodeId, final int firstSlot, final ClusterState state, final Throwable failure,
         final String reason)
     {
-        final boolean removed = failure == null && state != null && !state.rangeOf(firstSlot).backups().contains(nodeId);
+        // Out of the in-sync set once the committed state no longer lists it, whoever removed it (this request, or the
+        // coordinator on its own while the request waited: then the request itself may fail on the epoch).
+        final ClusterState now = failure == null && state != null ? state : view.current();
+        final SlotRange range = now.ranges().isEmpty() ? null : now.rangeOf(firstSlot);
+        final boolean removed = range != null && range.primary() == localNodeId && !range.backups().contains(nodeId);
         if (removed)
         {
-            LOG.info("node {} left the in-sync set of range {} (epoch {})", nodeId, firstSlot,
-                state.rangeOf(firstSlot).epoch());
+            LOG.info("node {} left the in-sync set of range {} (epoch {})", nodeId, firstSlot, range.epoch());
         }
         else
         {
@@ -591,17 +587,24 @@ public final class ReplicatingWritePath implements WritePath
                     w.fail(Status.BUSY, "replica " + nodeId + " unreachable (" + reason + ") and the in-sync set " +
                         "cannot change: the write is not acknowledged (it may be applied); retry");
                 }
-                maybeFinish(w);
+                drainCompleted();
             }
         }
     }
 
-    private void maybeFinish(final ReplicatedWrite w)
+    /** Answer the writes at the head of the arrival order that are complete (in order: the pool never goes back). */
+    private void drainCompleted()
     {
-        if (!w.isComplete() || w.finished)
+        ReplicatedWrite w;
+        while ((w = inOrder.peek()) != null && w.isComplete())
         {
-            return;
+            inOrder.poll();
+            finish(w);
         }
+    }
+
+    private void finish(final ReplicatedWrite w)
+    {
         w.finished = true;
         bySequence.remove(w.sequence);
         if (w.failure != null)
@@ -621,6 +624,19 @@ public final class ReplicatingWritePath implements WritePath
         }
     }
 
+    /** Whether {@code w}, its local write just reported, can be answered at once (from the local buffers). */
+    private boolean answerableNow(final ReplicatedWrite w)
+    {
+        if (w.failure == null && w.awaitingCount == 0 && inOrder.peek() == w)
+        {
+            inOrder.poll();
+            w.finished = true;
+            bySequence.remove(w.sequence);
+            return true;
+        }
+        return false;
+    }
+
     /** The local path's reports, in submission order: pass through, or keep copies until the backups answer. */
     private final class LocalOutcome implements WriteOutcome
     {
@@ -636,18 +652,17 @@ public final class ReplicatingWritePath implements WritePath
                 return;
             }
             w.localDone = true;
-            if (w.failure == null && w.awaitingCount == 0)
+            if (answerableNow(w))
             {
-                w.finished = true;
-                bySequence.remove(w.sequence);
                 outcome.putDurable(endpoint, correlationId, key, keyIndex, keyLength, value, valueIndex, valueLength);
+                drainCompleted();
                 return;
             }
             w.key = new byte[keyLength];
             key.getBytes(keyIndex, w.key);
             w.value = new byte[valueLength];
             value.getBytes(valueIndex, w.value);
-            maybeFinish(w);
+            drainCompleted();
         }
 
         @Override
@@ -662,16 +677,15 @@ public final class ReplicatingWritePath implements WritePath
             }
             w.localDone = true;
             w.existed = existed;
-            if (w.failure == null && w.awaitingCount == 0)
+            if (answerableNow(w))
             {
-                w.finished = true;
-                bySequence.remove(w.sequence);
                 outcome.deleteDurable(endpoint, correlationId, key, keyIndex, keyLength, existed);
+                drainCompleted();
                 return;
             }
             w.key = new byte[keyLength];
             key.getBytes(keyIndex, w.key);
-            maybeFinish(w);
+            drainCompleted();
         }
 
         @Override
@@ -686,7 +700,7 @@ public final class ReplicatingWritePath implements WritePath
             w.localDone = true;
             w.failure = status;
             w.failureReason = reason;
-            maybeFinish(w);
+            drainCompleted();
         }
     }
 
@@ -743,7 +757,7 @@ public final class ReplicatingWritePath implements WritePath
                 replicaFailed(nodeId, w.firstSlot, w.rangeEpoch, "node " + nodeId + " answered " + status);
                 return;
             }
-            maybeFinish(w);
+            drainCompleted();
         }
 
         @Override

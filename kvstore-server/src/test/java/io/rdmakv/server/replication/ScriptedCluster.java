@@ -29,9 +29,9 @@ public final class ScriptedCluster implements AutoCloseable
         COMMIT, REFUSE, HOLD
     }
 
-    /** Never null (the ClusterView contract): empty until the test sets a state. */
+    /** No map until the test sets one (the nodes' ports are known only once they started). */
     private final AtomicReference<ClusterState> state =
-        new AtomicReference<>(new ClusterState(0, java.util.List.of(), java.util.List.of()));
+        new AtomicReference<>(new ClusterState(0, List.of(), List.of()));
     private final List<Consumer<ClusterState>> listeners = new CopyOnWriteArrayList<>();
     private final Executor commits = Executors.newSingleThreadExecutor(r ->
     {
@@ -53,10 +53,25 @@ public final class ScriptedCluster implements AutoCloseable
             backups, learners, SlotRange.State.LIVE)));
     }
 
+    /**
+     * Commit {@code next}: every view reads it at once, and listeners are called before this returns (on the caller's
+     * thread, unlike a real view, so a test's next request sees the new routing). A listener that throws (a stopped
+     * node's, still subscribed) is reported and skipped: it must not stop the others or a held commit.
+     */
     public void set(final ClusterState next)
     {
         state.set(next);
-        listeners.forEach(l -> l.accept(next));
+        for (final Consumer<ClusterState> listener : listeners)
+        {
+            try
+            {
+                listener.accept(next);
+            }
+            catch (final RuntimeException ex)
+            {
+                System.err.println("ScriptedCluster: a listener failed on epoch " + next.epoch() + ": " + ex);
+            }
+        }
     }
 
     public ClusterState current()
