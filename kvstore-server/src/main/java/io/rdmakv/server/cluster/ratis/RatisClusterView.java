@@ -81,8 +81,11 @@ public final class RatisClusterView implements ClusterView
             .setClientId(ClientId.randomId())
             .setRaftGroup(RaftVoter.group(settings))
             .setProperties(RaftVoter.properties(settings))
+            // Long enough to ride out an election (two election timeouts at least), short enough to report a group
+            // that lost its majority within seconds.
             .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
-                (int)Math.max(3, settings.leaseMillis() / 100), TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+                (int)Math.max(2 * RaftVoter.ELECTION_MAX_MS / 100 + 10, settings.leaseMillis() / 100),
+                TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
             .build();
         this.timer = background ? Executors.newSingleThreadScheduledExecutor(daemon("rdmakv-cluster")) : null;
     }
