@@ -1,8 +1,11 @@
 package io.rdmakv.cli;
 
 import io.rdmakv.cli.bench.BenchCommand;
+import io.rdmakv.cli.cluster.ClusterCommand;
 import io.rdmakv.cli.doctor.DoctorCommand;
+import io.rdmakv.server.cli.BackupCommand;
 import io.rdmakv.server.cli.LoadCommand;
+import io.rdmakv.server.cli.RestoreCommand;
 import io.rdmakv.server.cli.ServerCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -17,7 +20,8 @@ import picocli.CommandLine.Spec;
         "A distributed key-value store on a UCX-style RDMA transport layer (verbs, or TCP without an HCA).",
         "",
         "Start a node with 'rdmakv server', then use get/put/del/stats against it.",
-        "'rdmakv demo' runs a node and a workload in one process."},
+        "'rdmakv demo' runs a node and a workload in one process.",
+        "'rdmakv cluster local' starts a replicated cluster of node processes on this machine."},
     exitCodeListHeading = "%nExit codes (client commands; server and doctor list their own):%n",
     exitCodeList = {
         "0:ok",
@@ -28,6 +32,8 @@ import picocli.CommandLine.Spec;
     subcommands = {
         ServerCommand.class,
         LoadCommand.class,
+        BackupCommand.class,
+        RestoreCommand.class,
         GetCommand.class,
         PutCommand.class,
         DelCommand.class,
@@ -35,6 +41,7 @@ import picocli.CommandLine.Spec;
         DemoCommand.class,
         DoctorCommand.class,
         BenchCommand.class,
+        ClusterCommand.class,
         CommandLine.HelpCommand.class})
 public final class RdmakvCommand implements Runnable
 {

@@ -23,6 +23,16 @@ public enum ClientCounter
     GET_TORN_RETRIES("get.oneSided.tornRetries"),
     /** One-sided GETs that gave up and asked the server (retries exhausted, extent too large, stale pool, read error). */
     GET_FALLBACKS("get.oneSided.fallbacks"),
+    /**
+     * One-sided GETs not answered from the pool because the slot's ownership word read with it was not LIVE (or
+     * MIGRATING) at the client map's epoch or newer: the node gave the slot up; the GET went to the node by RPC.
+     */
+    GET_OWNERSHIP_REFUSALS("get.oneSided.ownershipRefusals"),
+    /**
+     * GETs that found no read lease on their node (never granted, or expired on the client's clock) and went by RPC,
+     * whose answer renews the lease.
+     */
+    GET_LEASE_RENEWALS("get.oneSided.leaseRenewals"),
     /** One-sided misses that were definitive because the pool holds every key (header COMPLETE). */
     GET_MISSES("get.oneSided.misses"),
     /** One-sided misses on a pool that does not hold every key, so RocksDB was asked by RPC. */

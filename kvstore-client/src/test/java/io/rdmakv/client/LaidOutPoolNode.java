@@ -20,6 +20,7 @@ import io.rdmakv.protocol.layout.IndexSlot;
 import io.rdmakv.protocol.layout.KeyHash;
 import io.rdmakv.protocol.layout.PoolGeometry;
 import io.rdmakv.protocol.layout.PoolHeaderFlyweight;
+import io.rdmakv.protocol.layout.SlotOwnershipTable;
 import io.rdmakv.protocol.layout.ValueExtentFlyweight;
 import io.rdmakv.protocol.wire.ClusterNode;
 import io.rdmakv.protocol.wire.ControlFrameCodec;
@@ -81,6 +82,8 @@ final class LaidOutPoolNode implements AutoCloseable
     volatile Reject reject;
     /** What ATTACH is answered with: OK for the issued ticket unless set; null = never answer. */
     volatile Status attachAnswer = Status.OK;
+    /** The read lease every answer grants (ms, or ResponseFlyweight.READ_LEASE_NONE / _UNBOUNDED). */
+    volatile int readLeaseGrant = ResponseFlyweight.READ_LEASE_UNBOUNDED;
     /** ATTACH messages received. */
     final AtomicInteger attaches = new AtomicInteger();
     /** Data connections that ended (closed by the client, or failed). */
@@ -113,6 +116,10 @@ final class LaidOutPoolNode implements AutoCloseable
         this.nodeId = nodeId;
         pool = new UnsafeBuffer(BufferUtil.allocateDirectAligned(POOL_SIZE, 4096));
         header.wrap(pool, 0).initialise(geometry, nodeId, EPOCH);
+        for (int slot = 0; slot < SlotOwnershipTable.SLOTS; slot++)
+        {
+            ownership(slot, SlotOwnershipTable.STATE_LIVE, 1);
+        }
         nextExtent = geometry.extentsOffset();
 
         final TransportProvider tcp = TransportSelector.fromClassPath().select("tcp").provider();
@@ -282,6 +289,19 @@ final class LaidOutPoolNode implements AutoCloseable
         pool.putInt(PoolHeaderFlyweight.VERSION_OFFSET, version, ByteOrder.LITTLE_ENDIAN);
     }
 
+    /** Publish {@code slot}'s ownership word, as a node does when its cluster view changes. */
+    void ownership(final int slot, final int state, final long epoch)
+    {
+        SlotOwnershipTable.publishAt(pool, (int)SlotOwnershipTable.poolOffsetOf(slot),
+            SlotOwnershipTable.encode(slot, state, epoch));
+    }
+
+    /** The cluster slot of {@code key}. */
+    static int clusterSlot(final String key)
+    {
+        return KeyHash.clusterSlot(KeyHash.hash(key.getBytes(StandardCharsets.UTF_8)));
+    }
+
     void complete(final boolean complete)
     {
         header.wrap(pool, 0).complete(complete);
@@ -389,7 +409,7 @@ final class LaidOutPoolNode implements AutoCloseable
                 final Status answer = attachAnswer;
                 if (answer != null)
                 {
-                    response.status(valid ? answer : Status.UNAUTHENTICATED);
+                    response.status(valid ? answer : Status.UNAUTHENTICATED).readLeaseMillis(readLeaseGrant);
                     endpoint.send(out, 0, response.encodedLength(), null);
                 }
                 return;
@@ -437,6 +457,7 @@ final class LaidOutPoolNode implements AutoCloseable
                     }
                 }
             }
+            response.readLeaseMillis(readLeaseGrant);
             endpoint.send(out, 0, response.encodedLength(), null);
         }
     }

@@ -12,7 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 /**
  * GETs through the location cache against a pool laid out by the protocol's flyweights and read over the real TCP
  * transport, where the test plays the server's writer exactly (supersede = new extent, RETIRED mark, slot store) and
- * counts the reads the node's transport answered: a remembered key costs one read, and every way an entry goes stale
+ * counts the reads the node's transport answered: a remembered key costs one batch of two reads (the extent and the
+ * slot's ownership word, one round trip), and every way an entry goes stale
  * ends in the full protocol and the right answer.
  */
 @Timeout(30)
@@ -29,14 +30,15 @@ class LocationCacheGetTest
         {
             final long before = node.readsServed();
             assertArrayEquals(bytes("one"), client.get(bytes("alpha")));
-            assertEquals(4, node.readsServed() - before, "first GET: two buckets + header, then the extent");
+            assertEquals(5, node.readsServed() - before,
+                "first GET: two buckets + header + ownership word, then the extent");
             assertEquals(1, counter(client, ClientCounter.GET_CACHE_MISSES));
 
             for (int i = 0; i < 10; i++)
             {
                 final long reads = node.readsServed();
                 assertArrayEquals(bytes("one"), client.get(bytes("alpha")));
-                assertEquals(1, node.readsServed() - reads, "a remembered key: the extent alone");
+                assertEquals(2, node.readsServed() - reads, "a remembered key: the extent and the ownership word, one batch");
             }
             assertEquals(10, counter(client, ClientCounter.GET_CACHE_HITS));
             assertEquals(11, counter(client, ClientCounter.GET_ONE_SIDED_HITS), "cache hits are one-sided hits too");
@@ -60,13 +62,14 @@ class LocationCacheGetTest
             node.replace(first, "k", "new value");
             final long reads = node.readsServed();
             assertArrayEquals(bytes("new value"), client.get(bytes("k")), "never the old value");
-            assertEquals(1 + 4, node.readsServed() - reads, "the cached read, then buckets + header + extent");
+            assertEquals(2 + 5, node.readsServed() - reads,
+                "the cached read (extent + word), then buckets + header + word + extent");
             assertEquals(1, counter(client, ClientCounter.GET_CACHE_INVALIDATIONS));
 
             // The full protocol re-learnt the new place.
             final long again = node.readsServed();
             assertArrayEquals(bytes("new value"), client.get(bytes("k")));
-            assertEquals(1, node.readsServed() - again);
+            assertEquals(2, node.readsServed() - again);
             assertEquals(2, counter(client, ClientCounter.GET_CACHE_HITS));
             assertEquals(0, node.requests.get(), "all of it one-sided");
         }
@@ -131,7 +134,7 @@ class LocationCacheGetTest
             {
                 final long reads = node.readsServed();
                 assertArrayEquals(bytes("one"), client.get(bytes("alpha")));
-                assertEquals(4, node.readsServed() - reads);
+                assertEquals(5, node.readsServed() - reads);
             }
             assertEquals(0, counter(client, ClientCounter.GET_CACHE_HITS));
             assertEquals(0, counter(client, ClientCounter.GET_CACHE_MISSES), "no cache, no misses counted");

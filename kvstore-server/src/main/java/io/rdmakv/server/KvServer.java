@@ -10,12 +10,17 @@ import io.rdmakv.pool.alloc.ExtentAllocator;
 import io.rdmakv.protocol.layout.PoolGeometry;
 import io.rdmakv.protocol.wire.TransportAddress;
 import io.rdmakv.protocol.wire.Welcome;
-import io.rdmakv.server.config.ClusterNode;
+import io.rdmakv.server.cluster.ClusterState;
+import io.rdmakv.server.cluster.ClusterView;
+import io.rdmakv.server.cluster.NodeClock;
+import io.rdmakv.server.cluster.OwnershipPublisher;
+import io.rdmakv.server.cluster.ReadLeaseGrant;
 import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.control.ControlServer;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.handler.Limits;
+import io.rdmakv.server.replication.Replication;
 import io.rdmakv.server.handler.RequestHandler;
 import io.rdmakv.server.handler.SlotRouter;
 import io.rdmakv.server.metrics.MetricsEndpoint;
@@ -46,11 +51,7 @@ import org.agrona.concurrent.SystemNanoClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -76,12 +77,17 @@ import java.util.concurrent.TimeUnit;
 public final class KvServer implements AutoCloseable
 {
     private static final Logger LOG = LoggerFactory.getLogger(KvServer.class);
-    private static final String EPOCH_FILE = "rdmakv.epoch";
     private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(10);
     /** Session tickets issued and not yet redeemed, at most (a handshake loop cannot grow the table further). */
     private static final int MAX_OUTSTANDING_TICKETS = 65_536;
+    /** Range epoch of the ownership words of a fixed map (no coordinator ever changes it). */
+    private static final long STATIC_RANGE_EPOCH = 1;
+    /** Taken off the remaining node lease in every read lease granted: an answer's time on the wire, and rounding. */
+    private static final long READ_LEASE_MARGIN_NANOS = 50_000_000L;
 
     private final ServerConfig config;
+    /** A cluster view given by the embedder (tests), or null: then the one built from the settings. */
+    private final ClusterView givenView;
     private final ServerCounters counters = new ServerCounters();
     private final Deque<AutoCloseable> opened = new ArrayDeque<>();
 
@@ -93,6 +99,7 @@ public final class KvServer implements AutoCloseable
     private RocksStore store;
     private PoolIndex index;
     private PoolGeometry geometry;
+    private OwnershipPublisher ownership;
     private long epoch;
     private Transport transport;
     private MemoryDomain memoryDomain;
@@ -103,6 +110,8 @@ public final class KvServer implements AutoCloseable
     private SessionTickets tickets;
     private WorkerProgress progress;
     private ControlServer control;
+    private volatile ClusterView clusterView;
+    private Replication replication;
     private InetSocketAddress controlAddress;
     private InetSocketAddress dataAddress;
     private PoolWarmUp.Result warmUp;
@@ -111,9 +120,10 @@ public final class KvServer implements AutoCloseable
     private ServerMeters requestTimes;
     private volatile boolean closed;
 
-    private KvServer(final ServerConfig config)
+    private KvServer(final ServerConfig config, final ClusterView givenView)
     {
         this.config = config;
+        this.givenView = givenView;
     }
 
     /**
@@ -124,7 +134,19 @@ public final class KvServer implements AutoCloseable
      */
     public static KvServer start(final ServerConfig config)
     {
-        final KvServer server = new KvServer(config);
+        return start(config, null);
+    }
+
+    /**
+     * Start a node of a replicated cluster: it replicates the writes of the ranges it is primary of to their backups
+     * ({@code ReplicatingWritePath}) and takes the writes of the ranges it replicates ({@code ReplicaGate}), both as
+     * {@code clusterView} says. The view is not closed by the node.
+     *
+     * @param clusterView the cluster's configuration; {@code null} for a node on its own.
+     */
+    public static KvServer start(final ServerConfig config, final ClusterView clusterView)
+    {
+        final KvServer server = new KvServer(config, clusterView);
         try
         {
             server.doStart();
@@ -216,8 +238,25 @@ public final class KvServer implements AutoCloseable
         opened.push(worker);
         tickets = new SessionTickets(Duration.ofMillis(config.ticketTtlMillis()), MAX_OUTSTANDING_TICKETS,
             new SystemNanoClock());
-        handler = new RequestHandler(store, index, counters, limits,
-            new SlotRouter(config.clusterNodes(), config.nodeId()), tickets, config.admission());
+        // Until the cluster view starts (it needs the bound ports) the static map routes, or, in cluster mode, nothing.
+        final ClusterState untilViewStarts = givenView != null ? givenView.current() : config.cluster().enabled() ?
+            new ClusterState(0, List.of(), List.of()) :
+            ClusterViews.staticState(config, config.controlPort(), config.dataPort());
+        // Replication follows the cluster view once the ports are bound (below); until then writes are local only.
+        replication = new Replication(store.ranges(), worker, transportName, config.secret(),
+            config.maxMessageBytes(), config.replicationTimeoutMillis());
+        final SlotRouter router = SlotRouter.of(untilViewStarts, config.nodeId(),
+            config.advertisedHost() + ':' + config.controlPort());
+        handler = new RequestHandler(store, index, counters, limits, router, tickets, config.admission(),
+            replication.writePath(), replication.admission());
+        // One-sided readers trust this pool only for the slots its ownership words say LIVE: a static node's now, a
+        // cluster node's as its view commits them (startClusterView).
+        ownership = new OwnershipPublisher(arena.partitions(), config.nodeId());
+        opened.push(ownership::close); // before the pool is unmapped: a view may outlive the node
+        if (givenView == null && !config.cluster().enabled())
+        {
+            ownership.publishStatic(router::isLocal, STATIC_RANGE_EPOCH);
+        }
         // The request thread: the worker's event loop on tcp (requests handled where they are read), a polling
         // thread on verbs. Started before listening: an event-driven worker must be driven before it has endpoints.
         progress = WorkerProgress.start(worker, new ServerAgent(handler, index), "rdmakv-server",
@@ -244,12 +283,54 @@ public final class KvServer implements AutoCloseable
             this::issueWelcome, counters);
         opened.push(control);
         controlAddress = control.start();
+        startClusterView();
         timeline.mark("listen");
         startup = timeline.build(index.keyCount(), warmUp.loadedBytes(), warmUp.keysInStore(), warmUp.scannedAll(),
             index.isComplete());
         LOG.info("node {} ready: control {}, data {} over {} ({})", config.nodeId(), controlAddress, dataAddress,
             transportName, transportReason);
         LOG.info("startup: {}", startup.format());
+    }
+
+    /**
+     * The node's cluster view, once its ports are bound: the Ratis group's decisions in cluster mode
+     * ({@code cluster.voters}), else the fixed map of its settings. Request handling follows it from here on.
+     */
+    private void startClusterView()
+    {
+        final String self = config.advertisedHost() + ':' + controlAddress.getPort();
+        if (givenView != null)
+        {
+            clusterView = givenView; // not ours to close
+        }
+        else
+        {
+            clusterView = ClusterViews.start(config, controlAddress.getPort(), dataAddress.getPort());
+            opened.push(clusterView);
+        }
+        final boolean replicated = givenView != null || config.cluster().enabled();
+        // A given view with an expiring lease (tests) is checked as a Ratis one is.
+        final boolean checkLease = config.cluster().enabled() ||
+            givenView != null && givenView.leaseDeadlineNanos() != Long.MAX_VALUE;
+        handler.follow(clusterView, self, checkLease, NodeClock.configured());
+        if (replicated)
+        {
+            replication.follow(clusterView);
+            ownership.follow(clusterView);
+            handler.readLeaseGrant(new ReadLeaseGrant(clusterView, NodeClock.configured(), READ_LEASE_MARGIN_NANOS));
+            if (clusterView instanceof io.rdmakv.server.cluster.ratis.RatisClusterView ratis)
+            {
+                ratis.onLeaseLost(ownership::fenceAll);
+                ratis.onLeaseRegained(() -> ownership.apply(ratis.current()));
+            }
+        }
+        control.admin(new io.rdmakv.server.cluster.ratis.ClusterAdmin(clusterView));
+    }
+
+    /** This node's cluster view (a static one unless it runs in cluster mode). */
+    public ClusterView clusterView()
+    {
+        return clusterView;
     }
 
     /**
@@ -300,7 +381,7 @@ public final class KvServer implements AutoCloseable
     /** Epoch, allocator, empty index and header, then the warm-up from RocksDB (see {@link PoolWarmUp}). */
     private void layOutAndWarmUp(final StartupReport.Builder timeline)
     {
-        epoch = nextEpoch(config.dataDir());
+        epoch = LayoutEpochFile.next(config.dataDir());
         final int partitionSize = arena.partitions().partitionSize();
         final EpochReclaimer reclaimer = new EpochReclaimer(
             TimeUnit.MILLISECONDS.toNanos(config.reclaimGraceMillis()), new SystemNanoClock());
@@ -409,17 +490,13 @@ public final class KvServer implements AutoCloseable
     /** Control path: allocates. */
     private Welcome welcome(final byte[] ticket)
     {
-        final List<io.rdmakv.protocol.wire.ClusterNode> map = new ArrayList<>();
-        for (final ClusterNode n : config.clusterNodes())
-        {
-            final boolean self = n.nodeId() == config.nodeId();
-            // The derived single-node map does not know the bound port until start; fill it in.
-            final int port = self && n.controlPort() == 0 ? controlAddress.getPort() : n.controlPort();
-            map.add(new io.rdmakv.protocol.wire.ClusterNode(n.nodeId(), n.host(), port, n.firstSlot(), n.lastSlot()));
-        }
+        final ClusterView view = clusterView; // null for a handshake that races the view's start: no map yet
+        final ClusterState state = view == null || view.current() == null ? new ClusterState(0, List.of(), List.of()) :
+            view.current();
+        final List<io.rdmakv.protocol.wire.ClusterNode> map = ClusterViews.wireMap(state);
         return new Welcome(config.nodeId(), geometry, region.remoteKey().pack(), epoch, arena.address(),
             List.of(new TransportAddress(transportName, config.advertisedHost(), dataAddress.getPort(), new byte[0])),
-            config.maxKeyBytes(), config.maxValueBytes(), map, ticket);
+            config.maxKeyBytes(), config.maxValueBytes(), map, ticket, config.cluster().enabled() ? state.epoch() : 0);
     }
 
     public InetSocketAddress controlAddress()
@@ -441,6 +518,12 @@ public final class KvServer implements AutoCloseable
     public TransportCapabilities transportCapabilities()
     {
         return transport.capabilities();
+    }
+
+    /** The node's RocksDB store (tests and tools read a replica's data through it; thread-safe). */
+    public RocksStore store()
+    {
+        return store;
     }
 
     public ServerCounters counters()
@@ -468,6 +551,12 @@ public final class KvServer implements AutoCloseable
     public RemoteKey remoteKey()
     {
         return region.remoteKey();
+    }
+
+    /** Writes this node's slot ownership words into its pool (a cluster view's listener calls {@code apply}). */
+    public OwnershipPublisher ownership()
+    {
+        return ownership;
     }
 
     public PoolGeometry geometry()
@@ -560,30 +649,6 @@ public final class KvServer implements AutoCloseable
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    /** The layout epoch: one more than at the last start of this data directory (kept in a small file). */
-    private static long nextEpoch(final Path dataDir)
-    {
-        final Path file = dataDir.resolve(EPOCH_FILE);
-        long previous = 0;
-        try
-        {
-            if (Files.exists(file))
-            {
-                previous = Long.parseLong(Files.readString(file, StandardCharsets.US_ASCII).trim());
-            }
-            final long next = previous + 1;
-            final Path tmp = dataDir.resolve(EPOCH_FILE + ".tmp");
-            Files.writeString(tmp, Long.toString(next), StandardCharsets.US_ASCII);
-            Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-            return next;
-        }
-        catch (final IOException | NumberFormatException ex)
-        {
-            throw new ServerStartException("cannot read or write the epoch file " + file + ": " + ex.getMessage(), ex);
         }
     }
 }

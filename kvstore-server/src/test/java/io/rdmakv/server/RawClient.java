@@ -60,9 +60,15 @@ final class RawClient implements AutoCloseable
 
     RawClient(final InetSocketAddress data) throws Exception
     {
+        this(data, new SleepingMillisIdleStrategy(1));
+    }
+
+    /** @param idle how the client's progress thread waits (a yielding one for latency figures). */
+    RawClient(final InetSocketAddress data, final org.agrona.concurrent.IdleStrategy idle) throws Exception
+    {
         transport = new TcpTransportProvider().open(TransportConfig.builder().maxMessageBytes((2 << 20) + 4096).build());
         worker = transport.createWorker("test-client");
-        runner = new AgentRunner(new SleepingMillisIdleStrategy(1), Throwable::printStackTrace, null, worker);
+        runner = new AgentRunner(idle, Throwable::printStackTrace, null, worker);
         AgentRunner.startOnThread(runner);
         endpoint = worker.connect(data, new EndpointHandler()
         {
@@ -82,12 +88,25 @@ final class RawClient implements AutoCloseable
         return attached(server.controlAddress(), server.dataAddress(), "");
     }
 
+    /** As {@link #attached(KvServer)} with a progress thread that yields instead of sleeping 1 ms (latency figures). */
+    static RawClient attachedYielding(final KvServer server) throws Exception
+    {
+        return attached(server.controlAddress(), server.dataAddress(), "",
+            new org.agrona.concurrent.YieldingIdleStrategy());
+    }
+
     /** Handshake on {@code control} with {@code credential}, connect to {@code data} and ATTACH with the ticket. */
     static RawClient attached(final InetSocketAddress control, final InetSocketAddress data, final String credential)
         throws Exception
     {
+        return attached(control, data, credential, new SleepingMillisIdleStrategy(1));
+    }
+
+    private static RawClient attached(final InetSocketAddress control, final InetSocketAddress data,
+        final String credential, final org.agrona.concurrent.IdleStrategy idle) throws Exception
+    {
         final Welcome welcome = (Welcome)ControlHandshake.hello(control, credential);
-        final RawClient client = new RawClient(data);
+        final RawClient client = new RawClient(data, idle);
         final Reply reply = client.attach(welcome.sessionTicket());
         if (reply.status() != Status.OK)
         {
@@ -174,6 +193,12 @@ final class RawClient implements AutoCloseable
         r.key(key);
         send(r.encodedLength());
         return id;
+    }
+
+    /** The next reply within {@code timeoutMillis}, or null. */
+    Reply poll(final long timeoutMillis) throws InterruptedException
+    {
+        return replies.poll(timeoutMillis, TimeUnit.MILLISECONDS);
     }
 
     /** Send arbitrary bytes as one message; the next reply is returned. */

@@ -1,6 +1,6 @@
 package io.rdmakv.it.docker;
 
-import io.rdmakv.server.config.ClusterNode;
+import io.rdmakv.server.config.ClusterSettings;
 import io.rdmakv.server.config.ServerConfig;
 import org.junit.jupiter.api.Test;
 
@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -57,7 +56,7 @@ class DockerFilesTest
     }
 
     @Test
-    void shouldSplitTheSlotsOfTheComposeClusterExactlyOnceWithOneMapOnEveryNode() throws IOException
+    void shouldRunTheComposeClusterAsThreeReplicatedVotersOfOneGroup() throws IOException
     {
         final String compose = Files.readString(DOCKER.resolve("docker-compose.yml"));
         final List<ServerConfig> nodes = new ArrayList<>();
@@ -70,22 +69,16 @@ class DockerFilesTest
             assertEquals("node" + n, config.advertisedHost(), "a node advertises its compose service name");
             nodes.add(config);
         }
-        final List<ClusterNode> map = nodes.get(0).clusterNodes();
+        final ClusterSettings first = nodes.get(0).cluster();
+        assertTrue(first.enabled(), "cluster mode");
+        assertEquals(3, first.voters().size());
+        assertEquals(1, first.replicas(), "one backup per range");
         for (final ServerConfig node : nodes)
         {
-            assertEquals(map, node.clusterNodes(), "every node serves the same cluster map");
+            assertEquals(first.voters(), node.cluster().voters(), "every node names the same voters");
+            final ClusterSettings.Voter self = node.cluster().voter(node.nodeId());
+            assertEquals("node" + node.nodeId(), self.host(), "a voter is reached by its service name");
+            assertTrue(self.raftPort() != node.controlPort() && self.raftPort() != node.dataPort());
         }
-        final List<ClusterNode> sorted = new ArrayList<>(map);
-        sorted.sort(Comparator.comparingInt(ClusterNode::firstSlot));
-        int next = 0;
-        for (final ClusterNode range : sorted)
-        {
-            assertEquals(next, range.firstSlot(), "slots must be contiguous, no gap or overlap: " + sorted);
-            assertTrue(range.lastSlot() >= range.firstSlot());
-            assertEquals("node" + range.nodeId(), range.host());
-            assertEquals(nodes.get(range.nodeId() - 1).controlPort(), range.controlPort());
-            next = range.lastSlot() + 1;
-        }
-        assertEquals(ClusterNode.SLOT_COUNT, next, "the map must cover every slot");
     }
 }

@@ -312,7 +312,7 @@ public final class ServerProcess implements AutoCloseable
 
     private List<String> command()
     {
-        final List<String> command = new ArrayList<>();
+        final List<String> command = new ArrayList<>(config.commandPrefix);
         command.add(ProcessHandle.current().info().command().orElse(
             Path.of(System.getProperty("java.home"), "bin", "java").toString()));
         command.add("-Xmx" + config.heap);
@@ -473,6 +473,7 @@ public final class ServerProcess implements AutoCloseable
         private Duration readyTimeout = Duration.ofSeconds(180);
         private final List<String> args = new ArrayList<>();
         private final Map<String, String> systemProperties = new LinkedHashMap<>();
+        private List<String> commandPrefix = List.of();
 
         private Builder(final Path dataDir)
         {
@@ -556,6 +557,16 @@ public final class ServerProcess implements AutoCloseable
         public Builder arg(final String... values)
         {
             args.addAll(List.of(values));
+            return this;
+        }
+
+        /**
+         * Words before {@code java} that exec it, e.g. {@code ip netns exec NS} to start the server inside a network
+         * namespace ({@link #pid()} stays the JVM's: {@code ip netns exec} execs in place).
+         */
+        public Builder commandPrefix(final List<String> words)
+        {
+            this.commandPrefix = List.copyOf(words);
             return this;
         }
 

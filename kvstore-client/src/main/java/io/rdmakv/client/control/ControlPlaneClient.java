@@ -20,6 +20,8 @@ import io.rdmakv.client.HostPort;
 import io.rdmakv.client.KvError;
 import io.rdmakv.client.KvException;
 import io.rdmakv.protocol.ProtocolException;
+import io.rdmakv.protocol.wire.Admin;
+import io.rdmakv.protocol.wire.AdminReply;
 import io.rdmakv.protocol.wire.ControlFrame;
 import io.rdmakv.protocol.wire.ControlFrameCodec;
 import io.rdmakv.protocol.wire.Hello;
@@ -75,6 +77,48 @@ public final class ControlPlaneClient implements AutoCloseable
      */
     public Welcome handshake(final HostPort address, final Hello hello, final Duration timeout)
     {
+        final ControlFrame frame = exchange(address, hello, timeout, "the handshake");
+        if (frame instanceof Welcome welcome)
+        {
+            return welcome;
+        }
+        if (frame instanceof Reject reject)
+        {
+            throw KvException.of(reject.status() == Status.UNAUTHENTICATED ? KvError.AUTHENTICATION_FAILED :
+                KvError.REJECTED, "node " + address + " rejected the handshake: " + reject.status() + ": " +
+                reject.message());
+        }
+        throw KvException.of(KvError.PROTOCOL_ERROR, "node " + address + " answered HELLO with " +
+            frame.getClass().getSimpleName());
+    }
+
+    /**
+     * Send one administration command to the node at {@code address} ({@code rdmakv cluster ...}).
+     *
+     * @return the node's answer (not ok when it refused or failed the command).
+     * @throws KvException as {@link #handshake}.
+     */
+    public AdminReply admin(final HostPort address, final Admin command, final Duration timeout)
+    {
+        final ControlFrame frame = exchange(address, command, timeout, "the command");
+        if (frame instanceof AdminReply reply)
+        {
+            return reply;
+        }
+        if (frame instanceof Reject reject)
+        {
+            throw KvException.of(reject.status() == Status.UNAUTHENTICATED ? KvError.AUTHENTICATION_FAILED :
+                KvError.REJECTED, "node " + address + " rejected the command: " + reject.status() + ": " +
+                reject.message());
+        }
+        throw KvException.of(KvError.PROTOCOL_ERROR, "node " + address + " answered ADMIN with " +
+            frame.getClass().getSimpleName());
+    }
+
+    /** One frame out, one frame back, on a fresh connection. */
+    private ControlFrame exchange(final HostPort address, final ControlFrame request, final Duration timeout,
+        final String what)
+    {
         final CompletableFuture<ControlFrame> answer = new CompletableFuture<>();
         final long timeoutMillis = Math.max(1, timeout.toMillis());
         final Bootstrap bootstrap = new Bootstrap()
@@ -112,25 +156,13 @@ public final class ControlPlaneClient implements AutoCloseable
                     connect.cause());
             }
             channel = connect.channel();
-            channel.writeAndFlush(channel.alloc().buffer().writeBytes(ControlFrameCodec.encode(hello)));
-            final ControlFrame frame = answer.get(timeoutMillis, TimeUnit.MILLISECONDS);
-            if (frame instanceof Welcome welcome)
-            {
-                return welcome;
-            }
-            if (frame instanceof Reject reject)
-            {
-                throw KvException.of(reject.status() == Status.UNAUTHENTICATED ? KvError.AUTHENTICATION_FAILED :
-                    KvError.REJECTED,
-                    "node " + address + " rejected the handshake: " + reject.status() + ": " + reject.message());
-            }
-            throw KvException.of(KvError.PROTOCOL_ERROR, "node " + address + " answered HELLO with " +
-                frame.getClass().getSimpleName());
+            channel.writeAndFlush(channel.alloc().buffer().writeBytes(ControlFrameCodec.encode(request)));
+            return answer.get(timeoutMillis, TimeUnit.MILLISECONDS);
         }
         catch (final TimeoutException ex)
         {
             throw KvException.of(KvError.TIMED_OUT,
-                "node " + address + " did not answer the handshake within " + timeout, ex);
+                "node " + address + " did not answer " + what + " within " + timeout, ex);
         }
         catch (final ExecutionException ex)
         {
@@ -140,12 +172,12 @@ public final class ControlPlaneClient implements AutoCloseable
                 throw KvException.of(kv.error(), kv.getMessage(), kv);
             }
             throw KvException.of(cause instanceof ProtocolException ? KvError.PROTOCOL_ERROR :
-                KvError.CONNECTION_FAILED, "handshake with " + address + " failed: " + describe(cause), cause);
+                KvError.CONNECTION_FAILED, what + " with " + address + " failed: " + describe(cause), cause);
         }
         catch (final InterruptedException ex)
         {
             Thread.currentThread().interrupt();
-            throw KvException.of(KvError.CLOSED, "interrupted during the handshake with " + address, ex);
+            throw KvException.of(KvError.CLOSED, "interrupted during " + what + " with " + address, ex);
         }
         finally
         {

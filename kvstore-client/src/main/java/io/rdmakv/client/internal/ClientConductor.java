@@ -19,6 +19,8 @@ final class ClientConductor implements Agent
     private static final long TIMEOUT_SCAN_INTERVAL_NANOS = 1_000_000;
 
     private final RequestSlots slots;
+    /** Routes requests of a lost connection again (a replicated cluster); null until the router is wired. */
+    private volatile Redirector redirector;
     private final OneSidedGetProtocol getProtocol;
     private final RpcProtocol rpc;
     /** Each slot is deferred at most once at a time, so the slot count bounds the queue. */
@@ -130,11 +132,22 @@ final class ClientConductor implements Agent
             if (slot.phase == RequestSlot.PHASE_AWAIT_RESPONSE && slot.session == session &&
                 RequestSlots.claim(slot, RequestSlot.PHASE_AWAIT_RESPONSE))
             {
-                slot.fail(KvError.CONNECTION_FAILED, slot.describe() + " lost its connection to node " +
-                    session.info().nodeId() + " at " + session.info().dataAddress() + ": " + why);
+                final String lost = slot.describe() + " lost its connection to node " + session.info().nodeId() +
+                    " at " + session.info().dataAddress() + ": " + why;
+                if (redirector != null && redirector.reroute(slot, lost))
+                {
+                    continue;
+                }
+                slot.fail(KvError.CONNECTION_FAILED, lost);
                 slots.complete(slot);
             }
         }
+    }
+
+    /** Requests of a lost connection go to {@code redirector} first (see {@link Redirector#reroute}). */
+    void reroutesWith(final Redirector redirector)
+    {
+        this.redirector = redirector;
     }
 
     @Override

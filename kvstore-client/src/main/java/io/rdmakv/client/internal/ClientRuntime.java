@@ -9,6 +9,10 @@ import io.rdmakv.client.KvException;
 import io.rdmakv.client.control.ControlPlaneClient;
 import io.rdmakv.protocol.ProtocolLimits;
 import io.rdmakv.protocol.wire.Welcome;
+import io.rdmakv.client.HostPort;
+import io.rdmakv.protocol.wire.ClusterNode;
+import io.rdmakv.protocol.wire.ControlFrameCodec;
+import io.rdmakv.protocol.wire.Hello;
 import io.rdmakv.transport.MemoryAccess;
 import io.rdmakv.transport.MemoryRegion;
 import io.rdmakv.transport.ProgressModel;
@@ -142,7 +146,9 @@ public final class ClientRuntime implements AutoCloseable
         try
         {
             final TransportSelector.Selection selection = TransportSelector.fromClassPath().select(config.transport());
-            final TransportConfig tc = transportConfig(config, selection.provider().name());
+            final String name = selection.provider().name();
+            final TransportConfig tc = transportConfig(config, name,
+                VerbsTransportProvider.NAME.equals(name) ? clusterNodes(config, control, name) : 1);
             final Transport transport = selection.provider().open(tc);
             opened.add(transport);
             return new ClientRuntime(config, control, transport, endpointSlots(tc, transport.name()),
@@ -177,6 +183,16 @@ public final class ClientRuntime implements AutoCloseable
      */
     static TransportConfig transportConfig(final KvClientConfig config, final String transportName)
     {
+        return transportConfig(config, transportName, 1);
+    }
+
+    /**
+     * As {@link #transportConfig(KvClientConfig, String)}, for a cluster of {@code clusterNodes} nodes: on verbs the
+     * default endpoint slots scale with it (one per node, and one spare for a node's session being replaced).
+     */
+    public static TransportConfig transportConfig(final KvClientConfig config, final String transportName,
+        final int clusterNodes)
+    {
         final TransportConfig.Builder tc = TransportConfig.builder()
             .connectTimeout(config.connectTimeout())
             .operationTimeout(config.requestTimeout());
@@ -184,10 +200,37 @@ public final class ClientRuntime implements AutoCloseable
             !config.transportProperties().containsKey(KvClientBuilder.VERBS_MAX_ENDPOINTS))
         {
             tc.property(KvClientBuilder.VERBS_MAX_ENDPOINTS,
-                Integer.toString(KvClientBuilder.DEFAULT_VERBS_MAX_ENDPOINTS));
+                Integer.toString(Math.max(KvClientBuilder.DEFAULT_VERBS_MAX_ENDPOINTS, clusterNodes + 1)));
         }
         config.transportProperties().forEach((name, value) -> transportSetting(tc, name, value));
         return tc.build();
+    }
+
+    /**
+     * How many nodes the cluster map of the first answering seed names (1 when none answers: the connect that follows
+     * reports that), so a verbs client sizes its endpoint slots before its worker exists.
+     */
+    private static int clusterNodes(final KvClientConfig config, final ControlPlaneClient control,
+        final String transportName)
+    {
+        if (config.transportProperties().containsKey(KvClientBuilder.VERBS_MAX_ENDPOINTS))
+        {
+            return 1;
+        }
+        final Hello hello = new Hello(ControlFrameCodec.PROTOCOL_VERSION, List.of(transportName), config.credential());
+        for (final HostPort seed : config.seeds())
+        {
+            try
+            {
+                final Welcome welcome = control.handshake(seed, hello, config.connectTimeout());
+                return (int)welcome.clusterMap().stream().mapToInt(ClusterNode::nodeId).distinct().count();
+            }
+            catch (final KvException ex)
+            {
+                LOG.debug("seed {} did not answer the sizing handshake: {}", seed, ex.getMessage());
+            }
+        }
+        return 1;
     }
 
     /** The endpoints the client's worker can have open at once on verbs ({@code verbs.maxEndpoints}); 0 elsewhere. */

@@ -11,18 +11,23 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Which node owns which cluster hash slot, as the last WELCOME said. Immutable: a refresh builds a new map.
- * A lookup is an array index, so routing costs nothing on the data path.
+ * Which node is the primary of which cluster hash slot, and at which range epoch, as the last WELCOME said.
+ * Immutable: a refresh builds a new map. A lookup is an array index, so routing costs nothing on the data path.
+ * {@link #epoch()} is the configuration epoch the map comes from (0 for a static map); a client never replaces a map
+ * by one with a lower epoch.
  */
 final class ClusterMap
 {
     private static final int NO_NODE = -1;
 
     private final int[] ownerBySlot = new int[ProtocolLimits.CLUSTER_SLOT_COUNT];
+    private final long[] rangeEpochBySlot = new long[ProtocolLimits.CLUSTER_SLOT_COUNT];
     private final Map<Integer, HostPort> controlAddresses = new HashMap<>();
+    private final long epoch;
 
-    private ClusterMap()
+    private ClusterMap(final long epoch)
     {
+        this.epoch = epoch;
         Arrays.fill(ownerBySlot, NO_NODE);
     }
 
@@ -32,7 +37,7 @@ final class ClusterMap
      */
     static ClusterMap from(final Welcome welcome, final HostPort answeredAt)
     {
-        final ClusterMap map = new ClusterMap();
+        final ClusterMap map = new ClusterMap(welcome.clusterEpoch());
         final List<ClusterNode> nodes = welcome.clusterMap();
         if (nodes.isEmpty())
         {
@@ -43,6 +48,7 @@ final class ClusterMap
         for (final ClusterNode node : nodes)
         {
             Arrays.fill(map.ownerBySlot, node.firstSlot(), node.lastSlot() + 1, node.nodeId());
+            Arrays.fill(map.rangeEpochBySlot, node.firstSlot(), node.lastSlot() + 1, node.rangeEpoch());
             map.controlAddresses.put(node.nodeId(), node.nodeId() == welcome.nodeId() ?
                 answeredAt : new HostPort(reachableHost(node.host(), answeredAt), node.controlPort()));
         }
@@ -53,6 +59,30 @@ final class ClusterMap
     int ownerOf(final int clusterSlot)
     {
         return ownerBySlot[clusterSlot];
+    }
+
+    /** The configuration epoch of the map (0: a static map that never changes). */
+    long epoch()
+    {
+        return epoch;
+    }
+
+    /** True for the map of a replicated cluster, which changes (failover, resharding) while the client runs. */
+    boolean changes()
+    {
+        return epoch > 0;
+    }
+
+    /** The epoch of the range holding {@code clusterSlot} (0 in a static map). */
+    long rangeEpoch(final int clusterSlot)
+    {
+        return rangeEpochBySlot[clusterSlot];
+    }
+
+    /** Every control address the map names. */
+    java.util.Collection<HostPort> addresses()
+    {
+        return controlAddresses.values();
     }
 
     /** The control address of {@code nodeId}, or {@code null} when the map does not name it. */

@@ -59,6 +59,13 @@ final class ClusterRouter implements Redirector, AutoCloseable
     private final Hello hello;
     /** Slack beyond the request timeout before a retired session is closed (the expiry scan's lateness and more). */
     static final long RETIRE_SLACK_NANOS = 1_000_000_000L;
+    /** A replicated cluster's map is refreshed this often even when no answer says it changed. */
+    static final long REFRESH_EVERY_NANOS = 1_000_000_000L;
+    /** Retries of a request in a changing cluster wait 5 ms, doubling to at most 100 ms, until its deadline. */
+    static final long BACKOFF_MIN_NANOS = 5_000_000L;
+    static final long BACKOFF_MAX_NANOS = 100_000_000L;
+    /** A refresh's handshake with one node waits at most this long (a stopped node accepts and never answers). */
+    static final long REFRESH_HANDSHAKE_NANOS = 500_000_000L;
 
     private final ScheduledExecutorService redirects = Executors.newSingleThreadScheduledExecutor(r ->
     {
@@ -70,6 +77,8 @@ final class ClusterRouter implements Redirector, AutoCloseable
     private final List<NodeSession> retired = new ArrayList<>();
     private final Object connectLock = new Object();
     private volatile ClusterMap map;
+    /** Periodic refreshes so far (the redirect thread's only): picks the node asked next. */
+    private int refreshes;
     private volatile Welcome firstWelcome;
 
     /**
@@ -113,6 +122,12 @@ final class ClusterRouter implements Redirector, AutoCloseable
                 {
                     sessions.put(welcome.nodeId(), open(welcome, seed));
                 }
+                if (map.changes())
+                {
+                    conductor.reroutesWith(this);
+                    redirects.scheduleWithFixedDelay(this::refreshQuietly, REFRESH_EVERY_NANOS, REFRESH_EVERY_NANOS,
+                        TimeUnit.NANOSECONDS);
+                }
                 return;
             }
             catch (final KvException ex)
@@ -145,6 +160,10 @@ final class ClusterRouter implements Redirector, AutoCloseable
         }
         catch (final RuntimeException ex)
         {
+            if (map.changes() && reroute(slot, "cannot reach the key's node: " + ex.getMessage()))
+            {
+                return;
+            }
             slot.fail(asKvException(ex));
             slots.complete(slot);
             return;
@@ -242,7 +261,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
                 throw KvException.of(KvError.CONNECTION_FAILED, "node " + nodeId + " is not in the cluster map");
             }
             final Welcome welcome = control.handshake(address, hello, config.connectTimeout());
-            map = ClusterMap.from(welcome, address);
+            adopt(ClusterMap.from(welcome, address));
             final NodeSession fresh = open(welcome, address);
             final NodeSession old = sessions.put(welcome.nodeId(), fresh);
             if (old != null)
@@ -399,7 +418,15 @@ final class ClusterRouter implements Redirector, AutoCloseable
     {
         try
         {
-            redirects.execute(() -> followRedirect(slot, target));
+            if (slot.redirects == 0)
+            {
+                redirects.execute(() -> followRedirect(slot, target));
+            }
+            else
+            {
+                // Asked again: the cluster is changing (a failover or move not committed yet): back off.
+                redirects.schedule(() -> followRedirect(slot, target), backoffNanos(slot), TimeUnit.NANOSECONDS);
+            }
         }
         catch (final RejectedExecutionException ex)
         {
@@ -408,22 +435,68 @@ final class ClusterRouter implements Redirector, AutoCloseable
         }
     }
 
+    @Override
+    public boolean reroute(final RequestSlot slot, final String why)
+    {
+        if (!map.changes() || System.nanoTime() - slot.deadlineNanos > 0)
+        {
+            return false;
+        }
+        slot.lastReroute = why;
+        try
+        {
+            redirects.schedule(() -> followRedirect(slot, null), backoffNanos(slot), TimeUnit.NANOSECONDS);
+            return true;
+        }
+        catch (final RejectedExecutionException ex)
+        {
+            return false;
+        }
+    }
+
+    /** 5 ms doubling per retry to 100 ms, never past the request's deadline. */
+    private static long backoffNanos(final RequestSlot slot)
+    {
+        final long backoff = Math.min(BACKOFF_MAX_NANOS, BACKOFF_MIN_NANOS << Math.min(slot.redirects, 5));
+        return Math.max(0, Math.min(backoff, slot.deadlineNanos - System.nanoTime()));
+    }
+
     private void followRedirect(final RequestSlot slot, final String target)
     {
-        if (++slot.redirects > config.maxRedirects())
+        final boolean changing = map.changes();
+        if (++slot.redirects > config.maxRedirects() && !changing)
         {
             slot.fail(KvError.TOO_MANY_REDIRECTS, slot.describe() + " was redirected more than " +
                 config.maxRedirects() + " times (last to '" + target + "')");
             slots.complete(slot);
             return;
         }
+        if (changing && System.nanoTime() - slot.deadlineNanos > 0)
+        {
+            slot.fail(KvError.TIMED_OUT, slot.describe() + " found no serving primary before its deadline (" +
+                slot.redirects + " tries; last: " + (target != null ? "redirected to '" + target + "'" :
+                slot.lastReroute) + ")");
+            slots.complete(slot);
+            return;
+        }
         counters.increment(ClientCounter.REDIRECTS);
         try
         {
-            refresh(HostPort.parse(target));
+            if (changing)
+            {
+                refreshNewest(target);
+            }
+            else
+            {
+                refresh(HostPort.parse(target));
+            }
         }
         catch (final IllegalArgumentException | KvException ex)
         {
+            if (changing && reroute(slot, "map refresh failed: " + ex.getMessage()))
+            {
+                return;
+            }
             slot.fail(KvException.of(KvError.CONNECTION_FAILED, "redirect of " + slot.describe() +
                 " to '" + target + "' failed: " + ex.getMessage(), ex));
             slots.complete(slot);
@@ -436,8 +509,92 @@ final class ClusterRouter implements Redirector, AutoCloseable
     private void refresh(final HostPort address)
     {
         final Welcome welcome = control.handshake(address, hello, config.connectTimeout());
-        map = ClusterMap.from(welcome, address);
+        adopt(ClusterMap.from(welcome, address));
         LOG.info("cluster map refreshed from node {} at {}", welcome.nodeId(), address);
+    }
+
+    /**
+     * A replicated cluster: ask {@code target} (may be null or garbage), then every node the map names, then the
+     * seeds, until one answers with a newer map than ours; keep the newest that answered.
+     *
+     * @throws KvException when no node answered at all.
+     */
+    private void refreshNewest(final String target)
+    {
+        final long had = map.epoch();
+        final java.util.LinkedHashSet<HostPort> candidates = new java.util.LinkedHashSet<>();
+        if (target != null)
+        {
+            try
+            {
+                candidates.add(HostPort.parse(target));
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                // Not an address: ask the others.
+            }
+        }
+        candidates.addAll(map.addresses());
+        candidates.addAll(config.seeds());
+        final java.time.Duration wait = java.time.Duration.ofNanos(
+            Math.min(config.connectTimeout().toNanos(), REFRESH_HANDSHAKE_NANOS));
+        KvException last = null;
+        boolean answered = false;
+        for (final HostPort address : candidates)
+        {
+            try
+            {
+                final Welcome welcome = control.handshake(address, hello, wait);
+                answered = true;
+                adopt(ClusterMap.from(welcome, address));
+                if (welcome.clusterEpoch() > had)
+                {
+                    LOG.info("cluster map refreshed to epoch {} from node {} at {}", welcome.clusterEpoch(),
+                        welcome.nodeId(), address);
+                    return;
+                }
+            }
+            catch (final KvException ex)
+            {
+                last = ex;
+            }
+        }
+        if (!answered)
+        {
+            throw last != null ? last : KvException.of(KvError.CONNECTION_FAILED, "no node of the cluster answered");
+        }
+    }
+
+    /** The periodic refresh of a replicated cluster's map (on the redirect thread): one node per round, in turn. */
+    private void refreshQuietly()
+    {
+        final List<HostPort> known = new ArrayList<>(map.addresses());
+        if (known.isEmpty())
+        {
+            return;
+        }
+        final HostPort address = known.get(Math.floorMod(refreshes++, known.size()));
+        try
+        {
+            adopt(ClusterMap.from(control.handshake(address, hello, java.time.Duration.ofNanos(
+                Math.min(config.connectTimeout().toNanos(), REFRESH_HANDSHAKE_NANOS))), address));
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.debug("periodic cluster map refresh failed: {}", ex.toString());
+        }
+    }
+
+    /** Use {@code candidate} unless the map we have is newer. */
+    private void adopt(final ClusterMap candidate)
+    {
+        synchronized (connectLock)
+        {
+            if (candidate.epoch() >= map.epoch())
+            {
+                map = candidate;
+            }
+        }
     }
 
     @Override

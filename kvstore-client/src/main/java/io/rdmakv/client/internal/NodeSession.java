@@ -3,6 +3,7 @@ package io.rdmakv.client.internal;
 import io.rdmakv.client.KvError;
 import io.rdmakv.client.KvException;
 import io.rdmakv.protocol.ProtocolException;
+import io.rdmakv.protocol.ProtocolLimits;
 import io.rdmakv.protocol.layout.PoolHeaderFlyweight;
 import io.rdmakv.protocol.wire.AttachRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageType;
@@ -34,6 +35,8 @@ import java.util.concurrent.TimeoutException;
 final class NodeSession implements EndpointHandler
 {
     private static final Logger LOG = LoggerFactory.getLogger(NodeSession.class);
+    /** No map epochs known: every ownership word at any epoch is recent enough. */
+    private static final long[] NO_RANGE_EPOCHS = new long[ProtocolLimits.CLUSTER_SLOT_COUNT];
 
     private final NodeInfo info;
     private final boolean oneSided;
@@ -46,6 +49,10 @@ final class NodeSession implements EndpointHandler
     private final LocationCache locationCache;
     /** The node's answer to ATTACH: its status, or null when the connection was lost first. */
     private final CompletableFuture<Status> attachAnswer = new CompletableFuture<>();
+    private final ReadLease readLease = new ReadLease();
+    /** The read lease the ATTACH answer granted (written before attachAnswer completes, read after). */
+    private volatile int attachLeaseGrant;
+    private volatile long[] rangeEpochBySlot = NO_RANGE_EPOCHS;
 
     NodeSession(final NodeInfo info, final boolean oneSided, final LocationCache locationCache, final RpcProtocol rpc,
         final ClientConductor conductor)
@@ -91,6 +98,7 @@ final class NodeSession implements EndpointHandler
         final UnsafeBuffer message = new UnsafeBuffer(new byte[AttachRequestFlyweight.ENCODED_LENGTH]);
         new AttachRequestFlyweight().wrap(message, 0, message.capacity())
             .header(MessageType.ATTACH_REQUEST, 0).ticket(ticket);
+        final long sentNanos = ReadLease.now();
         final long sent = endpoint.send(message, 0, message.capacity(), null);
         final Status status;
         try
@@ -138,6 +146,33 @@ final class NodeSession implements EndpointHandler
                 "node " + info.nodeId() + " at " + info.dataAddress() + " refused the data connection: " +
                 status.description());
         }
+        readLease.granted(sentNanos, attachLeaseGrant);
+    }
+
+    /** This client's read lease on the node: one-sided GETs are trusted only while it holds. */
+    ReadLease readLease()
+    {
+        return readLease;
+    }
+
+    /**
+     * The epoch of {@code clusterSlot}'s range in the client's map (0 while the map carries no epochs): an ownership
+     * word older than it is not trusted.
+     */
+    long rangeEpoch(final int clusterSlot)
+    {
+        return rangeEpochBySlot[clusterSlot];
+    }
+
+    /** The map's range epoch of every cluster slot (from a WELCOME or map push that carries them); not copied. */
+    void rangeEpochs(final long[] bySlot)
+    {
+        if (bySlot.length != ProtocolLimits.CLUSTER_SLOT_COUNT)
+        {
+            throw new IllegalArgumentException("range epochs for " + bySlot.length + " slots, expected " +
+                ProtocolLimits.CLUSTER_SLOT_COUNT);
+        }
+        rangeEpochBySlot = bySlot;
     }
 
     /** GETs to this node go one-sided (resolved get mode, and the pool has not been rebuilt since the handshake). */
@@ -210,6 +245,7 @@ final class NodeSession implements EndpointHandler
             final ResponseFlyweight response = new ResponseFlyweight().wrap(buffer, offset, length);
             response.validate();
             final Status status = response.status();
+            attachLeaseGrant = response.readLeaseMillis();
             attachAnswer.complete(status == null ? Status.MALFORMED : status);
         }
         catch (final ProtocolException ex)

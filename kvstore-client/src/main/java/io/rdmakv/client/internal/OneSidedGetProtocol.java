@@ -8,6 +8,7 @@ import io.rdmakv.protocol.layout.IndexSlot;
 import io.rdmakv.protocol.layout.KeyHash;
 import io.rdmakv.protocol.layout.PoolGeometry;
 import io.rdmakv.protocol.layout.PoolHeaderFlyweight;
+import io.rdmakv.protocol.layout.SlotOwnershipTable;
 import io.rdmakv.protocol.layout.ValueExtentFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.transport.Endpoint;
@@ -20,15 +21,19 @@ import java.util.concurrent.locks.LockSupport;
  * The one-sided GET, as a state machine over a {@link RequestSlot}:
  *
  * <pre>
- *   start ──► location of the key cached for this node ?  (LocationCache, per NodeSession)
- *     │ yes: read the extent alone ────────────────────────── ONE read, ONE round trip
+ *   start ──► read lease on this node held (client clock) ? no ──► RPC GET (its answer renews the lease)
+ *     ▼ yes
+ *   location of the key cached for this node ?  (LocationCache, per NodeSession)
+ *     │ yes: read the extent + the slot's ownership word ──── ONE batch, ONE round trip
+ *     │        word not LIVE/MIGRATING at the map's epoch ──────────────────────────► RPC GET (re-route)
  *     │        verifyCurrent: lengths + CRC32C + key + version + state LIVE(version):
  *     │          OK ──► value (cache hit)
  *     │          anything else (RETIRED, VERSION_MISMATCH, KEY_MISMATCH, torn) ──► forget it (invalidation) ──┐
  *     ▼ no (cache miss)                                                                                       │
- *   read primary bucket + secondary bucket + pool header   (one readBatch: one doorbell where supported)  ◄──┘
+ *   read primary bucket + secondary bucket + pool header + the slot's ownership word (one readBatch)  ◄──┘
  *               │ header magic/epoch differ ─────────────────────────────────────────► RPC GET (fallback)
  *               │ layout version not ours ──► this node's GETs go by RPC ─────────────► RPC GET (fallback)
+ *               │ ownership word not LIVE/MIGRATING at the map's epoch ──────────────► RPC GET (re-route)
  *               ▼
  *             candidates = valid slots whose fingerprint matches, primary bucket first
  *               │ none left ──► a key mismatched on the way ? retry from the start (as torn)
@@ -59,6 +64,11 @@ import java.util.concurrent.locks.LockSupport;
  * thread and never blocks it: a back-pressured post is handed to the {@link ClientConductor}, which re-posts it on a
  * later duty cycle. The progress thread is the only one that changes a {@link LocationCache}. The only allocation per
  * GET is the returned value.
+ *
+ * <p><b>Why a one-sided read stays correct across failover and resharding.</b> A value is returned only if the read
+ * lease still holds when the reads have completed (so they ran while the node's own lease held, and no new primary can
+ * have accepted a write yet), and the slot's ownership word, read in the same batch, said the node still served the
+ * slot (a node fences the word before a range it gives up can change owner).
  */
 final class OneSidedGetProtocol
 {
@@ -93,6 +103,13 @@ final class OneSidedGetProtocol
      */
     void start(final RequestSlot slot)
     {
+        if (!slot.session.readLease().holds(ReadLease.now()))
+        {
+            // No read lease on this node (never granted, or ended): ask the node, whose answer renews it.
+            counters.increment(ClientCounter.GET_LEASE_RENEWALS);
+            rpc.start(slot);
+            return;
+        }
         if (!prepareCachedRead(slot))
         {
             prepareBatch(slot);
@@ -173,11 +190,13 @@ final class OneSidedGetProtocol
             slot.bucketReadHandler);
         slot.batch[2].set(base, node.remoteKey(), RequestSlot.HEADER_READ_LENGTH, slot.readBuffer,
             RequestSlot.HEADER_OFFSET, slot.bucketReadHandler);
-        slot.batchSize = 3;
+        slot.batch[3].set(base + SlotOwnershipTable.poolOffsetOf(KeyHash.clusterSlot(slot.hash)), node.remoteKey(),
+            SlotOwnershipTable.WORD_LENGTH, slot.readBuffer, RequestSlot.OWNERSHIP_OFFSET, slot.bucketReadHandler);
+        slot.batchSize = 4;
         slot.batchPosted = 0;
         slot.readFailure = null;
         slot.phase = RequestSlot.PHASE_READ_BUCKETS;
-        slot.pendingReads.set(3);
+        slot.pendingReads.set(4);
     }
 
     /** A cached location: prepare the single extent read (caller's thread). False on a cache miss or cache off. */
@@ -194,6 +213,13 @@ final class OneSidedGetProtocol
             return false;
         }
         prepareExtentRead(slot, slot.followedSlot, RequestSlot.PHASE_READ_CACHED);
+        // The key's ownership word rides in the same batch: no extra round trip.
+        final NodeInfo node = slot.session.info();
+        slot.batch[1].set(node.poolBase() + SlotOwnershipTable.poolOffsetOf(KeyHash.clusterSlot(slot.hash)),
+            node.remoteKey(), SlotOwnershipTable.WORD_LENGTH, slot.readBuffer, RequestSlot.OWNERSHIP_OFFSET,
+            slot.extentReadHandler);
+        slot.batchSize = 2;
+        slot.pendingReads.set(2);
         return true;
     }
 
@@ -326,6 +352,11 @@ final class OneSidedGetProtocol
             fallback(slot);
             return;
         }
+        if (!ownershipServes(slot))
+        {
+            refuseOwnership(slot);
+            return;
+        }
         slot.poolComplete =
             (slot.readBuffer.getInt(header + PoolHeaderFlyweight.FLAGS_OFFSET, ORDER) &
             PoolHeaderFlyweight.FLAG_COMPLETE) != 0;
@@ -376,6 +407,11 @@ final class OneSidedGetProtocol
     /** The single read of a cached location finished: the value, or forget the location and run the full protocol. */
     private void onCachedExtentRead(final RequestSlot slot)
     {
+        if (!ownershipServes(slot))
+        {
+            refuseOwnership(slot);
+            return;
+        }
         extent.wrap(slot.readBuffer, RequestSlot.EXTENT_OFFSET, slot.extentLength);
         if (extent.verifyCurrent(slot.key, 0, slot.keyLength, slot.expectedVersion) == ExtentStatus.OK)
         {
@@ -392,6 +428,14 @@ final class OneSidedGetProtocol
 
     private void succeed(final RequestSlot slot)
     {
+        if (!slot.session.readLease().holds(ReadLease.now()))
+        {
+            // The lease ended while the reads were in flight: the node may have been replaced before they ran.
+            counters.increment(ClientCounter.GET_LEASE_RENEWALS);
+            slot.phase = RequestSlot.PHASE_IDLE;
+            rpc.startFromWorker(slot);
+            return;
+        }
         final byte[] value = new byte[extent.valueLength()];
         slot.readBuffer.getBytes(extent.valueIndex(), value);
         counters.increment(ClientCounter.GET_ONE_SIDED_HITS);
@@ -458,6 +502,24 @@ final class OneSidedGetProtocol
             counters.increment(ClientCounter.GET_MISS_LOOKUPS);
             rpc.startFromWorker(slot);
         }
+    }
+
+    /**
+     * Whether the key's slot ownership word, read in this step's batch, lets the pool answer: LIVE or MIGRATING, for
+     * this slot, at the client map's epoch or newer. A few loads; never allocates.
+     */
+    private static boolean ownershipServes(final RequestSlot slot)
+    {
+        final int clusterSlot = KeyHash.clusterSlot(slot.hash);
+        return SlotOwnershipTable.serves(SlotOwnershipTable.readWord(slot.readBuffer, RequestSlot.OWNERSHIP_OFFSET),
+            clusterSlot, slot.session.rangeEpoch(clusterSlot));
+    }
+
+    /** The node no longer serves the slot from its pool: ask it (a WRONG_NODE answer re-routes and refreshes). */
+    private void refuseOwnership(final RequestSlot slot)
+    {
+        counters.increment(ClientCounter.GET_OWNERSHIP_REFUSALS);
+        fallback(slot);
     }
 
     private void fallback(final RequestSlot slot)

@@ -17,14 +17,15 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  *
  * <p>Each slot owns a fixed part of the client's registered read memory:
  * <pre>
- *   0          64          128              256                                    256 + extentCapacity
- *   +-----------+-----------+----------------+-----------------------------------------+
- *   | primary   | secondary | pool header    | value extent (one candidate at a time)  |
- *   | bucket    | bucket    | (first 128 B)  |                                         |
- *   +-----------+-----------+----------------+-----------------------------------------+
+ *   0          64          128              224         232      256                          256 + extentCapacity
+ *   +-----------+-----------+----------------+-----------+--------+------------------------------+
+ *   | primary   | secondary | pool header    | ownership | unused | value extent (one candidate  |
+ *   | bucket    | bucket    | (first 96 B)   | word (8 B)|        | at a time)                   |
+ *   +-----------+-----------+----------------+-----------+--------+------------------------------+
  * </pre>
- * The two buckets and the header are read in one batch, so the COMPLETE flag and the epoch are as fresh as the slots.
- * A GET whose key's location is cached reads only the value extent, into the same place.
+ * The two buckets, the header and the key's slot ownership word are read in one batch, so the COMPLETE flag, the
+ * epoch and the ownership are as fresh as the slots. A GET whose key's location is cached reads the value extent and
+ * the ownership word, in one batch, into the same places.
  *
  * <p>Threads: the caller fills the request and posts the first operation; continuations and completion run on the
  * worker's progress thread. {@link #state} hands the result back with a volatile write.
@@ -34,7 +35,8 @@ final class RequestSlot
     static final int PRIMARY_BUCKET_OFFSET = 0;
     static final int SECONDARY_BUCKET_OFFSET = 64;
     static final int HEADER_OFFSET = 128;
-    static final int HEADER_READ_LENGTH = 128;
+    static final int HEADER_READ_LENGTH = 96;
+    static final int OWNERSHIP_OFFSET = 224;
     static final int EXTENT_OFFSET = 256;
 
     static final int TYPE_GET = 1;
@@ -64,7 +66,7 @@ final class RequestSlot
     final UnsafeBuffer readBuffer;
     final int extentCapacity;
     final Endpoint.ReadRequest[] batch = {new Endpoint.ReadRequest(), new Endpoint.ReadRequest(),
-        new Endpoint.ReadRequest()};
+        new Endpoint.ReadRequest(), new Endpoint.ReadRequest()};
     /** Reads of the current batch (or the extent read) not yet completed. */
     final AtomicInteger pendingReads = new AtomicInteger();
     /** Matching slots found in the buckets, tried in order: primary bucket first. */
@@ -80,9 +82,13 @@ final class RequestSlot
     int valueLength;
     long hash;
     long deadlineNanos;
+    /** When the last RPC of this request was sent, on the read lease clock: a grant in its answer counts from here. */
+    long sentNanos;
     long correlationId;
     long generation;
     int redirects;
+    /** Why the request was last routed again after a lost connection (for its failure message). */
+    String lastReroute;
     int tornRetries;
     /** A candidate's extent held another key during this pass: a miss after it is not definitive. */
     boolean keyMismatchSeen;
@@ -136,6 +142,7 @@ final class RequestSlot
         this.valueLength = 0;
         this.hash = 0;
         this.redirects = 0;
+        this.lastReroute = null;
         this.tornRetries = 0;
         this.keyMismatchSeen = false;
         this.session = null;

@@ -109,6 +109,7 @@ final class RpcProtocol
         final int length = encoder.encode(slot, slots.nextCorrelationId(slot));
         // Waiting before sending: on loopback the answer can arrive before send() returns.
         slot.phase = RequestSlot.PHASE_AWAIT_RESPONSE;
+        slot.sentNanos = ReadLease.now();
         final long id = endpoint.send(encoder.buffer, 0, length, null);
         if (id >= 0)
         {
@@ -170,6 +171,7 @@ final class RpcProtocol
             counters.increment(ClientCounter.STALE_RESPONSES);
             return;
         }
+        session.readLease().granted(slot.sentNanos, response.readLeaseMillis());
         final Status status = response.status();
         if (status == null)
         {

@@ -42,6 +42,19 @@ class ClientTransportSettingsTest
     }
 
     @Test
+    void shouldScaleAVerbsClientsEndpointSlotsWithTheClusterMap()
+    {
+        final KvClientConfig config = builder().transport("verbs").config();
+        final TransportConfig sixteen = ClientRuntime.transportConfig(config, VerbsTransportProvider.NAME, 16);
+        assertEquals(17, ClientRuntime.endpointSlots(sixteen, "verbs"), "one per node and a spare");
+        assertEquals(4, ClientRuntime.endpointSlots(
+            ClientRuntime.transportConfig(config, VerbsTransportProvider.NAME, 2), "verbs"), "never below four");
+        final KvClientConfig set = builder().transport("verbs").transportProperty("verbs.maxEndpoints", "6").config();
+        assertEquals(6, ClientRuntime.endpointSlots(
+            ClientRuntime.transportConfig(set, VerbsTransportProvider.NAME, 16), "verbs"), "the builder's setting wins");
+    }
+
+    @Test
     void shouldKeepTheBuildersOwnSettingAndTheOtherProperties()
     {
         final KvClientConfig config = builder().transport("verbs").transportProperty("verbs.maxEndpoints", "9")

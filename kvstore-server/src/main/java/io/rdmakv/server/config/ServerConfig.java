@@ -24,6 +24,7 @@ import java.util.TreeMap;
  * Every setting has a default that runs out of the box on a laptop; {@link #KNOWN} lists them with their defaults and
  * {@link SettingsReference} with their meanings ({@code rdmakv server --list-settings}, and the generated page
  * {@code docs/settings.md}, which a test keeps equal to the code). Sizes follow {@link #parseSize}.
+ * Cluster settings ({@code cluster.*}): see {@link ClusterSettings}.
  */
 public final class ServerConfig
 {
@@ -49,6 +50,7 @@ public final class ServerConfig
         m.put("node.id", "1");
         m.put("data.dir", "./data");
         m.put("durability", "DEFAULT");
+        m.put("replication.timeoutMs", "1000");
         m.put("store.writeBufferSize", "8MiB");
         m.put("store.walRecovery", WalRecovery.TOLERATE_TAIL.setting());
         m.put("pool.size", "64MiB");
@@ -78,12 +80,14 @@ public final class ServerConfig
         m.put("auth.ticketTtlMs", "30000");
         m.put("cluster.nodes", null);
         m.put("metrics.port", "0");
+        m.putAll(ClusterSettings.DEFAULTS);
         KNOWN = java.util.Collections.unmodifiableMap(m);
     }
 
     private final int nodeId;
     private final Path dataDir;
     private final Durability durability;
+    private final long replicationTimeoutMillis;
     private final long writeBufferSize;
     private final WalRecovery walRecovery;
     private final long poolSize;
@@ -108,17 +112,19 @@ public final class ServerConfig
     private final long ticketTtlMillis;
     private final AdmissionSettings admission;
     private final List<ClusterNode> clusterNodes;
+    private final ClusterSettings cluster;
     private final Map<String, String> transportProperties;
     private final int metricsPort;
     /** The settings as given (defaults + file + flags), so {@link #with} re-derives what was derived. */
     private final Map<String, String> given;
 
-    private ServerConfig(final Map<String, String> s)
+    ServerConfig(final Map<String, String> s)
     {
         given = java.util.Collections.unmodifiableMap(new TreeMap<>(s));
         nodeId = intSetting(s, "node.id", 0, Integer.MAX_VALUE);
         dataDir = Path.of(s.get("data.dir"));
         durability = enumSetting(s, "durability", () -> Durability.parse(s.get("durability")));
+        replicationTimeoutMillis = intSetting(s, "replication.timeoutMs", 1, 600_000);
         writeBufferSize = sizeSetting(s, "store.writeBufferSize", 1L << 20, 1L << 30);
         walRecovery = enumSetting(s, "store.walRecovery", () -> WalRecovery.parse(s.get("store.walRecovery")));
         poolSize = sizeSetting(s, "pool.size", 1L << 20, 1L << 40);
@@ -180,6 +186,12 @@ public final class ServerConfig
                 throw new ConfigException("cluster.nodes does not contain this node (node.id=" + nodeId + ")");
             }
         }
+        cluster = ClusterSettings.parse(s, dataDir);
+        if (cluster.enabled() && nodes != null && !nodes.isBlank())
+        {
+            throw new ConfigException("cluster.voters and cluster.nodes exclude each other: a replicated cluster's " +
+                "slot map is decided by its voters, not configured");
+        }
         final Map<String, String> tp = new TreeMap<>();
         s.forEach((k, v) ->
         {
@@ -198,6 +210,12 @@ public final class ServerConfig
         return from(new Properties(), Map.of());
     }
 
+    /** Typed construction, every setting at its default until set (embedding; see {@link ServerConfigBuilder}). */
+    public static ServerConfigBuilder builder()
+    {
+        return new ServerConfigBuilder();
+    }
+
     /**
      * Build from file settings overridden by flag settings (both by setting name, see {@link #KNOWN}).
      *
@@ -205,20 +223,21 @@ public final class ServerConfig
      */
     public static ServerConfig from(final Properties file, final Map<String, String> overrides)
     {
-        final Map<String, String> s = new TreeMap<>();
-        KNOWN.forEach((k, v) ->
-        {
-            if (v != null)
-            {
-                s.put(k, v);
-            }
-        });
+        final ServerConfigBuilder builder = builder();
         for (final String name : file.stringPropertyNames())
         {
-            s.put(checkName(name), file.getProperty(name).trim());
+            builder.set(name, file.getProperty(name));
         }
-        overrides.forEach((k, v) -> s.put(checkName(k), v.trim()));
-        return new ServerConfig(s);
+        overrides.forEach(builder::set);
+        return builder.build();
+    }
+
+    /** A builder holding this configuration's settings as given, to change some (typed {@link #with}). */
+    public ServerConfigBuilder toBuilder()
+    {
+        final ServerConfigBuilder builder = builder();
+        given.forEach(builder::set);
+        return builder;
     }
 
     /** Read a properties file (UTF-8) and apply {@code overrides}. */
@@ -265,6 +284,12 @@ public final class ServerConfig
     public Durability durability()
     {
         return durability;
+    }
+
+    /** How long a primary waits for a backup's acknowledgement ({@code replication.timeoutMs}). */
+    public long replicationTimeoutMillis()
+    {
+        return replicationTimeoutMillis;
     }
 
     /** RocksDB's memtable size in bytes ({@code store.writeBufferSize}). */
@@ -401,6 +426,12 @@ public final class ServerConfig
         return clusterNodes;
     }
 
+    /** Cluster mode ({@code cluster.voters} and the rest); {@link ClusterSettings#enabled()} false on its own. */
+    public ClusterSettings cluster()
+    {
+        return cluster;
+    }
+
     /** Settings under {@code tcp.} and {@code verbs.}, for the transport. */
     public Map<String, String> transportProperties()
     {
@@ -475,7 +506,7 @@ public final class ServerConfig
     private static final java.util.regex.Pattern SIZE =
         java.util.regex.Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*([A-Za-z]*)");
 
-    private static String checkName(final String name)
+    static String checkName(final String name)
     {
         if (KNOWN.containsKey(name) || name.startsWith("tcp.") || name.startsWith("verbs."))
         {

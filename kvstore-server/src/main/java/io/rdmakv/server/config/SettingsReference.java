@@ -20,6 +20,8 @@ public final class SettingsReference
         m.put("node.id", "this node's id in the cluster map");
         m.put("data.dir", "RocksDB directory");
         m.put("durability", "DEFAULT (survives kill -9) | FSYNC (survives power loss, group commit)");
+        m.put("replication.timeoutMs", "how long a primary waits for an in-sync backup's acknowledgement before it " +
+            "asks the coordinator to remove that backup from the in-sync set");
         m.put("store.writeBufferSize", "RocksDB memtable size (write_buffer_size), 1 MiB to 1 GiB; the insert runs on " +
             "the request thread, a small memtable stays in cache");
         m.put("store.walRecovery", "a damaged write-ahead log: tolerate-tail (drop a last record cut short by a " +
@@ -62,6 +64,15 @@ public final class SettingsReference
             "endpoint (single use)");
         m.put("cluster.nodes", "id@host:controlPort:firstSlot-lastSlot,... (16384 slots in total; default: this " +
             "node, every slot)");
+        m.put("cluster.voters", "id@host:raftPort,... the coordination group's voters (3 or 5); setting it turns " +
+            "cluster mode on (Apache Ratis); a node listed is a voter, others only follow");
+        m.put("cluster.replicas", "backups per slot range (replication factor - 1), used at the first layout");
+        m.put("cluster.initialNodes", "members that must join before the slots are first laid out (default: the " +
+            "voter count)");
+        m.put("cluster.leaseMs", "node lease; renewed every lease/3; a silent node loses its ranges after lease * " +
+            "maxClockDrift on the leader's clock");
+        m.put("cluster.maxClockDrift", "bound on how much faster one node's monotonic clock may run than another's");
+        m.put("cluster.raftDir", "the Raft log and snapshots of this voter (default: data.dir/raft)");
         m.put("metrics.port", "Prometheus endpoint http://host:port/metrics; 0 = off");
         MEANINGS = java.util.Collections.unmodifiableMap(m);
     }

@@ -9,6 +9,8 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.handler.codec.TooLongFrameException;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.rdmakv.protocol.ProtocolException;
+import io.rdmakv.protocol.wire.Admin;
+import io.rdmakv.protocol.wire.AdminReply;
 import io.rdmakv.protocol.wire.ControlFrame;
 import io.rdmakv.protocol.wire.ControlFrameCodec;
 import io.rdmakv.protocol.wire.Hello;
@@ -50,6 +52,7 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
 
     private final ControlServer.ControlSettings settings;
     private final Supplier<Welcome> welcome;
+    private final Supplier<AdminCommands> admin;
     private final ServerCounters counters;
     private final ChannelGroup channels;
     private final ControlAdmission admission;
@@ -62,11 +65,13 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
     private boolean checking;
 
     ControlHandler(
-        final ControlServer.ControlSettings settings, final Supplier<Welcome> welcome, final ServerCounters counters,
-        final ChannelGroup channels, final ControlAdmission admission)
+        final ControlServer.ControlSettings settings, final Supplier<Welcome> welcome,
+        final Supplier<AdminCommands> admin, final ServerCounters counters, final ChannelGroup channels,
+        final ControlAdmission admission)
     {
         this.settings = settings;
         this.welcome = welcome;
+        this.admin = admin;
         this.counters = counters;
         this.channels = channels;
         this.admission = admission;
@@ -153,6 +158,11 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
         catch (final ProtocolException ex)
         {
             reject(ctx, Status.of(ex.errorCode()), MALFORMED_LOG, "malformed control frame: " + ex.getMessage());
+            return;
+        }
+        if (decoded instanceof Admin command)
+        {
+            onAdmin(ctx, command);
             return;
         }
         if (!(decoded instanceof Hello hello))
@@ -244,6 +254,40 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
         }
         counters.increment(ServerCounter.HANDSHAKES);
         ctx.writeAndFlush(Unpooled.wrappedBuffer(encoded));
+    }
+
+    /** One administration command: credential as for HELLO, then the answer when it is done, then close. */
+    private void onAdmin(final ChannelHandlerContext ctx, final Admin command)
+    {
+        if (settings.requiresCredential())
+        {
+            // An admin command's credential counts toward the same per-source throttle as a HELLO's.
+            final long now = System.nanoTime();
+            final long left = connectedAtNanos + settings.handshakeTimeout().toNanos() - now;
+            if (admission.throttle.delayNanos(source, now, left) != 0)
+            {
+                counters.increment(ServerCounter.CREDENTIALS_THROTTLED);
+                reject(ctx, Status.BUSY, CREDENTIAL_LOG, "too many wrong credentials from this address; retry later");
+                return;
+            }
+            if (!MessageDigest.isEqual(settings.secret(), command.credential()))
+            {
+                admission.throttle.recordFailure(source, now);
+                reject(ctx, Status.UNAUTHENTICATED, CREDENTIAL_LOG, "credential missing or rejected");
+                return;
+            }
+        }
+        welcomed = true; // answered below; the handshake timer must not close it meanwhile
+        LOG.info("admin command from {}: {}", ctx.channel().remoteAddress(), command.command());
+        admin.get().run(command.command()).whenComplete((reply, failure) ->
+        {
+            final AdminReply answer = failure != null ? new AdminReply(false, String.valueOf(
+                failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null ?
+                    failure.getCause().getMessage() : failure.getMessage())) : reply;
+            final String text = answer.text().length() > 20_000 ? answer.text().substring(0, 20_000) : answer.text();
+            ctx.writeAndFlush(Unpooled.wrappedBuffer(ControlFrameCodec.encode(new AdminReply(answer.ok(), text))))
+                .addListener(ChannelFutureListener.CLOSE);
+        });
     }
 
     @Override

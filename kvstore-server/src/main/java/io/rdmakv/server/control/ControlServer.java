@@ -55,6 +55,7 @@ public final class ControlServer implements AutoCloseable
     private final ControlSettings settings;
     private final Supplier<Welcome> welcome;
     private final ServerCounters counters;
+    private volatile AdminCommands admin = AdminCommands.NONE;
     private EventLoopGroup group;
     private ChannelGroup channels;
     private Channel serverChannel;
@@ -71,6 +72,12 @@ public final class ControlServer implements AutoCloseable
         this.settings = settings;
         this.welcome = welcome;
         this.counters = counters;
+    }
+
+    /** Answer ADMIN frames with {@code commands} (before: every ADMIN is refused). */
+    public void admin(final AdminCommands commands)
+    {
+        this.admin = commands;
     }
 
     /**
@@ -101,7 +108,7 @@ public final class ControlServer implements AutoCloseable
                             settings.maxFrameBytes() + LENGTH_PREFIX_BYTES, 0, LENGTH_PREFIX_BYTES, 0,
                             LENGTH_PREFIX_BYTES, true))
                         .addLast("prefix", new LengthFieldPrepender(LENGTH_PREFIX_ORDER, LENGTH_PREFIX_BYTES, 0, false))
-                        .addLast("handshake", new ControlHandler(settings, welcome, counters, channels,
+                        .addLast("handshake", new ControlHandler(settings, welcome, () -> admin, counters, channels,
                             admission));
                 }
             });

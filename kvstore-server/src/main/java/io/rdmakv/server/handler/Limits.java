@@ -23,9 +23,9 @@ public record Limits(int maxKeyBytes, int maxValueBytes, int maxConnections)
         }
     }
 
-    /** The largest response the server sends: a maximal value, or STATS text. */
+    /** The largest response the server sends: a maximal value, STATS text, or a SCAN page of one maximal entry. */
     public int maxResponseBytes()
     {
-        return Math.max(maxValueBytes, MIN_RESPONSE_BODY) + RESPONSE_OVERHEAD;
+        return Math.max(maxValueBytes, MIN_RESPONSE_BODY) + maxKeyBytes + RESPONSE_OVERHEAD;
     }
 }

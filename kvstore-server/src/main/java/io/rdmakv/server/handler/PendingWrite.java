@@ -4,7 +4,7 @@ import io.rdmakv.server.store.StoreException;
 import io.rdmakv.transport.Endpoint;
 
 /**
- * A write of the {@link RequestHandler} handed to group commit (FSYNC, {@link GroupCommitWrites}), waiting for its
+ * A write of the {@link RequestHandler} handed to group commit (FSYNC, {@link GroupCommitWritePath}), waiting for its
  * sync before the pool is updated and the client answered. Allocated per FSYNC write: the sync dominates its cost.
  * Written by the committer thread before it is queued back to the request thread (the queue orders the two).
  */

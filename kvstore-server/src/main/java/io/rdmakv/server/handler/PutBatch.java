@@ -2,6 +2,7 @@ package io.rdmakv.server.handler;
 
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.server.store.StoreException;
+import io.rdmakv.server.store.StoreKeys;
 import io.rdmakv.transport.Endpoint;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -16,14 +17,15 @@ import java.nio.ByteBuffer;
  * follows the durable write, so invariant 2 (an acknowledged PUT survives kill -9) is kept.
  *
  * <pre>
- *   add(PUT)  -> key + value copied into the staging buffer (the message buffer dies with the callback) and into
- *                the WriteBatch; the first of a step wakes the request thread for a duty cycle
+ *   add(PUT)  -> store key (slot prefix + key) and value copied into the staging buffer (the message buffer dies
+ *                with the callback) and into the WriteBatch; the first of a step wakes the request thread
  *   commit()  -> store.write(batch) -> for each PUT in order: Committer.committed (pool, answer OK)
  *                                   | on failure: Committer.failed for each (STORE_ERROR), nothing placed in the pool
  *   commit happens: at the request thread's next duty cycle (after the I/O that is ready), before any request that
  *                   is not a PUT (a GET or DELETE sees every earlier PUT), and when the staging buffer is full
  *
- *   staging buffer: | key 0 | value 0 | key 1 | value 1 | ...   offsets and lengths kept per PUT
+ *   staging buffer: | slot 0 | key 0 | value 0 | slot 1 | key 1 | value 1 | ...   offsets and lengths kept per PUT
+ *                     (slot: the {@link StoreKeys} prefix; the committer is given the key without it)
  * </pre>
  * Request thread only.
  */
@@ -80,19 +82,18 @@ final class PutBatch implements AutoCloseable
     void add(final Endpoint endpoint, final long correlationId, final DirectBuffer buffer, final int keyIndex,
         final int keyLength, final int valueIndex, final int valueLength)
     {
-        if (count == MAX_PUTS || used + keyLength + valueLength > staging.capacity())
+        if (count == MAX_PUTS || used + StoreKeys.PREFIX_LENGTH + keyLength + valueLength > staging.capacity())
         {
             commit();
         }
         final int k = used;
-        final int v = k + keyLength;
-        stagingBuffer.putBytes(k, buffer, keyIndex, keyLength);
+        final int v = k + StoreKeys.encode(buffer, keyIndex, keyLength, stagingBuffer, k);
         stagingBuffer.putBytes(v, buffer, valueIndex, valueLength);
         keyView.limit(v).position(k);
         valueView.limit(v + valueLength).position(v);
         try
         {
-            batch.put(keyView, valueView);
+            store.addPut(batch, keyView, valueView);
         }
         catch (final RocksDBException ex)
         {
@@ -101,7 +102,7 @@ final class PutBatch implements AutoCloseable
         }
         endpoints[count] = endpoint;
         correlationIds[count] = correlationId;
-        keyIndexes[count] = k;
+        keyIndexes[count] = k + StoreKeys.PREFIX_LENGTH;
         keyLengths[count] = keyLength;
         valueLengths[count] = valueLength;
         count++;

@@ -7,16 +7,22 @@ import io.rdmakv.protocol.wire.KeyRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageDecoder;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
+import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
+import io.rdmakv.protocol.wire.ScanRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.admission.AdmissionSettings;
+import io.rdmakv.server.cluster.ClusterView;
+import io.rdmakv.server.cluster.ReadLeaseGrant;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.metrics.RequestTimer;
 import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.session.SessionTickets;
+import io.rdmakv.server.store.RangeStore;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.server.store.StoreException;
+import io.rdmakv.server.store.StoreKeys;
 import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.TransportStatus;
@@ -50,11 +56,10 @@ import java.util.concurrent.TimeUnit;
  * have not attached live in their own budget ({@link EndpointAdmission}): the oldest is shed for a newcomer when it
  * is full, and one that does not attach within the handshake timeout is closed.
  *
- * <p>Durability: in DEFAULT mode RocksDB is written on this thread (WAL write without fsync): the PUTs of one progress
- * step as one batch ({@link PutBatch}), answered once it is written; DELETEs inline from direct scratch buffers. In
- * FSYNC mode the write is copied (it must outlive the receive callback) and handed to the group committer
- * ({@link GroupCommitWrites}); the progress thread is not blocked, and {@link #doWork()} updates the pool and answers
- * once the write is durable: the pool and the answer always follow the durable write.
+ * <p>Writes go through one {@link WritePath}, chosen once from the durability ({@link WritePaths#local}: one RocksDB
+ * batch per progress step on this thread under DEFAULT, group commit under FSYNC) and decorated by replication in a
+ * cluster; it reports each finished write to {@link PoolAndAnswer}, so the pool and the answer always follow the
+ * durable write.
  *
  * <p>This class owns decoding, admission, the request checks (key, value, slot routing) and the order of the steps
  * above; answers are encoded and sent by {@link ResponseSender}.
@@ -73,7 +78,12 @@ public final class RequestHandler implements EndpointHandler
     private final PoolIndex index;
     private final ServerCounters counters;
     private final Limits limits;
-    private final SlotRouter router;
+    /** Replaced on every configuration change (the view's thread); read per request (this thread). */
+    private volatile SlotRouter router;
+    /** Null on a static node: no lease to check. */
+    private volatile ClusterView leaseHolder;
+    /** The clock the node lease is timed on (the node's, which a test may run fast or slow). */
+    private volatile org.agrona.concurrent.NanoClock leaseClock = System::nanoTime;
     private final SessionTickets tickets;
     private final AdmissionSettings admissionSettings;
     private final EndpointAdmission admission;
@@ -82,10 +92,12 @@ public final class RequestHandler implements EndpointHandler
     private final ResponseSender responses;
     private final ByteBuffer keyScratch;
     private final UnsafeBuffer keyScratchBuffer;
-    /** DEFAULT durability: the PUTs of one progress step, written as one batch (null under FSYNC). */
-    private final PutBatch puts;
-    /** FSYNC durability: writes waiting for group commit (null under DEFAULT). */
-    private final GroupCommitWrites synced;
+    private final WritePath writes;
+    /** Writes from the primaries of ranges this node replicates: local only, never replicated again. */
+    private final WritePath replicaWrites;
+    private final ReplicaAdmission replicas;
+    private final ScanPages scans;
+    private final long[] scanResult = new long[2];
     /** Set once metrics start (after listening), read per request. */
     private volatile RequestTimer timer = RequestTimer.NONE;
 
@@ -95,13 +107,27 @@ public final class RequestHandler implements EndpointHandler
 
     /**
      * @param limits what requests may carry and how many connections are served.
-     * @param router  which cluster slots this node serves.
+     * @param router  which cluster slots this node serves until {@link #follow} names a cluster view.
      * @param tickets the session tickets the control plane issues; an endpoint is served after redeeming one.
      * @param admission how endpoints that have not attached yet are bounded, shed and timed out.
      */
     public RequestHandler(
         final RocksStore store, final PoolIndex index, final ServerCounters counters, final Limits limits,
         final SlotRouter router, final SessionTickets tickets, final AdmissionSettings admission)
+    {
+        this(store, index, counters, limits, router, tickets, admission, WritePathFactory.LOCAL,
+            ReplicaAdmission.NONE);
+    }
+
+    /**
+     * @param writePath builds the write path of client writes once (the local one, or replication around it).
+     * @param replicas  decides whether a REPLICATE message from a primary is taken ({@link ReplicaAdmission#NONE}
+     *                  outside a cluster).
+     */
+    public RequestHandler(
+        final RocksStore store, final PoolIndex index, final ServerCounters counters, final Limits limits,
+        final SlotRouter router, final SessionTickets tickets, final AdmissionSettings admission,
+        final WritePathFactory writePath, final ReplicaAdmission replicas)
     {
         this.store = store;
         this.index = index;
@@ -112,12 +138,15 @@ public final class RequestHandler implements EndpointHandler
         this.admissionSettings = admission;
         this.admission = new EndpointAdmission(admission, limits.maxConnections());
         this.responses = new ResponseSender(counters, limits.maxResponseBytes());
-        this.keyScratch = ByteBuffer.allocateDirect(limits.maxKeyBytes());
+        this.keyScratch = ByteBuffer.allocateDirect(StoreKeys.PREFIX_LENGTH + limits.maxKeyBytes());
         this.keyScratchBuffer = new UnsafeBuffer(keyScratch);
-        this.puts = store.writesInline() ? new PutBatch(store, Math.max(1 << 20,
-            limits.maxKeyBytes() + limits.maxValueBytes()), new PutCommitter(), () -> wakeUp.run()) : null;
-        this.synced = store.writesInline() ? null :
-            new GroupCommitWrites(store, index, counters, limits.maxValueBytes(), responses, () -> wakeUp.run());
+        final Runnable wake = () -> wakeUp.run();
+        this.writes = writePath.create(outcome -> WritePaths.local(store, index, counters, limits, outcome, wake),
+            new PoolAndAnswer(), wake);
+        this.replicas = replicas;
+        this.scans = new ScanPages(store);
+        this.replicaWrites = replicas == ReplicaAdmission.NONE ? null :
+            WritePaths.local(store, index, counters, limits, new PoolAndAnswer(), wake);
     }
 
     @Override
@@ -166,13 +195,13 @@ public final class RequestHandler implements EndpointHandler
             {
                 counters.increment(ServerCounter.LIMIT_REJECTIONS);
             }
-            commitPuts(); // answered in arrival order
+            flushWrites(); // answered in arrival order
             responses.answerError(endpoint, decoder.correlationId(), status, ex.getMessage());
             return;
         }
         if (type != MessageType.PUT_REQUEST)
         {
-            commitPuts(); // a GET, DELETE or STATS sees every PUT that arrived before it
+            flushWrites(); // a GET, DELETE or STATS sees every PUT that arrived before it
         }
         final long correlationId = decoder.correlationId();
         final RequestTimer timer = this.timer;
@@ -199,6 +228,8 @@ public final class RequestHandler implements EndpointHandler
                 onStats(endpoint, correlationId);
                 timed(timer, RequestTimer.Operation.STATS, start);
             }
+            case REPLICATE_REQUEST -> onReplicate(endpoint, correlationId, decoder.replicateRequest());
+            case SCAN_REQUEST -> onScan(endpoint, correlationId, decoder.scanRequest());
             case ATTACH_REQUEST ->
             {
                 counters.increment(ServerCounter.MALFORMED_REQUESTS);
@@ -214,16 +245,12 @@ public final class RequestHandler implements EndpointHandler
     }
 
     /**
-     * Drain durable-write completions (FSYNC): update the pool and answer; close endpoints that did not attach in
-     * time. Returns the work done.
+     * The write path's duty cycle (batched or completed writes: pool update and answer); close endpoints that did not
+     * attach in time. Returns the work done.
      */
     public int doWork()
     {
-        int work = commitPuts();
-        if (synced != null)
-        {
-            work += synced.drain();
-        }
+        int work = writes.doWork() + (replicaWrites == null ? 0 : replicaWrites.doWork());
         if (admission.anyWaiting())
         {
             final long now = System.nanoTime();
@@ -259,6 +286,31 @@ public final class RequestHandler implements EndpointHandler
         }
     }
 
+    /**
+     * Route by {@code view} from now on: the slots it makes this node primary of are served, others answered
+     * WRONG_NODE with their primary; when {@code checkLease}, nothing is served while the node lease is not held on
+     * {@code clock} (answered WRONG_NODE with this node's own address, so the client refreshes its map and retries).
+     *
+     * @param selfAddress this node's {@code host:controlPort}.
+     */
+    public void follow(final ClusterView view, final String selfAddress, final boolean checkLease,
+        final org.agrona.concurrent.NanoClock clock)
+    {
+        view.subscribe(state -> router = SlotRouter.of(state, view.localNodeId(), selfAddress));
+        router = SlotRouter.of(view.current(), view.localNodeId(), selfAddress);
+        leaseClock = clock;
+        leaseHolder = checkLease ? view : null;
+    }
+
+    /**
+     * The read lease every answer grants from now on (unbounded by default: a node with no node lease). Set before
+     * the node serves, or from the request thread.
+     */
+    public void readLeaseGrant(final ReadLeaseGrant grant)
+    {
+        responses.readLease(grant);
+    }
+
     /** Wakes the request thread when a durable write completes (else it waits for the next timed duty cycle). */
     public void wakeUpWith(final Runnable wakeUp)
     {
@@ -268,7 +320,7 @@ public final class RequestHandler implements EndpointHandler
     /** Writes handed to group commit and not answered yet. */
     public int inFlightWrites()
     {
-        return synced == null ? 0 : synced.inFlightWrites();
+        return writes.inFlightWrites() + (replicaWrites == null ? 0 : replicaWrites.inFlightWrites());
     }
 
     /** Data connections currently served. */
@@ -351,16 +403,7 @@ public final class RequestHandler implements EndpointHandler
             return;
         }
         counters.increment(ServerCounter.PUTS);
-        if (puts != null)
-        {
-            puts.add(endpoint, correlationId, put.buffer(), put.keyIndex(), keyLength, put.valueIndex(), valueLength);
-            return;
-        }
-        final byte[] key = new byte[keyLength];
-        final byte[] value = new byte[valueLength];
-        put.buffer().getBytes(put.keyIndex(), key);
-        put.buffer().getBytes(put.valueIndex(), value);
-        synced.submit(endpoint, correlationId, key, value);
+        writes.put(endpoint, correlationId, put.buffer(), put.keyIndex(), keyLength, put.valueIndex(), valueLength);
     }
 
     private void onDelete(final Endpoint endpoint, final long correlationId, final KeyRequestFlyweight request)
@@ -371,38 +414,7 @@ public final class RequestHandler implements EndpointHandler
             return;
         }
         counters.increment(ServerCounter.DELETES);
-        if (store.writesInline())
-        {
-            // Inline writes keep the pool a subset of RocksDB, so a pool hit proves existence without a lookup.
-            final boolean existed;
-            try
-            {
-                existed = index.contains(request.buffer(), request.keyIndex(), keyLength) ||
-                    store.contains(scratchKey(request.buffer(), request.keyIndex(), keyLength));
-                if (existed)
-                {
-                    store.delete(scratchKey(request.buffer(), request.keyIndex(), keyLength));
-                }
-            }
-            catch (final StoreException ex)
-            {
-                responses.answerStoreFailure(endpoint, correlationId, ex);
-                return;
-            }
-            if (!existed)
-            {
-                counters.increment(ServerCounter.DELETES_NOT_FOUND);
-                responses.answer(endpoint, correlationId, Status.NOT_FOUND, 0, 0);
-                return;
-            }
-            index.remove(request.buffer(), request.keyIndex(), keyLength);
-            responses.answer(endpoint, correlationId, Status.OK, 0, 0);
-            return;
-        }
-        // FSYNC: the pool lags the writes waiting for group commit, so the committer decides existence in order.
-        final byte[] key = new byte[keyLength];
-        request.buffer().getBytes(request.keyIndex(), key);
-        synced.submit(endpoint, correlationId, key, null);
+        writes.delete(endpoint, correlationId, request.buffer(), request.keyIndex(), keyLength);
     }
 
     private void onGet(final Endpoint endpoint, final long correlationId, final KeyRequestFlyweight request)
@@ -456,21 +468,111 @@ public final class RequestHandler implements EndpointHandler
         responses.sendValue(endpoint, correlationId, fromStore);
     }
 
+    /**
+     * A primary's write to this replica: admitted by range epoch and role ({@link ReplicaAdmission}), then applied by
+     * the local write path (store and pool, under this node's durability) and answered once durable. The primary
+     * checked limits and routing; the key's slot must still lie in the message's range.
+     */
+    private void onReplicate(final Endpoint endpoint, final long correlationId,
+        final ReplicateRequestFlyweight request)
+    {
+        final Status admitted = replicas.admit(request);
+        if (admitted == Status.NOT_FOUND)
+        {
+            responses.answer(endpoint, correlationId, Status.OK, 0, 0); // a checkpoint copy the tail superseded
+            return;
+        }
+        if (admitted != Status.OK)
+        {
+            responses.answerError(endpoint, correlationId, admitted, admitted == Status.STALE_EPOCH ?
+                "range epoch " + request.rangeEpoch() + " is older than this replica's, or it is no replica of it" :
+                "this node replicates no range");
+            return;
+        }
+        if (request.keyLength() > limits.maxKeyBytes() || request.valueLength() > limits.maxValueBytes())
+        {
+            counters.increment(ServerCounter.LIMIT_REJECTIONS);
+            responses.answerError(endpoint, correlationId, Status.VALUE_TOO_LARGE, "replicated write beyond limits");
+            return;
+        }
+        if (request.op() == ReplicateRequestFlyweight.OP_DROP)
+        {
+            dropRange(endpoint, correlationId, request.firstSlot(), request.lastSlot());
+            return;
+        }
+        if (request.op() == ReplicateRequestFlyweight.OP_DELETE)
+        {
+            replicaWrites.delete(endpoint, correlationId, request.buffer(), request.keyIndex(), request.keyLength());
+            return;
+        }
+        replicaWrites.put(endpoint, correlationId, request.buffer(), request.keyIndex(), request.keyLength(),
+            request.valueIndex(), request.valueLength());
+    }
+
+    /**
+     * A catch-up of the range begins: what this replica holds of it (left from an earlier membership) goes, from the
+     * pool (key by key, on this thread) and from RocksDB (one range deletion); writes queued before are applied first.
+     */
+    private void dropRange(final Endpoint endpoint, final long correlationId, final int firstSlot, final int lastSlot)
+    {
+        flushWrites();
+        try
+        {
+            final RangeStore ranges = store.ranges();
+            ranges.scan(firstSlot, lastSlot, (key, value) ->
+            {
+                index.remove(key);
+                return true;
+            });
+            ranges.drop(firstSlot, lastSlot);
+        }
+        catch (final StoreException ex)
+        {
+            responses.answerStoreFailure(endpoint, correlationId, ex);
+            return;
+        }
+        responses.answer(endpoint, correlationId, Status.OK, 0, 0);
+    }
+
+    /** A page of a slot range from a snapshot (backup); the answer's version names the snapshot. */
+    private void onScan(final Endpoint endpoint, final long correlationId, final ScanRequestFlyweight request)
+    {
+        try
+        {
+            if (!scans.page(request, responses.valueBuffer(), ResponseFlyweight.VALUE_OFFSET,
+                responses.valueCapacity(), scanResult))
+            {
+                counters.increment(ServerCounter.BUSY);
+                responses.answerError(endpoint, correlationId, Status.BUSY, "too many scans open");
+                return;
+            }
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            responses.answerError(endpoint, correlationId, Status.NOT_FOUND, ex.getMessage());
+            return;
+        }
+        catch (final StoreException ex)
+        {
+            responses.answerStoreFailure(endpoint, correlationId, ex);
+            return;
+        }
+        responses.sendValue(endpoint, correlationId, (int)scanResult[1], scanResult[0]);
+    }
+
+    private void flushWrites()
+    {
+        writes.flush();
+        if (replicaWrites != null)
+        {
+            replicaWrites.flush();
+        }
+    }
+
     private void onStats(final Endpoint endpoint, final long correlationId)
     {
         counters.increment(ServerCounter.STATS_REQUESTS);
         responses.answerText(endpoint, correlationId, counters.render());
-    }
-
-    private long placeInPool(
-        final DirectBuffer buffer, final int keyIndex, final int keyLength, final int valueIndex, final int valueLength)
-    {
-        if (index.put(buffer, keyIndex, keyLength, buffer, valueIndex, valueLength) == PoolIndex.STORED)
-        {
-            return index.lastVersion();
-        }
-        counters.increment(ServerCounter.NOT_CACHED);
-        return 0;
     }
 
     private boolean checkKey(
@@ -491,51 +593,84 @@ public final class RequestHandler implements EndpointHandler
             return false;
         }
         final int slot = KeyHash.clusterSlot(KeyHash.hash(buffer, keyIndex, keyLength));
-        if (!router.isLocal(slot))
+        final SlotRouter routing = router;
+        if (!routing.isLocal(slot))
         {
             counters.increment(ServerCounter.WRONG_NODE);
-            responses.answerWrongNode(endpoint, correlationId, router.ownerAddress(slot));
+            responses.answerWrongNode(endpoint, correlationId, routing.ownerAddress(slot));
+            return false;
+        }
+        final ClusterView lease = leaseHolder;
+        if (lease != null && !lease.holdsLease(leaseClock.nanoTime()))
+        {
+            // Not surely primary any more (or not yet): a new primary may be taking writes. Retry elsewhere.
+            counters.increment(ServerCounter.WRONG_NODE);
+            responses.answerWrongNode(endpoint, correlationId, routing.selfAddress());
             return false;
         }
         return true;
     }
 
+    /** The store key (slot prefix + key) in the direct scratch buffer. */
     private ByteBuffer scratchKey(final DirectBuffer buffer, final int index, final int length)
     {
-        keyScratchBuffer.putBytes(0, buffer, index, length);
-        keyScratch.limit(length).position(0);
+        final int storeKeyLength = StoreKeys.encode(buffer, index, length, keyScratchBuffer, 0);
+        keyScratch.limit(storeKeyLength).position(0);
         return keyScratch;
     }
 
-    private int commitPuts()
-    {
-        return puts == null ? 0 : puts.commit();
-    }
-
-    /** Request thread, at shutdown: free the batch; PUTs still in it were never acknowledged. */
+    /** Request thread, at shutdown: free the write path; writes still in it were never acknowledged. */
     public void close()
     {
-        if (puts != null)
+        scans.close();
+        writes.close();
+        if (replicaWrites != null)
         {
-            puts.close();
+            replicaWrites.close();
         }
     }
 
-    /** Pool and answer for each PUT of a durable batch. */
-    private final class PutCommitter implements PutBatch.Committer
+    /** A finished write on this node: pool update (the one writer of the pool is this thread), then the answer. */
+    private final class PoolAndAnswer implements WriteOutcome
     {
         @Override
-        public void committed(final Endpoint endpoint, final long correlationId, final DirectBuffer staging,
-            final int keyIndex, final int keyLength, final int valueIndex, final int valueLength)
+        public void putDurable(final Endpoint endpoint, final long correlationId, final DirectBuffer key,
+            final int keyIndex, final int keyLength, final DirectBuffer value, final int valueIndex,
+            final int valueLength)
         {
-            final long version = placeInPool(staging, keyIndex, keyLength, valueIndex, valueLength);
+            long version = 0;
+            if (index.put(key, keyIndex, keyLength, value, valueIndex, valueLength) == PoolIndex.STORED)
+            {
+                version = index.lastVersion();
+            }
+            else
+            {
+                counters.increment(ServerCounter.NOT_CACHED);
+            }
             responses.answer(endpoint, correlationId, Status.OK, version, version != 0 ? index.lastSlot() : 0);
         }
 
         @Override
-        public void failed(final Endpoint endpoint, final long correlationId, final StoreException failure)
+        public void deleteDurable(final Endpoint endpoint, final long correlationId, final DirectBuffer key,
+            final int keyIndex, final int keyLength, final boolean existed)
         {
-            responses.answerStoreFailure(endpoint, correlationId, failure);
+            index.remove(key, keyIndex, keyLength);
+            if (!existed)
+            {
+                counters.increment(ServerCounter.DELETES_NOT_FOUND);
+            }
+            responses.answer(endpoint, correlationId, existed ? Status.OK : Status.NOT_FOUND, 0, 0);
+        }
+
+        @Override
+        public void failed(final Endpoint endpoint, final long correlationId, final Status status, final String reason)
+        {
+            if (status == Status.STORE_ERROR)
+            {
+                responses.answerStoreFailure(endpoint, correlationId, new StoreException(reason));
+                return;
+            }
+            responses.answerError(endpoint, correlationId, status, reason);
         }
     }
 }

@@ -3,6 +3,7 @@ package io.rdmakv.server.handler;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.server.cluster.ReadLeaseGrant;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.store.StoreException;
@@ -41,6 +42,7 @@ final class ResponseSender
     private final ResponseFlyweight response = new ResponseFlyweight();
     private final UnsafeBuffer responseBuffer;
     private final ByteBuffer responseValueView;
+    private ReadLeaseGrant readLease = ReadLeaseGrant.UNBOUNDED;
 
     /** @param maxResponseBytes the largest response: a maximal value, or STATS text. */
     ResponseSender(final ServerCounters counters, final int maxResponseBytes)
@@ -49,6 +51,12 @@ final class ResponseSender
         final ByteBuffer responseBytes = ByteBuffer.allocateDirect(maxResponseBytes);
         this.responseBuffer = new UnsafeBuffer(responseBytes);
         this.responseValueView = responseBytes.duplicate();
+    }
+
+    /** How every answer from now on grants the client's read lease. */
+    void readLease(final ReadLeaseGrant grant)
+    {
+        this.readLease = grant;
     }
 
     /** The response buffer; a value to send goes at {@link ResponseFlyweight#VALUE_OFFSET}. */
@@ -73,9 +81,16 @@ final class ResponseSender
     /** OK with the value already in the value area. */
     void sendValue(final Endpoint endpoint, final long correlationId, final int valueLength)
     {
+        sendValue(endpoint, correlationId, valueLength, 0);
+    }
+
+    /** OK with the value already in the value area, and a version (a SCAN page: its snapshot id). */
+    void sendValue(final Endpoint endpoint, final long correlationId, final int valueLength, final long version)
+    {
         response.wrap(responseBuffer, 0, responseBuffer.capacity()).header(MessageType.RESPONSE, correlationId);
         // status() zeroes the value length; write header fields, then restore the length (the bytes are in place).
         response.status(Status.OK);
+        response.version(version);
         response.bodyLength(ResponseFlyweight.FIXED_BODY_LENGTH + valueLength);
         responseBuffer.putInt(ResponseFlyweight.VALUE_LENGTH_OFFSET, valueLength, ByteOrder.LITTLE_ENDIAN);
         send(endpoint, response.encodedLength());
@@ -132,6 +147,9 @@ final class ResponseSender
 
     private void send(final Endpoint endpoint, final int length)
     {
+        // Stamped last, at the send: the grant counts from as late as possible on this node's clock.
+        responseBuffer.putShort(ResponseFlyweight.READ_LEASE_OFFSET, (short)readLease.grantMillis(),
+            ByteOrder.LITTLE_ENDIAN);
         final long result = endpoint.send(responseBuffer, 0, length, null);
         if (result < 0)
         {

@@ -1,62 +1,116 @@
 package io.rdmakv.server.handler;
 
-import io.rdmakv.server.config.ClusterNode;
+import io.rdmakv.server.cluster.ClusterMember;
+import io.rdmakv.server.cluster.ClusterState;
+import io.rdmakv.server.cluster.SlotRange;
 
 import java.nio.charset.StandardCharsets;
-import java.util.List;
+import java.util.Arrays;
 
 /**
- * Which cluster hash slots this node serves, from the static cluster map; a request for another node's slot is
- * answered WRONG_NODE with that node's {@code host:controlPort}. Slots in a gap of the map are served locally.
- * Built once; lookups are two array reads.
+ * Which cluster hash slots this node serves now, from one {@link ClusterState}: a slot is served here when this node
+ * is its range's primary and the range is not FENCED; otherwise the request is answered WRONG_NODE with the primary's
+ * {@code host:controlPort} (this node's own address while the range is fenced or the cluster has no layout yet, so the
+ * client refreshes its map and retries). Immutable; rebuilt on every configuration change. Lookups are two array reads.
  */
 public final class SlotRouter
 {
-    private final short[] ownerBySlot = new short[ClusterNode.SLOT_COUNT];
+    private static final short SELF = -2;
+
+    private final short[] targetBySlot = new short[ClusterState.SLOT_COUNT];
     private final byte[][] addresses;
-    private final int localIndex;
+    private final byte[] selfAddress;
+    private final long epoch;
+
+    private SlotRouter(final byte[][] addresses, final byte[] selfAddress, final long epoch)
+    {
+        this.addresses = addresses;
+        this.selfAddress = selfAddress;
+        this.epoch = epoch;
+    }
 
     /**
-     * @param nodes  the cluster map.
-     * @param nodeId this node's id.
+     * The routing of {@code state} for node {@code localNodeId}.
+     *
+     * @param selfAddress this node's {@code host:controlPort}, named when it cannot serve a slot it should.
      */
-    public SlotRouter(final List<ClusterNode> nodes, final int nodeId)
+    public static SlotRouter of(final ClusterState state, final int localNodeId, final String selfAddress)
     {
-        addresses = new byte[nodes.size()][];
-        int local = -1;
-        java.util.Arrays.fill(ownerBySlot, (short)-1);
-        for (int i = 0; i < nodes.size(); i++)
+        final SlotRouter r = new SlotRouter(new byte[state.members().size()][], utf8(selfAddress), state.epoch());
+        for (int i = 0; i < state.members().size(); i++)
         {
-            final ClusterNode n = nodes.get(i);
-            addresses[i] = (n.host() + ':' + n.controlPort()).getBytes(StandardCharsets.UTF_8);
-            if (n.nodeId() == nodeId)
-            {
-                local = i;
-            }
-            for (int s = n.firstSlot(); s <= n.lastSlot(); s++)
-            {
-                ownerBySlot[s] = (short)i;
-            }
+            final ClusterMember m = state.members().get(i);
+            r.addresses[i] = utf8(m.host() + ':' + m.controlPort());
         }
-        this.localIndex = local;
+        Arrays.fill(r.targetBySlot, (short)-1);
+        for (final SlotRange range : state.ranges())
+        {
+            final short target;
+            if (range.primary() == localNodeId)
+            {
+                target = range.state() == SlotRange.State.FENCED ? SELF : (short)-1;
+            }
+            else
+            {
+                final short index = indexOf(state, range.primary());
+                target = index < 0 ? SELF : index;
+            }
+            Arrays.fill(r.targetBySlot, range.firstSlot(), range.lastSlot() + 1, target);
+        }
+        if (state.ranges().isEmpty())
+        {
+            Arrays.fill(r.targetBySlot, SELF); // no layout yet: nothing is served, clients retry
+        }
+        return r;
     }
 
     /** A router for a single node serving every slot. */
     public static SlotRouter singleNode()
     {
-        return new SlotRouter(List.of(), 0);
+        final SlotRouter r = new SlotRouter(new byte[0][], new byte[0], 0);
+        Arrays.fill(r.targetBySlot, (short)-1);
+        return r;
     }
 
+    private static short indexOf(final ClusterState state, final int nodeId)
+    {
+        for (int i = 0; i < state.members().size(); i++)
+        {
+            if (state.members().get(i).nodeId() == nodeId)
+            {
+                return (short)i;
+            }
+        }
+        return -1;
+    }
+
+    private static byte[] utf8(final String s)
+    {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** True when this node serves {@code slot} now. */
     public boolean isLocal(final int slot)
     {
-        final int owner = ownerBySlot[slot];
-        return owner < 0 || owner == localIndex;
+        return targetBySlot[slot] == -1;
     }
 
-    /** The owner's {@code host:controlPort} in UTF-8 (shared array: do not modify). */
+    /** Where a request for {@code slot} goes instead, as {@code host:controlPort} in UTF-8 (shared: do not modify). */
     public byte[] ownerAddress(final int slot)
     {
-        final int owner = ownerBySlot[slot];
-        return owner < 0 ? new byte[0] : addresses[owner];
+        final int target = targetBySlot[slot];
+        return target >= 0 ? addresses[target] : selfAddress;
+    }
+
+    /** This node's {@code host:controlPort} in UTF-8 (shared: do not modify). */
+    public byte[] selfAddress()
+    {
+        return selfAddress;
+    }
+
+    /** The configuration epoch this routing comes from. */
+    public long epoch()
+    {
+        return epoch;
     }
 }

@@ -7,6 +7,7 @@ import io.rdmakv.protocol.layout.IndexSlot;
 import io.rdmakv.protocol.layout.KeyHash;
 import io.rdmakv.protocol.layout.PoolGeometry;
 import io.rdmakv.protocol.layout.PoolHeaderFlyweight;
+import io.rdmakv.server.cluster.OwnershipPublisher;
 import io.rdmakv.protocol.layout.ValueExtentFlyweight;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -126,6 +127,8 @@ public final class PoolIndex
             partitions.bufferFor(off).setMemory(at, length, (byte)0);
             off += length;
         }
+        // Nothing is served one-sided until the node publishes its slot ownership (NOT_OWNER everywhere).
+        OwnershipPublisher.clear(partitions);
         header.wrap(first, 0).initialise(geometry, nodeId, epoch);
         header.complete(false);
         this.eviction = new PoolEviction(this, geometry, allocator);

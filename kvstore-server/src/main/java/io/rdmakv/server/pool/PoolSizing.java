@@ -4,7 +4,6 @@ import io.rdmakv.pool.alloc.EpochReclaimer;
 import io.rdmakv.pool.alloc.ExtentAllocator;
 import io.rdmakv.protocol.layout.IndexBucketFlyweight;
 import io.rdmakv.protocol.layout.PoolGeometry;
-import io.rdmakv.protocol.layout.PoolHeaderFlyweight;
 import io.rdmakv.protocol.layout.ValueExtentFlyweight;
 
 /**
@@ -43,9 +42,10 @@ public final class PoolSizing
      */
     public static PoolGeometry plan(final long poolSize, final int avgEntryBytes)
     {
-        if (poolSize < PoolHeaderFlyweight.HEADER_LENGTH + IndexBucketFlyweight.BUCKET_LENGTH + 64 * 1024)
+        if (poolSize < PoolGeometry.MIN_INDEX_OFFSET + IndexBucketFlyweight.BUCKET_LENGTH + 64 * 1024)
         {
-            throw new IllegalArgumentException("pool of " + poolSize + " bytes is too small (at least 68 KiB)");
+            throw new IllegalArgumentException("pool of " + poolSize + " bytes is too small (at least 196 KiB: header, " +
+                "slot ownership table, one bucket, 64 KiB of extents)");
         }
         if (avgEntryBytes < 64)
         {
@@ -54,7 +54,7 @@ public final class PoolSizing
         PoolGeometry best = PoolGeometry.plan(poolSize, 1);
         for (long buckets = 2; ; buckets <<= 1)
         {
-            if (buckets > (poolSize - PoolHeaderFlyweight.HEADER_LENGTH) / IndexBucketFlyweight.BUCKET_LENGTH / 2)
+            if (buckets > (poolSize - PoolGeometry.MIN_INDEX_OFFSET) / IndexBucketFlyweight.BUCKET_LENGTH / 2)
             {
                 break;
             }

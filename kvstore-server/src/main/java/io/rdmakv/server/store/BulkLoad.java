@@ -1,5 +1,6 @@
 package io.rdmakv.server.store;
 
+import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
@@ -14,6 +15,7 @@ public final class BulkLoad implements AutoCloseable
 {
     private final RocksStore store;
     private final RocksDB db;
+    private final ColumnFamilyHandle keysFamily;
     private final WriteOptions unlogged = new WriteOptions().setDisableWAL(true).setSync(false);
     private final WriteBatch batch = new WriteBatch();
     private final long batchBytes;
@@ -21,7 +23,7 @@ public final class BulkLoad implements AutoCloseable
     private long bytes;
     private boolean closed;
 
-    BulkLoad(final RocksStore store, final RocksDB db, final long batchBytes)
+    BulkLoad(final RocksStore store, final RocksDB db, final ColumnFamilyHandle keysFamily, final long batchBytes)
     {
         if (batchBytes < 1)
         {
@@ -29,10 +31,11 @@ public final class BulkLoad implements AutoCloseable
         }
         this.store = store;
         this.db = db;
+        this.keysFamily = keysFamily;
         this.batchBytes = batchBytes;
     }
 
-    /** Add {@code key -> value} (both copied into the batch; the arrays may be reused at once). */
+    /** Add client {@code key -> value} (both copied into the batch; the arrays may be reused at once). */
     public void put(final byte[] key, final byte[] value)
     {
         if (closed)
@@ -41,7 +44,7 @@ public final class BulkLoad implements AutoCloseable
         }
         try
         {
-            batch.put(key, value);
+            batch.put(keysFamily, StoreKeys.encode(key), value);
             keys++;
             bytes += key.length + (long)value.length;
             if (batch.getDataSize() >= batchBytes)

@@ -1,5 +1,6 @@
 package io.rdmakv.server.store;
 
+import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
@@ -34,6 +35,7 @@ final class GroupCommitter implements AutoCloseable
     private static final Logger LOG = LoggerFactory.getLogger(GroupCommitter.class);
 
     private final RocksDB db;
+    private final ColumnFamilyHandle keys;
     private final WriteOptions syncOptions;
     private final BlockingQueue<PendingWrite> queue;
     private final int maxBatch;
@@ -44,9 +46,11 @@ final class GroupCommitter implements AutoCloseable
     private final boolean[] existed;
     private volatile boolean running = true;
 
-    GroupCommitter(final RocksDB db, final int queueCapacity, final int maxBatch, final String name)
+    GroupCommitter(final RocksDB db, final ColumnFamilyHandle keys, final int queueCapacity, final int maxBatch,
+        final String name)
     {
         this.db = db;
+        this.keys = keys;
         this.syncOptions = new WriteOptions().setSync(true);
         this.queue = new ArrayBlockingQueue<>(queueCapacity);
         this.maxBatch = maxBatch;
@@ -56,7 +60,7 @@ final class GroupCommitter implements AutoCloseable
         this.thread.start();
     }
 
-    /** Queue a write; {@code value == null} means delete. Returns false when the queue is full or closed. */
+    /** Queue a write of a store key ({@link StoreKeys}); {@code value == null} means delete. Returns false when the queue is full or closed. */
     boolean submit(final byte[] key, final byte[] value, final Object context, final WriteCallback callback)
     {
         if (!running)
@@ -123,11 +127,11 @@ final class GroupCommitter implements AutoCloseable
                 if (w.value == null)
                 {
                     existed[i] = existsBefore(batch, i);
-                    wb.delete(w.key);
+                    wb.delete(keys, w.key);
                 }
                 else
                 {
-                    wb.put(w.key, w.value);
+                    wb.put(keys, w.key, w.value);
                 }
             }
             db.write(syncOptions, wb);
@@ -176,7 +180,7 @@ final class GroupCommitter implements AutoCloseable
                 return earlier.value != null;
             }
         }
-        return db.get(key) != null;
+        return db.get(keys, key) != null;
     }
 
     /** Stop accepting, commit what is queued, and stop the thread. */

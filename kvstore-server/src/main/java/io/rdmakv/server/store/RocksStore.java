@@ -1,8 +1,11 @@
 package io.rdmakv.server.store;
 
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.CompressionType;
+import org.rocksdb.DBOptions;
 import org.rocksdb.FlushOptions;
-import org.rocksdb.Options;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -16,6 +19,8 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -32,10 +37,13 @@ import java.util.concurrent.TimeoutException;
  *       its batch. {@link #submitPut}/{@link #submitDelete} never block the caller.</li>
  * </ul>
  *
- * <p>The direct-buffer methods ({@link #put(ByteBuffer, ByteBuffer)}, {@link #get(ByteBuffer, ByteBuffer)},
- * {@link #delete(ByteBuffer)}) take direct {@link ByteBuffer}s between their position and limit and allocate nothing
- * on the Java side; the server's writer thread uses them with preallocated scratch buffers in DEFAULT mode. The
- * asynchronous FSYNC path must copy key and value (the request buffer does not outlive the receive callback).
+ * <p>Keys: every key is stored with its cluster slot in front ({@link StoreKeys}) in the column family
+ * {@value #KEYS_FAMILY}, so a slot range is one interval of keys ({@link RangeStore}). The {@code byte[]} methods take
+ * client keys and add the prefix; the direct-buffer methods ({@link #put(ByteBuffer, ByteBuffer)},
+ * {@link #get(ByteBuffer, ByteBuffer)}, {@link #delete(ByteBuffer)}) take store keys (prefix included) between their
+ * position and limit and allocate nothing on the Java side; the server's writer thread uses them with preallocated
+ * scratch buffers in DEFAULT mode. A store written before the prefix (keys in the default column family) is migrated
+ * when opened ({@link LegacyKeyMigration}).
  *
  * <p>Thread-safety: all methods may be called from any thread (RocksDB is thread-safe).
  */
@@ -59,6 +67,8 @@ public final class RocksStore implements AutoCloseable
     /** Size at which RocksDB's info LOG rotates ({@code max_log_file_size}): with {@link #INFO_LOG_FILES}, at most
      * 80 MiB of info logs. */
     public static final long INFO_LOG_FILE_BYTES = 16L << 20;
+    /** The column family of the slot-prefixed keys (the default one holds only keys of the format before it). */
+    public static final String KEYS_FAMILY = "slot-keys";
 
     private static final Logger LOG = LoggerFactory.getLogger(RocksStore.class);
     private static final long BLOCKING_WRITE_TIMEOUT_SECONDS = 60;
@@ -73,7 +83,10 @@ public final class RocksStore implements AutoCloseable
 
     private final Path directory;
     private final Durability durability;
-    private final Options options;
+    private final DBOptions options;
+    private final ColumnFamilyOptions familyOptions;
+    private final List<ColumnFamilyHandle> families;
+    private final ColumnFamilyHandle keys;
     private final WriteOptions walOptions;
     private final ReadOptions readOptions;
     private final RocksDB db;
@@ -81,18 +94,22 @@ public final class RocksStore implements AutoCloseable
     private volatile boolean closed;
 
     private RocksStore(
-        final Path directory, final Durability durability, final Options options, final RocksDB db,
+        final Path directory, final Durability durability, final DBOptions options,
+        final ColumnFamilyOptions familyOptions, final List<ColumnFamilyHandle> families, final RocksDB db,
         final int queueCapacity)
     {
         this.directory = directory;
         this.durability = durability;
         this.options = options;
+        this.familyOptions = familyOptions;
+        this.families = families;
+        this.keys = families.get(1);
         this.db = db;
         // WAL on (disableWAL=false), no sync: the record reaches the kernel before the write returns.
         this.walOptions = new WriteOptions().setSync(false).setDisableWAL(false);
         this.readOptions = new ReadOptions();
         this.committer = durability == Durability.FSYNC ?
-            new GroupCommitter(db, queueCapacity, 1024, "rdmakv-group-commit") : null;
+            new GroupCommitter(db, keys, queueCapacity, 1024, "rdmakv-group-commit") : null;
     }
 
     /**
@@ -133,24 +150,42 @@ public final class RocksStore implements AutoCloseable
         {
             throw new StoreException("cannot create data directory " + directory.toAbsolutePath() + ": " + ex, ex);
         }
-        final Options options = new Options()
+        final DBOptions options = new DBOptions()
             .setCreateIfMissing(true)
-            .setCompressionType(CompressionType.NO_COMPRESSION)
-            .setWriteBufferSize(writeBufferSize)
+            .setCreateMissingColumnFamilies(true)
             // Shutdown flushes explicitly; the WAL covers everything else.
             .setAvoidFlushDuringShutdown(false)
             .setKeepLogFileNum(INFO_LOG_FILES)
             .setMaxLogFileSize(INFO_LOG_FILE_BYTES);
+        final ColumnFamilyOptions familyOptions = new ColumnFamilyOptions()
+            .setCompressionType(CompressionType.NO_COMPRESSION)
+            .setWriteBufferSize(writeBufferSize);
+        final List<ColumnFamilyHandle> families = new ArrayList<>(2);
         try
         {
-            final RocksDB db = WalRecoveryOpener.open(options, directory, walRecovery);
+            final RocksDB db = WalRecoveryOpener.open(options, directory, walRecovery, List.of(
+                new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, familyOptions),
+                new ColumnFamilyDescriptor(KEYS_FAMILY.getBytes(java.nio.charset.StandardCharsets.US_ASCII),
+                    familyOptions)), families);
             LOG.info("RocksDB opened at {} (durability {}, WAL on, recovery {}, memtable {} KiB)",
                 directory.toAbsolutePath(), durability, walRecovery.setting(), writeBufferSize >> 10);
-            return new RocksStore(directory, durability, options, db, queueCapacity);
+            final RocksStore store = new RocksStore(directory, durability, options, familyOptions, families, db,
+                queueCapacity);
+            try
+            {
+                LegacyKeyMigration.migrate(db, families.get(0), families.get(1), directory);
+            }
+            catch (final RuntimeException ex)
+            {
+                store.close();
+                throw ex;
+            }
+            return store;
         }
         catch (final StoreException ex)
         {
             options.close();
+            familyOptions.close();
             throw ex;
         }
     }
@@ -165,13 +200,13 @@ public final class RocksStore implements AutoCloseable
         return durability;
     }
 
-    /** The value of {@code key}, or {@code null}. */
+    /** The value of client key {@code key}, or {@code null}. */
     public byte[] get(final byte[] key)
     {
         ensureOpen();
         try
         {
-            return db.get(readOptions, key);
+            return db.get(keys, readOptions, StoreKeys.encode(key));
         }
         catch (final RocksDBException ex)
         {
@@ -180,7 +215,7 @@ public final class RocksStore implements AutoCloseable
     }
 
     /**
-     * Read {@code key} (direct buffer, position..limit) into {@code value} (direct buffer, from its position).
+     * Read store key {@code key} (direct buffer, position..limit, {@link StoreKeys}) into {@code value} (direct buffer, from its position).
      *
      * @return the full length of the stored value (it was copied only as far as {@code value} had room), or
      * {@link #NOT_FOUND}.
@@ -190,7 +225,7 @@ public final class RocksStore implements AutoCloseable
         ensureOpen();
         try
         {
-            return db.get(readOptions, key, value);
+            return db.get(keys, readOptions, key, value);
         }
         catch (final RocksDBException ex)
         {
@@ -199,7 +234,7 @@ public final class RocksStore implements AutoCloseable
     }
 
     /**
-     * True when {@code key} (direct buffer, position..limit) is stored. Allocates nothing: RocksDB's may-exist check
+     * True when store key {@code key} (direct buffer, position..limit) is stored. Allocates nothing: RocksDB's may-exist check
      * answers most absent keys from memory, the rest are read into an empty buffer (only the length is wanted).
      * The key buffer's position may move; reset it before reusing the buffer.
      */
@@ -209,12 +244,12 @@ public final class RocksStore implements AutoCloseable
         final int position = key.position();
         try
         {
-            if (!db.keyMayExist(readOptions, key))
+            if (!db.keyMayExist(keys, readOptions, key))
             {
                 return false;
             }
             key.position(position);
-            return db.get(readOptions, key, NO_VALUE) != NOT_FOUND;
+            return db.get(keys, readOptions, key, NO_VALUE) != NOT_FOUND;
         }
         catch (final RocksDBException ex)
         {
@@ -222,7 +257,7 @@ public final class RocksStore implements AutoCloseable
         }
     }
 
-    /** Store {@code key -> value} and return once it is durable per {@link #durability()}. */
+    /** Store client {@code key -> value} and return once it is durable per {@link #durability()}. */
     public void put(final byte[] key, final byte[] value)
     {
         if (committer != null)
@@ -233,7 +268,7 @@ public final class RocksStore implements AutoCloseable
         ensureOpen();
         try
         {
-            db.put(walOptions, key, value);
+            db.put(keys, walOptions, StoreKeys.encode(key), value);
         }
         catch (final RocksDBException ex)
         {
@@ -241,7 +276,7 @@ public final class RocksStore implements AutoCloseable
         }
     }
 
-    /** Delete {@code key} and return once the deletion is durable per {@link #durability()}. */
+    /** Delete client key {@code key} and return once the deletion is durable per {@link #durability()}. */
     public void delete(final byte[] key)
     {
         if (committer != null)
@@ -252,7 +287,7 @@ public final class RocksStore implements AutoCloseable
         ensureOpen();
         try
         {
-            db.delete(walOptions, key);
+            db.delete(keys, walOptions, StoreKeys.encode(key));
         }
         catch (final RocksDBException ex)
         {
@@ -261,7 +296,7 @@ public final class RocksStore implements AutoCloseable
     }
 
     /**
-     * DEFAULT durability only: store key -> value from direct buffers (position..limit) on the calling thread,
+     * DEFAULT durability only: store store key -> value from direct buffers (position..limit) on the calling thread,
      * without allocation.
      *
      * @throws IllegalStateException in FSYNC mode (use {@link #submitPut}).
@@ -271,12 +306,18 @@ public final class RocksStore implements AutoCloseable
         requireInline();
         try
         {
-            db.put(walOptions, key, value);
+            db.put(keys, walOptions, key, value);
         }
         catch (final RocksDBException ex)
         {
             throw new StoreException("put failed: " + ex.getMessage(), ex);
         }
+    }
+
+    /** Add store key -> value (direct buffers, position..limit) to {@code batch}, in this store's key family. */
+    public void addPut(final WriteBatch batch, final ByteBuffer key, final ByteBuffer value) throws RocksDBException
+    {
+        batch.put(keys, key, value);
     }
 
     /**
@@ -296,13 +337,13 @@ public final class RocksStore implements AutoCloseable
         }
     }
 
-    /** DEFAULT durability only: delete the key in the direct buffer (position..limit) without allocation. */
+    /** DEFAULT durability only: delete the store key in the direct buffer (position..limit) without allocation. */
     public void delete(final ByteBuffer key)
     {
         requireInline();
         try
         {
-            db.delete(walOptions, key);
+            db.delete(keys, walOptions, key);
         }
         catch (final RocksDBException ex)
         {
@@ -333,12 +374,14 @@ public final class RocksStore implements AutoCloseable
         return submit(key, null, context, callback);
     }
 
-    private boolean submit(final byte[] key, final byte[] value, final Object context, final WriteCallback callback)
+    private boolean submit(final byte[] clientKey, final byte[] value, final Object context,
+        final WriteCallback callback)
     {
         if (closed)
         {
             return false;
         }
+        final byte[] key = StoreKeys.encode(clientKey);
         if (committer != null)
         {
             return committer.submit(key, value, context, callback);
@@ -349,12 +392,12 @@ public final class RocksStore implements AutoCloseable
         {
             if (value == null)
             {
-                existed = db.get(readOptions, key) != null;
-                db.delete(walOptions, key);
+                existed = db.get(keys, readOptions, key) != null;
+                db.delete(keys, walOptions, key);
             }
             else
             {
-                db.put(walOptions, key, value);
+                db.put(keys, walOptions, key, value);
             }
         }
         catch (final RocksDBException ex)
@@ -372,15 +415,15 @@ public final class RocksStore implements AutoCloseable
         return true;
     }
 
-    /** Visit every key/value in key order (warm-up); stops early when the visitor returns false. */
+    /** Visit every client key/value, slot by slot; stops early when the visitor returns false. */
     public void forEach(final KeyValueVisitor visitor)
     {
         ensureOpen();
-        try (RocksIterator it = db.newIterator(readOptions))
+        try (RocksIterator it = db.newIterator(keys, readOptions))
         {
             for (it.seekToFirst(); it.isValid(); it.next())
             {
-                if (!visitor.visit(it.key(), it.value()))
+                if (!visitor.visit(StoreKeys.clientKey(it.key()), it.value()))
                 {
                     return;
                 }
@@ -399,7 +442,7 @@ public final class RocksStore implements AutoCloseable
         ensureOpen();
         try
         {
-            return db.getLongProperty("rocksdb.estimate-num-keys");
+            return db.getLongProperty(keys, "rocksdb.estimate-num-keys");
         }
         catch (final RocksDBException ex)
         {
@@ -414,7 +457,7 @@ public final class RocksStore implements AutoCloseable
     public StoreScan scan()
     {
         ensureOpen();
-        return new StoreScan(db);
+        return new StoreScan(db, keys);
     }
 
     /**
@@ -423,7 +466,21 @@ public final class RocksStore implements AutoCloseable
     public BulkLoad bulkLoad(final long batchBytes)
     {
         ensureOpen();
-        return new BulkLoad(this, db, batchBytes);
+        return new BulkLoad(this, db, keys, batchBytes);
+    }
+
+    /** Operations on the keys of one slot range at a time: copy, checkpoint, drop (replication, backup). */
+    public RangeStore ranges()
+    {
+        ensureOpen();
+        return new RangeStore(db, keys, walOptions);
+    }
+
+    /** The store as of now, to read page by page (backup); close it to release the snapshot. */
+    public StoreSnapshot snapshot()
+    {
+        ensureOpen();
+        return new StoreSnapshot(db, keys);
     }
 
     /** Synced WAL writes done by group commit (FSYNC); 0 in DEFAULT mode. */
@@ -460,7 +517,7 @@ public final class RocksStore implements AutoCloseable
         ensureOpen();
         try (FlushOptions fo = new FlushOptions().setWaitForFlush(true))
         {
-            db.flush(fo);
+            db.flush(fo, families);
             db.syncWal();
         }
         catch (final RocksDBException ex)
@@ -490,9 +547,11 @@ public final class RocksStore implements AutoCloseable
             LOG.warn("flush on close failed: {}", ex.getMessage());
         }
         closed = true;
+        families.forEach(ColumnFamilyHandle::close);
         db.close();
         walOptions.close();
         readOptions.close();
+        familyOptions.close();
         options.close();
         LOG.info("RocksDB at {} closed", directory.toAbsolutePath());
     }

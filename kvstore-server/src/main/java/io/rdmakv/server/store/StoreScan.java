@@ -1,5 +1,6 @@
 package io.rdmakv.server.store;
 
+import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -8,7 +9,7 @@ import org.rocksdb.RocksIterator;
 import java.nio.ByteBuffer;
 
 /**
- * One pass over every key of the store in key order, copied batch by batch into {@link KeyValueBatch}es (warm-up).
+ * One pass over every key of the store in key order (slot by slot, see {@link StoreKeys}; the batch holds client keys), copied batch by batch into {@link KeyValueBatch}es (warm-up).
  * Tuned for one sequential read of everything: blocks read are not kept in the block cache (they would only evict
  * what is there) and the file reads ahead {@link #READAHEAD_BYTES}. Keys and values are copied straight from
  * RocksDB into the batch's direct memory: nothing is allocated per key. Used by one thread at a time.
@@ -23,10 +24,10 @@ public final class StoreScan implements AutoCloseable
     private long keys;
     private boolean closed;
 
-    StoreScan(final RocksDB db)
+    StoreScan(final RocksDB db, final ColumnFamilyHandle keys)
     {
         options = new ReadOptions().setFillCache(false).setReadaheadSize(READAHEAD_BYTES);
-        iterator = db.newIterator(options);
+        iterator = db.newIterator(keys, options);
         iterator.seekToFirst();
     }
 
@@ -52,8 +53,10 @@ public final class StoreScan implements AutoCloseable
             {
                 return true;
             }
-            bb.limit(capacity).position(keyAt);
-            final int keyLength = iterator.key(bb);
+            // The store key goes where its slot prefix overlaps the entry header (commit rewrites the header), so
+            // the client key lands at keyAt.
+            bb.limit(capacity).position(keyAt - StoreKeys.PREFIX_LENGTH);
+            final int keyLength = iterator.key(bb) - StoreKeys.PREFIX_LENGTH;
             final int valueAt = keyAt + keyLength;
             int valueLength = -1;
             if (valueAt <= capacity)

@@ -1,6 +1,8 @@
 package io.rdmakv.server.store;
 
-import org.rocksdb.Options;
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.DBOptions;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.Status;
@@ -34,12 +36,14 @@ final class WalRecoveryOpener
     }
 
     /**
-     * Open {@code directory} with {@code options} (whose WAL recovery mode this sets).
+     * Open {@code directory} with {@code options} (whose WAL recovery mode this sets) and the column families
+     * {@code families}, whose handles are added to {@code handles}.
      *
      * @throws StoreException naming the damaged file, offset and fix when the WAL is damaged and {@code recovery}
      *                        does not drop damaged records, or with RocksDB's message for any other failure.
      */
-    static RocksDB open(final Options options, final Path directory, final WalRecovery recovery)
+    static RocksDB open(final DBOptions options, final Path directory, final WalRecovery recovery,
+        final List<ColumnFamilyDescriptor> families, final List<ColumnFamilyHandle> handles)
     {
         final String path = directory.toAbsolutePath().toString();
         final List<WalFileReport> wal = scan(directory);
@@ -47,7 +51,7 @@ final class WalRecoveryOpener
             WALRecoveryMode.TolerateCorruptedTailRecords);
         try
         {
-            final RocksDB db = RocksDB.open(options, path);
+            final RocksDB db = RocksDB.open(options, path, families, handles);
             reportTornTail(wal);
             return db;
         }
@@ -67,7 +71,7 @@ final class WalRecoveryOpener
         options.setWalRecoveryMode(recovery.rocksMode());
         try
         {
-            final RocksDB db = RocksDB.open(options, path);
+            final RocksDB db = RocksDB.open(options, path, families, handles);
             LOG.error(dropped(wal, recovery, db.getLatestSequenceNumber(), copy));
             return db;
         }

@@ -37,7 +37,8 @@ import java.nio.ByteOrder;
  * </pre>
  *
  * @param poolSize      bytes in the whole pool.
- * @param indexOffset   first index bucket, from the pool start; 64-byte aligned, at or after the header.
+ * @param indexOffset   first index bucket, from the pool start; 64-byte aligned, after the header and the ownership
+ *                      table ({@link #MIN_INDEX_OFFSET}).
  * @param bucketCount   number of buckets, a power of two.
  * @param extentsOffset first extent byte, from the pool start; 64-byte aligned, after the index.
  * @param extentsLength bytes of the extents range; a multiple of 64.
@@ -45,6 +46,8 @@ import java.nio.ByteOrder;
 public record PoolGeometry(long poolSize, long indexOffset, long bucketCount, long extentsOffset, long extentsLength)
 {
     public static final int ENCODED_LENGTH = 40;
+    /** The index starts at or after the header and the slot ownership table. */
+    public static final long MIN_INDEX_OFFSET = SlotOwnershipTable.OFFSET + SlotOwnershipTable.LENGTH;
 
     private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
 
@@ -62,9 +65,10 @@ public record PoolGeometry(long poolSize, long indexOffset, long bucketCount, lo
         {
             throw bad("bucket count must be a power of two: " + bucketCount);
         }
-        if (indexOffset < PoolHeaderFlyweight.HEADER_LENGTH || (indexOffset & 63) != 0)
+        if (indexOffset < MIN_INDEX_OFFSET || (indexOffset & 63) != 0)
         {
-            throw bad("index offset must be 64-byte aligned and after the header: " + indexOffset);
+            throw bad("index offset must be 64-byte aligned and after the header and ownership table (" +
+                MIN_INDEX_OFFSET + "): " + indexOffset);
         }
         if (bucketCount > (poolSize - indexOffset) / IndexBucketFlyweight.BUCKET_LENGTH)
         {
@@ -89,14 +93,14 @@ public record PoolGeometry(long poolSize, long indexOffset, long bucketCount, lo
     }
 
     /**
-     * The usual plan: header, then the index right after it, then extents up to the end of the pool.
+     * The usual plan: header, ownership table, then the index right after it, then extents up to the end of the pool.
      *
      * @param poolSize    bytes in the pool, a multiple of 64.
      * @param bucketCount buckets, a power of two.
      */
     public static PoolGeometry plan(final long poolSize, final long bucketCount)
     {
-        final long indexOffset = PoolHeaderFlyweight.HEADER_LENGTH;
+        final long indexOffset = MIN_INDEX_OFFSET;
         if (bucketCount <= 0 || Long.bitCount(bucketCount) != 1 ||
             bucketCount > (poolSize - indexOffset) / IndexBucketFlyweight.BUCKET_LENGTH)
         {

@@ -10,7 +10,7 @@ import java.nio.ByteOrder;
 
 /**
  * The pool header at offset 0 of the pool. {@link #HEADER_LENGTH} bytes are reserved; the fields use the first two
- * cache lines. Clients read it one-sided (or get its values in the handshake) and check magic and version first.
+ * cache lines. The {@link SlotOwnershipTable} follows it. Clients read it one-sided (or get its values in the handshake) and check magic and version first.
  *
  * <pre>
  *   0                   1                   2                   3
@@ -19,7 +19,7 @@ import java.nio.ByteOrder;
  *  |                  Magic "RDMAKV01" (8 ASCII bytes)             |  0
  *  |                                                               |
  *  +---------------------------------------------------------------+
- *  |                  Layout version (u32) = 2                     |  8
+ *  |                  Layout version (u32) = 3                     |  8
  *  +-------------------------------------------------------------+-+
  *  |                  Flags (u32)                                |C|  12  C = COMPLETE (bit 0)
  *  +-------------------------------------------------------------+-+
@@ -60,10 +60,11 @@ public final class PoolHeaderFlyweight
     public static final int ENCODED_LENGTH = 88;
 
     /**
+     * 3: the slot ownership table ({@link SlotOwnershipTable}) follows the header and the index starts after it.
      * 2: value extents carry a state word (LIVE/RETIRED) outside their CRC, which covers bytes [8, end) (version 1
      * had a reserved word at 12 and the CRC from byte 4).
      */
-    public static final int LAYOUT_VERSION = 2;
+    public static final int LAYOUT_VERSION = 3;
     /** "RDMAKV01" as eight ASCII bytes, read as a little-endian u64. */
     public static final long MAGIC = magic("RDMAKV01");
 

@@ -22,13 +22,14 @@ public final class ControlFrameCodec
 {
     /** "RKVC" as four ASCII bytes read little-endian. */
     public static final int MAGIC = 'R' | 'K' << 8 | 'V' << 16 | 'C' << 24;
-    public static final int PROTOCOL_VERSION = 1;
+    /** 2: cluster map entries carry range epoch and backups, and the WELCOME the cluster epoch. */
+    public static final int PROTOCOL_VERSION = 2;
     public static final int HEADER_LENGTH = 8;
     public static final int MAX_FRAME_LENGTH = ProtocolLimits.MAX_CONTROL_FRAME_LENGTH;
 
     private static final int MAX_TRANSPORT_NAME_LENGTH = 32;
     private static final int MIN_TRANSPORT_ADDRESS_LENGTH = 1 + 1 + 1 + 2 + 2;
-    private static final int MIN_CLUSTER_NODE_LENGTH = 4 + 2 + 2 + 2 + 1;
+    private static final int MIN_CLUSTER_NODE_LENGTH = 4 + 2 + 2 + 2 + 1 + 8 + 1;
 
     private ControlFrameCodec()
     {
@@ -53,6 +54,15 @@ public final class ControlFrameCodec
         else if (frame instanceof Welcome welcome)
         {
             encodeWelcome(welcome, w);
+        }
+        else if (frame instanceof Admin admin)
+        {
+            w.blob(admin.credential(), "credential").blob(admin.command().getBytes(StandardCharsets.UTF_8),
+                "admin command");
+        }
+        else if (frame instanceof AdminReply reply)
+        {
+            w.u8(reply.ok() ? 1 : 0).blob(reply.text().getBytes(StandardCharsets.UTF_8), "admin reply");
         }
         else if (frame instanceof Reject reject)
         {
@@ -112,6 +122,24 @@ public final class ControlFrameCodec
                 return decodeWelcome(r);
             case ControlFrame.TYPE_REJECT:
                 return decodeReject(r);
+            case ControlFrame.TYPE_ADMIN:
+            {
+                final byte[] credential = r.bytes(r.u16("credential length"), "credential");
+                final String command = r.utf8(r.u16("command length"), "admin command");
+                r.expectEnd("ADMIN");
+                return new Admin(credential, command);
+            }
+            case ControlFrame.TYPE_ADMIN_REPLY:
+            {
+                final int ok = r.u8("ok");
+                if (ok > 1)
+                {
+                    throw new ProtocolException(ErrorCode.MALFORMED, "admin reply ok flag " + ok);
+                }
+                final String text = r.utf8(r.u16("text length"), "admin reply");
+                r.expectEnd("ADMIN_REPLY");
+                return new AdminReply(ok == 1, text);
+            }
             default:
                 throw new ProtocolException(ErrorCode.UNKNOWN_TYPE, "control frame type " + type);
         }
@@ -173,7 +201,13 @@ public final class ControlFrameCodec
         for (final ClusterNode n : welcome.clusterMap())
         {
             w.i32(n.nodeId()).u16(n.firstSlot()).u16(n.lastSlot()).u16(n.controlPort()).shortString(n.host(), "host");
+            w.i64(n.rangeEpoch()).u8(n.backups().size());
+            for (final int backup : n.backups())
+            {
+                w.i32(backup);
+            }
         }
+        w.i64(welcome.clusterEpoch());
     }
 
     private static Welcome decodeWelcome(final FrameReader r)
@@ -224,11 +258,28 @@ public final class ControlFrameCodec
                 throw new ProtocolException(ErrorCode.MALFORMED,
                     "cluster node " + id + " slot range [" + firstSlot + ", " + lastSlot + "] invalid");
             }
-            clusterMap.add(new ClusterNode(id, host, controlPort, firstSlot, lastSlot));
+            final long rangeEpoch = r.i64("range epoch");
+            if (rangeEpoch < 0)
+            {
+                throw new ProtocolException(ErrorCode.MALFORMED, "range epoch " + rangeEpoch + " < 0");
+            }
+            final int backupCount = r.u8("backup count");
+            r.checkCount(backupCount, 4, "backup id");
+            final List<Integer> backups = new ArrayList<>(backupCount);
+            for (int b = 0; b < backupCount; b++)
+            {
+                backups.add(r.i32("backup node id"));
+            }
+            clusterMap.add(new ClusterNode(id, host, controlPort, firstSlot, lastSlot, rangeEpoch, backups));
+        }
+        final long clusterEpoch = r.i64("cluster epoch");
+        if (clusterEpoch < 0)
+        {
+            throw new ProtocolException(ErrorCode.MALFORMED, "cluster epoch " + clusterEpoch + " < 0");
         }
         r.expectEnd("WELCOME");
         return new Welcome(nodeId, geometry, remoteKey, epoch, poolHeaderAddress, transports,
-            maxKeyLength, maxValueLength, clusterMap, sessionTicket);
+            maxKeyLength, maxValueLength, clusterMap, sessionTicket, clusterEpoch);
     }
 
     private static Reject decodeReject(final FrameReader r)

@@ -23,6 +23,8 @@ public final class MessageDecoder
     private final PutRequestFlyweight putRequest = new PutRequestFlyweight();
     private final ResponseFlyweight response = new ResponseFlyweight();
     private final AttachRequestFlyweight attachRequest = new AttachRequestFlyweight();
+    private final ReplicateRequestFlyweight replicateRequest = new ReplicateRequestFlyweight();
+    private final ScanRequestFlyweight scanRequest = new ScanRequestFlyweight();
     private long correlationId;
 
     /**
@@ -54,6 +56,12 @@ public final class MessageDecoder
                 break;
             case ATTACH_REQUEST:
                 attachRequest.wrap(buffer, offset, length).validate();
+                break;
+            case REPLICATE_REQUEST:
+                replicateRequest.wrap(buffer, offset, length).validate();
+                break;
+            case SCAN_REQUEST:
+                scanRequest.wrap(buffer, offset, length).validate();
                 break;
             case STATS_REQUEST:
                 if (header.bodyLength() != 0)
@@ -97,5 +105,15 @@ public final class MessageDecoder
     public AttachRequestFlyweight attachRequest()
     {
         return attachRequest;
+    }
+
+    public ReplicateRequestFlyweight replicateRequest()
+    {
+        return replicateRequest;
+    }
+
+    public ScanRequestFlyweight scanRequest()
+    {
+        return scanRequest;
     }
 }

@@ -16,7 +16,11 @@ public enum MessageType
      * The first message on every new data endpoint: presents the session ticket of a WELCOME. A server serves
      * nothing on an endpoint before a valid ATTACH (see {@link AttachRequestFlyweight}).
      */
-    ATTACH_REQUEST(7);
+    ATTACH_REQUEST(7),
+    /** A primary's write to a replica of its slot range (see {@link ReplicateRequestFlyweight}). */
+    REPLICATE_REQUEST(8),
+    /** One page of a slot range from a snapshot (backup; see {@link ScanRequestFlyweight}). */
+    SCAN_REQUEST(9);
 
     private static final MessageType[] BY_CODE = new MessageType[256];
 

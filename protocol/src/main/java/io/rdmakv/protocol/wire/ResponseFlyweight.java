@@ -16,7 +16,7 @@ import java.nio.charset.StandardCharsets;
  *  +---------------------------------------------------------------+
  *  |                 Message header (16 B, type RESPONSE)         ...  0
  *  +-------------------------------+-------------------------------+
- *  |         Status (u16)          |         Reserved (u16)        |  16
+ *  |         Status (u16)          |     Read lease (u16, ms)      |  16
  *  +-------------------------------+-------------------------------+
  *  |                       Value length V (u32)                    |  20
  *  +---------------------------------------------------------------+
@@ -33,10 +33,22 @@ import java.nio.charset.StandardCharsets;
  * the writer learns where its value lives and can read it back one-sided; UTF-8 {@code key=value} lines for STATS;
  * the right node's UTF-8 {@code host:port} for {@link Status#WRONG_NODE}; an optional UTF-8 reason for other errors;
  * empty otherwise.
+ *
+ * <p>Read lease: how long, in milliseconds from the moment the client SENT the request, the client may serve GETs of
+ * this node by one-sided reads ({@link #READ_LEASE_NONE}: no grant; {@link #READ_LEASE_UNBOUNDED}: the node has no
+ * node lease to outlive, as on a single node). The node grants at most its remaining node lease minus a margin; the
+ * client scales the grant down by the clock drift bound. Every answer may carry one, the ATTACH's included.
  */
 public final class ResponseFlyweight extends MessageHeaderFlyweight
 {
     public static final int STATUS_OFFSET = HEADER_LENGTH;
+    public static final int READ_LEASE_OFFSET = HEADER_LENGTH + 2;
+    /** Read lease field: no lease granted by this answer. */
+    public static final int READ_LEASE_NONE = 0;
+    /** Read lease field: unbounded (the node holds no expiring node lease). */
+    public static final int READ_LEASE_UNBOUNDED = 0xFFFF;
+    /** Largest bounded grant, in milliseconds. */
+    public static final int READ_LEASE_MAX_MILLIS = 0xFFFE;
     public static final int VALUE_LENGTH_OFFSET = HEADER_LENGTH + 4;
     public static final int VERSION_OFFSET = HEADER_LENGTH + 8;
     public static final int VALUE_OFFSET = HEADER_LENGTH + 16;
@@ -111,6 +123,23 @@ public final class ResponseFlyweight extends MessageHeaderFlyweight
         b.putShort(offset + STATUS_OFFSET + 2, (short)0, ORDER);
         b.putInt(offset + VALUE_LENGTH_OFFSET, 0, ORDER);
         b.putLong(offset + VERSION_OFFSET, 0L, ORDER);
+        return this;
+    }
+
+    /** The read lease this answer grants: milliseconds, {@link #READ_LEASE_NONE} or {@link #READ_LEASE_UNBOUNDED}. */
+    public int readLeaseMillis()
+    {
+        return buffer.getShort(offset + READ_LEASE_OFFSET, ORDER) & 0xFFFF;
+    }
+
+    /** Set the read lease field (after {@link #status(Status)}, which clears it). */
+    public ResponseFlyweight readLeaseMillis(final int grant)
+    {
+        if (grant < 0 || grant > READ_LEASE_UNBOUNDED)
+        {
+            throw new IllegalArgumentException("read lease grant must be 0..65535: " + grant);
+        }
+        mutable().putShort(offset + READ_LEASE_OFFSET, (short)grant, ORDER);
         return this;
     }
 

@@ -19,7 +19,9 @@ public enum Status
     WRONG_NODE(8, "key belongs to another node (redirect)"),
     UNAUTHENTICATED(9, "credentials missing or rejected"),
     BUSY(10, "server busy, retry later"),
-    POOL_FULL(11, "no pool space for the value");
+    POOL_FULL(11, "no pool space for the value"),
+    /** A replication message (or request) carries a range epoch older than the receiver's: the sender is stale. */
+    STALE_EPOCH(12, "range epoch older than the receiver's");
 
     private static final Status[] BY_CODE;
 

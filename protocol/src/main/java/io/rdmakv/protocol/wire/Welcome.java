@@ -36,6 +36,8 @@ import java.util.List;
  *  +-------------------------------+-------------------------------+
  *  |  Cluster node count (u16)     |  ClusterNode entries         ...
  *  +-------------------------------+-------------------------------+
+ *  |                  Cluster epoch (u64)                          |
+ *  +---------------------------------------------------------------+
  * </pre>
  *
  * @param nodeId            the answering node.
@@ -46,10 +48,12 @@ import java.util.List;
  * @param transports        the server's transport addresses.
  * @param maxKeyLength      largest key the server accepts.
  * @param maxValueLength    largest value the server accepts.
- * @param clusterMap        every node and its slot range.
+ * @param clusterMap        every slot range with its primary, epoch and backups.
  * @param sessionTicket     {@link #SESSION_TICKET_LENGTH} random bytes, fresh for this handshake: the client presents
  *                          them in the ATTACH that must open every data endpoint ({@link AttachRequestFlyweight}).
  *                          The node accepts a ticket once, and only for a limited time after the WELCOME.
+ * @param clusterEpoch      the epoch of the configuration the map comes from (0 for a static map); a client keeps
+ *                          the map with the highest epoch it has seen.
  */
 public record Welcome(
     int nodeId,
@@ -61,10 +65,20 @@ public record Welcome(
     int maxKeyLength,
     int maxValueLength,
     List<ClusterNode> clusterMap,
-    byte[] sessionTicket) implements ControlFrame
+    byte[] sessionTicket,
+    long clusterEpoch) implements ControlFrame
 {
     /** 128 bits: not guessable, and large enough that random tickets never collide. */
     public static final int SESSION_TICKET_LENGTH = 16;
+
+    /** A WELCOME of a node with a static map (cluster epoch 0). */
+    public Welcome(final int nodeId, final PoolGeometry geometry, final byte[] remoteKey, final long layoutEpoch,
+        final long poolHeaderAddress, final List<TransportAddress> transports, final int maxKeyLength,
+        final int maxValueLength, final List<ClusterNode> clusterMap, final byte[] sessionTicket)
+    {
+        this(nodeId, geometry, remoteKey, layoutEpoch, poolHeaderAddress, transports, maxKeyLength, maxValueLength,
+            clusterMap, sessionTicket, 0);
+    }
 
     /**
      * @throws IllegalArgumentException when the ticket is not {@link #SESSION_TICKET_LENGTH} bytes.
@@ -120,7 +134,7 @@ public record Welcome(
             Arrays.equals(w.remoteKey, remoteKey) && w.layoutEpoch == layoutEpoch &&
             w.poolHeaderAddress == poolHeaderAddress && w.transports.equals(transports) &&
             w.maxKeyLength == maxKeyLength && w.maxValueLength == maxValueLength && w.clusterMap.equals(clusterMap) &&
-            Arrays.equals(w.sessionTicket, sessionTicket);
+            Arrays.equals(w.sessionTicket, sessionTicket) && w.clusterEpoch == clusterEpoch;
     }
 
     @Override
@@ -135,7 +149,7 @@ public record Welcome(
     {
         return "Welcome{node=" + nodeId + ", geometry=" + geometry + ", rkey=" + remoteKey.length + " bytes, epoch=" +
             layoutEpoch + ", poolHeader=0x" + Long.toHexString(poolHeaderAddress) + ", transports=" + transports +
-            ", maxKey=" + maxKeyLength + ", maxValue=" + maxValueLength + ", clusterMap=" + clusterMap +
+            ", maxKey=" + maxKeyLength + ", maxValue=" + maxValueLength + ", clusterMap=" + clusterMap + ", clusterEpoch=" + clusterEpoch +
             ", ticket=" + sessionTicket.length + " bytes}"; // never print the ticket: it opens a data endpoint
     }
 }

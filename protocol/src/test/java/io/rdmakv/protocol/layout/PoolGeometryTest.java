@@ -12,12 +12,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class PoolGeometryTest
 {
+    private static final long I = PoolGeometry.MIN_INDEX_OFFSET;
+
     @Test
-    void shouldPlanHeaderIndexAndExtentsBackToBack()
+    void shouldPlanHeaderOwnershipTableIndexAndExtentsBackToBack()
     {
         final PoolGeometry g = PoolGeometry.plan(64L << 20, 1 << 16);
-        assertEquals(4096, g.indexOffset());
-        assertEquals(4096 + (1 << 16) * 64L, g.extentsOffset());
+        assertEquals(4096 + 16384 * 8, g.indexOffset());
+        assertEquals(I, g.indexOffset());
+        assertEquals(I + (1 << 16) * 64L, g.extentsOffset());
         assertEquals((64L << 20) - g.extentsOffset(), g.extentsLength());
         assertEquals(g.indexOffset() + 5 * 64, g.bucketOffset(5));
         assertEquals(g.indexOffset() + 5 * 64, g.bucketOffset(5 + (1 << 16)), "bucket index is masked");
@@ -53,15 +56,16 @@ class PoolGeometryTest
     @Test
     void shouldRejectInconsistentGeometry()
     {
-        assertBad(() -> new PoolGeometry(1 << 20, 4096, 3, 4096 + 3 * 64, 64), "bucket count not a power of two");
-        assertBad(() -> new PoolGeometry(1 << 20, 0, 4, 4096, 64), "index overlaps header");
-        assertBad(() -> new PoolGeometry(1 << 20, 4100, 4, 8192, 64), "misaligned index");
-        assertBad(() -> new PoolGeometry(1 << 20, 4096, 4, 4096 + 64, 64), "extents overlap index");
-        assertBad(() -> new PoolGeometry(1 << 20, 4096, 4, 8192, 1 << 20), "extents beyond pool");
-        assertBad(() -> new PoolGeometry(1 << 20, 4096, 1L << 40, 8192, 64), "index beyond pool");
-        assertBad(() -> new PoolGeometry(-64, 4096, 4, 8192, 64), "negative pool");
-        assertBad(() -> new PoolGeometry(1 << 20, 4096, 4, 8192, -64), "negative extents");
-        assertBad(() -> new PoolGeometry(1 << 20, 4096, 0, 8192, 64), "no buckets");
+        assertBad(() -> new PoolGeometry(1 << 20, I, 3, I + 3 * 64, 64), "bucket count not a power of two");
+        assertBad(() -> new PoolGeometry(1 << 20, 0, 4, I, 64), "index overlaps header");
+        assertBad(() -> new PoolGeometry(1 << 20, 4096, 4, I, 64), "index overlaps the ownership table");
+        assertBad(() -> new PoolGeometry(1 << 20, I + 4, 4, I + 4096, 64), "misaligned index");
+        assertBad(() -> new PoolGeometry(1 << 20, I, 4, I + 64, 64), "extents overlap index");
+        assertBad(() -> new PoolGeometry(1 << 20, I, 4, I + 4096, 1 << 20), "extents beyond pool");
+        assertBad(() -> new PoolGeometry(1 << 20, I, 1L << 40, I + 4096, 64), "index beyond pool");
+        assertBad(() -> new PoolGeometry(-64, I, 4, I + 4096, 64), "negative pool");
+        assertBad(() -> new PoolGeometry(1 << 20, I, 4, I + 4096, -64), "negative extents");
+        assertBad(() -> new PoolGeometry(1 << 20, I, 0, I + 4096, 64), "no buckets");
         assertBad(() -> PoolGeometry.plan(8192, 1024), "plan that does not fit");
     }
 

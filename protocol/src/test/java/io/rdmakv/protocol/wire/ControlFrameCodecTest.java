@@ -46,10 +46,14 @@ class ControlFrameCodecTest
 
     private static final Reject REJECT = new Reject(Status.UNAUTHENTICATED, "bad token \u2014 see server log");
 
+    private static final Admin ADMIN = new Admin(new byte[] {7, 8}, "failover 0 2");
+
+    private static final AdminReply ADMIN_REPLY = new AdminReply(true, "{\"epoch\":4}");
+
     @Test
     void shouldRoundTripEveryFrame()
     {
-        for (final ControlFrame frame : List.of(HELLO, WELCOME, REJECT))
+        for (final ControlFrame frame : List.of(HELLO, WELCOME, REJECT, ADMIN, ADMIN_REPLY))
         {
             final byte[] encoded = ControlFrameCodec.encode(frame);
             final ControlFrame decoded = ControlFrameCodec.decode(encoded);
@@ -66,6 +70,30 @@ class ControlFrameCodecTest
     }
 
     @Test
+    void shouldCarryEachRangesPrimaryBackupsAndEpochAndTheClusterEpoch()
+    {
+        final Welcome cluster = new Welcome(2, WELCOME.geometry(), WELCOME.remoteKey(), 1, 0x1000L,
+            WELCOME.transports(), 1024, 4096,
+            List.of(new ClusterNode(1, "127.0.0.1", 7400, 0, 8191, 7, List.of(2, 3)),
+                new ClusterNode(2, "127.0.0.1", 7402, 8192, 16383, 9, List.of())),
+            WELCOME.sessionTicket(), 9);
+        final Welcome decoded = (Welcome)ControlFrameCodec.decode(ControlFrameCodec.encode(cluster));
+        assertEquals(cluster, decoded);
+        assertEquals(9, decoded.clusterEpoch());
+        assertEquals(List.of(2, 3), decoded.ownerOf(100).backups());
+        assertEquals(7, decoded.ownerOf(100).rangeEpoch());
+        // The last range's epoch is the frame's cluster epoch's 8 bytes + 1 backup count byte before the end: make
+        // it negative and the frame is refused.
+        final byte[] bytes = ControlFrameCodec.encode(cluster);
+        final int rangeEpochAt = bytes.length - 8 - 1 - 8;
+        bytes[rangeEpochAt + 7] = (byte)0x80;
+        assertError(ErrorCode.MALFORMED, bytes);
+        final byte[] negativeClusterEpoch = ControlFrameCodec.encode(cluster);
+        negativeClusterEpoch[negativeClusterEpoch.length - 1] = (byte)0x80;
+        assertError(ErrorCode.MALFORMED, negativeClusterEpoch);
+    }
+
+    @Test
     void shouldEncodeAtAnOffsetIntoAnAgronaBuffer()
     {
         final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(16);
@@ -76,7 +104,7 @@ class ControlFrameCodecTest
     @Test
     void shouldRejectEveryTruncationWithATypedError()
     {
-        for (final ControlFrame frame : List.of(HELLO, WELCOME, REJECT))
+        for (final ControlFrame frame : List.of(HELLO, WELCOME, REJECT, ADMIN, ADMIN_REPLY))
         {
             final byte[] encoded = ControlFrameCodec.encode(frame);
             final UnsafeBuffer buffer = new UnsafeBuffer(encoded);
@@ -100,7 +128,7 @@ class ControlFrameCodecTest
         assertError(ErrorCode.BAD_MAGIC, badMagic);
 
         final byte[] badVersion = welcome.clone();
-        badVersion[4] = 2;
+        badVersion[4] = 1; // version 1 maps had no epochs or backups
         assertError(ErrorCode.UNSUPPORTED_VERSION, badVersion);
 
         final byte[] badType = welcome.clone();

@@ -68,6 +68,22 @@ class MessageFlyweightTest
     }
 
     @Test
+    void shouldCarryAReadLeaseGrantThatStatusClears()
+    {
+        final ResponseFlyweight response = new ResponseFlyweight().wrap(buffer, 0, 4096)
+            .header(MessageType.RESPONSE, 3);
+        response.status(Status.OK).readLeaseMillis(1_850);
+        assertEquals(1_850, response.readLeaseMillis());
+        final ResponseFlyweight decoded = new ResponseFlyweight().wrap(buffer, 0, response.encodedLength()).validate();
+        assertEquals(1_850, decoded.readLeaseMillis());
+        response.readLeaseMillis(ResponseFlyweight.READ_LEASE_UNBOUNDED);
+        assertEquals(0xFFFF, response.readLeaseMillis());
+        response.status(Status.NOT_FOUND);
+        assertEquals(ResponseFlyweight.READ_LEASE_NONE, response.readLeaseMillis());
+        assertThrows(IllegalArgumentException.class, () -> response.readLeaseMillis(0x10000));
+    }
+
+    @Test
     void shouldRoundTripResponsesAndStats()
     {
         final ResponseFlyweight response = new ResponseFlyweight().wrap(buffer, 0, 4096);

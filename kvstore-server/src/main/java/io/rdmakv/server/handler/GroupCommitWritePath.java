@@ -3,40 +3,40 @@ package io.rdmakv.server.handler;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
-import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.server.store.StoreException;
 import io.rdmakv.server.store.WriteCallback;
 import io.rdmakv.transport.Endpoint;
+import org.agrona.DirectBuffer;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.function.Consumer;
 
 /**
- * FSYNC durability: the writes of the {@link RequestHandler} handed to the group committer, and their way back. The
- * request thread never waits for a sync; the pool and the answer always follow the durable write.
+ * FSYNC durability: each write is copied (it must outlive the receive callback) and handed to the group committer;
+ * the request thread never waits for a sync, and reports a write to its {@link WriteOutcome} once it is synced.
  * <pre>
- *   request thread:   submit(PUT | DELETE) -> copy of key (+ value) in a PendingWrite -> store.submitPut/Delete
+ *   request thread:   put/delete -> copy of key (+ value) in a PendingWrite -> store.submitPut/Delete
  *                     (more than MAX_IN_FLIGHT_WRITES waiting, or the committer's queue full -> BUSY)
  *   committer thread: synced -> outcome (failure, whether a deleted key existed) into the PendingWrite
  *                     -> bounded MPSC queue -> wake the request thread
- *   request thread:   drain() -> PUT: pool (fresh extent) -> OK + location | DELETE: pool (slot := 0) -> OK or
- *                     NOT_FOUND | failure: STORE_ERROR
+ *   request thread:   doWork() -> outcome.putDurable | deleteDurable(existed) | failed(STORE_ERROR), in order
  * </pre>
  * The committer decides a DELETE's existence in submission order (the pool lags the writes waiting for their sync).
  */
-final class GroupCommitWrites
+final class GroupCommitWritePath implements WritePath
 {
     /** Writes waiting for group commit before new ones are answered BUSY. */
     static final int MAX_IN_FLIGHT_WRITES = 16_384;
     private static final int COMPLETIONS_PER_DRAIN = 256;
 
     private final RocksStore store;
-    private final PoolIndex index;
     private final ServerCounters counters;
-    private final int maxPoolValueBytes;
-    private final ResponseSender responses;
+    private final WriteOutcome outcome;
     private final Runnable wakeUp;
+    private final UnsafeBuffer keyView = new UnsafeBuffer(0, 0);
+    private final UnsafeBuffer valueView = new UnsafeBuffer(0, 0);
 
     private final ManyToOneConcurrentArrayQueue<PendingWrite> completions =
         new ManyToOneConcurrentArrayQueue<>(2 * MAX_IN_FLIGHT_WRITES);
@@ -58,27 +58,63 @@ final class GroupCommitWrites
     private int inFlightWrites;
 
     /**
-     * @param maxPoolValueBytes longest value placed in the pool.
-     * @param wakeUp            wakes the request thread when a write is durable (called on the committer thread).
+     * @param wakeUp wakes the request thread when a write is durable (called on the committer thread).
      */
-    GroupCommitWrites(final RocksStore store, final PoolIndex index, final ServerCounters counters,
-        final int maxPoolValueBytes, final ResponseSender responses, final Runnable wakeUp)
+    GroupCommitWritePath(final RocksStore store, final ServerCounters counters, final WriteOutcome outcome,
+        final Runnable wakeUp)
     {
         this.store = store;
-        this.index = index;
         this.counters = counters;
-        this.maxPoolValueBytes = maxPoolValueBytes;
-        this.responses = responses;
+        this.outcome = outcome;
         this.wakeUp = wakeUp;
     }
 
-    /** Request thread: hand a PUT ({@code value} non-null) or a DELETE ({@code value} null) to the committer. */
-    void submit(final Endpoint endpoint, final long correlationId, final byte[] key, final byte[] value)
+    @Override
+    public void put(final Endpoint endpoint, final long correlationId, final DirectBuffer buffer, final int keyIndex,
+        final int keyLength, final int valueIndex, final int valueLength)
+    {
+        final byte[] key = new byte[keyLength];
+        final byte[] value = new byte[valueLength];
+        buffer.getBytes(keyIndex, key);
+        buffer.getBytes(valueIndex, value);
+        submit(endpoint, correlationId, key, value);
+    }
+
+    /** The committer decides existence in submission order (the pool lags the writes waiting for their sync). */
+    @Override
+    public void delete(final Endpoint endpoint, final long correlationId, final DirectBuffer buffer, final int keyIndex,
+        final int keyLength)
+    {
+        final byte[] key = new byte[keyLength];
+        buffer.getBytes(keyIndex, key);
+        submit(endpoint, correlationId, key, null);
+    }
+
+    @Override
+    public int flush()
+    {
+        return 0; // every write is with the committer already
+    }
+
+    @Override
+    public int doWork()
+    {
+        return completions.drain(completionHandler, COMPLETIONS_PER_DRAIN);
+    }
+
+    @Override
+    public void close()
+    {
+        // Nothing held: the store's committer fails what it still has when the store closes.
+    }
+
+    /** Hand a PUT ({@code value} non-null) or a DELETE ({@code value} null) to the committer. */
+    private void submit(final Endpoint endpoint, final long correlationId, final byte[] key, final byte[] value)
     {
         if (inFlightWrites >= MAX_IN_FLIGHT_WRITES)
         {
             counters.increment(ServerCounter.BUSY);
-            responses.answerError(endpoint, correlationId, Status.BUSY, "too many writes waiting for sync");
+            outcome.failed(endpoint, correlationId, Status.BUSY, "too many writes waiting for sync");
             return;
         }
         final PendingWrite pending = new PendingWrite(endpoint, correlationId, key, value);
@@ -88,21 +124,16 @@ final class GroupCommitWrites
         if (!accepted)
         {
             counters.increment(ServerCounter.BUSY);
-            responses.answerError(endpoint, correlationId, Status.BUSY, "write queue full");
+            outcome.failed(endpoint, correlationId, Status.BUSY, "write queue full");
             return;
         }
         inFlightWrites++;
         counters.increment(ServerCounter.IN_FLIGHT_WRITES);
     }
 
-    /** Request thread: update the pool and answer for writes that became durable; returns how many. */
-    int drain()
-    {
-        return completions.drain(completionHandler, COMPLETIONS_PER_DRAIN);
-    }
-
     /** Writes handed to group commit and not answered yet. */
-    int inFlightWrites()
+    @Override
+    public int inFlightWrites()
     {
         return inFlightWrites;
     }
@@ -127,30 +158,18 @@ final class GroupCommitWrites
         counters.decrement(ServerCounter.IN_FLIGHT_WRITES);
         if (pending.failure != null)
         {
-            responses.answerStoreFailure(pending.endpoint, pending.correlationId, pending.failure);
+            outcome.failed(pending.endpoint, pending.correlationId, Status.STORE_ERROR, pending.failure.getMessage());
             return;
         }
+        keyView.wrap(pending.key);
         if (pending.value == null)
         {
-            index.remove(pending.key);
-            if (!pending.existed)
-            {
-                counters.increment(ServerCounter.DELETES_NOT_FOUND);
-            }
-            responses.answer(pending.endpoint, pending.correlationId, pending.existed ? Status.OK : Status.NOT_FOUND,
-                0, 0);
+            outcome.deleteDurable(pending.endpoint, pending.correlationId, keyView, 0, pending.key.length,
+                pending.existed);
             return;
         }
-        long version = 0;
-        if (pending.value.length <= maxPoolValueBytes)
-        {
-            version = index.put(pending.key, pending.value, true) == PoolIndex.STORED ? index.lastVersion() : 0;
-            if (version == 0)
-            {
-                counters.increment(ServerCounter.NOT_CACHED);
-            }
-        }
-        responses.answer(pending.endpoint, pending.correlationId, Status.OK, version,
-            version != 0 ? index.lastSlot() : 0);
+        valueView.wrap(pending.value);
+        outcome.putDurable(pending.endpoint, pending.correlationId, keyView, 0, pending.key.length, valueView, 0,
+            pending.value.length);
     }
 }

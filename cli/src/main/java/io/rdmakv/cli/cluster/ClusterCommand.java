@@ -1,0 +1,201 @@
+package io.rdmakv.cli.cluster;
+
+import io.rdmakv.cli.ExitCodes;
+import io.rdmakv.cli.RdmakvCommand;
+import io.rdmakv.client.KvException;
+import io.rdmakv.protocol.wire.AdminReply;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+
+import java.time.Duration;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code rdmakv cluster}: a local replicated cluster, and the operator's commands against any node of one.
+ *
+ * <pre>
+ *   rdmakv cluster local --nodes 3 --replicas 1 --base-port 7400 --data-dir ./cluster
+ *   rdmakv cluster status --server 127.0.0.1:7400 [--json]
+ *   rdmakv cluster failover --server 127.0.0.1:7400 (--node 2 | --slot 0 --to 3)
+ *   rdmakv cluster move --server ... --slots 0-99 --to 4      (then finish-move once node 4 is in sync)
+ *   rdmakv cluster remove-node --server ... --node 4
+ *   rdmakv cluster add-node --server ... --node-id 4 --port 7430 --data-dir ./cluster/node-4   (foreground)
+ *   rdmakv cluster rebalance --server ... [--plan]
+ * </pre>
+ */
+@Command(name = "cluster", mixinStandardHelpOptions = true,
+    description = "Run a local replicated cluster, or administer one (status, failover, moves).",
+    subcommands = {LocalClusterCommand.class, ClusterCommand.Status.class, ClusterCommand.Failover.class,
+        ClusterCommand.Move.class, ClusterCommand.FinishMove.class, ClusterCommand.RemoveNode.class,
+        ClusterCommand.Rebalance.class, AddNodeCommand.class})
+public final class ClusterCommand implements Runnable
+{
+    @ParentCommand
+    RdmakvCommand parent;
+
+    @Override
+    public void run()
+    {
+        new picocli.CommandLine(this).usage(parent.io().out());
+    }
+
+    RdmakvCommand root()
+    {
+        return parent;
+    }
+
+    /** What every administration command shares. */
+    abstract static class AdminCommand implements Callable<Integer>
+    {
+        @ParentCommand
+        ClusterCommand cluster;
+
+        @Option(names = {"-s", "--server"}, paramLabel = "HOST:PORT", required = true,
+            description = "any node of the cluster (its control port)")
+        String server;
+
+        @Option(names = "--credential", paramLabel = "SECRET", defaultValue = "${env:RDMAKV_CREDENTIAL}",
+            description = "shared secret of the cluster (default: the RDMAKV_CREDENTIAL environment variable)")
+        String credential;
+
+        @Option(names = "--timeout-ms", paramLabel = "MS", defaultValue = "10000", description = "answer within")
+        long timeoutMs;
+
+        abstract String command();
+
+        @Override
+        public Integer call()
+        {
+            final AdminReply reply;
+            try
+            {
+                reply = AdminCall.send(server, credential, command(), Duration.ofMillis(timeoutMs));
+            }
+            catch (final KvException ex)
+            {
+                cluster.root().io().err().println("rdmakv cluster: " + ex.getMessage());
+                return ExitCodes.FAILED;
+            }
+            (reply.ok() ? cluster.root().io().out() : cluster.root().io().err()).println(reply.text());
+            return reply.ok() ? ExitCodes.OK : ExitCodes.FAILED;
+        }
+    }
+
+    @Command(name = "status", mixinStandardHelpOptions = true,
+        description = "Nodes, roles, leases, slot ranges with epochs, primaries, backups and learners.")
+    static final class Status extends AdminCommand
+    {
+        @Option(names = "--json", description = "one JSON object")
+        boolean json;
+
+        @Override
+        String command()
+        {
+            return json ? "status json" : "status";
+        }
+    }
+
+    @Command(name = "failover", mixinStandardHelpOptions = true,
+        description = "Manual, lossless failover: --node N moves every range N is primary of to its first in-sync " +
+            "backup; --slot S --to N makes the in-sync backup N primary of the range starting at slot S.")
+    static final class Failover extends AdminCommand
+    {
+        @Option(names = "--node", description = "the primary to fail over")
+        Integer node;
+
+        @Option(names = "--slot", description = "first slot of the range")
+        Integer slot;
+
+        @Option(names = "--to", description = "the in-sync backup that becomes primary")
+        Integer to;
+
+        @Override
+        String command()
+        {
+            if (node != null)
+            {
+                return "failover-node " + node;
+            }
+            if (slot == null || to == null)
+            {
+                throw new IllegalArgumentException("give --node N, or --slot S --to N");
+            }
+            return "failover " + slot + " " + to;
+        }
+    }
+
+    @Command(name = "move", mixinStandardHelpOptions = true,
+        description = "Resharding, step 1: the slots FIRST-LAST (within one range) get node --to as a catching-up " +
+            "replica (the range is MIGRATING); run finish-move once it is in sync.")
+    static final class Move extends AdminCommand
+    {
+        @Option(names = "--slots", paramLabel = "FIRST-LAST", required = true, description = "slots to move")
+        String slots;
+
+        @Option(names = "--to", required = true, description = "target node")
+        int to;
+
+        @Override
+        String command()
+        {
+            final String[] p = slots.split("-");
+            if (p.length != 2)
+            {
+                throw new IllegalArgumentException("--slots must look like FIRST-LAST: " + slots);
+            }
+            return "move " + p[0].trim() + " " + p[1].trim() + " " + to;
+        }
+    }
+
+    @Command(name = "finish-move", mixinStandardHelpOptions = true,
+        description = "Resharding, step 2: the in-sync target becomes primary of the moved range at the next epoch.")
+    static final class FinishMove extends AdminCommand
+    {
+        @Option(names = "--slot", required = true, description = "first slot of the moved range")
+        int slot;
+
+        @Option(names = "--to", required = true, description = "target node")
+        int to;
+
+        @Override
+        String command()
+        {
+            return "finish-move " + slot + " " + to;
+        }
+    }
+
+    @Command(name = "remove-node", mixinStandardHelpOptions = true,
+        description = "A member that holds no replica any more leaves the cluster.")
+    static final class RemoveNode extends AdminCommand
+    {
+        @Option(names = "--node", required = true, description = "the node")
+        int node;
+
+        @Override
+        String command()
+        {
+            return "remove-node " + node;
+        }
+    }
+
+    @Command(name = "rebalance", mixinStandardHelpOptions = true,
+        description = "Even out how many slots each live node is primary of: one move at a time, the target catches " +
+            "up as a learner, then becomes primary at the next epoch. --plan only lists the moves.")
+    static final class Rebalance extends AdminCommand
+    {
+        @Option(names = "--plan", description = "list the moves, change nothing")
+        boolean plan;
+
+        Rebalance()
+        {
+            timeoutMs = 600_000;
+        }
+
+        @Override
+        String command()
+        {
+            return plan ? "rebalance plan" : "rebalance";
+        }
+    }
+}

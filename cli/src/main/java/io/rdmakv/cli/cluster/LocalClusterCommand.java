@@ -1,0 +1,260 @@
+package io.rdmakv.cli.cluster;
+
+import io.rdmakv.cli.ExitCodes;
+import io.rdmakv.cli.RdmakvMain;
+import io.rdmakv.client.KvException;
+import io.rdmakv.protocol.wire.AdminReply;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code rdmakv cluster local}: a replicated cluster of separate node processes on this machine, in the foreground,
+ * as Redis's create-cluster script does. Node i (from 1) listens on control port {@code base + 10(i-1)}, data port
+ * {@code + 1} and, when it is a voter (the first three, or five from five nodes on), Raft port {@code + 2}; its data
+ * and log ({@code node-i.log}) live in {@code data-dir/node-i}. Prints one line per node with its pid, then the seed
+ * address once the first slot layout is committed; Ctrl-C (or SIGTERM) stops every node.
+ */
+@Command(name = "local", mixinStandardHelpOptions = true,
+    description = "Start a replicated cluster of node processes on this machine (foreground; Ctrl-C stops all).")
+public final class LocalClusterCommand implements Callable<Integer>
+{
+    @ParentCommand
+    ClusterCommand cluster;
+
+    @Option(names = "--nodes", defaultValue = "3", description = "node processes (default 3)")
+    int nodes;
+
+    @Option(names = "--replicas", defaultValue = "1", description = "backups per slot range (default 1)")
+    int replicas;
+
+    @Option(names = "--base-port", defaultValue = "7400", description = "control port of node 1 (default 7400)")
+    int basePort;
+
+    @Option(names = "--data-dir", defaultValue = "./cluster", description = "one directory per node under it")
+    Path dataDir;
+
+    @Option(names = "--host", defaultValue = "127.0.0.1", description = "address every node binds and advertises")
+    String host;
+
+    @Option(names = "--lease-ms", defaultValue = "2000", description = "node lease (cluster.leaseMs)")
+    long leaseMs;
+
+    @Option(names = {"-S", "--set"}, paramLabel = "KEY=VALUE", description = "any server setting, for every node")
+    Map<String, String> settings = new LinkedHashMap<>();
+
+    @Option(names = "--ready-timeout-ms", defaultValue = "180000", description = "give up starting after this")
+    long readyTimeoutMs;
+
+    private final List<Process> children = new ArrayList<>();
+
+    @Override
+    public Integer call() throws Exception
+    {
+        final PrintStream out = cluster.root().io().out();
+        if (nodes < 1 || nodes > 64 || replicas < 0 || replicas >= Math.max(1, nodes))
+        {
+            throw new IllegalArgumentException("need 1..64 nodes and fewer replicas than nodes: --nodes " + nodes +
+                " --replicas " + replicas);
+        }
+        final int voterCount = nodes >= 5 ? 5 : Math.min(nodes, 3);
+        final StringBuilder voters = new StringBuilder();
+        for (int i = 1; i <= voterCount; i++)
+        {
+            voters.append(i == 1 ? "" : ",").append(i).append('@').append(host).append(':').append(port(i) + 2);
+        }
+        final CountDownLatch stop = new CountDownLatch(1);
+        final Thread hook = new Thread(() ->
+        {
+            stopAll();
+            stop.countDown();
+        }, "rdmakv-cluster-local-stop");
+        Runtime.getRuntime().addShutdownHook(hook);
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(readyTimeoutMs);
+        try
+        {
+            // Started together (a node's start-up is seconds of RocksDB, pool and transport), then awaited in order.
+            for (int i = 1; i <= nodes; i++)
+            {
+                final Path dir = dataDir.resolve("node-" + i).toAbsolutePath();
+                Files.createDirectories(dir);
+                children.add(start(i, dir, voters.toString()));
+            }
+            for (int i = 1; i <= nodes; i++)
+            {
+                final Path dir = dataDir.resolve("node-" + i).toAbsolutePath();
+                final Process p = children.get(i - 1);
+                final String ready = awaitReady(p, dir.resolve("node-" + i + ".log"), deadline);
+                out.println("node " + i + " pid " + p.pid() + (i <= voterCount ? " voter" : " follower") + " " +
+                    ready + " log " + dir.resolve("node-" + i + ".log"));
+                out.flush();
+            }
+            awaitLayout(deadline);
+        }
+        catch (final IOException | IllegalStateException ex)
+        {
+            cluster.root().io().err().println("rdmakv cluster local: " + ex.getMessage());
+            stopAll();
+            return ExitCodes.FAILED;
+        }
+        out.println("READY cluster of " + nodes + " nodes, " + replicas + " backup(s) per range, seed " + host + ":" +
+            port(1) + " (rdmakv cluster status --server " + host + ":" + port(1) + "); Ctrl-C stops all");
+        out.flush();
+        stop.await();
+        return ExitCodes.OK;
+    }
+
+    private int port(final int node)
+    {
+        return basePort + 10 * (node - 1);
+    }
+
+    private Process start(final int node, final Path dir, final String voters) throws IOException
+    {
+        final List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElse("java"));
+        for (final String arg : ManagementFactory.getRuntimeMXBean().getInputArguments())
+        {
+            if (!arg.startsWith("-agentlib") && !arg.startsWith("-javaagent"))
+            {
+                cmd.add(arg);
+            }
+        }
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(RdmakvMain.class.getName());
+        cmd.add("server");
+        cmd.addAll(List.of("--node-id", Integer.toString(node), "--host", host, "--port", Integer.toString(port(node)),
+            "--data-port", Integer.toString(port(node) + 1), "--data-dir", dir.toString()));
+        final Map<String, String> s = new LinkedHashMap<>();
+        s.put("cluster.voters", voters);
+        s.put("cluster.replicas", Integer.toString(replicas));
+        s.put("cluster.initialNodes", Integer.toString(nodes));
+        s.put("cluster.leaseMs", Long.toString(leaseMs));
+        s.putAll(settings);
+        s.forEach((k, v) -> cmd.addAll(List.of("-S", k + "=" + v)));
+        final ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.redirectError(ProcessBuilder.Redirect.appendTo(dir.resolve("node-" + node + ".log").toFile()));
+        return pb.start();
+    }
+
+    /** The node's READY line (its ports), read from its stdout; the rest of stdout goes to its log. */
+    private static String awaitReady(final Process p, final Path log, final long deadline) throws IOException
+    {
+        final BufferedReader lines = new BufferedReader(new InputStreamReader(p.getInputStream(),
+            StandardCharsets.UTF_8));
+        final String[] ready = new String[1];
+        final CountDownLatch seen = new CountDownLatch(1);
+        final Thread reader = new Thread(() ->
+        {
+            try
+            {
+                String line;
+                while ((line = lines.readLine()) != null)
+                {
+                    if (line.startsWith("READY") && ready[0] == null)
+                    {
+                        ready[0] = line.substring("READY ".length());
+                        seen.countDown();
+                    }
+                    Files.writeString(log, line + System.lineSeparator(), StandardCharsets.UTF_8,
+                        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+                }
+            }
+            catch (final IOException ex)
+            {
+                // The node's stdout closed: it exited.
+            }
+            seen.countDown();
+        }, "rdmakv-cluster-local-out-" + p.pid());
+        reader.setDaemon(true);
+        reader.start();
+        try
+        {
+            if (!seen.await(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS) || ready[0] == null)
+            {
+                throw new IllegalStateException("node (pid " + p.pid() + ") did not start: " +
+                    (p.isAlive() ? "no READY in time" : "exited with " + p.exitValue()) + "; see " + log);
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting the nodes");
+        }
+        return ready[0];
+    }
+
+    /** Poll node 1 until the coordination group committed the first slot layout. */
+    private void awaitLayout(final long deadline)
+    {
+        String last = "no answer";
+        while (System.nanoTime() < deadline)
+        {
+            try
+            {
+                final AdminReply reply = AdminCall.send(host + ":" + port(1), settings.get("auth.secret"),
+                    "status json", Duration.ofSeconds(2));
+                if (reply.ok() && reply.text().contains("\"ranges\":[{"))
+                {
+                    return;
+                }
+                last = reply.text();
+            }
+            catch (final KvException ex)
+            {
+                last = ex.getMessage();
+            }
+            try
+            {
+                Thread.sleep(100);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        throw new IllegalStateException("the cluster did not lay out its slots in time (last answer: " + last + ")");
+    }
+
+    private void stopAll()
+    {
+        for (final Process p : children)
+        {
+            p.destroy();
+        }
+        for (final Process p : children)
+        {
+            try
+            {
+                if (!p.waitFor(15, TimeUnit.SECONDS))
+                {
+                    p.destroyForcibly();
+                }
+            }
+            catch (final InterruptedException ex)
+            {
+                p.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

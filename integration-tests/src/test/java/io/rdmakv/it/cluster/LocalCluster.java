@@ -1,0 +1,230 @@
+package io.rdmakv.it.cluster;
+
+import io.rdmakv.client.HostPort;
+import io.rdmakv.client.control.ControlPlaneClient;
+import io.rdmakv.it.support.FreePorts;
+import io.rdmakv.it.support.ServerProcess;
+import io.rdmakv.protocol.wire.Admin;
+import io.rdmakv.protocol.wire.AdminReply;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A replicated cluster of real node processes, shaped as {@code rdmakv cluster local} starts it: node i (from 1)
+ * with its own data dir, every node a voter up to three, free ports, tcp. Reads the committed map through the ADMIN
+ * status command of any live node.
+ */
+public final class LocalCluster implements AutoCloseable
+{
+    private static final Pattern RANGE = Pattern.compile(
+        "\\{\"first\":(\\d+),\"last\":(\\d+),\"epoch\":(\\d+),\"primary\":(\\d+),\"backups\":\\[([0-9,]*)\\]");
+    private static final Pattern LEADER = Pattern.compile("\"leader\":(-?\\d+)");
+
+    /** One range of the committed map. */
+    public record Range(int first, int last, long epoch, int primary, List<Integer> backups)
+    {
+        public boolean contains(final int slot)
+        {
+            return slot >= first && slot <= last;
+        }
+    }
+
+    private final List<ServerProcess> nodes = new ArrayList<>();
+    private final long leaseMs;
+
+    private LocalCluster(final long leaseMs)
+    {
+        this.leaseMs = leaseMs;
+    }
+
+    /** Start {@code count} nodes with {@code replicas} backups per range and the given lease; wait for the layout. */
+    public static LocalCluster start(final Path dir, final int count, final int replicas, final long leaseMs,
+        final String... extraSettings) throws Exception
+    {
+        final LocalCluster cluster = new LocalCluster(leaseMs);
+        final int[] ports = FreePorts.take(3 * count);
+        final int voters = Math.min(count, 3);
+        final StringBuilder voterSpec = new StringBuilder();
+        for (int i = 1; i <= voters; i++)
+        {
+            voterSpec.append(i == 1 ? "" : ",").append(i).append("@127.0.0.1:").append(ports[3 * (i - 1) + 2]);
+        }
+        try
+        {
+            for (int i = 1; i <= count; i++)
+            {
+                final ServerProcess.Builder b = ServerProcess.builder(dir.resolve("node-" + i)).name("node-" + i)
+                    .controlPort(ports[3 * (i - 1)]).dataPort(ports[3 * (i - 1) + 1])
+                    .setting("node.id", Integer.toString(i)).setting("host", "127.0.0.1")
+                    .setting("transport", "tcp").setting("pool.size", "16MiB")
+                    .setting("cluster.voters", voterSpec.toString())
+                    .setting("cluster.replicas", Integer.toString(replicas))
+                    .setting("cluster.initialNodes", Integer.toString(count))
+                    .setting("cluster.leaseMs", Long.toString(leaseMs));
+                for (int k = 0; k + 1 < extraSettings.length; k += 2)
+                {
+                    b.setting(extraSettings[k], extraSettings[k + 1]);
+                }
+                cluster.nodes.add(b.build());
+            }
+            // Start together: each start-up takes seconds on a busy host.
+            final List<Thread> starters = new ArrayList<>();
+            final List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+            for (final ServerProcess p : cluster.nodes)
+            {
+                final Thread t = new Thread(() ->
+                {
+                    try
+                    {
+                        p.start();
+                    }
+                    catch (final Throwable ex)
+                    {
+                        failures.add(ex);
+                    }
+                });
+                t.start();
+                starters.add(t);
+            }
+            for (final Thread t : starters)
+            {
+                t.join(TimeUnit.MINUTES.toMillis(3));
+            }
+            if (!failures.isEmpty())
+            {
+                throw new IllegalStateException("a node did not start", failures.get(0));
+            }
+            cluster.awaitLayout(Duration.ofMinutes(2));
+            return cluster;
+        }
+        catch (final Exception | Error ex)
+        {
+            cluster.close();
+            throw ex;
+        }
+    }
+
+    public ServerProcess node(final int id)
+    {
+        return nodes.get(id - 1);
+    }
+
+    public List<ServerProcess> nodes()
+    {
+        return nodes;
+    }
+
+    public long leaseMs()
+    {
+        return leaseMs;
+    }
+
+    /** Every node's control address, for a client's seeds. */
+    public List<String> seeds()
+    {
+        return nodes.stream().map(ServerProcess::seed).toList();
+    }
+
+    /** The status JSON from the first live node that answers (ADMIN "status json"). */
+    public String statusJson()
+    {
+        IllegalStateException last = null;
+        try (ControlPlaneClient control = new ControlPlaneClient())
+        {
+            for (final ServerProcess p : nodes)
+            {
+                if (!p.isAlive())
+                {
+                    continue;
+                }
+                try
+                {
+                    final AdminReply reply = control.admin(HostPort.parse(p.seed()),
+                        new Admin(new byte[0], "status json"), Duration.ofSeconds(5));
+                    if (reply.ok())
+                    {
+                        return reply.text();
+                    }
+                }
+                catch (final RuntimeException ex)
+                {
+                    last = new IllegalStateException(ex.getMessage(), ex);
+                }
+            }
+        }
+        throw last != null ? last : new IllegalStateException("no live node answered status");
+    }
+
+    /** The ranges of the committed map as {@link #statusJson} reports it. */
+    public static List<Range> ranges(final String statusJson)
+    {
+        final List<Range> ranges = new ArrayList<>();
+        final Matcher m = RANGE.matcher(statusJson);
+        while (m.find())
+        {
+            final List<Integer> backups = new ArrayList<>();
+            for (final String b : m.group(5).split(","))
+            {
+                if (!b.isEmpty())
+                {
+                    backups.add(Integer.parseInt(b));
+                }
+            }
+            ranges.add(new Range(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)),
+                Long.parseLong(m.group(3)), Integer.parseInt(m.group(4)), backups));
+        }
+        return ranges;
+    }
+
+    /** The coordination group's leader as {@link #statusJson} reports it (-1 when the answering node is no voter). */
+    public static int leader(final String statusJson)
+    {
+        final Matcher m = LEADER.matcher(statusJson);
+        return m.find() ? Integer.parseInt(m.group(1)) : -1;
+    }
+
+    private void awaitLayout(final Duration timeout) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        String last = "";
+        while (System.nanoTime() < deadline)
+        {
+            try
+            {
+                last = statusJson();
+                if (!ranges(last).isEmpty() && leader(last) > 0)
+                {
+                    return;
+                }
+            }
+            catch (final IllegalStateException ex)
+            {
+                last = ex.getMessage();
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException("no slot layout within " + timeout + "; last status: " + last);
+    }
+
+    @Override
+    public void close()
+    {
+        for (final ServerProcess p : nodes)
+        {
+            try
+            {
+                p.close();
+            }
+            catch (final RuntimeException ex)
+            {
+                // Best effort: the others still stop.
+            }
+        }
+    }
+}

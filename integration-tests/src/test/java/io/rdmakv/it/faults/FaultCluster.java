@@ -1,0 +1,201 @@
+package io.rdmakv.it.faults;
+
+import io.rdmakv.client.GetMode;
+import io.rdmakv.client.KvClient;
+import io.rdmakv.client.KvException;
+import io.rdmakv.it.support.FreePorts;
+import io.rdmakv.it.support.ServerProcess;
+import io.rdmakv.it.support.faults.NetworkLab;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A replicated cluster of real node processes for the fault tests, shaped as {@code rdmakv cluster local} starts it
+ * (node i from 1, every node a voter up to three, {@code cluster.replicas} backups, tcp), either on loopback or each
+ * node inside its own network namespace of a {@link NetworkLab} (bound and advertised at its lab address, so
+ * partitions can cut it off). Ready when a client can write and read back keys spread over all slots.
+ */
+final class FaultCluster implements AutoCloseable
+{
+    /** The coordinator's view class: without it (before the cluster branches are merged) these tests skip. */
+    static final String CLUSTER_MODE_CLASS = "io.rdmakv.server.cluster.ratis.RatisClusterView";
+
+    private final List<ServerProcess> nodes = new ArrayList<>();
+    private final long leaseMs;
+
+    private FaultCluster(final long leaseMs)
+    {
+        this.leaseMs = leaseMs;
+    }
+
+    /** Why cluster mode cannot run here, or null. */
+    static String unavailableReason()
+    {
+        try
+        {
+            Class.forName(CLUSTER_MODE_CLASS);
+            return null;
+        }
+        catch (final ClassNotFoundException ex)
+        {
+            return "no cluster mode in this build (" + CLUSTER_MODE_CLASS + " missing)";
+        }
+    }
+
+    /**
+     * Start {@code count} nodes.
+     *
+     * @param lab        null for loopback, else node i runs in the lab's namespace i-1.
+     * @param clockRates per node (index i-1) the {@code rdmakv.clock.rate} to run it with, or null for all 1.0.
+     */
+    static FaultCluster start(final Path dir, final int count, final int replicas, final long leaseMs,
+        final NetworkLab lab, final double[] clockRates)
+    {
+        final FaultCluster cluster = new FaultCluster(leaseMs);
+        final int[] ports = FreePorts.take(3 * count);
+        final StringBuilder voters = new StringBuilder();
+        for (int i = 1; i <= Math.min(count, 3); i++)
+        {
+            voters.append(i == 1 ? "" : ",").append(i).append('@').append(host(lab, i)).append(':')
+                .append(ports[3 * (i - 1) + 2]);
+        }
+        try
+        {
+            for (int i = 1; i <= count; i++)
+            {
+                final ServerProcess.Builder b = ServerProcess.builder(dir.resolve("node-" + i)).name("fault-node-" + i)
+                    .controlPort(ports[3 * (i - 1)]).dataPort(ports[3 * (i - 1) + 1])
+                    .setting("node.id", Integer.toString(i))
+                    .setting("host", host(lab, i)).setting("advertised.host", host(lab, i))
+                    .setting("transport", "tcp").setting("pool.size", "16MiB")
+                    .setting("cluster.voters", voters.toString())
+                    .setting("cluster.replicas", Integer.toString(replicas))
+                    .setting("cluster.initialNodes", Integer.toString(count))
+                    .setting("cluster.leaseMs", Long.toString(leaseMs));
+                if (lab != null)
+                {
+                    b.commandPrefix(lab.commandPrefix(i - 1));
+                }
+                if (clockRates != null && clockRates[i - 1] != 1.0)
+                {
+                    b.systemProperty("rdmakv.clock.rate", Double.toString(clockRates[i - 1]));
+                }
+                cluster.nodes.add(b.build());
+            }
+            final List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
+            final List<Thread> starters = new ArrayList<>();
+            for (final ServerProcess p : cluster.nodes)
+            {
+                final Thread t = new Thread(() ->
+                {
+                    try
+                    {
+                        p.start();
+                    }
+                    catch (final Throwable ex)
+                    {
+                        failures.add(ex);
+                    }
+                }, "start-" + p);
+                t.start();
+                starters.add(t);
+            }
+            for (final Thread t : starters)
+            {
+                t.join(TimeUnit.MINUTES.toMillis(3));
+            }
+            if (!failures.isEmpty())
+            {
+                throw new IllegalStateException("a node did not start", failures.get(0));
+            }
+            cluster.awaitServing(Duration.ofMinutes(2));
+            return cluster;
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            cluster.close();
+            throw new IllegalStateException("interrupted starting the cluster", ex);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            cluster.close();
+            throw ex;
+        }
+    }
+
+    ServerProcess node(final int id)
+    {
+        return nodes.get(id - 1);
+    }
+
+    long leaseMs()
+    {
+        return leaseMs;
+    }
+
+    List<String> seeds()
+    {
+        return nodes.stream().filter(ServerProcess::isAlive).map(ServerProcess::seed).toList();
+    }
+
+    /** A client of every node, GETs forced one-sided (emulated reads on tcp: the same protocol as verbs). */
+    KvClient client(final Duration requestTimeout)
+    {
+        return KvClient.builder().servers(seeds()).transport("tcp").getMode(GetMode.ONE_SIDED)
+            .connectTimeout(Duration.ofSeconds(5)).requestTimeout(requestTimeout).build();
+    }
+
+    private void awaitServing(final Duration timeout)
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        RuntimeException last = null;
+        while (System.nanoTime() - deadline < 0)
+        {
+            try (KvClient client = client(Duration.ofSeconds(5)))
+            {
+                for (int k = 0; k < 64; k++)
+                {
+                    final byte[] key = ("ready-" + k).getBytes(StandardCharsets.UTF_8);
+                    client.put(key, key);
+                    client.get(key);
+                }
+                return;
+            }
+            catch (final KvException ex)
+            {
+                last = ex;
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(200));
+            }
+        }
+        throw new IllegalStateException("the cluster did not serve every slot within " + timeout, last);
+    }
+
+    private static String host(final NetworkLab lab, final int nodeId)
+    {
+        return lab == null ? "127.0.0.1" : lab.address(nodeId - 1);
+    }
+
+    @Override
+    public void close()
+    {
+        for (final ServerProcess p : nodes)
+        {
+            try
+            {
+                p.close();
+            }
+            catch (final RuntimeException ex)
+            {
+                // Best effort: the others still stop.
+            }
+        }
+    }
+}

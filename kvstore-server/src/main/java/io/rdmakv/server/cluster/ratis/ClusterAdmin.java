@@ -1,0 +1,304 @@
+package io.rdmakv.server.cluster.ratis;
+
+import io.rdmakv.protocol.wire.AdminReply;
+import io.rdmakv.server.cluster.ClusterMember;
+import io.rdmakv.server.cluster.ClusterState;
+import io.rdmakv.server.cluster.ClusterView;
+import io.rdmakv.server.cluster.SlotRange;
+import io.rdmakv.server.control.AdminCommands;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The operator's commands on one node ({@code rdmakv cluster ...} sends them as ADMIN frames):
+ *
+ * <pre>
+ *   status [json]                   members, roles, leases, ranges with epochs, primaries, backups, learners
+ *   failover SLOT NODE              the in-sync backup NODE becomes primary of the range starting at SLOT
+ *   failover-node NODE              every range NODE is primary of fails over to its first in-sync backup
+ *   move FIRST LAST NODE            resharding step 1: [FIRST, LAST] gets NODE as a learner (MIGRATING)
+ *   finish-move FIRST NODE          step 2, once NODE is in sync: NODE becomes primary at the next epoch
+ *   remove-node NODE                a member holding no replica leaves
+ *   rebalance [plan]                even out primaries by moves (learner, catch-up, new primary); plan: list them
+ * </pre>
+ *
+ * Commands that change the configuration are committed through the Ratis group; a static node answers status only.
+ */
+public final class ClusterAdmin implements AdminCommands
+{
+    /** How long one move waits for its target to catch up before the rebalance stops (the range stays MIGRATING). */
+    static final long CATCH_UP_TIMEOUT_MILLIS = 120_000;
+
+    private final ClusterView view;
+
+    public ClusterAdmin(final ClusterView view)
+    {
+        this.view = view;
+    }
+
+    @Override
+    public CompletableFuture<AdminReply> run(final String command)
+    {
+        final String[] w = command.trim().split("\\s+");
+        try
+        {
+            switch (w[0].toLowerCase(Locale.ROOT))
+            {
+                case "status":
+                    return status(w.length > 1 && w[1].equalsIgnoreCase("json"));
+                case "failover":
+                    need(w, 3, "failover SLOT NODE");
+                    return commit(new ClusterCommand.Failover(number(w[1]), number(w[2])));
+                case "failover-node":
+                    need(w, 2, "failover-node NODE");
+                    return failoverNode(number(w[1]));
+                case "move":
+                    need(w, 4, "move FIRST LAST NODE");
+                    return commit(new ClusterCommand.BeginMove(number(w[1]), number(w[2]), number(w[3])));
+                case "finish-move":
+                    need(w, 3, "finish-move FIRST NODE");
+                    return commit(new ClusterCommand.FinishMove(number(w[1]), number(w[2])));
+                case "rebalance":
+                    return rebalance(w.length > 1 && w[1].equalsIgnoreCase("plan"));
+                case "remove-node":
+                    need(w, 2, "remove-node NODE");
+                    return commit(new ClusterCommand.RemoveMember(number(w[1])));
+                default:
+                    return refuse("unknown command '" + w[0] + "'; known: status [json], failover SLOT NODE, " +
+                        "failover-node NODE, move FIRST LAST NODE, finish-move FIRST NODE, remove-node NODE, " +
+                        "rebalance [plan]");
+            }
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            return refuse(ex.getMessage());
+        }
+    }
+
+    private CompletableFuture<AdminReply> commit(final ClusterCommand command)
+    {
+        if (!(view instanceof RatisClusterView ratis))
+        {
+            return refuse("this node runs a static cluster map (no cluster.voters): nothing can change it");
+        }
+        return ratis.submit(command).thenApply(reply -> reply.accepted() ?
+            new AdminReply(true, "committed at epoch " + reply.state().cluster().epoch()) :
+            new AdminReply(false, "refused: " + reply.refusal()));
+    }
+
+    /** Plan, and unless {@code planOnly} carry out, the moves that even out primaries (off the caller's thread). */
+    private CompletableFuture<AdminReply> rebalance(final boolean planOnly)
+    {
+        if (!(view instanceof RatisClusterView ratis))
+        {
+            return refuse("this node runs a static cluster map (no cluster.voters): nothing can change it");
+        }
+        final List<ClusterCommand.BeginMove> moves = Rebalancer.plan(ratis.coordState());
+        if (planOnly || moves.isEmpty())
+        {
+            final StringBuilder text = new StringBuilder(moves.isEmpty() ? "balanced: nothing to move" : "");
+            for (final ClusterCommand.BeginMove m : moves)
+            {
+                text.append("move ").append(m.firstSlot()).append('-').append(m.lastSlot()).append(" to node ")
+                    .append(m.target()).append('\n');
+            }
+            return CompletableFuture.completedFuture(new AdminReply(true, text.toString().trim()));
+        }
+        final CompletableFuture<AdminReply> done = new CompletableFuture<>();
+        final Thread mover = new Thread(() ->
+        {
+            try
+            {
+                final String log = Rebalancer.run(ratis, moves, CATCH_UP_TIMEOUT_MILLIS);
+                done.complete(new AdminReply(!log.contains("refused") && !log.contains("did not"), log));
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                done.complete(new AdminReply(false, "interrupted"));
+            }
+            catch (final RuntimeException ex)
+            {
+                done.complete(new AdminReply(false, "rebalance failed: " + ex.getMessage()));
+            }
+        }, "rdmakv-rebalance");
+        mover.setDaemon(true);
+        mover.start();
+        return done;
+    }
+
+    private CompletableFuture<AdminReply> failoverNode(final int nodeId)
+    {
+        final List<CompletableFuture<AdminReply>> steps = new ArrayList<>();
+        for (final SlotRange r : view.current().ranges())
+        {
+            if (r.primary() == nodeId)
+            {
+                if (r.backups().isEmpty())
+                {
+                    return refuse("range " + r.firstSlot() + "-" + r.lastSlot() + " has no in-sync backup");
+                }
+                steps.add(commit(new ClusterCommand.Failover(r.firstSlot(), r.backups().get(0))));
+            }
+        }
+        if (steps.isEmpty())
+        {
+            return refuse("node " + nodeId + " is primary of no range");
+        }
+        return CompletableFuture.allOf(steps.toArray(CompletableFuture[]::new)).thenApply(done ->
+        {
+            final StringBuilder text = new StringBuilder();
+            boolean ok = true;
+            for (final CompletableFuture<AdminReply> step : steps)
+            {
+                ok &= step.join().ok();
+                text.append(step.join().text()).append('\n');
+            }
+            return new AdminReply(ok, text.toString().trim());
+        });
+    }
+
+    private CompletableFuture<AdminReply> status(final boolean json)
+    {
+        final CoordState coord = view instanceof RatisClusterView r ? r.coordState() :
+            new CoordState(view.current(), java.util.Map.of(), java.util.Set.of(), 1, 0);
+        final RatisClusterView ratis = view instanceof RatisClusterView r ? r : null;
+        return CompletableFuture.completedFuture(new AdminReply(true, json ?
+            StatusReport.json(coord, view, ratis) : StatusReport.text(coord, view, ratis)));
+    }
+
+    private static void need(final String[] words, final int count, final String usage)
+    {
+        if (words.length != count)
+        {
+            throw new IllegalArgumentException("usage: " + usage);
+        }
+    }
+
+    private static int number(final String word)
+    {
+        try
+        {
+            return Integer.parseInt(word);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException("not a number: '" + word + "'");
+        }
+    }
+
+    private static CompletableFuture<AdminReply> refuse(final String why)
+    {
+        return CompletableFuture.completedFuture(new AdminReply(false, why));
+    }
+
+    /** Renders the state for {@code status}. */
+    static final class StatusReport
+    {
+        private StatusReport()
+        {
+        }
+
+        static String text(final CoordState coord, final ClusterView view, final RatisClusterView ratis)
+        {
+            final ClusterState c = coord.cluster();
+            final StringBuilder b = new StringBuilder();
+            b.append("epoch ").append(c.epoch()).append(", answered by node ").append(view.localNodeId());
+            if (ratis != null && ratis.voter() != null)
+            {
+                b.append(", coordination leader node ").append(ratis.voter().leaderNodeId());
+            }
+            b.append('\n').append(String.format("%-5s %-22s %-6s %-9s %-7s %s%n", "node", "control", "data", "role",
+                "state", "lease"));
+            for (final ClusterMember m : c.members())
+            {
+                b.append(String.format("%-5d %-22s %-6d %-9s %-7s %s%n", m.nodeId(), m.host() + ":" + m.controlPort(),
+                    m.dataPort(), role(ratis, m.nodeId()), coord.isFailed(m.nodeId()) ? "FAILED" : "live",
+                    lease(view, ratis, m.nodeId(), coord)));
+            }
+            b.append(String.format("%-13s %-6s %-8s %-8s %-10s %s%n", "slots", "epoch", "primary", "backups",
+                "learners", "state"));
+            for (final SlotRange r : c.ranges())
+            {
+                b.append(String.format("%-13s %-6d %-8d %-8s %-10s %s%n", r.firstSlot() + "-" + r.lastSlot(),
+                    r.epoch(), r.primary(), ids(r.backups()), ids(r.learners()), r.state()));
+            }
+            return b.toString();
+        }
+
+        static String json(final CoordState coord, final ClusterView view, final RatisClusterView ratis)
+        {
+            final ClusterState c = coord.cluster();
+            final StringBuilder b = new StringBuilder();
+            b.append("{\"epoch\":").append(c.epoch()).append(",\"answeredBy\":").append(view.localNodeId());
+            b.append(",\"leader\":").append(ratis != null && ratis.voter() != null ? ratis.voter().leaderNodeId() : -1);
+            b.append(",\"voters\":\"");
+            if (ratis != null)
+            {
+                for (int i = 0; i < ratis.settings().voters().size(); i++)
+                {
+                    final var v = ratis.settings().voters().get(i);
+                    b.append(i == 0 ? "" : ",").append(v.nodeId()).append('@').append(v.address());
+                }
+            }
+            b.append('"');
+            b.append(",\"nodes\":[");
+            for (int i = 0; i < c.members().size(); i++)
+            {
+                final ClusterMember m = c.members().get(i);
+                b.append(i == 0 ? "" : ",").append("{\"id\":").append(m.nodeId()).append(",\"host\":\"")
+                    .append(m.host().replace("\\", "\\\\").replace("\"", "\\\"")).append("\",\"controlPort\":")
+                    .append(m.controlPort()).append(",\"dataPort\":").append(m.dataPort()).append(",\"role\":\"")
+                    .append(role(ratis, m.nodeId())).append("\",\"failed\":").append(coord.isFailed(m.nodeId()))
+                    .append(",\"renewals\":").append(coord.renewalsOf(m.nodeId())).append(",\"lease\":\"")
+                    .append(lease(view, ratis, m.nodeId(), coord)).append("\"}");
+            }
+            b.append("],\"ranges\":[");
+            for (int i = 0; i < c.ranges().size(); i++)
+            {
+                final SlotRange r = c.ranges().get(i);
+                b.append(i == 0 ? "" : ",").append("{\"first\":").append(r.firstSlot()).append(",\"last\":")
+                    .append(r.lastSlot()).append(",\"epoch\":").append(r.epoch()).append(",\"primary\":")
+                    .append(r.primary()).append(",\"backups\":").append(r.backups()).append(",\"learners\":")
+                    .append(r.learners()).append(",\"state\":\"").append(r.state()).append("\"}");
+            }
+            return b.append("]}").toString().replace(", ", ",");
+        }
+
+        private static String role(final RatisClusterView ratis, final int nodeId)
+        {
+            if (ratis == null)
+            {
+                return "static";
+            }
+            if (ratis.settings().voter(nodeId) == null)
+            {
+                return "follower";
+            }
+            return ratis.voter() != null && ratis.voter().leaderNodeId() == nodeId ? "leader" : "voter";
+        }
+
+        private static String lease(final ClusterView view, final RatisClusterView ratis, final int nodeId,
+            final CoordState coord)
+        {
+            if (ratis == null)
+            {
+                return "-";
+            }
+            if (nodeId == view.localNodeId())
+            {
+                final long left = view.leaseDeadlineNanos() - System.nanoTime();
+                return view.holdsLease(System.nanoTime()) ? "held, " + left / 1_000_000 + " ms left" : "NOT held";
+            }
+            return coord.isFailed(nodeId) ? "expired" : coord.renewalsOf(nodeId) + " renewals";
+        }
+
+        private static String ids(final List<Integer> ids)
+        {
+            return ids.isEmpty() ? "-" : ids.toString().replace(" ", "");
+        }
+    }
+}

@@ -1,0 +1,64 @@
+package io.rdmakv.server.cluster.ratis;
+
+import io.rdmakv.server.cluster.ClusterMember;
+
+/**
+ * A change the coordination group commits, in log order, on every voter. Each is a small value;
+ * {@link CommandCodec} writes it into the Raft log and {@link ClusterTransitions} applies it.
+ */
+public sealed interface ClusterCommand
+{
+    /** A node (re)joins: its address is recorded; once {@code initialNodes} have joined the slots are laid out. */
+    record Join(ClusterMember member, int initialNodes, int replicas) implements ClusterCommand
+    {
+    }
+
+    /** A node renews its lease (the node timed it from the moment it sent this). */
+    record Renew(int nodeId) implements ClusterCommand
+    {
+    }
+
+    /**
+     * The leader declares {@code nodeId}'s lease expired, having seen {@code renewalsSeen} renewals of it: its ranges
+     * fail over to their first in-sync backup at a new epoch, and it leaves every in-sync set.
+     */
+    record FailNode(int nodeId, long renewalsSeen) implements ClusterCommand
+    {
+    }
+
+    /** The primary of the range starting at {@code firstSlot} drops a backup that failed or fell behind. */
+    record RemoveFromInSync(int firstSlot, long rangeEpoch, int requester, int nodeId) implements ClusterCommand
+    {
+    }
+
+    /** The primary of the range starting at {@code firstSlot} reports that a learner caught up. */
+    record PromoteLearner(int firstSlot, long rangeEpoch, int requester, int nodeId) implements ClusterCommand
+    {
+    }
+
+    /** Operator: the in-sync backup {@code target} becomes the range's primary; the old primary becomes a backup. */
+    record Failover(int firstSlot, int target) implements ClusterCommand
+    {
+    }
+
+    /**
+     * Resharding, step 1: split out {@code [firstSlot, lastSlot]} (within one range) and add {@code target} to it as
+     * a learner; the range is MIGRATING until {@link FinishMove}.
+     */
+    record BeginMove(int firstSlot, int lastSlot, int target) implements ClusterCommand
+    {
+    }
+
+    /**
+     * Resharding, step 2 (after the target caught up and was promoted to in-sync): {@code target} becomes the
+     * primary at a new epoch and the old primary leaves the range.
+     */
+    record FinishMove(int firstSlot, int target) implements ClusterCommand
+    {
+    }
+
+    /** Operator: a member that holds no replica leaves the cluster. */
+    record RemoveMember(int nodeId) implements ClusterCommand
+    {
+    }
+}

@@ -1,0 +1,295 @@
+package io.rdmakv.server.cluster.ratis;
+
+import io.rdmakv.server.cluster.ClusterMember;
+import io.rdmakv.server.cluster.ClusterState;
+import io.rdmakv.server.cluster.SlotRange;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Bytes of commands (Raft log entries) and of the coordinator's state (snapshots, query answers). Big-endian
+ * {@link DataOutputStream} fields, a format version first; decoding is strict: a wrong version, an unknown command
+ * or trailing bytes fail with {@link IllegalArgumentException}.
+ *
+ * <pre>
+ *   command: u8 version(1) | u8 type | fields of the type (u32 ints, u64 longs, member = u32 id, UTF host, u16, u16)
+ *   state:   u8 version(1) | u32 initialNodes | u32 replicas | u64 epoch | u32 n, n members
+ *            | u32 n, n ranges (u32 first, u32 last, u64 epoch, u32 primary, u32 n backups.., u32 n learners.., u8 state)
+ *            | u32 n, n (u32 node, u64 renewals) | u32 n, n failed node ids
+ * </pre>
+ */
+public final class CommandCodec
+{
+    private static final int VERSION = 1;
+
+    private CommandCodec()
+    {
+    }
+
+    /** The bytes of {@code command}. */
+    public static byte[] encode(final ClusterCommand command)
+    {
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream(64);
+        try (DataOutputStream out = new DataOutputStream(bytes))
+        {
+            out.writeByte(VERSION);
+            if (command instanceof ClusterCommand.Join j)
+            {
+                out.writeByte(1);
+                writeMember(out, j.member());
+                out.writeInt(j.initialNodes());
+                out.writeInt(j.replicas());
+            }
+            else if (command instanceof ClusterCommand.Renew r)
+            {
+                out.writeByte(2);
+                out.writeInt(r.nodeId());
+            }
+            else if (command instanceof ClusterCommand.FailNode f)
+            {
+                out.writeByte(3);
+                out.writeInt(f.nodeId());
+                out.writeLong(f.renewalsSeen());
+            }
+            else if (command instanceof ClusterCommand.RemoveFromInSync r)
+            {
+                out.writeByte(4);
+                rangeRequest(out, r.firstSlot(), r.rangeEpoch(), r.requester(), r.nodeId());
+            }
+            else if (command instanceof ClusterCommand.PromoteLearner p)
+            {
+                out.writeByte(5);
+                rangeRequest(out, p.firstSlot(), p.rangeEpoch(), p.requester(), p.nodeId());
+            }
+            else if (command instanceof ClusterCommand.Failover f)
+            {
+                out.writeByte(6);
+                out.writeInt(f.firstSlot());
+                out.writeInt(f.target());
+            }
+            else if (command instanceof ClusterCommand.BeginMove m)
+            {
+                out.writeByte(7);
+                out.writeInt(m.firstSlot());
+                out.writeInt(m.lastSlot());
+                out.writeInt(m.target());
+            }
+            else if (command instanceof ClusterCommand.FinishMove m)
+            {
+                out.writeByte(8);
+                out.writeInt(m.firstSlot());
+                out.writeInt(m.target());
+            }
+            else if (command instanceof ClusterCommand.RemoveMember r)
+            {
+                out.writeByte(9);
+                out.writeInt(r.nodeId());
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+        return bytes.toByteArray();
+    }
+
+    /** The command in {@code bytes}; strict. */
+    public static ClusterCommand decodeCommand(final byte[] bytes)
+    {
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes)))
+        {
+            checkVersion(in);
+            final int type = in.readUnsignedByte();
+            final ClusterCommand command = switch (type)
+            {
+                case 1 -> new ClusterCommand.Join(readMember(in), in.readInt(), in.readInt());
+                case 2 -> new ClusterCommand.Renew(in.readInt());
+                case 3 -> new ClusterCommand.FailNode(in.readInt(), in.readLong());
+                case 4 -> new ClusterCommand.RemoveFromInSync(in.readInt(), in.readLong(), in.readInt(), in.readInt());
+                case 5 -> new ClusterCommand.PromoteLearner(in.readInt(), in.readLong(), in.readInt(), in.readInt());
+                case 6 -> new ClusterCommand.Failover(in.readInt(), in.readInt());
+                case 7 -> new ClusterCommand.BeginMove(in.readInt(), in.readInt(), in.readInt());
+                case 8 -> new ClusterCommand.FinishMove(in.readInt(), in.readInt());
+                case 9 -> new ClusterCommand.RemoveMember(in.readInt());
+                default -> throw new IllegalArgumentException("unknown cluster command type " + type);
+            };
+            checkEnd(in);
+            return command;
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalArgumentException("truncated cluster command: " + ex, ex);
+        }
+    }
+
+    /** The bytes of {@code state}. */
+    public static byte[] encode(final CoordState state)
+    {
+        final ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
+        try (DataOutputStream out = new DataOutputStream(bytes))
+        {
+            out.writeByte(VERSION);
+            out.writeInt(state.initialNodes());
+            out.writeInt(state.replicas());
+            final ClusterState c = state.cluster();
+            out.writeLong(c.epoch());
+            out.writeInt(c.members().size());
+            for (final ClusterMember m : c.members())
+            {
+                writeMember(out, m);
+            }
+            out.writeInt(c.ranges().size());
+            for (final SlotRange r : c.ranges())
+            {
+                out.writeInt(r.firstSlot());
+                out.writeInt(r.lastSlot());
+                out.writeLong(r.epoch());
+                out.writeInt(r.primary());
+                writeIds(out, r.backups());
+                writeIds(out, r.learners());
+                out.writeByte(r.state().ordinal());
+            }
+            out.writeInt(state.renewals().size());
+            for (final Map.Entry<Integer, Long> e : state.renewals().entrySet())
+            {
+                out.writeInt(e.getKey());
+                out.writeLong(e.getValue());
+            }
+            writeIds(out, List.copyOf(state.failed()));
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+        return bytes.toByteArray();
+    }
+
+    /** The state in {@code bytes}; strict. */
+    public static CoordState decodeState(final byte[] bytes)
+    {
+        try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes)))
+        {
+            checkVersion(in);
+            final int initialNodes = in.readInt();
+            final int replicas = in.readInt();
+            final long epoch = in.readLong();
+            final int memberCount = count(in);
+            final List<ClusterMember> members = new ArrayList<>(memberCount);
+            for (int i = 0; i < memberCount; i++)
+            {
+                members.add(readMember(in));
+            }
+            final int rangeCount = count(in);
+            final List<SlotRange> ranges = new ArrayList<>(rangeCount);
+            for (int i = 0; i < rangeCount; i++)
+            {
+                final int first = in.readInt();
+                final int last = in.readInt();
+                final long rangeEpoch = in.readLong();
+                final int primary = in.readInt();
+                final List<Integer> backups = readIds(in);
+                final List<Integer> learners = readIds(in);
+                final int state = in.readUnsignedByte();
+                if (state >= SlotRange.State.values().length)
+                {
+                    throw new IllegalArgumentException("unknown range state " + state);
+                }
+                ranges.add(new SlotRange(first, last, rangeEpoch, primary, backups, learners,
+                    SlotRange.State.values()[state]));
+            }
+            final int renewalCount = count(in);
+            final Map<Integer, Long> renewals = new HashMap<>();
+            for (int i = 0; i < renewalCount; i++)
+            {
+                renewals.put(in.readInt(), in.readLong());
+            }
+            final Set<Integer> failed = new HashSet<>(readIds(in));
+            checkEnd(in);
+            return new CoordState(new ClusterState(epoch, members, ranges), renewals, failed, initialNodes, replicas);
+        }
+        catch (final IOException ex)
+        {
+            throw new IllegalArgumentException("truncated cluster state: " + ex, ex);
+        }
+    }
+
+    private static void rangeRequest(final DataOutputStream out, final int firstSlot, final long rangeEpoch,
+        final int requester, final int nodeId) throws IOException
+    {
+        out.writeInt(firstSlot);
+        out.writeLong(rangeEpoch);
+        out.writeInt(requester);
+        out.writeInt(nodeId);
+    }
+
+    private static void writeMember(final DataOutputStream out, final ClusterMember m) throws IOException
+    {
+        out.writeInt(m.nodeId());
+        out.writeUTF(m.host());
+        out.writeShort(m.controlPort());
+        out.writeShort(m.dataPort());
+    }
+
+    private static ClusterMember readMember(final DataInputStream in) throws IOException
+    {
+        return new ClusterMember(in.readInt(), in.readUTF(), in.readUnsignedShort(), in.readUnsignedShort());
+    }
+
+    private static void writeIds(final DataOutputStream out, final List<Integer> ids) throws IOException
+    {
+        out.writeInt(ids.size());
+        for (final int id : ids)
+        {
+            out.writeInt(id);
+        }
+    }
+
+    private static List<Integer> readIds(final DataInputStream in) throws IOException
+    {
+        final int n = count(in);
+        final List<Integer> ids = new ArrayList<>(n);
+        for (int i = 0; i < n; i++)
+        {
+            ids.add(in.readInt());
+        }
+        return ids;
+    }
+
+    private static int count(final DataInputStream in) throws IOException
+    {
+        final int n = in.readInt();
+        if (n < 0 || n > ClusterState.SLOT_COUNT * 4)
+        {
+            throw new IllegalArgumentException("implausible element count " + n);
+        }
+        return n;
+    }
+
+    private static void checkVersion(final DataInputStream in) throws IOException
+    {
+        final int version = in.readUnsignedByte();
+        if (version != VERSION)
+        {
+            throw new IllegalArgumentException("cluster codec version " + version + ", expected " + VERSION);
+        }
+    }
+
+    private static void checkEnd(final DataInputStream in) throws IOException
+    {
+        if (in.read() != -1)
+        {
+            throw new IllegalArgumentException("trailing bytes after the encoded value");
+        }
+    }
+}

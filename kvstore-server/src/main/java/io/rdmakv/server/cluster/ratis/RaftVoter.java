@@ -1,0 +1,178 @@
+package io.rdmakv.server.cluster.ratis;
+
+import io.rdmakv.server.config.ClusterSettings;
+import org.agrona.concurrent.NanoClock;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.util.TimeDuration;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * One voter of the coordination group: a Ratis server (gRPC) with the {@link ClusterStateMachine}, its Raft log and
+ * snapshots under {@code cluster.raftDir}. The group id is fixed (every rdmakv cluster has one group); the peers are
+ * the configured voters.
+ */
+public final class RaftVoter implements AutoCloseable
+{
+    /** The one coordination group's id. */
+    public static final RaftGroupId GROUP_ID =
+        RaftGroupId.valueOf(UUID.nameUUIDFromBytes("rdmakv-cluster".getBytes(StandardCharsets.US_ASCII)));
+    /** Election timeouts: short enough for failover within about a lease, long enough for a busy two-core host. */
+    static final long ELECTION_MIN_MS = 800;
+    static final long ELECTION_MAX_MS = 1600;
+
+    private final RaftServer server;
+    private final ClusterStateMachine stateMachine;
+    private final LeaseWatchdog watchdog;
+
+    private RaftVoter(final RaftServer server, final ClusterStateMachine stateMachine, final LeaseWatchdog watchdog)
+    {
+        this.server = server;
+        this.stateMachine = stateMachine;
+        this.watchdog = watchdog;
+    }
+
+    /**
+     * Start the voter {@code nodeId} of {@code settings}.
+     *
+     * @param snapshotEvery log entries between automatic snapshots (the log is purged up to a snapshot).
+     * @param onChange      every state with a new cluster epoch (on Ratis's applying thread: must not block).
+     */
+    public static RaftVoter start(final ClusterSettings settings, final int nodeId, final NanoClock clock,
+        final long snapshotEvery, final Consumer<CoordState> onChange)
+    {
+        final ClusterSettings.Voter self = settings.voter(nodeId);
+        if (self == null)
+        {
+            throw new IllegalArgumentException("node " + nodeId + " is not among the voters " + settings.voters());
+        }
+        final RaftProperties p = properties(settings);
+        RaftServerConfigKeys.setStorageDir(p, List.of(settings.raftDir().toFile()));
+        GrpcConfigKeys.Server.setPort(p, self.raftPort());
+        RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
+        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, snapshotEvery);
+        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+        final LeaseWatchdog watchdog = new LeaseWatchdog(TimeUnit.MILLISECONDS.toNanos(settings.leaseMillis()),
+            settings.maxClockDrift());
+        final ClusterStateMachine sm = new ClusterStateMachine(watchdog, clock, onChange);
+        try
+        {
+            Files.createDirectories(settings.raftDir());
+            final boolean formatted = Files.isDirectory(settings.raftDir().resolve(GROUP_ID.getUuid().toString()));
+            final RaftServer server = RaftServer.newBuilder()
+                .setServerId(peerId(nodeId))
+                .setGroup(group(settings))
+                .setProperties(p)
+                .setStateMachine(sm)
+                .setOption(formatted ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
+                .build();
+            server.start();
+            return new RaftVoter(server, sm, watchdog);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot start the coordination group's voter " + nodeId + " at " +
+                self.address() + " (raft dir " + settings.raftDir() + "): " + ex.getMessage(), ex);
+        }
+    }
+
+    /** Properties every member of the group (servers and clients) shares. */
+    static RaftProperties properties(final ClusterSettings settings)
+    {
+        final RaftProperties p = new RaftProperties();
+        RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(ELECTION_MIN_MS, TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(ELECTION_MAX_MS, TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(
+            Math.max(1000, settings.leaseMillis()), TimeUnit.MILLISECONDS));
+        return p;
+    }
+
+    /** The group of the configured voters. */
+    static RaftGroup group(final ClusterSettings settings)
+    {
+        final List<RaftPeer> peers = new ArrayList<>();
+        for (final ClusterSettings.Voter v : settings.voters())
+        {
+            peers.add(RaftPeer.newBuilder().setId(peerId(v.nodeId())).setAddress(v.address()).build());
+        }
+        return RaftGroup.valueOf(GROUP_ID, peers);
+    }
+
+    static RaftPeerId peerId(final int nodeId)
+    {
+        return RaftPeerId.valueOf("n" + nodeId);
+    }
+
+    public ClusterStateMachine stateMachine()
+    {
+        return stateMachine;
+    }
+
+    public LeaseWatchdog watchdog()
+    {
+        return watchdog;
+    }
+
+    /** True when this voter is the group's leader now. */
+    public boolean isLeader()
+    {
+        try
+        {
+            return server.getDivision(GROUP_ID).getInfo().isLeader();
+        }
+        catch (final IOException ex)
+        {
+            return false;
+        }
+    }
+
+    /** The leader's node id as this voter knows it, or -1. */
+    public int leaderNodeId()
+    {
+        try
+        {
+            final RaftPeerId leader = server.getDivision(GROUP_ID).getInfo().getLeaderId();
+            return leader == null ? -1 : Integer.parseInt(leader.toString().substring(1));
+        }
+        catch (final IOException | NumberFormatException ex)
+        {
+            return -1;
+        }
+    }
+
+    /** Where this voter keeps its log (for tests and the operator). */
+    public static Path groupDir(final ClusterSettings settings)
+    {
+        return settings.raftDir().resolve(GROUP_ID.getUuid().toString());
+    }
+
+    @Override
+    public void close()
+    {
+        try
+        {
+            server.close();
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+}

@@ -1,0 +1,462 @@
+package io.rdmakv.server.cluster.ratis;
+
+import io.rdmakv.server.cluster.ClusterMember;
+import io.rdmakv.server.cluster.ClusterState;
+import io.rdmakv.server.cluster.ClusterView;
+import io.rdmakv.server.config.ClusterSettings;
+import org.agrona.concurrent.NanoClock;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/**
+ * A node's {@link ClusterView} in cluster mode: the configuration as the Ratis group committed it.
+ *
+ * <pre>
+ *   start:  voter? start its Ratis server (log + snapshots under cluster.raftDir)
+ *           -> JOIN (its address) until committed -> its lease runs from the JOIN's send time
+ *   every lease/3:   RENEW, timed from the send; committed -> lease until send + lease; the answer carries the state
+ *   every lease/10 on the leader: LeaseWatchdog.expired -> FAIL_NODE (refused if the node renewed meanwhile)
+ * </pre>
+ *
+ * <p>Voters learn every new state from their own state machine; other nodes from the answers to their renewals and
+ * requests. Listeners get each newer state in epoch order on the view's own notification thread. With
+ * {@code background == false} nothing runs by itself: tests drive {@link #join}, {@link #renew} and
+ * {@link #superviseLeases} with an injected clock.
+ */
+public final class RatisClusterView implements ClusterView
+{
+    private static final Logger LOG = LoggerFactory.getLogger(RatisClusterView.class);
+    /** Automatic snapshot of the state machine after this many log entries (renewals are most of them). */
+    static final long SNAPSHOT_EVERY = 10_000;
+
+    private final ClusterSettings settings;
+    private final ClusterMember self;
+    private final NanoClock clock;
+    private final NodeLease lease;
+    private final RaftVoter voter;
+    private final RaftClient client;
+    private final List<Consumer<ClusterState>> listeners = new CopyOnWriteArrayList<>();
+    private final List<Runnable> leaseLost = new CopyOnWriteArrayList<>();
+    private final List<Runnable> leaseRegained = new CopyOnWriteArrayList<>();
+    /** Whether the lease held at the last check (the timer's thread). */
+    private volatile boolean leaseHeld;
+    private volatile boolean lostOnce;
+    private final ExecutorService notifier = Executors.newSingleThreadExecutor(daemon("rdmakv-cluster-events"));
+    /** Blocking calls into the group: one per request in flight (renewals, failure decisions, operators). */
+    private final ExecutorService requests = Executors.newCachedThreadPool(daemon("rdmakv-cluster-requests"));
+    private final ScheduledExecutorService timer;
+    private final AtomicBoolean renewing = new AtomicBoolean();
+    private volatile CoordState latest = CoordState.empty();
+    private volatile boolean joined;
+    private volatile boolean closed;
+
+    private RatisClusterView(final ClusterSettings settings, final ClusterMember self, final NanoClock clock,
+        final boolean background, final long snapshotEvery)
+    {
+        this.settings = settings;
+        this.self = self;
+        this.clock = clock;
+        this.lease = new NodeLease(TimeUnit.MILLISECONDS.toNanos(settings.leaseMillis()));
+        this.voter = settings.voter(self.nodeId()) == null ? null :
+            RaftVoter.start(settings, self.nodeId(), clock, snapshotEvery, this::publish);
+        this.client = RaftClient.newBuilder()
+            .setClientId(ClientId.randomId())
+            .setRaftGroup(RaftVoter.group(settings))
+            .setProperties(RaftVoter.properties(settings))
+            // Long enough to ride out an election (two election timeouts at least), short enough to report a group
+            // that lost its majority within seconds.
+            .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
+                (int)Math.max(2 * RaftVoter.ELECTION_MAX_MS / 100 + 10, settings.leaseMillis() / 100),
+                TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+            .build();
+        this.timer = background ? Executors.newSingleThreadScheduledExecutor(daemon("rdmakv-cluster")) : null;
+    }
+
+    /**
+     * Start this node's part of the cluster and, in the background, join and keep the lease.
+     *
+     * @param self the node's address as clients and peers reach it.
+     */
+    public static RatisClusterView start(final ClusterSettings settings, final ClusterMember self)
+    {
+        final RatisClusterView view = new RatisClusterView(settings, self, io.rdmakv.server.cluster.NodeClock.configured(),
+            true, SNAPSHOT_EVERY);
+        view.scheduleBackground();
+        return view;
+    }
+
+    /** A view driven by the caller (tests): nothing runs unless {@link #join}, {@link #renew} or a supervise is called. */
+    public static RatisClusterView startManual(final ClusterSettings settings, final ClusterMember self,
+        final NanoClock clock, final long snapshotEvery)
+    {
+        return new RatisClusterView(settings, self, clock, false, snapshotEvery);
+    }
+
+    private void scheduleBackground()
+    {
+        final long renewEvery = Math.max(10, settings.leaseMillis() / 3);
+        timer.scheduleWithFixedDelay(this::tick, 0, renewEvery, TimeUnit.MILLISECONDS);
+        if (voter != null)
+        {
+            final long superviseEvery = Math.max(10, settings.leaseMillis() / 10);
+            timer.scheduleWithFixedDelay(this::superviseQuietly, superviseEvery, superviseEvery, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void tick()
+    {
+        checkLease();
+        try
+        {
+            if (!joined)
+            {
+                join().get(settings.leaseMillis() * 2, TimeUnit.MILLISECONDS);
+            }
+            else
+            {
+                renew();
+            }
+        }
+        catch (final Exception ex)
+        {
+            LOG.debug("cluster join/renew of node {} not committed yet: {}", self.nodeId(), ex.toString());
+        }
+    }
+
+    private void superviseQuietly()
+    {
+        try
+        {
+            superviseLeases();
+        }
+        catch (final RuntimeException ex)
+        {
+            LOG.warn("lease supervision failed: {}", ex.toString());
+        }
+    }
+
+    /**
+     * {@code action} runs (on the view's timer, within lease/3 of the moment) each time the node lease, held before,
+     * is found lost while the node runs: e.g. fence the pool's ownership words.
+     */
+    public void onLeaseLost(final Runnable action)
+    {
+        leaseLost.add(action);
+    }
+
+    /** {@code action} runs when the lease holds again after {@link #onLeaseLost} actions ran. */
+    public void onLeaseRegained(final Runnable action)
+    {
+        leaseRegained.add(action);
+    }
+
+    private void checkLease()
+    {
+        final boolean holds = lease.holds(clock.nanoTime());
+        if (leaseHeld != holds && (leaseHeld || lostOnce))
+        {
+            if (!holds)
+            {
+                LOG.warn("node {} lost its lease: it serves nothing until a renewal commits", self.nodeId());
+                lostOnce = true;
+            }
+            for (final Runnable r : holds ? leaseRegained : leaseLost)
+            {
+                try
+                {
+                    r.run();
+                }
+                catch (final RuntimeException ex)
+                {
+                    LOG.warn("lease-lost action failed: {}", ex.toString());
+                }
+            }
+        }
+        leaseHeld = holds;
+    }
+
+    /** Join (or rejoin) the cluster; the lease runs from this call once committed. */
+    public CompletableFuture<CommandReply> join()
+    {
+        final long sent = clock.nanoTime();
+        return submit(new ClusterCommand.Join(self, settings.initialNodes(), settings.replicas())).thenApply(reply ->
+        {
+            if (reply.accepted())
+            {
+                joined = true;
+                lease.renewed(sent);
+                LOG.info("node {} joined the cluster at epoch {}", self.nodeId(), reply.state().cluster().epoch());
+            }
+            return reply;
+        });
+    }
+
+    /** Renew the lease once (skipped while a renewal is in flight); the lease runs from this call once committed. */
+    public CompletableFuture<CommandReply> renew()
+    {
+        if (!renewing.compareAndSet(false, true))
+        {
+            return CompletableFuture.completedFuture(null);
+        }
+        final long sent = clock.nanoTime();
+        return submit(new ClusterCommand.Renew(self.nodeId())).whenComplete((reply, failure) ->
+        {
+            renewing.set(false);
+            if (reply == null)
+            {
+                return;
+            }
+            if (reply.accepted())
+            {
+                lease.renewed(sent);
+            }
+            else
+            {
+                LOG.warn("node {} lease renewal refused ({}): rejoining", self.nodeId(), reply.refusal());
+                lease.revoke();
+                joined = false;
+            }
+        });
+    }
+
+    /**
+     * On the leader: declare every surely expired lease (see {@link LeaseWatchdog}) and commit the failovers.
+     * Returns the commands submitted (none on a follower or a non-voter).
+     */
+    public List<ClusterCommand.FailNode> superviseLeases()
+    {
+        if (voter == null || !voter.isLeader())
+        {
+            return List.of();
+        }
+        final List<ClusterCommand.FailNode> expired = voter.watchdog().expired(voter.stateMachine().state(),
+            clock.nanoTime());
+        for (final ClusterCommand.FailNode f : expired)
+        {
+            LOG.warn("node {}'s lease expired (no renewal applied for lease * drift = {} ms): failing over its ranges",
+                f.nodeId(), voter.watchdog().expiryNanos() / 1_000_000);
+            submit(f).thenAccept(reply ->
+            {
+                if (!reply.accepted())
+                {
+                    LOG.info("failover of node {} not committed: {}", f.nodeId(), reply.refusal());
+                }
+            });
+        }
+        return expired;
+    }
+
+    /**
+     * Commit {@code command} through the group; the reply carries the state after it (also published here). Runs the
+     * client's blocking call on a thread of the view's: Ratis's ordered async client closes itself for good once one
+     * request exhausts its retries (as while the group has no leader), the blocking one stays usable.
+     */
+    public CompletableFuture<CommandReply> submit(final ClusterCommand command)
+    {
+        final Message message = Message.valueOf(ByteString.copyFrom(CommandCodec.encode(command)));
+        return CompletableFuture.supplyAsync(() -> decode(call(() -> client.io().send(message))), requests);
+    }
+
+    /** The group's current state, read through the leader (linearizable). */
+    public CompletableFuture<CommandReply> query()
+    {
+        return CompletableFuture.supplyAsync(() -> decode(call(() -> client.io().sendReadOnly(Message.EMPTY))),
+            requests);
+    }
+
+    private interface RaftCall
+    {
+        RaftClientReply call() throws IOException;
+    }
+
+    private static RaftClientReply call(final RaftCall call)
+    {
+        try
+        {
+            return call.call();
+        }
+        catch (final IOException ex)
+        {
+            throw new java.io.UncheckedIOException("the coordination group did not answer: " + ex.getMessage(), ex);
+        }
+    }
+
+    private CommandReply decode(final RaftClientReply reply)
+    {
+        if (!reply.isSuccess())
+        {
+            throw new IllegalStateException("the coordination group did not commit the command: " +
+                reply.getException());
+        }
+        final CommandReply decoded = CommandReply.decode(reply.getMessage().getContent().toByteArray());
+        publish(decoded.state());
+        return decoded;
+    }
+
+    /** Take {@code state} if it is newer; tell listeners when its configuration epoch rose. */
+    private void publish(final CoordState state)
+    {
+        final boolean newer;
+        synchronized (this)
+        {
+            final long have = latest.cluster().epoch();
+            final long got = state.cluster().epoch();
+            newer = got > have;
+            if (got >= have)
+            {
+                latest = state;
+            }
+        }
+        if (state.isFailed(self.nodeId()))
+        {
+            lease.revoke();
+            joined = false;
+        }
+        if (newer && !closed)
+        {
+            final ClusterState cluster = state.cluster();
+            notifier.execute(() ->
+            {
+                if (latest.cluster().epoch() != cluster.epoch())
+                {
+                    return; // a newer one is queued behind: listeners see states in epoch order, newest last
+                }
+                for (final Consumer<ClusterState> l : listeners)
+                {
+                    try
+                    {
+                        l.accept(cluster);
+                    }
+                    catch (final RuntimeException ex)
+                    {
+                        LOG.warn("cluster listener failed: {}", ex.toString());
+                    }
+                }
+            });
+        }
+    }
+
+    /** The newest coordinator state this node knows (renewals and failed nodes included). */
+    public CoordState coordState()
+    {
+        return latest;
+    }
+
+    /** This node's voter, or null when it only follows the group's decisions. */
+    public RaftVoter voter()
+    {
+        return voter;
+    }
+
+    public ClusterSettings settings()
+    {
+        return settings;
+    }
+
+    @Override
+    public int localNodeId()
+    {
+        return self.nodeId();
+    }
+
+    @Override
+    public ClusterState current()
+    {
+        return latest.cluster();
+    }
+
+    @Override
+    public void subscribe(final Consumer<ClusterState> listener)
+    {
+        listeners.add(listener);
+    }
+
+    @Override
+    public CompletableFuture<ClusterState> removeFromInSync(final int firstSlot, final long rangeEpoch,
+        final int nodeId)
+    {
+        return committed(submit(new ClusterCommand.RemoveFromInSync(firstSlot, rangeEpoch, self.nodeId(), nodeId)));
+    }
+
+    @Override
+    public CompletableFuture<ClusterState> promoteLearner(final int firstSlot, final long rangeEpoch, final int nodeId)
+    {
+        return committed(submit(new ClusterCommand.PromoteLearner(firstSlot, rangeEpoch, self.nodeId(), nodeId)));
+    }
+
+    private static CompletableFuture<ClusterState> committed(final CompletableFuture<CommandReply> reply)
+    {
+        return reply.thenApply(r ->
+        {
+            if (!r.accepted())
+            {
+                throw new IllegalStateException(r.refusal());
+            }
+            return r.state().cluster();
+        });
+    }
+
+    @Override
+    public boolean holdsLease(final long nowNanos)
+    {
+        return lease.holds(nowNanos);
+    }
+
+    @Override
+    public long leaseDeadlineNanos()
+    {
+        return lease.deadlineNanos();
+    }
+
+    @Override
+    public void close()
+    {
+        closed = true;
+        if (timer != null)
+        {
+            timer.shutdownNow();
+        }
+        notifier.shutdownNow();
+        requests.shutdownNow();
+        try
+        {
+            client.close();
+        }
+        catch (final IOException ex)
+        {
+            LOG.warn("closing the coordination client: {}", ex.toString());
+        }
+        if (voter != null)
+        {
+            voter.close();
+        }
+    }
+
+    private static java.util.concurrent.ThreadFactory daemon(final String name)
+    {
+        return r ->
+        {
+            final Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        };
+    }
+}

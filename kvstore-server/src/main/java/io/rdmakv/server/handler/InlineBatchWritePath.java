@@ -1,0 +1,129 @@
+package io.rdmakv.server.handler;
+
+import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.server.pool.PoolIndex;
+import io.rdmakv.server.store.RocksStore;
+import io.rdmakv.server.store.StoreException;
+import io.rdmakv.server.store.StoreKeys;
+import io.rdmakv.transport.Endpoint;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.ByteBuffer;
+
+/**
+ * DEFAULT durability: RocksDB is written on the request thread (WAL write without fsync, which survives kill -9).
+ * The PUTs of one progress step go as one batch ({@link PutBatch}) and are reported once it is written; a DELETE is
+ * written inline from a direct scratch buffer, after the batch (it may delete a key a PUT of the batch wrote).
+ *
+ * <pre>
+ *   put    -> PutBatch.add (staging copy) ... flush() / doWork() -> store.write(batch) -> outcome.putDurable each
+ *   delete -> flush() -> exists? (pool hit, else RocksDB) -> store.delete -> outcome.deleteDurable(existed)
+ * </pre>
+ * Inline writes keep the pool a subset of RocksDB, so a pool hit proves existence without a lookup.
+ */
+final class InlineBatchWritePath implements WritePath
+{
+    private final RocksStore store;
+    private final PoolIndex index;
+    private final WriteOutcome outcome;
+    private final PutBatch puts;
+    private final ByteBuffer keyScratch;
+    private final UnsafeBuffer keyScratchBuffer;
+
+    /**
+     * @param maxKeyBytes   longest key.
+     * @param maxValueBytes longest value (sizes the batch's staging buffer).
+     * @param wakeUp        wakes the request thread when a batch gets its first PUT (it commits at its duty cycle).
+     */
+    InlineBatchWritePath(final RocksStore store, final PoolIndex index, final WriteOutcome outcome,
+        final int maxKeyBytes, final int maxValueBytes, final Runnable wakeUp)
+    {
+        this.store = store;
+        this.index = index;
+        this.outcome = outcome;
+        this.puts = new PutBatch(store, Math.max(1 << 20, StoreKeys.PREFIX_LENGTH + maxKeyBytes + maxValueBytes),
+            new Committer(), wakeUp);
+        this.keyScratch = ByteBuffer.allocateDirect(StoreKeys.PREFIX_LENGTH + maxKeyBytes);
+        this.keyScratchBuffer = new UnsafeBuffer(keyScratch);
+    }
+
+    @Override
+    public void put(final Endpoint endpoint, final long correlationId, final DirectBuffer buffer, final int keyIndex,
+        final int keyLength, final int valueIndex, final int valueLength)
+    {
+        puts.add(endpoint, correlationId, buffer, keyIndex, keyLength, valueIndex, valueLength);
+    }
+
+    @Override
+    public void delete(final Endpoint endpoint, final long correlationId, final DirectBuffer buffer, final int keyIndex,
+        final int keyLength)
+    {
+        puts.commit();
+        final boolean existed;
+        try
+        {
+            existed = index.contains(buffer, keyIndex, keyLength) ||
+                store.contains(scratchKey(buffer, keyIndex, keyLength));
+            if (existed)
+            {
+                store.delete(scratchKey(buffer, keyIndex, keyLength));
+            }
+        }
+        catch (final StoreException ex)
+        {
+            outcome.failed(endpoint, correlationId, Status.STORE_ERROR, ex.getMessage());
+            return;
+        }
+        outcome.deleteDurable(endpoint, correlationId, buffer, keyIndex, keyLength, existed);
+    }
+
+    @Override
+    public int flush()
+    {
+        return puts.commit();
+    }
+
+    @Override
+    public int doWork()
+    {
+        return puts.commit();
+    }
+
+    @Override
+    public int inFlightWrites()
+    {
+        return 0;
+    }
+
+    @Override
+    public void close()
+    {
+        puts.close();
+    }
+
+    /** The store key (slot prefix + key) of {@code key} in the direct scratch buffer. */
+    private ByteBuffer scratchKey(final DirectBuffer buffer, final int keyIndex, final int keyLength)
+    {
+        final int length = StoreKeys.encode(buffer, keyIndex, keyLength, keyScratchBuffer, 0);
+        keyScratch.limit(length).position(0);
+        return keyScratch;
+    }
+
+    /** Reports each PUT of a written batch. */
+    private final class Committer implements PutBatch.Committer
+    {
+        @Override
+        public void committed(final Endpoint endpoint, final long correlationId, final DirectBuffer staging,
+            final int keyIndex, final int keyLength, final int valueIndex, final int valueLength)
+        {
+            outcome.putDurable(endpoint, correlationId, staging, keyIndex, keyLength, staging, valueIndex, valueLength);
+        }
+
+        @Override
+        public void failed(final Endpoint endpoint, final long correlationId, final StoreException failure)
+        {
+            outcome.failed(endpoint, correlationId, Status.STORE_ERROR, failure.getMessage());
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package io.rdmakv.server.handler;
+
+import io.rdmakv.transport.Endpoint;
+import org.agrona.DirectBuffer;
+
+/**
+ * How the request thread makes a PUT or DELETE durable before its effect is visible: chosen once, at start, from the
+ * durability setting ({@link WritePaths#local}), and decorated by replication in a cluster. A path reports every
+ * write exactly once to its {@link WriteOutcome} (pool update and answer), in the order the writes were given to it,
+ * always after the write is durable.
+ *
+ * <pre>
+ *   DEFAULT : InlineBatchWritePath  - the PUTs of one progress step as one RocksDB batch on the request thread
+ *   FSYNC   : GroupCommitWritePath  - copied and handed to the group committer; completions drained by doWork()
+ *   cluster : ReplicatingWritePath  - a local path above, plus the write sent to the range's in-sync backups
+ * </pre>
+ * Request thread only. The buffers passed in are valid only during the call.
+ */
+public interface WritePath extends AutoCloseable
+{
+    /** Start making {@code key -> value} durable. */
+    void put(Endpoint endpoint, long correlationId, DirectBuffer buffer, int keyIndex, int keyLength, int valueIndex,
+        int valueLength);
+
+    /** Start deleting {@code key}; the outcome says whether it existed. */
+    void delete(Endpoint endpoint, long correlationId, DirectBuffer buffer, int keyIndex, int keyLength);
+
+    /**
+     * Write what is batched now: called before a request that is not a PUT, so it sees every PUT that arrived earlier
+     * on the local store. Returns the writes completed.
+     */
+    int flush();
+
+    /** The request thread's duty cycle: flush, and complete writes that became durable on other threads. */
+    int doWork();
+
+    /** Writes accepted and not reported yet. */
+    int inFlightWrites();
+
+    /** Request thread, at shutdown: release what the path holds; writes not reported were never acknowledged. */
+    @Override
+    void close();
+}

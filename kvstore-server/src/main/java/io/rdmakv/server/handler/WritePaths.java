@@ -1,0 +1,27 @@
+package io.rdmakv.server.handler;
+
+import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.server.pool.PoolIndex;
+import io.rdmakv.server.store.RocksStore;
+
+/** Chooses the local {@link WritePath} once, from the store's durability. */
+public final class WritePaths
+{
+    private WritePaths()
+    {
+    }
+
+    /**
+     * DEFAULT durability: {@link InlineBatchWritePath}; FSYNC: {@link GroupCommitWritePath}.
+     *
+     * @param outcome where each finished write goes.
+     * @param wakeUp  wakes the request thread (from any thread) when a write needs its duty cycle.
+     */
+    public static WritePath local(final RocksStore store, final PoolIndex index, final ServerCounters counters,
+        final Limits limits, final WriteOutcome outcome, final Runnable wakeUp)
+    {
+        return store.writesInline() ?
+            new InlineBatchWritePath(store, index, outcome, limits.maxKeyBytes(), limits.maxValueBytes(), wakeUp) :
+            new GroupCommitWritePath(store, counters, outcome, wakeUp);
+    }
+}

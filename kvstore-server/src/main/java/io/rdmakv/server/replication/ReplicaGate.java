@@ -1,0 +1,113 @@
+package io.rdmakv.server.replication;
+
+import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
+import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.server.cluster.ClusterView;
+import io.rdmakv.server.cluster.SlotRange;
+import io.rdmakv.server.handler.ReplicaAdmission;
+import io.rdmakv.server.store.StoreKeys;
+import org.agrona.DirectBuffer;
+import org.agrona.collections.Int2ObjectHashMap;
+
+import java.nio.ByteBuffer;
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * A replica's check of each REPLICATE message against its own view of the cluster, and the catch-up rule.
+ *
+ * <pre>
+ *   newer epoch than here (this node's view lags the sender's)   -> accepted (the sender knows a later decision)
+ *   this node is no backup or learner of the range here          -> STALE_EPOCH
+ *   older epoch, from a node that is not the range's primary here -> STALE_EPOCH (the sender is no longer primary)
+ *   older epoch from the range's primary (its replica set changed while the message travelled) -> accepted
+ *   DROP (a catch-up begins)     -> remember, from now on, the keys the tail (PUT/DELETE) writes in the range
+ *   COPY (checkpoint entry)      -> NOT_FOUND (acknowledged, not applied) when the tail already wrote the key
+ *   PUT/DELETE once this node is an in-sync backup of the range -> the catch-up's memory is dropped
+ * </pre>
+ * Request thread only.
+ */
+public final class ReplicaGate implements ReplicaAdmission
+{
+    /** Null until {@link #follow}: then nothing is replicated here. */
+    private volatile ClusterView view;
+    /** Per catching-up range (by first slot): the keys the tail wrote since the catch-up began. */
+    private final Int2ObjectHashMap<Set<ByteBuffer>> catchUps = new Int2ObjectHashMap<>();
+
+    /** Take replicated writes as {@code clusterView} says from now on (any thread). */
+    void follow(final ClusterView clusterView)
+    {
+        view = clusterView;
+    }
+
+    @Override
+    public Status admit(final ReplicateRequestFlyweight request)
+    {
+        final ClusterView view = this.view;
+        if (view == null)
+        {
+            return Status.WRONG_NODE; // no cluster view (yet): this node replicates nothing
+        }
+        final int op = request.op();
+        final int slot = op == ReplicateRequestFlyweight.OP_DROP ? request.firstSlot() :
+            StoreKeys.slotOf(request.buffer(), request.keyIndex(), request.keyLength());
+        if (view.current().ranges().isEmpty())
+        {
+            return Status.STALE_EPOCH; // no map here yet: cannot tell the sender is current
+        }
+        final SlotRange range = view.current().rangeOf(slot);
+        if (!range.contains(request.firstSlot()) || !range.contains(request.lastSlot()))
+        {
+            return Status.STALE_EPOCH; // the sender's range boundaries differ from ours: one of us is stale
+        }
+        final long epoch = request.rangeEpoch();
+        final int self = view.localNodeId();
+        if (epoch <= range.epoch() && (!range.backups().contains(self) && !range.learners().contains(self) ||
+            epoch < range.epoch() && range.primary() != request.primary()))
+        {
+            return Status.STALE_EPOCH;
+        }
+        final Set<ByteBuffer> tail = catchUps.get(request.firstSlot());
+        switch (op)
+        {
+            case ReplicateRequestFlyweight.OP_DROP ->
+                catchUps.put(request.firstSlot(), new HashSet<>());
+            case ReplicateRequestFlyweight.OP_COPY ->
+            {
+                if (tail != null && tail.contains(key(request.buffer(), request.keyIndex(), request.keyLength())))
+                {
+                    return Status.NOT_FOUND;
+                }
+            }
+            default ->
+            {
+                if (tail != null)
+                {
+                    if (range.backups().contains(self) && epoch >= range.epoch())
+                    {
+                        catchUps.remove(request.firstSlot()); // promoted: the catch-up is over
+                    }
+                    else
+                    {
+                        tail.add(key(request.buffer(), request.keyIndex(), request.keyLength()));
+                    }
+                }
+            }
+        }
+        return Status.OK;
+    }
+
+    /** Keys the tail wrote during the catch-up of the range starting at {@code firstSlot} (tests). */
+    public int tailKeyCount(final int firstSlot)
+    {
+        final Set<ByteBuffer> tail = catchUps.get(firstSlot);
+        return tail == null ? 0 : tail.size();
+    }
+
+    private static ByteBuffer key(final DirectBuffer buffer, final int index, final int length)
+    {
+        final byte[] copy = new byte[length];
+        buffer.getBytes(index, copy);
+        return ByteBuffer.wrap(copy);
+    }
+}

@@ -1,0 +1,87 @@
+package io.rdmakv.server.replication;
+
+import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.transport.Endpoint;
+
+/**
+ * One client write on its way through {@link ReplicatingWritePath}: done when the local write path reported it and
+ * every in-sync backup it was sent to acknowledged it or left the in-sync set. Request thread only.
+ */
+final class ReplicatedWrite
+{
+    final long sequence;
+    final Endpoint endpoint;
+    final long correlationId;
+    final boolean delete;
+    final int firstSlot;
+    final long rangeEpoch;
+    final long sentNanos;
+    /** Backups still to acknowledge (node ids; -1 once acknowledged or removed from the in-sync set). */
+    final int[] awaiting;
+    int awaitingCount;
+
+    boolean localDone;
+    boolean existed;
+    /** Copies, kept only when the local write finished before the backups. */
+    byte[] key;
+    byte[] value;
+    /** A failure to answer instead of OK (local STORE_ERROR, STALE_EPOCH, a backup that could not be removed). */
+    Status failure;
+    String failureReason;
+    boolean finished;
+
+    ReplicatedWrite(final long sequence, final Endpoint endpoint, final long correlationId, final boolean delete,
+        final int firstSlot, final long rangeEpoch, final long sentNanos, final int[] awaiting)
+    {
+        this.sequence = sequence;
+        this.endpoint = endpoint;
+        this.correlationId = correlationId;
+        this.delete = delete;
+        this.firstSlot = firstSlot;
+        this.rangeEpoch = rangeEpoch;
+        this.sentNanos = sentNanos;
+        this.awaiting = awaiting;
+        this.awaitingCount = awaiting.length;
+    }
+
+    /** Stop waiting for {@code nodeId}; returns whether it was awaited. */
+    boolean release(final int nodeId)
+    {
+        for (int i = 0; i < awaiting.length; i++)
+        {
+            if (awaiting[i] == nodeId)
+            {
+                awaiting[i] = -1;
+                awaitingCount--;
+                return true;
+            }
+        }
+        return false;
+    }
+
+    boolean awaits(final int nodeId)
+    {
+        for (final int n : awaiting)
+        {
+            if (n == nodeId)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    void fail(final Status status, final String reason)
+    {
+        if (failure == null)
+        {
+            failure = status;
+            failureReason = reason;
+        }
+    }
+
+    boolean isComplete()
+    {
+        return localDone && (awaitingCount == 0 || failure != null);
+    }
+}

@@ -1,0 +1,78 @@
+package io.rdmakv.server.replication;
+
+import io.rdmakv.server.cluster.ClusterView;
+import io.rdmakv.server.handler.ReplicaAdmission;
+import io.rdmakv.server.handler.WritePathFactory;
+import io.rdmakv.server.store.RangeStore;
+import io.rdmakv.transport.Worker;
+
+/**
+ * A node's replication, wired in two steps because the cluster view starts only once the node's ports are bound:
+ * first the request handler is built with {@link #writePath()} and {@link #admission()} (until {@link #follow} they
+ * write locally only and refuse replicated writes), then {@link #follow} hands them the view.
+ *
+ * <pre>
+ *   Replication replication = new Replication(store.ranges(), worker, transportName, secret, maxMessage, timeoutMs);
+ *   handler = new RequestHandler(..., replication.writePath(), replication.admission());
+ *   ... listen ... view = ...;  replication.follow(view);
+ * </pre>
+ */
+public final class Replication
+{
+    private final RangeStore ranges;
+    private final Worker worker;
+    private final String transport;
+    private final byte[] secret;
+    private final int maxMessage;
+    private final long timeoutMillis;
+    private final ReplicaGate gate = new ReplicaGate();
+    private volatile ReplicatingWritePath path;
+
+    /**
+     * @param worker        the node's transport worker (replication links are its endpoints).
+     * @param transport     the transport's name, offered in the peers' HELLO.
+     * @param secret        the cluster secret peers present, or null.
+     * @param maxMessage    largest data-plane message (a REPLICATE of the largest key and value fits).
+     * @param timeoutMillis how long a backup may take to acknowledge ({@code replication.timeoutMs}).
+     */
+    public Replication(final RangeStore ranges, final Worker worker, final String transport, final byte[] secret,
+        final int maxMessage, final long timeoutMillis)
+    {
+        this.ranges = ranges;
+        this.worker = worker;
+        this.transport = transport;
+        this.secret = secret;
+        this.maxMessage = maxMessage;
+        this.timeoutMillis = timeoutMillis;
+    }
+
+    /** The client writes' path: the local one, and replication around it once following a view. Build once. */
+    public WritePathFactory writePath()
+    {
+        return (local, outcome, wakeUp) ->
+        {
+            final ReplicatingWritePath built = ReplicatingWritePath.create(local, outcome, ranges, worker, transport,
+                secret, maxMessage, timeoutMillis, wakeUp);
+            path = built;
+            return built;
+        };
+    }
+
+    /** The check of replicated writes from primaries. */
+    public ReplicaAdmission admission()
+    {
+        return gate;
+    }
+
+    /** Replicate, and take replicated writes, as {@code view} says from now on (after the handler is built). */
+    public void follow(final ClusterView view)
+    {
+        final ReplicatingWritePath built = path;
+        if (built == null)
+        {
+            throw new IllegalStateException("build the request handler with writePath() first");
+        }
+        gate.follow(view);
+        built.follow(view);
+    }
+}

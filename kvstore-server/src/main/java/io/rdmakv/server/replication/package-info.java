@@ -1,0 +1,9 @@
+/**
+ * Replication of a slot range's writes from its primary to its backups over the node's own transport
+ * ({@link io.rdmakv.server.replication.ReplicatingWritePath}, a decorator of the local write path), the replica's
+ * epoch check ({@link io.rdmakv.server.replication.ReplicaGate}) and the catch-up of a learner
+ * ({@link io.rdmakv.server.replication.CatchUp}). It reads the configuration through
+ * {@link io.rdmakv.server.cluster.ClusterView} and asks it for in-sync changes; it never decides them. See
+ * docs/replication.md.
+ */
+package io.rdmakv.server.replication;

@@ -1,0 +1,81 @@
+package io.rdmakv.server.store;
+
+import io.rdmakv.protocol.layout.KeyHash;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+
+/**
+ * The RocksDB key of a client key: its cluster slot in front, so the keys of a slot range are one contiguous interval
+ * of the store. A range is then copied, checkpointed or dropped on its own (an iterator between two bounds, one
+ * {@code deleteRange}), whatever the ranges are: resharding moves boundaries without rewriting any key.
+ *
+ * <pre>
+ *   0                   1                   2
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 ...
+ *  +-------------------------------+---------------------------
+ *  |  Slot (u16, big-endian)       |  Client key bytes (K)   ...
+ *  +-------------------------------+---------------------------
+ *  big-endian, so byte order sorts by slot first; slot = KeyHash.clusterSlot(KeyHash.hash(key)), 0..16383
+ * </pre>
+ */
+public final class StoreKeys
+{
+    /** Bytes in front of the client key. */
+    public static final int PREFIX_LENGTH = 2;
+
+    private StoreKeys()
+    {
+    }
+
+    /** The slot of a client key. */
+    public static int slotOf(final DirectBuffer key, final int keyIndex, final int keyLength)
+    {
+        return KeyHash.clusterSlot(KeyHash.hash(key, keyIndex, keyLength));
+    }
+
+    /**
+     * Write the store key of {@code key} at {@code destination[destinationIndex]}.
+     *
+     * @return the store key's length ({@link #PREFIX_LENGTH} + {@code keyLength}).
+     */
+    public static int encode(final DirectBuffer key, final int keyIndex, final int keyLength,
+        final MutableDirectBuffer destination, final int destinationIndex)
+    {
+        final int slot = slotOf(key, keyIndex, keyLength);
+        destination.putByte(destinationIndex, (byte)(slot >>> 8));
+        destination.putByte(destinationIndex + 1, (byte)slot);
+        destination.putBytes(destinationIndex + PREFIX_LENGTH, key, keyIndex, keyLength);
+        return PREFIX_LENGTH + keyLength;
+    }
+
+    /** The store key of {@code key}. Allocates. */
+    public static byte[] encode(final byte[] key)
+    {
+        final byte[] storeKey = new byte[PREFIX_LENGTH + key.length];
+        final int slot = KeyHash.clusterSlot(KeyHash.hash(key, 0, key.length));
+        storeKey[0] = (byte)(slot >>> 8);
+        storeKey[1] = (byte)slot;
+        System.arraycopy(key, 0, storeKey, PREFIX_LENGTH, key.length);
+        return storeKey;
+    }
+
+    /** The client key inside a store key. Allocates. */
+    public static byte[] clientKey(final byte[] storeKey)
+    {
+        final byte[] key = new byte[storeKey.length - PREFIX_LENGTH];
+        System.arraycopy(storeKey, PREFIX_LENGTH, key, 0, key.length);
+        return key;
+    }
+
+    /** The slot a store key starts with. */
+    public static int slotOfStoreKey(final byte[] storeKey)
+    {
+        return ((storeKey[0] & 0xFF) << 8) | (storeKey[1] & 0xFF);
+    }
+
+    /** The smallest store key of {@code slot} (inclusive lower bound of its interval). */
+    public static byte[] lowerBound(final int slot)
+    {
+        return new byte[] {(byte)(slot >>> 8), (byte)slot};
+    }
+}

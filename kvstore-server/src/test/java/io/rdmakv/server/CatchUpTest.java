@@ -1,0 +1,142 @@
+package io.rdmakv.server;
+
+import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.server.cluster.ClusterState;
+import io.rdmakv.server.replication.ScriptedCluster;
+import io.rdmakv.server.store.RocksStore;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A learner catches up while writes continue: the primary streams a checkpoint of the range and the tail, then asks
+ * to promote it. Afterwards the learner holds exactly what the primary holds (every write acknowledged during the
+ * catch-up included, overwrites and deletions of keys being copied too), and is an in-sync backup.
+ */
+class CatchUpTest
+{
+    private static final int OLD_KEYS = 3_000;
+
+    @TempDir
+    Path dir;
+
+    private static byte[] b(final String s)
+    {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldCatchUpALearnerWhileWritesContinueAndThenPromoteIt() throws Exception
+    {
+        try (ScriptedCluster cluster = new ScriptedCluster();
+            KvServer primary = KvServer.start(KvServerTest.testConfig(dir.resolve("n1"), Map.of("node.id", "1")),
+                cluster.viewOf(1));
+            KvServer learner = KvServer.start(KvServerTest.testConfig(dir.resolve("n2"), Map.of("node.id", "2")),
+                cluster.viewOf(2));
+            RawClient client = RawClient.attached(primary))
+        {
+            final var members = List.of(ReplicationTest.member(1, primary), ReplicationTest.member(2, learner));
+            cluster.set(ScriptedCluster.oneRange(1, members, 1, List.of(), List.of()));
+            for (int i = 0; i < OLD_KEYS; i++)
+            {
+                assertEquals(Status.OK, client.put(b("old-" + i), b("v0-" + i)).status());
+            }
+            // Stale data on the returning replica that the primary no longer has: the catch-up must drop it.
+            learner.store().put(b("stale"), b("gone"));
+
+            final AtomicBoolean stop = new AtomicBoolean();
+            final AtomicInteger written = new AtomicInteger();
+            final AtomicReference<Throwable> failure = new AtomicReference<>();
+            final Thread writer = new Thread(() ->
+            {
+                try
+                {
+                    for (int i = 0; !stop.get(); i++)
+                    {
+                        final Status s = switch (i % 4)
+                        {
+                            case 0 -> client.put(b("old-" + (i * 7 % OLD_KEYS)), b("v1-" + i)).status();
+                            case 1 -> client.delete(b("old-" + (i * 13 % OLD_KEYS))).status();
+                            default -> client.put(b("new-" + i), b("n-" + i)).status();
+                        };
+                        assertTrue(s == Status.OK || s == Status.NOT_FOUND, "write " + i + ": " + s);
+                        written.incrementAndGet();
+                    }
+                }
+                catch (final Throwable t)
+                {
+                    failure.set(t);
+                }
+            }, "catch-up-writer");
+            writer.start();
+
+            cluster.policy(ScriptedCluster.Policy.HOLD);
+            final CountDownLatch promotionAsked = cluster.nextRequest();
+            cluster.set(ScriptedCluster.oneRange(2, members, 1, List.of(), List.of(2)));
+            assertTrue(promotionAsked.await(60, TimeUnit.SECONDS), "the primary asked to promote the learner");
+            assertEquals(1, cluster.promotions());
+            // Writes go on while the promotion is not committed: they are part of the catch-up too.
+            final int atRequest = written.get();
+            while (written.get() < atRequest + 100 && failure.get() == null)
+            {
+                Thread.onSpinWait();
+            }
+            cluster.release();
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!cluster.current().ranges().get(0).backups().contains(2) && System.nanoTime() < deadline)
+            {
+                Thread.onSpinWait();
+            }
+            final ClusterState promoted = cluster.current();
+            assertEquals(List.of(2), promoted.ranges().get(0).backups());
+            assertEquals(List.of(), promoted.ranges().get(0).learners());
+            final int atPromotion = written.get();
+            while (written.get() < atPromotion + 100 && failure.get() == null)
+            {
+                Thread.onSpinWait();
+            }
+            stop.set(true);
+            writer.join(30_000);
+            if (failure.get() != null)
+            {
+                throw new AssertionError("writer failed", failure.get());
+            }
+            assertTrue(written.get() >= 200, "writes ran during and after the catch-up: " + written.get());
+
+            final Map<ByteBuffer, ByteBuffer> onPrimary = contents(primary.store());
+            final Map<ByteBuffer, ByteBuffer> onLearner = contents(learner.store());
+            assertEquals(onPrimary.size(), onLearner.size(), "same number of keys");
+            assertEquals(onPrimary, onLearner, "the learner holds exactly what the primary holds");
+            assertNull(learner.store().get(b("stale")), "what the replica held before the catch-up was dropped");
+            assertEquals(0, cluster.removalRequests());
+        }
+    }
+
+    private static Map<ByteBuffer, ByteBuffer> contents(final RocksStore store)
+    {
+        final Map<ByteBuffer, ByteBuffer> all = new HashMap<>();
+        store.ranges().scan(0, ClusterState.SLOT_COUNT - 1, (k, v) ->
+        {
+            all.put(ByteBuffer.wrap(k), ByteBuffer.wrap(v));
+            return true;
+        });
+        return all;
+    }
+}

@@ -1,0 +1,200 @@
+package io.rdmakv.server.cluster.ratis;
+
+import io.rdmakv.server.cluster.ClusterMember;
+import io.rdmakv.server.cluster.ClusterState;
+import io.rdmakv.server.cluster.SlotRange;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ClusterTransitionsTest
+{
+    static ClusterMember member(final int id)
+    {
+        return new ClusterMember(id, "127.0.0.1", 7000 + id, 8000 + id);
+    }
+
+    /** Three nodes joined with one backup each: the first layout. */
+    static CoordState threeNodes()
+    {
+        CoordState s = CoordState.empty();
+        for (int id = 1; id <= 3; id++)
+        {
+            final ClusterTransitions.Outcome o = ClusterTransitions.apply(s, new ClusterCommand.Join(member(id), 3, 1));
+            assertTrue(o.accepted(), o.refusal());
+            s = o.state();
+        }
+        return s;
+    }
+
+    static CoordState apply(final CoordState s, final ClusterCommand c)
+    {
+        final ClusterTransitions.Outcome o = ClusterTransitions.apply(s, c);
+        assertTrue(o.accepted(), o.refusal());
+        assertTrue(o.state().cluster().epoch() >= s.cluster().epoch(), "epochs never fall");
+        return o.state();
+    }
+
+    @Test
+    void shouldLayOutSlotsOnceTheInitialNodesJoined()
+    {
+        final CoordState s = threeNodes();
+        final ClusterState c = s.cluster();
+        assertEquals(3, c.members().size());
+        assertEquals(3, c.ranges().size());
+        assertEquals(0, c.ranges().get(0).firstSlot());
+        assertEquals(ClusterState.SLOT_COUNT - 1, c.ranges().get(2).lastSlot());
+        assertEquals(1, c.ranges().get(0).primary());
+        assertEquals(List.of(2), c.ranges().get(0).backups());
+        assertEquals(List.of(1), c.ranges().get(2).backups());
+        assertEquals(3, c.epoch(), "one epoch per committed join");
+        c.ranges().forEach(r -> assertEquals(3, r.epoch()));
+    }
+
+    @Test
+    void shouldTreatARepeatedJoinAsNoChange()
+    {
+        final CoordState s = threeNodes();
+        final ClusterTransitions.Outcome again = ClusterTransitions.apply(s, new ClusterCommand.Join(member(2), 3, 1));
+        assertTrue(again.accepted());
+        assertSame(s, again.state());
+    }
+
+    @Test
+    void shouldPromoteTheFirstBackupAtANewEpochWhenANodeFails()
+    {
+        final CoordState s = threeNodes();
+        final CoordState after = apply(s, new ClusterCommand.FailNode(1, 0));
+        final ClusterState c = after.cluster();
+        assertEquals(s.cluster().epoch() + 1, c.epoch());
+        final SlotRange first = c.ranges().get(0);
+        assertEquals(2, first.primary(), "node 1's backup is the new primary");
+        assertEquals(List.of(), first.backups());
+        assertEquals(c.epoch(), first.epoch());
+        final SlotRange third = c.ranges().get(2);
+        assertEquals(3, third.primary());
+        assertFalse(third.backups().contains(1), "the failed node leaves every in-sync set");
+        assertEquals(s.cluster().ranges().get(1), c.ranges().get(1), "a range node 1 had no part in is unchanged");
+        assertTrue(after.isFailed(1));
+    }
+
+    @Test
+    void shouldRefuseAFailoverDecisionWhenTheNodeRenewedMeanwhile()
+    {
+        final CoordState s = apply(threeNodes(), new ClusterCommand.Renew(1));
+        final ClusterTransitions.Outcome o = ClusterTransitions.apply(s, new ClusterCommand.FailNode(1, 0));
+        assertFalse(o.accepted());
+        assertSame(s, o.state());
+        assertEquals(s.cluster().epoch(), apply(s, new ClusterCommand.Renew(2)).cluster().epoch(),
+            "renewals do not move the epoch");
+    }
+
+    @Test
+    void shouldRefuseRenewalsOfAFailedNodeUntilItRejoinsAsALearner()
+    {
+        final CoordState failed = apply(threeNodes(), new ClusterCommand.FailNode(1, 0));
+        assertFalse(ClusterTransitions.apply(failed, new ClusterCommand.Renew(1)).accepted());
+        final CoordState back = apply(failed, new ClusterCommand.Join(member(1), 3, 1));
+        assertFalse(back.isFailed(1));
+        assertTrue(back.cluster().ranges().get(0).learners().contains(1), "returns as a learner of its old range");
+        apply(back, new ClusterCommand.Renew(1));
+    }
+
+    @Test
+    void shouldFenceARangeWithoutBackupsAndServeItAgainWhenItsPrimaryReturns()
+    {
+        CoordState s = CoordState.empty();
+        s = apply(s, new ClusterCommand.Join(member(1), 2, 0));
+        s = apply(s, new ClusterCommand.Join(member(2), 2, 0));
+        s = apply(s, new ClusterCommand.FailNode(1, 0));
+        assertEquals(SlotRange.State.FENCED, s.cluster().ranges().get(0).state());
+        s = apply(s, new ClusterCommand.Join(member(1), 2, 0));
+        assertEquals(SlotRange.State.LIVE, s.cluster().ranges().get(0).state());
+        assertEquals(1, s.cluster().ranges().get(0).primary());
+    }
+
+    @Test
+    void shouldMoveInSyncBackupsToLearnersOnlyAtTheRangesEpochAndFromItsPrimary()
+    {
+        final CoordState s = threeNodes();
+        final SlotRange r = s.cluster().ranges().get(0);
+        assertFalse(ClusterTransitions.apply(s,
+            new ClusterCommand.RemoveFromInSync(0, r.epoch() - 1, 1, 2)).accepted(), "an older epoch is refused");
+        assertFalse(ClusterTransitions.apply(s,
+            new ClusterCommand.RemoveFromInSync(0, r.epoch(), 3, 2)).accepted(), "only the primary may ask");
+        final CoordState removed = apply(s, new ClusterCommand.RemoveFromInSync(0, r.epoch(), 1, 2));
+        final SlotRange after = removed.cluster().ranges().get(0);
+        assertEquals(List.of(), after.backups());
+        assertEquals(List.of(2), after.learners());
+        assertTrue(after.epoch() > r.epoch());
+        final CoordState promoted = apply(removed, new ClusterCommand.PromoteLearner(0, after.epoch(), 1, 2));
+        assertEquals(List.of(2), promoted.cluster().ranges().get(0).backups());
+    }
+
+    @Test
+    void shouldFailOverManuallyOnlyToAnInSyncBackup()
+    {
+        final CoordState s = threeNodes();
+        assertFalse(ClusterTransitions.apply(s, new ClusterCommand.Failover(0, 3)).accepted());
+        final CoordState after = apply(s, new ClusterCommand.Failover(0, 2));
+        final SlotRange r = after.cluster().ranges().get(0);
+        assertEquals(2, r.primary());
+        assertEquals(List.of(1), r.backups(), "the old primary stays as a backup");
+    }
+
+    @Test
+    void shouldMoveASplitRangeThroughLearnerInSyncAndNewPrimary()
+    {
+        CoordState s = apply(threeNodes(), new ClusterCommand.Join(member(4), 3, 1));
+        assertEquals(3, s.cluster().ranges().size(), "a later member gets nothing until a move");
+        s = apply(s, new ClusterCommand.BeginMove(100, 199, 4));
+        assertEquals(5, s.cluster().ranges().size());
+        final SlotRange moving = s.cluster().rangeOf(150);
+        assertEquals(SlotRange.State.MIGRATING, moving.state());
+        assertEquals(List.of(4), moving.learners());
+        assertFalse(ClusterTransitions.apply(s, new ClusterCommand.FinishMove(100, 4)).accepted(),
+            "not before the target is in sync");
+        s = apply(s, new ClusterCommand.PromoteLearner(100, moving.epoch(), 1, 4));
+        s = apply(s, new ClusterCommand.FinishMove(100, 4));
+        final SlotRange moved = s.cluster().rangeOf(150);
+        assertEquals(4, moved.primary());
+        assertEquals(List.of(2), moved.backups());
+        assertEquals(SlotRange.State.LIVE, moved.state());
+        assertEquals(1, s.cluster().rangeOf(99).primary());
+        assertEquals(1, s.cluster().rangeOf(200).primary());
+        assertFalse(ClusterTransitions.apply(s, new ClusterCommand.RemoveMember(4)).accepted());
+    }
+
+    @Test
+    void shouldRoundTripStatesAndCommandsAndRejectMalformedBytes()
+    {
+        final CoordState s = apply(apply(threeNodes(), new ClusterCommand.Renew(2)), new ClusterCommand.FailNode(3, 0));
+        assertEquals(s, CommandCodec.decodeState(CommandCodec.encode(s)));
+        final List<ClusterCommand> commands = List.of(new ClusterCommand.Join(member(9), 3, 1),
+            new ClusterCommand.Renew(2), new ClusterCommand.FailNode(1, 7), new ClusterCommand.RemoveFromInSync(0, 4, 1, 2),
+            new ClusterCommand.PromoteLearner(5, 6, 7, 8), new ClusterCommand.Failover(0, 2),
+            new ClusterCommand.BeginMove(1, 2, 3), new ClusterCommand.FinishMove(1, 3),
+            new ClusterCommand.RemoveMember(4));
+        for (final ClusterCommand c : commands)
+        {
+            assertEquals(c, CommandCodec.decodeCommand(CommandCodec.encode(c)));
+        }
+        final byte[] renew = CommandCodec.encode(new ClusterCommand.Renew(2));
+        assertThrows(IllegalArgumentException.class, () -> CommandCodec.decodeCommand(new byte[] {1, 99}));
+        assertThrows(IllegalArgumentException.class, () -> CommandCodec.decodeCommand(new byte[] {2, 2, 0, 0, 0, 1}));
+        assertThrows(IllegalArgumentException.class,
+            () -> CommandCodec.decodeCommand(java.util.Arrays.copyOf(renew, renew.length + 1)));
+        assertThrows(IllegalArgumentException.class,
+            () -> CommandCodec.decodeCommand(java.util.Arrays.copyOf(renew, renew.length - 1)));
+        final CommandReply reply = new CommandReply("no", s);
+        assertEquals(reply, CommandReply.decode(reply.encode()));
+        assertNotNull(CommandReply.decode(new CommandReply(null, s).encode()).state());
+    }
+}

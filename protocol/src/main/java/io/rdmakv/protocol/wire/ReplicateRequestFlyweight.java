@@ -1,0 +1,191 @@
+package io.rdmakv.protocol.wire;
+
+import io.rdmakv.protocol.ErrorCode;
+import io.rdmakv.protocol.ProtocolException;
+import io.rdmakv.protocol.ProtocolLimits;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+
+/**
+ * {@link MessageType#REPLICATE_REQUEST}: a primary hands one write of a slot range to a replica of it (an in-sync
+ * backup or a catching-up learner), under the range epoch it holds the range at. The replica refuses an epoch older
+ * than the one it knows for the range ({@link Status#STALE_EPOCH}), applies the write under its own durability
+ * setting to its store and its pool, and answers RESPONSE OK once it is durable there.
+ *
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------------------------------------------------------+
+ *  |                 Message header (16 B, type REPLICATE)        ...  0
+ *  +-------------------------------+---------------+---------------+
+ *  |  Range's first slot (u16)     |   Op (u8)     | Reserved (u8) |  16
+ *  +-------------------------------+---------------+---------------+
+ *  |       Key length K (u16)      |  Range's last slot (u16)      |  20
+ *  +-------------------------------+-------------------------------+
+ *  |                     Range epoch (u64)                         |  24
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |                     Value length V (u32)                      |  32
+ *  +---------------------------------------------------------------+
+ *  |                     Primary's node id (u32)                   |  36
+ *  +---------------------------------------------------------------+
+ *  |                     Key bytes (K)                            ...  40
+ *  +---------------------------------------------------------------+
+ *  |                     Value bytes (V, PUT and COPY only)       ...  40 + K
+ *  +---------------------------------------------------------------+
+ *  body length = 24 + K + V; Op: 1 PUT, 2 DELETE, 3 COPY (an entry of the range's checkpoint during catch-up: applied
+ *  only if no PUT/DELETE of the key arrived since the catch-up began, so the tail always wins), 4 DROP (K = V = 0:
+ *  the catch-up begins; the replica drops what it holds of the range, and remembers the keys the tail writes)
+ * </pre>
+ */
+public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
+{
+    public static final int OP_PUT = 1;
+    public static final int OP_DELETE = 2;
+    public static final int OP_COPY = 3;
+    public static final int OP_DROP = 4;
+
+    public static final int FIRST_SLOT_OFFSET = HEADER_LENGTH;
+    public static final int OP_OFFSET = HEADER_LENGTH + 2;
+    public static final int KEY_LENGTH_OFFSET = HEADER_LENGTH + 4;
+    public static final int LAST_SLOT_OFFSET = HEADER_LENGTH + 6;
+    public static final int EPOCH_OFFSET = HEADER_LENGTH + 8;
+    public static final int VALUE_LENGTH_OFFSET = HEADER_LENGTH + 16;
+    public static final int PRIMARY_OFFSET = HEADER_LENGTH + 20;
+    public static final int KEY_OFFSET = HEADER_LENGTH + 24;
+    public static final int FIXED_BODY_LENGTH = 24;
+
+    @Override
+    public ReplicateRequestFlyweight header(final MessageType type, final long correlationId)
+    {
+        super.header(type, correlationId);
+        return this;
+    }
+
+    @Override
+    public ReplicateRequestFlyweight wrap(final DirectBuffer buffer, final int offset, final int length)
+    {
+        super.wrap(buffer, offset, length);
+        return this;
+    }
+
+    /**
+     * Header checks plus the op, and the key and value lengths against the body and the format limits.
+     *
+     * @throws ProtocolException {@link ErrorCode#MALFORMED}, {@link ErrorCode#TRUNCATED}, {@link ErrorCode#BAD_LENGTH},
+     *                           {@link ErrorCode#KEY_TOO_LARGE}, {@link ErrorCode#VALUE_TOO_LARGE} or a header error.
+     */
+    @Override
+    public ReplicateRequestFlyweight validate()
+    {
+        super.validate();
+        if (type() != MessageType.REPLICATE_REQUEST)
+        {
+            throw new ProtocolException(ErrorCode.MALFORMED, "not a replicate request: " + type());
+        }
+        final long bodyLength = bodyLengthUnsigned();
+        if (bodyLength < FIXED_BODY_LENGTH)
+        {
+            throw new ProtocolException(ErrorCode.TRUNCATED, "replicate request body of " + bodyLength + " bytes");
+        }
+        final int op = op();
+        if (op < OP_PUT || op > OP_DROP)
+        {
+            throw new ProtocolException(ErrorCode.MALFORMED, "replicate op " + op);
+        }
+        final int keyLength = keyLength();
+        final long valueLength = buffer.getInt(offset + VALUE_LENGTH_OFFSET, ORDER) & 0xFFFF_FFFFL;
+        if ((keyLength == 0) != (op == OP_DROP) || keyLength > ProtocolLimits.MAX_KEY_LENGTH)
+        {
+            throw new ProtocolException(ErrorCode.KEY_TOO_LARGE, "key length " + keyLength);
+        }
+        if (valueLength > ProtocolLimits.MAX_FORMAT_VALUE_LENGTH)
+        {
+            throw new ProtocolException(ErrorCode.VALUE_TOO_LARGE, "value length " + valueLength);
+        }
+        if (FIXED_BODY_LENGTH + keyLength + valueLength != bodyLength ||
+            ((op == OP_DELETE || op == OP_DROP) && valueLength != 0) || lastSlot() < firstSlot())
+        {
+            throw new ProtocolException(ErrorCode.BAD_LENGTH, "key length " + keyLength + " + value length " +
+                valueLength + " disagree with body length " + bodyLength + " (op " + op + ")");
+        }
+        return this;
+    }
+
+    public int firstSlot()
+    {
+        return buffer.getShort(offset + FIRST_SLOT_OFFSET, ORDER) & 0xFFFF;
+    }
+
+    public int lastSlot()
+    {
+        return buffer.getShort(offset + LAST_SLOT_OFFSET, ORDER) & 0xFFFF;
+    }
+
+    /** The node id of the primary that sent it. */
+    public int primary()
+    {
+        return buffer.getInt(offset + PRIMARY_OFFSET, ORDER);
+    }
+
+    public int op()
+    {
+        return buffer.getByte(offset + OP_OFFSET) & 0xFF;
+    }
+
+    public long rangeEpoch()
+    {
+        return buffer.getLong(offset + EPOCH_OFFSET, ORDER);
+    }
+
+    public int keyLength()
+    {
+        return buffer.getShort(offset + KEY_LENGTH_OFFSET, ORDER) & 0xFFFF;
+    }
+
+    public int valueLength()
+    {
+        return buffer.getInt(offset + VALUE_LENGTH_OFFSET, ORDER);
+    }
+
+    public int keyIndex()
+    {
+        return offset + KEY_OFFSET;
+    }
+
+    public int valueIndex()
+    {
+        return offset + KEY_OFFSET + keyLength();
+    }
+
+    /**
+     * Set every field after the header: the range, the op, key and value (none for DELETE), and the body length.
+     */
+    public ReplicateRequestFlyweight write(final int primary, final int firstSlot, final int lastSlot,
+        final long rangeEpoch, final int op,
+        final DirectBuffer key, final int keyOffset, final int keyLength,
+        final DirectBuffer value, final int valueOffset, final int valueLength)
+    {
+        KeyRequestFlyweight.checkKeyLength(keyLength);
+        if (valueLength < 0 || valueLength > ProtocolLimits.MAX_FORMAT_VALUE_LENGTH)
+        {
+            throw new ProtocolException(ErrorCode.VALUE_TOO_LARGE, "value length " + valueLength);
+        }
+        bodyLength(FIXED_BODY_LENGTH + keyLength + valueLength);
+        final MutableDirectBuffer b = mutable();
+        b.putShort(offset + FIRST_SLOT_OFFSET, (short)firstSlot, ORDER);
+        b.putByte(offset + OP_OFFSET, (byte)op);
+        b.putByte(offset + OP_OFFSET + 1, (byte)0);
+        b.putShort(offset + KEY_LENGTH_OFFSET, (short)keyLength, ORDER);
+        b.putShort(offset + LAST_SLOT_OFFSET, (short)lastSlot, ORDER);
+        b.putLong(offset + EPOCH_OFFSET, rangeEpoch, ORDER);
+        b.putInt(offset + VALUE_LENGTH_OFFSET, valueLength, ORDER);
+        b.putInt(offset + PRIMARY_OFFSET, primary, ORDER);
+        b.putBytes(offset + KEY_OFFSET, key, keyOffset, keyLength);
+        if (valueLength > 0)
+        {
+            b.putBytes(offset + KEY_OFFSET + keyLength, value, valueOffset, valueLength);
+        }
+        return this;
+    }
+}
