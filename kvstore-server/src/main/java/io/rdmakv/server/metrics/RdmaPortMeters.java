@@ -20,6 +20,9 @@ import java.util.List;
  */
 public final class RdmaPortMeters
 {
+    /** The files bound, held strongly (Micrometer's function counters reference their object weakly). */
+    private static final java.util.Set<Path> RETAINED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     private RdmaPortMeters()
     {
     }
@@ -57,6 +60,7 @@ public final class RdmaPortMeters
         for (final String name : names)
         {
             final Path file = portDir.resolve(group).resolve(name);
+            RETAINED.add(file); // a function counter holds its object weakly: keep the path alive
             FunctionCounter.builder("rdmakv.rdma.port.counter", file, RdmaPortMeters::read)
                 .description("An RDMA port counter from sysfs (counters/: IB PortCounters; hw_counters/: the driver's)")
                 .tags("device", device, "port", Integer.toString(port), "group", group, "counter", name)
