@@ -3,6 +3,7 @@ package io.rdmakv.it.figures;
 import io.rdmakv.it.softroce.SoftRoceGuest;
 import io.rdmakv.server.store.Durability;
 import io.rdmakv.server.store.RocksStore;
+import io.rdmakv.server.store.StoreKeys;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -80,12 +81,12 @@ class RocksWriteFiguresTest
         throws RocksDBException
     {
         key.clear();
-        key.put(keyBytes).flip();
+        key.put(StoreKeys.encode(keyBytes)).flip(); // the store's key: slot prefix, as the server writes it
         value.clear();
         value.put(valueBytes).flip();
         batch.clear();
         final long start = System.nanoTime();
-        batch.put(key, value);
+        store.addPut(batch, key, value);
         store.write(batch);
         nanos.recordValue(System.nanoTime() - start);
     }
