@@ -24,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** get/put/del/stats through the picocli entry point against a real node in this process: output and exit codes. */
 @Timeout(60)
-class CliCommandsTest
+public class CliCommandsTest
 {
     @TempDir
     static Path dir;
@@ -45,7 +45,7 @@ class CliCommandsTest
         server.close();
     }
 
-    static Map<String, String> testSettings(final Path dataDir)
+    public static Map<String, String> testSettings(final Path dataDir)
     {
         final Map<String, String> m = new HashMap<>();
         m.put("data.dir", dataDir.toString());

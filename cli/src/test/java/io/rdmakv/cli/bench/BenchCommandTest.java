@@ -4,6 +4,7 @@ import io.rdmakv.cli.ExitCodes;
 import io.rdmakv.cli.Io;
 import io.rdmakv.cli.RdmakvMain;
 import io.rdmakv.client.KvClientBuilder;
+import io.rdmakv.cli.CliCommandsTest;
 import io.rdmakv.server.KvServer;
 import io.rdmakv.server.config.ServerConfig;
 import org.junit.jupiter.api.AfterAll;
@@ -42,14 +43,9 @@ class BenchCommandTest
     @BeforeAll
     static void startNode()
     {
-        final Map<String, String> m = new HashMap<>();
-        m.put("data.dir", dir.resolve("data").toString());
-        m.put("transport", "tcp");
-        m.put("host", "127.0.0.1");
-        m.put("control.port", "0");
-        m.put("data.port", "0");
+        final Map<String, String> m = new HashMap<>(CliCommandsTest.testSettings(dir.resolve("data")));
         m.put("pool.size", "16MiB");
-        m.put("pool.pin", "OFF");
+        m.put("limits.maxValueBytes", String.valueOf(1 << 20)); // the server default
         server = KvServer.start(ServerConfig.from(new Properties(), m));
         address = "127.0.0.1:" + server.controlAddress().getPort();
     }

@@ -2,6 +2,7 @@ package io.rdmakv.cli.bench;
 
 import io.rdmakv.cli.ExitCodes;
 import io.rdmakv.cli.bench.BenchCommandTest.Run;
+import io.rdmakv.cli.CliCommandsTest;
 import io.rdmakv.server.KvServer;
 import io.rdmakv.server.config.ServerConfig;
 import org.junit.jupiter.api.AfterAll;
@@ -42,14 +43,8 @@ class BenchLimitsTest
     @BeforeAll
     static void startNode()
     {
-        final Map<String, String> m = new HashMap<>();
-        m.put("data.dir", dir.resolve("data").toString());
-        m.put("transport", "tcp");
-        m.put("host", "127.0.0.1");
-        m.put("control.port", "0");
-        m.put("data.port", "0");
+        final Map<String, String> m = new HashMap<>(CliCommandsTest.testSettings(dir.resolve("data")));
         m.put("pool.size", "8MiB");
-        m.put("pool.pin", "OFF");
         m.put("limits.maxValueBytes", String.valueOf(NODE_MAX_VALUE));
         server = KvServer.start(ServerConfig.from(new Properties(), m));
         address = "127.0.0.1:" + server.controlAddress().getPort();
