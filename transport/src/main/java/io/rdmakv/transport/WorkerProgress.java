@@ -11,10 +11,10 @@ import java.time.Duration;
  * {@code duty.doWork()} always run on one thread, {@link #isProgressThread() the progress thread}.
  *
  * <pre>
- *   POLLED:        AgentRunner thread:  loop { worker.doWork(); duty.doWork(); idle (spin, yield, park <= 100 us) }
+ *   POLLED:        AgentRunner thread:  loop { worker.doWork(); duty.doWork(); idle (spin, yield, park &lt;= 100 us) }
  *                  signal() unparks it when it is parked (a flag check, no syscall when it is running)
  *   ARMABLE:       AgentRunner thread:  loop { worker.doWork(); duty.doWork(); idle (spin, yield, arm, poll once
- *                  more, block on the worker's wake-up <= its housekeeping interval) }
+ *                  more, block on the worker's wake-up &lt;= its housekeeping interval) }
  *                  signal() writes the worker's eventfd when it blocks (a flag check when it is running); a
  *                  completion wakes it through the worker's completion channel
  *   EVENT_DRIVEN:  the worker's I/O thread: callbacks inline as events are read;

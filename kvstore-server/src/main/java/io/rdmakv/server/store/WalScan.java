@@ -22,8 +22,8 @@ import java.util.zip.CRC32C;
  *   +-------------------+----------+--------+--------------------+------------------+
  *   | masked CRC32C     | length   | type   | [log number, 4 B]  | payload (length) |
  *   +-------------------+----------+--------+--------------------+------------------+
- *   CRC32C over type, log number and payload; mask = ((crc >>> 15) | (crc << 17)) + 0xa282ead8 (all little-endian)
- *   type: 1 FULL, 2 FIRST, 3 MIDDLE, 4 LAST (+4 recyclable), 9/10/11 and >= 128 metadata, 0 preallocated zeros
+ *   CRC32C over type, log number and payload; mask = ((crc &gt;&gt;&gt; 15) | (crc &lt;&lt; 17)) + 0xa282ead8 (all little-endian)
+ *   type: 1 FULL, 2 FIRST, 3 MIDDLE, 4 LAST (+4 recyclable), 9/10/11 and &gt;= 128 metadata, 0 preallocated zeros
  *   a logical record (FULL, or FIRST MIDDLE* LAST) is a WriteBatch: sequence (8 B), count (4 B), operations
  * </pre>
  *
