@@ -1,4 +1,4 @@
-package io.rdmakv.transport.perf;
+package io.rdmakv.bench.perf;
 
 import io.rdmakv.transport.Transport;
 import io.rdmakv.transport.TransportConfig;

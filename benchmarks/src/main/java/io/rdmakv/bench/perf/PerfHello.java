@@ -1,4 +1,4 @@
-package io.rdmakv.transport.perf;
+package io.rdmakv.bench.perf;
 
 import io.rdmakv.transport.RemoteKey;
 import org.agrona.DirectBuffer;

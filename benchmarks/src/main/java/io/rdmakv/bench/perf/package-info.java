@@ -13,4 +13,4 @@
  * Depends only on the transport SPI (and HdrHistogram); must never depend on the protocol, memory-pool or kvstore
  * modules, so it measures the transport and nothing else.
  */
-package io.rdmakv.transport.perf;
+package io.rdmakv.bench.perf;

@@ -1,4 +1,4 @@
-package io.rdmakv.transport.perf;
+package io.rdmakv.bench.perf;
 
 /** A baseline run that cannot go on: bad arguments, no server, a failed or stalled operation. */
 public final class PerfException extends RuntimeException

@@ -1,4 +1,4 @@
-package io.rdmakv.transport.perf;
+package io.rdmakv.bench.perf;
 
 import org.HdrHistogram.Histogram;
 
