@@ -43,7 +43,7 @@ import io.rdmakv.transport.TransportCapability;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.WorkerProgress;
-import io.rdmakv.transport.diag.InfinibandSysfs;
+import io.rdmakv.transport.device.InfinibandSysfs;
 import io.rdmakv.transport.select.TransportSelector;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;

@@ -8,8 +8,8 @@ import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.TransportProvider;
 import io.rdmakv.transport.WorkerPinning;
-import io.rdmakv.transport.diag.PortAttributes;
-import io.rdmakv.transport.diag.PortAttributesSource;
+import io.rdmakv.transport.device.PortAttributes;
+import io.rdmakv.transport.device.PortAttributesSource;
 import io.rdmakv.transport.verbs.ffi.LibIbverbs;
 
 import java.util.EnumSet;
