@@ -90,6 +90,17 @@ class LayeringTest
     }
 
     @Test
+    void shouldKeepTheSpiAtTheBottomOfTheTransport()
+    {
+        classes().that().resideInAPackage("io.rdmakv.transport")
+            .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "io.rdmakv.transport", "org.agrona..",
+                "org.slf4j..", "")
+            .because("the SPI (Endpoint, Worker, TransportProvider, ...) is what everything else in the transport " +
+                "implements or drives: progress, selection and the transports depend on it, never the reverse")
+            .check(production);
+    }
+
+    @Test
     void shouldKeepTransportImplementationsApart()
     {
         slices().matching("io.rdmakv.transport.(tcp|verbs|shm)..")

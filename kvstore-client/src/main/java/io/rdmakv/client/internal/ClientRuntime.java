@@ -24,6 +24,7 @@ import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.TransportProvider;
 import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.WorkerProgress;
+import io.rdmakv.transport.progress.Progress;
 import io.rdmakv.transport.select.TransportSelector;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -99,7 +100,7 @@ public final class ClientRuntime implements AutoCloseable
 
         final Worker worker = transport.createWorker("rdmakv-client");
         opened.add(worker);
-        this.progress = WorkerProgress.start(worker, conductor, "rdmakv-client-progress",
+        this.progress = Progress.start(worker, conductor, "rdmakv-client-progress",
             ex -> LOG.error("error on the client's progress thread", ex));
         opened.add(progress);
         conductor.wakeUpWith(progress::signal);

@@ -1,4 +1,4 @@
-package io.rdmakv.transport;
+package io.rdmakv.transport.progress;
 
 import java.util.concurrent.locks.LockSupport;
 

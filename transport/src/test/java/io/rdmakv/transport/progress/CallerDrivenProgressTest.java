@@ -1,9 +1,11 @@
-package io.rdmakv.transport;
+package io.rdmakv.transport.progress;
 
-import io.rdmakv.transport.ProgressFakes.CyclePause;
-import io.rdmakv.transport.ProgressFakes.FakeWorker;
-import io.rdmakv.transport.ProgressFakes.GatedIdle;
-import io.rdmakv.transport.ProgressFakes.OverlapDetector;
+import io.rdmakv.transport.ProgressModel;
+import io.rdmakv.transport.WorkerProgress;
+import io.rdmakv.transport.progress.ProgressFakes.CyclePause;
+import io.rdmakv.transport.progress.ProgressFakes.FakeWorker;
+import io.rdmakv.transport.progress.ProgressFakes.GatedIdle;
+import io.rdmakv.transport.progress.ProgressFakes.OverlapDetector;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.IdleStrategy;
 import org.junit.jupiter.api.AfterEach;
@@ -24,8 +26,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.AbstractQueuedSynchronizer;
 import java.util.concurrent.locks.LockSupport;
 
-import static io.rdmakv.transport.ProgressFakes.HOLD_SECONDS;
-import static io.rdmakv.transport.ProgressFakes.isCaller;
+import static io.rdmakv.transport.progress.ProgressFakes.HOLD_SECONDS;
+import static io.rdmakv.transport.progress.ProgressFakes.isCaller;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -219,13 +221,13 @@ class CallerDrivenProgressTest
 
     private WorkerProgress start(final FakeWorker worker, final Agent duty)
     {
-        final WorkerProgress progress = WorkerProgress.start(worker, duty, "test-progress", errors::set);
+        final WorkerProgress progress = Progress.start(worker, duty, "test-progress", errors::set);
         started.add(progress);
         return progress;
     }
 
     /**
-     * As {@link WorkerProgress#start} does for the worker's model (the same idle strategy, signal and stop), with
+     * As {@link Progress#start} does for the worker's model (the same idle strategy, signal and stop), with
      * {@code gate} in front of the idle strategy.
      */
     private WorkerProgress startGated(final FakeWorker worker, final Agent duty, final GatedIdle gate)

@@ -1,5 +1,12 @@
-package io.rdmakv.transport;
+package io.rdmakv.transport.progress;
 
+import io.rdmakv.transport.Endpoint;
+import io.rdmakv.transport.EndpointHandler;
+import io.rdmakv.transport.Listener;
+import io.rdmakv.transport.ProgressModel;
+import io.rdmakv.transport.Transport;
+import io.rdmakv.transport.Worker;
+import io.rdmakv.transport.WorkerWakeup;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.IdleStrategy;
 

@@ -1,5 +1,6 @@
-package io.rdmakv.transport;
+package io.rdmakv.transport.progress;
 
+import io.rdmakv.transport.WorkerWakeup;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

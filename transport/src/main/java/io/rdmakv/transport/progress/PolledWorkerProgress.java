@@ -1,5 +1,7 @@
-package io.rdmakv.transport;
+package io.rdmakv.transport.progress;
 
+import io.rdmakv.transport.Worker;
+import io.rdmakv.transport.WorkerProgress;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;

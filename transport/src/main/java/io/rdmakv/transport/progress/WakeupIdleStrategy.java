@@ -1,4 +1,6 @@
-package io.rdmakv.transport;
+package io.rdmakv.transport.progress;
+
+import io.rdmakv.transport.WorkerWakeup;
 
 /**
  * The idle strategy of an {@link ProgressModel#ARMABLE} worker's progress thread: spin, then yield (back-to-back
