@@ -1,6 +1,8 @@
 package io.rdmakv.transport.event;
 
 import io.rdmakv.transport.WorkerWakeup;
+import io.rdmakv.transport.libc.LibC;
+import io.rdmakv.transport.libc.LibCLayout;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 

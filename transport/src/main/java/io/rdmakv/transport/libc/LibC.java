@@ -1,17 +1,21 @@
-package io.rdmakv.transport.event;
+package io.rdmakv.transport.libc;
 
 import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
 
 /**
- * The few libc calls a sleeping progress thread needs, bound by JNA direct mapping (no native code is compiled by the
- * build): {@code eventfd}, {@code poll}, {@code read}, {@code write}, {@code close} and {@code fcntl}. Pointers and
- * {@code size_t} travel as {@code long} (LP64). Constants and the {@code struct pollfd} layout are in
- * {@link LibCLayout}, checked against the C headers by a test.
+ * The transport's one binding of libc, by JNA direct mapping (no native code is compiled by the build): for a sleeping
+ * progress thread {@code eventfd}, {@code poll}, {@code read}, {@code write}, {@code close} and {@code fcntl}
+ * (package {@code event}); for {@code shm} the memory file ({@code memfd_create}, {@code ftruncate}, {@code mmap},
+ * {@code munmap}, {@code open}), the descriptor-passing {@code AF_UNIX} socket ({@code socket}, {@code bind},
+ * {@code listen}, {@code accept4}, {@code connect}, {@code sendmsg}, {@code recvmsg}) and {@code epoll}. Pointers and
+ * {@code size_t} travel as {@code long} (LP64). Constants and struct layouts are in {@link LibCLayout}, checked
+ * against the C headers by a test. Loaded on first use only: a TCP-only process never touches it.
  *
  * <p>{@code fcntl} is variadic in C; it is bound here with its one {@code int} argument, which on x86-64 is passed
  * exactly as a non-variadic call passes it (the only difference, the vector-register count in {@code al}, does not
- * matter to a callee that reads no floating-point argument).
+ * matter to a callee that reads no floating-point argument). The memory pool (module memory-pool) keeps its own small
+ * binding: the two modules may not depend on each other.
  */
 public final class LibC
 {
@@ -66,6 +70,36 @@ public final class LibC
     public static native int fcntl(int fd, int cmd, int arg);
 
     /** The calling thread's {@code errno} as JNA preserved it after the last native call. */
+    public static native int memfd_create(String name, int flags);
+
+    public static native int ftruncate(int fd, long length);
+
+    public static native long mmap(long addr, long length, int prot, int flags, int fd, long offset);
+
+    public static native int munmap(long addr, long length);
+
+    public static native int open(String path, int flags);
+
+    public static native int socket(int domain, int type, int protocol);
+
+    public static native int bind(int fd, long addr, int addrlen);
+
+    public static native int listen(int fd, int backlog);
+
+    public static native int accept4(int fd, long addr, long addrlen, int flags);
+
+    public static native int connect(int fd, long addr, int addrlen);
+
+    public static native long sendmsg(int fd, long msghdr, int flags);
+
+    public static native long recvmsg(int fd, long msghdr, int flags);
+
+    public static native int epoll_create1(int flags);
+
+    public static native int epoll_ctl(int epfd, int op, int fd, long event);
+
+    public static native int epoll_wait(int epfd, long events, int maxevents, int timeout);
+
     public static int errno()
     {
         return Native.getLastError();

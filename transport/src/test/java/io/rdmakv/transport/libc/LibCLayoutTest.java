@@ -1,4 +1,4 @@
-package io.rdmakv.transport.event;
+package io.rdmakv.transport.libc;
 
 import io.rdmakv.transport.CLayoutCheck;
 import org.junit.jupiter.api.Assumptions;
@@ -20,10 +20,10 @@ class LibCLayoutTest
 {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
-    void shouldMatchTheCHeadersForPollEventfdAndFcntl() throws Exception
+    void shouldMatchTheCHeaders() throws Exception
     {
         Assumptions.assumeTrue(CLayoutCheck.hasGcc(), "skipped: gcc not found on PATH (apt-get install gcc)");
-        final Map<String, Long> fromC = CLayoutCheck.valuesFromC("/event/libc_layout.c");
+        final Map<String, Long> fromC = CLayoutCheck.valuesFromC("/libc/libc_layout.c");
         final List<String> problems = CLayoutCheck.mismatches(fromC, LibCLayout.byCName());
         if (!problems.isEmpty())
         {

@@ -1,4 +1,4 @@
-package io.rdmakv.transport.event;
+package io.rdmakv.transport.libc;
 
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
