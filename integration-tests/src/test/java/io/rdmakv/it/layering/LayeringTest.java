@@ -173,6 +173,22 @@ class LayeringTest
     }
 
     @Test
+    void shouldKeepCommandLineCodeInTheLauncherAndTheServersEntryPoint()
+    {
+        noClasses().that().resideOutsideOfPackages("io.rdmakv.cli..", "io.rdmakv.server.cli..")
+            .should().dependOnClassesThat().resideInAPackage("picocli..")
+            .because("command-line code lives in cli/ (the rdmakv launcher, client commands, bench, doctor, demo, " +
+                "cluster admin); kvstore-server keeps only server.cli: the commands that start a node or work on " +
+                "its data directory offline (server, load, backup, restore), which need the server's internals " +
+                "and run from the server module alone")
+            .check(production);
+        noClasses().that().resideInAPackage("io.rdmakv.server..").and().resideOutsideOfPackage("io.rdmakv.server.cli..")
+            .should().dependOnClassesThat().resideInAPackage("io.rdmakv.server.cli..")
+            .because("server.cli is an entry point on top of the node; an embedder starts KvServer without it")
+            .check(production);
+    }
+
+    @Test
     void shouldKeepBenchmarksAndTestsOutOfProduction()
     {
         noClasses().should().dependOnClassesThat().resideInAnyPackage("io.rdmakv.bench..", "io.rdmakv.it..",
