@@ -1,6 +1,6 @@
 package io.rdmakv.bench;
 
-import io.rdmakv.transport.perf.TransportPerf;
+import io.rdmakv.bench.perf.TransportPerf;
 
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -3,8 +3,8 @@ package io.rdmakv.bench;
 import io.rdmakv.transport.Transport;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportProvider;
-import io.rdmakv.transport.perf.PerfClient;
-import io.rdmakv.transport.perf.PerfServer;
+import io.rdmakv.bench.perf.PerfClient;
+import io.rdmakv.bench.perf.PerfServer;
 import org.agrona.concurrent.BackoffIdleStrategy;
 
 import java.net.InetSocketAddress;

@@ -27,14 +27,18 @@ public final class KvClientBuilder
     public static final int DEFAULT_LOCATION_CACHE_ENTRIES = 1 << 17;
     /** The most a client may be asked to remember per node. */
     public static final int MAX_LOCATION_CACHE_ENTRIES = 1 << 24;
-    /** The verbs transport's setting for the endpoints one worker can have open at once (a transport property). */
-    public static final String VERBS_MAX_ENDPOINTS = "verbs.maxEndpoints";
     /**
-     * {@value #VERBS_MAX_ENDPOINTS} of a client unless {@link #transportProperty} sets it: a client opens one data
-     * connection per server node, so 4 slots serve clusters of up to 4 nodes and pin 4 x ~5 MiB at the default depths
-     * (the transport's own default, 16, is sized for a server's clients and would pin ~80 MiB per client).
+     * The common transport setting for the endpoints one worker holds at once ({@link #transportProperty}), on a
+     * transport whose workers pin a buffer slot per endpoint (verbs); other transports ignore it.
      */
-    public static final int DEFAULT_VERBS_MAX_ENDPOINTS = 4;
+    public static final String ENDPOINT_SLOTS = "endpointSlots";
+    /**
+     * {@value #ENDPOINT_SLOTS} of a client unless {@link #transportProperty} sets it (or the transport's own setting):
+     * a client opens one data connection per server node, so it takes one slot per node of the cluster map and a
+     * spare, at least 4; at the default depths each slot pins ~5 MiB (a transport's own default is sized for a
+     * server's clients: 16 on verbs, ~80 MiB per worker).
+     */
+    public static final int DEFAULT_ENDPOINT_SLOTS = 4;
     /** Async requests that may wait for an in-flight slot by default ({@link #maxQueuedRequests(int)}). */
     public static final int DEFAULT_MAX_QUEUED_REQUESTS = 4096;
     /** The most {@link #maxQueuedRequests(int)} accepts. */
@@ -263,9 +267,10 @@ public final class KvClientBuilder
     /**
      * A transport setting, passed to the transport when it opens: transport-specific ones (e.g.
      * {@code verbs.device=rxe0}, {@code tcp.ioThreads=1}) and the common {@code maxInflightPerEndpoint},
-     * {@code maxPendingPerEndpoint} and {@code maxMessageBytes}. On verbs a client's {@code verbs.maxEndpoints} is
-     * {@value #DEFAULT_VERBS_MAX_ENDPOINTS} unless set here: one endpoint per server node the client talks to, each
-     * pinning its buffers (about 5 MiB at the default depths) from the start; raise it for a larger cluster.
+     * {@code maxPendingPerEndpoint}, {@code maxMessageBytes} and {@value #ENDPOINT_SLOTS}. On a transport whose
+     * workers pin a buffer slot per endpoint (verbs) a client takes one slot per node of the cluster map plus a
+     * spare, at least {@value #DEFAULT_ENDPOINT_SLOTS}, unless {@value #ENDPOINT_SLOTS} (or the transport's own
+     * setting, e.g. {@code verbs.maxEndpoints}) is set here.
      *
      * @param name  the setting's name.
      * @param value its value as text.

@@ -43,7 +43,8 @@ import io.rdmakv.transport.TransportCapability;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.WorkerProgress;
-import io.rdmakv.transport.diag.InfinibandSysfs;
+import io.rdmakv.transport.device.InfinibandSysfs;
+import io.rdmakv.transport.progress.Progress;
 import io.rdmakv.transport.select.TransportSelector;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -259,7 +260,7 @@ public final class KvServer implements AutoCloseable
         }
         // The request thread: the worker's event loop on tcp (requests handled where they are read), a polling
         // thread on verbs. Started before listening: an event-driven worker must be driven before it has endpoints.
-        progress = WorkerProgress.start(worker, new ServerAgent(handler, index), "rdmakv-server",
+        progress = Progress.start(worker, new ServerAgent(handler, index), "rdmakv-server",
             t -> LOG.error("request thread error", t));
         opened.push(progress);
         handler.wakeUpWith(progress::signal);

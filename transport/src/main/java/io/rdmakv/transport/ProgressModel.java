@@ -15,13 +15,17 @@ package io.rdmakv.transport;
  *                 with no hand-off and no timed parking; it sleeps in the kernel (epoll) until there is work, a
  *                 signal or a timer (tcp: the worker's Netty event loop)
  * </pre>
- * {@link WorkerProgress#start} picks the driver from this property, so applications do not branch on it.
+ * {@link io.rdmakv.transport.progress.Progress#start} picks the driver from this property, so applications do not
+ * branch on it.
  */
 public enum ProgressModel
 {
     /** Must be polled by a progress thread (Agrona {@link org.agrona.concurrent.AgentRunner}). */
     POLLED,
-    /** Polled while busy; idles by blocking on {@link Worker#wakeup()} ({@link WakeupIdleStrategy}). */
+    /**
+     * Polled while busy; idles by blocking on {@link Worker#wakeup()}
+     * ({@link io.rdmakv.transport.progress.WakeupIdleStrategy}).
+     */
     ARMABLE,
     /** Driven by the transport's I/O thread through {@link Worker#driveProgress}. */
     EVENT_DRIVEN

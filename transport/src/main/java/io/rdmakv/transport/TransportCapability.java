@@ -20,5 +20,11 @@ public enum TransportCapability
      * Registers only memory mapped shared from a memory file ({@code memfd}): what another process can map. A
      * server on such a transport maps its pool that way.
      */
-    MEMORY_FILE_REGIONS
+    MEMORY_FILE_REGIONS,
+    /**
+     * A worker holds a bounded number of endpoints, each with buffers registered (pinned) when the worker is
+     * created: size it with {@link TransportConfig#endpointSlots()}, read it back with
+     * {@link Transport#endpointSlots()}. A connect beyond the slots is refused.
+     */
+    ENDPOINT_SLOTS
 }

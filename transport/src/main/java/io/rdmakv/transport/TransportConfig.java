@@ -14,6 +14,7 @@ public final class TransportConfig
     private final int maxInflightPerEndpoint;
     private final int maxPendingPerEndpoint;
     private final int maxMessageBytes;
+    private final int endpointSlots;
     private final Duration connectTimeout;
     private final Duration operationTimeout;
     private final Map<String, String> properties;
@@ -23,6 +24,7 @@ public final class TransportConfig
         this.maxInflightPerEndpoint = b.maxInflightPerEndpoint;
         this.maxPendingPerEndpoint = b.maxPendingPerEndpoint;
         this.maxMessageBytes = b.maxMessageBytes;
+        this.endpointSlots = b.endpointSlots;
         this.connectTimeout = b.connectTimeout;
         this.operationTimeout = b.operationTimeout;
         this.properties = Map.copyOf(b.properties);
@@ -54,6 +56,18 @@ public final class TransportConfig
     public int maxMessageBytes()
     {
         return maxMessageBytes;
+    }
+
+    /**
+     * Endpoints one worker holds at once, on a transport with {@link TransportCapability#ENDPOINT_SLOTS} (each slot
+     * pins that endpoint's buffers when the worker is created); 0 leaves it to the transport's own default. A
+     * transport-specific property for the same thing (e.g. {@code verbs.maxEndpoints}) wins over it.
+     *
+     * @return the slots asked for, or 0.
+     */
+    public int endpointSlots()
+    {
+        return endpointSlots;
     }
 
     public Duration connectTimeout()
@@ -95,6 +109,7 @@ public final class TransportConfig
         b.maxInflightPerEndpoint = maxInflightPerEndpoint;
         b.maxPendingPerEndpoint = maxPendingPerEndpoint;
         b.maxMessageBytes = maxMessageBytes;
+        b.endpointSlots = endpointSlots;
         b.connectTimeout = connectTimeout;
         b.operationTimeout = operationTimeout;
         b.properties.putAll(properties);
@@ -105,7 +120,7 @@ public final class TransportConfig
     public String toString()
     {
         return "TransportConfig{inflight=" + maxInflightPerEndpoint + ", pending=" + maxPendingPerEndpoint +
-            ", maxMessage=" + maxMessageBytes + ", connectTimeout=" + connectTimeout +
+            ", maxMessage=" + maxMessageBytes + ", endpointSlots=" + endpointSlots + ", connectTimeout=" + connectTimeout +
             ", operationTimeout=" + operationTimeout + ", properties=" + new TreeMap<>(properties) + '}';
     }
 
@@ -114,6 +129,7 @@ public final class TransportConfig
         private int maxInflightPerEndpoint = 128;
         private int maxPendingPerEndpoint = 16_384;
         private int maxMessageBytes = (1 << 20) + 4096;
+        private int endpointSlots;
         private Duration connectTimeout = Duration.ofSeconds(5);
         private Duration operationTimeout = Duration.ofSeconds(10);
         private final Map<String, String> properties = new TreeMap<>();
@@ -133,6 +149,23 @@ public final class TransportConfig
         public Builder maxMessageBytes(final int value)
         {
             this.maxMessageBytes = requirePositive(value, "maxMessageBytes");
+            return this;
+        }
+
+        /**
+         * Endpoints one worker holds at once; see {@link TransportConfig#endpointSlots()}.
+         *
+         * @param value at least 1, or 0 for the transport's default.
+         * @return this builder.
+         */
+        public Builder endpointSlots(final int value)
+        {
+            if (value < 0)
+            {
+                throw new IllegalArgumentException("endpointSlots must be 0 (the transport's default) or positive: " +
+                    value);
+            }
+            this.endpointSlots = value;
             return this;
         }
 

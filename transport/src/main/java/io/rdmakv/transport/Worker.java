@@ -14,7 +14,8 @@ import java.util.concurrent.CompletableFuture;
  * Endpoints belong to the worker that created or accepted them.
  *
  * <p>A worker whose {@link #progressModel()} is {@link ProgressModel#EVENT_DRIVEN} can instead be driven by the
- * transport's own I/O thread ({@link #driveProgress}); {@link WorkerProgress#start} chooses for the application.
+ * transport's own I/O thread ({@link #driveProgress}); {@link io.rdmakv.transport.progress.Progress#start} chooses for
+ * the application.
  */
 public interface Worker extends Agent, AutoCloseable
 {

@@ -1,8 +1,5 @@
 package io.rdmakv.transport;
 
-import org.agrona.ErrorHandler;
-import org.agrona.concurrent.Agent;
-
 import java.time.Duration;
 
 /**
@@ -20,12 +17,14 @@ import java.time.Duration;
  *   EVENT_DRIVEN:  the worker's I/O thread: callbacks inline as events are read;
  *                  duty cycle (worker timers + duty.doWork()) every timer interval and soon after signal()
  * </pre>
- * Closing stops the progress and closes the worker (then {@code duty.onClose()}) on the progress thread.
+ * {@link io.rdmakv.transport.progress.Progress#start} picks and starts the right one. Closing stops the progress and
+ * closes the worker (then {@code duty.onClose()}) on the progress thread.
  *
  * <p>Caller-driven progress (POLLED and ARMABLE; UCX's {@code ucp_worker_progress} from the application's thread): a
  * thread that waits for its own request may call {@link #tryProgress()} in its wait loop to run a duty cycle itself
  * instead of sleeping until the progress thread wakes it. Every cycle, the progress thread's and the callers', runs
- * under one lock ({@link LockedDutyCycle}): callers only try it, the progress thread takes it blocking, so its poll
+ * under one lock ({@code progress.LockedDutyCycle}): callers only try it, the progress thread takes it blocking, so
+ * its poll
  * after an arm is never skipped.
  * <pre>
  *   caller:           post ; loop { tryProgress() ; done? }     its completion is polled and its callback run here
@@ -36,7 +35,8 @@ import java.time.Duration;
  * </pre>
  * No lost wake-up with callers in the game: a caller only ever takes completions out of the queue, it never arms and
  * never blocks the worker's wake-up source. The progress thread's block follows its own arm and its own (blocking,
- * never skipped) poll after that arm, so the arm/completion argument of {@link WakeupIdleStrategy} holds unchanged:
+ * never skipped) poll after that arm, so the arm/completion argument of
+ * {@link io.rdmakv.transport.progress.WakeupIdleStrategy} holds unchanged:
  * a completion before the arm is taken by that poll or by a caller that ran before it; one after the arm raises an
  * event. Work a caller's cycle leaves for later (a deferral, a task) is handed over with {@link #signal()} like work
  * from any other thread.
@@ -91,32 +91,4 @@ public interface WorkerProgress extends AutoCloseable
     /** Stop; the worker is closed and {@code duty.onClose()} runs. Idempotent. */
     @Override
     void close();
-
-    /**
-     * Start driving {@code worker} and {@code duty} in the way the worker's {@link Worker#progressModel()} allows.
-     *
-     * @param threadName the progress thread's name when one is started (POLLED and ARMABLE workers).
-     * @param errors     receives what the worker or duty throws; progress continues.
-     */
-    static WorkerProgress start(final Worker worker, final Agent duty, final String threadName,
-        final ErrorHandler errors)
-    {
-        switch (worker.progressModel())
-        {
-            case EVENT_DRIVEN:
-                return worker.driveProgress(duty, DEFAULT_TIMER_INTERVAL, errors);
-            case ARMABLE:
-            {
-                final WorkerWakeup wakeup = worker.wakeup();
-                final WakeupIdleStrategy idle = new WakeupIdleStrategy(wakeup);
-                return PolledWorkerProgress.start(worker, duty, threadName, errors, idle, wakeup::signal,
-                    idle::stopBlocking);
-            }
-            default:
-            {
-                final SignalledIdleStrategy idle = new SignalledIdleStrategy();
-                return PolledWorkerProgress.start(worker, duty, threadName, errors, idle, idle::signal, idle::signal);
-            }
-        }
-    }
 }

@@ -12,8 +12,8 @@ package io.rdmakv.transport;
  *                                           this raise an event  -'
  *   any thread:       hand work over, then signal()
  * </pre>
- * {@link WakeupIdleStrategy} runs the progress side; applications reach {@link #signal()} through
- * {@link WorkerProgress#signal()}.
+ * {@link io.rdmakv.transport.progress.WakeupIdleStrategy} runs the progress side; applications reach
+ * {@link #signal()} through {@link WorkerProgress#signal()}.
  */
 public interface WorkerWakeup
 {
@@ -33,12 +33,12 @@ public interface WorkerWakeup
 
     /**
      * The longest an idle progress thread blocks right after work: the worker's housekeeping interval (its timers
-     * rely on it). {@link WakeupIdleStrategy} starts every idle period with it.
+     * rely on it). {@link io.rdmakv.transport.progress.WakeupIdleStrategy} starts every idle period with it.
      */
     long maxBlockNanos();
 
     /**
-     * The longest one block may last once consecutive waits found nothing to do ({@link WakeupIdleStrategy} doubles
+     * The longest one block may last once consecutive waits found nothing to do ({@link io.rdmakv.transport.progress.WakeupIdleStrategy} doubles
      * its wait from {@link #maxBlockNanos()} up to this): bounds how late a timer of a quiet worker runs. Never less
      * than {@link #maxBlockNanos()}; the same by default (no back-off).
      */

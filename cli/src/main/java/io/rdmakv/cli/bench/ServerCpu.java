@@ -1,6 +1,5 @@
 package io.rdmakv.cli.bench;
 
-import io.rdmakv.transport.diag.ProcessCpuTime;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

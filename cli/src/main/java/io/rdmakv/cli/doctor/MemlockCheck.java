@@ -3,7 +3,6 @@ package io.rdmakv.cli.doctor;
 import io.rdmakv.pool.MemlockLimit;
 import io.rdmakv.server.ServerPinnedMemory;
 import io.rdmakv.server.config.PinMode;
-import io.rdmakv.transport.diag.Check;
 
 import java.util.List;
 

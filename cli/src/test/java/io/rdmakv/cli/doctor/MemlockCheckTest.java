@@ -5,8 +5,6 @@ import io.rdmakv.server.ServerPinnedMemory;
 import io.rdmakv.server.config.PinMode;
 import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.transport.WorkerPinning;
-import io.rdmakv.transport.diag.Check;
-import io.rdmakv.transport.diag.Severity;
 import io.rdmakv.transport.verbs.VerbsTransportProvider;
 import org.junit.jupiter.api.Test;
 

@@ -8,7 +8,7 @@ import io.rdmakv.it.softroce.SoftRoceGuest;
 import io.rdmakv.it.support.NodeCounters;
 import io.rdmakv.it.support.ServerProcess;
 import io.rdmakv.it.support.TestTransport;
-import io.rdmakv.transport.diag.ProcessCpuTime;
+import io.rdmakv.cli.bench.ProcessCpuTime;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

@@ -21,10 +21,11 @@ import io.rdmakv.transport.TransportCapabilities;
 import io.rdmakv.transport.TransportCapability;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportException;
+import io.rdmakv.transport.TransportProvider;
 import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.WorkerProgress;
+import io.rdmakv.transport.progress.Progress;
 import io.rdmakv.transport.select.TransportSelector;
-import io.rdmakv.transport.verbs.VerbsTransportProvider;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
@@ -99,7 +100,7 @@ public final class ClientRuntime implements AutoCloseable
 
         final Worker worker = transport.createWorker("rdmakv-client");
         opened.add(worker);
-        this.progress = WorkerProgress.start(worker, conductor, "rdmakv-client-progress",
+        this.progress = Progress.start(worker, conductor, "rdmakv-client-progress",
             ex -> LOG.error("error on the client's progress thread", ex));
         opened.add(progress);
         conductor.wakeUpWith(progress::signal);
@@ -146,13 +147,14 @@ public final class ClientRuntime implements AutoCloseable
         try
         {
             final TransportSelector.Selection selection = TransportSelector.fromClassPath().select(config.transport());
-            final String name = selection.provider().name();
-            final TransportConfig tc = transportConfig(config, name,
-                VerbsTransportProvider.NAME.equals(name) ? clusterNodes(config, control, name) : 1);
-            final Transport transport = selection.provider().open(tc);
+            final TransportProvider provider = selection.provider();
+            final boolean slotted = provider.capabilities().has(TransportCapability.ENDPOINT_SLOTS);
+            final TransportConfig tc = transportConfig(config, slotted,
+                slotted ? clusterNodes(config, control, provider.name()) : 1);
+            final Transport transport = provider.open(tc);
             opened.add(transport);
-            return new ClientRuntime(config, control, transport, endpointSlots(tc, transport.name()),
-                selection.summary(), opened);
+            return new ClientRuntime(config, control, transport, transport.endpointSlots(), selection.summary(),
+                opened);
         }
         catch (final RuntimeException ex)
         {
@@ -172,35 +174,26 @@ public final class ClientRuntime implements AutoCloseable
     }
 
     /**
-     * The settings the client opens {@code transportName} with: its timeouts and every transport property of the
-     * builder; on verbs {@code verbs.maxEndpoints} is {@link KvClientBuilder#DEFAULT_VERBS_MAX_ENDPOINTS} unless the
-     * builder set it (one endpoint per server node is what a client uses; the transport's default, sized for a
-     * server, would pin 16 endpoints' buffers).
+     * The settings the client opens its transport with: its timeouts and every transport property of the builder; on
+     * a transport with {@link TransportCapability#ENDPOINT_SLOTS} (verbs) the worker's endpoint slots are one per
+     * node of a cluster of {@code clusterNodes} and a spare, at least {@link KvClientBuilder#DEFAULT_ENDPOINT_SLOTS},
+     * unless the builder set {@link KvClientBuilder#ENDPOINT_SLOTS} (a transport's default is sized for a server and
+     * would pin 16 endpoints' buffers on verbs; the transport's own property, e.g. {@code verbs.maxEndpoints}, wins).
      *
-     * @param config        the client's settings.
-     * @param transportName the transport being opened.
+     * @param config       the client's settings.
+     * @param slotted      whether the transport's workers have endpoint slots.
+     * @param clusterNodes nodes of the cluster map (1 when unknown).
      * @return the transport's settings.
      */
-    static TransportConfig transportConfig(final KvClientConfig config, final String transportName)
-    {
-        return transportConfig(config, transportName, 1);
-    }
-
-    /**
-     * As {@link #transportConfig(KvClientConfig, String)}, for a cluster of {@code clusterNodes} nodes: on verbs the
-     * default endpoint slots scale with it (one per node, and one spare for a node's session being replaced).
-     */
-    public static TransportConfig transportConfig(final KvClientConfig config, final String transportName,
+    public static TransportConfig transportConfig(final KvClientConfig config, final boolean slotted,
         final int clusterNodes)
     {
         final TransportConfig.Builder tc = TransportConfig.builder()
             .connectTimeout(config.connectTimeout())
             .operationTimeout(config.requestTimeout());
-        if (VerbsTransportProvider.NAME.equals(transportName) &&
-            !config.transportProperties().containsKey(KvClientBuilder.VERBS_MAX_ENDPOINTS))
+        if (slotted)
         {
-            tc.property(KvClientBuilder.VERBS_MAX_ENDPOINTS,
-                Integer.toString(Math.max(KvClientBuilder.DEFAULT_VERBS_MAX_ENDPOINTS, clusterNodes + 1)));
+            tc.endpointSlots(Math.max(KvClientBuilder.DEFAULT_ENDPOINT_SLOTS, clusterNodes + 1));
         }
         config.transportProperties().forEach((name, value) -> transportSetting(tc, name, value));
         return tc.build();
@@ -208,12 +201,12 @@ public final class ClientRuntime implements AutoCloseable
 
     /**
      * How many nodes the cluster map of the first answering seed names (1 when none answers: the connect that follows
-     * reports that), so a verbs client sizes its endpoint slots before its worker exists.
+     * reports that), so a client on a transport with endpoint slots sizes them before its worker exists.
      */
     private static int clusterNodes(final KvClientConfig config, final ControlPlaneClient control,
         final String transportName)
     {
-        if (config.transportProperties().containsKey(KvClientBuilder.VERBS_MAX_ENDPOINTS))
+        if (config.transportProperties().containsKey(KvClientBuilder.ENDPOINT_SLOTS))
         {
             return 1;
         }
@@ -233,19 +226,9 @@ public final class ClientRuntime implements AutoCloseable
         return 1;
     }
 
-    /** The endpoints the client's worker can have open at once on verbs ({@code verbs.maxEndpoints}); 0 elsewhere. */
-    static int endpointSlots(final TransportConfig tc, final String transportName)
-    {
-        if (!VerbsTransportProvider.NAME.equals(transportName))
-        {
-            return 0;
-        }
-        return tc.intProperty(KvClientBuilder.VERBS_MAX_ENDPOINTS, KvClientBuilder.DEFAULT_VERBS_MAX_ENDPOINTS);
-    }
-
     /**
      * The typed transport settings may be given as properties too ({@code maxInflightPerEndpoint},
-     * {@code maxPendingPerEndpoint}, {@code maxMessageBytes}); every other property goes to the transport as is.
+     * {@code maxPendingPerEndpoint}, {@code maxMessageBytes}, {@code endpointSlots}); every other property goes to the transport as is.
      */
     private static void transportSetting(final TransportConfig.Builder tc, final String name, final String value)
     {
@@ -256,6 +239,7 @@ public final class ClientRuntime implements AutoCloseable
                 case "maxInflightPerEndpoint" -> tc.maxInflightPerEndpoint(Integer.parseInt(value.trim()));
                 case "maxPendingPerEndpoint" -> tc.maxPendingPerEndpoint(Integer.parseInt(value.trim()));
                 case "maxMessageBytes" -> tc.maxMessageBytes(Integer.parseInt(value.trim()));
+                case KvClientBuilder.ENDPOINT_SLOTS -> tc.endpointSlots(Integer.parseInt(value.trim()));
                 default -> tc.property(name, value);
             }
         }

@@ -82,8 +82,8 @@ final class ClusterRouter implements Redirector, AutoCloseable
     private volatile Welcome firstWelcome;
 
     /**
-     * @param endpointSlots data connections the worker can have open at once ({@code verbs.maxEndpoints}), 0 when
-     *                      the transport sets no such bound; named in the failure when they are all taken.
+     * @param endpointSlots data connections the worker can have open at once ({@code Transport.endpointSlots()}), 0
+     *                      when the transport sets no such bound; named in the failure when they are all taken.
      */
     ClusterRouter(final KvClientConfig config, final ControlPlaneClient control, final Worker worker,
         final String transportName, final int endpointSlots, final boolean oneSidedGets, final RequestSlots slots,
@@ -408,8 +408,8 @@ final class ClusterRouter implements Redirector, AutoCloseable
         }
         return ". This client has " + openConnections + " data connections open (one per node) and room for " +
             endpointSlots + ": give it more with KvClientBuilder.transportProperty(\"" +
-            KvClientBuilder.VERBS_MAX_ENDPOINTS + "\", \"" + (openConnections + 1) + "\") (a client's default is " +
-            KvClientBuilder.DEFAULT_VERBS_MAX_ENDPOINTS + "; each slot pins one endpoint's buffers, about 5 MiB at " +
+            KvClientBuilder.ENDPOINT_SLOTS + "\", \"" + (openConnections + 1) + "\") (a client's default is " +
+            KvClientBuilder.DEFAULT_ENDPOINT_SLOTS + "; each slot pins one endpoint's buffers, about 5 MiB at " +
             "the default depths)";
     }
 

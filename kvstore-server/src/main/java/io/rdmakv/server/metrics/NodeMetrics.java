@@ -8,7 +8,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.store.RocksStore;
-import io.rdmakv.transport.diag.InfinibandSysfs;
+import io.rdmakv.transport.device.InfinibandSysfs;
 
 import java.net.InetSocketAddress;
 import java.nio.file.Path;

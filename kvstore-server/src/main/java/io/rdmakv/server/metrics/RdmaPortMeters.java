@@ -2,9 +2,9 @@ package io.rdmakv.server.metrics;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.rdmakv.transport.diag.InfinibandSysfs;
-import io.rdmakv.transport.diag.RdmaDevice;
-import io.rdmakv.transport.diag.RdmaPort;
+import io.rdmakv.transport.device.InfinibandSysfs;
+import io.rdmakv.transport.device.RdmaDevice;
+import io.rdmakv.transport.device.RdmaPort;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,6 +1,8 @@
 package io.rdmakv.transport.event;
 
 import io.rdmakv.transport.WorkerWakeup;
+import io.rdmakv.transport.libc.LibC;
+import io.rdmakv.transport.libc.LibCLayout;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -22,7 +24,7 @@ import java.util.concurrent.locks.LockSupport;
  * </pre>
  *
  * <p>No lost wake-up between a signal and a block (a Dekker pair of volatile flags, as in
- * {@link io.rdmakv.transport.SignalledIdleStrategy}): a signaller hands its work over, sets {@code signalled}, then
+ * {@link io.rdmakv.transport.progress.SignalledIdleStrategy}): a signaller hands its work over, sets {@code signalled}, then
  * reads {@code blocking} and writes the eventfd only when it is set; the progress thread sets {@code blocking}, then
  * reads {@code signalled} and calls {@code poll} only when it is clear. Both orders are sequentially consistent, so
  * either the progress thread sees the signal and does not block, or the signaller sees {@code blocking} and writes

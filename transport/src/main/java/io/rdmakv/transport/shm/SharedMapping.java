@@ -1,7 +1,8 @@
 package io.rdmakv.transport.shm;
 
-import io.rdmakv.transport.event.LibC;
+import io.rdmakv.transport.libc.LibC;
 import io.rdmakv.transport.TransportException;
+import io.rdmakv.transport.libc.LibCLayout;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -38,21 +39,21 @@ public final class SharedMapping implements AutoCloseable
     public static SharedMapping create(final String name, final long length)
     {
         checkLoaded();
-        final int fd = ShmLibC.memfd_create(name, ShmLibC.MFD_CLOEXEC);
+        final int fd = LibC.memfd_create(name, LibCLayout.MFD_CLOEXEC);
         if (fd < 0)
         {
-            throw new TransportException("shm: memfd_create failed, errno " + ShmLibC.errno());
+            throw new TransportException("shm: memfd_create failed, errno " + LibC.errno());
         }
-        if (ShmLibC.ftruncate(fd, length) != 0)
+        if (LibC.ftruncate(fd, length) != 0)
         {
-            final int errno = ShmLibC.errno();
+            final int errno = LibC.errno();
             LibC.close(fd);
             throw new TransportException("shm: ftruncate(" + length + ") failed, errno " + errno);
         }
-        final long addr = ShmLibC.mmap(0, length, ShmLibC.PROT_READ | ShmLibC.PROT_WRITE, ShmLibC.MAP_SHARED, fd, 0);
-        if (addr == ShmLibC.MAP_FAILED)
+        final long addr = LibC.mmap(0, length, LibCLayout.PROT_READ | LibCLayout.PROT_WRITE, LibCLayout.MAP_SHARED, fd, 0);
+        if (addr == LibCLayout.MAP_FAILED)
         {
-            final int errno = ShmLibC.errno();
+            final int errno = LibC.errno();
             LibC.close(fd);
             throw new TransportException("shm: mmap of " + length + " bytes failed, errno " + errno);
         }
@@ -65,7 +66,7 @@ public final class SharedMapping implements AutoCloseable
      */
     static SharedMapping mapReadWrite(final int fd, final long offset, final long length)
     {
-        return map(fd, offset, length, ShmLibC.PROT_READ | ShmLibC.PROT_WRITE);
+        return map(fd, offset, length, LibCLayout.PROT_READ | LibCLayout.PROT_WRITE);
     }
 
     /**
@@ -74,7 +75,7 @@ public final class SharedMapping implements AutoCloseable
      */
     static SharedMapping mapReadOnly(final int fd, final long offset, final long length)
     {
-        return map(fd, offset, length, ShmLibC.PROT_READ);
+        return map(fd, offset, length, LibCLayout.PROT_READ);
     }
 
     private static SharedMapping map(final int fd, final long offset, final long length, final int prot)
@@ -82,10 +83,10 @@ public final class SharedMapping implements AutoCloseable
         final long pageOffset = offset & ~(PAGE - 1);
         final long slack = offset - pageOffset;
         final long mapped = slack + length;
-        final long addr = ShmLibC.mmap(0, mapped, prot, ShmLibC.MAP_SHARED, fd, pageOffset);
-        if (addr == ShmLibC.MAP_FAILED)
+        final long addr = LibC.mmap(0, mapped, prot, LibCLayout.MAP_SHARED, fd, pageOffset);
+        if (addr == LibCLayout.MAP_FAILED)
         {
-            final int errno = ShmLibC.errno();
+            final int errno = LibC.errno();
             LibC.close(fd);
             throw new TransportException("shm: mmap of a peer's memory (" + length + " bytes at " + offset +
                 ") failed, errno " + errno);
@@ -95,9 +96,9 @@ public final class SharedMapping implements AutoCloseable
 
     static void checkLoaded()
     {
-        if (ShmLibC.loadFailure() != null)
+        if (LibC.loadFailure() != null)
         {
-            throw new TransportException("shm: libc could not be bound: " + ShmLibC.loadFailure());
+            throw new TransportException("shm: libc could not be bound: " + LibC.loadFailure());
         }
     }
 
@@ -131,7 +132,7 @@ public final class SharedMapping implements AutoCloseable
         if (!closed)
         {
             closed = true;
-            ShmLibC.munmap(mappedAddress, mappedLength);
+            LibC.munmap(mappedAddress, mappedLength);
             LibC.close(fd);
         }
     }

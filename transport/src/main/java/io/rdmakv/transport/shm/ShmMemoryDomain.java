@@ -1,10 +1,11 @@
 package io.rdmakv.transport.shm;
 
-import io.rdmakv.transport.event.LibC;
+import io.rdmakv.transport.libc.LibC;
 import io.rdmakv.transport.MemoryAccess;
 import io.rdmakv.transport.MemoryDomain;
 import io.rdmakv.transport.MemoryRegion;
 import io.rdmakv.transport.TransportException;
+import io.rdmakv.transport.libc.LibCLayout;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -221,10 +222,10 @@ public final class ShmMemoryDomain implements MemoryDomain, AutoCloseable
 
     private static int reopenReadOnly(final int fd)
     {
-        final int ro = ShmLibC.open("/proc/self/fd/" + fd, ShmLibC.O_RDONLY | ShmLibC.O_CLOEXEC);
+        final int ro = LibC.open("/proc/self/fd/" + fd, LibCLayout.O_RDONLY | LibCLayout.O_CLOEXEC);
         if (ro < 0)
         {
-            throw new TransportException("shm: cannot reopen descriptor " + fd + " read-only, errno " + ShmLibC.errno());
+            throw new TransportException("shm: cannot reopen descriptor " + fd + " read-only, errno " + LibC.errno());
         }
         return ro;
     }

@@ -1,6 +1,6 @@
 package io.rdmakv.transport.shm;
 
-import io.rdmakv.transport.event.LibC;
+import io.rdmakv.transport.libc.LibC;
 import io.rdmakv.transport.MemoryRegion;
 import io.rdmakv.transport.RemoteKey;
 

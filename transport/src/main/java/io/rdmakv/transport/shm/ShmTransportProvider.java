@@ -6,6 +6,7 @@ import io.rdmakv.transport.TransportCapability;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportProvider;
 
+import io.rdmakv.transport.libc.LibC;
 import java.util.EnumSet;
 
 /**
@@ -42,7 +43,7 @@ public final class ShmTransportProvider implements TransportProvider
         {
             return "needs Linux (memfd_create, abstract Unix sockets); this is " + System.getProperty("os.name");
         }
-        final Throwable failure = ShmLibC.loadFailure();
+        final Throwable failure = LibC.loadFailure();
         return failure == null ? null : "libc could not be bound: " + failure;
     }
 

@@ -1,8 +1,9 @@
 package io.rdmakv.transport.shm;
 
-import io.rdmakv.transport.event.LibC;
+import io.rdmakv.transport.libc.LibC;
 import io.rdmakv.transport.event.ArmableEventSource;
 import io.rdmakv.transport.event.EventFdWakeup;
+import io.rdmakv.transport.libc.LibCLayout;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -24,17 +25,17 @@ final class ShmWakeup implements ArmableEventSource, AutoCloseable
     private final int epollFd;
     /** epoll_wait's output (the blocking thread) and epoll_ctl's input (a duty cycle): two threads, two buffers. */
     private final UnsafeBuffer events = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
-        ShmLibC.SIZEOF_EPOLL_EVENT * 64, 64));
+        LibCLayout.SIZEOF_EPOLL_EVENT * 64, 64));
     private final UnsafeBuffer control = new UnsafeBuffer(BufferUtil.allocateDirectAligned(64, 64));
     private final EventFdWakeup wakeup;
     private volatile ShmRings[] inbound = new ShmRings[0];
 
     ShmWakeup(final long maxBlockNanos, final long maxIdleBlockNanos)
     {
-        epollFd = ShmLibC.epoll_create1(ShmLibC.EPOLL_CLOEXEC);
+        epollFd = LibC.epoll_create1(LibCLayout.EPOLL_CLOEXEC);
         if (epollFd < 0)
         {
-            throw new IllegalStateException("shm: epoll_create1 failed, errno " + ShmLibC.errno());
+            throw new IllegalStateException("shm: epoll_create1 failed, errno " + LibC.errno());
         }
         wakeup = new EventFdWakeup(this, maxBlockNanos, maxIdleBlockNanos);
     }
@@ -53,14 +54,14 @@ final class ShmWakeup implements ArmableEventSource, AutoCloseable
     /** Watch {@code fd} (a listening or control socket) while blocked. */
     void watch(final int fd)
     {
-        control.putInt(0, ShmLibC.EPOLLIN);
+        control.putInt(0, LibCLayout.EPOLLIN);
         control.putLong(4, fd);
-        ShmLibC.epoll_ctl(epollFd, ShmLibC.EPOLL_CTL_ADD, fd, control.addressOffset());
+        LibC.epoll_ctl(epollFd, LibCLayout.EPOLL_CTL_ADD, fd, control.addressOffset());
     }
 
     void unwatch(final int fd)
     {
-        ShmLibC.epoll_ctl(epollFd, ShmLibC.EPOLL_CTL_DEL, fd, control.addressOffset());
+        LibC.epoll_ctl(epollFd, LibCLayout.EPOLL_CTL_DEL, fd, control.addressOffset());
     }
 
     /** The rings whose inbound side this worker reads (progress thread; read by arm()). */
@@ -101,7 +102,7 @@ final class ShmWakeup implements ArmableEventSource, AutoCloseable
     @Override
     public int consumeEvents()
     {
-        return Math.max(0, ShmLibC.epoll_wait(epollFd, events.addressOffset(), 64, 0));
+        return Math.max(0, LibC.epoll_wait(epollFd, events.addressOffset(), 64, 0));
     }
 
     @Override

@@ -1,6 +1,6 @@
 package io.rdmakv.transport.shm;
 
-import io.rdmakv.transport.event.LibC;
+import io.rdmakv.transport.libc.LibC;
 import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.Listener;

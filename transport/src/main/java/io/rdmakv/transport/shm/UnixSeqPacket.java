@@ -1,7 +1,8 @@
 package io.rdmakv.transport.shm;
 
-import io.rdmakv.transport.event.LibC;
+import io.rdmakv.transport.libc.LibC;
 import io.rdmakv.transport.TransportException;
+import io.rdmakv.transport.libc.LibCLayout;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -59,19 +60,19 @@ final class UnixSeqPacket implements AutoCloseable
     {
         final UnixSeqPacket s = new UnixSeqPacket(newSocket());
         final int len = s.putAddress(name);
-        if (ShmLibC.bind(s.fd, s.scratch.addressOffset() + SOCKADDR, len) != 0)
+        if (LibC.bind(s.fd, s.scratch.addressOffset() + SOCKADDR, len) != 0)
         {
-            final int errno = ShmLibC.errno();
+            final int errno = LibC.errno();
             s.close();
-            if (errno == ShmLibC.EADDRINUSE)
+            if (errno == LibCLayout.EADDRINUSE)
             {
                 return null;
             }
             throw new TransportException("shm: bind(@" + name + ") failed, errno " + errno);
         }
-        if (ShmLibC.listen(s.fd, 512) != 0)
+        if (LibC.listen(s.fd, 512) != 0)
         {
-            final int errno = ShmLibC.errno();
+            final int errno = LibC.errno();
             s.close();
             throw new TransportException("shm: listen(@" + name + ") failed, errno " + errno);
         }
@@ -87,11 +88,11 @@ final class UnixSeqPacket implements AutoCloseable
     {
         final UnixSeqPacket s = new UnixSeqPacket(newSocket());
         final int len = s.putAddress(name);
-        if (ShmLibC.connect(s.fd, s.scratch.addressOffset() + SOCKADDR, len) != 0)
+        if (LibC.connect(s.fd, s.scratch.addressOffset() + SOCKADDR, len) != 0)
         {
-            final int errno = ShmLibC.errno();
+            final int errno = LibC.errno();
             s.close();
-            throw new TransportException(errno == ShmLibC.ECONNREFUSED ?
+            throw new TransportException(errno == LibCLayout.ECONNREFUSED ?
                 "shm: nothing listens on @" + name + " on this host" :
                 "shm: connect(@" + name + ") failed, errno " + errno);
         }
@@ -101,11 +102,11 @@ final class UnixSeqPacket implements AutoCloseable
     /** A pending connection, or null when none waits. */
     UnixSeqPacket accept()
     {
-        final int child = ShmLibC.accept4(fd, 0, 0, ShmLibC.SOCK_NONBLOCK | ShmLibC.SOCK_CLOEXEC);
+        final int child = LibC.accept4(fd, 0, 0, LibCLayout.SOCK_NONBLOCK | LibCLayout.SOCK_CLOEXEC);
         if (child < 0)
         {
-            final int errno = ShmLibC.errno();
-            if (errno == ShmLibC.EAGAIN || errno == ShmLibC.EINTR)
+            final int errno = LibC.errno();
+            if (errno == LibCLayout.EAGAIN || errno == LibCLayout.EINTR)
             {
                 return null;
             }
@@ -147,8 +148,8 @@ final class UnixSeqPacket implements AutoCloseable
         {
             final int cmsgLen = CMSG_HEADER + 4 * fds.length;
             scratch.putLong(CONTROL, cmsgLen);
-            scratch.putInt(CONTROL + 8, ShmLibC.SOL_SOCKET);
-            scratch.putInt(CONTROL + 12, ShmLibC.SCM_RIGHTS);
+            scratch.putInt(CONTROL + 8, LibCLayout.SOL_SOCKET);
+            scratch.putInt(CONTROL + 12, LibCLayout.SCM_RIGHTS);
             for (int i = 0; i < fds.length; i++)
             {
                 scratch.putInt(CONTROL + CMSG_HEADER + 4 * i, fds[i]);
@@ -156,7 +157,7 @@ final class UnixSeqPacket implements AutoCloseable
             scratch.putLong(MSGHDR + 32, base + CONTROL);
             scratch.putLong(MSGHDR + 40, align8(cmsgLen));
         }
-        final long sent = ShmLibC.sendmsg(fd, base + MSGHDR, ShmLibC.MSG_DONTWAIT | ShmLibC.MSG_NOSIGNAL);
+        final long sent = LibC.sendmsg(fd, base + MSGHDR, LibCLayout.MSG_DONTWAIT | LibCLayout.MSG_NOSIGNAL);
         return sent == length;
     }
 
@@ -175,15 +176,15 @@ final class UnixSeqPacket implements AutoCloseable
         scratch.putLong(MSGHDR + 32, base + CONTROL);
         scratch.putLong(MSGHDR + 40, align8(CMSG_HEADER + 4 * MAX_FDS));
         receivedFdCount = 0;
-        final long n = ShmLibC.recvmsg(fd, base + MSGHDR, ShmLibC.MSG_DONTWAIT | ShmLibC.MSG_CMSG_CLOEXEC);
+        final long n = LibC.recvmsg(fd, base + MSGHDR, LibCLayout.MSG_DONTWAIT | LibCLayout.MSG_CMSG_CLOEXEC);
         if (n < 0)
         {
-            final int errno = ShmLibC.errno();
-            return errno == ShmLibC.EAGAIN || errno == ShmLibC.EINTR ? WOULD_BLOCK : END_OF_STREAM;
+            final int errno = LibC.errno();
+            return errno == LibCLayout.EAGAIN || errno == LibCLayout.EINTR ? WOULD_BLOCK : END_OF_STREAM;
         }
         final long controlLen = scratch.getLong(MSGHDR + 40);
-        if (controlLen >= CMSG_HEADER && scratch.getInt(CONTROL + 8) == ShmLibC.SOL_SOCKET &&
-            scratch.getInt(CONTROL + 12) == ShmLibC.SCM_RIGHTS)
+        if (controlLen >= CMSG_HEADER && scratch.getInt(CONTROL + 8) == LibCLayout.SOL_SOCKET &&
+            scratch.getInt(CONTROL + 12) == LibCLayout.SCM_RIGHTS)
         {
             final int count = (int)((scratch.getLong(CONTROL) - CMSG_HEADER) / 4);
             for (int i = 0; i < count && i < MAX_FDS; i++)
@@ -232,11 +233,11 @@ final class UnixSeqPacket implements AutoCloseable
 
     private static int newSocket()
     {
-        final int fd = ShmLibC.socket(ShmLibC.AF_UNIX,
-            ShmLibC.SOCK_SEQPACKET | ShmLibC.SOCK_NONBLOCK | ShmLibC.SOCK_CLOEXEC, 0);
+        final int fd = LibC.socket(LibCLayout.AF_UNIX,
+            LibCLayout.SOCK_SEQPACKET | LibCLayout.SOCK_NONBLOCK | LibCLayout.SOCK_CLOEXEC, 0);
         if (fd < 0)
         {
-            throw new TransportException("shm: socket(AF_UNIX, SOCK_SEQPACKET) failed, errno " + ShmLibC.errno());
+            throw new TransportException("shm: socket(AF_UNIX, SOCK_SEQPACKET) failed, errno " + LibC.errno());
         }
         return fd;
     }
@@ -250,7 +251,7 @@ final class UnixSeqPacket implements AutoCloseable
             throw new IllegalArgumentException("socket name too long: " + name);
         }
         scratch.setMemory(SOCKADDR, 2 + SOCKADDR_PATH_MAX, (byte)0);
-        scratch.putShort(SOCKADDR, (short)ShmLibC.AF_UNIX);
+        scratch.putShort(SOCKADDR, (short)LibCLayout.AF_UNIX);
         scratch.putBytes(SOCKADDR + SOCKADDR_PATH_OFFSET + 1, bytes);
         return SOCKADDR_PATH_OFFSET + 1 + bytes.length;
     }

@@ -3,7 +3,7 @@ package io.rdmakv.transport.verbs;
 import com.sun.jna.Pointer;
 import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.event.ArmableEventSource;
-import io.rdmakv.transport.event.LibC;
+import io.rdmakv.transport.libc.LibC;
 import io.rdmakv.transport.verbs.ffi.LibIbverbs;
 import io.rdmakv.transport.verbs.ffi.NativeBlock;
 import io.rdmakv.transport.verbs.ffi.VerbsLayout;

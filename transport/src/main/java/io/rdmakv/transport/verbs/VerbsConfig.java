@@ -26,7 +26,7 @@ import java.util.Locale;
  *   <tr><td>verbs.maxEndpoints</td><td>endpoints one worker can have open at once: each worker registers their
  *       buffers once when it is created, (sendDepth + recvDepth) x fragmentBytes + readBounceBytes per endpoint
  *       (about 5 MiB at the defaults); {@link VerbsTransportProvider#workerPinning} computes the block from these
- *       settings (16; a KvClient's default is 4, one per server node)</td></tr>
+ *       settings ({@link TransportConfig#endpointSlots()} when set, else 16)</td></tr>
  *   <tr><td>verbs.cqDepth</td><td>completion queue entries per worker (max(8192, maxEndpoints x (sendDepth +
  *       recvDepth)))</td></tr>
  *   <tr><td>verbs.pollBatch</td><td>completions polled per doWork (32)</td></tr>
@@ -46,7 +46,7 @@ import java.util.Locale;
 public final class VerbsConfig
 {
     public static final int DEFAULT_FRAGMENT_BYTES = 16 * 1024;
-    /** Endpoints per worker unless {@code verbs.maxEndpoints} says otherwise. */
+    /** Endpoints per worker unless {@code verbs.maxEndpoints} or {@link TransportConfig#endpointSlots()} says so. */
     public static final int DEFAULT_MAX_ENDPOINTS = 16;
     /** {@code verbs.idle} unless set. */
     public static final IdleMode DEFAULT_IDLE = IdleMode.EVENTS;
@@ -110,7 +110,8 @@ public final class VerbsConfig
         sendDepth = range(config, "verbs.sendDepth", Math.max(8, config.maxInflightPerEndpoint()), 8, 16384);
         recvDepth = range(config, "verbs.recvDepth", Math.max(8, config.maxInflightPerEndpoint()), 4, 16384);
         fragmentBytes = range(config, "verbs.fragmentBytes", DEFAULT_FRAGMENT_BYTES, 256, 1 << 20);
-        maxEndpoints = range(config, "verbs.maxEndpoints", DEFAULT_MAX_ENDPOINTS, 1, 65536);
+        maxEndpoints = range(config, "verbs.maxEndpoints",
+            config.endpointSlots() > 0 ? config.endpointSlots() : DEFAULT_MAX_ENDPOINTS, 1, 65536);
         cqDepth = range(config, "verbs.cqDepth",
             (int)Math.min(1 << 22, Math.max(8192L, (long)maxEndpoints * (sendDepth + recvDepth))), 64, 1 << 22);
         pollBatch = range(config, "verbs.pollBatch", 32, 1, 1024);

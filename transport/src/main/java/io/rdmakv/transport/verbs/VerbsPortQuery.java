@@ -1,7 +1,7 @@
 package io.rdmakv.transport.verbs;
 
 import com.sun.jna.Pointer;
-import io.rdmakv.transport.diag.PortAttributes;
+import io.rdmakv.transport.device.PortAttributes;
 import io.rdmakv.transport.verbs.ffi.LibIbverbs;
 import io.rdmakv.transport.verbs.ffi.NativeBlock;
 import org.agrona.DirectBuffer;

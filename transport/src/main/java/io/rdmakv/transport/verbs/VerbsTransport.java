@@ -69,6 +69,12 @@ final class VerbsTransport implements Transport
     }
 
     @Override
+    public int endpointSlots()
+    {
+        return config.maxEndpoints;
+    }
+
+    @Override
     public MemoryDomain memoryDomain()
     {
         return domain;

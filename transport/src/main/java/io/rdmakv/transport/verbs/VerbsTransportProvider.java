@@ -8,8 +8,8 @@ import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.TransportProvider;
 import io.rdmakv.transport.WorkerPinning;
-import io.rdmakv.transport.diag.PortAttributes;
-import io.rdmakv.transport.diag.PortAttributesSource;
+import io.rdmakv.transport.device.PortAttributes;
+import io.rdmakv.transport.device.PortAttributesSource;
 import io.rdmakv.transport.verbs.ffi.LibIbverbs;
 
 import java.util.EnumSet;
@@ -31,7 +31,8 @@ public final class VerbsTransportProvider implements TransportProvider, PortAttr
     public static final int MAX_SEND_BYTES = (1 << 20) + 4096;
 
     private static final TransportCapabilities CAPABILITIES = new TransportCapabilities(
-        EnumSet.of(TransportCapability.SEND_RECV, TransportCapability.READ_NATIVE, TransportCapability.READ_BATCH),
+        EnumSet.of(TransportCapability.SEND_RECV, TransportCapability.READ_NATIVE, TransportCapability.READ_BATCH,
+            TransportCapability.ENDPOINT_SLOTS),
         MAX_SEND_BYTES, MAX_READ_BYTES, 128,
         // A modest model for an RC QP on real hardware: ~2 us, ~5 GB/s. SoftRoCE is far slower but still native.
         2_000, 5e9);

@@ -13,6 +13,7 @@ import io.rdmakv.transport.TransportProvider;
 import io.rdmakv.transport.TransportStatus;
 import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.WorkerProgress;
+import io.rdmakv.transport.progress.Progress;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
@@ -41,7 +42,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Shared harness of the conformance suite: opens transports, drives each worker on its own {@link AgentRunner}
- * (polled) or through {@link WorkerProgress#start} (the worker's own progress model: event-driven on tcp) when
+ * (polled) or through {@link io.rdmakv.transport.progress.Progress#start} (the worker's own progress model: event-driven on tcp) when
  * {@link #progressByModel()} says so, with a {@link ProgressGate} beside it that a test can hold, connects a client to
  * a server over loopback, and registers a region filled with a known pattern. Everything opened is closed after each
  * test, progress first.
@@ -106,7 +107,7 @@ public abstract class TransportConformanceSupport
             () -> provider().name() + " unavailable: " + provider().unavailabilityCause());
     }
 
-    /** Drive workers as applications do ({@link WorkerProgress#start}) instead of polling them on a runner. */
+    /** Drive workers as applications do ({@link io.rdmakv.transport.progress.Progress#start}) instead of polling them on a runner. */
     protected boolean progressByModel()
     {
         return false;
@@ -125,7 +126,7 @@ public abstract class TransportConformanceSupport
         final ProgressGate gate = new ProgressGate();
         if (progressByModel())
         {
-            final WorkerProgress progress = closeLater(WorkerProgress.start(worker, gate, name + "-progress",
+            final WorkerProgress progress = closeLater(Progress.start(worker, gate, name + "-progress",
                 Throwable::printStackTrace));
             return new Peer(transport, worker, progress, gate, progress::signal);
         }

@@ -1,5 +1,7 @@
 package io.rdmakv.transport.event;
 
+import io.rdmakv.transport.libc.LibC;
+import io.rdmakv.transport.libc.LibCLayout;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 

@@ -1,7 +1,7 @@
 package io.rdmakv.transport.event;
 
 import io.rdmakv.transport.HandOffConsumer;
-import io.rdmakv.transport.WakeupIdleStrategy;
+import io.rdmakv.transport.progress.WakeupIdleStrategy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 

@@ -11,6 +11,8 @@ import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.TransportStatus;
 import io.rdmakv.transport.Worker;
+import io.rdmakv.transport.libc.LibC;
+import io.rdmakv.transport.libc.LibCLayout;
 import io.rdmakv.transport.select.TransportSelector;
 import org.agrona.concurrent.AgentInvoker;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -100,9 +102,9 @@ class ShmTransportTest
             "the reader maps the region read-only and shared: " + mappings);
         // The descriptor the reader got is read-only: it cannot even be mapped writable, so no store can reach it.
         final int fd = readerFd();
-        assertEquals(ShmLibC.MAP_FAILED, ShmLibC.mmap(0, 4096, ShmLibC.PROT_READ | ShmLibC.PROT_WRITE,
-            ShmLibC.MAP_SHARED, fd, 0), "a writable mapping of the reader's descriptor must be refused");
-        assertEquals(13, ShmLibC.errno(), "EACCES");
+        assertEquals(LibCLayout.MAP_FAILED, LibC.mmap(0, 4096, LibCLayout.PROT_READ | LibCLayout.PROT_WRITE,
+            LibCLayout.MAP_SHARED, fd, 0), "a writable mapping of the reader's descriptor must be refused");
+        assertEquals(13, LibC.errno(), "EACCES");
     }
 
     @Test
@@ -197,7 +199,7 @@ class ShmTransportTest
                         final String flags = Files.readAllLines(Path.of("/proc/self/fdinfo/" + fd.getFileName()))
                             .stream().filter(l -> l.startsWith("flags:")).findFirst().orElse("");
                         final int accessMode = Integer.parseInt(flags.substring(6).trim(), 8) & 3;
-                        if (accessMode == ShmLibC.O_RDONLY)
+                        if (accessMode == LibCLayout.O_RDONLY)
                         {
                             return Integer.parseInt(fd.getFileName().toString());
                         }

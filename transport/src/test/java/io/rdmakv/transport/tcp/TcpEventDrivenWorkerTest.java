@@ -9,6 +9,7 @@ import io.rdmakv.transport.TransportProvider;
 import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.WorkerProgress;
 import io.rdmakv.transport.conformance.TransportConformanceSupport;
+import io.rdmakv.transport.progress.Progress;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
@@ -44,9 +45,9 @@ class TcpEventDrivenWorkerTest extends TransportConformanceSupport
         assertEquals(ProgressModel.EVENT_DRIVEN, serverWorker.progressModel());
 
         final CountingDuty serverDuty = new CountingDuty();
-        final WorkerProgress server = closeLater(WorkerProgress.start(serverWorker, serverDuty, "s",
+        final WorkerProgress server = closeLater(Progress.start(serverWorker, serverDuty, "s",
             Throwable::printStackTrace));
-        final WorkerProgress client = closeLater(WorkerProgress.start(clientWorker, new CountingDuty(), "c",
+        final WorkerProgress client = closeLater(Progress.start(clientWorker, new CountingDuty(), "c",
             Throwable::printStackTrace));
 
         final AtomicReference<Thread> messageThread = new AtomicReference<>();
@@ -102,7 +103,7 @@ class TcpEventDrivenWorkerTest extends TransportConformanceSupport
         final Transport transport = open(config());
         final Worker worker = transport.createWorker("w");
         final CountingDuty duty = new CountingDuty();
-        final WorkerProgress progress = WorkerProgress.start(worker, duty, "w", Throwable::printStackTrace);
+        final WorkerProgress progress = Progress.start(worker, duty, "w", Throwable::printStackTrace);
         duty.awaitCycles(1);
         assertEquals(-1, progress.tryProgress(), "callers cannot drive an event-driven worker: its I/O thread does");
         progress.close();

@@ -1,6 +1,6 @@
 package io.rdmakv.transport.verbs;
 
-import io.rdmakv.transport.diag.PortAttributes;
+import io.rdmakv.transport.device.PortAttributes;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
