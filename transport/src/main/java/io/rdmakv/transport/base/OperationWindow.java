@@ -9,6 +9,7 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
 import java.util.function.Predicate;
@@ -218,7 +219,7 @@ public final class OperationWindow<O extends Operation>
     }
 
     /** Take every in-flight operation {@code filter} accepts into {@code out}; returns how many. */
-    public int takeInflightLocked(final Predicate<O> filter, final List<O> out)
+    public int takeInflightLocked(final Predicate<O> filter, final Collection<? super O> out)
     {
         int n = 0;
         for (final Iterator<O> it = inflight.values().iterator(); it.hasNext(); )
@@ -282,7 +283,7 @@ public final class OperationWindow<O extends Operation>
      * Take every in-flight or pending operation past its deadline at {@code nowNanos} into {@code out}, its status
      * TIMED_OUT, for the caller to complete; returns how many.
      */
-    public int takeExpired(final long nowNanos, final List<O> out)
+    public int takeExpired(final long nowNanos, final Collection<? super O> out)
     {
         synchronized (lock)
         {
@@ -337,7 +338,7 @@ public final class OperationWindow<O extends Operation>
     }
 
     /** Take every in-flight and pending operation into {@code out}, in-flight first, each with {@code status}. */
-    public int takeAll(final TransportStatus status, final List<O> out)
+    public int takeAll(final TransportStatus status, final Collection<? super O> out)
     {
         synchronized (lock)
         {
