@@ -113,12 +113,36 @@ public final class OperationWindow<O extends Operation>
     /** A pooled operation with the next request id and its deadline. */
     public O acquireLocked(final CompletionHandler handler)
     {
+        return acquireLocked(nextRequestId++, handler);
+    }
+
+    /**
+     * The next request id, for an operation the transport posts at once without a pooled object (verbs: its
+     * send-queue ring keeps the id); {@link #acquireLocked(long, CompletionHandler)} turns it into one if it must wait.
+     */
+    public long nextRequestIdLocked()
+    {
+        return nextRequestId++;
+    }
+
+    /** Give back an id from {@link #nextRequestIdLocked()} that was refused before anything used it. */
+    public void unissueLocked(final long requestId)
+    {
+        if (requestId == nextRequestId - 1)
+        {
+            nextRequestId--;
+        }
+    }
+
+    /** A pooled operation with an id issued earlier by {@link #nextRequestIdLocked()}, and its deadline. */
+    public O acquireLocked(final long requestId, final CompletionHandler handler)
+    {
         O op = free.pollFirst();
         if (op == null)
         {
             op = factory.get();
         }
-        op.requestId = nextRequestId++;
+        op.requestId = requestId;
         op.handler = handler;
         op.status = null;
         op.credited = false;
@@ -130,10 +154,7 @@ public final class OperationWindow<O extends Operation>
     /** Give back an operation acquired but then refused (never posted nor queued); its id is reused when last. */
     public void refuseLocked(final O op)
     {
-        if (op.requestId == nextRequestId - 1)
-        {
-            nextRequestId--;
-        }
+        unissueLocked(op.requestId);
         recycleLocked(op);
     }
 
@@ -190,6 +211,12 @@ public final class OperationWindow<O extends Operation>
         }
         pending.addLast(op);
         return true;
+    }
+
+    /** The pending queue holds {@code maxPending} operations: the next one to wait is refused. */
+    public boolean pendingFullLocked()
+    {
+        return pending.size() >= maxPending;
     }
 
     public O peekPendingLocked()
