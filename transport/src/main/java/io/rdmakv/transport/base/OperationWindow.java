@@ -318,31 +318,27 @@ public final class OperationWindow<O extends Operation>
             {
                 return 0;
             }
-            int n = 0;
-            for (final Iterator<O> it = inflight.values().iterator(); it.hasNext(); )
-            {
-                final O op = it.next();
-                if (op.deadlineNanos - nowNanos <= 0)
-                {
-                    it.remove();
-                    op.status = TransportStatus.TIMED_OUT;
-                    out.add(op);
-                    n++;
-                }
-            }
-            for (final Iterator<O> it = pending.iterator(); it.hasNext(); )
-            {
-                final O op = it.next();
-                if (op.deadlineNanos - nowNanos <= 0)
-                {
-                    it.remove();
-                    op.status = TransportStatus.TIMED_OUT;
-                    out.add(op);
-                    n++;
-                }
-            }
-            return n;
+            return takeExpired(inflight.values().iterator(), nowNanos, out) +
+                takeExpired(pending.iterator(), nowNanos, out);
         }
+    }
+
+    private static <O extends Operation> int takeExpired(final Iterator<O> it, final long nowNanos,
+        final Collection<? super O> out)
+    {
+        int n = 0;
+        while (it.hasNext())
+        {
+            final O op = it.next();
+            if (op.deadlineNanos - nowNanos <= 0)
+            {
+                it.remove();
+                op.status = TransportStatus.TIMED_OUT;
+                out.add(op);
+                n++;
+            }
+        }
+        return n;
     }
 
     /** Complete every operation past its deadline with TIMED_OUT (progress thread only); returns how many. */

@@ -24,12 +24,11 @@ import java.util.List;
 import static io.rdmakv.transport.verbs.ffi.VerbsLayout.*;
 
 /**
- * One RC connection over the shared {@link AbstractEndpoint} (argument checks; the window's request ids, bounded
- * pending queue with its deadlines, and refusal once down): its state, the operations of {@link Endpoint} and its
- * teardown. The native side (QP, work
- * requests, a slice of the worker's registered buffers) is {@link EndpointResources}; posting within credits and queue
- * room is {@link SendPath}; completing what the send queue finished is {@link SendQueueCompletions}; receiving is
- * {@link ReceivePath}.
+ * One RC connection over the shared {@link AbstractEndpoint} (argument checks; the window's request ids, pending
+ * queue, deadlines and refusal once down): its state, the operations of {@link Endpoint} and its teardown. The native
+ * side (QP, work requests, a slice of the worker's buffers) is {@link EndpointResources}; posting within credits and
+ * queue room is {@link SendPath}; completing what the send queue finished is {@link SendQueueCompletions}; receiving
+ * is {@link ReceivePath}.
  *
  * <p>Sends: a message is cut into fragments of the peer's receive-buffer size, each one Send-with-immediate that
  * consumes one credit (a receive the peer has posted); the immediate carries returned credits and a MORE flag
@@ -69,8 +68,7 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
     private volatile Channel channel;
     private volatile boolean peerSaidBye;
 
-    // Guarded by lock.
-    /** Outstanding operations were completed (failed or closed): it happens once. */
+    /** Outstanding operations were completed (failed or closed): it happens once. Guarded by lock. */
     private boolean callbacksRun;
 
     /**
@@ -586,15 +584,6 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
     public Worker worker()
     {
         return worker;
-    }
-
-    /** Send credits left (for tests and diagnostics). */
-    int sendCredits()
-    {
-        synchronized (lock)
-        {
-            return sendPath.sendCredits();
-        }
     }
 
     @Override
