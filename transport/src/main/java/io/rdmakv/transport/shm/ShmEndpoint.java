@@ -2,15 +2,19 @@ package io.rdmakv.transport.shm;
 
 import io.rdmakv.transport.libc.LibC;
 import io.rdmakv.transport.CompletionHandler;
-import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.RemoteKey;
+import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportStatus;
 import io.rdmakv.transport.Worker;
+import io.rdmakv.transport.base.AbstractEndpoint;
+import io.rdmakv.transport.base.Callbacks;
+import io.rdmakv.transport.base.OperationWindow;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.UnsafeApi;
 import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBuffer;
@@ -20,10 +24,10 @@ import org.slf4j.LoggerFactory;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Iterator;
 
 /**
- * One shm connection: sends are records in the outbound ring of the connection's shared file, received messages are
+ * One shm connection over the shared {@link AbstractEndpoint} (argument checks, the operation window: state, credits,
+ * pending queue, reads waiting for a mapping in its in-flight table, deadlines): sends are records in the outbound ring of the connection's shared file, received messages are
  * read out of the inbound ring in place, and a one-sided read is a copy out of the peer's registered memory file,
  * mapped read-only into this process after the peer checked the remote key's token.
  * <pre>
@@ -36,95 +40,96 @@ import java.util.Iterator;
  *   progress thread:    inbound ring -> handler.onMessage in place; control socket (MAP, MAPPED, end of file);
  *                       pending sends -> ring; completions -> handlers; deadlines
  * </pre>
- * Everything but the ring reads and the handler calls runs under one lock, so that a close never unmaps memory a
- * caller is copying from.
+ * Everything but the ring reads and the handler calls runs under the window's lock, so that a close never unmaps
+ * memory a caller is copying from. Completed operations wait in {@code done} for the progress thread.
  */
-final class ShmEndpoint implements Endpoint
+final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
 {
     private static final Logger LOG = LoggerFactory.getLogger(ShmEndpoint.class);
     static final int MESSAGE_TYPE = 1;
     private static final int MAX_MESSAGES_PER_CYCLE = 64;
 
     private final ShmWorker worker;
-    private final EndpointHandler handler;
     private final UnixSeqPacket control;
     private final ShmRings rings;
     private final SharedMapping peerRegionTable;
     private final int peerEventFd;
     private final UnsafeBuffer regionTable;
     private final InetSocketAddress remoteAddress;
-    private final int maxInflight;
-    private final int maxPending;
     private final int maxSendBytes;
     private final int maxReadBytes;
-    private final long timeoutNanos;
 
-    private final Object lock = new Object();
-    private final ArrayDeque<ShmOperation> pendingSends = new ArrayDeque<>();
-    private final ArrayList<ShmOperation> awaitingMap = new ArrayList<>();
+    private final Object lock;
+    /** Completed operations (taken out of the window) waiting for the progress thread to deliver them. */
     private final ArrayDeque<ShmOperation> done = new ArrayDeque<>();
-    private final ArrayDeque<ShmOperation> free = new ArrayDeque<>();
     private final Int2ObjectHashMap<PeerRegion> peerRegions = new Int2ObjectHashMap<>();
     /** Region ids to ask the peer for (with the token to present), progress thread sends them. */
     private final Int2ObjectHashMap<Long> mapRequests = new Int2ObjectHashMap<>();
     private final Int2ObjectHashMap<Long> mapAsked = new Int2ObjectHashMap<>();
-    private int inflight;
-    private long nextRequestId;
-    private boolean down;
-    private boolean closedLocally;
     private boolean disconnectDelivered;
     private TransportStatus downStatus = TransportStatus.PEER_FAILED;
     private String downDetail = "peer closed the connection";
 
     private final RingBufferReader reader = new RingBufferReader();
     private final ArrayList<ShmOperation> completing = new ArrayList<>();
+    private final ArrayList<ShmOperation> mappedNow = new ArrayList<>();
 
     ShmEndpoint(final ShmWorker worker, final EndpointHandler handler, final UnixSeqPacket control,
         final ShmRings rings, final SharedMapping peerRegionTable, final int peerEventFd,
         final InetSocketAddress remoteAddress)
     {
+        super(newWindow(worker.config()), handler, RemoteKey.TRANSPORT_SHM);
+        this.lock = window.lock();
         this.peerEventFd = peerEventFd;
         this.worker = worker;
-        this.handler = handler;
         this.control = control;
         this.rings = rings;
         this.peerRegionTable = peerRegionTable;
         this.regionTable = peerRegionTable.buffer();
         this.remoteAddress = remoteAddress;
-        this.maxInflight = worker.config().maxInflightPerEndpoint();
-        this.maxPending = worker.config().maxPendingPerEndpoint();
         this.maxSendBytes = worker.maxSendBytes();
         this.maxReadBytes = worker.maxReadBytes();
-        this.timeoutNanos = worker.config().operationTimeout().toNanos();
+        window.markConnected(); // the handshake is over when an endpoint is made
+    }
+
+    private static OperationWindow<ShmOperation> newWindow(final TransportConfig config)
+    {
+        return new OperationWindow<>(ShmOperation::new, config.maxInflightPerEndpoint(),
+            config.maxPendingPerEndpoint(), config.operationTimeout().toNanos(), SystemNanoClock.INSTANCE);
+    }
+
+    @Override
+    protected int maxSendBytes()
+    {
+        return maxSendBytes;
+    }
+
+    @Override
+    protected int maxReadBytes()
+    {
+        return maxReadBytes;
     }
 
     // ---------------------------------------------------------------- operations (any thread)
 
     @Override
-    public long send(final DirectBuffer buffer, final int offset, final int length, final CompletionHandler handler)
+    protected long postSend(final DirectBuffer buffer, final int offset, final int length,
+        final CompletionHandler handler)
     {
-        if (buffer == null || offset < 0 || length < 0 || offset > buffer.capacity() - length)
-        {
-            return TransportStatus.OUT_OF_BOUNDS.sentinel();
-        }
-        if (length > maxSendBytes)
-        {
-            return TransportStatus.MESSAGE_TOO_LARGE.sentinel();
-        }
         final long id;
         synchronized (lock)
         {
-            final long refused = admit();
+            final long refused = window.admitLocked();
             if (refused < 0)
             {
                 return refused;
             }
-            final ShmOperation op = acquire(handler);
-            if (inflight < maxInflight && pendingSends.isEmpty() &&
-                rings.outbound().write(MESSAGE_TYPE, buffer, offset, length))
+            final ShmOperation op = window.acquireLocked(handler);
+            op.isRead = false;
+            if (window.mayPostLocked() && rings.outbound().write(MESSAGE_TYPE, buffer, offset, length))
             {
-                inflight++;
-                op.status = TransportStatus.OK;
+                window.creditLocked(op);
+                op.status(TransportStatus.OK);
                 done.addLast(op);
                 rings.wakePeerIfParked(peerEventFd);
             }
@@ -132,63 +137,50 @@ final class ShmEndpoint implements Endpoint
             {
                 op.payload.putBytes(0, buffer, offset, length);
                 op.length = length;
-                pendingSends.addLast(op);
+                window.enqueueLocked(op);
             }
-            id = op.requestId;
+            id = op.requestId();
         }
         worker.wake(); // the completion (or the pending send) is the progress thread's to deliver
         return id;
     }
 
     @Override
-    public long read(final long remoteAddress, final RemoteKey remoteKey, final int length,
+    protected long postRead(final long remoteAddress, final RemoteKey remoteKey, final int length,
         final MutableDirectBuffer destination, final int destinationOffset, final CompletionHandler handler)
     {
-        if (remoteKey == null || remoteKey.transportId() != RemoteKey.TRANSPORT_SHM)
-        {
-            return TransportStatus.INVALID_RKEY.sentinel();
-        }
-        if (length > maxReadBytes)
-        {
-            return TransportStatus.MESSAGE_TOO_LARGE.sentinel();
-        }
-        if (length < 0 || destination == null || destinationOffset < 0 ||
-            destinationOffset > destination.capacity() - length)
-        {
-            return TransportStatus.OUT_OF_BOUNDS.sentinel();
-        }
         final long id;
         synchronized (lock)
         {
-            final long refused = admit();
+            final long refused = window.admitLocked();
             if (refused < 0)
             {
                 return refused;
             }
-            final ShmOperation op = acquire(handler);
+            final ShmOperation op = window.acquireLocked(handler);
             op.isRead = true;
             op.remoteAddress = remoteAddress;
             op.remoteKey = remoteKey;
             op.length = length;
             op.destination = destination;
             op.destinationOffset = destinationOffset;
-            inflight++;
+            window.creditLocked(op);
             final PeerRegion region = peerRegions.get(remoteKey.nativeKey());
             if (region != null)
             {
-                op.status = copy(region, op);
+                op.status(copy(region, op));
                 done.addLast(op);
             }
             else
             {
-                awaitingMap.add(op);
+                window.trackLocked(op); // waits in the in-flight table for MAPPED
                 if (!mapAsked.containsKey(remoteKey.nativeKey()))
                 {
                     mapRequests.put(remoteKey.nativeKey(), Long.valueOf(remoteKey.token()));
                     mapAsked.put(remoteKey.nativeKey(), Long.valueOf(remoteKey.token()));
                 }
             }
-            id = op.requestId;
+            id = op.requestId();
         }
         worker.wake();
         return id;
@@ -218,56 +210,10 @@ final class ShmEndpoint implements Endpoint
             TransportStatus.INVALID_RKEY;
     }
 
-    /** Under lock: 0 when a new operation may be accepted, else a negative sentinel. */
-    private long admit()
-    {
-        if (down)
-        {
-            return (closedLocally ? TransportStatus.CLOSED : TransportStatus.NOT_CONNECTED).sentinel();
-        }
-        if (inflight >= maxInflight && pendingSends.size() >= maxPending)
-        {
-            return TransportStatus.BACK_PRESSURED.sentinel();
-        }
-        return 0;
-    }
-
-    private ShmOperation acquire(final CompletionHandler handler)
-    {
-        ShmOperation op = free.pollFirst();
-        if (op == null)
-        {
-            op = new ShmOperation();
-        }
-        op.requestId = nextRequestId++;
-        op.handler = handler;
-        op.isRead = false;
-        op.deadlineNanos = System.nanoTime() + timeoutNanos;
-        return op;
-    }
-
-    @Override
-    public boolean isConnected()
-    {
-        synchronized (lock)
-        {
-            return !down;
-        }
-    }
-
     @Override
     public InetSocketAddress remoteAddress()
     {
         return remoteAddress;
-    }
-
-    @Override
-    public int outstanding()
-    {
-        synchronized (lock)
-        {
-            return inflight + pendingSends.size();
-        }
     }
 
     @Override
@@ -282,12 +228,11 @@ final class ShmEndpoint implements Endpoint
     {
         synchronized (lock)
         {
-            if (closedLocally)
+            if (!window.markClosedLocally())
             {
                 return;
             }
-            closedLocally = true;
-            if (!down)
+            if (!window.isDownLocked())
             {
                 goDown(TransportStatus.CLOSED, "closed locally");
             }
@@ -315,7 +260,8 @@ final class ShmEndpoint implements Endpoint
         work += deliverCompletions();
         synchronized (lock)
         {
-            if (down && inflight == 0 && pendingSends.isEmpty() && awaitingMap.isEmpty() && done.isEmpty())
+            if (window.isDownLocked() && window.outstanding() == 0 && window.trackedCountLocked() == 0 &&
+                done.isEmpty())
             {
                 if (!disconnectDelivered)
                 {
@@ -332,14 +278,7 @@ final class ShmEndpoint implements Endpoint
                 return work;
             }
         }
-        try
-        {
-            handler.onDisconnected(this, downStatus, downDetail);
-        }
-        catch (final Throwable t)
-        {
-            LOG.error("onDisconnected handler threw", t);
-        }
+        Callbacks.disconnected(handler, this, downStatus, downDetail);
         return work + 1;
     }
 
@@ -347,7 +286,7 @@ final class ShmEndpoint implements Endpoint
     {
         synchronized (lock)
         {
-            return down;
+            return window.isDownLocked();
         }
     }
 
@@ -355,7 +294,7 @@ final class ShmEndpoint implements Endpoint
     {
         synchronized (lock)
         {
-            return !mapRequests.isEmpty() || !awaitingMap.isEmpty();
+            return !mapRequests.isEmpty() || window.trackedCountLocked() > 0;
         }
     }
 
@@ -365,7 +304,7 @@ final class ShmEndpoint implements Endpoint
         int work = 0;
         synchronized (lock)
         {
-            if (down)
+            if (window.isDownLocked())
             {
                 return 0;
             }
@@ -397,7 +336,7 @@ final class ShmEndpoint implements Endpoint
                 rings.inbound().read(reader, Integer.MAX_VALUE);
                 synchronized (lock)
                 {
-                    if (!down)
+                    if (!window.isDownLocked())
                     {
                         goDown(TransportStatus.PEER_FAILED, "peer closed the connection or exited");
                     }
@@ -485,23 +424,21 @@ final class ShmEndpoint implements Endpoint
             mapAsked.remove(regionId);
             if (region != null)
             {
-                if (down)
+                if (window.isDownLocked())
                 {
                     region.mapping().close();
                     return;
                 }
                 peerRegions.put(regionId, region);
             }
-            for (final Iterator<ShmOperation> it = awaitingMap.iterator(); it.hasNext(); )
+            window.takeInflightLocked(op -> op.remoteKey.nativeKey() == regionId, mappedNow);
+            for (int i = 0; i < mappedNow.size(); i++)
             {
-                final ShmOperation op = it.next();
-                if (op.remoteKey.nativeKey() == regionId)
-                {
-                    it.remove();
-                    op.status = region == null ? TransportStatus.INVALID_RKEY : copy(region, op);
-                    done.addLast(op);
-                }
+                final ShmOperation op = mappedNow.get(i);
+                op.status(region == null ? TransportStatus.INVALID_RKEY : copy(region, op));
+                done.addLast(op);
             }
+            mappedNow.clear();
         }
     }
 
@@ -511,16 +448,16 @@ final class ShmEndpoint implements Endpoint
         synchronized (lock)
         {
             final ManyToOneRingBuffer ring = rings.outbound();
-            while (!down && inflight < maxInflight && !pendingSends.isEmpty())
+            while (window.isConnectedLocked() && window.hasCreditLocked() && window.hasPendingLocked())
             {
-                final ShmOperation op = pendingSends.peekFirst();
+                final ShmOperation op = window.peekPendingLocked();
                 if (!ring.write(MESSAGE_TYPE, op.payload, 0, op.length))
                 {
                     break;
                 }
-                pendingSends.pollFirst();
-                inflight++;
-                op.status = TransportStatus.OK;
+                window.pollPendingLocked();
+                window.creditLocked(op);
+                op.status(TransportStatus.OK);
                 done.addLast(op);
                 work++;
             }
@@ -532,35 +469,12 @@ final class ShmEndpoint implements Endpoint
         return work;
     }
 
+    /** Pending sends and reads waiting for a mapping past their deadline complete with TIMED_OUT. */
     private int expire(final long nowNanos)
     {
         synchronized (lock)
         {
-            int work = 0;
-            for (final Iterator<ShmOperation> it = pendingSends.iterator(); it.hasNext(); )
-            {
-                final ShmOperation op = it.next();
-                if (op.deadlineNanos - nowNanos <= 0)
-                {
-                    it.remove();
-                    inflight++; // counted so that completing it balances
-                    op.status = TransportStatus.TIMED_OUT;
-                    done.addLast(op);
-                    work++;
-                }
-            }
-            for (final Iterator<ShmOperation> it = awaitingMap.iterator(); it.hasNext(); )
-            {
-                final ShmOperation op = it.next();
-                if (op.deadlineNanos - nowNanos <= 0)
-                {
-                    it.remove();
-                    op.status = TransportStatus.TIMED_OUT;
-                    done.addLast(op);
-                    work++;
-                }
-            }
-            return work;
+            return window.takeExpired(nowNanos, done);
         }
     }
 
@@ -576,55 +490,17 @@ final class ShmEndpoint implements Endpoint
             done.clear();
         }
         final int n = completing.size();
-        for (int i = 0; i < n; i++)
-        {
-            final ShmOperation op = completing.get(i);
-            final CompletionHandler h = op.handler;
-            if (h != null)
-            {
-                try
-                {
-                    h.onComplete(op.status, op.requestId);
-                }
-                catch (final Throwable t)
-                {
-                    LOG.error("completion handler threw", t);
-                }
-            }
-        }
-        synchronized (lock)
-        {
-            for (int i = 0; i < n; i++)
-            {
-                final ShmOperation op = completing.get(i);
-                inflight--;
-                op.reset();
-                free.addLast(op);
-            }
-        }
-        completing.clear();
+        window.completeAll(completing); // each: its credit back, pooled, then its handler
         return n;
     }
 
     /** Under lock: no operation is admitted any more; every waiting one completes with {@code status}. */
     private void goDown(final TransportStatus status, final String detail)
     {
-        down = true;
+        window.markDown();
         downStatus = status;
         downDetail = detail;
-        while (!pendingSends.isEmpty())
-        {
-            final ShmOperation op = pendingSends.pollFirst();
-            inflight++;
-            op.status = status;
-            done.addLast(op);
-        }
-        for (final ShmOperation op : awaitingMap)
-        {
-            op.status = status;
-            done.addLast(op);
-        }
-        awaitingMap.clear();
+        window.takeAll(status, done);
         mapRequests.clear();
     }
 
@@ -647,7 +523,7 @@ final class ShmEndpoint implements Endpoint
     {
         synchronized (lock)
         {
-            if (!down)
+            if (!window.isDownLocked())
             {
                 goDown(TransportStatus.CLOSED, "worker closed");
             }

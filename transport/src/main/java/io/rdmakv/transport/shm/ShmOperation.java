@@ -1,18 +1,13 @@
 package io.rdmakv.transport.shm;
 
-import io.rdmakv.transport.CompletionHandler;
 import io.rdmakv.transport.RemoteKey;
-import io.rdmakv.transport.TransportStatus;
+import io.rdmakv.transport.base.Operation;
 import org.agrona.ExpandableDirectByteBuffer;
 import org.agrona.MutableDirectBuffer;
 
-/** One operation of an {@link ShmEndpoint}, pooled per endpoint: a send waiting for ring space, or a read. */
-final class ShmOperation
+/** One operation of an {@link ShmEndpoint}, pooled by its window: a send waiting for ring space, or a read. */
+final class ShmOperation extends Operation
 {
-    long requestId;
-    CompletionHandler handler;
-    TransportStatus status;
-    long deadlineNanos;
     boolean isRead;
     /** A waiting send's bytes (copied, so the caller may reuse its buffer at once). */
     final ExpandableDirectByteBuffer payload = new ExpandableDirectByteBuffer(256);
@@ -22,10 +17,9 @@ final class ShmOperation
     MutableDirectBuffer destination;
     int destinationOffset;
 
-    void reset()
+    @Override
+    protected void clear()
     {
-        handler = null;
-        status = null;
         remoteKey = null;
         destination = null;
     }

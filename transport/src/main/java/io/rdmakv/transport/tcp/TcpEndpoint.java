@@ -5,15 +5,19 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.socket.DuplexChannel;
 import io.rdmakv.transport.CompletionHandler;
-import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.RemoteKey;
+import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportStatus;
 import io.rdmakv.transport.Worker;
+import io.rdmakv.transport.base.AbstractEndpoint;
+import io.rdmakv.transport.base.Callbacks;
+import io.rdmakv.transport.base.OperationWindow;
 import io.rdmakv.transport.log.RateLimitedLog;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+import org.agrona.concurrent.SystemNanoClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,10 +25,10 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A TCP connection to one peer: checks the arguments of operations, matches what arrives (written sends, read
- * answers, messages) to them, and runs the connection's life on its {@link TcpWorker}'s progress. Operations may
- * start on any thread; their bookkeeping (connection state, credits, in-flight table, pending queue) is the
- * {@link TcpOperationTable}'s, under its short lock.
+ * A TCP connection to one peer over the shared {@link AbstractEndpoint} (argument checks, the operation window with
+ * its state, credits, in-flight table and pending queue): matches what arrives (written sends, read answers,
+ * messages) to operations, and runs the connection's life on its {@link TcpWorker}'s progress. Operations may start
+ * on any thread; {@link TcpOperationTable} posts them to the wire.
  *
  * <p>Writes are coalesced by {@link TcpOutbound}: a posted frame joins its queue and a batch leaves in one write task
  * on the event loop, with one flush and one promise.
@@ -33,7 +37,7 @@ import java.util.concurrent.TimeUnit;
  * {@link TcpInboundQueue}) and drained by {@code doWork()} on a polled worker, or delivered inline on the event loop
  * when the worker is event-driven. Delivering a completion returns its credit and promotes pending operations.
  */
-final class TcpEndpoint implements Endpoint
+final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
 {
     private static final Logger LOG = LoggerFactory.getLogger(TcpEndpoint.class);
     /** The peer decides how often this happens. */
@@ -49,7 +53,6 @@ final class TcpEndpoint implements Endpoint
     private final TcpWorker worker;
     private final TcpTransport transport;
     private final Channel channel;
-    private final EndpointHandler handler;
     private volatile String downDetail;
 
     private final ManyToOneConcurrentArrayQueue<TcpOperation> completions;
@@ -59,31 +62,30 @@ final class TcpEndpoint implements Endpoint
 
     /** Worker-thread state. */
     private boolean disconnectSeen;
-    private boolean disconnectDelivered;
     private TransportStatus disconnectStatus;
 
     TcpEndpoint(final TcpWorker worker, final Channel channel, final EndpointHandler handler)
     {
+        super(newWindow(worker.tcpTransport().config()), handler, RemoteKey.TRANSPORT_TCP);
         this.worker = worker;
         this.transport = worker.tcpTransport();
         this.channel = channel;
-        this.handler = handler;
         final int maxInflight = transport.config().maxInflightPerEndpoint();
         this.completions = new ManyToOneConcurrentArrayQueue<>(Math.max(maxInflight, 2));
         this.inbound = new TcpInboundQueue(channel);
         this.outbound = new TcpOutbound(channel, this::onWritten, this::onAnonymousWritten);
-        this.operations = new TcpOperationTable(outbound, channel.alloc(), maxInflight,
-            transport.config().maxPendingPerEndpoint(), transport.config().operationTimeout().toNanos());
+        this.operations = new TcpOperationTable(window, outbound, channel.alloc());
+    }
+
+    private static OperationWindow<TcpOperation> newWindow(final TransportConfig config)
+    {
+        return new OperationWindow<>(TcpOperation::new, config.maxInflightPerEndpoint(),
+            config.maxPendingPerEndpoint(), config.operationTimeout().toNanos(), SystemNanoClock.INSTANCE);
     }
 
     TcpWorker tcpWorker()
     {
         return worker;
-    }
-
-    EndpointHandler handler()
-    {
-        return handler;
     }
 
     Channel channel()
@@ -94,19 +96,30 @@ final class TcpEndpoint implements Endpoint
     // ---------------------------------------------------------------- operations (any thread)
 
     @Override
-    public long send(final DirectBuffer buffer, final int offset, final int length, final CompletionHandler handler)
+    protected int maxSendBytes()
     {
-        if (buffer == null || offset < 0 || length < 0 || offset > buffer.capacity() - length)
-        {
-            return TransportStatus.OUT_OF_BOUNDS.sentinel();
-        }
-        if (length > transport.config().maxMessageBytes())
-        {
-            return TransportStatus.MESSAGE_TOO_LARGE.sentinel();
-        }
+        return transport.config().maxMessageBytes();
+    }
+
+    @Override
+    protected int maxReadBytes()
+    {
+        return transport.maxReadBytes();
+    }
+
+    @Override
+    protected TransportStatus readRefusal()
+    {
+        return transport.emulatedReadEnabled() ? null : TransportStatus.ACCESS_DENIED;
+    }
+
+    @Override
+    protected long postSend(final DirectBuffer buffer, final int offset, final int length,
+        final CompletionHandler handler)
+    {
         if (!isConnected())
         {
-            return operations.refusedStatus().sentinel();
+            return window.refusedStatus().sentinel(); // before the frame is allocated
         }
         final ByteBuf frame = TcpFrames.messageFrame(channel.alloc(), length);
         TcpCopy.append(buffer, offset, frame, length);
@@ -118,27 +131,10 @@ final class TcpEndpoint implements Endpoint
     }
 
     @Override
-    public long read(
+    protected long postRead(
         final long remoteAddress, final RemoteKey remoteKey, final int length,
         final MutableDirectBuffer destination, final int destinationOffset, final CompletionHandler handler)
     {
-        if (!transport.emulatedReadEnabled())
-        {
-            return TransportStatus.ACCESS_DENIED.sentinel();
-        }
-        if (remoteKey == null || remoteKey.transportId() != RemoteKey.TRANSPORT_TCP)
-        {
-            return TransportStatus.INVALID_RKEY.sentinel();
-        }
-        if (length > transport.maxReadBytes())
-        {
-            return TransportStatus.MESSAGE_TOO_LARGE.sentinel();
-        }
-        if (length < 0 || destination == null || destinationOffset < 0 ||
-            destinationOffset > destination.capacity() - length)
-        {
-            return TransportStatus.OUT_OF_BOUNDS.sentinel();
-        }
         return operations.postRead(remoteAddress, remoteKey, length, destination, destinationOffset, handler);
     }
 
@@ -146,7 +142,7 @@ final class TcpEndpoint implements Endpoint
 
     void markActive()
     {
-        operations.markActive();
+        window.markConnected();
     }
 
     /** Event loop: {@code count} sends nobody waits for were written (or failed): return their credits. */
@@ -187,7 +183,7 @@ final class TcpEndpoint implements Endpoint
                 TcpCopy.copyOut(buf, dataIndex, op.destination, op.destinationOffset, op.length);
             }
         }
-        op.status = status;
+        op.status(status);
         publish(op);
     }
 
@@ -226,7 +222,7 @@ final class TcpEndpoint implements Endpoint
     /** The channel is gone: refuse new operations and let the worker fail what is outstanding. */
     void onInactive(final String detail)
     {
-        operations.markDown();
+        window.markDown();
         if (detail != null && downDetail == null)
         {
             downDetail = detail;
@@ -252,7 +248,7 @@ final class TcpEndpoint implements Endpoint
             return;
         }
         disconnectSeen = true;
-        disconnectStatus = operations.isClosedLocally() ? TransportStatus.CLOSED : TransportStatus.PEER_FAILED;
+        disconnectStatus = window.isClosedLocally() ? TransportStatus.CLOSED : TransportStatus.PEER_FAILED;
         drainInbound(Integer.MAX_VALUE);
         operations.failAll(disconnectStatus);
         if (worker.isDriven())
@@ -276,19 +272,11 @@ final class TcpEndpoint implements Endpoint
         {
             operations.promotePending();
         }
-        if (disconnectSeen && !disconnectDelivered && outstanding() == 0)
+        if (disconnectSeen && !isDisconnectDelivered() && outstanding() == 0 && claimDisconnect())
         {
-            disconnectDelivered = true;
             worker.removeEndpoint(this);
-            final String detail = downDetail == null ? "connection closed" : downDetail;
-            try
-            {
-                handler.onDisconnected(this, disconnectStatus, detail);
-            }
-            catch (final Throwable t)
-            {
-                LOG.error("onDisconnected handler threw", t);
-            }
+            Callbacks.disconnected(handler, this, disconnectStatus,
+                downDetail == null ? "connection closed" : downDetail);
             work++;
         }
         return work;
@@ -308,7 +296,7 @@ final class TcpEndpoint implements Endpoint
     /** Worker close: fail everything now on the closing thread and release queued messages. */
     void closeNow()
     {
-        operations.markClosedAndDown();
+        window.markClosedAndDown();
         final ChannelFuture closing = channel.close();
         if (!channel.eventLoop().inEventLoop())
         {
@@ -319,43 +307,20 @@ final class TcpEndpoint implements Endpoint
         TcpOperation op;
         while ((op = completions.poll()) != null)
         {
-            op.status = TransportStatus.CLOSED;
+            op.status(TransportStatus.CLOSED);
             operations.complete(op);
         }
         operations.failAll(TransportStatus.CLOSED);
         inbound.releaseQueued();
-        if (!disconnectDelivered)
-        {
-            disconnectDelivered = true;
-            try
-            {
-                handler.onDisconnected(this, TransportStatus.CLOSED, "worker closed");
-            }
-            catch (final Throwable t)
-            {
-                LOG.error("onDisconnected handler threw", t);
-            }
-        }
+        notifyDisconnected(TransportStatus.CLOSED, "worker closed");
     }
 
     // ---------------------------------------------------------------- Endpoint
 
     @Override
-    public boolean isConnected()
-    {
-        return operations.isConnected();
-    }
-
-    @Override
     public InetSocketAddress remoteAddress()
     {
         return (InetSocketAddress)channel.remoteAddress();
-    }
-
-    @Override
-    public int outstanding()
-    {
-        return operations.outstanding();
     }
 
     @Override
@@ -367,7 +332,7 @@ final class TcpEndpoint implements Endpoint
     @Override
     public void close()
     {
-        if (!operations.markClosedLocally())
+        if (!window.markClosedLocally())
         {
             return;
         }

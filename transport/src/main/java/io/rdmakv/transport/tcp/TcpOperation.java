@@ -1,37 +1,31 @@
 package io.rdmakv.transport.tcp;
 
 import io.netty.buffer.ByteBuf;
-import io.rdmakv.transport.CompletionHandler;
-import io.rdmakv.transport.TransportStatus;
+import io.rdmakv.transport.base.Operation;
 import org.agrona.MutableDirectBuffer;
 
 /**
- * One send or read of a {@link TcpEndpoint}, pooled per endpoint by its {@link TcpOperationTable} so the data path
- * allocates no operation objects.
- * Owned by whoever removed it from the endpoint's in-flight table (I/O thread or worker); published to the worker
- * through the endpoint's completion queue, which gives the happens-before edge for {@link #status} and read data.
+ * One send or read of a {@link TcpEndpoint}, pooled by its {@link io.rdmakv.transport.base.OperationWindow}.
+ * Owned by whoever removed it from the window (I/O thread or worker); published to the worker through the
+ * endpoint's completion queue, which gives the happens-before edge for its status and read data.
  */
-final class TcpOperation
+final class TcpOperation extends Operation
 {
-    long requestId;
     boolean isSend;
-    /** True once posted to the channel: it holds a credit until its completion is delivered. */
-    boolean counted;
-    long deadlineNanos;
-    CompletionHandler handler;
-    TransportStatus status;
-    /** The encoded frame while the operation waits in the pending queue; {@code null} once written. */
+    /** The encoded frame while the operation waits in the pending queue; {@code null} once handed to the wire. */
     ByteBuf frame;
     MutableDirectBuffer destination;
     int destinationOffset;
     int length;
 
-    void reset()
+    @Override
+    protected void clear()
     {
-        handler = null;
-        status = null;
-        frame = null;
+        if (frame != null)
+        {
+            frame.release(); // never written (pending when it failed or timed out)
+            frame = null;
+        }
         destination = null;
-        counted = false;
     }
 }

@@ -20,7 +20,9 @@ import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The TCP control channel of one verbs connection (Netty): exchanges {@link HandshakeMessage}s to bring both QPs up,
@@ -41,6 +43,9 @@ import java.util.concurrent.ThreadLocalRandom;
  *   or, when the server cannot take the endpoint (e.g. every buffer slice in use):
  *                                       <--- REFUSE(reason), close
  *   connect fails with the reason
+ *
+ *   or, when the client has not finished (READY or a first message) within verbs.handshakeTimeoutMs:
+ *                                            close: the descriptor, and the endpoint slot if HELLO took one, free
  * </pre>
  */
 final class ControlChannel
@@ -49,6 +54,7 @@ final class ControlChannel
     /** Peers decide how often these happen. */
     private static final RateLimitedLog REFUSED = RateLimitedLog.of(LOG);
     private static final RateLimitedLog ACCEPTED_FAILED = RateLimitedLog.of(LOG);
+    private static final RateLimitedLog HANDSHAKE_EXPIRED = RateLimitedLog.of(LOG);
 
     private ControlChannel()
     {
@@ -62,14 +68,18 @@ final class ControlChannel
             .addLast(handler);
     }
 
-    static ChannelInitializer<SocketChannel> serverInitializer(final VerbsWorker worker, final EndpointHandler handler)
+    /**
+     * @param handshakeTimeoutMs how long an accepted connection may take to finish the handshake before it is closed.
+     */
+    static ChannelInitializer<SocketChannel> serverInitializer(final VerbsWorker worker, final EndpointHandler handler,
+        final long handshakeTimeoutMs)
     {
         return new ChannelInitializer<>()
         {
             @Override
             protected void initChannel(final SocketChannel ch)
             {
-                initPipeline(ch, new ServerSide(worker, handler));
+                initPipeline(ch, new ServerSide(worker, handler, handshakeTimeoutMs));
             }
         };
     }
@@ -133,12 +143,50 @@ final class ControlChannel
     {
         private final VerbsWorker worker;
         private final EndpointHandler handler;
+        private final long handshakeTimeoutMs;
         private volatile VerbsEndpoint endpoint;
+        /** Event loop only. */
+        private ScheduledFuture<?> handshakeDeadline;
 
-        ServerSide(final VerbsWorker worker, final EndpointHandler handler)
+        ServerSide(final VerbsWorker worker, final EndpointHandler handler, final long handshakeTimeoutMs)
         {
             this.worker = worker;
             this.handler = handler;
+            this.handshakeTimeoutMs = handshakeTimeoutMs;
+        }
+
+        @Override
+        public void channelActive(final ChannelHandlerContext ctx) throws Exception
+        {
+            handshakeDeadline = ctx.executor().schedule(() -> handshakeExpired(ctx), handshakeTimeoutMs,
+                TimeUnit.MILLISECONDS);
+            super.channelActive(ctx);
+        }
+
+        /**
+         * The deadline passed: unless the endpoint is usable (READY, or a first message, activated it), close the
+         * connection. Its loss then fails the endpoint (if HELLO made one), which frees the slot.
+         */
+        private void handshakeExpired(final ChannelHandlerContext ctx)
+        {
+            final VerbsEndpoint ep = endpoint;
+            if (ep != null && ep.state() != VerbsEndpoint.State.CONNECTING)
+            {
+                return;
+            }
+            HANDSHAKE_EXPIRED.warn("verbs control connection from {} did not finish its handshake within {} ms " +
+                "(verbs.handshakeTimeoutMs): closed", ctx.channel().remoteAddress(), handshakeTimeoutMs);
+            ctx.close();
+        }
+
+        private void cancelDeadline()
+        {
+            final ScheduledFuture<?> deadline = handshakeDeadline;
+            if (deadline != null)
+            {
+                deadline.cancel(false);
+                handshakeDeadline = null;
+            }
         }
 
         @Override
@@ -157,6 +205,7 @@ final class ControlChannel
                     worker.execute(() -> accept(channel, remote));
                     break;
                 case HandshakeMessage.TYPE_READY:
+                    cancelDeadline();
                     worker.execute(() ->
                     {
                         final VerbsEndpoint ep = endpoint;
@@ -213,6 +262,7 @@ final class ControlChannel
         @Override
         public void channelInactive(final ChannelHandlerContext ctx)
         {
+            cancelDeadline();
             worker.execute(() ->
             {
                 final VerbsEndpoint ep = endpoint;

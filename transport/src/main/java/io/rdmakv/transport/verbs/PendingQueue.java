@@ -2,28 +2,26 @@ package io.rdmakv.transport.verbs;
 
 import io.rdmakv.transport.CompletionHandler;
 import io.rdmakv.transport.RemoteKey;
+import io.rdmakv.transport.base.Operation;
+import io.rdmakv.transport.base.OperationWindow;
 import org.agrona.BitUtil;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableRingBuffer;
 import org.agrona.MutableDirectBuffer;
 
-import java.util.ArrayDeque;
-
 /**
- * Operations accepted while credits, send-queue slots or bounce space were short, in arrival order (UCX's pending
- * queue). A waiting send's bytes are copied into one growable off-heap ring so the caller may reuse its buffer at
- * once; the op records are pooled, so a steady state allocates nothing. Bounded by op count and payload bytes; a
- * full queue makes the operation return BACK_PRESSURED. Not thread-safe: the endpoint guards it.
+ * The verbs side of the window's pending queue (UCX's pending queue): operations accepted while credits, send-queue
+ * slots or bounce space were short wait in the endpoint's {@link OperationWindow}, in arrival order and bounded by
+ * its {@code maxPending}; a waiting send's bytes are copied into one growable off-heap ring here, so the caller may
+ * reuse its buffer at once and a message can be posted in parts. A full queue or ring makes the operation return
+ * BACK_PRESSURED. Not thread-safe: every call is made under the window's lock.
  */
 final class PendingQueue
 {
     /** One waiting operation. */
-    static final class Op
+    static final class Op extends Operation
     {
         boolean isRead;
-        long requestId;
-        CompletionHandler handler;
-        long enqueueNanos;
         int length;
         /** Send: payload bytes already posted (a message may be posted in parts). */
         int sentBytes;
@@ -34,9 +32,9 @@ final class PendingQueue
         MutableDirectBuffer destination;
         int destinationOffset;
 
-        void clear()
+        @Override
+        protected void clear()
         {
-            handler = null;
             remoteKey = null;
             destination = null;
             sentBytes = 0;
@@ -44,14 +42,12 @@ final class PendingQueue
         }
     }
 
-    private final ArrayDeque<Op> queue = new ArrayDeque<>();
-    private final ArrayDeque<Op> pool = new ArrayDeque<>();
+    private final OperationWindow<Op> window;
     private final ExpandableRingBuffer payload;
-    private final int maxOps;
 
-    PendingQueue(final int maxOps, final int maxPayloadBytes)
+    PendingQueue(final OperationWindow<Op> window, final int maxPayloadBytes)
     {
-        this.maxOps = maxOps;
+        this.window = window;
         // The ring's capacities must be powers of two.
         final int max = Math.min(ExpandableRingBuffer.MAX_CAPACITY,
             BitUtil.findNextPositivePowerOfTwo(Math.max(maxPayloadBytes, 64 * 1024)));
@@ -60,58 +56,52 @@ final class PendingQueue
 
     boolean isEmpty()
     {
-        return queue.isEmpty();
+        return !window.hasPendingLocked();
     }
 
     int size()
     {
-        return queue.size();
+        return window.pendingCountLocked();
     }
 
     Op peek()
     {
-        return queue.peekFirst();
+        return window.peekPendingLocked();
     }
 
     /** Queue a send with the bytes not yet posted; false when the queue or its payload ring is full. */
     boolean addSend(final long requestId, final CompletionHandler handler, final DirectBuffer src, final int offset,
-        final int length, final int alreadySent, final long nowNanos)
+        final int length, final int alreadySent)
     {
-        if (queue.size() >= maxOps || !payload.append(src, offset, length))
+        if (window.pendingFullLocked() || !payload.append(src, offset, length))
         {
             return false;
         }
-        final Op op = take();
+        final Op op = window.acquireLocked(requestId, handler);
         op.isRead = false;
-        op.requestId = requestId;
-        op.handler = handler;
         op.length = length + alreadySent;
         op.sentBytes = alreadySent;
         op.storedFrom = alreadySent;
-        op.enqueueNanos = nowNanos;
-        queue.addLast(op);
+        window.enqueueLocked(op);
         return true;
     }
 
     boolean addRead(final long requestId, final CompletionHandler handler, final long remoteAddress,
         final RemoteKey remoteKey, final int length, final MutableDirectBuffer destination,
-        final int destinationOffset, final long nowNanos)
+        final int destinationOffset)
     {
-        if (queue.size() >= maxOps)
+        if (window.pendingFullLocked())
         {
             return false;
         }
-        final Op op = take();
+        final Op op = window.acquireLocked(requestId, handler);
         op.isRead = true;
-        op.requestId = requestId;
-        op.handler = handler;
         op.remoteAddress = remoteAddress;
         op.remoteKey = remoteKey;
         op.length = length;
         op.destination = destination;
         op.destinationOffset = destinationOffset;
-        op.enqueueNanos = nowNanos;
-        queue.addLast(op);
+        window.enqueueLocked(op);
         return true;
     }
 
@@ -124,26 +114,25 @@ final class PendingQueue
         payload.consume(consumer, 1);
     }
 
-    /** Remove and recycle the head op (after it completed or was posted in full). */
+    /** Remove and recycle the head op (after it completed or was posted in full: the send-queue ring has it now). */
     void removeHead()
     {
-        final Op op = queue.pollFirst();
+        final Op op = window.pollPendingLocked();
         if (op != null)
         {
-            op.clear();
-            pool.addLast(op);
+            window.recycleLocked(op);
         }
+    }
+
+    /** The oldest waiting operation is past its deadline (the window's operation timeout). */
+    boolean headExpired(final long nowNanos)
+    {
+        return window.pendingHeadExpired(nowNanos);
     }
 
     /** Drop the head send's payload without posting it (failure paths). */
     void discardHeadPayload()
     {
         payload.consume((buffer, offset, length, headOffset) -> true, 1);
-    }
-
-    private Op take()
-    {
-        final Op op = pool.pollFirst();
-        return op != null ? op : new Op();
     }
 }

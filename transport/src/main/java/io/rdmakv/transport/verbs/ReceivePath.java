@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  *                                               post what waits, return credits if enough are owed
  * </pre>
  *
- * <p>Worker thread only; {@link #flush()} takes the endpoint's monitor for the send side.
+ * <p>Worker thread only; {@link #flush()} takes the endpoint's lock for the send side.
  */
 final class ReceivePath
 {
@@ -103,7 +103,7 @@ final class ReceivePath
     {
         final int count = repostCount;
         repostCount = 0;
-        synchronized (endpoint)
+        synchronized (endpoint.lock())
         {
             final VerbsEndpoint.State state = endpoint.state();
             if (count == 0 || (state != VerbsEndpoint.State.CONNECTED && state != VerbsEndpoint.State.CONNECTING))

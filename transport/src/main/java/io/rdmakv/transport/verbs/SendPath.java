@@ -20,7 +20,7 @@ import static io.rdmakv.transport.verbs.ffi.VerbsLayout.SEND_SIGNALED;
  * never fails for lack of room. Only the last fragment of a message with a handler, every read, and every
  * {@code signalInterval}-th other send are signaled. What does not fit waits in the {@link PendingQueue}, in order.
  *
- * <p>Not thread-safe: every call is made under the owning endpoint's monitor.
+ * <p>Not thread-safe: every call is made under the owning endpoint's lock (its window's).
  */
 final class SendPath
 {
@@ -230,8 +230,8 @@ final class SendPath
                 {
                     return;
                 }
-                final int slot = prepareRead(op.requestId, op.remoteAddress, op.remoteKey, op.length, op.destination,
-                    op.destinationOffset, op.handler);
+                final int slot = prepareRead(op.requestId(), op.remoteAddress, op.remoteKey, op.length,
+                    op.destination, op.destinationOffset, op.handler());
                 if (slot < 0)
                 {
                     return;
@@ -262,7 +262,8 @@ final class SendPath
     {
         final PendingQueue.Op op = drainingOp;
         final int skip = op.sentBytes - op.storedFrom;
-        final int posted = postFragments(buffer, offset + skip, op.length, op.sentBytes, op.requestId, op.handler);
+        final int posted = postFragments(buffer, offset + skip, op.length, op.sentBytes, op.requestId(),
+            op.handler());
         if (posted > 0)
         {
             op.sentBytes += posted;

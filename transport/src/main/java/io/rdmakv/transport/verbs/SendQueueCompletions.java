@@ -2,8 +2,7 @@ package io.rdmakv.transport.verbs;
 
 import io.rdmakv.transport.CompletionHandler;
 import io.rdmakv.transport.TransportStatus;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import io.rdmakv.transport.base.Callbacks;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -18,16 +17,13 @@ import java.util.List;
  * <pre>
  *   ring:  head [read][send][credit][send*] ...     * = the signaled slot the completion names
  *          pop head..slot: tracked ones (reads, last fragments with a handler) collected, bounce copied
- *   then, outside the endpoint's monitor: run the collected handlers with OK
+ *   then, outside the endpoint's lock: run the collected handlers with OK
  * </pre>
  *
- * <p>Worker thread; the collecting and draining calls run under the endpoint's monitor, the callbacks after it.
+ * <p>Worker thread; the collecting and draining calls run under the endpoint's lock, the callbacks after it.
  */
 final class SendQueueCompletions
 {
-    private static final Logger LOG = LoggerFactory.getLogger(SendQueueCompletions.class);
-
-    private final Object owner;
     private final EndpointResources res;
     private final SendQueueRing ring;
     private final PendingQueue pending;
@@ -36,13 +32,9 @@ final class SendQueueCompletions
     private final long[] doneIds;
     private int done;
 
-    /**
-     * @param owner named in log lines when a handler throws (the endpoint).
-     */
-    SendQueueCompletions(final Object owner, final EndpointResources res, final SendQueueRing ring,
+    SendQueueCompletions(final EndpointResources res, final SendQueueRing ring,
         final PendingQueue pending, final SendPath sendPath)
     {
-        this.owner = owner;
         this.res = res;
         this.ring = ring;
         this.pending = pending;
@@ -53,7 +45,7 @@ final class SendQueueCompletions
 
     /**
      * Pop every slot up to {@code slot}, copying read results out of the bounce area and collecting the handlers to
-     * call; the freed room is then used for what waits. Under the endpoint's monitor.
+     * call; the freed room is then used for what waits. Under the endpoint's lock.
      *
      * @return false when {@code slot} is not posted (a stale completion): nothing changed.
      */
@@ -87,7 +79,7 @@ final class SendQueueCompletions
         return true;
     }
 
-    /** Call the handlers {@link #collectUpTo} gathered with OK. Outside the endpoint's monitor. */
+    /** Call the handlers {@link #collectUpTo} gathered with OK. Outside the endpoint's lock. */
     void completeCollected()
     {
         final int count = done;
@@ -101,7 +93,7 @@ final class SendQueueCompletions
     }
 
     /**
-     * Empty the ring and the pending queue; under the endpoint's monitor.
+     * Empty the ring and the pending queue; under the endpoint's lock.
      *
      * @return the callbacks that complete every outstanding operation with {@code status}, to run outside it.
      */
@@ -133,8 +125,8 @@ final class SendQueueCompletions
         while (!pending.isEmpty())
         {
             final PendingQueue.Op op = pending.peek();
-            final CompletionHandler h = op.handler;
-            final long id = op.requestId;
+            final CompletionHandler h = op.handler();
+            final long id = op.requestId();
             callbacks.add(() -> complete(h, status, id));
             if (!op.isRead)
             {
@@ -147,8 +139,8 @@ final class SendQueueCompletions
 
     /**
      * True when the oldest operation someone waits for on the send queue, or the head of the pending queue, is older
-     * than {@code timeoutNanos} (a read drained from pending is stamped when posted, so both are looked at). Under the
-     * endpoint's monitor.
+     * than {@code timeoutNanos}, or the pending queue's head past its deadline (a read drained from pending is stamped
+     * when posted, so both are looked at). Under the endpoint's lock.
      */
     boolean oldestExpired(final long nowNanos, final long timeoutNanos)
     {
@@ -166,22 +158,11 @@ final class SendQueueCompletions
                 }
             }
         }
-        return !pending.isEmpty() && nowNanos - pending.peek().enqueueNanos > timeoutNanos;
+        return pending.headExpired(nowNanos);
     }
 
-    private void complete(final CompletionHandler h, final TransportStatus status, final long id)
+    private static void complete(final CompletionHandler h, final TransportStatus status, final long id)
     {
-        if (h == null)
-        {
-            return;
-        }
-        try
-        {
-            h.onComplete(status, id);
-        }
-        catch (final RuntimeException e)
-        {
-            LOG.warn("completion handler of {} threw", owner, e);
-        }
+        Callbacks.complete(h, status, id);
     }
 }

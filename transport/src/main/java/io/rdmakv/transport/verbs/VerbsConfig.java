@@ -27,6 +27,9 @@ import java.util.Locale;
  *       buffers once when it is created, (sendDepth + recvDepth) x fragmentBytes + readBounceBytes per endpoint
  *       (about 5 MiB at the defaults); {@link VerbsTransportProvider#workerPinning} computes the block from these
  *       settings ({@link TransportConfig#endpointSlots()} when set, else 16)</td></tr>
+ *   <tr><td>verbs.handshakeTimeoutMs</td><td>how long an accepted control connection may take to finish the
+ *       handshake (HELLO, then READY or the first message) before it is closed, its endpoint slot and descriptor
+ *       freed ({@value #DEFAULT_HANDSHAKE_TIMEOUT_MS})</td></tr>
  *   <tr><td>verbs.cqDepth</td><td>completion queue entries per worker (max(8192, maxEndpoints x (sendDepth +
  *       recvDepth)))</td></tr>
  *   <tr><td>verbs.pollBatch</td><td>completions polled per doWork (32)</td></tr>
@@ -58,6 +61,8 @@ public final class VerbsConfig
      * timeouts it serves are seconds long; see {@link io.rdmakv.transport.WorkerProgress}).
      */
     public static final int DEFAULT_IDLE_MAX_WAIT_MS = 100;
+    /** {@code verbs.handshakeTimeoutMs} unless set: a few seconds, ample for a QP's moves to RTS under emulation. */
+    public static final int DEFAULT_HANDSHAKE_TIMEOUT_MS = 5_000;
 
     /** How an idle worker waits ({@code verbs.idle}). */
     public enum IdleMode
@@ -93,6 +98,7 @@ public final class VerbsConfig
     final int maxPending;
     final int readBounceBytes;
     final long connectTimeoutMs;
+    final long handshakeTimeoutMs;
     final long operationTimeoutNs;
     final IdleMode idle;
     final long idleWaitNs;
@@ -122,6 +128,7 @@ public final class VerbsConfig
         readBounceBytes = range(config, "verbs.readBounceBytes",
             VerbsTransportProvider.MAX_READ_BYTES, VerbsTransportProvider.MAX_READ_BYTES, 1 << 30);
         connectTimeoutMs = Math.max(1, config.connectTimeout().toMillis());
+        handshakeTimeoutMs = range(config, "verbs.handshakeTimeoutMs", DEFAULT_HANDSHAKE_TIMEOUT_MS, 1, 600_000);
         operationTimeoutNs = Math.max(1, config.operationTimeout().toNanos());
         idle = idleMode(config.property("verbs.idle", DEFAULT_IDLE.settingValue()));
         final int idleWaitMs = range(config, "verbs.idleWaitMs", DEFAULT_IDLE_WAIT_MS, 1, 1000);

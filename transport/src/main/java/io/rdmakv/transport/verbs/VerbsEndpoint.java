@@ -7,11 +7,14 @@ import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.RemoteKey;
 import io.rdmakv.transport.TransportStatus;
 import io.rdmakv.transport.Worker;
+import io.rdmakv.transport.base.AbstractEndpoint;
+import io.rdmakv.transport.base.OperationWindow;
 import io.rdmakv.transport.verbs.ffi.LibIbverbs;
 import io.rdmakv.transport.verbs.ffi.RecvWorkRequests;
 import io.rdmakv.transport.verbs.ffi.WorkCompletions;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.SystemNanoClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,10 +24,11 @@ import java.util.List;
 import static io.rdmakv.transport.verbs.ffi.VerbsLayout.*;
 
 /**
- * One RC connection: its state, the operations of {@link Endpoint} and its teardown. The native side (QP, work
- * requests, a slice of the worker's registered buffers) is {@link EndpointResources}; posting within credits and queue
- * room is {@link SendPath}; completing what the send queue finished is {@link SendQueueCompletions}; receiving is
- * {@link ReceivePath}.
+ * One RC connection over the shared {@link AbstractEndpoint} (argument checks; the window's request ids, pending
+ * queue, deadlines and refusal once down): its state, the operations of {@link Endpoint} and its teardown. The native
+ * side (QP, work requests, a slice of the worker's buffers) is {@link EndpointResources}; posting within credits and
+ * queue room is {@link SendPath}; completing what the send queue finished is {@link SendQueueCompletions}; receiving
+ * is {@link ReceivePath}.
  *
  * <p>Sends: a message is cut into fragments of the peer's receive-buffer size, each one Send-with-immediate that
  * consumes one credit (a receive the peer has posted); the immediate carries returned credits and a MORE flag
@@ -32,11 +36,12 @@ import static io.rdmakv.transport.verbs.ffi.VerbsLayout.*;
  * explicit credit messages. Only the last fragment of a message with a handler, and every {@code signalInterval}-th
  * send, is signaled. Reads: signaled RDMA Reads into the bounce area, copied to the caller's buffer on completion;
  * a batch is one linked list of work requests, one doorbell. What does not fit now waits in {@link PendingQueue}.
+ * Credits are verbs' own (the peer's receives, send-queue slots, bounce space), not the window's.
  *
- * <p>Threads: operations may come from any thread and are serialised by this object's monitor; completions,
- * receives and every callback run on the worker's thread, never under the monitor.
+ * <p>Threads: operations may come from any thread and are serialised by the window's lock ({@link #lock()});
+ * completions, receives and every callback run on the worker's thread, never under the lock.
  */
-final class VerbsEndpoint implements Endpoint
+final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
 {
     private static final Logger LOG = LoggerFactory.getLogger(VerbsEndpoint.class);
 
@@ -47,7 +52,7 @@ final class VerbsEndpoint implements Endpoint
 
     private final VerbsWorker worker;
     private final VerbsConfig config;
-    private final EndpointHandler handler;
+    private final Object lock;
     private final InetSocketAddress remoteAddress;
     final VerbsQueuePair qp;
 
@@ -63,9 +68,7 @@ final class VerbsEndpoint implements Endpoint
     private volatile Channel channel;
     private volatile boolean peerSaidBye;
 
-    // Guarded by this.
-    private long nextRequestId;
-    /** Outstanding operations were completed (failed or closed): it happens once. */
+    /** Outstanding operations were completed (failed or closed): it happens once. Guarded by lock. */
     private boolean callbacksRun;
 
     /**
@@ -76,22 +79,55 @@ final class VerbsEndpoint implements Endpoint
         final EndpointBufferLayout layout, final EndpointBufferPool.Slice slice, final EndpointHandler handler,
         final InetSocketAddress remoteAddress, final int psn)
     {
+        super(newWindow(config), handler, RemoteKey.TRANSPORT_VERBS);
+        this.lock = window.lock();
         this.worker = worker;
         this.config = config;
-        this.handler = handler;
         this.remoteAddress = remoteAddress;
         this.fragmentBytes = config.fragmentBytes;
         this.res = new EndpointResources(config, device, cq, layout, slice, psn);
         this.qp = res.qp;
         this.ring = new SendQueueRing(res.sendDepth(), config.readBounceBytes);
-        this.pending = new PendingQueue(config.maxPending, Math.max(config.maxMessageBytes * 4, 1 << 22));
+        this.pending = new PendingQueue(window, Math.max(config.maxMessageBytes * 4, 1 << 22));
         this.sendPath = new SendPath(res, ring, pending, config, detail ->
         {
             state = State.FAILED;
+            window.markDown();
             worker.execute(() -> fail(TransportStatus.TRANSPORT_ERROR, detail));
         });
-        this.completions = new SendQueueCompletions(this, res, ring, pending, sendPath);
+        this.completions = new SendQueueCompletions(res, ring, pending, sendPath);
         this.receivePath = new ReceivePath(this, worker, res, sendPath, config.maxMessageBytes);
+    }
+
+    /** Verbs counts its own credits ({@link SendPath}): the window keeps ids, the pending queue and its deadlines. */
+    private static OperationWindow<PendingQueue.Op> newWindow(final VerbsConfig config)
+    {
+        return new OperationWindow<>(PendingQueue.Op::new, 0, config.maxPending, config.operationTimeoutNs,
+            SystemNanoClock.INSTANCE);
+    }
+
+    /** The lock that serialises operations, completions' bookkeeping and the send path (the window's). */
+    Object lock()
+    {
+        return lock;
+    }
+
+    @Override
+    protected int maxSendBytes()
+    {
+        return config.maxMessageBytes;
+    }
+
+    @Override
+    protected int maxReadBytes()
+    {
+        return VerbsTransportProvider.MAX_READ_BYTES;
+    }
+
+    @Override
+    protected TransportStatus checkRemoteRange(final long remoteAddress, final RemoteKey remoteKey, final int length)
+    {
+        return remoteKey.covers(remoteAddress, length) ? null : TransportStatus.OUT_OF_BOUNDS;
     }
 
     /** RTR then RTS with the peer's half of the handshake; the endpoint may send afterwards. */
@@ -99,16 +135,20 @@ final class VerbsEndpoint implements Endpoint
     {
         qp.toRtr(remote);
         qp.toRts();
-        synchronized (this)
+        synchronized (lock)
         {
             sendPath.connect(remote.recvDepth(), remote.fragmentBytes());
         }
     }
 
-    synchronized void markConnected()
+    void markConnected()
     {
-        state = State.CONNECTED;
-        sendPath.open(true);
+        synchronized (lock)
+        {
+            state = State.CONNECTED;
+            window.markConnected();
+            sendPath.open(true);
+        }
     }
 
     /**
@@ -117,13 +157,14 @@ final class VerbsEndpoint implements Endpoint
      */
     void activateAccepted()
     {
-        synchronized (this)
+        synchronized (lock)
         {
             if (state != State.CONNECTING)
             {
                 return;
             }
             state = State.CONNECTED;
+            window.markConnected();
             sendPath.open(true);
         }
         try
@@ -168,11 +209,6 @@ final class VerbsEndpoint implements Endpoint
         return state;
     }
 
-    EndpointHandler handler()
-    {
-        return handler;
-    }
-
     /** The QP and the slice of the worker's buffers (the worker gives the slice back after teardown). */
     EndpointResources resources()
     {
@@ -182,24 +218,17 @@ final class VerbsEndpoint implements Endpoint
     // ---------------------------------------------------------------------------------------------- operations
 
     @Override
-    public long send(final DirectBuffer buffer, final int offset, final int length, final CompletionHandler handler)
+    protected long postSend(final DirectBuffer buffer, final int offset, final int length,
+        final CompletionHandler handler)
     {
-        if (buffer == null || offset < 0 || length < 0 || (long)offset + length > buffer.capacity())
+        synchronized (lock)
         {
-            return TransportStatus.OUT_OF_BOUNDS.sentinel();
-        }
-        if (length > config.maxMessageBytes)
-        {
-            return TransportStatus.MESSAGE_TOO_LARGE.sentinel();
-        }
-        synchronized (this)
-        {
-            final long refused = refusal();
+            final long refused = window.refusalLocked();
             if (refused != 0)
             {
                 return refused;
             }
-            final long id = nextRequestId++;
+            final long id = window.nextRequestIdLocked();
             int posted = 0;
             if (pending.isEmpty())
             {
@@ -213,7 +242,7 @@ final class VerbsEndpoint implements Endpoint
                     return id;
                 }
             }
-            if (!pending.addSend(id, handler, buffer, offset + posted, length - posted, posted, System.nanoTime()))
+            if (!pending.addSend(id, handler, buffer, offset + posted, length - posted, posted))
             {
                 if (posted > 0)
                 {
@@ -222,7 +251,7 @@ final class VerbsEndpoint implements Endpoint
                         "pending queue overflow in the middle of a message"));
                     return id;
                 }
-                nextRequestId--;
+                window.unissueLocked(id);
                 return TransportStatus.BACK_PRESSURED.sentinel();
             }
             return id;
@@ -230,22 +259,17 @@ final class VerbsEndpoint implements Endpoint
     }
 
     @Override
-    public long read(final long remoteAddress, final RemoteKey remoteKey, final int length,
+    protected long postRead(final long remoteAddress, final RemoteKey remoteKey, final int length,
         final MutableDirectBuffer destination, final int destinationOffset, final CompletionHandler handler)
     {
-        final TransportStatus invalid = validateRead(remoteAddress, remoteKey, length, destination, destinationOffset);
-        if (invalid != null)
+        synchronized (lock)
         {
-            return invalid.sentinel();
-        }
-        synchronized (this)
-        {
-            final long refused = refusal();
+            final long refused = window.refusalLocked();
             if (refused != 0)
             {
                 return refused;
             }
-            final long id = nextRequestId++;
+            final long id = window.nextRequestIdLocked();
             if (pending.isEmpty() && ring.free() > 0)
             {
                 final int slot = sendPath.prepareRead(id, remoteAddress, remoteKey, length, destination, destinationOffset,
@@ -255,10 +279,9 @@ final class VerbsEndpoint implements Endpoint
                     return sendPath.postChain(slot) ? id : TransportStatus.PEER_FAILED.sentinel();
                 }
             }
-            if (!pending.addRead(id, handler, remoteAddress, remoteKey, length, destination, destinationOffset,
-                System.nanoTime()))
+            if (!pending.addRead(id, handler, remoteAddress, remoteKey, length, destination, destinationOffset))
             {
-                nextRequestId--;
+                window.unissueLocked(id);
                 return TransportStatus.BACK_PRESSURED.sentinel();
             }
             return id;
@@ -268,9 +291,9 @@ final class VerbsEndpoint implements Endpoint
     @Override
     public int readBatch(final ReadRequest[] requests, final int count)
     {
-        synchronized (this)
+        synchronized (lock)
         {
-            if (refusal() != 0)
+            if (window.refusalLocked() != 0)
             {
                 return 0;
             }
@@ -280,11 +303,11 @@ final class VerbsEndpoint implements Endpoint
             for (; accepted < count; accepted++)
             {
                 final ReadRequest r = requests[accepted];
-                if (validateRead(r.remoteAddress, r.remoteKey, r.length, r.destination, r.destinationOffset) != null)
+                if (checkRead(r.remoteAddress, r.remoteKey, r.length, r.destination, r.destinationOffset) != null)
                 {
                     break;
                 }
-                final long id = nextRequestId++;
+                final long id = window.nextRequestIdLocked();
                 int slot = -1;
                 if (pending.isEmpty() && ring.free() > 0)
                 {
@@ -304,9 +327,9 @@ final class VerbsEndpoint implements Endpoint
                     previous = slot;
                 }
                 else if (!pending.addRead(id, r.handler, r.remoteAddress, r.remoteKey, r.length, r.destination,
-                    r.destinationOffset, System.nanoTime()))
+                    r.destinationOffset))
                 {
-                    nextRequestId--;
+                    window.unissueLocked(id);
                     break;
                 }
             }
@@ -316,38 +339,6 @@ final class VerbsEndpoint implements Endpoint
             }
             return accepted;
         }
-    }
-
-    private static TransportStatus validateRead(final long remoteAddress, final RemoteKey remoteKey, final int length,
-        final MutableDirectBuffer destination, final int destinationOffset)
-    {
-        if (remoteKey == null || remoteKey.transportId() != RemoteKey.TRANSPORT_VERBS)
-        {
-            return TransportStatus.INVALID_RKEY;
-        }
-        if (length > VerbsTransportProvider.MAX_READ_BYTES)
-        {
-            return TransportStatus.MESSAGE_TOO_LARGE;
-        }
-        if (length < 0 || !remoteKey.covers(remoteAddress, length))
-        {
-            return TransportStatus.OUT_OF_BOUNDS;
-        }
-        if (destination == null || destinationOffset < 0 || (long)destinationOffset + length > destination.capacity())
-        {
-            return TransportStatus.OUT_OF_BOUNDS;
-        }
-        return null;
-    }
-
-    private long refusal()
-    {
-        final State s = state;
-        if (s == State.CONNECTED)
-        {
-            return 0;
-        }
-        return s == State.CLOSED ? TransportStatus.CLOSED.sentinel() : TransportStatus.NOT_CONNECTED.sentinel();
     }
 
     // ------------------------------------------------------------------------------ completions (worker thread)
@@ -395,7 +386,7 @@ final class VerbsEndpoint implements Endpoint
         }
         final int slot = (int)wrId;
         final boolean read;
-        synchronized (this)
+        synchronized (lock)
         {
             read = ring.isPosted(slot) && ring.kind[slot] == SendQueueRing.KIND_READ;
         }
@@ -433,7 +424,7 @@ final class VerbsEndpoint implements Endpoint
 
     private void onSendQueueCompletion(final int slot)
     {
-        synchronized (this)
+        synchronized (lock)
         {
             if (state != State.CONNECTED || !completions.collectUpTo(slot))
             {
@@ -453,7 +444,7 @@ final class VerbsEndpoint implements Endpoint
     void checkTimeouts(final long nowNanos)
     {
         final boolean expired;
-        synchronized (this)
+        synchronized (lock)
         {
             if (state != State.CONNECTED)
             {
@@ -486,7 +477,7 @@ final class VerbsEndpoint implements Endpoint
     {
         final State previous;
         final List<Runnable> callbacks;
-        synchronized (this)
+        synchronized (lock)
         {
             previous = state;
             if (previous == State.CLOSED || (previous == State.FAILED && callbacksRun))
@@ -494,6 +485,7 @@ final class VerbsEndpoint implements Endpoint
                 return;
             }
             state = State.FAILED;
+            window.markDown();
             sendPath.open(false);
             callbacksRun = true;
             callbacks = completions.drainAll(status, failedSlot, failedStatus);
@@ -526,13 +518,14 @@ final class VerbsEndpoint implements Endpoint
     public void close()
     {
         final List<Runnable> callbacks;
-        synchronized (this)
+        synchronized (lock)
         {
             if (state == State.CLOSED || (state == State.FAILED && callbacksRun))
             {
                 return;
             }
             state = State.CLOSED;
+            window.markClosedAndDown();
             sendPath.open(false);
             callbacksRun = true;
             callbacks = completions.drainAll(TransportStatus.CLOSED);
@@ -543,18 +536,6 @@ final class VerbsEndpoint implements Endpoint
             callbacks.forEach(Runnable::run);
             notifyDisconnected(TransportStatus.CLOSED, "closed locally");
         });
-    }
-
-    private void notifyDisconnected(final TransportStatus status, final String detail)
-    {
-        try
-        {
-            handler.onDisconnected(this, status, detail);
-        }
-        catch (final RuntimeException e)
-        {
-            LOG.warn("onDisconnected handler of {} threw", this, e);
-        }
     }
 
     /** Destroy the QP, hand the slice back to the worker, close the control channel. Any thread, once. */
@@ -591,21 +572,18 @@ final class VerbsEndpoint implements Endpoint
     }
 
     @Override
-    public synchronized int outstanding()
+    public int outstanding()
     {
-        return sendPath.tracked() + pending.size();
+        synchronized (lock)
+        {
+            return sendPath.tracked() + pending.size();
+        }
     }
 
     @Override
     public Worker worker()
     {
         return worker;
-    }
-
-    /** Send credits left (for tests and diagnostics). */
-    synchronized int sendCredits()
-    {
-        return sendPath.sendCredits();
     }
 
     @Override

@@ -380,7 +380,7 @@ final class VerbsWorker implements Worker
             .group(transport.eventLoops())
             .channel(NioServerSocketChannel.class)
             .childOption(ChannelOption.TCP_NODELAY, true)
-            .childHandler(ControlChannel.serverInitializer(this, handler));
+            .childHandler(ControlChannel.serverInitializer(this, handler, config.handshakeTimeoutMs));
         final Channel channel;
         try
         {

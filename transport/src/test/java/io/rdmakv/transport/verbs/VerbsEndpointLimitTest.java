@@ -11,7 +11,10 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.io.DataOutputStream;
+import java.io.InputStream;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -25,7 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A verbs worker's endpoint buffers are registered once, for {@code verbs.maxEndpoints} endpoints: one more connect
  * fails with a message naming that setting, on the connecting side (its own pool is full) and on the accepting side
  * (the server's REFUSE reaches the client), and a closed endpoint's slot serves the next connection without a new
- * registration. Skipped with the probe's cause where verbs is unavailable; runs in the SoftRoCE guest.
+ * registration; a peer that never finishes its handshake is closed after {@code verbs.handshakeTimeoutMs} and its
+ * slot serves the next connection. Skipped with the probe's cause where verbs is unavailable; runs in the SoftRoCE guest.
  */
 class VerbsEndpointLimitTest extends TransportConformanceSupport
 {
@@ -95,6 +99,52 @@ class VerbsEndpointLimitTest extends TransportConformanceSupport
         assertRoundTrip(second);
         assertEquals(serverRegistrations, server.transport.memoryDomain().registrationCount(),
             "accepting, refusing and reusing a slot registered memory");
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldClosePeersThatNeverFinishTheHandshakeAndFreeTheirSlot() throws Exception
+    {
+        final Peer server = peer("server", withMaxEndpoints(1).toBuilder()
+            .property("verbs.handshakeTimeoutMs", "500").build());
+        final Peer client = peer("client", withMaxEndpoints(4));
+        final Listener listener = closeLater(server.worker.listen(LOOPBACK, server.handler));
+        final InetSocketAddress address = new InetSocketAddress("127.0.0.1", listener.localAddress().getPort());
+
+        try (Socket idle = new Socket())
+        {
+            idle.connect(address, 30_000);
+            idle.setSoTimeout(60_000);
+            assertEquals(-1, idle.getInputStream().read(), "an idle control connection must be closed by the server");
+        }
+
+        // A HELLO that takes the only slot (a real GID, so the server's QP reaches RTS), then never READY.
+        final VerbsDevice device = ((VerbsWorker)server.worker).device();
+        final UnsafeBuffer hello = new UnsafeBuffer(new byte[HandshakeMessage.HELLO_LENGTH]);
+        HandshakeMessage.encodeHello(hello, 0, device.lid, device.activeMtu, device.port, 0x00AB_CDEF, 1, 64,
+            VerbsConfig.DEFAULT_FRAGMENT_BYTES, device.gid);
+        try (Socket stalled = new Socket())
+        {
+            stalled.connect(address, 30_000);
+            stalled.setSoTimeout(60_000);
+            final DataOutputStream out = new DataOutputStream(stalled.getOutputStream());
+            out.writeShort(HandshakeMessage.HELLO_LENGTH);
+            out.write(hello.byteArray());
+            out.flush();
+            final InputStream in = stalled.getInputStream();
+            int received = 0;
+            while (in.read() >= 0)
+            {
+                received++;
+            }
+            assertEquals(2 + HandshakeMessage.HELLO_LENGTH, received, "the server answers HELLO, then closes");
+        }
+        assertTrue(server.handler.disconnected.await(30, TimeUnit.SECONDS),
+            "the stalled endpoint must fail once its control connection is closed");
+
+        // Its slot was queued for return before onDisconnected ran: the next connect gets it.
+        final Endpoint next = client.worker.connect(address, client.handler).get(30, TimeUnit.SECONDS);
+        assertRoundTrip(next);
     }
 
     private static TransportException refusal(final Peer client, final InetSocketAddress address)
