@@ -14,7 +14,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -33,12 +32,8 @@ class RequestQueueTest
     @Test
     void shouldFailQueuedRequestsAtTheDeadlineFixedAtTheCallWhenNoSlotEverFrees() throws Exception
     {
-        final AtomicInteger tries = new AtomicInteger();
-        try (RequestQueue queue = new RequestQueue(8, call ->
-        {
-            tries.incrementAndGet();
-            return false; // every slot stays busy for ever
-        }, counters, "test-queue"))
+        // Every slot stays busy for ever.
+        try (RequestQueue queue = new RequestQueue(8, call -> false, counters, "test-queue"))
         {
             final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200);
             final List<AsyncCall<byte[]>> calls = new ArrayList<>();
@@ -57,7 +52,8 @@ class RequestQueueTest
                 assertInstanceOf(KvTimeoutException.class, failure(calls.get(i)),
                     "never started, yet timed out: the deadline counts from the call, not from a slot");
             }
-            assertTrue(tries.get() > 0, "the queue's thread kept asking for a slot");
+            // Not asserted: that the queue's thread asked for a slot before the deadline. On a loaded machine it may
+            // first run after the 200 ms have passed and then rightly fails the calls without trying.
             assertEquals(0, queue.pending());
             assertEquals(8, counters.get(ClientCounter.TIMEOUTS));
             assertEquals(2, counters.get(ClientCounter.QUEUE_FULL_REJECTIONS));
