@@ -8,6 +8,7 @@ import io.rdmakv.pool.PinnedArena;
 import io.rdmakv.pool.alloc.EpochReclaimer;
 import io.rdmakv.pool.alloc.ExtentAllocator;
 import io.rdmakv.protocol.layout.PoolGeometry;
+import io.rdmakv.protocol.wire.Hello;
 import io.rdmakv.protocol.wire.TransportAddress;
 import io.rdmakv.protocol.wire.Welcome;
 import io.rdmakv.server.cluster.ClusterState;
@@ -30,7 +31,9 @@ import io.rdmakv.server.metrics.ServerMeters;
 import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.pool.PoolSizing;
 import io.rdmakv.server.pool.PoolWarmUp;
+import io.rdmakv.server.handler.HandOff;
 import io.rdmakv.server.session.SessionTickets;
+import io.rdmakv.server.session.TransportOffer;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.transport.Listener;
 import io.rdmakv.transport.MemoryAccess;
@@ -41,6 +44,7 @@ import io.rdmakv.transport.Transport;
 import io.rdmakv.transport.TransportCapabilities;
 import io.rdmakv.transport.TransportCapability;
 import io.rdmakv.transport.TransportConfig;
+import io.rdmakv.transport.TransportProvider;
 import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.WorkerProgress;
 import io.rdmakv.transport.diag.InfinibandSysfs;
@@ -106,6 +110,8 @@ public final class KvServer implements AutoCloseable
     private MemoryRegion region;
     private long registrationsAfterStart;
     private Listener listener;
+    private List<TransportProvider> sidePlan = List.of();
+    private SideTransports side;
     private RequestHandler handler;
     private SessionTickets tickets;
     private WorkerProgress progress;
@@ -176,10 +182,13 @@ public final class KvServer implements AutoCloseable
         final StartupTask<Transport> transportOpening;
         try
         {
-            final TransportSelector.Selection selection = TransportSelector.fromClassPath().select(config.transport());
+            final TransportSelector selector = TransportSelector.fromClassPath();
+            final TransportSelector.Selection selection = selector.select(config.transport());
             transportName = selection.provider().name();
             transportReason = selection.reason();
-            sharedPool = selection.provider().capabilities().has(TransportCapability.MEMORY_FILE_REGIONS);
+            sidePlan = SideTransports.plan(config, selection.provider(), selector);
+            sharedPool = selection.provider().capabilities().has(TransportCapability.MEMORY_FILE_REGIONS) ||
+                SideTransports.needSharedPool(sidePlan);
             timeline.mark("transport selection");
             final TransportConfig tc = transportConfig(config);
             checkPinnedMemory(ServerPinnedMemory.of(config, selection.provider()));
@@ -260,7 +269,8 @@ public final class KvServer implements AutoCloseable
         }
         // The request thread: the worker's event loop on tcp (requests handled where they are read), a polling
         // thread on verbs. Started before listening: an event-driven worker must be driven before it has endpoints.
-        progress = WorkerProgress.start(worker, new ServerAgent(handler, index), "rdmakv-server",
+        final HandOff handOff = sidePlan.isEmpty() ? null : new HandOff(handler);
+        progress = WorkerProgress.start(worker, new ServerAgent(handler, index, handOff), "rdmakv-server",
             t -> LOG.error("request thread error", t));
         opened.push(progress);
         handler.wakeUpWith(progress::signal);
@@ -273,6 +283,13 @@ public final class KvServer implements AutoCloseable
         listener = worker.listen(new InetSocketAddress(config.host(), config.dataPort()), handler);
         opened.push(listener);
         dataAddress = listener.localAddress();
+        if (handOff != null)
+        {
+            handOff.wakeUpWith(progress::signal);
+            side = SideTransports.open(sidePlan, config, transportConfig(config), arena.address(), arena.size(),
+                handOff);
+            opened.push(side);
+        }
 
         NodeGauges.register(counters, index, memoryDomain, store, arena, transportName, transportReason,
             () -> requestTimes);
@@ -479,25 +496,58 @@ public final class KvServer implements AutoCloseable
      */
     public Welcome welcome()
     {
-        return welcome(new byte[Welcome.SESSION_TICKET_LENGTH]);
+        return welcome(new byte[Welcome.SESSION_TICKET_LENGTH], List.of());
     }
 
     /** The WELCOME for a good HELLO, with a fresh session ticket; null when too many tickets wait unused. */
-    private Welcome issueWelcome()
+    private Welcome issueWelcome(final Hello hello)
     {
-        final byte[] ticket = tickets.issue();
-        return ticket == null ? null : welcome(ticket);
+        final List<TransportAddress> addresses = addresses(hello.transports());
+        final byte[] ticket = tickets.issue(new TransportOffer(hello.transports(),
+            addresses.stream().map(TransportAddress::transport).toList()));
+        return ticket == null ? null : welcome(ticket, hello.transports());
+    }
+
+    /**
+     * Every transport the node serves, the main one first unless the client prefers another it serves: the first
+     * address is the one a client naming one transport uses, and the WELCOME's remote key is that transport's (so a
+     * client of the single-transport protocol is served by a node serving several). With side transports, each
+     * address carries its own remote key ({@link TransportAddress#served}).
+     */
+    private List<TransportAddress> addresses(final List<String> preference)
+    {
+        final String host = config.advertisedHost();
+        if (side == null || side.served().isEmpty())
+        {
+            return List.of(new TransportAddress(transportName, host, advertisedDataPort(), new byte[0]));
+        }
+        final List<TransportAddress> all = new ArrayList<>();
+        all.add(TransportAddress.served(transportName, host, advertisedDataPort(), region.remoteKey().pack(), ""));
+        side.served().forEach(s -> all.add(SideTransports.address(s, config)));
+        for (final String wanted : preference)
+        {
+            for (int i = 0; i < all.size(); i++)
+            {
+                if (all.get(i).transport().equals(wanted))
+                {
+                    all.add(0, all.remove(i));
+                    return all;
+                }
+            }
+        }
+        return all;
     }
 
     /** Control path: allocates. */
-    private Welcome welcome(final byte[] ticket)
+    private Welcome welcome(final byte[] ticket, final List<String> preference)
     {
         final ClusterView view = clusterView; // null for a handshake that races the view's start: no map yet
         final ClusterState state = view == null || view.current() == null ? new ClusterState(0, List.of(), List.of()) :
             view.current();
         final List<io.rdmakv.protocol.wire.ClusterNode> map = ClusterViews.wireMap(state);
-        return new Welcome(config.nodeId(), geometry, region.remoteKey().pack(), epoch, arena.address(),
-            List.of(new TransportAddress(transportName, config.advertisedHost(), advertisedDataPort(), new byte[0])),
+        final List<TransportAddress> addresses = addresses(preference);
+        final byte[] remoteKey = addresses.get(0).remoteKey(region.remoteKey().pack());
+        return new Welcome(config.nodeId(), geometry, remoteKey, epoch, arena.address(), addresses,
             config.maxKeyBytes(), config.maxValueBytes(), map, ticket, config.cluster().enabled() ? state.epoch() : 0);
     }
 
@@ -617,6 +667,10 @@ public final class KvServer implements AutoCloseable
         if (listener != null)
         {
             listener.close();
+        }
+        if (side != null)
+        {
+            side.stopAccepting();
         }
         final long deadline = System.nanoTime() + DRAIN_TIMEOUT.toNanos();
         while (counters.get(ServerCounter.IN_FLIGHT_WRITES) > 0 && System.nanoTime() < deadline)
