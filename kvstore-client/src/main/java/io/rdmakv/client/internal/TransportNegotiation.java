@@ -10,6 +10,7 @@ import io.rdmakv.protocol.wire.ControlFrameCodec;
 import io.rdmakv.protocol.wire.Hello;
 import io.rdmakv.protocol.wire.TransportAddress;
 import io.rdmakv.protocol.wire.Welcome;
+import io.rdmakv.transport.JvmAccess;
 import io.rdmakv.transport.select.HostIdentity;
 import io.rdmakv.transport.select.TransportSelector;
 import org.slf4j.Logger;
@@ -47,6 +48,8 @@ record TransportNegotiation(TransportSelector.Selection selection, List<String> 
      */
     static TransportNegotiation with(final KvClientConfig config, final ControlPlaneClient control)
     {
+        // A JVM without the flag Agrona needs fails here, naming it, before any connection (every transport needs it).
+        JvmAccess.ensureAgronaAccess();
         final TransportSelector selector = TransportSelector.fromClassPath();
         final List<String> offered = selector.usable(config.transport());
         final Hello hello = new Hello(ControlFrameCodec.PROTOCOL_VERSION, offered, config.credential());
