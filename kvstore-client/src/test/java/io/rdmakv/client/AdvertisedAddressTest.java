@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A node behind port mapping (Docker's {@code -p}, NAT): it binds 127.0.0.2, which the client is never told, and
  * advertises two forwarders on 127.0.0.1 as its control and data ports. The client reaches it only through them.
  */
-@Timeout(60)
+@Timeout(300)
 class AdvertisedAddressTest
 {
     @TempDir
@@ -32,7 +32,9 @@ class AdvertisedAddressTest
     {
         try (PortForwarder control = new PortForwarder(); PortForwarder data = new PortForwarder())
         {
+            // The forwarder's threads add scheduling delays on an oversubscribed machine: give the HELLO time.
             try (KvServer server = InProcessNode.start(dir, Map.of("host", "127.0.0.2",
+                "auth.handshakeTimeoutMs", "120000",
                 "advertised.host", "127.0.0.1",
                 "advertised.controlPort", Integer.toString(control.port()),
                 "advertised.dataPort", Integer.toString(data.port()))))
@@ -51,7 +53,7 @@ class AdvertisedAddressTest
                 }
 
                 try (KvClient client = KvClient.builder().server("127.0.0.1:" + control.port()).transport("tcp")
-                    .getMode(GetMode.ONE_SIDED).build())
+                    .connectTimeout(java.time.Duration.ofSeconds(120)).getMode(GetMode.ONE_SIDED).build())
                 {
                     for (int i = 0; i < 20; i++)
                     {

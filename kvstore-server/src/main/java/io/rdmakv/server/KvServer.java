@@ -1,15 +1,11 @@
 package io.rdmakv.server;
 
-import io.rdmakv.pool.ArenaException;
 import io.rdmakv.pool.HugePages;
-import io.rdmakv.pool.MemlockLimit;
 import io.rdmakv.pool.PinPolicy;
 import io.rdmakv.pool.PinnedArena;
 import io.rdmakv.pool.alloc.EpochReclaimer;
 import io.rdmakv.pool.alloc.ExtentAllocator;
 import io.rdmakv.protocol.layout.PoolGeometry;
-import io.rdmakv.protocol.wire.Hello;
-import io.rdmakv.protocol.wire.TransportAddress;
 import io.rdmakv.protocol.wire.Welcome;
 import io.rdmakv.server.cluster.ClusterState;
 import io.rdmakv.server.cluster.ClusterView;
@@ -33,7 +29,6 @@ import io.rdmakv.server.pool.PoolSizing;
 import io.rdmakv.server.pool.PoolWarmUp;
 import io.rdmakv.server.handler.HandOff;
 import io.rdmakv.server.session.SessionTickets;
-import io.rdmakv.server.session.TransportOffer;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.transport.Listener;
 import io.rdmakv.transport.MemoryAccess;
@@ -114,6 +109,7 @@ public final class KvServer implements AutoCloseable
     private SideTransports side;
     private RequestHandler handler;
     private SessionTickets tickets;
+    private NodeWelcomes welcomes;
     private WorkerProgress progress;
     private ControlServer control;
     private volatile ClusterView clusterView;
@@ -191,12 +187,12 @@ public final class KvServer implements AutoCloseable
                 SideTransports.needSharedPool(sidePlan);
             timeline.mark("transport selection");
             final TransportConfig tc = transportConfig(config);
-            checkPinnedMemory(ServerPinnedMemory.of(config, selection.provider()));
+            ServerPinnedMemory.of(config, selection.provider()).checkAtStart();
             transportOpening = StartupTask.start("open-transport", () -> selection.provider().open(tc));
         }
         catch (final RuntimeException ex)
         {
-            throw closeWhenDone(ex, storeOpening);
+            throw StartupTask.closeWhenDone(ex, storeOpening);
         }
         try
         {
@@ -204,7 +200,7 @@ public final class KvServer implements AutoCloseable
         }
         catch (final RuntimeException ex)
         {
-            throw closeWhenDone(closeWhenDone(ex, storeOpening), transportOpening);
+            throw StartupTask.closeWhenDone(StartupTask.closeWhenDone(ex, storeOpening), transportOpening);
         }
         timeline.mark("pool map+pin");
         try
@@ -214,7 +210,7 @@ public final class KvServer implements AutoCloseable
         }
         catch (final RuntimeException ex)
         {
-            throw closeWhenDone(ex, transportOpening);
+            throw StartupTask.closeWhenDone(ex, transportOpening);
         }
         transport = transportOpening.join();
         opened.push(transport);
@@ -235,7 +231,7 @@ public final class KvServer implements AutoCloseable
         }
         catch (final RuntimeException ex)
         {
-            throw closeWhenDone(ex, registering);
+            throw StartupTask.closeWhenDone(ex, registering);
         }
         region = registering.join();
         opened.push(region);
@@ -295,10 +291,12 @@ public final class KvServer implements AutoCloseable
             () -> requestTimes);
         startMetrics();
 
+        welcomes = new NodeWelcomes(config, transportName, advertisedDataPort(), region.remoteKey().pack(),
+            side == null ? List.of() : side.served(), geometry, epoch, arena.address(), tickets, () -> clusterView);
         control = new ControlServer(new InetSocketAddress(config.host(), config.controlPort()),
             new ControlServer.ControlSettings(config.maxControlFrameBytes(), config.maxConnections(), config.secret(),
                 config.admission()),
-            this::issueWelcome, counters);
+            welcomes::issue, counters);
         opened.push(control);
         controlAddress = control.start();
         startClusterView();
@@ -372,31 +370,6 @@ public final class KvServer implements AutoCloseable
         return new Limits(config.maxKeyBytes(), config.maxValueBytes(), config.maxConnections());
     }
 
-    /**
-     * On verbs the pool and the worker's endpoint buffers are all registered, so pinned: refuse before mapping
-     * anything when the memlock limit cannot hold them together, naming the parts and the settings (otherwise the
-     * pool would fit and the worker's {@code ibv_reg_mr} would fail after the pool is mapped and warmed up).
-     */
-    private static void checkPinnedMemory(final ServerPinnedMemory pinned)
-    {
-        if (!pinned.hasWorkerBuffers())
-        {
-            return;
-        }
-        final MemlockLimit limit;
-        try
-        {
-            limit = MemlockLimit.current();
-        }
-        catch (final ArenaException | LinkageError ex)
-        {
-            LOG.warn("cannot read RLIMIT_MEMLOCK ({}); not checking {} against it", ex.getMessage(), pinned.parts());
-            return;
-        }
-        pinned.check(limit);
-        LOG.info("pinned memory: {} within {}", pinned.parts(), limit);
-    }
-
     /** Epoch, allocator, empty index and header, then the warm-up from RocksDB (see {@link PoolWarmUp}). */
     private void layOutAndWarmUp(final StartupReport.Builder timeline)
     {
@@ -434,27 +407,6 @@ public final class KvServer implements AutoCloseable
             PinnedArena.mapShared(config.poolSize(), pin, HugePages.valueOf(config.hugePages()), partitionSize) :
             PinnedArena.map(config.poolSize(), pin, HugePages.valueOf(config.hugePages()), partitionSize);
         opened.push(arena);
-    }
-
-    /**
-     * {@code failure} ends start-up while {@code task} may still run: wait for it and close what it opened, so
-     * nothing outlives the failed start; its own failure is added to {@code failure} as suppressed.
-     */
-    private static RuntimeException closeWhenDone(final RuntimeException failure, final StartupTask<?> task)
-    {
-        try
-        {
-            final Object result = task.join();
-            if (result instanceof AutoCloseable c)
-            {
-                c.close();
-            }
-        }
-        catch (final Exception ex)
-        {
-            failure.addSuppressed(ex);
-        }
-        return failure;
     }
 
     /** The Prometheus endpoint when {@code metrics.port} is set: every counter and gauge above, and request times. */
@@ -496,59 +448,7 @@ public final class KvServer implements AutoCloseable
      */
     public Welcome welcome()
     {
-        return welcome(new byte[Welcome.SESSION_TICKET_LENGTH], List.of());
-    }
-
-    /** The WELCOME for a good HELLO, with a fresh session ticket; null when too many tickets wait unused. */
-    private Welcome issueWelcome(final Hello hello)
-    {
-        final List<TransportAddress> addresses = addresses(hello.transports());
-        final byte[] ticket = tickets.issue(new TransportOffer(hello.transports(),
-            addresses.stream().map(TransportAddress::transport).toList()));
-        return ticket == null ? null : welcome(ticket, hello.transports());
-    }
-
-    /**
-     * Every transport the node serves, the main one first unless the client prefers another it serves: the first
-     * address is the one a client naming one transport uses, and the WELCOME's remote key is that transport's (so a
-     * client of the single-transport protocol is served by a node serving several). With side transports, each
-     * address carries its own remote key ({@link TransportAddress#served}).
-     */
-    private List<TransportAddress> addresses(final List<String> preference)
-    {
-        final String host = config.advertisedHost();
-        if (side == null || side.served().isEmpty())
-        {
-            return List.of(new TransportAddress(transportName, host, advertisedDataPort(), new byte[0]));
-        }
-        final List<TransportAddress> all = new ArrayList<>();
-        all.add(TransportAddress.served(transportName, host, advertisedDataPort(), region.remoteKey().pack(), ""));
-        side.served().forEach(s -> all.add(SideTransports.address(s, config)));
-        for (final String wanted : preference)
-        {
-            for (int i = 0; i < all.size(); i++)
-            {
-                if (all.get(i).transport().equals(wanted))
-                {
-                    all.add(0, all.remove(i));
-                    return all;
-                }
-            }
-        }
-        return all;
-    }
-
-    /** Control path: allocates. */
-    private Welcome welcome(final byte[] ticket, final List<String> preference)
-    {
-        final ClusterView view = clusterView; // null for a handshake that races the view's start: no map yet
-        final ClusterState state = view == null || view.current() == null ? new ClusterState(0, List.of(), List.of()) :
-            view.current();
-        final List<io.rdmakv.protocol.wire.ClusterNode> map = ClusterViews.wireMap(state);
-        final List<TransportAddress> addresses = addresses(preference);
-        final byte[] remoteKey = addresses.get(0).remoteKey(region.remoteKey().pack());
-        return new Welcome(config.nodeId(), geometry, remoteKey, epoch, arena.address(), addresses,
-            config.maxKeyBytes(), config.maxValueBytes(), map, ticket, config.cluster().enabled() ? state.epoch() : 0);
+        return welcomes.facts();
     }
 
     public InetSocketAddress controlAddress()

@@ -67,10 +67,22 @@ public final class ServerCommand implements Callable<Integer>
         description = "data port clients and peers are told (default: the bound one; Docker -p: the host's side)")
     Integer advertisedDataPort;
 
+    @Option(names = "--advertised-tcp-port", paramLabel = "P",
+        description = "TCP port clients are told when TCP is served beside verbs or shm (default: the bound one)")
+    Integer advertisedTcpPort;
+
+    @Option(names = "--tcp-port", paramLabel = "P",
+        description = "TCP listener when TCP is served beside verbs or shm (setting data.tcpPort; default 0 = any)")
+    Integer tcpPort;
+
+    @Option(names = "--serve-shm", description = "also serve shm to clients on this host (transport.serveShm)")
+    Boolean serveShm;
+
     @Option(names = "--pool-size", description = "pool size, e.g. 64MiB, 1GiB")
     String poolSize;
 
-    @Option(names = "--transport", description = "auto | tcp | verbs")
+    @Option(names = "--transport",
+        description = "main transport: auto | tcp | verbs | shm (TCP is served beside verbs and shm)")
     String transport;
 
     @Option(names = "--durability", description = "DEFAULT | FSYNC")
@@ -133,6 +145,9 @@ public final class ServerCommand implements Callable<Integer>
         put(m, "advertised.host", advertisedHost);
         put(m, "advertised.controlPort", advertisedControlPort);
         put(m, "advertised.dataPort", advertisedDataPort);
+        put(m, "advertised.tcpPort", advertisedTcpPort);
+        put(m, "data.tcpPort", tcpPort);
+        put(m, "transport.serveShm", serveShm);
         put(m, "pool.size", poolSize);
         put(m, "transport", transport);
         put(m, "durability", durability);
