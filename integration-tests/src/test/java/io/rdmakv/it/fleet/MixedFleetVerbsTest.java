@@ -34,11 +34,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Tag(SoftRoceGuest.TAG)
 @Tag("mixed-fleet")
 @ExtendWith(ProcessJanitor.class)
-@Timeout(600)
+@Timeout(1500)
 class MixedFleetVerbsTest
 {
     private static final int KEYS = 100;
     private static final Duration LOG_WAIT = Duration.ofSeconds(60);
+    /** A node's start in the emulated guest on a loaded host took longer than the default 3 minutes. */
+    private static final Duration START_TIMEOUT = Duration.ofMinutes(10);
     private Path dataDir;
 
     @BeforeEach
@@ -57,7 +59,7 @@ class MixedFleetVerbsTest
     void shouldServeATcpOnlyClientAndAVerbsClientAtOnce()
     {
         try (ServerProcess server = ServerProcess.builder(dataDir.resolve("data")).name("verbs-and-tcp")
-            .setting("transport", "verbs").start();
+            .setting("transport", "verbs").readyTimeout(START_TIMEOUT).start();
              KvClient verbs = client(server, "auto").build();
              KvClient tcp = client(server, "tcp").build())
         {
@@ -93,7 +95,7 @@ class MixedFleetVerbsTest
     void shouldServeAnAutoClientOnAnRdmaHostFromATcpOnlyNode()
     {
         try (ServerProcess server = ServerProcess.builder(dataDir.resolve("data")).name("tcp-only")
-            .setting("transport", "tcp").start();
+            .setting("transport", "tcp").readyTimeout(START_TIMEOUT).start();
              KvClient client = client(server, "auto").build())
         {
             assertEquals("tcp", client.diagnostics().transport(), client.diagnostics().transportSelection());
