@@ -1,14 +1,11 @@
 package io.rdmakv.server;
 
-import io.rdmakv.pool.ArenaException;
 import io.rdmakv.pool.HugePages;
-import io.rdmakv.pool.MemlockLimit;
 import io.rdmakv.pool.PinPolicy;
 import io.rdmakv.pool.PinnedArena;
 import io.rdmakv.pool.alloc.EpochReclaimer;
 import io.rdmakv.pool.alloc.ExtentAllocator;
 import io.rdmakv.protocol.layout.PoolGeometry;
-import io.rdmakv.protocol.wire.TransportAddress;
 import io.rdmakv.protocol.wire.Welcome;
 import io.rdmakv.server.cluster.ClusterState;
 import io.rdmakv.server.cluster.ClusterView;
@@ -30,6 +27,7 @@ import io.rdmakv.server.metrics.ServerMeters;
 import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.pool.PoolSizing;
 import io.rdmakv.server.pool.PoolWarmUp;
+import io.rdmakv.server.handler.HandOff;
 import io.rdmakv.server.session.SessionTickets;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.transport.Listener;
@@ -41,6 +39,7 @@ import io.rdmakv.transport.Transport;
 import io.rdmakv.transport.TransportCapabilities;
 import io.rdmakv.transport.TransportCapability;
 import io.rdmakv.transport.TransportConfig;
+import io.rdmakv.transport.TransportProvider;
 import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.WorkerProgress;
 import io.rdmakv.transport.device.InfinibandSysfs;
@@ -107,8 +106,11 @@ public final class KvServer implements AutoCloseable
     private MemoryRegion region;
     private long registrationsAfterStart;
     private Listener listener;
+    private List<TransportProvider> sidePlan = List.of();
+    private SideTransports side;
     private RequestHandler handler;
     private SessionTickets tickets;
+    private NodeWelcomes welcomes;
     private WorkerProgress progress;
     private ControlServer control;
     private volatile ClusterView clusterView;
@@ -177,18 +179,21 @@ public final class KvServer implements AutoCloseable
         final StartupTask<Transport> transportOpening;
         try
         {
-            final TransportSelector.Selection selection = TransportSelector.fromClassPath().select(config.transport());
+            final TransportSelector selector = TransportSelector.fromClassPath();
+            final TransportSelector.Selection selection = selector.select(config.transport());
             transportName = selection.provider().name();
             transportReason = selection.reason();
-            sharedPool = selection.provider().capabilities().has(TransportCapability.MEMORY_FILE_REGIONS);
+            sidePlan = SideTransports.plan(config, selection.provider(), selector);
+            sharedPool = selection.provider().capabilities().has(TransportCapability.MEMORY_FILE_REGIONS) ||
+                SideTransports.needSharedPool(sidePlan);
             timeline.mark("transport selection");
             final TransportConfig tc = transportConfig(config);
-            checkPinnedMemory(ServerPinnedMemory.of(config, selection.provider()));
+            ServerPinnedMemory.of(config, selection.provider()).checkAtStart();
             transportOpening = StartupTask.start("open-transport", () -> selection.provider().open(tc));
         }
         catch (final RuntimeException ex)
         {
-            throw closeWhenDone(ex, storeOpening);
+            throw StartupTask.closeWhenDone(ex, storeOpening);
         }
         try
         {
@@ -196,7 +201,7 @@ public final class KvServer implements AutoCloseable
         }
         catch (final RuntimeException ex)
         {
-            throw closeWhenDone(closeWhenDone(ex, storeOpening), transportOpening);
+            throw StartupTask.closeWhenDone(StartupTask.closeWhenDone(ex, storeOpening), transportOpening);
         }
         timeline.mark("pool map+pin");
         try
@@ -206,7 +211,7 @@ public final class KvServer implements AutoCloseable
         }
         catch (final RuntimeException ex)
         {
-            throw closeWhenDone(ex, transportOpening);
+            throw StartupTask.closeWhenDone(ex, transportOpening);
         }
         transport = transportOpening.join();
         opened.push(transport);
@@ -227,7 +232,7 @@ public final class KvServer implements AutoCloseable
         }
         catch (final RuntimeException ex)
         {
-            throw closeWhenDone(ex, registering);
+            throw StartupTask.closeWhenDone(ex, registering);
         }
         region = registering.join();
         opened.push(region);
@@ -242,12 +247,13 @@ public final class KvServer implements AutoCloseable
         // Until the cluster view starts (it needs the bound ports) the static map routes, or, in cluster mode, nothing.
         final ClusterState untilViewStarts = givenView != null ? givenView.current() : config.cluster().enabled() ?
             new ClusterState(0, List.of(), List.of()) :
-            ClusterViews.staticState(config, config.controlPort(), config.dataPort());
+            ClusterViews.staticState(config, config.advertisedControlPort(config.controlPort()),
+                config.advertisedDataPort(config.dataPort()));
         // Replication follows the cluster view once the ports are bound (below); until then writes are local only.
         replication = new Replication(store.ranges(), worker, transportName, config.secret(),
             config.maxMessageBytes(), config.replicationTimeoutMillis());
         final SlotRouter router = SlotRouter.of(untilViewStarts, config.nodeId(),
-            config.advertisedHost() + ':' + config.controlPort());
+            config.advertisedHost() + ':' + config.advertisedControlPort(config.controlPort()));
         handler = new RequestHandler(store, index, counters, limits, router, tickets, config.admission(),
             replication.writePath(), replication.admission());
         // One-sided readers trust this pool only for the slots its ownership words say LIVE: a static node's now, a
@@ -260,7 +266,8 @@ public final class KvServer implements AutoCloseable
         }
         // The request thread: the worker's event loop on tcp (requests handled where they are read), a polling
         // thread on verbs. Started before listening: an event-driven worker must be driven before it has endpoints.
-        progress = Progress.start(worker, new ServerAgent(handler, index), "rdmakv-server",
+        final HandOff handOff = sidePlan.isEmpty() ? null : new HandOff(handler);
+        progress = Progress.start(worker, new ServerAgent(handler, index, handOff), "rdmakv-server",
             t -> LOG.error("request thread error", t));
         opened.push(progress);
         handler.wakeUpWith(progress::signal);
@@ -273,23 +280,33 @@ public final class KvServer implements AutoCloseable
         listener = worker.listen(new InetSocketAddress(config.host(), config.dataPort()), handler);
         opened.push(listener);
         dataAddress = listener.localAddress();
+        if (handOff != null)
+        {
+            handOff.wakeUpWith(progress::signal);
+            side = SideTransports.open(sidePlan, config, transportConfig(config), arena.address(), arena.size(),
+                handOff);
+            opened.push(side);
+        }
 
         NodeGauges.register(counters, index, memoryDomain, store, arena, transportName, transportReason,
             () -> requestTimes);
         startMetrics();
 
+        welcomes = new NodeWelcomes(config, transportName, advertisedDataPort(), region.remoteKey().pack(),
+            side == null ? List.of() : side.served(), geometry, epoch, arena.address(), tickets, () -> clusterView);
         control = new ControlServer(new InetSocketAddress(config.host(), config.controlPort()),
             new ControlServer.ControlSettings(config.maxControlFrameBytes(), config.maxConnections(), config.secret(),
                 config.admission()),
-            this::issueWelcome, counters);
+            welcomes::issue, counters);
         opened.push(control);
         controlAddress = control.start();
         startClusterView();
         timeline.mark("listen");
         startup = timeline.build(index.keyCount(), warmUp.loadedBytes(), warmUp.keysInStore(), warmUp.scannedAll(),
             index.isComplete());
-        LOG.info("node {} ready: control {}, data {} over {} ({})", config.nodeId(), controlAddress, dataAddress,
-            transportName, transportReason);
+        LOG.info("node {} ready: control {}, data {} over {} ({}); clients are told {}:{} and {}:{}", config.nodeId(),
+            controlAddress, dataAddress, transportName, transportReason, config.advertisedHost(),
+            advertisedControlPort(), config.advertisedHost(), advertisedDataPort());
         LOG.info("startup: {}", startup.format());
     }
 
@@ -299,14 +316,14 @@ public final class KvServer implements AutoCloseable
      */
     private void startClusterView()
     {
-        final String self = config.advertisedHost() + ':' + controlAddress.getPort();
+        final String self = config.advertisedHost() + ':' + advertisedControlPort();
         if (givenView != null)
         {
             clusterView = givenView; // not ours to close
         }
         else
         {
-            clusterView = ClusterViews.start(config, controlAddress.getPort(), dataAddress.getPort());
+            clusterView = ClusterViews.start(config, advertisedControlPort(), advertisedDataPort());
             opened.push(clusterView);
         }
         final boolean replicated = givenView != null || config.cluster().enabled();
@@ -354,31 +371,6 @@ public final class KvServer implements AutoCloseable
         return new Limits(config.maxKeyBytes(), config.maxValueBytes(), config.maxConnections());
     }
 
-    /**
-     * On verbs the pool and the worker's endpoint buffers are all registered, so pinned: refuse before mapping
-     * anything when the memlock limit cannot hold them together, naming the parts and the settings (otherwise the
-     * pool would fit and the worker's {@code ibv_reg_mr} would fail after the pool is mapped and warmed up).
-     */
-    private static void checkPinnedMemory(final ServerPinnedMemory pinned)
-    {
-        if (!pinned.hasWorkerBuffers())
-        {
-            return;
-        }
-        final MemlockLimit limit;
-        try
-        {
-            limit = MemlockLimit.current();
-        }
-        catch (final ArenaException | LinkageError ex)
-        {
-            LOG.warn("cannot read RLIMIT_MEMLOCK ({}); not checking {} against it", ex.getMessage(), pinned.parts());
-            return;
-        }
-        pinned.check(limit);
-        LOG.info("pinned memory: {} within {}", pinned.parts(), limit);
-    }
-
     /** Epoch, allocator, empty index and header, then the warm-up from RocksDB (see {@link PoolWarmUp}). */
     private void layOutAndWarmUp(final StartupReport.Builder timeline)
     {
@@ -416,27 +408,6 @@ public final class KvServer implements AutoCloseable
             PinnedArena.mapShared(config.poolSize(), pin, HugePages.valueOf(config.hugePages()), partitionSize) :
             PinnedArena.map(config.poolSize(), pin, HugePages.valueOf(config.hugePages()), partitionSize);
         opened.push(arena);
-    }
-
-    /**
-     * {@code failure} ends start-up while {@code task} may still run: wait for it and close what it opened, so
-     * nothing outlives the failed start; its own failure is added to {@code failure} as suppressed.
-     */
-    private static RuntimeException closeWhenDone(final RuntimeException failure, final StartupTask<?> task)
-    {
-        try
-        {
-            final Object result = task.join();
-            if (result instanceof AutoCloseable c)
-            {
-                c.close();
-            }
-        }
-        catch (final Exception ex)
-        {
-            failure.addSuppressed(ex);
-        }
-        return failure;
     }
 
     /** The Prometheus endpoint when {@code metrics.port} is set: every counter and gauge above, and request times. */
@@ -478,26 +449,7 @@ public final class KvServer implements AutoCloseable
      */
     public Welcome welcome()
     {
-        return welcome(new byte[Welcome.SESSION_TICKET_LENGTH]);
-    }
-
-    /** The WELCOME for a good HELLO, with a fresh session ticket; null when too many tickets wait unused. */
-    private Welcome issueWelcome()
-    {
-        final byte[] ticket = tickets.issue();
-        return ticket == null ? null : welcome(ticket);
-    }
-
-    /** Control path: allocates. */
-    private Welcome welcome(final byte[] ticket)
-    {
-        final ClusterView view = clusterView; // null for a handshake that races the view's start: no map yet
-        final ClusterState state = view == null || view.current() == null ? new ClusterState(0, List.of(), List.of()) :
-            view.current();
-        final List<io.rdmakv.protocol.wire.ClusterNode> map = ClusterViews.wireMap(state);
-        return new Welcome(config.nodeId(), geometry, region.remoteKey().pack(), epoch, arena.address(),
-            List.of(new TransportAddress(transportName, config.advertisedHost(), dataAddress.getPort(), new byte[0])),
-            config.maxKeyBytes(), config.maxValueBytes(), map, ticket, config.cluster().enabled() ? state.epoch() : 0);
+        return welcomes.facts();
     }
 
     public InetSocketAddress controlAddress()
@@ -508,6 +460,18 @@ public final class KvServer implements AutoCloseable
     public InetSocketAddress dataAddress()
     {
         return dataAddress;
+    }
+
+    /** The control port clients and peers are told: {@code advertised.controlPort}, else the bound one. */
+    public int advertisedControlPort()
+    {
+        return config.advertisedControlPort(controlAddress.getPort());
+    }
+
+    /** The data port clients and peers are told: {@code advertised.dataPort}, else the bound one. */
+    public int advertisedDataPort()
+    {
+        return config.advertisedDataPort(dataAddress.getPort());
     }
 
     public String transportName()
@@ -604,6 +568,10 @@ public final class KvServer implements AutoCloseable
         if (listener != null)
         {
             listener.close();
+        }
+        if (side != null)
+        {
+            side.stopAccepting();
         }
         final long deadline = System.nanoTime() + DRAIN_TIMEOUT.toNanos();
         while (counters.get(ServerCounter.IN_FLIGHT_WRITES) > 0 && System.nanoTime() < deadline)

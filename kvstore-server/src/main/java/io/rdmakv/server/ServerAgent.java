@@ -1,5 +1,6 @@
 package io.rdmakv.server;
 
+import io.rdmakv.server.handler.HandOff;
 import io.rdmakv.server.handler.RequestHandler;
 import io.rdmakv.server.pool.PoolIndex;
 import org.agrona.concurrent.Agent;
@@ -10,7 +11,8 @@ import org.agrona.concurrent.Agent;
  * worker's callbacks (the {@link RequestHandler}) run on that same thread, so it is the single writer of the
  * {@link PoolIndex}. On tcp that thread is the worker's Netty event loop; on verbs, a thread of its own that polls
  * while busy and sleeps on the worker's completion channel when idle (so reclaim may run up to
- * verbs.idleMaxWaitMs late on an idle server: freed extents return to the allocator that much later).
+ * verbs.idleMaxWaitMs late on an idle server: freed extents return to the allocator that much later). The events of
+ * the transports served beside the main one reach the handler here too ({@link HandOff}), on the same thread.
  */
 final class ServerAgent implements Agent
 {
@@ -18,18 +20,22 @@ final class ServerAgent implements Agent
 
     private final RequestHandler handler;
     private final PoolIndex index;
+    private final HandOff handOff;
     private long nextReclaimNanos;
 
-    ServerAgent(final RequestHandler handler, final PoolIndex index)
+    /** @param handOff events of the transports served beside the main one, or null when there are none. */
+    ServerAgent(final RequestHandler handler, final PoolIndex index, final HandOff handOff)
     {
         this.handler = handler;
         this.index = index;
+        this.handOff = handOff;
     }
 
     @Override
     public int doWork() throws Exception
     {
-        int work = handler.doWork();
+        int work = handOff == null ? 0 : handOff.drain();
+        work += handler.doWork();
         final long now = System.nanoTime();
         if (now - nextReclaimNanos >= 0)
         {

@@ -1,10 +1,14 @@
 package io.rdmakv.server;
 
+import io.rdmakv.pool.ArenaException;
 import io.rdmakv.pool.ByteSizes;
 import io.rdmakv.pool.MemlockLimit;
 import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.transport.TransportProvider;
 import io.rdmakv.transport.WorkerPinning;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -29,6 +33,8 @@ import java.util.List;
  */
 public record ServerPinnedMemory(long poolBytes, int workers, WorkerPinning perWorker)
 {
+    private static final Logger LOG = LoggerFactory.getLogger(ServerPinnedMemory.class);
+
     /** A node creates one worker (its request worker). */
     public static final int SERVER_WORKERS = 1;
 
@@ -138,5 +144,30 @@ public record ServerPinnedMemory(long poolBytes, int workers, WorkerPinning perW
             return items.get(0);
         }
         return String.join(", ", items.subList(0, items.size() - 1)) + " or " + items.get(items.size() - 1);
+    }
+
+    /**
+     * At a node's start, on verbs the pool and the worker's endpoint buffers are all registered, so pinned: refuse before mapping
+     * anything when the memlock limit cannot hold them together, naming the parts and the settings (otherwise the
+     * pool would fit and the worker's {@code ibv_reg_mr} would fail after the pool is mapped and warmed up).
+     */
+    void checkAtStart()
+    {
+        if (!hasWorkerBuffers())
+        {
+            return;
+        }
+        final MemlockLimit limit;
+        try
+        {
+            limit = MemlockLimit.current();
+        }
+        catch (final ArenaException | LinkageError ex)
+        {
+            LOG.warn("cannot read RLIMIT_MEMLOCK ({}); not checking {} against it", ex.getMessage(), parts());
+            return;
+        }
+        check(limit);
+        LOG.info("pinned memory: {} within {}", parts(), limit);
     }
 }

@@ -75,4 +75,25 @@ final class StartupTask<T>
     {
         return millis;
     }
+
+    /**
+     * {@code failure} ends start-up while {@code task} may still run: wait for it and close what it opened, so
+     * nothing outlives the failed start; its own failure is added to {@code failure} as suppressed.
+     */
+    static RuntimeException closeWhenDone(final RuntimeException failure, final StartupTask<?> task)
+    {
+        try
+        {
+            final Object result = task.join();
+            if (result instanceof AutoCloseable c)
+            {
+                c.close();
+            }
+        }
+        catch (final Exception ex)
+        {
+            failure.addSuppressed(ex);
+        }
+        return failure;
+    }
 }

@@ -9,10 +9,7 @@ import io.rdmakv.client.KvException;
 import io.rdmakv.client.control.ControlPlaneClient;
 import io.rdmakv.protocol.ProtocolLimits;
 import io.rdmakv.protocol.wire.Welcome;
-import io.rdmakv.client.HostPort;
 import io.rdmakv.protocol.wire.ClusterNode;
-import io.rdmakv.protocol.wire.ControlFrameCodec;
-import io.rdmakv.protocol.wire.Hello;
 import io.rdmakv.transport.MemoryAccess;
 import io.rdmakv.transport.MemoryRegion;
 import io.rdmakv.transport.ProgressModel;
@@ -74,8 +71,9 @@ public final class ClientRuntime implements AutoCloseable
     private volatile boolean closed;
 
     private ClientRuntime(final KvClientConfig config, final ControlPlaneClient control, final Transport transport,
-        final int endpointSlots, final String selectionSummary, final List<AutoCloseable> opened)
+        final int endpointSlots, final TransportNegotiation negotiated, final List<AutoCloseable> opened)
     {
+        final String selectionSummary = negotiated.selection().summary();
         this.config = config;
         this.control = control;
         this.transport = transport;
@@ -111,12 +109,12 @@ public final class ClientRuntime implements AutoCloseable
             pollable ? "progress: progress thread only (progress.callerDriven=false)" :
                 "progress: the transport's I/O thread (" + worker.progressModel() + " worker: callers cannot drive it)";
 
-        this.router = new ClusterRouter(config, control, worker, transport.name(), endpointSlots,
+        this.router = new ClusterRouter(config, control, worker, transport.name(), negotiated.offered(), endpointSlots,
             getMode == GetMode.ONE_SIDED, slots, getProtocol, rpc, conductor, counters);
         opened.add(router);
         getProtocol.wire(slots, rpc, conductor);
         rpc.wire(slots, conductor, router);
-        router.bootstrap();
+        router.bootstrap(negotiated.seed(), negotiated.welcome());
 
         final Welcome welcome = router.firstWelcome();
         final int maxKeyLength = Math.min(ProtocolLimits.MAX_KEY_LENGTH,
@@ -146,14 +144,16 @@ public final class ClientRuntime implements AutoCloseable
         opened.add(control);
         try
         {
-            final TransportSelector.Selection selection = TransportSelector.fromClassPath().select(config.transport());
+            // The transport is agreed with the first seed that answers: the best both sides have.
+            final TransportNegotiation negotiated = TransportNegotiation.with(config, control);
+            final TransportSelector.Selection selection = negotiated.selection();
             final TransportProvider provider = selection.provider();
             final boolean slotted = provider.capabilities().has(TransportCapability.ENDPOINT_SLOTS);
             final TransportConfig tc = transportConfig(config, slotted,
-                slotted ? clusterNodes(config, control, provider.name()) : 1);
+                slotted ? clusterNodes(config, negotiated.welcome()) : 1);
             final Transport transport = provider.open(tc);
             opened.add(transport);
-            return new ClientRuntime(config, control, transport, transport.endpointSlots(), selection.summary(),
+            return new ClientRuntime(config, control, transport, transport.endpointSlots(), negotiated,
                 opened);
         }
         catch (final RuntimeException ex)
@@ -200,30 +200,16 @@ public final class ClientRuntime implements AutoCloseable
     }
 
     /**
-     * How many nodes the cluster map of the first answering seed names (1 when none answers: the connect that follows
-     * reports that), so a client on a transport with endpoint slots sizes them before its worker exists.
+     * How many nodes the cluster map of the first answering seed names, so a client on a transport with endpoint
+     * slots sizes them before its worker exists (1 when the builder sets {@code endpointSlots} itself).
      */
-    private static int clusterNodes(final KvClientConfig config, final ControlPlaneClient control,
-        final String transportName)
+    private static int clusterNodes(final KvClientConfig config, final Welcome welcome)
     {
         if (config.transportProperties().containsKey(KvClientBuilder.ENDPOINT_SLOTS))
         {
             return 1;
         }
-        final Hello hello = new Hello(ControlFrameCodec.PROTOCOL_VERSION, List.of(transportName), config.credential());
-        for (final HostPort seed : config.seeds())
-        {
-            try
-            {
-                final Welcome welcome = control.handshake(seed, hello, config.connectTimeout());
-                return (int)welcome.clusterMap().stream().mapToInt(ClusterNode::nodeId).distinct().count();
-            }
-            catch (final KvException ex)
-            {
-                LOG.debug("seed {} did not answer the sizing handshake: {}", seed, ex.getMessage());
-            }
-        }
-        return 1;
+        return (int)welcome.clusterMap().stream().mapToInt(ClusterNode::nodeId).distinct().count();
     }
 
     /**

@@ -86,7 +86,8 @@ final class ClusterRouter implements Redirector, AutoCloseable
      *                      when the transport sets no such bound; named in the failure when they are all taken.
      */
     ClusterRouter(final KvClientConfig config, final ControlPlaneClient control, final Worker worker,
-        final String transportName, final int endpointSlots, final boolean oneSidedGets, final RequestSlots slots,
+        final String transportName, final List<String> offered, final int endpointSlots, final boolean oneSidedGets,
+        final RequestSlots slots,
         final OneSidedGetProtocol getProtocol, final RpcProtocol rpc, final ClientConductor conductor,
         final ClientCounters counters)
     {
@@ -101,21 +102,33 @@ final class ClusterRouter implements Redirector, AutoCloseable
         this.rpc = rpc;
         this.conductor = conductor;
         this.counters = counters;
-        this.hello = new Hello(ControlFrameCodec.PROTOCOL_VERSION, List.of(transportName), config.credential());
+        this.hello = new Hello(ControlFrameCodec.PROTOCOL_VERSION, offered, config.credential());
     }
 
     /**
      * Handshake with the first seed that answers and connect to it. A REJECT ends the attempt at once (another seed
      * of the same cluster would say the same); unreachable seeds are skipped.
+     *
+     * @param knownSeed the seed that answered the transport negotiation (seeds before it did not answer), or null.
+     * @param known     its WELCOME, used instead of a second handshake with it.
      */
-    void bootstrap()
+    void bootstrap(final HostPort knownSeed, final Welcome known)
     {
         KvException last = null;
+        Welcome pending = known;
+        boolean reached = knownSeed == null;
         for (final HostPort seed : config.seeds())
         {
+            reached |= seed.equals(knownSeed);
+            if (!reached)
+            {
+                continue;
+            }
             try
             {
-                final Welcome welcome = control.handshake(seed, hello, config.connectTimeout());
+                final Welcome welcome = pending != null ? pending : control.handshake(seed, hello,
+                    config.connectTimeout());
+                pending = null;
                 firstWelcome = welcome;
                 map = ClusterMap.from(welcome, seed);
                 synchronized (connectLock)
@@ -132,6 +145,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
             }
             catch (final KvException ex)
             {
+                pending = null;
                 if (ex.error() == KvError.REJECTED || ex.error() == KvError.AUTHENTICATION_FAILED)
                 {
                     throw ex;
@@ -340,9 +354,9 @@ final class ClusterRouter implements Redirector, AutoCloseable
         final RemoteKey remoteKey;
         try
         {
-            remoteKey = RemoteKey.unpack(welcome.remoteKey());
+            remoteKey = RemoteKey.unpack(chosen.remoteKey(welcome.remoteKey()));
         }
-        catch (final IllegalArgumentException ex)
+        catch (final IllegalArgumentException | io.rdmakv.protocol.ProtocolException ex)
         {
             throw KvException.of(KvError.PROTOCOL_ERROR, "node " + welcome.nodeId() +
                 " sent an unusable remote key: " + ex.getMessage(), ex);

@@ -61,11 +61,17 @@ public final class ServerConfig
         m.put("pool.scribbleRetired", "false");
         m.put("index.avgEntryBytes", "224");
         m.put("transport", "auto");
+        m.put("transport.serveShm", "false");
         m.put("transport.maxInflightPerEndpoint", String.valueOf(DEFAULT_MAX_INFLIGHT_PER_ENDPOINT));
         m.put("host", "0.0.0.0");
         m.put("advertised.host", null);
+        m.put("advertised.controlPort", null);
+        m.put("advertised.dataPort", null);
         m.put("control.port", String.valueOf(DEFAULT_CONTROL_PORT));
         m.put("data.port", String.valueOf(DEFAULT_DATA_PORT));
+        m.put("data.tcpPort", "0");
+        m.put("data.shmPort", "0");
+        m.put("advertised.tcpPort", null);
         m.put("control.maxFrameBytes", "65536");
         m.put("limits.maxKeyBytes", "1024");
         m.put("limits.maxValueBytes", String.valueOf(1 << 20));
@@ -103,6 +109,13 @@ public final class ServerConfig
     private final String advertisedHost;
     private final int controlPort;
     private final int dataPort;
+    /** 0: tell clients the bound port. */
+    private final int advertisedControlPort;
+    private final int advertisedDataPort;
+    private final boolean serveShm;
+    private final int tcpPort;
+    private final int shmPort;
+    private final int advertisedTcpPort;
     private final int maxControlFrameBytes;
     private final int maxKeyBytes;
     private final int maxValueBytes;
@@ -173,10 +186,19 @@ public final class ServerConfig
             intSetting(s, "auth.failedCredentialBurst", 1, 1_000_000),
             Duration.ofMillis(intSetting(s, "auth.failedCredentialIntervalMs", 1, 3_600_000)));
         advertisedHost = s.get("advertised.host") != null ? s.get("advertised.host").trim() : deriveAdvertised(host);
+        advertisedControlPort = s.get("advertised.controlPort") == null ? 0 :
+            intSetting(s, "advertised.controlPort", 1, 65_535);
+        advertisedDataPort = s.get("advertised.dataPort") == null ? 0 :
+            intSetting(s, "advertised.dataPort", 1, 65_535);
+        serveShm = booleanSetting(s, "transport.serveShm");
+        tcpPort = intSetting(s, "data.tcpPort", 0, 65_535);
+        shmPort = intSetting(s, "data.shmPort", 0, 65_535);
+        advertisedTcpPort = s.get("advertised.tcpPort") == null ? 0 : intSetting(s, "advertised.tcpPort", 1, 65_535);
         final String nodes = s.get("cluster.nodes");
         if (nodes == null || nodes.isBlank())
         {
-            clusterNodes = List.of(new ClusterNode(nodeId, advertisedHost, controlPort, 0, ClusterNode.SLOT_COUNT - 1));
+            clusterNodes = List.of(new ClusterNode(nodeId, advertisedHost,
+                advertisedControlPort != 0 ? advertisedControlPort : controlPort, 0, ClusterNode.SLOT_COUNT - 1));
         }
         else
         {
@@ -365,6 +387,60 @@ public final class ServerConfig
     public int controlPort()
     {
         return controlPort;
+    }
+
+    /**
+     * The control port clients and peers are told (WELCOME's cluster map, WRONG_NODE redirects, cluster membership):
+     * {@code advertised.controlPort}, else the bound one.
+     *
+     * @param bound the port the control plane is bound to.
+     * @return the port to advertise.
+     */
+    public int advertisedControlPort(final int bound)
+    {
+        return advertisedControlPort != 0 ? advertisedControlPort : bound;
+    }
+
+    /**
+     * The data port clients and peers are told (WELCOME's address of the node's transport, cluster membership):
+     * {@code advertised.dataPort}, else the bound one.
+     *
+     * @param bound the port the transport's listener is bound to.
+     * @return the port to advertise.
+     */
+    public int advertisedDataPort(final int bound)
+    {
+        return advertisedDataPort != 0 ? advertisedDataPort : bound;
+    }
+
+    /**
+     * The port the node's TCP transport is told at when it serves TCP beside another transport (verbs, shm):
+     * {@code advertised.tcpPort}, else the bound one. A TCP-only node's TCP port is its data port.
+     *
+     * @param bound the port the TCP listener is bound to.
+     * @return the port to advertise.
+     */
+    public int advertisedTcpPort(final int bound)
+    {
+        return advertisedTcpPort != 0 ? advertisedTcpPort : bound;
+    }
+
+    /** Whether the node also serves {@code shm} to clients on its host ({@code transport.serveShm}). */
+    public boolean serveShm()
+    {
+        return serveShm;
+    }
+
+    /** The TCP listener's port when TCP is served beside another transport ({@code data.tcpPort}; 0 = any). */
+    public int tcpPort()
+    {
+        return tcpPort;
+    }
+
+    /** The shm listener's port (its abstract socket's name) when shm is served beside another ({@code data.shmPort}). */
+    public int shmPort()
+    {
+        return shmPort;
     }
 
     public int dataPort()

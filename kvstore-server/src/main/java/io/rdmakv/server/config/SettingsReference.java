@@ -36,13 +36,27 @@ public final class SettingsReference
         m.put("pool.scribbleRetired", "test/debug: overwrite an extent the moment it is superseded (stale one-sided " +
             "reads then fail their check)");
         m.put("index.avgEntryBytes", "expected average extent size; sizes the index (at most 16 B of index per key)");
-        m.put("transport", "auto | tcp | verbs | shm (shm: clients on this host only; auto never picks it)");
+        m.put("transport", "auto | tcp | verbs | shm: the node's main transport (auto: verbs when usable, else tcp); " +
+            "it serves TCP beside it, and shm with transport.serveShm");
+        m.put("transport.serveShm", "also serve shm to clients on this host (in its network namespace); an auto client " +
+            "there picks it. TCP is always served beside verbs or shm");
         m.put("transport.maxInflightPerEndpoint", "operations one data endpoint keeps in flight (1 to 16384); more " +
             "wait in its pending queue");
         m.put("host", "bind address of the control, data and metrics ports");
-        m.put("advertised.host", "address clients are told; host when not a wildcard, else this host's address");
+        m.put("advertised.host", "address clients and peers are told (WELCOME, cluster map, redirects); host when " +
+            "not a wildcard, else this host's address. Behind NAT or Docker -p: the address they reach");
+        m.put("advertised.controlPort", "control port clients and peers are told (cluster map, redirects); default: " +
+            "the bound one. Behind Docker -p: the host's side of the mapping");
+        m.put("advertised.dataPort", "data port clients and peers are told (the WELCOME's transport address); " +
+            "default: the bound one. Behind Docker -p: the host's side of the mapping");
         m.put("control.port", "control plane, the port clients dial (HELLO/WELCOME handshake); 0 = any free port");
         m.put("data.port", "data plane (the transport's listener: PUT/DELETE/GET/STATS); 0 = any free port");
+        m.put("data.tcpPort", "TCP listener when TCP is served beside another transport (a verbs or shm node); 0 = " +
+            "any free port. A TCP-only node serves on data.port");
+        m.put("data.shmPort", "shm listener (abstract socket @rdmakv-shm-PORT) when shm is served beside another " +
+            "transport; 0 = any free name");
+        m.put("advertised.tcpPort", "TCP port clients are told when TCP is served beside another transport; " +
+            "default: the bound one. Behind Docker -p: the host's side of the mapping");
         m.put("control.maxFrameBytes", "largest control-plane frame accepted");
         m.put("limits.maxKeyBytes", "largest key");
         m.put("limits.maxValueBytes", "largest value");

@@ -29,6 +29,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.security.MessageDigest;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -51,7 +52,7 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
     private static final RateLimitedLog ADMISSION_LOG = RateLimitedLog.of(LOG);
 
     private final ControlServer.ControlSettings settings;
-    private final Supplier<Welcome> welcome;
+    private final Function<Hello, Welcome> welcome;
     private final Supplier<AdminCommands> admin;
     private final ServerCounters counters;
     private final ChannelGroup channels;
@@ -65,7 +66,7 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
     private boolean checking;
 
     ControlHandler(
-        final ControlServer.ControlSettings settings, final Supplier<Welcome> welcome,
+        final ControlServer.ControlSettings settings, final Function<Hello, Welcome> welcome,
         final Supplier<AdminCommands> admin, final ServerCounters counters, final ChannelGroup channels,
         final ControlAdmission admission)
     {
@@ -178,7 +179,7 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
         }
         if (!settings.requiresCredential())
         {
-            answer(ctx);
+            answer(ctx, hello);
             return;
         }
         final long now = System.nanoTime();
@@ -224,11 +225,11 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
             reject(ctx, Status.UNAUTHENTICATED, CREDENTIAL_LOG, "credential missing or rejected");
             return;
         }
-        answer(ctx);
+        answer(ctx, hello);
     }
 
     /** A good HELLO: WELCOME, unless this plane has its authenticated connections already. */
-    private void answer(final ChannelHandlerContext ctx)
+    private void answer(final ChannelHandlerContext ctx, final Hello hello)
     {
         if (!welcomed && admission.authenticated >= admission.maxAuthenticated)
         {
@@ -236,7 +237,7 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
                 admission.maxAuthenticated + ")");
             return;
         }
-        final Welcome answer = welcome.get();
+        final Welcome answer = welcome.apply(hello);
         if (answer == null)
         {
             reject(ctx, Status.BUSY, ADMISSION_LOG, "too many session tickets waiting to be used; retry later");

@@ -15,6 +15,7 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.rdmakv.protocol.wire.Hello;
 import io.rdmakv.protocol.wire.Welcome;
 import io.rdmakv.server.admission.AdmissionSettings;
 import io.rdmakv.server.counters.ServerCounters;
@@ -25,7 +26,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
+import java.util.function.Function;
 
 /**
  * The control-plane server (Netty): clients open a TCP connection to the control port, send HELLO, and get WELCOME
@@ -53,7 +54,7 @@ public final class ControlServer implements AutoCloseable
 
     private final InetSocketAddress bindAddress;
     private final ControlSettings settings;
-    private final Supplier<Welcome> welcome;
+    private final Function<Hello, Welcome> welcome;
     private final ServerCounters counters;
     private volatile AdminCommands admin = AdminCommands.NONE;
     private EventLoopGroup group;
@@ -65,7 +66,7 @@ public final class ControlServer implements AutoCloseable
      *                control path, may allocate); {@code null} when no ticket can be issued now (REJECT BUSY).
      */
     public ControlServer(
-        final InetSocketAddress bindAddress, final ControlSettings settings, final Supplier<Welcome> welcome,
+        final InetSocketAddress bindAddress, final ControlSettings settings, final Function<Hello, Welcome> welcome,
         final ServerCounters counters)
     {
         this.bindAddress = bindAddress;

@@ -19,12 +19,15 @@ import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.metrics.RequestTimer;
 import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.session.SessionTickets;
+import io.rdmakv.server.session.TransportOffer;
 import io.rdmakv.server.store.RangeStore;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.server.store.StoreException;
 import io.rdmakv.server.store.StoreKeys;
 import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
+import io.rdmakv.transport.Transport;
+import io.rdmakv.transport.TransportCapability;
 import io.rdmakv.transport.TransportStatus;
 import io.rdmakv.transport.log.RateLimitedLog;
 import org.agrona.DirectBuffer;
@@ -72,6 +75,7 @@ public final class RequestHandler implements EndpointHandler
     private static final RateLimitedLog TIMEOUT_LOG = RateLimitedLog.of(LOG);
     private static final RateLimitedLog REFUSAL_LOG = RateLimitedLog.of(LOG);
     private static final RateLimitedLog BUSY_LOG = RateLimitedLog.of(LOG);
+    private static final RateLimitedLog ATTACH_LOG = RateLimitedLog.of(LOG);
     private static final long ADMISSION_CHECK_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private final RocksStore store;
@@ -352,12 +356,20 @@ public final class RequestHandler implements EndpointHandler
         if (type == MessageType.ATTACH_REQUEST)
         {
             final AttachRequestFlyweight attach = decoder.attachRequest();
-            if (tickets.redeem(attach.ticketHigh(), attach.ticketLow()))
+            final TransportOffer offered = tickets.redeemOffer(attach.ticketHigh(), attach.ticketLow());
+            if (offered != null)
             {
                 final int admitted = admission.attach(endpoint);
                 if (admitted == EndpointAdmission.ATTACHED)
                 {
                     counters.increment(ServerCounter.ATTACHES);
+                    if (offered != TransportOffer.NONE)
+                    {
+                        final Transport transport = endpoint.worker().transport();
+                        ATTACH_LOG.info("client {} attached over {}: {}", endpoint.remoteAddress(), transport.name(),
+                            offered.explain(transport.name(),
+                                transport.capabilities().has(TransportCapability.HOST_LOCAL)));
+                    }
                     responses.answer(endpoint, decoder.correlationId(), Status.OK, 0, 0);
                     return;
                 }

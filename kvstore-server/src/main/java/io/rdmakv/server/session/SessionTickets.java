@@ -28,7 +28,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class SessionTickets
 {
     private final SecureRandom random = new SecureRandom();
-    private final ConcurrentHashMap<Ticket, Long> issued = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Ticket, Issued> issued = new ConcurrentHashMap<>();
     private final long ttlNanos;
     private final int maxOutstanding;
     private final NanoClock clock;
@@ -60,10 +60,21 @@ public final class SessionTickets
      */
     public byte[] issue()
     {
+        return issue(TransportOffer.NONE);
+    }
+
+    /**
+     * A fresh ticket that carries what the handshake offered to its ATTACH (for the node's log line).
+     *
+     * @param offer what the client's HELLO and the node's WELCOME offered, returned by {@link #redeemOffer}.
+     * @return the ticket's bytes, or {@code null} when {@code maxOutstanding} unexpired tickets are waiting.
+     */
+    public byte[] issue(final TransportOffer offer)
+    {
         final long now = clock.nanoTime();
         if (issued.size() >= maxOutstanding)
         {
-            issued.values().removeIf(issuedAt -> now - issuedAt >= ttlNanos);
+            issued.values().removeIf(i -> now - i.atNanos >= ttlNanos);
             if (issued.size() >= maxOutstanding)
             {
                 return null;
@@ -77,7 +88,7 @@ public final class SessionTickets
             ticket = Ticket.of(bytes);
         }
         // All zero is what an unset ticket looks like; a collision would make two clients share one. Both ~2^-128.
-        while ((ticket.high == 0 && ticket.low == 0) || issued.putIfAbsent(ticket, now) != null);
+        while ((ticket.high == 0 && ticket.low == 0) || issued.putIfAbsent(ticket, new Issued(now, offer)) != null);
         return bytes;
     }
 
@@ -87,8 +98,21 @@ public final class SessionTickets
      */
     public boolean redeem(final long high, final long low)
     {
-        final Long issuedAt = issued.remove(new Ticket(high, low));
-        return issuedAt != null && clock.nanoTime() - issuedAt < ttlNanos;
+        return redeemOffer(high, low) != null;
+    }
+
+    /**
+     * As {@link #redeem(long, long)}, returning what the ticket's handshake offered.
+     *
+     * @param high the ticket's first 8 bytes, little-endian.
+     * @param low  its last 8 bytes.
+     * @return the offer given to {@link #issue(TransportOffer)} when the ticket was redeemed now; {@code null}
+     *         otherwise.
+     */
+    public TransportOffer redeemOffer(final long high, final long low)
+    {
+        final Issued issuedAt = issued.remove(new Ticket(high, low));
+        return issuedAt != null && clock.nanoTime() - issuedAt.atNanos < ttlNanos ? issuedAt.offer : null;
     }
 
     /** {@link #redeem(long, long)} of a ticket's bytes (any length other than the ticket's is never valid). */
@@ -112,6 +136,10 @@ public final class SessionTickets
     public Duration timeToLive()
     {
         return Duration.ofNanos(ttlNanos);
+    }
+
+    private record Issued(long atNanos, TransportOffer offer)
+    {
     }
 
     private record Ticket(long high, long low)

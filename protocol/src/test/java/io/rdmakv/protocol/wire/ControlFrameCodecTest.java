@@ -50,6 +50,14 @@ class ControlFrameCodecTest
 
     private static final AdminReply ADMIN_REPLY = new AdminReply(true, "{\"epoch\":4}");
 
+    /** The test WELCOME with other transport addresses. */
+    static Welcome welcomeWith(final List<TransportAddress> transports)
+    {
+        return new Welcome(WELCOME.nodeId(), WELCOME.geometry(), WELCOME.remoteKey(), WELCOME.layoutEpoch(),
+            WELCOME.poolHeaderAddress(), transports, WELCOME.maxKeyLength(), WELCOME.maxValueLength(),
+            WELCOME.clusterMap(), WELCOME.sessionTicket());
+    }
+
     @Test
     void shouldRoundTripEveryFrame()
     {

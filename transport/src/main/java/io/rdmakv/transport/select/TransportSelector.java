@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.ServiceLoader;
+import java.util.function.Predicate;
 
 /**
  * Picks a transport, in the spirit of UCX's {@code ucp_wireup_select}: filter on required capabilities and
@@ -115,6 +116,129 @@ public final class TransportSelector
         final String why = best.capabilities().has(TransportCapability.READ_NATIVE) ?
             "best available, with native one-sided read" : "best available (one-sided read emulated)";
         return new Selection(best, why, rejected);
+    }
+
+    /**
+     * The transports this side can use for {@code request}, best first: what a client offers in its HELLO. For a
+     * named transport just that one (refused as {@link #evaluate} refuses it); for {@code auto} every available one
+     * with send/recv and a one-sided read, host-local ones included (they win on the same host, see
+     * {@link #negotiate}).
+     *
+     * @param request {@code auto} or a transport's name.
+     * @return names, best first; never empty.
+     * @throws TransportException as {@link #evaluate} does.
+     */
+    public List<String> usable(final String request)
+    {
+        final String wanted = normalise(request);
+        if (!AUTO.equals(wanted))
+        {
+            return List.of(evaluate(wanted).provider().name());
+        }
+        final List<TransportProvider> usable = new ArrayList<>();
+        for (final TransportProvider p : providers)
+        {
+            if (p.capabilities().has(TransportCapability.SEND_RECV) && p.capabilities().canRead() && available(p))
+            {
+                usable.add(p);
+            }
+        }
+        if (usable.isEmpty())
+        {
+            evaluate(wanted); // throws with every transport's reason
+        }
+        usable.sort(Comparator.comparingDouble(TransportSelector::preference).reversed());
+        return usable.stream().map(TransportProvider::name).toList();
+    }
+
+    /**
+     * Choose the transport to talk to one node with: the best that both sides have ({@code auto}), or the one
+     * requested. Host-local transports count only when the node is on this host. Does not log: the caller puts
+     * {@link Selection#summary()} in its connect line.
+     *
+     * @param request   {@code auto} or a transport's name.
+     * @param offered   the transports the node serves (its WELCOME's addresses), in its order.
+     * @param onThisHost whether the node's address of a host-local transport (by name) is on this host.
+     * @return the choice, why, and why every other transport lost.
+     * @throws TransportException when a named transport is unusable here, or nothing usable here is offered.
+     */
+    public Selection negotiate(final String request, final List<String> offered, final Predicate<String> onThisHost)
+    {
+        final String wanted = normalise(request);
+        if (!AUTO.equals(wanted))
+        {
+            final Selection named = evaluate(wanted);
+            final String reason = offered.contains(wanted) ? "requested by configuration; the node serves " +
+                offered : "requested by configuration, but the node serves only " + offered;
+            return new Selection(named.provider(), reason, named.rejected());
+        }
+        final List<String> rejected = new ArrayList<>();
+        TransportProvider best = null;
+        for (final TransportProvider p : providers)
+        {
+            final String why = negotiable(p, offered, onThisHost);
+            if (why != null)
+            {
+                rejected.add(p.name() + ": " + why);
+            }
+            else if (best == null || preference(p) > preference(best))
+            {
+                if (best != null)
+                {
+                    rejected.add(best.name() + ": scored lower than " + p.name());
+                }
+                best = p;
+            }
+            else
+            {
+                rejected.add(p.name() + ": scored lower than " + best.name());
+            }
+        }
+        if (best == null)
+        {
+            throw new TransportException("no transport both this side and the node have (the node serves " +
+                offered + "): " + String.join("; ", rejected));
+        }
+        final String why = best.capabilities().has(TransportCapability.HOST_LOCAL) ?
+            "same host as the node (boot id and network namespace match): the best transport both sides have" :
+            best.capabilities().has(TransportCapability.READ_NATIVE) ?
+                "the best transport both sides have, with native one-sided read" :
+                "the best transport both sides have (one-sided read emulated)";
+        return new Selection(best, why + "; the node serves " + offered, rejected);
+    }
+
+    /** Null when {@code p} can be negotiated with the node, else why not. */
+    private static String negotiable(final TransportProvider p, final List<String> offered,
+        final Predicate<String> onThisHost)
+    {
+        if (!p.capabilities().has(TransportCapability.SEND_RECV) || !p.capabilities().canRead())
+        {
+            return "lacks send/recv or one-sided read";
+        }
+        if (!available(p))
+        {
+            return cause(p);
+        }
+        if (!offered.contains(p.name()))
+        {
+            return "the node does not serve it";
+        }
+        if (p.capabilities().has(TransportCapability.HOST_LOCAL) && !onThisHost.test(p.name()))
+        {
+            return "the node is not on this host (another boot id or network namespace)";
+        }
+        return null;
+    }
+
+    /** Host-local transports first (where they apply they beat any NIC), then {@link #score}. */
+    private static double preference(final TransportProvider p)
+    {
+        return (p.capabilities().has(TransportCapability.HOST_LOCAL) ? 1e15 : 0) + score(p);
+    }
+
+    private static String normalise(final String request)
+    {
+        return request == null ? AUTO : request.trim().toLowerCase(java.util.Locale.ROOT);
     }
 
     private static boolean available(final TransportProvider p)
