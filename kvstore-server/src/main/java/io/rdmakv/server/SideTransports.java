@@ -13,6 +13,7 @@ import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.TransportProvider;
 import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.WorkerProgress;
+import io.rdmakv.transport.progress.Progress;
 import io.rdmakv.transport.select.HostIdentity;
 import io.rdmakv.transport.select.TransportSelector;
 import org.agrona.concurrent.Agent;
@@ -133,7 +134,7 @@ final class SideTransports implements AutoCloseable
         opened.push(region);
         final Worker worker = transport.createWorker("server-" + provider.name());
         opened.push(worker);
-        final WorkerProgress progress = WorkerProgress.start(worker, new Idle(provider.name()),
+        final WorkerProgress progress = Progress.start(worker, new Idle(provider.name()),
             "rdmakv-server-" + provider.name(), t -> LOG.error("{} worker error", provider.name(), t));
         opened.push(progress);
         final int port = SHM.equals(provider.name()) ? config.shmPort() : config.tcpPort();
