@@ -64,6 +64,8 @@ public final class RatisClusterView implements ClusterView
     private final ExecutorService requests = Executors.newCachedThreadPool(daemon("rdmakv-cluster-requests"));
     private final ScheduledExecutorService timer;
     private final AtomicBoolean renewing = new AtomicBoolean();
+    /** Test-only pause at a resharding cut-over (off unless its system property is set). */
+    private final CutOverHold cutOverHold;
     private volatile CoordState latest = CoordState.empty();
     private volatile boolean joined;
     private volatile boolean closed;
@@ -87,6 +89,7 @@ public final class RatisClusterView implements ClusterView
                 (int)Math.max(2 * RaftVoter.ELECTION_MAX_MS / 100 + 10, settings.leaseMillis() / 100),
                 TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
             .build();
+        this.cutOverHold = CutOverHold.configured(self.nodeId());
         this.timer = background ? Executors.newSingleThreadScheduledExecutor(daemon("rdmakv-cluster")) : null;
     }
 
@@ -339,6 +342,7 @@ public final class RatisClusterView implements ClusterView
                 {
                     return; // a newer one is queued behind: listeners see states in epoch order, newest last
                 }
+                cutOverHold.beforeDelivery(cluster);
                 for (final Consumer<ClusterState> l : listeners)
                 {
                     try
