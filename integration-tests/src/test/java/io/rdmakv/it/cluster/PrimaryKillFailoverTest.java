@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * first backup must be primary at a newer epoch. Prints the failover time (kill to the first write acknowledged on
  * the killed node's slots) for the figures; it is not asserted, as it stretches with the host's load.
  */
-@Timeout(value = 6, unit = TimeUnit.MINUTES)
+@Timeout(value = 15, unit = TimeUnit.MINUTES)
 class PrimaryKillFailoverTest
 {
     private static final long LEASE_MS = 2000;

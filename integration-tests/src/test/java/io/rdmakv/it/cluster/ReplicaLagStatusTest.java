@@ -36,7 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the backup runs again. A long lease and replication timeout keep the stopped backup in sync meanwhile.
  */
 @ExtendWith(ProcessJanitor.class)
-@Timeout(value = 6, unit = TimeUnit.MINUTES)
+@Timeout(value = 15, unit = TimeUnit.MINUTES)
 class ReplicaLagStatusTest
 {
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -34,7 +34,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 @Tag("faults")
 @Tag("cluster-faults")
 @ExtendWith(ProcessJanitor.class)
-@Timeout(value = 10, unit = TimeUnit.MINUTES)
+@Timeout(value = 20, unit = TimeUnit.MINUTES)
 class ClusterFaultsTest
 {
     private static final long LEASE_MS = 2_000;

@@ -91,6 +91,8 @@ final class FaultCluster implements AutoCloseable
             {
                 final ServerProcess.Builder b = ServerProcess.builder(dir.resolve("node-" + i)).name("fault-node-" + i)
                     .controlPort(ports[3 * (i - 1)]).dataPort(ports[3 * (i - 1) + 1])
+                    // Only bounds the wait: four JVMs starting at once on an oversubscribed host take minutes.
+                    .readyTimeout(Duration.ofMinutes(6))
                     .setting("node.id", Integer.toString(i))
                     .setting("host", host(lab, i)).setting("advertised.host", host(lab, i))
                     .setting("transport", "tcp").setting("pool.size", "16MiB")
@@ -129,7 +131,7 @@ final class FaultCluster implements AutoCloseable
             }
             for (final Thread t : starters)
             {
-                t.join(TimeUnit.MINUTES.toMillis(3));
+                t.join(TimeUnit.MINUTES.toMillis(8));
             }
             if (!failures.isEmpty())
             {
