@@ -57,7 +57,8 @@ class ReshardingFiguresTest
     @Test
     void shouldMoveALoadedRangeUnderAWorkloadAndPrintItsFigures() throws Exception
     {
-        try (LocalCluster cluster = LocalCluster.start(dir, 3, 1, 2000, "pool.size", "128MiB");
+        // A 10 s lease: on a host at load 70 a 2 s lease expires falsely and the failovers cancel the move.
+        try (LocalCluster cluster = LocalCluster.start(dir, 3, 1, 10_000, "pool.size", "128MiB");
              KvClient loader = client(cluster))
         {
             final LocalCluster.Range range = LocalCluster.ranges(cluster.statusJson()).stream()
