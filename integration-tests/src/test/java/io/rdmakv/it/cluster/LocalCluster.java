@@ -102,7 +102,7 @@ public final class LocalCluster implements AutoCloseable
             {
                 throw new IllegalStateException("a node did not start", failures.get(0));
             }
-            cluster.awaitLayout(Duration.ofMinutes(2));
+            cluster.awaitLayout(Duration.ofMinutes(6));
             return cluster;
         }
         catch (final Exception | Error ex)

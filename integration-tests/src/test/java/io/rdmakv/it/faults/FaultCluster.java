@@ -137,7 +137,7 @@ final class FaultCluster implements AutoCloseable
             {
                 throw new IllegalStateException("a node did not start", failures.get(0));
             }
-            cluster.awaitServing(Duration.ofMinutes(2));
+            cluster.awaitServing(Duration.ofMinutes(6));
             return cluster;
         }
         catch (final InterruptedException ex)
