@@ -342,7 +342,8 @@ public final class KvServer implements AutoCloseable
                 ratis.onLeaseRegained(() -> ownership.apply(ratis.current()));
             }
         }
-        control.admin(new io.rdmakv.server.cluster.ratis.ClusterAdmin(clusterView));
+        control.admin(new io.rdmakv.server.cluster.ratis.ClusterAdmin(clusterView,
+            () -> replication.lagJson(clusterView)));
     }
 
     /** This node's cluster view (a static one unless it runs in cluster mode). */

@@ -9,6 +9,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
@@ -19,7 +20,7 @@ import java.util.concurrent.Callable;
  *   rdmakv cluster status --server 127.0.0.1:7400 [--json]
  *   rdmakv cluster failover --server 127.0.0.1:7400 (--node 2 | --slot 0 --to 3)
  *   rdmakv cluster move --server ... --slots 0-99 --to 4      (then finish-move once node 4 is in sync)
- *   rdmakv cluster remove-node --server ... --node 4
+ *   rdmakv cluster remove-node --server ... --node 4          (drains its ranges first)
  *   rdmakv cluster add-node --server ... --node-id 4 --port 7430 --data-dir ./cluster/node-4   (foreground)
  *   rdmakv cluster rebalance --server ... [--plan]
  * </pre>
@@ -83,7 +84,8 @@ public final class ClusterCommand implements Runnable
     }
 
     @Command(name = "status", mixinStandardHelpOptions = true,
-        description = "Nodes, roles, leases, slot ranges with epochs, primaries, backups and learners.")
+        description = "Nodes, roles, leases, slot ranges with epochs, primaries, backups and learners, and each " +
+            "replica's lag as its primary sees it (every live node is asked).")
     static final class Status extends AdminCommand
     {
         @Option(names = "--json", description = "one JSON object")
@@ -93,6 +95,41 @@ public final class ClusterCommand implements Runnable
         String command()
         {
             return json ? "status json" : "status";
+        }
+
+        @Override
+        public Integer call()
+        {
+            final Duration timeout = Duration.ofMillis(timeoutMs);
+            final AdminReply text;
+            final AdminReply structured;
+            try
+            {
+                structured = AdminCall.send(server, credential, "status json", timeout);
+                text = json || !structured.ok() ? structured : AdminCall.send(server, credential, "status", timeout);
+            }
+            catch (final KvException ex)
+            {
+                cluster.root().io().err().println("rdmakv cluster: " + ex.getMessage());
+                return ExitCodes.FAILED;
+            }
+            if (!structured.ok())
+            {
+                cluster.root().io().err().println(structured.text());
+                return ExitCodes.FAILED;
+            }
+            final List<ReplicaLagView.NodeLag> lags = ReplicaLagView.collect(structured.text(), address ->
+            {
+                final AdminReply lag = AdminCall.send(address, credential, "lag", timeout);
+                if (!lag.ok())
+                {
+                    throw new IllegalStateException(lag.text());
+                }
+                return lag.text();
+            });
+            cluster.root().io().out().println(json ? ReplicaLagView.json(structured.text(), lags) :
+                text.text() + ReplicaLagView.text(lags));
+            return ExitCodes.OK;
         }
     }
 
@@ -166,11 +203,18 @@ public final class ClusterCommand implements Runnable
     }
 
     @Command(name = "remove-node", mixinStandardHelpOptions = true,
-        description = "A member that holds no replica any more leaves the cluster.")
+        description = "Drain a node, then remove it: each range it is primary of moves to another live node (which " +
+            "catches up first, so no write is lost), each replica it holds is first copied to another node; then it " +
+            "leaves the members. Clients follow with retries. Stop the node afterwards.")
     static final class RemoveNode extends AdminCommand
     {
         @Option(names = "--node", required = true, description = "the node")
         int node;
+
+        RemoveNode()
+        {
+            timeoutMs = 600_000;
+        }
 
         @Override
         String command()

@@ -61,6 +61,8 @@ public final class LocalCluster implements AutoCloseable
             {
                 final ServerProcess.Builder b = ServerProcess.builder(dir.resolve("node-" + i)).name("node-" + i)
                     .controlPort(ports[3 * (i - 1)]).dataPort(ports[3 * (i - 1) + 1])
+                    // Only bounds the wait: four JVMs starting at once on an oversubscribed host take minutes.
+                    .readyTimeout(Duration.ofMinutes(6))
                     .setting("node.id", Integer.toString(i)).setting("host", "127.0.0.1")
                     .setting("transport", "tcp").setting("pool.size", "16MiB")
                     .setting("cluster.voters", voterSpec.toString())
@@ -94,13 +96,13 @@ public final class LocalCluster implements AutoCloseable
             }
             for (final Thread t : starters)
             {
-                t.join(TimeUnit.MINUTES.toMillis(3));
+                t.join(TimeUnit.MINUTES.toMillis(8));
             }
             if (!failures.isEmpty())
             {
                 throw new IllegalStateException("a node did not start", failures.get(0));
             }
-            cluster.awaitLayout(Duration.ofMinutes(2));
+            cluster.awaitLayout(Duration.ofMinutes(6));
             return cluster;
         }
         catch (final Exception | Error ex)

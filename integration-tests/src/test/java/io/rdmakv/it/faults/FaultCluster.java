@@ -1,18 +1,25 @@
 package io.rdmakv.it.faults;
 
 import io.rdmakv.client.GetMode;
+import io.rdmakv.client.HostPort;
+import io.rdmakv.client.control.ControlPlaneClient;
+import io.rdmakv.protocol.wire.Admin;
+import io.rdmakv.protocol.wire.AdminReply;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvException;
 import io.rdmakv.it.support.FreePorts;
 import io.rdmakv.it.support.ServerProcess;
 import io.rdmakv.it.support.faults.NetworkLab;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -58,6 +65,18 @@ final class FaultCluster implements AutoCloseable
     static FaultCluster start(final Path dir, final int count, final int replicas, final long leaseMs,
         final NetworkLab lab, final double[] clockRates)
     {
+        return start(dir, count, replicas, leaseMs, lab, clockRates, Map.of());
+    }
+
+    /**
+     * Start {@code count} nodes, node i with the JVM system properties {@code systemProperties.get(i)} (test hooks).
+     *
+     * @param lab        null for loopback, else node i runs in the lab's namespace i-1.
+     * @param clockRates per node (index i-1) the {@code rdmakv.clock.rate} to run it with, or null for all 1.0.
+     */
+    static FaultCluster start(final Path dir, final int count, final int replicas, final long leaseMs,
+        final NetworkLab lab, final double[] clockRates, final Map<Integer, Map<String, String>> systemProperties)
+    {
         final FaultCluster cluster = new FaultCluster(leaseMs);
         final int[] ports = FreePorts.take(3 * count);
         final StringBuilder voters = new StringBuilder();
@@ -72,6 +91,8 @@ final class FaultCluster implements AutoCloseable
             {
                 final ServerProcess.Builder b = ServerProcess.builder(dir.resolve("node-" + i)).name("fault-node-" + i)
                     .controlPort(ports[3 * (i - 1)]).dataPort(ports[3 * (i - 1) + 1])
+                    // Only bounds the wait: four JVMs starting at once on an oversubscribed host take minutes.
+                    .readyTimeout(Duration.ofMinutes(6))
                     .setting("node.id", Integer.toString(i))
                     .setting("host", host(lab, i)).setting("advertised.host", host(lab, i))
                     .setting("transport", "tcp").setting("pool.size", "16MiB")
@@ -87,6 +108,7 @@ final class FaultCluster implements AutoCloseable
                 {
                     b.systemProperty("rdmakv.clock.rate", Double.toString(clockRates[i - 1]));
                 }
+                systemProperties.getOrDefault(i, Map.of()).forEach(b::systemProperty);
                 cluster.nodes.add(b.build());
             }
             final List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
@@ -109,13 +131,13 @@ final class FaultCluster implements AutoCloseable
             }
             for (final Thread t : starters)
             {
-                t.join(TimeUnit.MINUTES.toMillis(3));
+                t.join(TimeUnit.MINUTES.toMillis(8));
             }
             if (!failures.isEmpty())
             {
                 throw new IllegalStateException("a node did not start", failures.get(0));
             }
-            cluster.awaitServing(Duration.ofMinutes(2));
+            cluster.awaitServing(Duration.ofMinutes(6));
             return cluster;
         }
         catch (final InterruptedException ex)
@@ -151,6 +173,94 @@ final class FaultCluster implements AutoCloseable
     {
         return KvClient.builder().servers(seeds()).transport("tcp").getMode(GetMode.ONE_SIDED)
             .connectTimeout(Duration.ofSeconds(5)).requestTimeout(requestTimeout).build();
+    }
+
+    /** The committed state as node {@code id} knows it (ADMIN "status json" on its control port). */
+    ClusterStatus status(final int id)
+    {
+        final ServerProcess p = node(id);
+        try (ControlPlaneClient control = new ControlPlaneClient())
+        {
+            final AdminReply reply = control.admin(HostPort.parse(p.seed()), new Admin(new byte[0], "status json"),
+                Duration.ofSeconds(5));
+            if (!reply.ok())
+            {
+                throw new IllegalStateException("node " + id + " refused status: " + reply.text());
+            }
+            return ClusterStatus.parse(reply.text());
+        }
+    }
+
+    /** Send an ADMIN command to node {@code id}; returns its answer, failing the test when it is refused. */
+    String admin(final int id, final String command, final Duration timeout)
+    {
+        try (ControlPlaneClient control = new ControlPlaneClient())
+        {
+            final AdminReply reply = control.admin(HostPort.parse(node(id).seed()), new Admin(new byte[0], command),
+                timeout);
+            if (!reply.ok())
+            {
+                throw new AssertionError("node " + id + " refused '" + command + "': " + reply.text());
+            }
+            return reply.text();
+        }
+    }
+
+    /**
+     * Wait until node {@code observer}'s committed state says {@code condition} (a configuration change the fault
+     * must cause, e.g. the victim declared failed); {@code timeout} only bounds the wait.
+     */
+    ClusterStatus awaitStatus(final int observer, final java.util.function.Predicate<ClusterStatus> condition,
+        final String what, final Duration timeout)
+    {
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        String last = "";
+        while (System.nanoTime() - deadline < 0)
+        {
+            try
+            {
+                final ClusterStatus s = status(observer);
+                if (condition.test(s))
+                {
+                    return s;
+                }
+                last = s.toString();
+            }
+            catch (final RuntimeException ex)
+            {
+                last = ex.toString(); // the observer is busy electing or was not reachable this time
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+        }
+        throw new AssertionError("node " + observer + " never saw " + what + " within " + timeout + "; last: " + last);
+    }
+
+    /** Wait until node {@code id} logged a line containing {@code marker} (stdout or stderr); the timeout bounds it. */
+    void awaitLog(final int id, final String marker, final Duration timeout)
+    {
+        final ServerProcess p = node(id);
+        final long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() - deadline < 0)
+        {
+            if (contains(p.stdoutLog(), marker) || contains(p.stderrLog(), marker))
+            {
+                return;
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+        }
+        throw new AssertionError(p + " did not log '" + marker + "' within " + timeout);
+    }
+
+    private static boolean contains(final Path file, final String marker)
+    {
+        try
+        {
+            return file != null && Files.exists(file) && Files.readString(file, StandardCharsets.UTF_8).contains(marker);
+        }
+        catch (final IOException | java.io.UncheckedIOException ex)
+        {
+            return false;
+        }
     }
 
     private void awaitServing(final Duration timeout)

@@ -85,6 +85,8 @@ public final class ReplicatingWritePath implements WritePath
     private final RangeStore ranges;
     /** Catch-ups of learners of ranges this node is primary of, by learner node id. */
     private final Int2ObjectHashMap<CatchUp> catchUps = new Int2ObjectHashMap<>();
+    /** Per replica: writes sent, answered, last answer (read by status on other threads). */
+    private final ReplicaLag lag = new ReplicaLag();
     private boolean reviewLearners = true;
     private long nextSequence = 1;
     private long nextCopyId = 1;
@@ -275,6 +277,10 @@ public final class ReplicatingWritePath implements WritePath
             {
                 replicaFailed(backup, write.firstSlot, write.rangeEpoch, "send to node " + backup + " refused");
             }
+            else
+            {
+                lag.sent(backup);
+            }
         }
         for (final int learner : learners)
         {
@@ -283,6 +289,10 @@ public final class ReplicatingWritePath implements WritePath
             if (!send(learner, length))
             {
                 endCatchUp(catchUp, "send to learner " + learner + " refused");
+            }
+            else
+            {
+                lag.sent(learner);
             }
         }
     }
@@ -475,6 +485,12 @@ public final class ReplicatingWritePath implements WritePath
             }
         }
         return work;
+    }
+
+    /** How far behind each replica this node sends writes to is (any thread). */
+    ReplicaLag lag()
+    {
+        return lag;
     }
 
     @Override
@@ -726,6 +742,7 @@ public final class ReplicatingWritePath implements WritePath
                 }
                 return;
             }
+            lag.acked(nodeId, System.nanoTime());
             if (catchUp != null && catchUp.isActive())
             {
                 if (status == Status.OK || status == Status.NOT_FOUND)
@@ -763,6 +780,7 @@ public final class ReplicatingWritePath implements WritePath
         @Override
         public void onLinkDown(final int nodeId, final String reason)
         {
+            lag.forget(nodeId);
             final CatchUp catchUp = catchUps.get(nodeId);
             if (catchUp != null)
             {

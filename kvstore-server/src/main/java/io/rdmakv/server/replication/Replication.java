@@ -1,6 +1,7 @@
 package io.rdmakv.server.replication;
 
 import io.rdmakv.server.cluster.ClusterView;
+import io.rdmakv.server.cluster.SlotRange;
 import io.rdmakv.server.handler.ReplicaAdmission;
 import io.rdmakv.server.handler.WritePathFactory;
 import io.rdmakv.server.store.RangeStore;
@@ -56,6 +57,47 @@ public final class Replication
             path = built;
             return built;
         };
+    }
+
+    /**
+     * Each replica this node sends writes to, by node id, with how far behind it is (empty before the write path is
+     * built). Any thread.
+     */
+    public java.util.Map<Integer, ReplicaLag.Snapshot> lag()
+    {
+        final ReplicatingWritePath built = path;
+        return built == null ? java.util.Map.of() : built.lag().snapshot(System.nanoTime());
+    }
+
+    /**
+     * {@link #lag()} as JSON, with the ranges each replica is a backup or learner of where {@code view}'s node is
+     * primary: {@code {"node":1,"replicas":[{"node":2,"ranges":["0-5460"],"sent":9,"acked":9,"outstanding":0,
+     * "lastAckAgoMs":12}]}}.
+     */
+    public String lagJson(final ClusterView view)
+    {
+        final StringBuilder b = new StringBuilder("{\"node\":").append(view.localNodeId()).append(",\"replicas\":[");
+        boolean first = true;
+        for (final ReplicaLag.Snapshot s : lag().values())
+        {
+            b.append(first ? "" : ",").append("{\"node\":").append(s.nodeId()).append(",\"ranges\":[");
+            boolean firstRange = true;
+            for (final SlotRange r : view.current().ranges())
+            {
+                if (r.primary() == view.localNodeId() &&
+                    (r.backups().contains(s.nodeId()) || r.learners().contains(s.nodeId())))
+                {
+                    b.append(firstRange ? "" : ",").append('"').append(r.firstSlot()).append('-').append(r.lastSlot())
+                        .append(r.backups().contains(s.nodeId()) ? "" : " learner").append('"');
+                    firstRange = false;
+                }
+            }
+            b.append("],\"sent\":").append(s.sent()).append(",\"acked\":").append(s.acked())
+                .append(",\"outstanding\":").append(s.outstanding()).append(",\"lastAckAgoMs\":")
+                .append(s.lastAckAgoMillis()).append('}');
+            first = false;
+        }
+        return b.append("]}").toString();
     }
 
     /** The check of replicated writes from primaries. */

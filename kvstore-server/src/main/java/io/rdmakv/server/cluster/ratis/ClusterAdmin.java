@@ -11,17 +11,20 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 /**
  * The operator's commands on one node ({@code rdmakv cluster ...} sends them as ADMIN frames):
  *
  * <pre>
  *   status [json]                   members, roles, leases, ranges with epochs, primaries, backups, learners
+ *   lag                             JSON: per replica this node sends writes to, writes sent, answered, outstanding
  *   failover SLOT NODE              the in-sync backup NODE becomes primary of the range starting at SLOT
  *   failover-node NODE              every range NODE is primary of fails over to its first in-sync backup
  *   move FIRST LAST NODE            resharding step 1: [FIRST, LAST] gets NODE as a learner (MIGRATING)
  *   finish-move FIRST NODE          step 2, once NODE is in sync: NODE becomes primary at the next epoch
- *   remove-node NODE                a member holding no replica leaves
+ *   remove-node NODE                drain NODE (move each of its replicas to another live member, losslessly:
+ *                                   catch-up first), then remove it from the members
  *   rebalance [plan]                even out primaries by moves (learner, catch-up, new primary); plan: list them
  * </pre>
  *
@@ -33,10 +36,21 @@ public final class ClusterAdmin implements AdminCommands
     static final long CATCH_UP_TIMEOUT_MILLIS = 120_000;
 
     private final ClusterView view;
+    private final Supplier<String> lagJson;
 
+    /** Commands on a node without replication state ({@code lag} answers no replicas). */
     public ClusterAdmin(final ClusterView view)
     {
+        this(view, () -> "{\"node\":" + view.localNodeId() + ",\"replicas\":[]}");
+    }
+
+    /**
+     * @param lagJson this node's replication lag per replica it sends writes to, as JSON (the {@code lag} command).
+     */
+    public ClusterAdmin(final ClusterView view, final Supplier<String> lagJson)
+    {
         this.view = view;
+        this.lagJson = lagJson;
     }
 
     @Override
@@ -49,6 +63,8 @@ public final class ClusterAdmin implements AdminCommands
             {
                 case "status":
                     return status(w.length > 1 && w[1].equalsIgnoreCase("json"));
+                case "lag":
+                    return CompletableFuture.completedFuture(new AdminReply(true, lagJson.get()));
                 case "failover":
                     need(w, 3, "failover SLOT NODE");
                     return commit(new ClusterCommand.Failover(number(w[1]), number(w[2])));
@@ -65,9 +81,9 @@ public final class ClusterAdmin implements AdminCommands
                     return rebalance(w.length > 1 && w[1].equalsIgnoreCase("plan"));
                 case "remove-node":
                     need(w, 2, "remove-node NODE");
-                    return commit(new ClusterCommand.RemoveMember(number(w[1])));
+                    return removeNode(number(w[1]));
                 default:
-                    return refuse("unknown command '" + w[0] + "'; known: status [json], failover SLOT NODE, " +
+                    return refuse("unknown command '" + w[0] + "'; known: status [json], lag, failover SLOT NODE, " +
                         "failover-node NODE, move FIRST LAST NODE, finish-move FIRST NODE, remove-node NODE, " +
                         "rebalance [plan]");
             }
@@ -130,6 +146,36 @@ public final class ClusterAdmin implements AdminCommands
         return done;
     }
 
+    /** Drain {@code nodeId} and remove it (off the caller's thread: each move waits for a catch-up). */
+    private CompletableFuture<AdminReply> removeNode(final int nodeId)
+    {
+        if (!(view instanceof RatisClusterView ratis))
+        {
+            return refuse("this node runs a static cluster map (no cluster.voters): nothing can change it");
+        }
+        final CompletableFuture<AdminReply> done = new CompletableFuture<>();
+        final Thread drainer = new Thread(() ->
+        {
+            try
+            {
+                final String log = Drainer.run(ratis, nodeId, CATCH_UP_TIMEOUT_MILLIS);
+                done.complete(new AdminReply(log.contains("removed node " + nodeId), log));
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                done.complete(new AdminReply(false, "interrupted"));
+            }
+            catch (final RuntimeException ex)
+            {
+                done.complete(new AdminReply(false, "remove-node failed: " + ex.getMessage()));
+            }
+        }, "rdmakv-drain");
+        drainer.setDaemon(true);
+        drainer.start();
+        return done;
+    }
+
     private CompletableFuture<AdminReply> failoverNode(final int nodeId)
     {
         final List<CompletableFuture<AdminReply>> steps = new ArrayList<>();
@@ -164,7 +210,7 @@ public final class ClusterAdmin implements AdminCommands
     private CompletableFuture<AdminReply> status(final boolean json)
     {
         final CoordState coord = view instanceof RatisClusterView r ? r.coordState() :
-            new CoordState(view.current(), java.util.Map.of(), java.util.Set.of(), 1, 0);
+            new CoordState(view.current(), java.util.Map.of(), java.util.Set.of(), 1, 0, java.util.Map.of());
         final RatisClusterView ratis = view instanceof RatisClusterView r ? r : null;
         return CompletableFuture.completedFuture(new AdminReply(true, json ?
             StatusReport.json(coord, view, ratis) : StatusReport.text(coord, view, ratis)));

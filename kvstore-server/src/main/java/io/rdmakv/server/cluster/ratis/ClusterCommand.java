@@ -51,9 +51,31 @@ public sealed interface ClusterCommand
 
     /**
      * Resharding, step 2 (after the target caught up and was promoted to in-sync): {@code target} becomes the
-     * primary at a new epoch and the old primary leaves the range.
+     * primary at a new epoch and the old primary leaves the range. The range stays FENCED (served by nobody) until
+     * the old primary reports it stopped serving it ({@link ReleaseRange}), or is declared failed.
      */
     record FinishMove(int firstSlot, int target) implements ClusterCommand
+    {
+    }
+
+    /**
+     * Resharding, step 3: the old primary {@code nodeId} of the moved range starting at {@code firstSlot} stopped
+     * serving it (its routing and ownership words follow the new owner); the range is LIVE at the new primary.
+     */
+    record ReleaseRange(int firstSlot, int nodeId) implements ClusterCommand
+    {
+    }
+
+    /**
+     * Draining a node: {@code nodeId}, a live member holding no replica of the range starting at {@code firstSlot},
+     * joins it as a learner (the primary catches it up, then reports it in sync).
+     */
+    record AddReplica(int firstSlot, int nodeId) implements ClusterCommand
+    {
+    }
+
+    /** Draining a node: the backup or learner {@code nodeId} leaves the range starting at {@code firstSlot}. */
+    record DropReplica(int firstSlot, int nodeId) implements ClusterCommand
     {
     }
 

@@ -74,6 +74,18 @@ public final class ClusterTransitions
         {
             return finishMove(state, m);
         }
+        if (command instanceof ClusterCommand.AddReplica a)
+        {
+            return addReplica(state, a);
+        }
+        if (command instanceof ClusterCommand.DropReplica d)
+        {
+            return dropReplica(state, d);
+        }
+        if (command instanceof ClusterCommand.ReleaseRange r)
+        {
+            return releaseRange(state, r);
+        }
         return removeMember(state, (ClusterCommand.RemoveMember)command);
     }
 
@@ -107,12 +119,12 @@ public final class ClusterTransitions
         }
         else if (wasFailed)
         {
-            ranges = rejoin(ranges, m.nodeId(), replicas, epoch);
+            ranges = rejoin(ranges, m.nodeId(), replicas, epoch, s.handoffs());
         }
         final Set<Integer> failed = new HashSet<>(s.failed());
         failed.remove(m.nodeId());
         return ok(new CoordState(new ClusterState(epoch, members, ranges), s.renewals(), failed, initialNodes,
-            replicas));
+            replicas, s.handoffs()));
     }
 
     /** Slots split evenly over the members in id order; range i has member i as primary and the next ones as backups. */
@@ -140,12 +152,12 @@ public final class ClusterTransitions
      * replicas take it as a learner, to catch up before it counts.
      */
     private static List<SlotRange> rejoin(final List<SlotRange> ranges, final int nodeId, final int replicas,
-        final long epoch)
+        final long epoch, final Map<Integer, Integer> handoffs)
     {
         final List<SlotRange> next = new ArrayList<>(ranges.size());
         for (final SlotRange r : ranges)
         {
-            if (r.primary() == nodeId && r.state() == SlotRange.State.FENCED)
+            if (r.primary() == nodeId && r.state() == SlotRange.State.FENCED && !handoffs.containsKey(r.firstSlot()))
             {
                 next.add(with(r, epoch, r.primary(), r.backups(), r.learners(), SlotRange.State.LIVE));
             }
@@ -173,7 +185,7 @@ public final class ClusterTransitions
         }
         final Map<Integer, Long> renewals = new HashMap<>(s.renewals());
         renewals.merge(r.nodeId(), 1L, Long::sum);
-        return ok(new CoordState(s.cluster(), renewals, s.failed(), s.initialNodes(), s.replicas()));
+        return ok(new CoordState(s.cluster(), renewals, s.failed(), s.initialNodes(), s.replicas(), s.handoffs()));
     }
 
     private static Outcome failNode(final CoordState s, final ClusterCommand.FailNode f)
@@ -191,14 +203,23 @@ public final class ClusterTransitions
         final ClusterState c = s.cluster();
         final long epoch = c.epoch() + 1;
         final List<SlotRange> ranges = new ArrayList<>(c.ranges().size());
+        final Map<Integer, Integer> handoffs = new HashMap<>(s.handoffs());
         for (final SlotRange r : c.ranges())
         {
-            if (r.primary() == n)
+            final Integer releasing = handoffs.get(r.firstSlot());
+            if (releasing != null && releasing == n)
             {
+                // The old primary of a moved range is surely stopped (its lease is over): the new primary serves.
+                handoffs.remove(r.firstSlot());
+                ranges.add(with(r, epoch, r.primary(), r.backups(), r.learners(), SlotRange.State.LIVE));
+            }
+            else if (r.primary() == n)
+            {
+                // Still FENCED while another node has to release it (a handoff under way).
                 ranges.add(r.backups().isEmpty() ?
                     with(r, epoch, n, r.backups(), r.learners(), SlotRange.State.FENCED) :
                     with(r, epoch, r.backups().get(0), r.backups().subList(1, r.backups().size()), r.learners(),
-                        SlotRange.State.LIVE));
+                        releasing == null ? SlotRange.State.LIVE : SlotRange.State.FENCED));
             }
             else if (r.backups().contains(n) || r.learners().contains(n))
             {
@@ -212,7 +233,7 @@ public final class ClusterTransitions
         final Set<Integer> failed = new HashSet<>(s.failed());
         failed.add(n);
         return ok(new CoordState(new ClusterState(epoch, c.members(), ranges), s.renewals(), failed,
-            s.initialNodes(), s.replicas()));
+            s.initialNodes(), s.replicas(), handoffs));
     }
 
     private static Outcome removeFromInSync(final CoordState s, final ClusterCommand.RemoveFromInSync r)
@@ -259,6 +280,10 @@ public final class ClusterTransitions
         if (range.primary() == f.target())
         {
             return refuse(s, "node " + f.target() + " is already the primary of " + range);
+        }
+        if (s.handoffs().containsKey(range.firstSlot()))
+        {
+            return refuse(s, range + " is being handed over (its old primary has not released it yet)");
         }
         if (!range.backups().contains(f.target()))
         {
@@ -318,7 +343,7 @@ public final class ClusterTransitions
             }
         }
         return ok(new CoordState(new ClusterState(epoch, c.members(), ranges), s.renewals(), s.failed(),
-            s.initialNodes(), s.replicas()));
+            s.initialNodes(), s.replicas(), s.handoffs()));
     }
 
     private static Outcome finishMove(final CoordState s, final ClusterCommand.FinishMove m)
@@ -332,9 +357,67 @@ public final class ClusterTransitions
         {
             return refuse(s, "node " + m.target() + " has not caught up with " + range + " (not in sync yet)");
         }
+        // FENCED until the old primary released it: nobody serves it in between (the cut-over).
         final long epoch = s.cluster().epoch() + 1;
-        return replace(s, epoch, range, with(range, epoch, m.target(), minus(range.backups(), m.target()),
-            range.learners(), SlotRange.State.LIVE));
+        final Map<Integer, Integer> handoffs = new HashMap<>(s.handoffs());
+        handoffs.put(range.firstSlot(), range.primary());
+        return replace(s.withHandoffs(handoffs), epoch, range, with(range, epoch, m.target(),
+            minus(range.backups(), m.target()), range.learners(), SlotRange.State.FENCED));
+    }
+
+    private static Outcome releaseRange(final CoordState s, final ClusterCommand.ReleaseRange r)
+    {
+        final SlotRange range = rangeAt(s, r.firstSlot());
+        final Integer releasing = s.handoffs().get(r.firstSlot());
+        if (range == null || releasing == null || releasing != r.nodeId())
+        {
+            return refuse(s, "node " + r.nodeId() + " has no range starting at " + r.firstSlot() + " to release");
+        }
+        final long epoch = s.cluster().epoch() + 1;
+        final Map<Integer, Integer> handoffs = new HashMap<>(s.handoffs());
+        handoffs.remove(r.firstSlot());
+        return replace(s.withHandoffs(handoffs), epoch, range, with(range, epoch, range.primary(), range.backups(),
+            range.learners(), s.isFailed(range.primary()) ? range.state() : SlotRange.State.LIVE));
+    }
+
+    private static Outcome addReplica(final CoordState s, final ClusterCommand.AddReplica a)
+    {
+        final SlotRange range = rangeAt(s, a.firstSlot());
+        if (range == null)
+        {
+            return refuse(s, "no range starts at slot " + a.firstSlot());
+        }
+        if (s.cluster().member(a.nodeId()) == null || s.isFailed(a.nodeId()))
+        {
+            return refuse(s, "node " + a.nodeId() + " is not a live member");
+        }
+        if (range.hasReplica(a.nodeId()))
+        {
+            return refuse(s, "node " + a.nodeId() + " already holds " + range);
+        }
+        final long epoch = s.cluster().epoch() + 1;
+        return replace(s, epoch, range, with(range, epoch, range.primary(), range.backups(),
+            plus(range.learners(), a.nodeId()), range.state()));
+    }
+
+    private static Outcome dropReplica(final CoordState s, final ClusterCommand.DropReplica d)
+    {
+        final SlotRange range = rangeAt(s, d.firstSlot());
+        if (range == null)
+        {
+            return refuse(s, "no range starts at slot " + d.firstSlot());
+        }
+        if (range.primary() == d.nodeId())
+        {
+            return refuse(s, "node " + d.nodeId() + " is the primary of " + range + ": move or fail it over first");
+        }
+        if (!range.backups().contains(d.nodeId()) && !range.learners().contains(d.nodeId()))
+        {
+            return refuse(s, "node " + d.nodeId() + " holds no replica of " + range);
+        }
+        final long epoch = s.cluster().epoch() + 1;
+        return replace(s, epoch, range, with(range, epoch, range.primary(), minus(range.backups(), d.nodeId()),
+            minus(range.learners(), d.nodeId()), range.state()));
     }
 
     private static Outcome removeMember(final CoordState s, final ClusterCommand.RemoveMember r)
@@ -351,6 +434,10 @@ public final class ClusterTransitions
                 return refuse(s, "node " + r.nodeId() + " still holds " + range + ": move its ranges first");
             }
         }
+        if (s.handoffs().containsValue(r.nodeId()))
+        {
+            return refuse(s, "node " + r.nodeId() + " has not released a range it moved yet: " + s.handoffs());
+        }
         final List<ClusterMember> members = new ArrayList<>(c.members());
         members.removeIf(m -> m.nodeId() == r.nodeId());
         final Map<Integer, Long> renewals = new HashMap<>(s.renewals());
@@ -358,7 +445,7 @@ public final class ClusterTransitions
         final Set<Integer> failed = new HashSet<>(s.failed());
         failed.remove(r.nodeId());
         return ok(new CoordState(new ClusterState(c.epoch() + 1, members, c.ranges()), renewals, failed,
-            s.initialNodes(), s.replicas()));
+            s.initialNodes(), s.replicas(), s.handoffs()));
     }
 
     private static String checkPrimaryRequest(final SlotRange range, final int firstSlot, final long rangeEpoch,
@@ -396,7 +483,7 @@ public final class ClusterTransitions
         final List<SlotRange> ranges = new ArrayList<>(s.cluster().ranges());
         ranges.set(ranges.indexOf(old), next);
         return ok(new CoordState(new ClusterState(epoch, s.cluster().members(), ranges), s.renewals(), s.failed(),
-            s.initialNodes(), s.replicas()));
+            s.initialNodes(), s.replicas(), s.handoffs()));
     }
 
     private static SlotRange with(final SlotRange r, final long epoch, final int primary, final List<Integer> backups,

@@ -96,6 +96,24 @@ public final class CommandCodec
                 out.writeByte(9);
                 out.writeInt(r.nodeId());
             }
+            else if (command instanceof ClusterCommand.AddReplica a)
+            {
+                out.writeByte(10);
+                out.writeInt(a.firstSlot());
+                out.writeInt(a.nodeId());
+            }
+            else if (command instanceof ClusterCommand.DropReplica d)
+            {
+                out.writeByte(11);
+                out.writeInt(d.firstSlot());
+                out.writeInt(d.nodeId());
+            }
+            else if (command instanceof ClusterCommand.ReleaseRange r)
+            {
+                out.writeByte(12);
+                out.writeInt(r.firstSlot());
+                out.writeInt(r.nodeId());
+            }
         }
         catch (final IOException ex)
         {
@@ -122,6 +140,9 @@ public final class CommandCodec
                 case 7 -> new ClusterCommand.BeginMove(in.readInt(), in.readInt(), in.readInt());
                 case 8 -> new ClusterCommand.FinishMove(in.readInt(), in.readInt());
                 case 9 -> new ClusterCommand.RemoveMember(in.readInt());
+                case 10 -> new ClusterCommand.AddReplica(in.readInt(), in.readInt());
+                case 11 -> new ClusterCommand.DropReplica(in.readInt(), in.readInt());
+                case 12 -> new ClusterCommand.ReleaseRange(in.readInt(), in.readInt());
                 default -> throw new IllegalArgumentException("unknown cluster command type " + type);
             };
             checkEnd(in);
@@ -167,6 +188,12 @@ public final class CommandCodec
                 out.writeLong(e.getValue());
             }
             writeIds(out, List.copyOf(state.failed()));
+            out.writeInt(state.handoffs().size());
+            for (final Map.Entry<Integer, Integer> e : state.handoffs().entrySet())
+            {
+                out.writeInt(e.getKey());
+                out.writeInt(e.getValue());
+            }
         }
         catch (final IOException ex)
         {
@@ -215,8 +242,15 @@ public final class CommandCodec
                 renewals.put(in.readInt(), in.readLong());
             }
             final Set<Integer> failed = new HashSet<>(readIds(in));
+            final Map<Integer, Integer> handoffs = new HashMap<>();
+            final int handoffCount = count(in);
+            for (int i = 0; i < handoffCount; i++)
+            {
+                handoffs.put(in.readInt(), in.readInt());
+            }
             checkEnd(in);
-            return new CoordState(new ClusterState(epoch, members, ranges), renewals, failed, initialNodes, replicas);
+            return new CoordState(new ClusterState(epoch, members, ranges), renewals, failed, initialNodes, replicas,
+                handoffs);
         }
         catch (final IOException ex)
         {

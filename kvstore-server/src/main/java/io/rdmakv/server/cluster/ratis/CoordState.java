@@ -21,20 +21,35 @@ import java.util.TreeSet;
  * @param failed       node ids declared failed (lease expired); they rejoin with JOIN.
  * @param initialNodes members that must have joined before the first slot layout is made.
  * @param replicas     backups per range wanted (replication factor - 1).
+ * @param handoffs     resharding cut-overs under way: first slot of a moved range (FENCED, its new primary set) to the
+ *                     old primary that has not yet reported that it stopped serving it (RELEASE_RANGE).
  */
 public record CoordState(ClusterState cluster, Map<Integer, Long> renewals, Set<Integer> failed, int initialNodes,
-    int replicas)
+    int replicas, Map<Integer, Integer> handoffs)
 {
     public CoordState
     {
         renewals = java.util.Collections.unmodifiableMap(new TreeMap<>(renewals));
         failed = java.util.Collections.unmodifiableSet(new TreeSet<>(failed));
+        handoffs = java.util.Collections.unmodifiableMap(new TreeMap<>(handoffs));
     }
 
     /** The state before anything was committed: epoch 0, no members, no ranges. */
     public static CoordState empty()
     {
-        return new CoordState(new ClusterState(0, List.of(), List.of()), Map.of(), Set.of(), 0, 0);
+        return new CoordState(new ClusterState(0, List.of(), List.of()), Map.of(), Set.of(), 0, 0, Map.of());
+    }
+
+    /** This state with another configuration (the bookkeeping kept). */
+    CoordState with(final ClusterState next)
+    {
+        return new CoordState(next, renewals, failed, initialNodes, replicas, handoffs);
+    }
+
+    /** This state with other handoffs. */
+    CoordState withHandoffs(final Map<Integer, Integer> next)
+    {
+        return new CoordState(cluster, renewals, failed, initialNodes, replicas, next);
     }
 
     /** Committed renewals of {@code nodeId} (0 when none). */

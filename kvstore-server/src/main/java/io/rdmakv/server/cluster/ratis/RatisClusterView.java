@@ -3,6 +3,7 @@ package io.rdmakv.server.cluster.ratis;
 import io.rdmakv.server.cluster.ClusterMember;
 import io.rdmakv.server.cluster.ClusterState;
 import io.rdmakv.server.cluster.ClusterView;
+import io.rdmakv.server.cluster.SlotRange;
 import io.rdmakv.server.config.ClusterSettings;
 import org.agrona.concurrent.NanoClock;
 import org.apache.ratis.client.RaftClient;
@@ -64,8 +65,16 @@ public final class RatisClusterView implements ClusterView
     private final ExecutorService requests = Executors.newCachedThreadPool(daemon("rdmakv-cluster-requests"));
     private final ScheduledExecutorService timer;
     private final AtomicBoolean renewing = new AtomicBoolean();
+    /** Test-only pause at a resharding cut-over (off unless its system property is set). */
+    private final CutOverHold cutOverHold;
     private volatile CoordState latest = CoordState.empty();
     private volatile boolean joined;
+    /** Removed from the members by an operator while running: serves nothing and does not rejoin by itself. */
+    private volatile boolean removed;
+    /** The last state every listener has seen (routing and ownership words follow it). */
+    private volatile ClusterState delivered;
+    /** First slots of moved ranges whose release this node has asked for and not had answered. */
+    private final java.util.Set<Integer> releasing = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     private RatisClusterView(final ClusterSettings settings, final ClusterMember self, final NanoClock clock,
@@ -87,6 +96,7 @@ public final class RatisClusterView implements ClusterView
                 (int)Math.max(2 * RaftVoter.ELECTION_MAX_MS / 100 + 10, settings.leaseMillis() / 100),
                 TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
             .build();
+        this.cutOverHold = CutOverHold.configured(self.nodeId());
         this.timer = background ? Executors.newSingleThreadScheduledExecutor(daemon("rdmakv-cluster")) : null;
     }
 
@@ -124,8 +134,13 @@ public final class RatisClusterView implements ClusterView
     private void tick()
     {
         checkLease();
+        releaseMovedRanges();
         try
         {
+            if (removed)
+            {
+                return;
+            }
             if (!joined)
             {
                 join().get(settings.leaseMillis() * 2, TimeUnit.MILLISECONDS);
@@ -227,6 +242,13 @@ public final class RatisClusterView implements ClusterView
             if (reply.accepted())
             {
                 lease.renewed(sent);
+            }
+            else if (reply.state().cluster().member(self.nodeId()) == null && !reply.state().cluster().members().isEmpty())
+            {
+                LOG.warn("node {} was removed from the cluster: it serves nothing and does not rejoin (stop it, or " +
+                    "restart it to join again)", self.nodeId());
+                lease.revoke();
+                removed = true;
             }
             else
             {
@@ -339,6 +361,7 @@ public final class RatisClusterView implements ClusterView
                 {
                     return; // a newer one is queued behind: listeners see states in epoch order, newest last
                 }
+                cutOverHold.beforeDelivery(cluster);
                 for (final Consumer<ClusterState> l : listeners)
                 {
                     try
@@ -349,6 +372,44 @@ public final class RatisClusterView implements ClusterView
                     {
                         LOG.warn("cluster listener failed: {}", ex.toString());
                     }
+                }
+                delivered = cluster;
+                releaseMovedRanges();
+            });
+        }
+    }
+
+    /**
+     * The resharding cut-over, on the old primary: once every listener has seen that a range it moved has a new
+     * primary (so requests are routed there and the pool's ownership words say FENCED), report the range released;
+     * the group makes it LIVE at the new primary. Retried at every state delivered and every renewal tick until
+     * committed.
+     */
+    private void releaseMovedRanges()
+    {
+        final ClusterState seen = delivered;
+        if (seen == null || seen.ranges().isEmpty() || closed)
+        {
+            return;
+        }
+        for (final java.util.Map.Entry<Integer, Integer> handoff : latest.handoffs().entrySet())
+        {
+            final int first = handoff.getKey();
+            final SlotRange range = seen.rangeOf(first);
+            if (handoff.getValue() != self.nodeId() || range.firstSlot() != first ||
+                range.primary() == self.nodeId() || !releasing.add(first))
+            {
+                continue;
+            }
+            LOG.info("node {} stopped serving slots {}-{} (moved to node {}): releasing them", self.nodeId(), first,
+                range.lastSlot(), range.primary());
+            submit(new ClusterCommand.ReleaseRange(first, self.nodeId())).whenComplete((reply, failure) ->
+            {
+                releasing.remove(first);
+                if (failure != null || !reply.accepted())
+                {
+                    LOG.info("release of slots {}- not committed ({}): retried", first,
+                        failure != null ? failure.toString() : reply.refusal());
                 }
             });
         }

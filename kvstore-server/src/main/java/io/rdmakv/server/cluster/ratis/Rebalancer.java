@@ -106,14 +106,16 @@ final class Rebalancer
         return r.lastSlot() - r.firstSlot() + 1;
     }
 
-    /** The state after the move completed (learner, in sync, new primary), for planning the next one. */
+    /** The state after the move completed (learner, in sync, new primary, released), for planning the next one. */
     private static CoordState simulate(final CoordState s, final ClusterCommand.BeginMove move)
     {
         CoordState next = ClusterTransitions.apply(s, move).state();
         final SlotRange moving = next.cluster().rangeOf(move.firstSlot());
         next = ClusterTransitions.apply(next, new ClusterCommand.PromoteLearner(moving.firstSlot(), moving.epoch(),
             moving.primary(), move.target())).state();
-        return ClusterTransitions.apply(next, new ClusterCommand.FinishMove(move.firstSlot(), move.target())).state();
+        final int source = moving.primary();
+        next = ClusterTransitions.apply(next, new ClusterCommand.FinishMove(move.firstSlot(), move.target())).state();
+        return ClusterTransitions.apply(next, new ClusterCommand.ReleaseRange(move.firstSlot(), source)).state();
     }
 
     /**

@@ -163,13 +163,47 @@ class ClusterTransitionsTest
             "not before the target is in sync");
         s = apply(s, new ClusterCommand.PromoteLearner(100, moving.epoch(), 1, 4));
         s = apply(s, new ClusterCommand.FinishMove(100, 4));
+        final SlotRange cutOver = s.cluster().rangeOf(150);
+        assertEquals(4, cutOver.primary());
+        assertEquals(List.of(2), cutOver.backups());
+        assertEquals(SlotRange.State.FENCED, cutOver.state(), "nobody serves it until the old primary released it");
+        assertFalse(ClusterTransitions.apply(s, new ClusterCommand.ReleaseRange(100, 2)).accepted(),
+            "only the old primary releases");
+        assertFalse(ClusterTransitions.apply(s, new ClusterCommand.Failover(100, 2)).accepted(),
+            "no failover during the cut-over");
+        assertFalse(ClusterTransitions.apply(s, new ClusterCommand.RemoveMember(1)).accepted(),
+            "the old primary stays a member until it released");
+        assertEquals(s, CommandCodec.decodeState(CommandCodec.encode(s)), "handoffs survive a snapshot");
+        s = apply(s, new ClusterCommand.ReleaseRange(100, 1));
         final SlotRange moved = s.cluster().rangeOf(150);
         assertEquals(4, moved.primary());
-        assertEquals(List.of(2), moved.backups());
         assertEquals(SlotRange.State.LIVE, moved.state());
+        assertTrue(moved.epoch() > cutOver.epoch());
+        assertTrue(s.handoffs().isEmpty());
         assertEquals(1, s.cluster().rangeOf(99).primary());
         assertEquals(1, s.cluster().rangeOf(200).primary());
         assertFalse(ClusterTransitions.apply(s, new ClusterCommand.RemoveMember(4)).accepted());
+    }
+
+    @Test
+    void shouldEndACutOverWhenTheOldPrimaryOrTheNewOneFails()
+    {
+        CoordState s = apply(threeNodes(), new ClusterCommand.Join(member(4), 3, 1));
+        s = apply(s, new ClusterCommand.BeginMove(100, 199, 4));
+        s = apply(s, new ClusterCommand.PromoteLearner(100, s.cluster().rangeOf(150).epoch(), 1, 4));
+        final CoordState cutOver = apply(s, new ClusterCommand.FinishMove(100, 4));
+
+        final CoordState sourceFailed = apply(cutOver, new ClusterCommand.FailNode(1, cutOver.renewalsOf(1)));
+        assertEquals(SlotRange.State.LIVE, sourceFailed.cluster().rangeOf(150).state(),
+            "the old primary's lease is over: the new primary serves");
+        assertEquals(4, sourceFailed.cluster().rangeOf(150).primary());
+
+        final CoordState targetFailed = apply(cutOver, new ClusterCommand.FailNode(4, cutOver.renewalsOf(4)));
+        assertEquals(2, targetFailed.cluster().rangeOf(150).primary(), "the in-sync backup takes over");
+        assertEquals(SlotRange.State.FENCED, targetFailed.cluster().rangeOf(150).state(),
+            "still not served until the old primary released it");
+        final CoordState released = apply(targetFailed, new ClusterCommand.ReleaseRange(100, 1));
+        assertEquals(SlotRange.State.LIVE, released.cluster().rangeOf(150).state());
     }
 
     @Test
@@ -181,7 +215,8 @@ class ClusterTransitionsTest
             new ClusterCommand.Renew(2), new ClusterCommand.FailNode(1, 7), new ClusterCommand.RemoveFromInSync(0, 4, 1, 2),
             new ClusterCommand.PromoteLearner(5, 6, 7, 8), new ClusterCommand.Failover(0, 2),
             new ClusterCommand.BeginMove(1, 2, 3), new ClusterCommand.FinishMove(1, 3),
-            new ClusterCommand.RemoveMember(4));
+            new ClusterCommand.ReleaseRange(1, 2), new ClusterCommand.AddReplica(1, 3),
+            new ClusterCommand.DropReplica(1, 3), new ClusterCommand.RemoveMember(4));
         for (final ClusterCommand c : commands)
         {
             assertEquals(c, CommandCodec.decodeCommand(CommandCodec.encode(c)));

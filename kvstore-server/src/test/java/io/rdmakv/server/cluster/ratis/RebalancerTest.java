@@ -35,6 +35,7 @@ class RebalancerTest
             s = ClusterTransitionsTest.apply(s,
                 new ClusterCommand.PromoteLearner(moving.firstSlot(), moving.epoch(), moving.primary(), 4));
             s = ClusterTransitionsTest.apply(s, new ClusterCommand.FinishMove(m.firstSlot(), 4));
+            s = ClusterTransitionsTest.apply(s, new ClusterCommand.ReleaseRange(m.firstSlot(), moving.primary()));
         }
         final Map<Integer, Integer> slots = new HashMap<>();
         for (final SlotRange r : s.cluster().ranges())
