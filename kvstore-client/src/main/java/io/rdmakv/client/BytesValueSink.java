@@ -15,7 +15,9 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * Bytes, {@code getBytes} into an on-heap array. Elastic Bytes grow; a value beyond what the Bytes can hold is
  * refused with Chronicle's {@link DecoratedBufferOverflowException} and the Bytes stay as they were.
  *
- * <p>A synchronous caller {@link #close() closes} the sink when its call returns or throws: a value arriving after
+ * <p>The copy runs on the thread that completes the GET (usually the client's progress thread), which takes the
+ * Bytes over from the caller for Chronicle's single-thread check and gives them back before the caller sees the
+ * result. A synchronous caller {@link #close() closes} the sink when its call returns or throws: a value arriving after
  * the caller gave up (timeout) is then dropped instead of written into memory the caller may have released.
  */
 final class BytesValueSink implements ValueSink
@@ -62,6 +64,9 @@ final class BytesValueSink implements ValueSink
         }
         try
         {
+            // Chronicle checks that one thread uses a Bytes (under -ea): this thread borrows it from the caller for
+            // the copy and hands it back after; the request's completion orders the two (a volatile write and read).
+            into.singleThreadedCheckReset();
             return append(buffer, index, length);
         }
         catch (final RuntimeException ex)
@@ -70,6 +75,7 @@ final class BytesValueSink implements ValueSink
         }
         finally
         {
+            into.singleThreadedCheckReset();
             state = FINISHED;
         }
     }
