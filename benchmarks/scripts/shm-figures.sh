@@ -21,14 +21,16 @@ start_node() { # transport -> "controlPort pid"
   RDMAKV_JAVA_OPTS="-Xmx1g" timeout 3600 "$rdmakv" server --transport "$t" --host 127.0.0.1 --port "$cp" \
     --data-port "$dp" --data-dir "$out/data-$t" --pool-size 256MiB --pin OFF >"$out/server-$t.log" 2>&1 &
   local pid=$!
-  pids+=("$pid")
   for _ in $(seq 1 120); do grep -q READY "$out/server-$t.log" 2>/dev/null && break; sleep 0.5; done
   grep -q READY "$out/server-$t.log" || { echo "node on $t did not start" >&2; cat "$out/server-$t.log" >&2; exit 1; }
-  # $pid is timeout's; the launcher execs java in its child, whose CPU is what bench reads from /proc.
-  echo "$cp $(pgrep -P "$pid" | head -1)"
+  # $pid is timeout's (stopped by cleanup); the launcher execs java in its child, whose CPU bench reads from /proc.
+  echo "$cp $(pgrep -P "$pid" | head -1) $pid"
 }
-read -r shm_port shm_pid <<<"$(start_node shm)"
-read -r tcp_port tcp_pid <<<"$(start_node tcp)"
+# start_node runs in a subshell ($(...)): the parent records the pids to stop.
+read -r shm_port shm_pid shm_timeout <<<"$(start_node shm)"
+pids+=("$shm_timeout")
+read -r tcp_port tcp_pid tcp_timeout <<<"$(start_node tcp)"
+pids+=("$tcp_timeout")
 
 run() { # name, then bench arguments
   local name=$1; shift
