@@ -386,6 +386,12 @@ public final class KvClient implements AutoCloseable
         return runtime.diagnostics();
     }
 
+    /** The engine, for the API's adapters in this package ({@link ChronicleKv}). */
+    ClientRuntime runtime()
+    {
+        return runtime;
+    }
+
     /**
      * Close connections and stop the client's threads; requests still queued or in flight fail with
      * {@link KvError#CLOSED}.

@@ -1,6 +1,6 @@
 package io.rdmakv.client.internal;
 
-import io.rdmakv.client.KvException;
+import org.agrona.DirectBuffer;
 
 import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
@@ -25,8 +25,11 @@ final class AsyncCall<T> extends CompletableFuture<T>
     private ByteBuffer valueBuffer;
     private int valuePosition;
     private int valueLength;
+    private DirectBuffer keyView;
+    private DirectBuffer valueView;
+    private ValueSink sink;
     private T result;
-    private KvException failure;
+    private RuntimeException failure;
 
     AsyncCall(final RequestType<T> type, final long deadlineNanos)
     {
@@ -55,6 +58,17 @@ final class AsyncCall<T> extends CompletableFuture<T>
         return this;
     }
 
+    /** Views over the caller's memory (no copies); {@code value} may be null, {@code sink} only for a GET. */
+    AsyncCall<T> views(final DirectBuffer key, final DirectBuffer value, final ValueSink sink)
+    {
+        this.keyView = key;
+        this.keyLength = key.capacity();
+        this.valueView = value;
+        this.valueLength = value == null ? 0 : value.capacity();
+        this.sink = sink;
+        return this;
+    }
+
     int keyLength()
     {
         return keyLength;
@@ -78,10 +92,15 @@ final class AsyncCall<T> extends CompletableFuture<T>
             }
             slot.valueLength = valueLength;
         }
+        else if (keyView != null)
+        {
+            views(slot, keyView, valueView);
+        }
         else
         {
             wrap(slot, keyBuffer, keyPosition, keyLength, valueBuffer, valuePosition, valueLength);
         }
+        slot.sink = sink;
         slot.call = this;
     }
 
@@ -105,6 +124,18 @@ final class AsyncCall<T> extends CompletableFuture<T>
         slot.valueLength = valueLength;
     }
 
+    /** Point the slot's request views at views of the caller's memory ({@code value} may be null: no value). */
+    static void views(final RequestSlot slot, final DirectBuffer key, final DirectBuffer value)
+    {
+        slot.key.wrap(key);
+        slot.keyLength = key.capacity();
+        if (value != null)
+        {
+            slot.value.wrap(value);
+        }
+        slot.valueLength = value == null ? 0 : value.capacity();
+    }
+
     /** Take the slot's typed outcome (before the slot is released). */
     void capture(final RequestSlot slot)
     {
@@ -112,7 +143,7 @@ final class AsyncCall<T> extends CompletableFuture<T>
         {
             result = type.outcome(slot);
         }
-        catch (final KvException ex)
+        catch (final RuntimeException ex) // a KvException, or a ValueSink's refusal
         {
             failure = ex;
         }
@@ -121,10 +152,7 @@ final class AsyncCall<T> extends CompletableFuture<T>
     /** Complete the future with what {@link #capture} took; drops the references to the caller's memory. */
     void deliver()
     {
-        keyBytes = null;
-        keyBuffer = null;
-        valueBytes = null;
-        valueBuffer = null;
+        dropReferences();
         if (failure == null)
         {
             complete(result);
@@ -138,10 +166,18 @@ final class AsyncCall<T> extends CompletableFuture<T>
     /** Fail without a slot (refused, expired in the queue, client closed). */
     void fail(final Throwable failure)
     {
+        dropReferences();
+        completeExceptionally(failure);
+    }
+
+    private void dropReferences()
+    {
         keyBytes = null;
         keyBuffer = null;
         valueBytes = null;
         valueBuffer = null;
-        completeExceptionally(failure);
+        keyView = null;
+        valueView = null;
+        sink = null;
     }
 }

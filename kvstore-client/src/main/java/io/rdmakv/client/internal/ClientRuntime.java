@@ -24,6 +24,7 @@ import io.rdmakv.transport.WorkerProgress;
 import io.rdmakv.transport.progress.Progress;
 import io.rdmakv.transport.select.TransportSelector;
 import org.agrona.BufferUtil;
+import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -387,6 +388,36 @@ public final class ClientRuntime implements AutoCloseable
     public CompletableFuture<Boolean> deleteAsync(final ByteBuffer key)
     {
         return requests.callAsync(RequestType.DELETE, key, null);
+    }
+
+    /**
+     * GET into a caller's destination and wait; the value goes to {@code sink} where it lies (no array first).
+     *
+     * @param key  a view of the key's bytes (its capacity is the key's length).
+     * @param sink takes the value, on the thread completing the GET.
+     * @return whether the key was found.
+     */
+    public boolean getInto(final DirectBuffer key, final ValueSink sink)
+    {
+        return requests.call(RequestType.GET_INTO, key, null, sink);
+    }
+
+    /** {@link #getInto} without blocking; {@code sink} takes the value before the future completes. */
+    public CompletableFuture<Boolean> getIntoAsync(final DirectBuffer key, final ValueSink sink)
+    {
+        return requests.callAsync(RequestType.GET_INTO, key, null, sink);
+    }
+
+    /** PUT from views of the caller's memory (read when the request is encoded) and wait. */
+    public void put(final DirectBuffer key, final DirectBuffer value)
+    {
+        requests.call(RequestType.PUT, key, value, null);
+    }
+
+    /** {@link #put(DirectBuffer, DirectBuffer)} without blocking; the views must stay valid until it completes. */
+    public CompletableFuture<Void> putAsync(final DirectBuffer key, final DirectBuffer value)
+    {
+        return requests.callAsync(RequestType.PUT, key, value, null);
     }
 
     /**

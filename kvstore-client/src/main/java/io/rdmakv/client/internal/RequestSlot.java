@@ -5,6 +5,7 @@ import io.rdmakv.client.KvException;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.transport.CompletionHandler;
 import io.rdmakv.transport.Endpoint;
+import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.concurrent.atomic.AtomicInteger;
@@ -93,6 +94,8 @@ final class RequestSlot
     /** A candidate's extent held another key during this pass: a miss after it is not definitive. */
     boolean keyMismatchSeen;
     NodeSession session;
+    /** A GET's destination given by the caller (the value is copied there, not into a new array); null otherwise. */
+    ValueSink sink;
     /** Who waits: the async call (its future) for the async API, else the parked caller thread. */
     AsyncCall<?> call;
     Thread waiter;
@@ -118,6 +121,8 @@ final class RequestSlot
     // The result.
     Status resultStatus;
     byte[] resultValue;
+    /** Why the {@link #sink} refused the value (a GET into a caller's destination only). */
+    RuntimeException sinkFailure;
     String resultText;
     KvException failure;
 
@@ -159,6 +164,8 @@ final class RequestSlot
         this.deferredAction = 0;
         this.resultStatus = null;
         this.resultValue = null;
+        this.sinkFailure = null;
+        this.sink = null;
         this.resultText = null;
         this.failure = null;
         this.phase = PHASE_IDLE;
@@ -180,6 +187,23 @@ final class RequestSlot
         this.resultValue = value;
         this.resultText = text;
         this.failure = null;
+    }
+
+    /**
+     * A GET found its value at {@code index} of {@code buffer}, valid only during this call: copy it into the caller's
+     * {@link #sink} when there is one, else into a new array (the one allocation of a GET).
+     */
+    void succeedWithValue(final DirectBuffer buffer, final int index, final int length)
+    {
+        if (sink != null)
+        {
+            sinkFailure = sink.accept(buffer, index, length);
+            succeed(Status.OK, null, null);
+            return;
+        }
+        final byte[] value = new byte[length];
+        buffer.getBytes(index, value);
+        succeed(Status.OK, value, null);
     }
 
     void fail(final KvException failure)

@@ -7,7 +7,8 @@ import io.rdmakv.protocol.wire.Status;
 import java.util.function.Function;
 
 /**
- * A kind of request and the typed result it gives: GET a value or {@code null}, PUT nothing, DELETE whether the key
+ * A kind of request and the typed result it gives: GET a value or {@code null} (or, into a {@link ValueSink}, whether
+ * it was found), PUT nothing, DELETE whether the key
  * existed, STATS the node's text. The only place a slot's raw result (status, bytes, text) becomes what the API
  * returns, so no caller casts.
  *
@@ -16,6 +17,8 @@ import java.util.function.Function;
 final class RequestType<T>
 {
     static final RequestType<byte[]> GET = new RequestType<>(RequestSlot.TYPE_GET, RequestType::getResult);
+    /** A GET whose value goes to the slot's {@link ValueSink}: whether the key was found. */
+    static final RequestType<Boolean> GET_INTO = new RequestType<>(RequestSlot.TYPE_GET, RequestType::getIntoResult);
     static final RequestType<Void> PUT = new RequestType<>(RequestSlot.TYPE_PUT, RequestType::putResult);
     static final RequestType<Boolean> DELETE = new RequestType<>(RequestSlot.TYPE_DELETE, RequestType::deleteResult);
     static final RequestType<String> STATS = new RequestType<>(RequestSlot.TYPE_STATS, RequestType::statsResult);
@@ -34,6 +37,7 @@ final class RequestType<T>
      * The result of a completed slot.
      *
      * @throws KvException the slot's failure, or the node's error answer as a {@link KvException} of its kind.
+     * @throws RuntimeException a GET's {@link ValueSink} refusal (say, a full fixed-size destination).
      */
     T outcome(final RequestSlot slot)
     {
@@ -53,6 +57,19 @@ final class RequestType<T>
         if (slot.resultStatus == Status.NOT_FOUND)
         {
             return null;
+        }
+        throw serverFailure(slot.resultStatus, slot.resultText);
+    }
+
+    private static Boolean getIntoResult(final RequestSlot slot)
+    {
+        if (slot.sinkFailure != null)
+        {
+            throw slot.sinkFailure;
+        }
+        if (slot.resultStatus == Status.OK || slot.resultStatus == Status.NOT_FOUND)
+        {
+            return slot.resultStatus == Status.OK;
         }
         throw serverFailure(slot.resultStatus, slot.resultText);
     }

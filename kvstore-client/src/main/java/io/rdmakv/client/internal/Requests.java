@@ -6,6 +6,7 @@ import io.rdmakv.client.KvException;
 import io.rdmakv.protocol.layout.KeyHash;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
 import io.rdmakv.transport.WorkerProgress;
+import org.agrona.DirectBuffer;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -106,7 +107,26 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
         return run(slot, type);
     }
 
-    /** Start one request without blocking; the future completes on the progress thread (keep stages short). */
+    /**
+     * Run one request over views of the caller's memory and wait ({@code value} for PUT only, {@code sink} for a
+     * GET whose value goes there).
+     */
+    <T> T call(final RequestType<T> type, final DirectBuffer key, final DirectBuffer value, final ValueSink sink)
+    {
+        final RequestSlot slot = prepare(type, key.capacity(), value == null ? 0 : value.capacity());
+        AsyncCall.views(slot, key, value);
+        slot.sink = sink;
+        return run(slot, type);
+    }
+
+    /** {@link #call(RequestType, DirectBuffer, DirectBuffer, ValueSink)} without blocking. */
+    <T> CompletableFuture<T> callAsync(final RequestType<T> type, final DirectBuffer key, final DirectBuffer value,
+        final ValueSink sink)
+    {
+        return submit(new AsyncCall<>(type, deadline()).views(key, value, sink), false);
+    }
+
+        /** Start one request without blocking; the future completes on the progress thread (keep stages short). */
     <T> CompletableFuture<T> callAsync(final RequestType<T> type, final byte[] key, final byte[] value)
     {
         return submit(new AsyncCall<>(type, deadline()).bytes(key, value), false);

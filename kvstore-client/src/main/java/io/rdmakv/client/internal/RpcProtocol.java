@@ -182,9 +182,7 @@ final class RpcProtocol
         {
             if (slot.type == RequestSlot.TYPE_GET)
             {
-                final byte[] value = new byte[response.valueLength()];
-                buffer.getBytes(response.valueIndex(), value);
-                slot.succeed(status, value, null);
+                slot.succeedWithValue(buffer, response.valueIndex(), response.valueLength());
             }
             else
             {
