@@ -134,6 +134,12 @@ memcached_port=$((base_port + 20))
 "$root/bin/rdmakv" server --host 127.0.0.1 --control-port "$rdmakv_port" --data-port $((rdmakv_port + 1)) \
   --data-dir "$work/data" --pool-size 1GiB --pin BEST_EFFORT --transport "$transport" >"$work/rdmakv.log" 2>&1 &
 rdmakv_pid=$!; pids+=($!); wait_port "$rdmakv_port" rdmakv "$!"
+# The control port listens before the node serves; on a busy machine a client's HELLO then times out. Wait for READY.
+for _ in $(seq 1 600); do
+  grep -q '^READY ' "$work/rdmakv.log" 2>/dev/null && break
+  kill -0 "$rdmakv_pid" 2>/dev/null || { echo "compare.sh: rdmakv exited during start-up; see $work/rdmakv.log" >&2; exit 1; }
+  sleep 0.5
+done
 
 IFS=',' read -r -a peer_list <<<"$peers"
 for peer in "${peer_list[@]}"; do

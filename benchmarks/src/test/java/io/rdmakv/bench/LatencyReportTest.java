@@ -83,9 +83,10 @@ class LatencyReportTest
     @Test
     void shouldLabelTheAxisInPercentiles()
     {
-        assertEquals("0%", LatencyReport.percentileLabel(1));
-        assertEquals("90%", LatencyReport.percentileLabel(10));
-        assertEquals("99.9%", LatencyReport.percentileLabel(1000));
+        assertEquals("0%", LatencyReport.percentileLabel(0));
+        assertEquals("90%", LatencyReport.percentileLabel(1));
+        assertEquals("99.9%", LatencyReport.percentileLabel(3));
+        assertEquals("68.4%", LatencyReport.percentileLabel(0.5));
     }
 
     /** Latencies from..to us in steps of {@code from}, in nanoseconds, written as bench writes them (us). */
