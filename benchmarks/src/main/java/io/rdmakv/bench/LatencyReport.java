@@ -19,9 +19,9 @@ import java.util.Locale;
 
 /**
  * Side-by-side latency distributions as a PNG, drawn by XChart from {@code .hgrm} files: one line per server, the
- * percentile on an axis of log10(1/(1-p)) (so 90%, 99%, 99.9% are evenly spaced, as in HdrHistogram's own plots;
- * plotted linearly because XChart's logarithmic axis ignores a tick-label function), latency in microseconds on a
- * log axis. Series colours come from {@link #COLORS} in order.
+ * percentile as 1/(1-p) on a log axis (10 = p90, 100 = p99, 1000 = p99.9: evenly spaced, as in HdrHistogram's own
+ * plots), latency in microseconds on a log axis. Series colours come from {@link #COLORS} in order. (No tick-label
+ * function: XChart's tick calculator loops for ever when a custom label function yields labels it cannot fit.)
  *
  * <pre>
  *   java -jar benchmarks.jar report --out get.png [--title T] rdmakv=a-GET.hgrm redis=b-GET.hgrm
@@ -49,14 +49,13 @@ public final class LatencyReport
             throw new IllegalArgumentException("1 to " + COLORS.length + " distributions, not " + files.size());
         }
         final XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title)
-            .xAxisTitle("percentile").yAxisTitle("latency (us)").build();
+            .xAxisTitle("1/(1-percentile): 2 = p50, 10 = p90, 100 = p99, 1000 = p99.9").yAxisTitle("latency (us)").build();
         final XYStyler styler = chart.getStyler();
         styler.setYAxisLogarithmic(true);
         styler.setLegendPosition(Styler.LegendPosition.OutsideS);
-        styler.setXAxisMin(0.0);
+        styler.setXAxisLogarithmic(true);
         styler.setChartBackgroundColor(Color.WHITE);
         styler.setPlotBackgroundColor(Color.WHITE);
-        styler.setxAxisTickLabelsFormattingFunction(LatencyReport::percentileLabel);
         styler.setAntiAlias(true);
         for (int i = 0; i < files.size(); i++)
         {
@@ -65,7 +64,7 @@ public final class LatencyReport
             final double[] y = new double[x.length];
             for (int j = 0; j < x.length; j++)
             {
-                x[j] = Math.log10(1.0 / (1.0 - f.percentiles()[j]));
+                x[j] = 1.0 / (1.0 - f.percentiles()[j]);
                 y[j] = Math.max(f.values()[j], 0.001);
             }
             final String name = String.format(Locale.ROOT, "%s (p50 %.1f, p99 %.1f, p99.9 %.1f, max %.1f us)",
@@ -76,20 +75,6 @@ public final class LatencyReport
             series.setLineWidth(2.5f);
         }
         return chart;
-    }
-
-    /** log10(1/(1-p)) as the percentile it stands for: 0 -> 0%, 1 -> 90%, 3 -> 99.9%, 0.5 -> 68.4%. */
-    static String percentileLabel(final double log10Inverse)
-    {
-        final double p = 100.0 * (1.0 - Math.pow(10, -log10Inverse));
-        if (p <= 0)
-        {
-            return "0%";
-        }
-        final int decimals = Math.max(0, (int)Math.ceil(log10Inverse) - 2);
-        final String text = String.format(Locale.ROOT, "%." + (decimals + 1) + "f", p).replaceAll("0+$", "")
-            .replaceAll("\\.$", "");
-        return text + "%";
     }
 
     /** Render {@code files} to a PNG at {@code out}. */

@@ -80,15 +80,6 @@ class LatencyReportTest
         assertTrue(Files.notExists(dir.resolve("x.png")));
     }
 
-    @Test
-    void shouldLabelTheAxisInPercentiles()
-    {
-        assertEquals("0%", LatencyReport.percentileLabel(0));
-        assertEquals("90%", LatencyReport.percentileLabel(1));
-        assertEquals("99.9%", LatencyReport.percentileLabel(3));
-        assertEquals("68.4%", LatencyReport.percentileLabel(0.5));
-    }
-
     /** Latencies from..to us in steps of {@code from}, in nanoseconds, written as bench writes them (us). */
     private Path hgrm(final String name, final long from, final long to) throws IOException
     {
