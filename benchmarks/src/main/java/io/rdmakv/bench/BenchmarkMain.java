@@ -12,6 +12,7 @@ import java.util.List;
  * <pre>
  *   java -jar benchmarks.jar [JMH options]          the JMH suite (e.g. -prof gc, -f 1, a benchmark regex)
  *   java -jar benchmarks.jar perf read-lat|...      the perftest-style transport baseline ({@link TransportPerf})
+ *   java -jar benchmarks.jar report --out F.png a=x.hgrm b=y.hgrm   latency distributions side by side ({@link LatencyReport})
  * </pre>
  *
  * Before handing over to JMH it leaves out the verbs benchmarks, with the reason printed, when the verbs transport
@@ -34,6 +35,11 @@ public final class BenchmarkMain
         if (args.length > 0 && "perf".equals(args[0]))
         {
             System.exit(TransportPerf.run(Arrays.copyOfRange(args, 1, args.length), System.out, System.err));
+            return;
+        }
+        if (args.length > 0 && "report".equals(args[0]))
+        {
+            System.exit(LatencyReport.run(Arrays.copyOfRange(args, 1, args.length), System.out, System.err));
             return;
         }
         final List<String> jmhArgs = new ArrayList<>(Arrays.asList(args));

@@ -80,7 +80,8 @@ public final class BenchCommand implements Callable<Integer>
     int threads;
 
     @Option(names = "--inflight", defaultValue = "1",
-        description = "Requests in flight per connection (pipelining). Default: ${DEFAULT-VALUE}.")
+        description = "Requests sent per connection at a time (pipelining: one write per batch, the next batch " +
+            "once all are answered, like redis-benchmark -P). Default: ${DEFAULT-VALUE}.")
     int inFlight;
 
     @Option(names = {"-d", "--duration"}, defaultValue = "10s", paramLabel = "TIME",

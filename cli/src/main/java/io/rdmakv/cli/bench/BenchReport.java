@@ -93,6 +93,12 @@ public final class BenchReport
         {
             out.println("server CPU  unknown (server not local, or give --server-pid)");
         }
+        if (r.generatorCpuNanos() >= 0 && r.totalOps() > 0)
+        {
+            out.printf(Locale.ROOT, "bench CPU   %.2f us per op (this process: %s of CPU, %.0f%% of a core)%n",
+                r.generatorCpuNanos() / 1000.0 / r.totalOps(), seconds(r.generatorCpuNanos()),
+                100.0 * r.generatorCpuNanos() / Math.max(1, r.measuredNanos()));
+        }
         if (firstError != null)
         {
             out.println("first error " + firstError);
@@ -175,6 +181,10 @@ public final class BenchReport
         }
         b.append("},\n  \"serverCpuUsPerOp\": ").append(r.serverCpuNanos() >= 0 && r.totalOps() > 0 ?
             num(r.serverCpuNanos() / 1000.0 / r.totalOps()) : "null");
+        b.append(",\n  \"generatorCpuUsPerOp\": ").append(r.generatorCpuNanos() >= 0 && r.totalOps() > 0 ?
+            num(r.generatorCpuNanos() / 1000.0 / r.totalOps()) : "null");
+        b.append(",\n  \"serverCpuShare\": ").append(r.serverCpuNanos() >= 0 && r.measuredNanos() > 0 ?
+            num((double)r.serverCpuNanos() / r.measuredNanos()) : "null");
         b.append(",\n  \"serverPid\": ").append(r.serverPid() >= 0 ? Long.toString(r.serverPid()) : "null");
         b.append("\n}\n");
         return b.toString();

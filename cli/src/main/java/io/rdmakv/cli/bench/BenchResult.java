@@ -17,6 +17,7 @@ import java.util.Map;
  * @param counterDeltas   driver counters over the measured phase (how rdmakv served GETs), may be empty.
  * @param serverCpuNanos  server process CPU time over the measured phase, or -1 when unknown.
  * @param serverPid       the pid it was read from, or -1.
+ * @param generatorCpuNanos this (the generator's) process CPU time over the measured phase, or -1 when unknown.
  * @param driverLine      the driver's description.
  */
 public record BenchResult(
@@ -29,6 +30,7 @@ public record BenchResult(
     Map<String, Long> counterDeltas,
     long serverCpuNanos,
     long serverPid,
+    long generatorCpuNanos,
     String driverLine)
 {
     /** Operations completed in the measured phase, all types. */

@@ -19,7 +19,8 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * Runs a workload against a driver: an optional load phase (every key written once), a warm-up that is not
  * recorded, then the measured phase, each on {@code threads} generator threads that deal out {@code connections}
- * connections and keep {@code inFlight} operations outstanding on each (closed loop, like YCSB or memtier). Latency is
+ * connections and send {@code inFlight} operations at a time on each (closed loop in batches, like redis-benchmark's
+ * {@code -P}). Latency is
  * from issue to completion per operation, recorded in one HdrHistogram {@link Recorder} per operation type; the
  * calling thread prints a progress line once a second. Stops by itself after the duration or operation count.
  */
@@ -27,6 +28,8 @@ public final class BenchRunner
 {
     private static final long HIGHEST_NANOS = TimeUnit.SECONDS.toNanos(60);
     private static final long PROGRESS_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** This process: the generator's own CPU per operation shows whether it, not the server, is the limit. */
+    private static final ServerCpu SELF = ServerCpu.of(ProcessHandle.current().pid());
 
     private enum Phase
     {
@@ -139,6 +142,14 @@ public final class BenchRunner
         {
             for (final DriverConnection c : mine)
             {
+                while (c.outstanding() > 0)
+                {
+                    c.completeOldest(completion);
+                    if (completion.error)
+                    {
+                        throw new BenchException("load failed: " + completion.errorText);
+                    }
+                }
                 while (more && c.outstanding() < settings.inFlight())
                 {
                     final long index = next.getAndIncrement();
@@ -150,17 +161,6 @@ public final class BenchRunner
                     c.put(OpType.INSERT, keySpace.key(index), keySpace.value(index), System.nanoTime());
                 }
                 c.flush();
-            }
-            for (final DriverConnection c : mine)
-            {
-                if (c.outstanding() > 0)
-                {
-                    c.completeOldest(completion);
-                    if (completion.error)
-                    {
-                        throw new BenchException("load failed: " + completion.errorText);
-                    }
-                }
             }
         }
     }
@@ -192,6 +192,7 @@ public final class BenchRunner
         }
         final Map<String, Long> countersBefore = driver.counters();
         final long cpuBefore = serverCpu == null ? -1 : serverCpu.cpuNanos();
+        final long ownCpuBefore = SELF.cpuNanos();
         for (final Recorder r : recorders.values())
         {
             r.reset();
@@ -224,6 +225,7 @@ public final class BenchRunner
         join(threads);
         final long measuredNanos = System.nanoTime() - measureStartNanos;
         final long cpuAfter = serverCpu == null ? -1 : serverCpu.cpuNanos();
+        final long ownCpuAfter = SELF.cpuNanos();
         for (final OpType type : OpType.values())
         {
             totals.get(type).add(recorders.get(type).getIntervalHistogram());
@@ -250,33 +252,38 @@ public final class BenchRunner
         countersAfter.forEach((name, value) -> deltas.put(name, value - countersBefore.getOrDefault(name, 0L)));
         final long cpu = cpuBefore >= 0 && cpuAfter >= 0 ? cpuAfter - cpuBefore : -1;
         return new BenchResult(ran, errorCounts, hits.sum(), measuredNanos, settings.load() ? settings.keys() : 0,
-            loadNanos, deltas, cpu, serverCpu == null ? -1 : serverCpu.pid(), driver.describe());
+            loadNanos, deltas, cpu, serverCpu == null ? -1 : serverCpu.pid(),
+            ownCpuBefore >= 0 && ownCpuAfter >= 0 ? ownCpuAfter - ownCpuBefore : -1, driver.describe());
     }
 
-    /** The closed loop of one generator thread. */
+    /**
+     * The closed loop of one generator thread, in batches per connection as redis-benchmark's {@code -P} does: a
+     * connection gets {@code inFlight} operations written in one flush, and the next batch once all of them are
+     * answered. The thread walks its connections in turn, draining one and refilling it at once while the others'
+     * batches are in flight. Topping a connection up by one operation per answer instead would send one request per
+     * system call, so a pipelined server would see a trickle of single requests and the generator would measure its
+     * own write calls.
+     */
     private void generate(final List<DriverConnection> mine, final SplittableRandom random)
     {
         final KeyChooser chooser = settings.zipfian() ?
             KeyChooser.zipfian(zipf, settings.keys(), random) : KeyChooser.uniform(settings.keys(), random);
         final KeyChooser latest = settings.workload().readLatest() ? KeyChooser.latest(zipf, newest, random) : null;
         final DriverConnection.Completion completion = new DriverConnection.Completion();
+        for (final DriverConnection c : mine)
+        {
+            refill(c, random, chooser, latest);
+        }
         while (phase != Phase.STOP)
         {
             for (final DriverConnection c : mine)
             {
-                while (c.outstanding() < settings.inFlight() && mayIssue())
-                {
-                    issue(c, random, chooser, latest);
-                }
-                c.flush();
-            }
-            for (final DriverConnection c : mine)
-            {
-                if (c.outstanding() > 0)
+                while (c.outstanding() > 0)
                 {
                     c.completeOldest(completion);
                     record(completion);
                 }
+                refill(c, random, chooser, latest);
             }
         }
         for (final DriverConnection c : mine)
@@ -287,6 +294,16 @@ public final class BenchRunner
                 record(completion);
             }
         }
+    }
+
+    private void refill(final DriverConnection c, final SplittableRandom random, final KeyChooser chooser,
+        final KeyChooser latest)
+    {
+        while (c.outstanding() < settings.inFlight() && mayIssue())
+        {
+            issue(c, random, chooser, latest);
+        }
+        c.flush();
     }
 
     private boolean mayIssue()

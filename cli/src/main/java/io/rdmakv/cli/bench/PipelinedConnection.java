@@ -80,6 +80,18 @@ abstract class PipelinedConnection implements DriverConnection
         socket.close();
     }
 
+    /** Write system calls so far (a flushed pipeline is one). */
+    final long writes()
+    {
+        return socket.writes();
+    }
+
+    /** Read system calls that returned data so far. */
+    final long reads()
+    {
+        return socket.reads();
+    }
+
     private void remember(final OpType type, final long startNanos)
     {
         if (count == types.length)

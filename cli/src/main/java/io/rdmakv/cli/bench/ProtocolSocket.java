@@ -1,7 +1,5 @@
 package io.rdmakv.cli.bench;
 
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -12,9 +10,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /**
- * A TCP connection for the text-framed protocols (RESP, memcached): buffered writes sent by {@link #flush()} (so a
- * pipeline leaves in one write), CRLF lines and exact-length reads from a buffered input. Every failure, including
- * the read timeout, becomes a {@link BenchException} naming the peer.
+ * A TCP connection for the text-framed protocols (RESP, memcached): writes gather in a buffer of its own that
+ * {@link #flush()} sends in one {@code write} (so a pipeline leaves in one system call), and reads fill a buffer of
+ * its own with as many bytes as the kernel has, from which CRLF lines and exact-length bodies are taken. No
+ * {@code Buffered*Stream}: their methods lock per call, which per byte of a line costs more than the parsing. Used by
+ * one thread. Every failure, including the read timeout, becomes a {@link BenchException} naming the peer.
  */
 final class ProtocolSocket implements AutoCloseable
 {
@@ -24,9 +24,15 @@ final class ProtocolSocket implements AutoCloseable
     private final OutputStream out;
     private final InputStream in;
     private final String peer;
+    private final byte[] outBuffer = new byte[BUFFER];
+    private int outLength;
+    private final byte[] inBuffer = new byte[BUFFER];
+    private int inPosition;
+    private int inLimit;
     private byte[] line = new byte[256];
     private int lineLength;
-    private final byte[] digits = new byte[20];
+    private long reads;
+    private long writes;
 
     ProtocolSocket(final InetSocketAddress address, final Duration timeout)
     {
@@ -40,8 +46,8 @@ final class ProtocolSocket implements AutoCloseable
                 new InetSocketAddress(address.getHostString(), address.getPort()) : address;
             socket.connect(resolved, (int)Math.min(Integer.MAX_VALUE, timeout.toMillis()));
             socket.setSoTimeout((int)Math.min(Integer.MAX_VALUE, timeout.toMillis()));
-            out = new BufferedOutputStream(socket.getOutputStream(), BUFFER);
-            in = new BufferedInputStream(socket.getInputStream(), BUFFER);
+            out = socket.getOutputStream();
+            in = socket.getInputStream();
         }
         catch (final IOException ex)
         {
@@ -51,64 +57,99 @@ final class ProtocolSocket implements AutoCloseable
 
     void write(final byte[] bytes)
     {
-        try
+        if (bytes.length > outBuffer.length - outLength)
         {
-            out.write(bytes);
+            flush();
+            if (bytes.length > outBuffer.length)
+            {
+                send(bytes, bytes.length);
+                return;
+            }
         }
-        catch (final IOException ex)
-        {
-            throw failed("write", ex);
-        }
+        System.arraycopy(bytes, 0, outBuffer, outLength, bytes.length);
+        outLength += bytes.length;
     }
 
     void write(final byte b)
     {
-        try
+        if (outLength == outBuffer.length)
         {
-            out.write(b);
+            flush();
         }
-        catch (final IOException ex)
-        {
-            throw failed("write", ex);
-        }
+        outBuffer[outLength++] = b;
     }
 
     /** Write a non-negative number in decimal ASCII. */
     void writeDecimal(final long value)
     {
-        long v = value;
-        int i = digits.length;
-        do
+        if (outBuffer.length - outLength < 20)
         {
-            digits[--i] = (byte)('0' + v % 10);
+            flush();
+        }
+        int digits = 1;
+        for (long v = value / 10; v != 0; v /= 10)
+        {
+            digits++;
+        }
+        long v = value;
+        for (int i = outLength + digits - 1; i >= outLength; i--)
+        {
+            outBuffer[i] = (byte)('0' + v % 10);
             v /= 10;
         }
-        while (v != 0);
-        try
-        {
-            out.write(digits, i, digits.length - i);
-        }
-        catch (final IOException ex)
-        {
-            throw failed("write", ex);
-        }
+        outLength += digits;
     }
 
     void crlf()
     {
-        write((byte)'\r');
-        write((byte)'\n');
+        if (outBuffer.length - outLength < 2)
+        {
+            flush();
+        }
+        outBuffer[outLength++] = '\r';
+        outBuffer[outLength++] = '\n';
     }
 
+    /** Send what is buffered, in one write. */
     void flush()
+    {
+        if (outLength > 0)
+        {
+            send(outBuffer, outLength);
+            outLength = 0;
+        }
+    }
+
+    private void send(final byte[] bytes, final int length)
     {
         try
         {
-            out.flush();
+            out.write(bytes, 0, length);
+            writes++;
         }
         catch (final IOException ex)
         {
             throw failed("write", ex);
+        }
+    }
+
+    /** Read what the kernel has (at least one byte) into the empty input buffer. */
+    private void fill()
+    {
+        try
+        {
+            final int n = in.read(inBuffer, 0, inBuffer.length);
+            if (n < 0)
+            {
+                throw new BenchException(peer + " closed the connection");
+            }
+            reads++;
+            inPosition = 0;
+            inLimit = n;
+        }
+        catch (final IOException ex)
+        {
+            throw failed("read", ex);
         }
     }
 
@@ -116,34 +157,46 @@ final class ProtocolSocket implements AutoCloseable
     void readLine()
     {
         lineLength = 0;
-        try
+        while (true)
         {
-            while (true)
+            if (inPosition == inLimit)
             {
-                final int b = in.read();
-                if (b < 0)
+                fill();
+            }
+            int i = inPosition;
+            while (i < inLimit && inBuffer[i] != '\n')
+            {
+                i++;
+            }
+            final int n = i - inPosition;
+            if (lineLength + n > line.length)
+            {
+                if (lineLength + n > 1 << 20)
                 {
-                    throw new BenchException(peer + " closed the connection");
+                    throw new BenchException(peer + " sent a line longer than 1 MiB");
                 }
-                if (b == '\n' && lineLength > 0 && line[lineLength - 1] == '\r')
+                line = java.util.Arrays.copyOf(line, Math.max(line.length * 2, lineLength + n));
+            }
+            System.arraycopy(inBuffer, inPosition, line, lineLength, n);
+            lineLength += n;
+            if (i < inLimit)
+            {
+                inPosition = i + 1;
+                if (lineLength > 0 && line[lineLength - 1] == '\r')
                 {
                     lineLength--;
                     return;
                 }
                 if (lineLength == line.length)
                 {
-                    if (line.length >= 1 << 20)
-                    {
-                        throw new BenchException(peer + " sent a line longer than 1 MiB");
-                    }
                     line = java.util.Arrays.copyOf(line, line.length * 2);
                 }
-                line[lineLength++] = (byte)b;
+                line[lineLength++] = '\n';
             }
-        }
-        catch (final IOException ex)
-        {
-            throw failed("read", ex);
+            else
+            {
+                inPosition = inLimit;
+            }
         }
     }
 
@@ -151,29 +204,28 @@ final class ProtocolSocket implements AutoCloseable
     void skip(final long count)
     {
         long left = count;
-        try
+        while (left > 0)
         {
-            while (left > 0)
+            if (inPosition == inLimit)
             {
-                final long n = in.skip(left);
-                if (n <= 0)
-                {
-                    if (in.read() < 0)
-                    {
-                        throw new BenchException(peer + " closed the connection");
-                    }
-                    left--;
-                }
-                else
-                {
-                    left -= n;
-                }
+                fill();
             }
+            final int n = (int)Math.min(left, inLimit - inPosition);
+            inPosition += n;
+            left -= n;
         }
-        catch (final IOException ex)
-        {
-            throw failed("read", ex);
-        }
+    }
+
+    /** Reads (system calls) that returned data so far. */
+    long reads()
+    {
+        return reads;
+    }
+
+    /** Writes (system calls) so far. */
+    long writes()
+    {
+        return writes;
     }
 
     byte[] line()
