@@ -241,12 +241,13 @@ public final class KvServer implements AutoCloseable
         // Until the cluster view starts (it needs the bound ports) the static map routes, or, in cluster mode, nothing.
         final ClusterState untilViewStarts = givenView != null ? givenView.current() : config.cluster().enabled() ?
             new ClusterState(0, List.of(), List.of()) :
-            ClusterViews.staticState(config, config.controlPort(), config.dataPort());
+            ClusterViews.staticState(config, config.advertisedControlPort(config.controlPort()),
+                config.advertisedDataPort(config.dataPort()));
         // Replication follows the cluster view once the ports are bound (below); until then writes are local only.
         replication = new Replication(store.ranges(), worker, transportName, config.secret(),
             config.maxMessageBytes(), config.replicationTimeoutMillis());
         final SlotRouter router = SlotRouter.of(untilViewStarts, config.nodeId(),
-            config.advertisedHost() + ':' + config.controlPort());
+            config.advertisedHost() + ':' + config.advertisedControlPort(config.controlPort()));
         handler = new RequestHandler(store, index, counters, limits, router, tickets, config.admission(),
             replication.writePath(), replication.admission());
         // One-sided readers trust this pool only for the slots its ownership words say LIVE: a static node's now, a
@@ -287,8 +288,9 @@ public final class KvServer implements AutoCloseable
         timeline.mark("listen");
         startup = timeline.build(index.keyCount(), warmUp.loadedBytes(), warmUp.keysInStore(), warmUp.scannedAll(),
             index.isComplete());
-        LOG.info("node {} ready: control {}, data {} over {} ({})", config.nodeId(), controlAddress, dataAddress,
-            transportName, transportReason);
+        LOG.info("node {} ready: control {}, data {} over {} ({}); clients are told {}:{} and {}:{}", config.nodeId(),
+            controlAddress, dataAddress, transportName, transportReason, config.advertisedHost(),
+            advertisedControlPort(), config.advertisedHost(), advertisedDataPort());
         LOG.info("startup: {}", startup.format());
     }
 
@@ -298,14 +300,14 @@ public final class KvServer implements AutoCloseable
      */
     private void startClusterView()
     {
-        final String self = config.advertisedHost() + ':' + controlAddress.getPort();
+        final String self = config.advertisedHost() + ':' + advertisedControlPort();
         if (givenView != null)
         {
             clusterView = givenView; // not ours to close
         }
         else
         {
-            clusterView = ClusterViews.start(config, controlAddress.getPort(), dataAddress.getPort());
+            clusterView = ClusterViews.start(config, advertisedControlPort(), advertisedDataPort());
             opened.push(clusterView);
         }
         final boolean replicated = givenView != null || config.cluster().enabled();
@@ -495,7 +497,7 @@ public final class KvServer implements AutoCloseable
             view.current();
         final List<io.rdmakv.protocol.wire.ClusterNode> map = ClusterViews.wireMap(state);
         return new Welcome(config.nodeId(), geometry, region.remoteKey().pack(), epoch, arena.address(),
-            List.of(new TransportAddress(transportName, config.advertisedHost(), dataAddress.getPort(), new byte[0])),
+            List.of(new TransportAddress(transportName, config.advertisedHost(), advertisedDataPort(), new byte[0])),
             config.maxKeyBytes(), config.maxValueBytes(), map, ticket, config.cluster().enabled() ? state.epoch() : 0);
     }
 
@@ -507,6 +509,18 @@ public final class KvServer implements AutoCloseable
     public InetSocketAddress dataAddress()
     {
         return dataAddress;
+    }
+
+    /** The control port clients and peers are told: {@code advertised.controlPort}, else the bound one. */
+    public int advertisedControlPort()
+    {
+        return config.advertisedControlPort(controlAddress.getPort());
+    }
+
+    /** The data port clients and peers are told: {@code advertised.dataPort}, else the bound one. */
+    public int advertisedDataPort()
+    {
+        return config.advertisedDataPort(dataAddress.getPort());
     }
 
     public String transportName()

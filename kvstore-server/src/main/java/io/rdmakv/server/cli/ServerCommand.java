@@ -55,8 +55,17 @@ public final class ServerCommand implements Callable<Integer>
     @Option(names = "--host", description = "bind address (default 0.0.0.0)")
     String host;
 
-    @Option(names = "--advertised-host", description = "address told to clients")
+    @Option(names = "--advertised-host", paramLabel = "HOST",
+        description = "address clients and peers are told (behind NAT or Docker -p: the one they reach)")
     String advertisedHost;
+
+    @Option(names = "--advertised-control-port", paramLabel = "P",
+        description = "control port clients and peers are told (default: the bound one; Docker -p: the host's side)")
+    Integer advertisedControlPort;
+
+    @Option(names = "--advertised-data-port", paramLabel = "P",
+        description = "data port clients and peers are told (default: the bound one; Docker -p: the host's side)")
+    Integer advertisedDataPort;
 
     @Option(names = "--pool-size", description = "pool size, e.g. 64MiB, 1GiB")
     String poolSize;
@@ -122,6 +131,8 @@ public final class ServerCommand implements Callable<Integer>
         put(m, "data.dir", dataDir);
         put(m, "host", host);
         put(m, "advertised.host", advertisedHost);
+        put(m, "advertised.controlPort", advertisedControlPort);
+        put(m, "advertised.dataPort", advertisedDataPort);
         put(m, "pool.size", poolSize);
         put(m, "transport", transport);
         put(m, "durability", durability);
@@ -203,8 +214,8 @@ public final class ServerCommand implements Callable<Integer>
         }, "rdmakv-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         out.println("READY node=" + config.nodeId() +
-            " control=" + hostPort(config.advertisedHost(), server.controlAddress().getPort()) +
-            " data=" + hostPort(config.advertisedHost(), server.dataAddress().getPort()) +
+            " control=" + hostPort(config.advertisedHost(), server.advertisedControlPort()) +
+            " data=" + hostPort(config.advertisedHost(), server.advertisedDataPort()) +
             " transport=" + server.transportName() +
             " startupMs=" + server.startupReport().sinceProcessStartMillis() +
             " poolKeys=" + server.startupReport().poolKeys() +

@@ -64,6 +64,8 @@ public final class ServerConfig
         m.put("transport.maxInflightPerEndpoint", String.valueOf(DEFAULT_MAX_INFLIGHT_PER_ENDPOINT));
         m.put("host", "0.0.0.0");
         m.put("advertised.host", null);
+        m.put("advertised.controlPort", null);
+        m.put("advertised.dataPort", null);
         m.put("control.port", String.valueOf(DEFAULT_CONTROL_PORT));
         m.put("data.port", String.valueOf(DEFAULT_DATA_PORT));
         m.put("control.maxFrameBytes", "65536");
@@ -103,6 +105,9 @@ public final class ServerConfig
     private final String advertisedHost;
     private final int controlPort;
     private final int dataPort;
+    /** 0: tell clients the bound port. */
+    private final int advertisedControlPort;
+    private final int advertisedDataPort;
     private final int maxControlFrameBytes;
     private final int maxKeyBytes;
     private final int maxValueBytes;
@@ -173,10 +178,15 @@ public final class ServerConfig
             intSetting(s, "auth.failedCredentialBurst", 1, 1_000_000),
             Duration.ofMillis(intSetting(s, "auth.failedCredentialIntervalMs", 1, 3_600_000)));
         advertisedHost = s.get("advertised.host") != null ? s.get("advertised.host").trim() : deriveAdvertised(host);
+        advertisedControlPort = s.get("advertised.controlPort") == null ? 0 :
+            intSetting(s, "advertised.controlPort", 1, 65_535);
+        advertisedDataPort = s.get("advertised.dataPort") == null ? 0 :
+            intSetting(s, "advertised.dataPort", 1, 65_535);
         final String nodes = s.get("cluster.nodes");
         if (nodes == null || nodes.isBlank())
         {
-            clusterNodes = List.of(new ClusterNode(nodeId, advertisedHost, controlPort, 0, ClusterNode.SLOT_COUNT - 1));
+            clusterNodes = List.of(new ClusterNode(nodeId, advertisedHost,
+                advertisedControlPort != 0 ? advertisedControlPort : controlPort, 0, ClusterNode.SLOT_COUNT - 1));
         }
         else
         {
@@ -365,6 +375,30 @@ public final class ServerConfig
     public int controlPort()
     {
         return controlPort;
+    }
+
+    /**
+     * The control port clients and peers are told (WELCOME's cluster map, WRONG_NODE redirects, cluster membership):
+     * {@code advertised.controlPort}, else the bound one.
+     *
+     * @param bound the port the control plane is bound to.
+     * @return the port to advertise.
+     */
+    public int advertisedControlPort(final int bound)
+    {
+        return advertisedControlPort != 0 ? advertisedControlPort : bound;
+    }
+
+    /**
+     * The data port clients and peers are told (WELCOME's address of the node's transport, cluster membership):
+     * {@code advertised.dataPort}, else the bound one.
+     *
+     * @param bound the port the transport's listener is bound to.
+     * @return the port to advertise.
+     */
+    public int advertisedDataPort(final int bound)
+    {
+        return advertisedDataPort != 0 ? advertisedDataPort : bound;
     }
 
     public int dataPort()

@@ -151,6 +151,28 @@ public final class ServerConfigBuilder
         return set("advertised.host", host);
     }
 
+    /**
+     * The control port clients and peers are told, when it differs from the bound one (NAT, Docker {@code -p}).
+     *
+     * @param port 1..65535.
+     * @return this builder.
+     */
+    public ServerConfigBuilder advertisedControlPort(final int port)
+    {
+        return set("advertised.controlPort", Integer.toString(port));
+    }
+
+    /**
+     * The data port clients and peers are told, when it differs from the bound one (NAT, Docker {@code -p}).
+     *
+     * @param port 1..65535.
+     * @return this builder.
+     */
+    public ServerConfigBuilder advertisedDataPort(final int port)
+    {
+        return set("advertised.dataPort", Integer.toString(port));
+    }
+
     /** 0 picks a free port. */
     public ServerConfigBuilder controlPort(final int port)
     {

@@ -40,7 +40,12 @@ public final class SettingsReference
         m.put("transport.maxInflightPerEndpoint", "operations one data endpoint keeps in flight (1 to 16384); more " +
             "wait in its pending queue");
         m.put("host", "bind address of the control, data and metrics ports");
-        m.put("advertised.host", "address clients are told; host when not a wildcard, else this host's address");
+        m.put("advertised.host", "address clients and peers are told (WELCOME, cluster map, redirects); host when " +
+            "not a wildcard, else this host's address. Behind NAT or Docker -p: the address they reach");
+        m.put("advertised.controlPort", "control port clients and peers are told (cluster map, redirects); default: " +
+            "the bound one. Behind Docker -p: the host's side of the mapping");
+        m.put("advertised.dataPort", "data port clients and peers are told (the WELCOME's transport address); " +
+            "default: the bound one. Behind Docker -p: the host's side of the mapping");
         m.put("control.port", "control plane, the port clients dial (HELLO/WELCOME handshake); 0 = any free port");
         m.put("data.port", "data plane (the transport's listener: PUT/DELETE/GET/STATS); 0 = any free port");
         m.put("control.maxFrameBytes", "largest control-plane frame accepted");
