@@ -106,22 +106,23 @@ wait_ready()
     return 1
 }
 
-# One node, the guest's client through the published ports: the node advertises the guest-side address
-# (advertised.host=127.0.0.1) and both ports are published unchanged, so the data port the handshake names is
-# reachable. (Random mapped ports need the advertised ports too: RdmakvContainer's tests.)
+# One node, the guest's client through published ports that differ from the bound ones (17400 -> 7400, 17401 ->
+# 7401): the node advertises the guest-side address and the published ports (advertised.*), so the data port the
+# handshake names is the reachable one.
 smoke()
 {
     local rc=0 got health i
-    docker run -d --name rdmakv-smoke --ulimit memlock=-1:-1 -p 127.0.0.1:7400:7400 -p 127.0.0.1:7401:7401 \
-        "$IMAGE" server --config /etc/rdmakv/server.properties -S advertised.host=127.0.0.1 > /dev/null || return 1
+    docker run -d --name rdmakv-smoke --ulimit memlock=-1:-1 -p 127.0.0.1:17400:7400 -p 127.0.0.1:17401:7401 \
+        "$IMAGE" server --config /etc/rdmakv/server.properties -S advertised.host=127.0.0.1 \
+        -S advertised.controlPort=17400 -S advertised.dataPort=17401 > /dev/null || return 1
     wait_ready rdmakv-smoke 300 || rc=1
     if [ $rc = 0 ]
     then
         docker exec rdmakv-smoke id | sed 's/^/  user in the container: /'
         # The guest's own JVM client (bin/rdmakv from the share) through the published port.
-        RDMAKV_JAR="$SHARE/cli/rdmakv.jar" bash "$SHARE/cli/rdmakv" put --server 127.0.0.1:7400 greeting "hello from the guest" ||
+        RDMAKV_JAR="$SHARE/cli/rdmakv.jar" bash "$SHARE/cli/rdmakv" put --server 127.0.0.1:17400 greeting "hello from the guest" ||
             rc=1
-        got=$(RDMAKV_JAR="$SHARE/cli/rdmakv.jar" bash "$SHARE/cli/rdmakv" get --server 127.0.0.1:7400 greeting) || rc=1
+        got=$(RDMAKV_JAR="$SHARE/cli/rdmakv.jar" bash "$SHARE/cli/rdmakv" get --server 127.0.0.1:17400 greeting) || rc=1
         echo "  get -> '$got'"
         [ "$got" = "hello from the guest" ] || rc=1
         for i in $(seq 1 60)
@@ -159,6 +160,10 @@ compose()
         echo "  get via node3 -> '$got'"
         [ "$got" = "from compose" ] || rc=1
         "${dc[@]}" run --rm client cluster status --server node2:7400 || rc=1
+        # From the Docker host (here the guest): node3's advertised address on the compose network.
+        got=$(RDMAKV_JAR="$SHARE/cli/rdmakv.jar" bash "$SHARE/cli/rdmakv" get --server 172.30.74.13:7400 hello) || rc=1
+        echo "  get from the Docker host via 172.30.74.13 -> '$got'"
+        [ "$got" = "from compose" ] || rc=1
     fi
     [ $rc = 0 ] || "${dc[@]}" logs --tail 20
     "${dc[@]}" down -v > /dev/null 2>&1

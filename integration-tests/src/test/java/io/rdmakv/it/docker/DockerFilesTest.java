@@ -87,7 +87,9 @@ class DockerFilesTest
             assertTrue(compose.contains(file + ":/etc/rdmakv/node.properties:ro"), "compose mounts " + file);
             final ServerConfig config = ServerConfig.load(DOCKER.resolve(file), Map.of());
             assertEquals(n, config.nodeId());
-            assertEquals("node" + n, config.advertisedHost(), "a node advertises its compose service name");
+            final String address = "172.30.74.1" + n;
+            assertEquals(address, config.advertisedHost(), "a node advertises its fixed address on the network");
+            assertTrue(compose.contains("ipv4_address: " + address), "compose gives node" + n + " " + address);
             nodes.add(config);
         }
         final ClusterSettings first = nodes.get(0).cluster();
