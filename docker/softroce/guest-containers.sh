@@ -67,7 +67,7 @@ engine()
 import_base()
 {
     mkdir -p /mnt/base
-    mount -t 9p -o trans=virtio,version=9p2000.L,ro rdmakvbase /mnt/base || {
+    mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,ro rdmakvbase /mnt/base || {
         echo "no base image share (tag rdmakvbase): run docker/softroce/build-base-image.sh on the host"
         return 1
     }
