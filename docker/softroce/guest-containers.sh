@@ -9,6 +9,7 @@
 #   smoke    one node from the image, PUT/GET from the guest through a published port (`docker run -p`)
 #   compose  docker/docker-compose.yml's 3-node cluster up, PUT on node1 / GET on node3 through the client service
 #   junit    the JUnit tests tagged `containers` (Testcontainers over the engine's socket)  -> reports/containers
+# RDMAKV_JOB_CONTAINER_STEPS (default "smoke compose junit") picks the steps after the build and their order.
 # RDMAKV_JOB_DOCKER_TCP=1 also serves the engine on tcp://0.0.0.0:2375 (run-in-guest.sh forwards a host loopback
 # port to it when RDMAKV_SOFTROCE_DOCKER_PORT is set) and RDMAKV_JOB_CONTAINERS_HOLD=SECONDS keeps the guest up
 # that long after the step, for tests run from the host. Exit code 0 only when every step passed.
@@ -86,7 +87,10 @@ build_image()
         cp "$SHARE/cli/rdmakv" "$ctx/bin/rdmakv" &&
         cp -r "$SHARE/docker/." "$ctx/docker/" || return 1
     cp "$ctx/docker/Dockerfile.dockerignore" "$ctx/.dockerignore"
-    docker build --build-arg BASE="$BASE_TAG" -f "$ctx/docker/Dockerfile" -t "$IMAGE" "$ctx" || return 1
+    # (the context's upload progress is one carriage-return line per 0.5 MB: not logged)
+    docker build --build-arg BASE="$BASE_TAG" -f "$ctx/docker/Dockerfile" -t "$IMAGE" "$ctx" 2>&1 |
+        tr '\r' '\n' | grep -v '^Sending build context' || true
+    docker image inspect "$IMAGE" > /dev/null 2>&1 || return 1
     record server.image.bytes "$(docker image inspect -f '{{.Size}}' "$IMAGE")"
     record server.image.user "$(docker image inspect -f '{{.Config.User}}' "$IMAGE")"
     record server.image.healthcheck "$(docker image inspect -f '{{json .Config.Healthcheck.Test}}' "$IMAGE")"
@@ -183,11 +187,17 @@ junit()
 }
 
 step engine engine || { echo "containers: no engine, the other steps cannot run"; exit 1; }
-step import import_base && step build build_image && {
-    step smoke smoke
-    [ "${RDMAKV_JOB_SKIP_COMPOSE:-0}" = 1 ] || step compose compose
-    [ "${RDMAKV_JOB_SKIP_CONTAINER_JUNIT:-0}" = 1 ] || step junit junit
-}
+# RDMAKV_JOB_CONTAINER_STEPS: which of the steps after the build run, in that order.
+if step import import_base && step build build_image
+then
+    for part in ${RDMAKV_JOB_CONTAINER_STEPS:-smoke compose junit}
+    do
+        case "$part" in
+            smoke|compose|junit) step "$part" "$part" ;;
+            *) echo "containers: unknown step '$part' in RDMAKV_JOB_CONTAINER_STEPS"; FAILED=1 ;;
+        esac
+    done
+fi
 if [ -n "${RDMAKV_JOB_CONTAINERS_HOLD:-}" ]
 then
     echo "containers: holding the engine for ${RDMAKV_JOB_CONTAINERS_HOLD}s (tcp 2375 in the guest)"
