@@ -56,10 +56,11 @@ engine()
     # the guest's ext4 root, containerd started by dockerd itself.
     dockerd "${hosts[@]}" --iptables=false --ip6tables=false --storage-driver=overlay2 \
         > "$RESULTS/dockerd.log" 2>&1 &
-    for i in $(seq 1 600)
+    i=$(( SECONDS + 180 ))
+    while [ $SECONDS -lt $i ]
     do
         docker info > /dev/null 2>&1 && { docker version | sed 's/^/  /'; return 0; }
-        sleep 0.2
+        sleep 0.5
     done
     tail -20 "$RESULTS/dockerd.log"
     return 1
@@ -96,16 +97,17 @@ build_image()
     record server.image.healthcheck "$(docker image inspect -f '{{json .Config.Healthcheck.Test}}' "$IMAGE")"
 }
 
-# Waits for a container's READY line (the node's readiness), up to $2 seconds.
+# Waits for a container's READY line (the node's readiness), up to $2 seconds of wall time (each `docker logs` costs
+# seconds under emulation, so the bound is a deadline, not a count of polls).
 wait_ready()
 {
-    local name=$1 limit=$2 i
-    for i in $(seq 1 $(( limit * 2 )))
+    local name=$1 deadline=$(( SECONDS + $2 ))
+    while [ $SECONDS -lt $deadline ]
     do
         docker logs "$name" 2>&1 | grep -q '^READY' && return 0
-        sleep 0.5
+        sleep 1
     done
-    echo "no READY from $name within ${limit}s; its log:"
+    echo "no READY from $name within ${2}s; its log:"
     docker logs "$name" 2>&1 | tail -20
     return 1
 }
@@ -129,7 +131,8 @@ smoke()
         got=$(RDMAKV_JAR="$SHARE/cli/rdmakv.jar" bash "$SHARE/cli/rdmakv" get --server 127.0.0.1:17400 greeting) || rc=1
         echo "  get -> '$got'"
         [ "$got" = "hello from the guest" ] || rc=1
-        for i in $(seq 1 60)
+        i=$(( SECONDS + 120 ))
+        while [ $SECONDS -lt $i ]
         do
             health=$(docker inspect -f '{{.State.Health.Status}}' rdmakv-smoke)
             [ "$health" = healthy ] && break
@@ -153,13 +156,12 @@ compose()
     if [ $rc = 0 ]
     then
         # The slots are laid out once all three voters joined: retry the first PUT until the cluster serves it.
-        for n in $(seq 1 30)
+        n=$(( SECONDS + 420 ))
+        until "${dc[@]}" run --rm client put --server node1:7400 hello "from compose"
         do
-            "${dc[@]}" run --rm client put --server node1:7400 hello "from compose" && break
-            rc=1
+            [ $SECONDS -lt $n ] || { rc=1; break; }
             sleep 2
         done
-        [ "$n" -lt 30 ] && rc=0
         got=$("${dc[@]}" run --rm client get --server node3:7400 hello) || rc=1
         echo "  get via node3 -> '$got'"
         [ "$got" = "from compose" ] || rc=1
