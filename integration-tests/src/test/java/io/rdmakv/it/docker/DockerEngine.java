@@ -55,6 +55,16 @@ final class DockerEngine
         }
     }
 
+    /**
+     * JVM options for the nodes and clients the tests start in containers: $RDMAKV_CONTAINER_JAVA_OPTS (the guest
+     * job sets C1 only and the serial collector, as for its own JVMs), else none.
+     */
+    static String containerJavaOptions()
+    {
+        final String options = System.getenv("RDMAKV_CONTAINER_JAVA_OPTS");
+        return options == null ? "" : options.strip();
+    }
+
     static void skipUnless(final boolean condition, final Class<?> test, final String reason)
     {
         if (!condition)

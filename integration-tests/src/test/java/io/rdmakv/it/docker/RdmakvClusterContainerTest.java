@@ -39,7 +39,7 @@ class RdmakvClusterContainerTest
     void shouldServeEveryKeyFromAnyNodeOfAThreeNodeCluster() throws Exception
     {
         try (RdmakvCluster cluster = new RdmakvCluster(image, 3).withEachNode(n -> n.withPoolSize("16MiB")
-            .withEnv("RDMAKV_JAVA_OPTS", "-Xmx256m")))
+            .withJavaOptions("-Xmx256m " + DockerEngine.containerJavaOptions())))
         {
             cluster.start();
             assertEquals(3, cluster.getSeedAddresses().size());

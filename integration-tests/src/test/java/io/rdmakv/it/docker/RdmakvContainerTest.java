@@ -39,7 +39,8 @@ class RdmakvContainerTest
     @Timeout(600)
     void shouldServePutAndGetThroughTheMappedPortsWithTheCredential() throws Exception
     {
-        try (RdmakvContainer node = new RdmakvContainer(image).withSecret("s3cret-for-tests").withPoolSize("32MiB"))
+        try (RdmakvContainer node = new RdmakvContainer(image).withSecret("s3cret-for-tests").withPoolSize("32MiB")
+            .withJavaOptions(DockerEngine.containerJavaOptions()))
         {
             node.start();
             final String seed = node.getSeedAddress();
@@ -66,7 +67,7 @@ class RdmakvContainerTest
     @Timeout(600)
     void shouldRunTheNodeAsTheUnprivilegedUserAndReportHealthy() throws Exception
     {
-        try (RdmakvContainer node = new RdmakvContainer(image))
+        try (RdmakvContainer node = new RdmakvContainer(image).withJavaOptions(DockerEngine.containerJavaOptions()))
         {
             node.start();
             final ExecResult id = node.execInContainer("id", "-u");

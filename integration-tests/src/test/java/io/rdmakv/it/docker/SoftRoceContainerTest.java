@@ -59,7 +59,7 @@ class SoftRoceContainerTest
         try (Network network = Network.newNetwork();
             RdmakvContainer node = new RdmakvContainer(image).withNetwork(network).withNetworkAliases("node")
                 .withAdvertise(RdmakvContainer.Advertise.CONTAINER_ADDRESS).withTransport("verbs")
-                .withPoolSize("64MiB").withRdmaDevices(UVERBS)
+                .withPoolSize("64MiB").withRdmaDevices(UVERBS).withJavaOptions(DockerEngine.containerJavaOptions())
                 .withCreateContainerCmdModifier(cmd -> cmd.getHostConfig().withCapDrop(Capability.ALL)))
         {
             node.start();
@@ -110,6 +110,7 @@ class SoftRoceContainerTest
             " --duration 10s --server-pid 1 --no-progress --json /tmp/bench.json; echo EXIT=$?;" +
             " echo JSON-BEGIN; cat /tmp/bench.json; echo; echo JSON-END";
         final String logs = runToEnd(new GenericContainer<>(image).withNetwork(network)
+            .withEnv("RDMAKV_JAVA_OPTS", DockerEngine.containerJavaOptions())
             .withCreateContainerCmdModifier(cmd -> cmd.withEntrypoint("bash", "-c", command).withCmd(new String[0])
                 .getHostConfig()
                 .withDevices(List.of(Device.parse(UVERBS)))

@@ -154,6 +154,18 @@ public class RdmakvContainer extends GenericContainer<RdmakvContainer>
     }
 
     /**
+     * JVM options for the node ({@code RDMAKV_JAVA_OPTS} of the image's launcher), e.g. {@code -Xmx256m}, or
+     * {@code -XX:TieredStopAtLevel=1 -XX:+UseSerialGC} on a slow (emulated) Docker host.
+     *
+     * @param options the options, space separated.
+     * @return this container.
+     */
+    public RdmakvContainer withJavaOptions(final String options)
+    {
+        return withEnv("RDMAKV_JAVA_OPTS", Objects.requireNonNull(options, "options"));
+    }
+
+    /**
      * Passes the Docker host's RDMA character devices into the container (for {@code transport=verbs}), e.g.
      * {@code /dev/infiniband/uverbs0}. Only the devices and the memlock limit are needed: no capability.
      *
