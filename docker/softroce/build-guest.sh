@@ -30,39 +30,6 @@ install_host_packages()
         "${missing[@]}" >/dev/null
 }
 
-# The first Debian mirror the host's apt already uses (deb822 sources first, then the one-line format).
-host_mirror()
-{
-    local m=""
-    m=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1 | cut -d' ' -f1) || true
-    [ -n "$m" ] || m=$(awk '/^deb /{ for (i = 2; i <= NF; i++) if ($i !~ /^\[/) { print $i; exit } }' \
-                           /etc/apt/sources.list 2>/dev/null) || true
-    [ -n "$m" ] || softroce_die "no Debian mirror found in /etc/apt/sources.list(.d); set RDMAKV_SOFTROCE_MIRROR"
-    echo "$m"
-}
-
-# Mounts the chroot needs for apt and the kernel's postinst scripts; undone by unmount_chroot in every case.
-CHROOT_MOUNTS=(proc sys dev dev/pts)
-mount_chroot()
-{
-    local root=$1
-    mount -t proc proc "$root/proc"
-    mount -t sysfs sysfs "$root/sys"
-    mount --bind /dev "$root/dev"
-    mount --bind /dev/pts "$root/dev/pts"
-}
-
-unmount_chroot()
-{
-    local root=$1 i m
-    for (( i = ${#CHROOT_MOUNTS[@]} - 1; i >= 0; i-- ))
-    do
-        m="$root/${CHROOT_MOUNTS[$i]}"
-        mountpoint -q "$m" 2>/dev/null && { umount "$m" 2>/dev/null || umount -l "$m"; }
-    done
-    return 0
-}
-
 # Removes a failed build's work directory, but only once nothing is mounted below it any more.
 WORK=""
 cleanup()
@@ -86,6 +53,8 @@ remove_leftovers()
     do
         [ -d "$dir" ] || continue
         dir=${dir%/}
+        # the base image's builds (build-base-image.sh) have their own lock and clean up after themselves
+        case "$(basename "$dir")" in base-*) continue ;; esac
         if findmnt -rn -o TARGET | grep -q "^$dir/"
         then
             softroce_log "leaving $dir alone: something is still mounted below it"
@@ -124,16 +93,7 @@ build_image()
         softroce_die "debootstrap failed (log above)"
     fi
 
-    # The guest's apt uses the same sources as the host (same mirror, same snapshot pinning if any).
-    rm -f "$root/etc/apt/sources.list"
-    local f copied=0
-    for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources
-    do
-        [ -f "$f" ] || continue
-        cp "$f" "$root/etc/apt/${f#/etc/apt/}"
-        copied=1
-    done
-    [ $copied = 1 ] || echo "deb $mirror $SOFTROCE_SUITE main" > "$root/etc/apt/sources.list"
+    copy_apt_sources "$root" "$mirror"
     # A small initramfs with just what finds and mounts the root disk: building the default one (MODULES=most,
     # twice through triggers) takes minutes on a loaded host, and unpacking it slows every emulated boot.
     # Written before initramfs-tools is installed; --force-confold keeps this modules file over the packaged one.
@@ -173,8 +133,9 @@ build_image()
     t=$(date +%s)
     cp -L "$root/vmlinuz" "$out/vmlinuz"
     cp -L "$root/initrd.img" "$out/initrd.img"
-    # Headroom for what the guest writes; -snapshot keeps every write out of the cached image anyway.
-    truncate -s $(( $(du -sxm "$root" | cut -f1) + 512 ))M "$out/rootfs.img"
+    # Headroom for what the guest writes (the Docker engine's /var/lib/docker: the imported base image, the server
+    # image, containers); the file is sparse and -snapshot keeps every write out of the cached image anyway.
+    truncate -s $(( $(du -sxm "$root" | cut -f1) + SOFTROCE_IMAGE_HEADROOM_MIB ))M "$out/rootfs.img"
     mkfs.ext4 -q -F -L rdmakv-root -d "$root" "$out/rootfs.img"
     {
         echo "key=$key"

@@ -10,6 +10,9 @@
 #      test-classes/, then the classes named in RDMAKV_JOB_TEST_CLASSES            -> reports/tagged, reports/named
 #   4. RDMAKV_JOB_UNPRIVILEGED_CMD as user rdmakv (uid 1000) with memlock limited to
 #      RDMAKV_JOB_UNPRIVILEGED_MEMLOCK_KIB (default 8192, the guest's default)    -> e.g. reports/unprivileged
+#   5. containers (docker/softroce/guest-containers.sh from the share's docker/): Docker engine, base and server
+#      images, a node and the compose cluster, JUnit tagged `containers`   -> results/containers.properties,
+#      reports/containers; RDMAKV_JOB_SKIP_CONTAINERS=1 (or true, the Maven profile's default) skips it
 # The exit code is 0 only when every step that ran passed; results/summary.txt lists each step's outcome.
 #
 # Share layout it expects (the Maven profile "softroce" in integration-tests prepares it):
@@ -229,10 +232,14 @@ then
     echo "no launcher/junit-platform-console-standalone-*.jar or no test-classes/ in the share"
     outcome junit-tagged 2
 else
+    # "-" stands for "none" here too (a run of the container step alone).
     tags=${RDMAKV_JOB_TAG_EXPRESSION:-softroce & !unprivileged}
-    section "JUnit: tests tagged '$tags'"
-    rdmakv-junit tagged --scan-class-path "$RDMAKV_TEST_CLASSES" --include-tag "$tags" --fail-if-no-tests
-    outcome junit-tagged $?
+    if [ "$tags" != "-" ]
+    then
+        section "JUnit: tests tagged '$tags'"
+        rdmakv-junit tagged --scan-class-path "$RDMAKV_TEST_CLASSES" --include-tag "$tags" --fail-if-no-tests
+        outcome junit-tagged $?
+    fi
 
     # "-" stands for "none" (Maven cannot pass an empty environment variable).
     names=$(echo "${RDMAKV_JOB_TEST_CLASSES:-}" | tr ',' ' ' | sed 's/^ *- *$//')
@@ -259,6 +266,26 @@ then
         setpriv --reuid=rdmakv --regid=rdmakv --init-groups --inh-caps=-all \
         bash -c "cd /home/rdmakv && $RDMAKV_JOB_UNPRIVILEGED_CMD"
     outcome unprivileged $?
+fi
+
+# ---- 5. containers --------------------------------------------------------------------------------------------
+# The Docker engine, the base and server images, a node and the compose cluster, the tests tagged `containers`.
+case ${RDMAKV_JOB_SKIP_CONTAINERS:-0} in 1|true) skip_containers=1 ;; *) skip_containers=0 ;; esac
+if [ "$skip_containers" != 1 ]
+then
+    section "containers (guest-containers.sh)"
+    if ! command -v dockerd > /dev/null
+    then
+        echo "no dockerd in this guest image (guest-packages.txt lists docker.io)"
+        outcome containers 2
+    elif [ ! -f "$SHARE/docker/softroce/guest-containers.sh" ]
+    then
+        echo "no docker/softroce/guest-containers.sh in the share (the softroce profile copies docker/)"
+        outcome containers 2
+    else
+        bash "$SHARE/docker/softroce/guest-containers.sh"
+        outcome containers $?
+    fi
 fi
 
 section "port counters after the job"

@@ -14,7 +14,9 @@
 # 96/97/98 from the guest's init (share not writable / SoftRoCE set-up failed / no job.sh); 2 for bad arguments.
 #
 # Environment: RDMAKV_SOFTROCE_ACCEL=auto|tcg|kvm (auto tries KVM only when /dev/kvm exists and a probe boot works),
-# RDMAKV_SOFTROCE_SMP (2), RDMAKV_SOFTROCE_MEM (MiB, 4096), RDMAKV_SOFTROCE_CACHE (see build-guest.sh).
+# RDMAKV_SOFTROCE_SMP (2), RDMAKV_SOFTROCE_MEM (MiB, 4096), RDMAKV_SOFTROCE_CACHE (see build-guest.sh),
+# RDMAKV_SOFTROCE_DOCKER_PORT (forward this host loopback port to the guest's Docker engine, tcp 2375).
+# The container base image (build-base-image.sh), when cached, is shared read-only as the 9p tag rdmakvbase.
 set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/softroce-lib.sh"
 
@@ -133,6 +135,22 @@ finish()
 
 prepare_share
 ACCEL=$(select_accel) || finish 125
+# The container base image (build-base-image.sh), read-only at the 9p tag rdmakvbase, when it is cached.
+BASE_SHARE=""
+BASE_DIR=$(softroce_base_dir)
+if softroce_base_is_complete "$BASE_DIR"
+then
+    BASE_SHARE="-virtfs local,path=$BASE_DIR,mount_tag=rdmakvbase,security_model=none,readonly=on,id=rdmakvbase"
+else
+    softroce_log "no container base image cached in $BASE_DIR (build-base-image.sh): the container step will fail"
+fi
+# RDMAKV_SOFTROCE_DOCKER_PORT: the guest's Docker engine (tcp 2375, RDMAKV_JOB_DOCKER_TCP=1) on host loopback.
+FORWARD=""
+if [ -n "${RDMAKV_SOFTROCE_DOCKER_PORT:-}" ]
+then
+    FORWARD=",hostfwd=tcp:127.0.0.1:${RDMAKV_SOFTROCE_DOCKER_PORT}-10.0.2.15:2375"
+    softroce_log "the guest's Docker engine will be at tcp://127.0.0.1:${RDMAKV_SOFTROCE_DOCKER_PORT}"
+fi
 softroce_log "booting $(basename "$IMAGE") (smp $SMP, $MEM MiB, timeout ${TIMEOUT}s); console log $CONSOLE_LOG"
 START=${EPOCHREALTIME/./}
 rm -f "$SHARE/boot-timing.txt"
@@ -147,7 +165,8 @@ timeout -k 10 "$TIMEOUT" qemu-system-x86_64 $ACCEL -smp "$SMP" -m "$MEM" \
     -append "console=ttyS0 root=/dev/vda rw init=/sbin/rdmakv-init net.ifnames=0 panic=-1 no_timer_check quiet" \
     -drive "file=$IMAGE/rootfs.img,format=raw,if=virtio" \
     -virtfs "local,path=$SHARE,mount_tag=hostshare,security_model=none,id=hostshare" \
-    -netdev user,id=net0,restrict=on -device virtio-net-pci,netdev=net0 \
+    $BASE_SHARE \
+    -netdev "user,id=net0,restrict=on$FORWARD" -device virtio-net-pci,netdev=net0 \
     -object rng-random,id=rng0,filename=/dev/urandom -device virtio-rng-pci,rng=rng0 \
     < /dev/null 2>&1 | annotate_console "$START"
 QEMU_RC=${PIPESTATUS[0]}

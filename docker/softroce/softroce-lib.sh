@@ -6,6 +6,8 @@ SOFTROCE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # Bump when build-guest.sh changes what ends up in the image in a way the package list and init do not show.
 SOFTROCE_IMAGE_FORMAT=2
+# Free space left in the guest's root file system (MiB): the Docker engine keeps its images and containers there.
+SOFTROCE_IMAGE_HEADROOM_MIB=3072
 SOFTROCE_SUITE=${RDMAKV_SOFTROCE_SUITE:-bookworm}
 SOFTROCE_CACHE=${RDMAKV_SOFTROCE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rdmakv-softroce}
 SOFTROCE_HOST_PACKAGES="qemu-system-x86 qemu-utils debootstrap e2fsprogs"
@@ -60,4 +62,76 @@ softroce_check_qemu()
     then
         softroce_die "qemu-system-x86_64 cannot start a TCG machine on this host: $out"
     fi
+}
+
+# The first Debian mirror the host's apt already uses (deb822 sources first, then the one-line format).
+host_mirror()
+{
+    local m=""
+    m=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -1 | cut -d' ' -f1) || true
+    [ -n "$m" ] || m=$(awk '/^deb /{ for (i = 2; i <= NF; i++) if ($i !~ /^\[/) { print $i; exit } }' \
+                           /etc/apt/sources.list 2>/dev/null) || true
+    [ -n "$m" ] || softroce_die "no Debian mirror found in /etc/apt/sources.list(.d); set RDMAKV_SOFTROCE_MIRROR"
+    echo "$m"
+}
+
+# Mounts the chroot needs for apt and the kernel's postinst scripts; undone by unmount_chroot in every case.
+CHROOT_MOUNTS=(proc sys dev dev/pts)
+mount_chroot()
+{
+    local root=$1
+    mount -t proc proc "$root/proc"
+    mount -t sysfs sysfs "$root/sys"
+    mount --bind /dev "$root/dev"
+    mount --bind /dev/pts "$root/dev/pts"
+}
+
+unmount_chroot()
+{
+    local root=$1 i m
+    for (( i = ${#CHROOT_MOUNTS[@]} - 1; i >= 0; i-- ))
+    do
+        m="$root/${CHROOT_MOUNTS[$i]}"
+        mountpoint -q "$m" 2>/dev/null && { umount "$m" 2>/dev/null || umount -l "$m"; }
+    done
+    return 0
+}
+
+
+# The chroot's apt uses the same sources as the host (same mirror, same snapshot pinning if any).
+copy_apt_sources()
+{
+    local root=$1 mirror=$2 f copied=0
+    rm -f "$root/etc/apt/sources.list"
+    for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources
+    do
+        [ -f "$f" ] || continue
+        cp "$f" "$root/etc/apt/${f#/etc/apt/}"
+        copied=1
+    done
+    [ $copied = 1 ] || echo "deb $mirror $SOFTROCE_SUITE main" > "$root/etc/apt/sources.list"
+}
+
+# The container base image (build-base-image.sh): its packages, cache key, directory and the tag it is imported as.
+SOFTROCE_BASE_FORMAT=1
+SOFTROCE_BASE_TAG=rdmakv-base:bookworm
+
+base_packages()
+{
+    sed -e 's/#.*//' "$SOFTROCE_DIR/base-packages.txt" | tr -s ' \t\n' ' ' | sed -e 's/^ //' -e 's/ $//'
+}
+
+softroce_base_key()
+{
+    { echo "base-format=$SOFTROCE_BASE_FORMAT suite=$SOFTROCE_SUITE"; base_packages; } | sha256sum | cut -c1-16
+}
+
+softroce_base_dir()
+{
+    echo "$SOFTROCE_CACHE/base/$(softroce_base_key)"
+}
+
+softroce_base_is_complete()
+{
+    [ -f "$1/COMPLETE" ] && [ -s "$1/rootfs.tar" ]
 }

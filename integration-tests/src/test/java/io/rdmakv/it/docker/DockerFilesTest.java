@@ -53,6 +53,27 @@ class DockerFilesTest
             }
         }
         assertEquals(3, copies, "jar, launcher and config");
+        assertTrue(dockerfile.contains("\nUSER rdmakv\n"), "the node runs as the unprivileged user");
+        assertTrue(dockerfile.contains("\nHEALTHCHECK "), "the image has a health check");
+    }
+
+    @Test
+    void shouldInstallInTheImageWhatTheLocalBaseImageAlreadyHas() throws IOException
+    {
+        // The Dockerfile installs its packages only when the base lacks them; the locally made base
+        // (docker/softroce/build-base-image.sh) must have every one, or the guest's offline build would fail.
+        final Matcher packages = Pattern.compile("packages=\"([^\"]+)\"").matcher(Files.readString(DOCKER.resolve("Dockerfile")));
+        assertTrue(packages.find(), "the Dockerfile names its packages");
+        final List<String> base = new ArrayList<>();
+        for (final String line : Files.readAllLines(DOCKER.resolve("softroce/base-packages.txt")))
+        {
+            final String content = line.replaceAll("#.*", "").strip();
+            if (!content.isEmpty())
+            {
+                base.addAll(List.of(content.split("\\s+")));
+            }
+        }
+        assertEquals(new java.util.TreeSet<>(List.of(packages.group(1).split(" "))), new java.util.TreeSet<>(base));
     }
 
     @Test
@@ -66,7 +87,9 @@ class DockerFilesTest
             assertTrue(compose.contains(file + ":/etc/rdmakv/node.properties:ro"), "compose mounts " + file);
             final ServerConfig config = ServerConfig.load(DOCKER.resolve(file), Map.of());
             assertEquals(n, config.nodeId());
-            assertEquals("node" + n, config.advertisedHost(), "a node advertises its compose service name");
+            final String address = "172.30.74.1" + n;
+            assertEquals(address, config.advertisedHost(), "a node advertises its fixed address on the network");
+            assertTrue(compose.contains("ipv4_address: " + address), "compose gives node" + n + " " + address);
             nodes.add(config);
         }
         final ClusterSettings first = nodes.get(0).cluster();

@@ -1,0 +1,227 @@
+#!/bin/bash
+# guest-containers.sh - the guest job's container step (guest-job.sh runs it; needs the image's docker.io).
+#
+# Runs as root in the guest, from the share. Steps, each timed into results/containers.properties:
+#   engine   start dockerd (no iptables: nothing leaves the guest; published ports go through docker-proxy)
+#   import   `docker import` the base image tar (build-base-image.sh, shared read-only by run-in-guest.sh as the
+#            9p tag "rdmakvbase") as rdmakv-base:bookworm
+#   build    `docker build` docker/Dockerfile FROM it (no network: the base has every package) as rdmakv:dev
+#   smoke    one node from the image, PUT/GET from the guest through a published port (`docker run -p`)
+#   compose  docker/docker-compose.yml's 3-node cluster up, PUT on node1 / GET on node3 through the client service
+#   junit    the JUnit tests tagged `containers` (Testcontainers over the engine's socket)  -> reports/containers
+# RDMAKV_JOB_CONTAINER_STEPS (default "smoke compose junit") picks the steps after the build and their order.
+# RDMAKV_JOB_DOCKER_TCP=1 also serves the engine on tcp://0.0.0.0:2375 (run-in-guest.sh forwards a host loopback
+# port to it when RDMAKV_SOFTROCE_DOCKER_PORT is set) and RDMAKV_JOB_CONTAINERS_HOLD=SECONDS keeps the guest up
+# that long after the step, for tests run from the host. Exit code 0 only when every step passed.
+set -u
+SHARE=/mnt/host
+RESULTS=${RDMAKV_RESULTS:-$SHARE/results}
+REPORTS=${RDMAKV_REPORTS:-$SHARE/reports}
+PROPS="$RESULTS/containers.properties"
+BASE_TAG=rdmakv-base:bookworm
+IMAGE=rdmakv:dev
+FAILED=0
+# The JVMs in the containers run as the guest's own do under emulation (C1 only, serial collector): the launcher's
+# server defaults (C2, G1) left a node short of READY for 10 minutes on a loaded host. RDMAKV_JOB_CONTAINER_JAVA_OPTS.
+export RDMAKV_CONTAINER_JAVA_OPTS=${RDMAKV_JOB_CONTAINER_JAVA_OPTS:--XX:TieredStopAtLevel=1 -XX:+UseSerialGC}
+mkdir -p "$RESULTS"
+echo "# the container step in the SoftRoCE guest (docker/softroce/guest-containers.sh); seconds under emulation" > "$PROPS"
+
+record()
+{
+    echo "$1=$2" >> "$PROPS"
+    echo "containers: $1=$2"
+}
+
+# step <name> <command...>: runs it, records its time and outcome; a failed step fails the container step.
+step()
+{
+    local name=$1 t0 rc
+    shift
+    echo
+    echo "----- containers: $name -----"
+    t0=${EPOCHREALTIME/./}
+    "$@"
+    rc=$?
+    record "$name.seconds" "$(( (${EPOCHREALTIME/./} - t0) / 1000000 ))"
+    record "$name.result" "$([ $rc = 0 ] && echo passed || echo "FAILED (exit $rc)")"
+    [ $rc = 0 ] || FAILED=1
+    return $rc
+}
+
+engine()
+{
+    local hosts=(-H unix:///var/run/docker.sock) deadline attempt
+    [ "${RDMAKV_JOB_DOCKER_TCP:-0}" = 1 ] && hosts+=(-H tcp://0.0.0.0:2375)
+    modprobe overlay 2>/dev/null
+    # containerd first, on its own: dockerd gives the containerd it starts itself a fixed time to come up, which an
+    # emulated guest on a loaded host can exceed (dockerd then exits: "timeout waiting for containerd to start").
+    containerd > "$RESULTS/containerd.log" 2>&1 &
+    deadline=$(( SECONDS + 300 ))
+    until [ -S /run/containerd/containerd.sock ]
+    do
+        [ $SECONDS -lt $deadline ] || { tail -20 "$RESULTS/containerd.log"; return 1; }
+        sleep 0.5
+    done
+    # No iptables (the guest reaches nothing outside anyway; docker-proxy serves published ports), overlay2 on
+    # the guest's ext4 root. A dockerd that gives up under load is started once more.
+    for attempt in 1 2
+    do
+        dockerd "${hosts[@]}" --containerd=/run/containerd/containerd.sock --iptables=false --ip6tables=false \
+            --storage-driver=overlay2 >> "$RESULTS/dockerd.log" 2>&1 &
+        local pid=$!
+        deadline=$(( SECONDS + 300 ))
+        while [ $SECONDS -lt $deadline ] && kill -0 "$pid" 2>/dev/null
+        do
+            docker info > /dev/null 2>&1 && { docker version | sed 's/^/  /'; return 0; }
+            sleep 0.5
+        done
+        echo "dockerd attempt $attempt did not come up:"
+        tail -5 "$RESULTS/dockerd.log"
+        kill "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+    done
+    return 1
+}
+
+import_base()
+{
+    mkdir -p /mnt/base
+    mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,ro rdmakvbase /mnt/base || {
+        echo "no base image share (tag rdmakvbase): run docker/softroce/build-base-image.sh on the host"
+        return 1
+    }
+    [ -s /mnt/base/rootfs.tar ] || { echo "no rootfs.tar in the base image share"; return 1; }
+    cat /mnt/base/manifest.txt 2>/dev/null | sed 's/^/  /'
+    docker import --change 'CMD ["/bin/bash"]' /mnt/base/rootfs.tar "$BASE_TAG" || return 1
+    record base.image.bytes "$(docker image inspect -f '{{.Size}}' "$BASE_TAG")"
+}
+
+build_image()
+{
+    local ctx=/tmp/rdmakv-context
+    rm -rf "$ctx"
+    mkdir -p "$ctx/cli/target" "$ctx/bin" "$ctx/docker"
+    cp "$SHARE/cli/rdmakv.jar" "$ctx/cli/target/rdmakv.jar" &&
+        cp "$SHARE/cli/rdmakv" "$ctx/bin/rdmakv" &&
+        cp -r "$SHARE/docker/." "$ctx/docker/" || return 1
+    cp "$ctx/docker/Dockerfile.dockerignore" "$ctx/.dockerignore"
+    # (the context's upload progress is one carriage-return line per 0.5 MB: not logged)
+    docker build --build-arg BASE="$BASE_TAG" -f "$ctx/docker/Dockerfile" -t "$IMAGE" "$ctx" 2>&1 |
+        tr '\r' '\n' | grep -v '^Sending build context' || true
+    docker image inspect "$IMAGE" > /dev/null 2>&1 || return 1
+    record server.image.bytes "$(docker image inspect -f '{{.Size}}' "$IMAGE")"
+    record server.image.user "$(docker image inspect -f '{{.Config.User}}' "$IMAGE")"
+    record server.image.healthcheck "$(docker image inspect -f '{{json .Config.Healthcheck.Test}}' "$IMAGE")"
+}
+
+# Waits for a container's READY line (the node's readiness), up to $2 seconds of wall time (each `docker logs` costs
+# seconds under emulation, so the bound is a deadline, not a count of polls).
+wait_ready()
+{
+    local name=$1 deadline=$(( SECONDS + $2 ))
+    while [ $SECONDS -lt $deadline ]
+    do
+        docker logs "$name" 2>&1 | grep -q '^READY' && return 0
+        sleep 1
+    done
+    echo "no READY from $name within ${2}s; its log:"
+    docker logs "$name" 2>&1 | tail -20
+    return 1
+}
+
+# One node, the guest's client through published ports that differ from the bound ones (17400 -> 7400, 17401 ->
+# 7401): the node advertises the guest-side address and the published ports (advertised.*), so the data port the
+# handshake names is the reachable one.
+smoke()
+{
+    local rc=0 got health i
+    docker run -d --name rdmakv-smoke --ulimit memlock=-1:-1 -e RDMAKV_JAVA_OPTS="$RDMAKV_CONTAINER_JAVA_OPTS" -p 127.0.0.1:17400:7400 -p 127.0.0.1:17401:7401 \
+        "$IMAGE" server --config /etc/rdmakv/server.properties -S advertised.host=127.0.0.1 \
+        -S advertised.controlPort=17400 -S advertised.dataPort=17401 > /dev/null || return 1
+    wait_ready rdmakv-smoke 300 || rc=1
+    if [ $rc = 0 ]
+    then
+        docker exec rdmakv-smoke id | sed 's/^/  user in the container: /'
+        # The guest's own JVM client (bin/rdmakv from the share) through the published port.
+        RDMAKV_JAR="$SHARE/cli/rdmakv.jar" bash "$SHARE/cli/rdmakv" put --server 127.0.0.1:17400 greeting "hello from the guest" ||
+            rc=1
+        got=$(RDMAKV_JAR="$SHARE/cli/rdmakv.jar" bash "$SHARE/cli/rdmakv" get --server 127.0.0.1:17400 greeting) || rc=1
+        echo "  get -> '$got'"
+        [ "$got" = "hello from the guest" ] || rc=1
+        i=$(( SECONDS + 120 ))
+        while [ $SECONDS -lt $i ]
+        do
+            health=$(docker inspect -f '{{.State.Health.Status}}' rdmakv-smoke)
+            [ "$health" = healthy ] && break
+            sleep 1
+        done
+        record smoke.health "$health"
+        [ "$health" = healthy ] || rc=1
+    fi
+    docker rm -f rdmakv-smoke > /dev/null 2>&1
+    return $rc
+}
+
+compose()
+{
+    local dc=(env RDMAKV_JAVA_OPTS="$RDMAKV_CONTAINER_JAVA_OPTS" docker-compose -p rdmakv -f "$SHARE/docker/docker-compose.yml") rc=0 got n
+    "${dc[@]}" up -d --no-build node1 node2 node3 || return 1
+    for n in 1 2 3
+    do
+        wait_ready "rdmakv_node${n}_1" 300 || rc=1
+    done
+    if [ $rc = 0 ]
+    then
+        # The slots are laid out once all three voters joined: retry the first PUT until the cluster serves it.
+        n=$(( SECONDS + 420 ))
+        until "${dc[@]}" run --rm client put --server node1:7400 hello "from compose"
+        do
+            [ $SECONDS -lt $n ] || { rc=1; break; }
+            sleep 2
+        done
+        got=$("${dc[@]}" run --rm client get --server node3:7400 hello) || rc=1
+        echo "  get via node3 -> '$got'"
+        [ "$got" = "from compose" ] || rc=1
+        "${dc[@]}" run --rm client cluster status --server node2:7400 || rc=1
+        # From the Docker host (here the guest): node3's advertised address on the compose network.
+        got=$(RDMAKV_JAR="$SHARE/cli/rdmakv.jar" bash "$SHARE/cli/rdmakv" get --server 172.30.74.13:7400 hello) || rc=1
+        echo "  get from the Docker host via 172.30.74.13 -> '$got'"
+        [ "$got" = "from compose" ] || rc=1
+    fi
+    [ $rc = 0 ] || "${dc[@]}" logs --tail 20
+    "${dc[@]}" down -v > /dev/null 2>&1
+    return $rc
+}
+
+junit()
+{
+    [ -x /usr/local/bin/rdmakv-junit ] || { echo "no rdmakv-junit (the guest job writes it)"; return 1; }
+    # Testcontainers against the guest's engine: no registry, so no Ryuk and no start-up checks (they pull images);
+    # Docker 20.10 speaks API 1.41 (Testcontainers 2 asks for 1.44 unless told).
+    printf 'checks.disable=true\nryuk.disabled=true\n' > /root/.testcontainers.properties
+    echo "api.version=1.41" > /root/.docker-java.properties
+    DOCKER_HOST=unix:///var/run/docker.sock TESTCONTAINERS_RYUK_DISABLED=true TESTCONTAINERS_CHECKS_DISABLE=true \
+    RDMAKV_JAVA_OPTS="$RDMAKV_JAVA_OPTS -Dapi.version=1.41 -Drdmakv.it.image=$IMAGE" \
+        rdmakv-junit containers --scan-class-path "$RDMAKV_TEST_CLASSES" --include-tag containers --fail-if-no-tests
+}
+
+step engine engine || { echo "containers: no engine, the other steps cannot run"; exit 1; }
+# RDMAKV_JOB_CONTAINER_STEPS: which of the steps after the build run, in that order.
+if step import import_base && step build build_image
+then
+    for part in ${RDMAKV_JOB_CONTAINER_STEPS:-smoke compose junit}
+    do
+        case "$part" in
+            smoke|compose|junit) step "$part" "$part" ;;
+            *) echo "containers: unknown step '$part' in RDMAKV_JOB_CONTAINER_STEPS"; FAILED=1 ;;
+        esac
+    done
+fi
+if [ -n "${RDMAKV_JOB_CONTAINERS_HOLD:-}" ]
+then
+    echo "containers: holding the engine for ${RDMAKV_JOB_CONTAINERS_HOLD}s (tcp 2375 in the guest)"
+    sleep "$RDMAKV_JOB_CONTAINERS_HOLD"
+fi
+docker ps -aq | xargs -r docker rm -f > /dev/null 2>&1
+exit $FAILED

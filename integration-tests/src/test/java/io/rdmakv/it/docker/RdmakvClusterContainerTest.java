@@ -1,0 +1,101 @@
+package io.rdmakv.it.docker;
+
+import io.rdmakv.client.KvClient;
+import io.rdmakv.client.KvException;
+import io.rdmakv.testcontainers.RdmakvCluster;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * A replicated 3-node cluster of the server image through the Testcontainers module's cluster variant: the nodes
+ * elect their coordination group over their Docker network and lay the slots out; keys written through a client
+ * seeded with every node are read back through a client that knows only the third node (redirects follow the map,
+ * whose addresses the nodes advertise on their network). Skips, the reason printed, without an engine.
+ */
+@Tag(DockerEngine.TAG)
+class RdmakvClusterContainerTest
+{
+    private static final int KEYS = 64;
+    private static String image;
+
+    @BeforeAll
+    static void requireEngine()
+    {
+        image = DockerEngine.requireImage(RdmakvClusterContainerTest.class);
+    }
+
+    @Test
+    @Timeout(900)
+    void shouldServeEveryKeyFromAnyNodeOfAThreeNodeCluster() throws Exception
+    {
+        try (RdmakvCluster cluster = new RdmakvCluster(image, 3).withEachNode(n -> n.withPoolSize("16MiB")
+            .withJavaOptions("-Xmx256m " + DockerEngine.containerJavaOptions())))
+        {
+            cluster.start();
+            assertEquals(3, cluster.getSeedAddresses().size());
+            try (KvClient writer = client(cluster.getSeedAddresses()))
+            {
+                putOnceLaidOut(writer, key(0), value(0));
+                for (int i = 1; i < KEYS; i++)
+                {
+                    writer.put(key(i), value(i));
+                }
+            }
+            try (KvClient reader = client(List.of(cluster.getNodes().get(2).getSeedAddress())))
+            {
+                for (int i = 0; i < KEYS; i++)
+                {
+                    assertArrayEquals(value(i), reader.get(key(i)), "key " + i);
+                }
+            }
+        }
+    }
+
+    /** The voters lay the slots out once all three joined: the first PUT is retried until then (bounded). */
+    private static void putOnceLaidOut(final KvClient client, final byte[] key, final byte[] value) throws Exception
+    {
+        final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+        while (true)
+        {
+            try
+            {
+                client.put(key, value);
+                return;
+            }
+            catch (final KvException notYet)
+            {
+                if (System.nanoTime() > deadline)
+                {
+                    throw notYet;
+                }
+                TimeUnit.MILLISECONDS.sleep(500);
+            }
+        }
+    }
+
+    private static KvClient client(final List<String> seeds)
+    {
+        return KvClient.builder().servers(seeds).transport("tcp").connectTimeout(Duration.ofSeconds(60))
+            .requestTimeout(Duration.ofSeconds(60)).build();
+    }
+
+    private static byte[] key(final int i)
+    {
+        return ("key-" + i).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] value(final int i)
+    {
+        return ("value-" + i + "-from-the-cluster").getBytes(StandardCharsets.UTF_8);
+    }
+}

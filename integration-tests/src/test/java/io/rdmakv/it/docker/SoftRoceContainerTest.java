@@ -1,0 +1,155 @@
+package io.rdmakv.it.docker;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.github.dockerjava.api.model.Capability;
+import com.github.dockerjava.api.model.Device;
+import com.github.dockerjava.api.model.Ulimit;
+import io.rdmakv.testcontainers.RdmakvContainer;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.testcontainers.containers.GenericContainer;
+import org.testcontainers.containers.Network;
+import org.testcontainers.containers.startupcheck.IndefiniteWaitOneShotStartupCheckStrategy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * SoftRoCE-enabled containers: a node and a client, each in its own container on a Docker bridge network, given
+ * only the verbs device ({@code /dev/infiniband/uverbs0}) and the memlock limit, every capability dropped, unprivileged
+ * user, talk verbs over the rxe device. The client ({@code rdmakv bench}, read-only workload) shares the node's PID
+ * namespace to read its CPU time. Proven: the one-sided run's GETs are one-sided reads (client counters) and cost the
+ * server less CPU per GET than the RPC run's; a container without the device gets {@code rdmakv doctor}'s
+ * refusal. Figures to $RDMAKV_RESULTS/containers-verbs.properties. Skips where this machine has no uverbs device.
+ */
+@Tag(DockerEngine.TAG)
+class SoftRoceContainerTest
+{
+    private static final String UVERBS = "/dev/infiniband/uverbs0";
+    private static final Pattern EXIT = Pattern.compile("EXIT=(\\d+)");
+    private static final Pattern JSON = Pattern.compile("(?s)JSON-BEGIN\\n(.*)\\nJSON-END");
+    private static String image;
+
+    @BeforeAll
+    static void requireEngineAndDevice()
+    {
+        DockerEngine.skipUnless(Files.exists(Path.of(UVERBS)), SoftRoceContainerTest.class,
+            "no " + UVERBS + " on this machine (SoftRoCE or an RDMA NIC): the SoftRoCE guest runs this test");
+        image = DockerEngine.requireImage(SoftRoceContainerTest.class);
+    }
+
+    @Test
+    @Timeout(1200)
+    void shouldServeOneSidedGetsOverVerbsBetweenContainers() throws Exception
+    {
+        final Map<String, String> figures = new LinkedHashMap<>();
+        try (Network network = Network.newNetwork();
+            RdmakvContainer node = new RdmakvContainer(image).withNetwork(network).withNetworkAliases("node")
+                .withAdvertise(RdmakvContainer.Advertise.CONTAINER_ADDRESS).withTransport("verbs")
+                .withPoolSize("64MiB").withRdmaDevices(UVERBS).withJavaOptions(DockerEngine.containerJavaOptions())
+                .withCreateContainerCmdModifier(cmd -> cmd.getHostConfig().withCapDrop(Capability.ALL)))
+        {
+            node.start();
+            assertTrue(node.getLogs().contains("transport=verbs"), node.getLogs());
+
+            final JsonNode oneSided = bench(network, node, "one-sided");
+            final JsonNode rpc = bench(network, node, "rpc");
+            final JsonNode counters = oneSided.path("clientCounters");
+            final long gets = oneSided.path("operations").path("GET").path("count").asLong();
+            final long hits = counters.path("get.oneSided.hits").asLong();
+            final long requests = counters.path("rpc.requests").asLong();
+            assertTrue(gets > 0, "the bench measured GETs: " + oneSided);
+            assertEquals(gets, hits, "every measured GET is a one-sided read (client counters): " + counters);
+            assertEquals(0, oneSided.path("operations").path("GET").path("errors").asLong());
+            final double oneSidedCpu = oneSided.path("serverCpuUsPerOp").asDouble(-1);
+            final double rpcCpu = rpc.path("serverCpuUsPerOp").asDouble(-1);
+            assertTrue(oneSidedCpu >= 0 && rpcCpu > 0, "server CPU measured through the shared PID namespace");
+            assertTrue(oneSidedCpu < rpcCpu, "a one-sided GET costs the server less CPU than an RPC GET: " +
+                oneSidedCpu + " vs " + rpcCpu + " us");
+            figures.put("containers.verbs.oneSided.gets", String.valueOf(gets));
+            figures.put("containers.verbs.oneSided.hits", String.valueOf(hits));
+            figures.put("containers.verbs.oneSided.rpcRequests", String.valueOf(requests));
+            put(figures, "oneSided", oneSided);
+            put(figures, "rpc", rpc);
+            figures.put("containers.verbs.capabilities", "none (--cap-drop ALL), user " +
+                node.execInContainer("id", "-u").getStdout().strip());
+        }
+        figures.put("containers.verbs.doctorWithoutDevice", doctorWithoutDevice());
+        DockerEngine.record("containers-verbs.properties", figures);
+    }
+
+    private static void put(final Map<String, String> figures, final String mode, final JsonNode bench)
+    {
+        final JsonNode get = bench.path("operations").path("GET");
+        final String p = "containers.verbs." + mode + ".";
+        figures.put(p + "p50Us", get.path("p50Us").asText());
+        figures.put(p + "p99Us", get.path("p99Us").asText());
+        figures.put(p + "meanUs", get.path("meanUs").asText());
+        figures.put(p + "throughput", bench.path("throughput").asText());
+        figures.put(p + "serverCpuUsPerOp", bench.path("serverCpuUsPerOp").asText());
+    }
+
+    /** One read-only bench run from a client container on verbs; its JSON report. */
+    private static JsonNode bench(final Network network, final RdmakvContainer node, final String mode) throws Exception
+    {
+        final String command = "rdmakv bench --driver rdmakv --server node:" + RdmakvContainer.CONTROL_PORT +
+            " --transport verbs --get-mode " + mode + " --workload C --keys 1000 --value-size 100 --warmup 3s" +
+            " --duration 10s --server-pid 1 --no-progress --json /tmp/bench.json; echo EXIT=$?;" +
+            " echo JSON-BEGIN; cat /tmp/bench.json; echo; echo JSON-END";
+        final String logs = runToEnd(new GenericContainer<>(image).withNetwork(network)
+            .withEnv("RDMAKV_JAVA_OPTS", DockerEngine.containerJavaOptions())
+            .withCreateContainerCmdModifier(cmd -> cmd.withEntrypoint("bash", "-c", command).withCmd(new String[0])
+                .getHostConfig()
+                .withDevices(List.of(Device.parse(UVERBS)))
+                .withUlimits(new Ulimit[] {new Ulimit("memlock", -1L, -1L)})
+                .withCapDrop(Capability.ALL)
+                .withPidMode("container:" + node.getContainerId())));
+        System.out.println("bench " + mode + ":\n" + logs);
+        assertEquals("0", exit(logs), "rdmakv bench exit code: " + logs);
+        final Matcher json = JSON.matcher(logs);
+        assertTrue(json.find(), logs);
+        return new ObjectMapper().readTree(json.group(1));
+    }
+
+    /** `rdmakv doctor --transport verbs` in a container given neither the device nor the limit. */
+    private static String doctorWithoutDevice()
+    {
+        final String logs = runToEnd(new GenericContainer<>(image)
+            .withCreateContainerCmdModifier(cmd -> cmd.withEntrypoint("bash", "-c",
+                "rdmakv doctor --transport verbs; echo EXIT=$?").withCmd(new String[0])));
+        System.out.println("doctor without the device:\n" + logs);
+        assertNotEquals("0", exit(logs), "doctor must say verbs cannot work here: " + logs);
+        assertTrue(logs.contains("/dev/infiniband"), "doctor names what is missing: " + logs);
+        return logs.lines().filter(l -> l.startsWith("verdict")).findFirst().orElse("exit " + exit(logs));
+    }
+
+    private static String runToEnd(final GenericContainer<?> container)
+    {
+        try (container)
+        {
+            container.withStartupCheckStrategy(new IndefiniteWaitOneShotStartupCheckStrategy())
+                .withStartupTimeout(Duration.ofMinutes(8));
+            container.start();
+            return container.getLogs();
+        }
+    }
+
+    private static String exit(final String logs)
+    {
+        final Matcher m = EXIT.matcher(logs);
+        return m.find() ? m.group(1) : "none";
+    }
+}
