@@ -13,7 +13,7 @@ import java.util.concurrent.locks.LockSupport;
  * signal and does not park, or the producer sees the parked thread and unparks it (an unpark before the park makes the
  * park return at once). The idler clears {@code signalled} before it polls again, so the work is found by that poll.
  * Completions of a transport without a wake-up source cannot signal, which is why the park stays bounded (a
- * worker with one is {@link ProgressModel#ARMABLE} and idles with {@link WakeupIdleStrategy} instead).
+ * worker with one is {@link io.rdmakv.transport.ProgressModel#ARMABLE} and idles with {@link WakeupIdleStrategy} instead).
  */
 public final class SignalledIdleStrategy extends SpinYieldIdleStrategy
 {

@@ -3,7 +3,7 @@ package io.rdmakv.transport.progress;
 import io.rdmakv.transport.WorkerWakeup;
 
 /**
- * The idle strategy of an {@link ProgressModel#ARMABLE} worker's progress thread: spin, then yield (back-to-back
+ * The idle strategy of an {@link io.rdmakv.transport.ProgressModel#ARMABLE} worker's progress thread: spin, then yield (back-to-back
  * requests stay cheap), then arm the worker's {@link WorkerWakeup} and let the agent loop poll once more, and only
  * when that poll found nothing too, block in the kernel until a completion, a signal or the current bound, which
  * starts at {@link WorkerWakeup#maxBlockNanos()} and doubles with every wait that times out with nothing to do, up
