@@ -142,7 +142,10 @@ if softroce_base_is_complete "$BASE_DIR"
 then
     BASE_SHARE="-virtfs local,path=$BASE_DIR,mount_tag=rdmakvbase,security_model=none,readonly=on,id=rdmakvbase"
 else
-    softroce_log "no container base image cached in $BASE_DIR (build-base-image.sh): the container step will fail"
+    case ${RDMAKV_JOB_SKIP_CONTAINERS:-0} in
+        1|true) ;; # the container step is skipped: no base image needed
+        *) softroce_log "no container base image cached in $BASE_DIR (build-base-image.sh): the container step will fail" ;;
+    esac
 fi
 # RDMAKV_SOFTROCE_DOCKER_PORT: the guest's Docker engine (tcp 2375, RDMAKV_JOB_DOCKER_TCP=1) on host loopback.
 FORWARD=""
