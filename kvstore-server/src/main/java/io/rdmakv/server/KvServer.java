@@ -53,9 +53,7 @@ import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -89,7 +87,7 @@ public final class KvServer implements AutoCloseable
     /** A cluster view given by the embedder (tests), or null: then the one built from the settings. */
     private final ClusterView givenView;
     private final ServerCounters counters = new ServerCounters();
-    private final Deque<AutoCloseable> opened = new ArrayDeque<>();
+    private final OpenedResources opened = new OpenedResources();
 
     private String transportName;
     private String transportReason;
@@ -157,7 +155,7 @@ public final class KvServer implements AutoCloseable
         }
         catch (final RuntimeException ex)
         {
-            server.closeOpened();
+            server.opened.closeAll();
             if (ex instanceof ServerStartException sse)
             {
                 throw sse;
@@ -589,25 +587,8 @@ public final class KvServer implements AutoCloseable
             LOG.error("memory registrations grew after start-up: {} -> {} (data path must never register)",
                 registrationsAfterStart, memoryDomain.registrationCount());
         }
-        closeOpened();
+        opened.closeAll();
         LOG.info("node {} stopped", config.nodeId());
-    }
-
-    /** Close in reverse order of opening; every step runs even if an earlier one fails. */
-    private void closeOpened()
-    {
-        while (!opened.isEmpty())
-        {
-            final AutoCloseable c = opened.pop();
-            try
-            {
-                c.close();
-            }
-            catch (final Exception ex)
-            {
-                LOG.warn("closing {} failed: {}", c.getClass().getSimpleName(), ex.toString());
-            }
-        }
     }
 
     private static void sleepQuietly()

@@ -21,9 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.EnumSet;
 import java.util.List;
 
@@ -46,7 +44,7 @@ final class SideTransports implements AutoCloseable
     }
 
     private final List<Served> served = new ArrayList<>();
-    private final Deque<AutoCloseable> opened = new ArrayDeque<>();
+    private final OpenedResources opened = new OpenedResources();
 
     private SideTransports()
     {
@@ -173,18 +171,7 @@ final class SideTransports implements AutoCloseable
     @Override
     public void close()
     {
-        while (!opened.isEmpty())
-        {
-            final AutoCloseable c = opened.pop();
-            try
-            {
-                c.close();
-            }
-            catch (final Exception ex)
-            {
-                LOG.warn("closing {} failed: {}", c.getClass().getSimpleName(), ex.toString());
-            }
-        }
+        opened.closeAll();
     }
 
     /** A side worker's progress thread runs the worker only: its events go to the request thread. */
