@@ -195,6 +195,30 @@ public class MessageHeaderFlyweight
         return offset + HEADER_LENGTH;
     }
 
+    /**
+     * The checks every fixed-prefix message starts its {@code validate()} with, after the header's own: the type is
+     * {@code expected} and the body holds at least its {@code fixedBodyLength} bytes.
+     *
+     * @param what how errors name the message ("put request").
+     * @return the body length.
+     * @throws ProtocolException {@link ErrorCode#MALFORMED} for another type, {@link ErrorCode#TRUNCATED} for a body
+     *                           shorter than the fixed part.
+     */
+    protected final long checkTypeAndFixedBody(final MessageType expected, final String what,
+        final int fixedBodyLength)
+    {
+        if (type() != expected)
+        {
+            throw new ProtocolException(ErrorCode.MALFORMED, "not a " + what + ": " + type());
+        }
+        final long bodyLength = bodyLengthUnsigned();
+        if (bodyLength < fixedBodyLength)
+        {
+            throw new ProtocolException(ErrorCode.TRUNCATED, what + " body of " + bodyLength + " bytes");
+        }
+        return bodyLength;
+    }
+
     /** Throw unless a body of {@code bodyLength} bytes fits the wrapped space. */
     protected final void ensureCapacity(final long bodyLength)
     {

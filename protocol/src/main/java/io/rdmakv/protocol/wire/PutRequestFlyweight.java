@@ -61,15 +61,7 @@ public final class PutRequestFlyweight extends MessageHeaderFlyweight
     public PutRequestFlyweight validate()
     {
         super.validate();
-        if (type() != MessageType.PUT_REQUEST)
-        {
-            throw new ProtocolException(ErrorCode.MALFORMED, "not a put request: " + type());
-        }
-        final long bodyLength = bodyLengthUnsigned();
-        if (bodyLength < FIXED_BODY_LENGTH)
-        {
-            throw new ProtocolException(ErrorCode.TRUNCATED, "put request body of " + bodyLength + " bytes");
-        }
+        final long bodyLength = checkTypeAndFixedBody(MessageType.PUT_REQUEST, "put request", FIXED_BODY_LENGTH);
         final int keyLength = keyLength();
         final long valueLength = buffer.getInt(offset + VALUE_LENGTH_OFFSET, ORDER) & 0xFFFF_FFFFL;
         if (keyLength > ProtocolLimits.MAX_KEY_LENGTH)

@@ -79,15 +79,7 @@ public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
     public ReplicateRequestFlyweight validate()
     {
         super.validate();
-        if (type() != MessageType.REPLICATE_REQUEST)
-        {
-            throw new ProtocolException(ErrorCode.MALFORMED, "not a replicate request: " + type());
-        }
-        final long bodyLength = bodyLengthUnsigned();
-        if (bodyLength < FIXED_BODY_LENGTH)
-        {
-            throw new ProtocolException(ErrorCode.TRUNCATED, "replicate request body of " + bodyLength + " bytes");
-        }
+        final long bodyLength = checkTypeAndFixedBody(MessageType.REPLICATE_REQUEST, "replicate request", FIXED_BODY_LENGTH);
         final int op = op();
         if (op < OP_PUT || op > OP_DROP)
         {

@@ -81,15 +81,7 @@ public final class ResponseFlyweight extends MessageHeaderFlyweight
     public ResponseFlyweight validate()
     {
         super.validate();
-        if (type() != MessageType.RESPONSE)
-        {
-            throw new ProtocolException(ErrorCode.MALFORMED, "not a response: " + type());
-        }
-        final long bodyLength = bodyLengthUnsigned();
-        if (bodyLength < FIXED_BODY_LENGTH)
-        {
-            throw new ProtocolException(ErrorCode.TRUNCATED, "response body of " + bodyLength + " bytes");
-        }
+        final long bodyLength = checkTypeAndFixedBody(MessageType.RESPONSE, "response", FIXED_BODY_LENGTH);
         final long valueLength = buffer.getInt(offset + VALUE_LENGTH_OFFSET, ORDER) & 0xFFFF_FFFFL;
         if (FIXED_BODY_LENGTH + valueLength != bodyLength)
         {

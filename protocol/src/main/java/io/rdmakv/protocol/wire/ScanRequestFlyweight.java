@@ -68,15 +68,7 @@ public final class ScanRequestFlyweight extends MessageHeaderFlyweight
     public ScanRequestFlyweight validate()
     {
         super.validate();
-        if (type() != MessageType.SCAN_REQUEST)
-        {
-            throw new ProtocolException(ErrorCode.MALFORMED, "not a scan request: " + type());
-        }
-        final long bodyLength = bodyLengthUnsigned();
-        if (bodyLength < FIXED_BODY_LENGTH)
-        {
-            throw new ProtocolException(ErrorCode.TRUNCATED, "scan request body of " + bodyLength + " bytes");
-        }
+        final long bodyLength = checkTypeAndFixedBody(MessageType.SCAN_REQUEST, "scan request", FIXED_BODY_LENGTH);
         if (FIXED_BODY_LENGTH + cursorLength() != bodyLength || lastSlot() < firstSlot())
         {
             throw new ProtocolException(ErrorCode.BAD_LENGTH, "scan request: cursor of " + cursorLength() +
