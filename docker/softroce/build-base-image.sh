@@ -17,35 +17,19 @@ set -euo pipefail
 [ "$(id -u)" = 0 ] || softroce_die "build-base-image.sh needs root (debootstrap and chroot)"
 command -v debootstrap >/dev/null || softroce_die "debootstrap is not installed (build-guest.sh installs it)"
 
-WORK=""
-cleanup()
-{
-    [ -n "$WORK" ] && [ -d "$WORK" ] || return 0
-    unmount_chroot "$WORK/rootfs"
-    findmnt -rn -o TARGET | grep -q "^$WORK/" && { softroce_log "NOT removing $WORK: still mounted"; return 0; }
-    rm -rf --one-file-system "$WORK"
-}
-
 build()
 {
     local key=$1 dir=$2 mirror root out t0
     mirror=${RDMAKV_SOFTROCE_MIRROR:-$(host_mirror)}
     WORK="$SOFTROCE_CACHE/work/base-$key.$$"
-    trap cleanup EXIT
+    trap softroce_cleanup_work EXIT
     trap 'exit 130' INT TERM
     root="$WORK/rootfs"
     out="$WORK/out"
     mkdir -p "$root" "$out"
     t0=$(date +%s)
     softroce_log "base image: debootstrap $SOFTROCE_SUITE (minbase) from $mirror"
-    if ! debootstrap --variant=minbase "$SOFTROCE_SUITE" "$root" "$mirror" > "$WORK/debootstrap.log" 2>&1
-    then
-        tail -20 "$WORK/debootstrap.log" >&2
-        softroce_die "debootstrap failed (log above)"
-    fi
-    copy_apt_sources "$root" "$mirror"
-    printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
-    chmod 0755 "$root/usr/sbin/policy-rc.d"
+    softroce_bootstrap_root "$root" "$mirror"
     # No documentation, manual pages or translations in the image (dpkg skips them from now on).
     cat > "$root/etc/dpkg/dpkg.cfg.d/rdmakv-slim" <<'SLIM'
 path-exclude=/usr/share/doc/*

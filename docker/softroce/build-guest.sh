@@ -30,20 +30,6 @@ install_host_packages()
         "${missing[@]}" >/dev/null
 }
 
-# Removes a failed build's work directory, but only once nothing is mounted below it any more.
-WORK=""
-cleanup()
-{
-    [ -n "$WORK" ] && [ -d "$WORK" ] || return 0
-    unmount_chroot "$WORK/rootfs"
-    if findmnt -rn -o TARGET | grep -q "^$WORK/"
-    then
-        softroce_log "NOT removing $WORK: something is still mounted below it"
-        return 0
-    fi
-    rm -rf --one-file-system "$WORK"
-}
-
 # Under the lock no other build runs, so any work directory is a killed build's; images of other keys are stale
 # (another package list or init) and are removed too unless RDMAKV_SOFTROCE_KEEP_OLD_IMAGES=1.
 remove_leftovers()
@@ -79,7 +65,7 @@ build_image()
     local key=$1 image_dir=$2 mirror root out t0 t
     mirror=${RDMAKV_SOFTROCE_MIRROR:-$(host_mirror)}
     WORK="$SOFTROCE_CACHE/work/$key.$$"
-    trap cleanup EXIT
+    trap softroce_cleanup_work EXIT
     trap 'exit 130' INT TERM
     root="$WORK/rootfs"
     out="$WORK/out"
@@ -87,22 +73,13 @@ build_image()
     t0=$(date +%s)
 
     softroce_log "debootstrap $SOFTROCE_SUITE (minbase) from $mirror"
-    if ! debootstrap --variant=minbase "$SOFTROCE_SUITE" "$root" "$mirror" > "$WORK/debootstrap.log" 2>&1
-    then
-        tail -20 "$WORK/debootstrap.log" >&2
-        softroce_die "debootstrap failed (log above)"
-    fi
-
-    copy_apt_sources "$root" "$mirror"
+    softroce_bootstrap_root "$root" "$mirror"
     # A small initramfs with just what finds and mounts the root disk: building the default one (MODULES=most,
     # twice through triggers) takes minutes on a loaded host, and unpacking it slows every emulated boot.
     # Written before initramfs-tools is installed; --force-confold keeps this modules file over the packaged one.
     mkdir -p "$root/etc/initramfs-tools/conf.d"
     echo "MODULES=list" > "$root/etc/initramfs-tools/conf.d/rdmakv.conf"
     printf '%s\n' virtio_pci virtio_blk ext4 > "$root/etc/initramfs-tools/modules"
-    # No daemon may start inside the chroot while packages install.
-    printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
-    chmod 0755 "$root/usr/sbin/policy-rc.d"
 
     softroce_log "installing guest packages: $(softroce_guest_packages)"
     mount_chroot "$root"

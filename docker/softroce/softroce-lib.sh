@@ -135,3 +135,33 @@ softroce_base_is_complete()
 {
     [ -f "$1/COMPLETE" ] && [ -s "$1/rootfs.tar" ]
 }
+
+# The work directory of a build (build-guest.sh, build-base-image.sh): set WORK, then `trap softroce_cleanup_work
+# EXIT`. Removes it, but only once nothing is mounted below it any more.
+WORK=""
+softroce_cleanup_work()
+{
+    [ -n "$WORK" ] && [ -d "$WORK" ] || return 0
+    unmount_chroot "$WORK/rootfs"
+    if findmnt -rn -o TARGET | grep -q "^$WORK/"
+    then
+        softroce_log "NOT removing $WORK: something is still mounted below it"
+        return 0
+    fi
+    rm -rf --one-file-system "$WORK"
+}
+
+# A minimal Debian in ROOT from MIRROR (debootstrap's log in $WORK/debootstrap.log, its tail on failure), with the
+# host's apt sources and a policy that no daemon starts inside the chroot while packages install.
+softroce_bootstrap_root()
+{
+    local root=$1 mirror=$2
+    if ! debootstrap --variant=minbase "$SOFTROCE_SUITE" "$root" "$mirror" > "$WORK/debootstrap.log" 2>&1
+    then
+        tail -20 "$WORK/debootstrap.log" >&2
+        softroce_die "debootstrap failed (log above)"
+    fi
+    copy_apt_sources "$root" "$mirror"
+    printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
+    chmod 0755 "$root/usr/sbin/policy-rc.d"
+}
