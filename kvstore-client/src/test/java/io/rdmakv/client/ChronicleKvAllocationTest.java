@@ -60,8 +60,7 @@ class ChronicleKvAllocationTest
             key.append("hot");
             final Bytes<?> into = Bytes.allocateElasticDirect(VALUE_LENGTH);
             kv.put(key, value);
-            final long[] path = {Thread.currentThread().getId(),
-                client.getAsync("hot").thenApply(v -> Thread.currentThread().getId()).join()};
+            final long[] path = {Thread.currentThread().getId(), completingThread(client)};
 
             for (int i = 0; i < ROUNDS; i++) // warm up: JIT, thread locals, the encoder's buffer at its size
             {
@@ -103,6 +102,23 @@ class ChronicleKvAllocationTest
             into.releaseLast();
             value.releaseLast();
         }
+    }
+
+    /**
+     * The thread that completes the client's GETs (where their values are made): the thread a callback attached to a
+     * pending future runs on. A future that completed before the callback was attached runs it on the caller instead,
+     * which says nothing, so probe again until another thread answers (or, if none ever does, the caller completes
+     * them itself and is the path).
+     */
+    private static long completingThread(final KvClient client)
+    {
+        final long caller = Thread.currentThread().getId();
+        long completer = caller;
+        for (int i = 0; i < 1_000 && completer == caller; i++)
+        {
+            completer = client.getAsync("hot").thenApply(v -> Thread.currentThread().getId()).join();
+        }
+        return completer;
     }
 
     /**
