@@ -4,6 +4,8 @@ import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.cluster.ClusterMember;
+import io.rdmakv.server.cluster.ClusterState;
+import io.rdmakv.server.cluster.SlotRange;
 import io.rdmakv.server.replication.ScriptedCluster;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
@@ -128,6 +130,35 @@ class ReplicationTest
             cluster.set(ScriptedCluster.oneRange(6, cluster.current().members(), 2, List.of(1), List.of()));
             assertEquals(Status.STALE_EPOCH, peer.raw(replicate(1, 5, "deposed", "d")).status());
             assertNull(backup.store().get(b("deposed")));
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldRefuseAWriteTheNewestMapMovedAwayWhileRoutingStillAdmitsIt() throws Exception
+    {
+        startPair(Map.of());
+        try (RawClient client = RawClient.attached(primary))
+        {
+            assertEquals(Status.OK, client.put(b("k"), b("before")).status());
+            // Node 2 is primary at epoch 6 (a cut-over or a failover); node 1 took the state but has not delivered it:
+            // its routing still serves the range. Written here alone, the PUT would be lost at node 2.
+            final List<ClusterMember> members = cluster.current().members();
+            cluster.setUndelivered(ScriptedCluster.oneRange(6, members, 2, List.of(), List.of()));
+            final var refused = client.put(b("k"), b("lost"));
+            assertEquals(Status.WRONG_NODE, refused.status(), "sent on to the newest primary");
+            assertEquals("127.0.0.1:" + backup.controlAddress().getPort(), refused.text());
+            assertEquals(Status.WRONG_NODE, client.delete(b("k")).status());
+            assertArrayEquals(b("before"), primary.store().get(b("k")), "nothing written at the old primary");
+            assertArrayEquals(b("before"), backup.store().get(b("k")));
+            // FENCED at the new primary too (node 1 primary again, but fenced): nothing is written either.
+            cluster.setUndelivered(new ClusterState(7, members, List.of(new SlotRange(0, ClusterState.SLOT_COUNT - 1, 7,
+                1, List.of(2), List.of(), SlotRange.State.FENCED))));
+            assertEquals(Status.WRONG_NODE, client.put(b("k"), b("fenced")).status());
+            assertArrayEquals(b("before"), primary.store().get(b("k")));
+            cluster.set(ScriptedCluster.oneRange(8, members, 1, List.of(2), List.of()));
+            assertEquals(Status.OK, client.put(b("k"), b("after")).status(), "LIVE again: served");
+            assertArrayEquals(b("after"), backup.store().get(b("k")));
         }
     }
 

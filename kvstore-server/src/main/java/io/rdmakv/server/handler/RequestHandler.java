@@ -682,6 +682,10 @@ public final class RequestHandler implements EndpointHandler
                 responses.answerStoreFailure(endpoint, correlationId, new StoreException(reason));
                 return;
             }
+            if (status == Status.WRONG_NODE)
+            {
+                counters.increment(ServerCounter.WRONG_NODE); // the reason is the owner's host:port, as routing's
+            }
             responses.answerError(endpoint, correlationId, status, reason);
         }
     }

@@ -8,6 +8,7 @@ import io.rdmakv.server.cluster.ClusterState;
 import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.SlotRange;
 import io.rdmakv.server.handler.WriteOutcome;
+import io.rdmakv.server.handler.SlotRouter;
 import io.rdmakv.server.handler.WritePath;
 import io.rdmakv.server.store.RangeStore;
 import io.rdmakv.server.store.StoreKeys;
@@ -44,7 +45,11 @@ import java.util.concurrent.Executors;
  *   backup link down / timeout  -> view.removeFromInSync(range, epoch, backup) -> committed: stop waiting for it
  *                                                                             -> refused: answer BUSY (retryable)
  *   no lease (view.holdsLease false) -> BUSY, nothing written
+ *   the newest map says another primary, or FENCED -> WRONG_NODE (that primary, or this node: refresh), nothing written
  * </pre>
+ * The last rule matters because routing follows the map a notification later than {@code view.current()} does: a
+ * write routing still admits, on a node the newest map has already moved the range away from, would otherwise be
+ * written here alone and answered (the new primary never sees it: a lost write).
  * Request thread only; the coordinator's answers and link hand-offs come back through an inbox it drains.
  */
 public final class ReplicatingWritePath implements WritePath
@@ -64,6 +69,8 @@ public final class ReplicatingWritePath implements WritePath
     /** The last state looked at, and whether this node replicates anything in it. */
     private ClusterState checkedState;
     private boolean replicating;
+    /** The routing of {@link #checkedState}: which slots this node may take writes for now. */
+    private SlotRouter writable;
     private final Worker worker;
     private final String transport;
     private final byte[] secret;
@@ -167,6 +174,8 @@ public final class ReplicatingWritePath implements WritePath
         if (state != checkedState)
         {
             checkedState = state;
+            final ClusterMember self = state.member(localNodeId);
+            writable = SlotRouter.of(state, localNodeId, self == null ? "" : self.host() + ':' + self.controlPort());
             replicating = false;
             for (final SlotRange r : state.ranges())
             {
@@ -180,6 +189,10 @@ public final class ReplicatingWritePath implements WritePath
     public void put(final Endpoint endpoint, final long correlationId, final DirectBuffer buffer, final int keyIndex,
         final int keyLength, final int valueIndex, final int valueLength)
     {
+        if (notPrimaryNow(endpoint, correlationId, buffer, keyIndex, keyLength))
+        {
+            return;
+        }
         if (!replicating())
         {
             localOrder.add(LOCAL_ONLY);
@@ -199,6 +212,10 @@ public final class ReplicatingWritePath implements WritePath
     public void delete(final Endpoint endpoint, final long correlationId, final DirectBuffer buffer, final int keyIndex,
         final int keyLength)
     {
+        if (notPrimaryNow(endpoint, correlationId, buffer, keyIndex, keyLength))
+        {
+            return;
+        }
         if (!replicating())
         {
             localOrder.add(LOCAL_ONLY);
@@ -212,6 +229,29 @@ public final class ReplicatingWritePath implements WritePath
         }
         start(endpoint, correlationId, true, buffer, keyIndex, keyLength, buffer, 0, 0);
         local.delete(endpoint, correlationId, buffer, keyIndex, keyLength);
+    }
+
+    /**
+     * Refuses (WRONG_NODE, nothing written) a write of a slot the newest map this node knows does not let it write:
+     * another node is primary, or the range is FENCED (a cut-over under way). Returns true when refused.
+     */
+    private boolean notPrimaryNow(final Endpoint endpoint, final long correlationId, final DirectBuffer key,
+        final int keyIndex, final int keyLength)
+    {
+        if (!hasView())
+        {
+            return false; // no view followed: a single node's local writes
+        }
+        replicating(); // brings the routing up to the newest map
+        final SlotRouter routing = writable;
+        final int slot = StoreKeys.slotOf(key, keyIndex, keyLength);
+        if (routing.isLocal(slot))
+        {
+            return false;
+        }
+        outcome.failed(endpoint, correlationId, Status.WRONG_NODE,
+            new String(routing.ownerAddress(slot), java.nio.charset.StandardCharsets.UTF_8));
+        return true;
     }
 
     /** Record the write and send it to the range's replicas (before the local write starts). */

@@ -74,6 +74,16 @@ public final class ScriptedCluster implements AutoCloseable
         }
     }
 
+    /**
+     * Make {@code next} the newest state {@code current()} returns without telling the listeners yet, as a real view
+     * does between taking a committed state and its notification thread delivering it (routing and ownership words
+     * still follow the previous one). {@link #set} with the same state delivers it later.
+     */
+    public void setUndelivered(final ClusterState next)
+    {
+        state.set(next);
+    }
+
     public ClusterState current()
     {
         return state.get();

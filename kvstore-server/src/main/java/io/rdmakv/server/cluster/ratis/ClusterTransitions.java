@@ -211,7 +211,8 @@ public final class ClusterTransitions
             {
                 // The old primary of a moved range is surely stopped (its lease is over): the new primary serves.
                 handoffs.remove(r.firstSlot());
-                ranges.add(with(r, epoch, r.primary(), r.backups(), r.learners(), SlotRange.State.LIVE));
+                ranges.add(with(r, epoch, r.primary(), minus(r.backups(), n), minus(r.learners(), n),
+                    SlotRange.State.LIVE));
             }
             else if (r.primary() == n)
             {
@@ -290,14 +291,19 @@ public final class ClusterTransitions
             return refuse(s, "node " + f.target() + " is not an in-sync backup of " + range + ": it may miss writes");
         }
         final long epoch = s.cluster().epoch() + 1;
-        final List<Integer> backups = new ArrayList<>();
-        if (!s.isFailed(range.primary()))
+        final List<Integer> backups = minus(range.backups(), f.target());
+        if (s.isFailed(range.primary()))
         {
-            backups.add(range.primary());
+            return replace(s, epoch, range, with(range, epoch, f.target(), backups, range.learners(),
+                SlotRange.State.LIVE));
         }
-        backups.addAll(minus(range.backups(), f.target()));
-        return replace(s, epoch, range, with(range, epoch, f.target(), backups, range.learners(),
-            SlotRange.State.LIVE));
+        // The old primary is alive: FENCED until it released the range (its routing and ownership words no longer
+        // serve it), as at a resharding cut-over. It stays as a learner, not an in-sync backup: it may hold a write it
+        // applied and never had acknowledged, so it catches up from the new primary before it counts again.
+        final Map<Integer, Integer> handoffs = new HashMap<>(s.handoffs());
+        handoffs.put(range.firstSlot(), range.primary());
+        return replace(s.withHandoffs(handoffs), epoch, range, with(range, epoch, f.target(), backups,
+            plus(range.learners(), range.primary()), SlotRange.State.FENCED));
     }
 
     private static Outcome beginMove(final CoordState s, final ClusterCommand.BeginMove m)

@@ -146,7 +146,25 @@ class ClusterTransitionsTest
         final CoordState after = apply(s, new ClusterCommand.Failover(0, 2));
         final SlotRange r = after.cluster().ranges().get(0);
         assertEquals(2, r.primary());
-        assertEquals(List.of(1), r.backups(), "the old primary stays as a backup");
+        assertEquals(SlotRange.State.FENCED, r.state(), "nobody serves it until the old primary released it");
+        assertEquals(List.of(), r.backups());
+        assertEquals(List.of(1), r.learners(), "the old primary catches up before it counts again");
+        assertFalse(ClusterTransitions.apply(after, new ClusterCommand.Failover(0, 1)).accepted(),
+            "no failover during the handover");
+        final SlotRange released = apply(after, new ClusterCommand.ReleaseRange(0, 1)).cluster().ranges().get(0);
+        assertEquals(SlotRange.State.LIVE, released.state());
+        assertEquals(2, released.primary());
+        assertTrue(released.epoch() > r.epoch());
+    }
+
+    @Test
+    void shouldEndAManualFailoverWhoseOldPrimaryDiesBeforeReleasing()
+    {
+        final CoordState s = apply(threeNodes(), new ClusterCommand.Failover(0, 2));
+        final SlotRange r = apply(s, new ClusterCommand.FailNode(1, s.renewalsOf(1))).cluster().ranges().get(0);
+        assertEquals(2, r.primary());
+        assertEquals(SlotRange.State.LIVE, r.state(), "its lease is over: the new primary serves");
+        assertFalse(r.hasReplica(1), "a failed node is no learner");
     }
 
     @Test
