@@ -164,6 +164,24 @@ class ReplicationTest
 
     @Test
     @Timeout(60)
+    void shouldSendTheClientOnWhenABackupSaysThePrimaryIsDeposed() throws Exception
+    {
+        startPair(Map.of());
+        try (RawClient client = RawClient.attached(primary))
+        {
+            // Node 2 was made primary at epoch 6; node 1 has not heard of it and still replicates at epoch 5.
+            cluster.lag(1);
+            cluster.set(ScriptedCluster.oneRange(6, cluster.current().members(), 2, List.of(1), List.of()));
+            final var refused = client.put(b("k"), b("v"));
+            assertEquals(Status.WRONG_NODE, refused.status(), "a redirect the client follows after a map refresh");
+            assertEquals("127.0.0.1:" + primary.controlAddress().getPort(), refused.text(),
+                "its newest map names no other primary: the client refreshes its map");
+            assertNull(backup.store().get(b("k")), "the new primary refused it");
+        }
+    }
+
+    @Test
+    @Timeout(60)
     void shouldRemoveADeadBackupFromTheInSyncSetBeforeTheNextAcknowledgement() throws Exception
     {
         startPair(Map.of("replication.timeoutMs", "5000"));

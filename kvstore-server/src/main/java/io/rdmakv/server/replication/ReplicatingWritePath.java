@@ -23,6 +23,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -41,7 +42,7 @@ import java.util.concurrent.Executors;
  *   put/delete -> range := view.current().rangeOf(slot)
  *              -> REPLICATE(epoch) to backups + learners  ||  local.put/delete (WAL, durability setting)
  *   local done + all backups OK -> outcome (pool, answer OK)          (in any order; copies kept if local is first)
- *   backup STALE_EPOCH          -> answer STALE_EPOCH (this primary is stale)
+ *   backup STALE_EPOCH          -> answer WRONG_NODE (this primary is stale: the client refreshes and retries)
  *   backup link down / timeout  -> view.removeFromInSync(range, epoch, backup) -> committed: stop waiting for it
  *                                                                             -> refused: answer BUSY (retryable)
  *   no lease (view.holdsLease false) -> BUSY, nothing written
@@ -250,7 +251,7 @@ public final class ReplicatingWritePath implements WritePath
             return false;
         }
         outcome.failed(endpoint, correlationId, Status.WRONG_NODE,
-            new String(routing.ownerAddress(slot), java.nio.charset.StandardCharsets.UTF_8));
+            new String(routing.ownerAddress(slot), StandardCharsets.UTF_8));
         return true;
     }
 
@@ -806,8 +807,14 @@ public final class ReplicatingWritePath implements WritePath
             }
             else if (status == Status.STALE_EPOCH)
             {
-                w.fail(Status.STALE_EPOCH, "replica " + nodeId + " holds range " + w.firstSlot +
-                    " at a newer epoch than " + w.rangeEpoch + ": this node is no longer its primary");
+                // This node is no longer the range's primary: the client refreshes its map and retries there. The
+                // local copy of the write (it may be applied here) is never served: this node left the range or
+                // catches up as a learner before it counts again.
+                LOG.debug("replica {} holds range {} at a newer epoch than {}: not its primary any more", nodeId,
+                    w.firstSlot, w.rangeEpoch);
+                replicating(); // the routing of the newest map
+                w.fail(Status.WRONG_NODE,
+                    new String(writable.ownerAddress(w.firstSlot), StandardCharsets.UTF_8));
             }
             else
             {

@@ -32,7 +32,10 @@ public final class ScriptedCluster implements AutoCloseable
     /** No map until the test sets one (the nodes' ports are known only once they started). */
     private final AtomicReference<ClusterState> state =
         new AtomicReference<>(new ClusterState(0, List.of(), List.of()));
-    private final List<Consumer<ClusterState>> listeners = new CopyOnWriteArrayList<>();
+    /** Listeners with the node whose view they subscribed to. */
+    private final List<java.util.Map.Entry<Integer, Consumer<ClusterState>>> listeners = new CopyOnWriteArrayList<>();
+    /** Nodes that missed every state since {@link #lag}: they keep reading the state they had. */
+    private final java.util.Map<Integer, ClusterState> lagging = new java.util.concurrent.ConcurrentHashMap<>();
     private final Executor commits = Executors.newSingleThreadExecutor(r ->
     {
         final Thread t = new Thread(r, "scripted-cluster");
@@ -61,17 +64,27 @@ public final class ScriptedCluster implements AutoCloseable
     public void set(final ClusterState next)
     {
         state.set(next);
-        for (final Consumer<ClusterState> listener : listeners)
+        for (final java.util.Map.Entry<Integer, Consumer<ClusterState>> listener : listeners)
         {
+            if (lagging.containsKey(listener.getKey()))
+            {
+                continue;
+            }
             try
             {
-                listener.accept(next);
+                listener.getValue().accept(next);
             }
             catch (final RuntimeException ex)
             {
                 System.err.println("ScriptedCluster: a listener failed on epoch " + next.epoch() + ": " + ex);
             }
         }
+    }
+
+    /** Node {@code nodeId} hears of no later state (its view and listeners keep the current one) until unlagged. */
+    public void lag(final int nodeId)
+    {
+        lagging.put(nodeId, state.get());
     }
 
     /**
@@ -203,13 +216,14 @@ public final class ScriptedCluster implements AutoCloseable
         @Override
         public ClusterState current()
         {
-            return state.get();
+            final ClusterState missed = lagging.get(nodeId);
+            return missed != null ? missed : state.get();
         }
 
         @Override
         public void subscribe(final Consumer<ClusterState> listener)
         {
-            listeners.add(listener);
+            listeners.add(java.util.Map.entry(nodeId, listener));
         }
 
         @Override
