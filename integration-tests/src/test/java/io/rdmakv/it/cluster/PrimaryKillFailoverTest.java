@@ -43,7 +43,7 @@ class PrimaryKillFailoverTest
         killPrimaryMidWriteStream(false);
     }
 
-    /** Leadership and data fail over at once (an election first, then the new leader's full lease wait). */
+    /** Leadership and data fail over at once (an election, while the killed node's lease runs out). */
     @Test
     @Tag("faults")
     @Tag("cluster-faults")

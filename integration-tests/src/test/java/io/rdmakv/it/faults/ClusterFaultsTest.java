@@ -182,6 +182,51 @@ class ClusterFaultsTest
     }
 
     @Test
+    void shouldStayLinearizableAcrossAManualFailover()
+    {
+        try (FaultCluster cluster = FaultCluster.start(dir, 3, 1, LEASE_MS, null, null))
+        {
+            final ClusterStatus.Range range = cluster.status(3).rangeOf(2);
+            final int backup = range.backups().get(0);
+            run(cluster, "manual failover of slots " + range.first() + "-" + range.last() + " from node 2 to node " +
+                backup, () ->
+            {
+                final String log = cluster.admin(3, "failover " + range.first() + " " + backup, WAIT);
+                assertTrue(log.contains("committed"), log);
+                // Handed over (node 2 released it), and node 2 caught up as a learner and counts again.
+                cluster.awaitStatus(3, s -> s.rangeAt(range.first()).primary() == backup &&
+                    "LIVE".equals(s.rangeAt(range.first()).state()) && s.rangeAt(range.first()).backups().contains(2),
+                    "node " + backup + " LIVE primary and node 2 back in sync", WAIT);
+            });
+        }
+    }
+
+    @Test
+    void shouldStayLinearizableAcrossKillNineOfTheOldPrimaryHeldAtAManualFailover()
+    {
+        try (FaultCluster cluster = FaultCluster.start(dir, 3, 1, LEASE_MS, null, null,
+            Map.of(2, Map.of(HOLD_CUT_OVER_PROPERTY, Long.toString(WAIT.toMillis())))))
+        {
+            final ClusterStatus.Range range = cluster.status(3).rangeOf(2);
+            final int backup = range.backups().get(0);
+            run(cluster, "kill -9 of node 2 held at the manual failover of slots " + range.first() + "-" +
+                range.last() + " to node " + backup, () ->
+            {
+                cluster.admin(3, "failover " + range.first() + " " + backup, WAIT);
+                cluster.awaitLog(2, HOLD_CUT_OVER_MARKER, WAIT);
+                // Node 2 has not applied the failover: its routing and ownership words still serve the range. The
+                // new primary must not serve it before node 2 released it or is surely stopped.
+                cluster.awaitStatus(3, s -> s.rangeAt(range.first()).primary() == backup &&
+                    "FENCED".equals(s.rangeAt(range.first()).state()), "fenced while node 2 holds", WAIT);
+                ProcessFaults.kill9(cluster.node(2).pid());
+                cluster.awaitStatus(3, s -> s.isFailed(2) && s.rangeAt(range.first()).primary() == backup &&
+                    "LIVE".equals(s.rangeAt(range.first()).state()), "node 2 declared failed and node " + backup +
+                    " LIVE primary", WAIT);
+            });
+        }
+    }
+
+    @Test
     void shouldStayLinearizableWhileRemoveNodeDrainsANode()
     {
         try (FaultCluster cluster = FaultCluster.start(dir, 4, 1, LEASE_MS, null, null))

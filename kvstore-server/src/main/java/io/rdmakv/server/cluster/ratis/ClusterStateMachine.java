@@ -145,8 +145,8 @@ public final class ClusterStateMachine extends BaseStateMachine
     {
         if (groupMemberId.getPeerId().equals(newLeaderId))
         {
-            LOG.info("{} became the coordination group's leader: no lease is declared expired for a full lease * " +
-                "drift ({} ms)", newLeaderId, watchdog.expiryNanos() / 1_000_000);
+            LOG.info("{} became the coordination group's leader: a lease is declared expired lease * drift ({} ms) " +
+                "after this voter applied its last renewal", newLeaderId, watchdog.expiryNanos() / 1_000_000);
             watchdog.becameLeader(clock.nanoTime());
         }
         else

@@ -12,7 +12,7 @@ import java.util.concurrent.locks.LockSupport;
  * A test-only pause at the resharding cut-over, so a fault test can kill the source or the target of a move at that
  * very moment instead of hoping to hit it. With the system property {@value #PROPERTY} set to a number of
  * milliseconds, a node that learns a committed state in which a range it was moving (as primary) or receiving (as
- * learner) changed primary logs {@value #MARKER} and holds its view's notification thread that long before any
+ * learner) changed primary, or a manual failover handed a range it was primary of (or becomes primary of), logs {@value #MARKER} and holds its view's notification thread that long before any
  * listener sees the state: request routing and the pool's ownership words stay as before the cut-over, as on a node
  * that has not heard of it yet. Off (0) unless the property is set.
  */
@@ -75,19 +75,21 @@ final class CutOverHold
     }
 
     /**
-     * The range of {@code next} that was MIGRATING in {@code before} and has a new primary now, where this node was the
-     * old primary or becomes the new one; null when there is none.
+     * The range of {@code next} handed to a new primary since {@code before}, where this node was the old primary or
+     * becomes the new one; null when there is none. A handover is a move's cut-over (the range was MIGRATING) or a
+     * manual failover (it was LIVE and is FENCED now, until the old primary releases it).
      */
     static SlotRange cutOver(final ClusterState before, final ClusterState next, final int nodeId)
     {
         for (final SlotRange old : before.ranges())
         {
-            if (old.state() != SlotRange.State.MIGRATING)
+            final SlotRange now = next.ranges().isEmpty() ? null : next.rangeOf(old.firstSlot());
+            if (now == null || now.primary() == old.primary() || old.primary() != nodeId && now.primary() != nodeId)
             {
                 continue;
             }
-            final SlotRange now = next.ranges().isEmpty() ? null : next.rangeOf(old.firstSlot());
-            if (now != null && now.primary() != old.primary() && (old.primary() == nodeId || now.primary() == nodeId))
+            if (old.state() == SlotRange.State.MIGRATING ||
+                old.state() == SlotRange.State.LIVE && now.state() == SlotRange.State.FENCED)
             {
                 return now;
             }

@@ -9,16 +9,18 @@ import java.util.Map;
 
 /**
  * The leader's view of node leases, on the leader's own monotonic clock. A node's lease is surely over
- * {@code lease * drift} after this voter applied its last renewal; a voter that just became leader first waits a
- * full {@code lease * drift} from its election, since renewals committed under the previous leader may have reached
- * it late or not at all. Only then does {@link #expired} name a node, with the renewal count the decision is based on
- * (the command is refused if the node renewed since). Thread-safe.
+ * {@code lease * drift} after this voter applied its last renewal: the node times its lease from the moment it sent
+ * that renewal, which is before any voter applied it. A voter that becomes leader needs no wait of its own: every
+ * renewal committed under an earlier leader is in its log (Raft's leader completeness) and is applied, at a time
+ * later than it was sent, before the voter's own decisions; a renewal applied after a decision was taken makes the
+ * decision's renewal count stale, and the group refuses it ({@link ClusterTransitions}). A member this voter has no
+ * renewal of (it loaded the state from a snapshot) is timed from when the voter first looked. {@link #expired} names
+ * each node with the renewal count the decision is based on. Thread-safe.
  */
 public final class LeaseWatchdog
 {
     private final long expiryNanos;
     private final Map<Integer, Long> lastRenewalApplied = new HashMap<>();
-    private long leaderSinceNanos;
     private boolean leader;
 
     /**
@@ -44,7 +46,6 @@ public final class LeaseWatchdog
     public synchronized void becameLeader(final long nowNanos)
     {
         leader = true;
-        leaderSinceNanos = nowNanos;
     }
 
     /** This voter is no longer the leader. */
@@ -66,12 +67,12 @@ public final class LeaseWatchdog
 
     /**
      * Live members whose lease is surely over at {@code nowNanos}, each with the renewal count seen, when this voter
-     * is the leader and has been for at least {@code lease * drift}; otherwise none.
+     * is the leader; otherwise none.
      */
     public synchronized List<ClusterCommand.FailNode> expired(final CoordState state, final long nowNanos)
     {
         final List<ClusterCommand.FailNode> out = new ArrayList<>();
-        if (!leader || nowNanos - leaderSinceNanos < expiryNanos)
+        if (!leader)
         {
             return out;
         }
@@ -81,8 +82,7 @@ public final class LeaseWatchdog
             {
                 continue;
             }
-            final long since = Math.max(lastRenewalApplied.getOrDefault(m.nodeId(), leaderSinceNanos),
-                leaderSinceNanos);
+            final long since = lastRenewalApplied.computeIfAbsent(m.nodeId(), id -> nowNanos);
             if (nowNanos - since >= expiryNanos)
             {
                 out.add(new ClusterCommand.FailNode(m.nodeId(), state.renewalsOf(m.nodeId())));

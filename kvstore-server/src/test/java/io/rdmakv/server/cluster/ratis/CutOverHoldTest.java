@@ -33,4 +33,19 @@ class CutOverHoldTest
         assertNull(CutOverHold.cutOver(inSync, moved, 3), "the bystander backup is not held");
         assertEquals(1, CutOverHold.cutOver(migrating, moved, 2).primary(), "also when a state was skipped");
     }
+
+    @Test
+    void shouldFindTheHandoverOfAManualFailoverButNotAPromotionAfterAFailure()
+    {
+        final CoordState s = ClusterTransitionsTest.threeNodes();
+        final SlotRange two = s.cluster().ranges().stream().filter(r -> r.primary() == 2).findFirst().orElseThrow();
+        final int backup = two.backups().get(0);
+        final ClusterState handedOver = ClusterTransitionsTest.apply(s,
+            new ClusterCommand.Failover(two.firstSlot(), backup)).cluster();
+        assertEquals(backup, CutOverHold.cutOver(s.cluster(), handedOver, 2).primary(), "the old primary");
+        assertEquals(backup, CutOverHold.cutOver(s.cluster(), handedOver, backup).primary(), "the new primary");
+        final ClusterState promoted = ClusterTransitionsTest.apply(s, new ClusterCommand.FailNode(2, s.renewalsOf(2)))
+            .cluster();
+        assertNull(CutOverHold.cutOver(s.cluster(), promoted, backup), "a failed node's range goes LIVE at once");
+    }
 }

@@ -47,17 +47,35 @@ class LeaseWatchdogTest
     }
 
     @Test
-    void shouldLetANewLeaderWaitAFullLeaseTimesDriftBeforeDecidingAnything()
+    void shouldLetANewLeaderDecideAtOnceFromTheRenewalsItAppliedAsAFollower()
     {
         final CoordState s = ClusterTransitionsTest.threeNodes();
         final LeaseWatchdog w = new LeaseWatchdog(LEASE, DRIFT);
-        w.applied(3, 0); // applied as a follower long ago
+        w.applied(1, 0); // applied as a follower long ago: node 1 went silent then
         final long elected = 10 * LEASE;
+        w.applied(2, elected); // node 2 renews; node 3's state came from a snapshot (no renewal here)
+        assertEquals(List.of(), w.expired(s, elected), "a follower decides nothing");
         w.becameLeader(elected);
-        assertEquals(List.of(), w.expired(s, elected + EXPIRY - 1), "a new leader waits a full lease * drift");
-        assertEquals(3, w.expired(s, elected + EXPIRY).size(), "then every silent node expires");
+        assertEquals(List.of(new ClusterCommand.FailNode(1, s.renewalsOf(1))), w.expired(s, elected),
+            "node 1's last renewal applied here is older than lease * drift: no wait from the election");
+        assertEquals(List.of(new ClusterCommand.FailNode(1, s.renewalsOf(1))), w.expired(s, elected + EXPIRY - 1),
+            "node 3 is timed from when the leader first looked, node 2 from its renewal");
+        assertEquals(List.of(1, 2, 3), w.expired(s, elected + EXPIRY).stream().map(ClusterCommand.FailNode::nodeId)
+            .sorted().toList());
         w.lostLeadership();
         assertEquals(List.of(), w.expired(s, elected + 10 * EXPIRY), "a follower decides nothing");
+    }
+
+    @Test
+    void shouldHaveTheGroupRefuseADecisionARenewalAppliedAfterItMadeStale()
+    {
+        // A new leader decides on the renewals it applied so far; renewals committed earlier but applied only now
+        // (they were in its log, committed by the old leader) reach the state machine before its decision does.
+        final CoordState s = ClusterTransitionsTest.threeNodes();
+        final ClusterCommand.FailNode decision = new ClusterCommand.FailNode(1, s.renewalsOf(1));
+        final CoordState renewed = ClusterTransitions.apply(s, new ClusterCommand.Renew(1)).state();
+        assertFalse(ClusterTransitions.apply(renewed, decision).accepted(), "node 1 renewed after the decision saw it");
+        assertTrue(ClusterTransitions.apply(s, decision).accepted());
     }
 
     @Test
