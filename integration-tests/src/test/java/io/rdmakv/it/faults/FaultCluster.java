@@ -8,6 +8,7 @@ import io.rdmakv.protocol.wire.AdminReply;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvException;
 import io.rdmakv.it.support.FreePorts;
+import io.rdmakv.it.support.TestTransport;
 import io.rdmakv.it.support.ServerProcess;
 import io.rdmakv.it.support.faults.NetworkLab;
 
@@ -91,11 +92,12 @@ final class FaultCluster implements AutoCloseable
             {
                 final ServerProcess.Builder b = ServerProcess.builder(dir.resolve("node-" + i)).name("fault-node-" + i)
                     .controlPort(ports[3 * (i - 1)]).dataPort(ports[3 * (i - 1) + 1])
-                    // Only bounds the wait: four JVMs starting at once on an oversubscribed host take minutes.
-                    .readyTimeout(Duration.ofMinutes(6))
+                    // Only bounds the wait: four JVMs starting at once on an oversubscribed host (or in the
+                    // emulated SoftRoCE guest) take minutes.
+                    .readyTimeout(Duration.ofMinutes(10))
                     .setting("node.id", Integer.toString(i))
                     .setting("host", host(lab, i)).setting("advertised.host", host(lab, i))
-                    .setting("transport", "tcp").setting("pool.size", "16MiB")
+                    .setting("transport", TestTransport.name()).setting("pool.size", "16MiB")
                     .setting("cluster.voters", voters.toString())
                     .setting("cluster.replicas", Integer.toString(replicas))
                     .setting("cluster.initialNodes", Integer.toString(count))
@@ -168,11 +170,16 @@ final class FaultCluster implements AutoCloseable
         return nodes.stream().filter(ServerProcess::isAlive).map(ServerProcess::seed).toList();
     }
 
-    /** A client of every node, GETs forced one-sided (emulated reads on tcp: the same protocol as verbs). */
+    /**
+     * A client of every node on the test transport ({@link TestTransport}: tcp, or verbs in the SoftRoCE guest), GETs
+     * forced one-sided (emulated reads on tcp: the same protocol as verbs).
+     */
     KvClient client(final Duration requestTimeout)
     {
-        return KvClient.builder().servers(seeds()).transport("tcp").getMode(GetMode.ONE_SIDED)
-            .connectTimeout(Duration.ofSeconds(5)).requestTimeout(requestTimeout).build();
+        final boolean tcp = "tcp".equals(TestTransport.name());
+        return KvClient.builder().servers(seeds()).transport(TestTransport.name()).getMode(GetMode.ONE_SIDED)
+            .connectTimeout(tcp ? Duration.ofSeconds(5) : TestTransport.CONNECT_TIMEOUT)
+            .requestTimeout(requestTimeout).build();
     }
 
     /** The committed state as node {@code id} knows it (ADMIN "status json" on its control port). */
