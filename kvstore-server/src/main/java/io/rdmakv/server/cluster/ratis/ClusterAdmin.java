@@ -101,8 +101,22 @@ public final class ClusterAdmin implements AdminCommands
             return refuse("this node runs a static cluster map (no cluster.voters): nothing can change it");
         }
         return ratis.submit(command).thenApply(reply -> reply.accepted() ?
-            new AdminReply(true, "committed at epoch " + reply.state().cluster().epoch()) :
+            new AdminReply(true, "committed at epoch " + reply.state().cluster().epoch() + handover(reply.state())) :
             new AdminReply(false, "refused: " + reply.refusal()));
+    }
+
+    /** What a committed hand-over still waits for (a failover or a move's cut-over leaves the range FENCED). */
+    private static String handover(final CoordState state)
+    {
+        final StringBuilder text = new StringBuilder();
+        for (final java.util.Map.Entry<Integer, Integer> h : state.handoffs().entrySet())
+        {
+            final SlotRange r = state.cluster().rangeOf(h.getKey());
+            text.append("; slots ").append(r.firstSlot()).append('-').append(r.lastSlot()).append(" FENCED at node ")
+                .append(r.primary()).append(" until node ").append(h.getValue()).append(" releases them (at once ")
+                .append("when it runs; when its lease ran out otherwise)");
+        }
+        return text.toString();
     }
 
     /** Plan, and unless {@code planOnly} carry out, the moves that even out primaries (off the caller's thread). */
