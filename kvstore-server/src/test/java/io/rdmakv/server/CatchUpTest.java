@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -126,6 +127,42 @@ class CatchUpTest
             assertEquals(onPrimary, onLearner, "the learner holds exactly what the primary holds");
             assertNull(learner.store().get(b("stale")), "what the replica held before the catch-up was dropped");
             assertEquals(0, cluster.removalRequests());
+        }
+    }
+
+    @Test
+    @Timeout(120)
+    void shouldBeginTheCatchUpAgainWhenItsPromotionIsRefusedAndNothingElseChanges() throws Exception
+    {
+        try (ScriptedCluster cluster = new ScriptedCluster();
+            KvServer primary = KvServer.start(KvServerTest.testConfig(dir.resolve("n1"), Map.of("node.id", "1")),
+                cluster.viewOf(1));
+            KvServer learner = KvServer.start(KvServerTest.testConfig(dir.resolve("n2"), Map.of("node.id", "2")),
+                cluster.viewOf(2));
+            RawClient client = RawClient.attached(primary))
+        {
+            final var members = List.of(ReplicationTest.member(1, primary), ReplicationTest.member(2, learner));
+            cluster.set(ScriptedCluster.oneRange(1, members, 1, List.of(), List.of()));
+            assertEquals(Status.OK, client.put(b("k"), b("v")).status());
+            cluster.policy(ScriptedCluster.Policy.HOLD);
+            final CountDownLatch promotionAsked = cluster.nextRequest();
+            cluster.set(ScriptedCluster.oneRange(2, members, 1, List.of(), List.of(2)));
+            assertTrue(promotionAsked.await(60, TimeUnit.SECONDS), "the primary asked to promote the learner");
+            // The range's epoch changes while the promotion waits (as when a hand-over's release commits): the held
+            // promotion names epoch 2 and is refused. No later configuration change comes, and no write either.
+            cluster.set(ScriptedCluster.oneRange(3, members, 1, List.of(), List.of(2)));
+            cluster.policy(ScriptedCluster.Policy.COMMIT);
+            final CountDownLatch askedAgain = cluster.nextRequest();
+            cluster.release();
+            assertTrue(askedAgain.await(60, TimeUnit.SECONDS), "the catch-up began again and asked again");
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!cluster.current().ranges().get(0).backups().contains(2) && System.nanoTime() < deadline)
+            {
+                Thread.onSpinWait();
+            }
+            assertEquals(List.of(2), cluster.current().ranges().get(0).backups(), "promoted the second time");
+            assertEquals(2, cluster.promotions());
+            assertArrayEquals(b("v"), learner.store().get(b("k")));
         }
     }
 

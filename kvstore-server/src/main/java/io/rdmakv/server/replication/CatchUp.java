@@ -57,6 +57,8 @@ final class CatchUp
     /** COUNTING: the last write sequence sent to the learner before counting began. */
     private long barrier;
     private long lastTailAck;
+    /** When it ended (DONE or ENDED), on the request thread's clock. */
+    private long endedNanos;
 
     CatchUp(final int learner, final int firstSlot, final int lastSlot, final long startSequence,
         final long beganAtEpoch)
@@ -198,6 +200,13 @@ final class CatchUp
     void done()
     {
         phase = Phase.DONE;
+        endedNanos = System.nanoTime();
+    }
+
+    /** When it ended (meaningful once not {@link #isActive}). */
+    long endedNanos()
+    {
+        return endedNanos;
     }
 
     void end(final String reason)
@@ -207,6 +216,7 @@ final class CatchUp
             LOG.warn("catch-up of node {} on slots {}..{} ended: {}", learner, firstSlot, lastSlot, reason);
         }
         phase = Phase.ENDED;
+        endedNanos = System.nanoTime();
         stop = true;
     }
 

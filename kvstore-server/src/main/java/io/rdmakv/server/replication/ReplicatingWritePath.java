@@ -357,7 +357,11 @@ public final class ReplicatingWritePath implements WritePath
         return active;
     }
 
-    /** Begin a catch-up for each learner of a range this node is primary of that has none (one per learner). */
+    /**
+     * Begin a catch-up for each learner of a range this node is primary of that has none under way (one per learner
+     * at a time). One that ended is begun again at once for another range or epoch, else after the replication
+     * timeout (a learner is never left behind for want of a configuration change); until then the review repeats.
+     */
     private void reviewLearners()
     {
         if (!hasView())
@@ -365,6 +369,7 @@ public final class ReplicatingWritePath implements WritePath
             return;
         }
         reviewLearners = false;
+        final long now = System.nanoTime();
         for (final SlotRange range : view.current().ranges())
         {
             if (range.primary() != localNodeId)
@@ -374,9 +379,14 @@ public final class ReplicatingWritePath implements WritePath
             for (final int learner : range.learners())
             {
                 final CatchUp existing = catchUps.get(learner);
-                if (existing == null || (!existing.isActive() && existing.beganAtEpoch != range.epoch()))
+                if (existing == null || !existing.isActive() && (existing.firstSlot != range.firstSlot() ||
+                    existing.beganAtEpoch != range.epoch() || now - existing.endedNanos() >= timeoutNanos))
                 {
                     beginCatchUp(range, learner);
+                }
+                else if (!existing.isActive() || existing.firstSlot != range.firstSlot())
+                {
+                    reviewLearners = true; // waiting for the retry, or for this learner's other catch-up
                 }
             }
         }
@@ -465,6 +475,7 @@ public final class ReplicatingWritePath implements WritePath
                 LOG.info("node {} caught up on slots {}..{} ({} entries copied) and is an in-sync backup", c.learner,
                     c.firstSlot, c.lastSlot, c.copiesAcked());
                 c.done();
+                reviewLearners = true; // the learner may wait to catch up on another range
             }
             else
             {
@@ -481,6 +492,7 @@ public final class ReplicatingWritePath implements WritePath
             return;
         }
         c.end(reason);
+        reviewLearners = true; // begun again if it is still a learner (see reviewLearners)
         if (view.current().rangeOf(c.firstSlot).backups().contains(c.learner))
         {
             return;
