@@ -278,7 +278,23 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
                 return;
             }
         }
-        welcomed = true; // answered below; the handshake timer must not close it meanwhile
+        if (!welcomed)
+        {
+            // Authenticated: it counts toward the plane's authenticated connections, as a WELCOMEd one does (and is
+            // given back when it closes), and leaves the unauthenticated budget.
+            if (admission.authenticated >= admission.maxAuthenticated)
+            {
+                reject(ctx, Status.BUSY, ADMISSION_LOG, "too many control connections (limit " +
+                    admission.maxAuthenticated + ")");
+                return;
+            }
+            welcomed = true;
+            admission.authenticated++;
+            admission.unauthenticated.authenticated(this);
+        }
+        // Answered when the command is done, however long it runs (remove-node waits for catch-ups): the handshake
+        // deadline must not close it meanwhile.
+        timer.cancel(false);
         LOG.info("admin command from {}: {}", ctx.channel().remoteAddress(), command.command());
         admin.get().run(command.command()).whenComplete((reply, failure) ->
         {

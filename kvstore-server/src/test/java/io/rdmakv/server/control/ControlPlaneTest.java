@@ -1,5 +1,7 @@
 package io.rdmakv.server.control;
 
+import io.rdmakv.protocol.wire.Admin;
+import io.rdmakv.protocol.wire.AdminReply;
 import io.rdmakv.protocol.wire.ControlFrame;
 import io.rdmakv.protocol.wire.ControlFrameCodec;
 import io.rdmakv.protocol.wire.Hello;
@@ -8,8 +10,10 @@ import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.protocol.wire.TransportAddress;
 import io.rdmakv.protocol.wire.Welcome;
 import io.rdmakv.server.KvServer;
+import io.rdmakv.server.admission.AdmissionSettings;
 import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.counters.ServerCounter;
+import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.transport.RemoteKey;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -26,11 +30,13 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -179,6 +185,62 @@ class ControlPlaneTest
                 assertInstanceOf(Welcome.class, c.receive());
             }
             assertEquals(3, server.counters().get(ServerCounter.HANDSHAKE_REJECTS));
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldAnswerAnAdminCommandThatOutlastsTheHandshakeDeadline() throws Exception
+    {
+        final CompletableFuture<AdminReply> slow = new CompletableFuture<>();
+        final ControlServer control = new ControlServer(new InetSocketAddress("127.0.0.1", 0),
+            new ControlServer.ControlSettings(4096, 4, new byte[0], new AdmissionSettings(8, 8,
+                Duration.ofMillis(300), 4, Duration.ofSeconds(1))), hello -> null, new ServerCounters());
+        control.admin(command -> "remove-node 4".equals(command) ? slow :
+            CompletableFuture.completedFuture(new AdminReply(true, "ok")));
+        final InetSocketAddress address = control.start();
+        try (Conn admin = new Conn(address))
+        {
+            admin.sendFrame(ControlFrameCodec.encode(new Admin(new byte[0], "remove-node 4")));
+            // A connection opened after the command was sent, which never says HELLO, is closed at its deadline:
+            // once it is, the admin connection's own deadline has passed too.
+            try (Conn idle = new Conn(address))
+            {
+                assertInstanceOf(Reject.class, idle.receive());
+            }
+            slow.complete(new AdminReply(true, "removed node 4"));
+            final AdminReply reply = assertInstanceOf(AdminReply.class, admin.receive());
+            assertEquals("removed node 4", reply.text());
+        }
+        finally
+        {
+            control.close();
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldCountAnAdminConnectionAsAuthenticatedAndGiveItBack() throws Exception
+    {
+        try (KvServer server = start(Map.of("limits.maxConnections", "1")))
+        {
+            for (int i = 0; i < 3; i++)
+            {
+                try (Conn admin = new Conn(server.controlAddress()))
+                {
+                    admin.sendFrame(ControlFrameCodec.encode(new Admin(new byte[0], "status")));
+                    assertInstanceOf(AdminReply.class, admin.receive());
+                    assertTrue(admin.closedByServer(), "closed once answered");
+                }
+            }
+            // Three commands came and went: the plane still has exactly one authenticated connection to give.
+            try (Conn first = new Conn(server.controlAddress()); Conn second = new Conn(server.controlAddress()))
+            {
+                first.sendFrame(hello(""));
+                assertInstanceOf(Welcome.class, first.receive());
+                second.sendFrame(hello(""));
+                assertEquals(Status.BUSY, assertInstanceOf(Reject.class, second.receive()).status());
+            }
         }
     }
 
