@@ -20,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
  * PUT latency at one connection, replication factor 2 against 1, in the same run: the same two in-process nodes,
  * the range switched between "no backup" and "node 2 in sync" block by block in A B B A order, so both see the same machine.
  * Prints the figures; asserts what replication must keep (every RF 2 write on the backup, no RF 1 write there).
+ * The primary polls for acknowledgements {@code -DackPollMicros} (default 200, the setting's default; 0 = sleep at once).
  * <pre>
  *   mvn -B -q -o -pl kvstore-server -am test -Dtest=ReplicationLatencyTest -Dsurefire.failIfNoSpecifiedTests=false
  * </pre>
@@ -40,8 +41,8 @@ class ReplicationLatencyTest
     void shouldMeasurePutLatencyWithOneBackupAgainstNone() throws Exception
     {
         try (ScriptedCluster cluster = new ScriptedCluster();
-            KvServer primary = KvServer.start(KvServerTest.testConfig(dir.resolve("n1"), Map.of("node.id", "1")),
-                cluster.viewOf(1));
+            KvServer primary = KvServer.start(KvServerTest.testConfig(dir.resolve("n1"), Map.of("node.id", "1",
+                "replication.ackPollMicros", System.getProperty("ackPollMicros", "200"))), cluster.viewOf(1));
             KvServer backup = KvServer.start(KvServerTest.testConfig(dir.resolve("n2"), Map.of("node.id", "2")),
                 cluster.viewOf(2));
             RawClient client = RawClient.attachedYielding(primary))
@@ -86,10 +87,12 @@ class ReplicationLatencyTest
             }
             final long p50rf1 = percentile(samples[0], counts[0], 50);
             final long p50rf2 = percentile(samples[1], counts[1], 50);
-            System.out.printf("replication PUT latency, 1 connection, 100 B values, %d PUTs each, ABBA blocks of %d:%n" +
+            System.out.printf("replication PUT latency, 1 connection, 100 B values, %d PUTs each, ABBA blocks of %d, " +
+                "ack poll %s us:%n" +
                 "  RF 1: p50 %.1f us, p99 %.1f us%n  RF 2: p50 %.1f us, p99 %.1f us%n  RF2/RF1 p50 = %.2fx%n",
-                counts[0], PER_BLOCK, p50rf1 / 1e3, percentile(samples[0], counts[0], 99) / 1e3, p50rf2 / 1e3,
-                percentile(samples[1], counts[1], 99) / 1e3, (double)p50rf2 / p50rf1);
+                counts[0], PER_BLOCK, System.getProperty("ackPollMicros", "200"), p50rf1 / 1e3,
+                percentile(samples[0], counts[0], 99) / 1e3, p50rf2 / 1e3, percentile(samples[1], counts[1], 99) / 1e3,
+                (double)p50rf2 / p50rf1);
             for (int q = 0; q + 3 < BLOCKS; q += 4)
             {
                 // Within one A B B A quadruple: RF 2's two blocks against RF 1's two around them.
