@@ -21,9 +21,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
  * switched block by block between three arms so all see the same machine:
  * <pre>
  *   RF 1        node 1 primary, no backup
- *   RF 2        node 1 primary, node 2 in sync   (node 1: replication.ackPollMicros at its default)
- *   RF 2 poll 0 node 3 primary, node 2 in sync   (node 3: replication.ackPollMicros=0, sleep at once: the behaviour
- *                                                 before the ack poll)
+ *   RF 2        node 1 primary, node 2 in sync   (node 1: replication.ackPollMicros at its default, 0: sleeps until
+ *                                                 the backup's answer wakes it)
+ *   RF 2 poll   node 3 primary, node 2 in sync   (node 3: replication.ackPollMicros=200: polls, yielding, for it)
  *   blocks: A B C C B A, twice (each arm sees the machine before and after the others)
  * </pre>
  * Prints the figures; asserts what replication must keep (every RF 2 write on the backup, no RF 1 write there).
@@ -37,10 +37,10 @@ class ReplicationLatencyTest
     private static final int PER_BLOCK = 2_000;
     private static final int RF1 = 0;
     private static final int RF2 = 1;
-    private static final int RF2_NO_POLL = 2;
-    private static final String[] ARM = {"RF 1", "RF 2", "RF 2 poll 0"};
-    private static final int[] ORDER = {RF1, RF2, RF2_NO_POLL, RF2_NO_POLL, RF2, RF1,
-        RF1, RF2, RF2_NO_POLL, RF2_NO_POLL, RF2, RF1};
+    private static final int RF2_POLL = 2;
+    private static final String[] ARM = {"RF 1", "RF 2", "RF 2 poll 200"};
+    private static final int[] ORDER = {RF1, RF2, RF2_POLL, RF2_POLL, RF2, RF1,
+        RF1, RF2, RF2_POLL, RF2_POLL, RF2, RF1};
     private static final int BLOCKS = ORDER.length;
     private static final int PER_ARM = BLOCKS / 3 * PER_BLOCK;
 
@@ -56,13 +56,13 @@ class ReplicationLatencyTest
                 cluster.viewOf(1));
             KvServer backup = KvServer.start(KvServerTest.testConfig(dir.resolve("n2"), Map.of("node.id", "2")),
                 cluster.viewOf(2));
-            KvServer sleepingPrimary = KvServer.start(KvServerTest.testConfig(dir.resolve("n3"), Map.of("node.id", "3",
-                "replication.ackPollMicros", "0")), cluster.viewOf(3));
+            KvServer pollingPrimary = KvServer.start(KvServerTest.testConfig(dir.resolve("n3"), Map.of("node.id", "3",
+                "replication.ackPollMicros", "200")), cluster.viewOf(3));
             RawClient client = RawClient.attachedYielding(primary);
-            RawClient sleepingClient = RawClient.attachedYielding(sleepingPrimary))
+            RawClient pollingClient = RawClient.attachedYielding(pollingPrimary))
         {
             final var members = List.of(ReplicationTest.member(1, primary), ReplicationTest.member(2, backup),
-                ReplicationTest.member(3, sleepingPrimary));
+                ReplicationTest.member(3, pollingPrimary));
             final byte[] value = new byte[100];
             long epoch = 1;
             final long[][] samples = new long[3][PER_ARM];
@@ -71,9 +71,9 @@ class ReplicationLatencyTest
             for (int block = -3; block < BLOCKS; block++)
             {
                 final int arm = block < 0 ? block + 3 : ORDER[block];
-                cluster.set(ScriptedCluster.oneRange(++epoch, members, arm == RF2_NO_POLL ? 3 : 1,
+                cluster.set(ScriptedCluster.oneRange(++epoch, members, arm == RF2_POLL ? 3 : 1,
                     arm == RF1 ? List.of() : List.of(2), List.of()));
-                final RawClient writer = arm == RF2_NO_POLL ? sleepingClient : client;
+                final RawClient writer = arm == RF2_POLL ? pollingClient : client;
                 final int n = block < 0 ? WARM_UP : PER_BLOCK;
                 for (int i = 0; i < n; i++)
                 {
@@ -116,16 +116,16 @@ class ReplicationLatencyTest
         for (int arm = 0; arm < 3; arm++)
         {
             p50[arm] = percentile(samples[arm], counts[arm], 50);
-            System.out.printf("  %-12s p50 %.1f us, p99 %.1f us%n", ARM[arm], p50[arm] / 1e3,
+            System.out.printf("  %-13s p50 %.1f us, p99 %.1f us%n", ARM[arm], p50[arm] / 1e3,
                 percentile(samples[arm], counts[arm], 99) / 1e3);
         }
-        System.out.printf("  RF2/RF1 p50 = %.2fx; RF2 poll 0/RF1 p50 = %.2fx%n", (double)p50[RF2] / p50[RF1],
-            (double)p50[RF2_NO_POLL] / p50[RF1]);
+        System.out.printf("  RF2/RF1 p50 = %.2fx; RF2 poll 200/RF1 p50 = %.2fx%n", (double)p50[RF2] / p50[RF1],
+            (double)p50[RF2_POLL] / p50[RF1]);
         for (int h = 0; h < BLOCKS; h += 6)
         {
             // Within one A B C C B A half: each arm's two blocks.
             final double rf1 = blockP50[h] + blockP50[h + 5];
-            System.out.printf("  ABCCBA %d: RF 1 p50 %.1f / %.1f us, RF 2 %.1f / %.1f us (%.2fx), RF 2 poll 0 " +
+            System.out.printf("  ABCCBA %d: RF 1 p50 %.1f / %.1f us, RF 2 %.1f / %.1f us (%.2fx), RF 2 poll 200 " +
                 "%.1f / %.1f us (%.2fx)%n", h / 6 + 1, blockP50[h] / 1e3, blockP50[h + 5] / 1e3, blockP50[h + 1] / 1e3,
                 blockP50[h + 4] / 1e3, (blockP50[h + 1] + blockP50[h + 4]) / rf1, blockP50[h + 2] / 1e3,
                 blockP50[h + 3] / 1e3, (blockP50[h + 2] + blockP50[h + 3]) / rf1);

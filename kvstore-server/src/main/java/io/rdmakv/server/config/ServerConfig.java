@@ -51,7 +51,7 @@ public final class ServerConfig
         m.put("data.dir", "./data");
         m.put("durability", "DEFAULT");
         m.put("replication.timeoutMs", "1000");
-        m.put("replication.ackPollMicros", "200");
+        m.put("replication.ackPollMicros", "0");
         m.put("store.writeBufferSize", "8MiB");
         m.put("store.walRecovery", WalRecovery.TOLERATE_TAIL.setting());
         m.put("pool.size", "64MiB");
