@@ -278,7 +278,11 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
                 return;
             }
         }
-        welcomed = true; // answered below; the handshake timer must not close it meanwhile
+        welcomed = true;
+        if (timer != null)
+        {
+            timer.cancel(false); // answered below, however long the command takes (a drain, a move): no deadline
+        }
         LOG.info("admin command from {}: {}", ctx.channel().remoteAddress(), command.command());
         admin.get().run(command.command()).whenComplete((reply, failure) ->
         {
