@@ -17,8 +17,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
- * PUT latency at one connection, replication factor 2 against 1, in the same run: the same two in-process nodes,
- * the range switched between "no backup" and "node 2 in sync" block by block in A B B A order, so both see the same machine.
+ * PUT latency at one connection, replication factor 2 against 1, in the same run: three in-process nodes, the range
+ * switched block by block between three arms so all see the same machine:
+ * <pre>
+ *   RF 1        node 1 primary, no backup
+ *   RF 2        node 1 primary, node 2 in sync   (node 1: replication.ackPollMicros at its default, 0: sleeps until
+ *                                                 the backup's answer wakes it)
+ *   RF 2 poll   node 3 primary, node 2 in sync   (node 3: replication.ackPollMicros=200: polls, yielding, for it)
+ *   blocks: A B C C B A, twice (each arm sees the machine before and after the others)
+ * </pre>
  * Prints the figures; asserts what replication must keep (every RF 2 write on the backup, no RF 1 write there).
  * <pre>
  *   mvn -B -q -o -pl kvstore-server -am test -Dtest=ReplicationLatencyTest -Dsurefire.failIfNoSpecifiedTests=false
@@ -28,9 +35,14 @@ class ReplicationLatencyTest
 {
     private static final int WARM_UP = 2_000;
     private static final int PER_BLOCK = 2_000;
-    /** A B B A A B B A: each RF sees the machine before and after the other, twice. */
-    private static final int[] ORDER = {1, 2, 2, 1, 1, 2, 2, 1};
+    private static final int RF1 = 0;
+    private static final int RF2 = 1;
+    private static final int RF2_POLL = 2;
+    private static final String[] ARM = {"RF 1", "RF 2", "RF 2 poll 200"};
+    private static final int[] ORDER = {RF1, RF2, RF2_POLL, RF2_POLL, RF2, RF1,
+        RF1, RF2, RF2_POLL, RF2_POLL, RF2, RF1};
     private static final int BLOCKS = ORDER.length;
+    private static final int PER_ARM = BLOCKS / 3 * PER_BLOCK;
 
     @TempDir
     Path dir;
@@ -44,61 +56,79 @@ class ReplicationLatencyTest
                 cluster.viewOf(1));
             KvServer backup = KvServer.start(KvServerTest.testConfig(dir.resolve("n2"), Map.of("node.id", "2")),
                 cluster.viewOf(2));
-            RawClient client = RawClient.attachedYielding(primary))
+            KvServer pollingPrimary = KvServer.start(KvServerTest.testConfig(dir.resolve("n3"), Map.of("node.id", "3",
+                "replication.ackPollMicros", "200")), cluster.viewOf(3));
+            RawClient client = RawClient.attachedYielding(primary);
+            RawClient pollingClient = RawClient.attachedYielding(pollingPrimary))
         {
-            final var members = List.of(ReplicationTest.member(1, primary), ReplicationTest.member(2, backup));
+            final var members = List.of(ReplicationTest.member(1, primary), ReplicationTest.member(2, backup),
+                ReplicationTest.member(3, pollingPrimary));
             final byte[] value = new byte[100];
             long epoch = 1;
-            final long[][] samples = new long[2][BLOCKS / 2 * PER_BLOCK];
-            final int[] counts = new int[2];
+            final long[][] samples = new long[3][PER_ARM];
+            final int[] counts = new int[3];
             final long[] blockP50 = new long[BLOCKS];
-            for (int block = -2; block < BLOCKS; block++)
+            for (int block = -3; block < BLOCKS; block++)
             {
-                final int rf = block < 0 ? (block & 1) + 1 : ORDER[block];
-                cluster.set(ScriptedCluster.oneRange(++epoch, members, 1, rf == 2 ? List.of(2) : List.of(),
-                    List.of()));
+                final int arm = block < 0 ? block + 3 : ORDER[block];
+                cluster.set(ScriptedCluster.oneRange(++epoch, members, arm == RF2_POLL ? 3 : 1,
+                    arm == RF1 ? List.of() : List.of(2), List.of()));
+                final RawClient writer = arm == RF2_POLL ? pollingClient : client;
                 final int n = block < 0 ? WARM_UP : PER_BLOCK;
                 for (int i = 0; i < n; i++)
                 {
-                    final byte[] key = ("rf" + rf + "-b" + block + "-" + i).getBytes(StandardCharsets.US_ASCII);
+                    final byte[] key = ("a" + arm + "-b" + block + "-" + i).getBytes(StandardCharsets.US_ASCII);
                     final long start = System.nanoTime();
-                    assertEquals(Status.OK, client.put(key, value).status());
+                    assertEquals(Status.OK, writer.put(key, value).status());
                     final long took = System.nanoTime() - start;
                     if (block >= 0)
                     {
-                        samples[rf - 1][counts[rf - 1]++] = took;
+                        samples[arm][counts[arm]++] = took;
                     }
                 }
                 if (block >= 0)
                 {
-                    blockP50[block] = percentile(Arrays.copyOfRange(samples[rf - 1], counts[rf - 1] - n,
-                        counts[rf - 1]), n, 50);
+                    blockP50[block] = percentile(Arrays.copyOfRange(samples[arm], counts[arm] - n, counts[arm]), n, 50);
                 }
-                final byte[] last = ("rf" + rf + "-b" + block + "-" + (n - 1)).getBytes(StandardCharsets.US_ASCII);
-                if (rf == 2)
-                {
-                    assertArrayEquals(value, backup.store().get(last), "an RF 2 write is on the backup");
-                }
-                else
+                final byte[] last = ("a" + arm + "-b" + block + "-" + (n - 1)).getBytes(StandardCharsets.US_ASCII);
+                if (arm == RF1)
                 {
                     assertNull(backup.store().get(last), "an RF 1 write goes to no backup");
                 }
+                else
+                {
+                    assertArrayEquals(value, backup.store().get(last), "an RF 2 write is on the backup");
+                }
             }
-            final long p50rf1 = percentile(samples[0], counts[0], 50);
-            final long p50rf2 = percentile(samples[1], counts[1], 50);
-            System.out.printf("replication PUT latency, 1 connection, 100 B values, %d PUTs each, ABBA blocks of %d:%n" +
-                "  RF 1: p50 %.1f us, p99 %.1f us%n  RF 2: p50 %.1f us, p99 %.1f us%n  RF2/RF1 p50 = %.2fx%n",
-                counts[0], PER_BLOCK, p50rf1 / 1e3, percentile(samples[0], counts[0], 99) / 1e3, p50rf2 / 1e3,
-                percentile(samples[1], counts[1], 99) / 1e3, (double)p50rf2 / p50rf1);
-            for (int q = 0; q + 3 < BLOCKS; q += 4)
+            print(samples, counts, blockP50);
+            for (int arm = 0; arm < 3; arm++)
             {
-                // Within one A B B A quadruple: RF 2's two blocks against RF 1's two around them.
-                System.out.printf("  ABBA %d: RF 1 p50 %.1f / %.1f us, RF 2 p50 %.1f / %.1f us, ratio %.2fx%n", q / 4 + 1,
-                    blockP50[q] / 1e3, blockP50[q + 3] / 1e3, blockP50[q + 1] / 1e3, blockP50[q + 2] / 1e3,
-                    (double)(blockP50[q + 1] + blockP50[q + 2]) / (blockP50[q] + blockP50[q + 3]));
+                assertEquals(PER_ARM, counts[arm]);
             }
-            assertEquals(BLOCKS / 2 * PER_BLOCK, counts[1]);
-            assertEquals(BLOCKS / 2 * PER_BLOCK, counts[0]);
+        }
+    }
+
+    private static void print(final long[][] samples, final int[] counts, final long[] blockP50)
+    {
+        final long[] p50 = new long[3];
+        System.out.printf("replication PUT latency, 1 connection, 100 B values, %d PUTs per arm, blocks of %d " +
+            "(A B C C B A x 2):%n", PER_ARM, PER_BLOCK);
+        for (int arm = 0; arm < 3; arm++)
+        {
+            p50[arm] = percentile(samples[arm], counts[arm], 50);
+            System.out.printf("  %-13s p50 %.1f us, p99 %.1f us%n", ARM[arm], p50[arm] / 1e3,
+                percentile(samples[arm], counts[arm], 99) / 1e3);
+        }
+        System.out.printf("  RF2/RF1 p50 = %.2fx; RF2 poll 200/RF1 p50 = %.2fx%n", (double)p50[RF2] / p50[RF1],
+            (double)p50[RF2_POLL] / p50[RF1]);
+        for (int h = 0; h < BLOCKS; h += 6)
+        {
+            // Within one A B C C B A half: each arm's two blocks.
+            final double rf1 = blockP50[h] + blockP50[h + 5];
+            System.out.printf("  ABCCBA %d: RF 1 p50 %.1f / %.1f us, RF 2 %.1f / %.1f us (%.2fx), RF 2 poll 200 " +
+                "%.1f / %.1f us (%.2fx)%n", h / 6 + 1, blockP50[h] / 1e3, blockP50[h + 5] / 1e3, blockP50[h + 1] / 1e3,
+                blockP50[h + 4] / 1e3, (blockP50[h + 1] + blockP50[h + 4]) / rf1, blockP50[h + 2] / 1e3,
+                blockP50[h + 3] / 1e3, (blockP50[h + 2] + blockP50[h + 3]) / rf1);
         }
     }
 

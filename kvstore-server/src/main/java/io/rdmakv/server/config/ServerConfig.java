@@ -51,6 +51,7 @@ public final class ServerConfig
         m.put("data.dir", "./data");
         m.put("durability", "DEFAULT");
         m.put("replication.timeoutMs", "1000");
+        m.put("replication.ackPollMicros", "0");
         m.put("store.writeBufferSize", "8MiB");
         m.put("store.walRecovery", WalRecovery.TOLERATE_TAIL.setting());
         m.put("pool.size", "64MiB");
@@ -94,6 +95,7 @@ public final class ServerConfig
     private final Path dataDir;
     private final Durability durability;
     private final long replicationTimeoutMillis;
+    private final long replicationAckPollMicros;
     private final long writeBufferSize;
     private final WalRecovery walRecovery;
     private final long poolSize;
@@ -138,6 +140,7 @@ public final class ServerConfig
         dataDir = Path.of(s.get("data.dir"));
         durability = enumSetting(s, "durability", () -> Durability.parse(s.get("durability")));
         replicationTimeoutMillis = intSetting(s, "replication.timeoutMs", 1, 600_000);
+        replicationAckPollMicros = intSetting(s, "replication.ackPollMicros", 0, 10_000);
         writeBufferSize = sizeSetting(s, "store.writeBufferSize", 1L << 20, 1L << 30);
         walRecovery = enumSetting(s, "store.walRecovery", () -> WalRecovery.parse(s.get("store.walRecovery")));
         poolSize = sizeSetting(s, "pool.size", 1L << 20, 1L << 40);
@@ -312,6 +315,12 @@ public final class ServerConfig
     public long replicationTimeoutMillis()
     {
         return replicationTimeoutMillis;
+    }
+
+    /** How long a primary polls for a backup's acknowledgement before it sleeps ({@code replication.ackPollMicros}). */
+    public long replicationAckPollMicros()
+    {
+        return replicationAckPollMicros;
     }
 
     /** RocksDB's memtable size in bytes ({@code store.writeBufferSize}). */

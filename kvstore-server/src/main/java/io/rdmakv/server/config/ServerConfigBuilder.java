@@ -78,6 +78,12 @@ public final class ServerConfigBuilder
         return set("replication.timeoutMs", Long.toString(millis));
     }
 
+    /** How long a primary polls (yielding) for a backup's acknowledgement before it sleeps; 0 = sleep at once. */
+    public ServerConfigBuilder replicationAckPollMicros(final long micros)
+    {
+        return set("replication.ackPollMicros", Long.toString(micros));
+    }
+
     /** RocksDB memtable size in bytes. */
     public ServerConfigBuilder writeBufferSize(final long bytes)
     {

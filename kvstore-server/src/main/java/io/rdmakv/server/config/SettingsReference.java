@@ -22,6 +22,9 @@ public final class SettingsReference
         m.put("durability", "DEFAULT (survives kill -9) | FSYNC (survives power loss, group commit)");
         m.put("replication.timeoutMs", "how long a primary waits for an in-sync backup's acknowledgement before it " +
             "asks the coordinator to remove that backup from the in-sync set");
+        m.put("replication.ackPollMicros", "how long a primary's request thread keeps polling (yielding the core) for " +
+            "an in-sync backup's acknowledgement before it sleeps until the answer wakes it, 0 to 10000; 0 = sleep at " +
+            "once; worth it only with a core to spare (on an oversubscribed host the yields cost more than the wake-up)");
         m.put("store.writeBufferSize", "RocksDB memtable size (write_buffer_size), 1 MiB to 1 GiB; the insert runs on " +
             "the request thread, a small memtable stays in cache");
         m.put("store.walRecovery", "a damaged write-ahead log: tolerate-tail (drop a last record cut short by a " +

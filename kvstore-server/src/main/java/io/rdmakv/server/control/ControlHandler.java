@@ -294,7 +294,10 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
         }
         // Answered when the command is done, however long it runs (remove-node waits for catch-ups): the handshake
         // deadline must not close it meanwhile.
-        timer.cancel(false);
+        if (timer != null)
+        {
+            timer.cancel(false);
+        }
         LOG.info("admin command from {}: {}", ctx.channel().remoteAddress(), command.command());
         admin.get().run(command.command()).whenComplete((reply, failure) ->
         {

@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The primary's side of a learner's catch-up on one slot range: the range's checkpoint streamed while the tail keeps
- * flowing, then the learner promoted. Driven by {@link ReplicatingWritePath} on the request thread; the checkpoint is
+ * flowing, then the learner promoted. Driven by {@link LearnerCatchUps} on the request thread; the checkpoint is
  * read on a thread of its own and each entry handed to the request thread to send.
  *
  * <pre>

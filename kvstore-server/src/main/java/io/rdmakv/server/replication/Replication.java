@@ -13,7 +13,8 @@ import io.rdmakv.transport.Worker;
  * write locally only and refuse replicated writes), then {@link #follow} hands them the view.
  *
  * <pre>
- *   Replication replication = new Replication(store.ranges(), worker, transportName, secret, maxMessage, timeoutMs);
+ *   Replication replication = new Replication(store.ranges(), worker, transportName, secret, maxMessage, timeoutMs,
+ *       ackPollMicros);
  *   handler = new RequestHandler(..., replication.writePath(), replication.admission());
  *   ... listen ... view = ...;  replication.follow(view);
  * </pre>
@@ -26,6 +27,7 @@ public final class Replication
     private final byte[] secret;
     private final int maxMessage;
     private final long timeoutMillis;
+    private final long ackPollMicros;
     private final ReplicaGate gate = new ReplicaGate();
     private volatile ReplicatingWritePath path;
 
@@ -35,9 +37,11 @@ public final class Replication
      * @param secret        the cluster secret peers present, or null.
      * @param maxMessage    largest data-plane message (a REPLICATE of the largest key and value fits).
      * @param timeoutMillis how long a backup may take to acknowledge ({@code replication.timeoutMs}).
+     * @param ackPollMicros how long the request thread polls for an acknowledgement before it sleeps
+     *                      ({@code replication.ackPollMicros}).
      */
     public Replication(final RangeStore ranges, final Worker worker, final String transport, final byte[] secret,
-        final int maxMessage, final long timeoutMillis)
+        final int maxMessage, final long timeoutMillis, final long ackPollMicros)
     {
         this.ranges = ranges;
         this.worker = worker;
@@ -45,6 +49,7 @@ public final class Replication
         this.secret = secret;
         this.maxMessage = maxMessage;
         this.timeoutMillis = timeoutMillis;
+        this.ackPollMicros = ackPollMicros;
     }
 
     /** The client writes' path: the local one, and replication around it once following a view. Build once. */
@@ -53,7 +58,7 @@ public final class Replication
         return (local, outcome, wakeUp) ->
         {
             final ReplicatingWritePath built = ReplicatingWritePath.create(local, outcome, ranges, worker, transport,
-                secret, maxMessage, timeoutMillis, wakeUp);
+                secret, maxMessage, timeoutMillis, ackPollMicros, wakeUp);
             path = built;
             return built;
         };

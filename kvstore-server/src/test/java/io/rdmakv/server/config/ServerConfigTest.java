@@ -119,6 +119,18 @@ class ServerConfigTest
     }
 
     @Test
+    void shouldReadTheAckPollSleepingAtOnceByDefaultAndRejectOneOutsideZeroToTenMilliseconds()
+    {
+        assertEquals(0, ServerConfig.from(new Properties(), Map.of()).replicationAckPollMicros());
+        assertEquals(200, ServerConfig.from(new Properties(), Map.of("replication.ackPollMicros", "200"))
+            .replicationAckPollMicros());
+        assertEquals(150, ServerConfig.builder().replicationAckPollMicros(150).build().replicationAckPollMicros());
+        final ConfigException tooLong = assertThrows(ConfigException.class,
+            () -> ServerConfig.from(new Properties(), Map.of("replication.ackPollMicros", "10001")));
+        assertTrue(tooLong.getMessage().contains("replication.ackPollMicros"), tooLong.getMessage());
+    }
+
+    @Test
     void shouldReadTheWalRecoveryModeRefusingDamageByDefault()
     {
         assertEquals(WalRecovery.TOLERATE_TAIL, ServerConfig.defaults().walRecovery());
