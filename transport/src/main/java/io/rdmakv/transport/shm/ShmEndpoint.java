@@ -32,7 +32,8 @@ import java.util.ArrayList;
  * mapped read-only into this process after the peer checked the remote key's token.
  * <pre>
  *   send (any thread):  admit (connected? credits and pending full? -> BACK_PRESSURED)
- *                       ring has room and nothing waits -> record written, completion queued
+ *                       ring has room and nothing waits -> record written; no handler: done on return,
+ *                       else completion queued
  *                       else -> bytes copied into a pending operation, written in order as the peer reads
  *   read (any thread):  region mapped here -> region-table word == generation ? copy : INVALID_RKEY,
  *                       word checked again after the copy (a region closed meanwhile fails the read)
@@ -125,6 +126,14 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
             if (refused < 0)
             {
                 return refused;
+            }
+            if (handler == null && window.mayPostLocked() &&
+                rings.outbound().write(MESSAGE_TYPE, buffer, offset, length))
+            {
+                // Nobody waits for this send's completion: it is complete on return, and the progress thread is
+                // neither handed an operation nor woken for it.
+                rings.wakePeerIfParked(peerEventFd);
+                return window.nextRequestIdLocked();
             }
             final ShmOperation op = window.acquireLocked(handler);
             op.isRead = false;
