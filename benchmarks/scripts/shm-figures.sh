@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Issue 15's figures on one host, in one run: bench over shm against the --driver local floor and against tcp,
 # ABBA-ordered pairs (shm, tcp, tcp, shm) so drifting load hits both alike; prints the load average before each run.
-# Needs the launcher jar (mvn -B -q -pl cli -am package -DskipTests). Writes JSON per run under $OUT.
+# Needs the launcher jar (mvn -B -q -pl cli -am package -DskipTests); RDMAKV_JAR runs another build's jar (nodes,
+# bench and the RocksDB write alike), e.g. a copy of the jar before a change, for a before/after in one sitting.
+# Writes JSON per run under $OUT.
 #
 #   benchmarks/scripts/shm-figures.sh [OUT_DIR]      (default /tmp/rdmakv-shm-figures)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 rdmakv="$root/bin/rdmakv"
+jar="${RDMAKV_JAR:-$root/cli/target/rdmakv.jar}"
 out="${1:-/tmp/rdmakv-shm-figures}"
 rm -rf "$out" && mkdir -p "$out"
+echo "jar: $jar ($(stat -c %y "$jar" | cut -d. -f1))"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 pids=()
@@ -72,7 +76,7 @@ for t in shm tcp tcp shm; do # PUT latency, one in flight
 done
 for n in 1 2; do # the RocksDB write of a PUT alone, same value size
   echo "== rocksdb-write-$n  (load: $(cut -d' ' -f1-3 /proc/loadavg))"
-  timeout 300 java --add-opens java.base/jdk.internal.misc=ALL-UNNAMED -cp "$root/cli/target/rdmakv.jar" \
+  timeout 300 java --add-opens java.base/jdk.internal.misc=ALL-UNNAMED -cp "$jar" \
     "$root/benchmarks/scripts/RocksWriteAlone.java" 100 20000 "$out/rocks-$n" 2>/dev/null
 done
 echo "JSON in $out"

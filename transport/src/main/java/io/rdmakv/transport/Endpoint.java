@@ -9,8 +9,9 @@ import java.util.concurrent.CompletableFuture;
 /**
  * A connection to one peer. Operations may be started from any thread; they return a non-negative request id when
  * accepted or a negative sentinel ({@link TransportStatus#sentinel()}) when refused, and complete on the worker's
- * progress thread. Accepted operations beyond {@link TransportCapabilities#maxInflightPerEndpoint()} wait in a bounded
- * pending queue; when that is full too the call returns {@link TransportStatus#BACK_PRESSURED}.
+ * progress thread ({@link #readImmediate} alone completes on return). Accepted operations beyond
+ * {@link TransportCapabilities#maxInflightPerEndpoint()} wait in a bounded pending queue; when that is full too the
+ * call returns {@link TransportStatus#BACK_PRESSURED}.
  */
 public interface Endpoint extends AutoCloseable
 {
@@ -45,6 +46,24 @@ public interface Endpoint extends AutoCloseable
      */
     long read(long remoteAddress, RemoteKey remoteKey, int length,
         MutableDirectBuffer destination, int destinationOffset, CompletionHandler handler);
+
+    /**
+     * A one-sided read that is complete when this call returns (UCX's immediate completion): the bytes are copied on
+     * the calling thread, no handler runs and nothing stays in flight, so no progress and no hand-off to the progress
+     * thread are needed. Transports with {@link TransportCapability#READ_IMMEDIATE} (shm: the target's memory is mapped
+     * into this process) do it whenever the region is mapped here; the others never do. The checks are those of
+     * {@link #read} (token, bounds, the region still registered before and after the copy).
+     *
+     * @return {@link TransportStatus#OK} when the bytes are in {@code destination}; the status {@link #read} would
+     *         have refused or completed the read with (INVALID_RKEY, OUT_OF_BOUNDS, NOT_CONNECTED, ...); or
+     *         {@code null} when the read cannot complete on return (this transport cannot, or the region is not
+     *         mapped here yet): post it with {@link #read} then.
+     */
+    default TransportStatus readImmediate(final long remoteAddress, final RemoteKey remoteKey, final int length,
+        final MutableDirectBuffer destination, final int destinationOffset)
+    {
+        return null;
+    }
 
     /**
      * Several reads posted together (one doorbell on transports with {@link TransportCapability#READ_BATCH});

@@ -12,6 +12,12 @@ public enum TransportCapability
     /** Several reads can be posted with one doorbell (a linked list of work requests). */
     READ_BATCH,
     /**
+     * A one-sided read can complete before the call returns ({@link Endpoint#readImmediate}), on the caller's thread
+     * with no progress and no completion hand-off: the target's memory is mapped into this process (shm). UCX's
+     * immediate completion of {@code ucp_get_nbx}.
+     */
+    READ_IMMEDIATE,
+    /**
      * Reaches only peers on this host (shared memory): {@code auto} selection never picks it, a configuration must
      * name it.
      */

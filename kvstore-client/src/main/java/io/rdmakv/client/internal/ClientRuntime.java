@@ -91,7 +91,8 @@ public final class ClientRuntime implements AutoCloseable
             EnumSet.of(MemoryAccess.LOCAL_WRITE));
         opened.add(readRegion);
 
-        final OneSidedGetProtocol getProtocol = new OneSidedGetProtocol(config.readRetries(), counters);
+        final OneSidedGetProtocol getProtocol = new OneSidedGetProtocol(config.readRetries(),
+            transport.capabilities().has(TransportCapability.READ_IMMEDIATE), counters);
         final RpcProtocol rpc = new RpcProtocol(counters);
         final RequestSlots slots =
             new RequestSlots(config.maxInFlight(), readMemory, stride, extentCapacity, getProtocol, counters);

@@ -25,11 +25,14 @@ import java.lang.invoke.VarHandle;
  *   +-----------------------------+-----------------------------+-----------------------------+-----------------+
  * </pre>
  *
- * <p>Threads: {@link #lookup} from any thread (callers start GETs on their own threads); every mutation from ONE
- * thread, the client's progress thread, which sees every verified read and every write's answer. Each entry is a
- * seqlock: the writer makes the stamp odd, writes the fields, then makes it even again with a release store; a reader
- * takes the fields only when it saw the same even stamp before (acquire) and after (behind a load fence) reading
- * them. No locks and no allocation on either side. A set's victim is chosen round robin (writer-only state).
+ * <p>Threads: {@link #lookup} from any thread (callers start GETs on their own threads); mutations from any thread
+ * too (the progress thread learns from answers and verified reads; a caller whose reads completed on return, on shm,
+ * learns from its own). Writers of one set take turns on the set's writer flag (a compare-and-set held for the few
+ * stores of one entry, then released), so each set keeps the single-writer logic: a newer version is never
+ * overwritten by an older one, a key has at most one entry. Each entry is a seqlock for the lock-free readers: the
+ * writer makes the stamp odd, writes the fields, then makes it even again with a release store; a reader takes the
+ * fields only when it saw the same even stamp before (acquire) and after (behind a load fence) reading them. No
+ * allocation on either side. A set's victim is chosen round robin (state under the set's flag).
  *
  * <p>Bounded: {@code capacity} entries (rounded up to a power of two, at least {@link #WAYS}), 32 bytes each, per
  * node. Capacity 0 turns the cache off: {@link #lookup} always misses and nothing is remembered.
@@ -44,8 +47,13 @@ final class LocationCache
     private static final int VERSION = 3;
     private static final long MIX = 0x9E37_79B9_7F4A_7C15L;
     private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle INTS = MethodHandles.arrayElementVarHandle(int[].class);
+    /** A writer waiting for a set's flag spins this often before it yields (the flag is held for a few stores). */
+    private static final int SPINS_BEFORE_YIELD = 64;
 
     private final long[] entries;
+    /** Per set: 1 while a writer changes it. */
+    private final int[] writing;
     private final byte[] nextVictim;
     private final int setMask;
     private final PoolGeometry geometry;
@@ -71,6 +79,7 @@ final class LocationCache
         final int sets = capacity == 0 ? 0 : BitUtil.findNextPositivePowerOfTwo(Math.max(WAYS, capacity)) / WAYS;
         this.entries = new long[sets * WAYS * LONGS_PER_ENTRY];
         this.nextVictim = new byte[sets];
+        this.writing = new int[sets];
         this.setMask = sets - 1;
         this.geometry = geometry;
         this.maxExtentLength = maxExtentLength;
@@ -124,7 +133,7 @@ final class LocationCache
     }
 
     /**
-     * Remember that the key with {@code hash} has {@code version} at {@code indexSlot}. Progress thread only. A
+     * Remember that the key with {@code hash} has {@code version} at {@code indexSlot}. Any thread. A
      * location that does not fit the pool or the read buffer, or whose fingerprint is not the key's, is refused; an
      * entry already holding a newer version of the key is kept (versions only grow within a pool's life).
      *
@@ -139,6 +148,19 @@ final class LocationCache
             return false;
         }
         final int set = setOf(hash);
+        lockSet(set);
+        try
+        {
+            return rememberLocked(set, hash, indexSlot, version);
+        }
+        finally
+        {
+            unlockSet(set);
+        }
+    }
+
+    private boolean rememberLocked(final int set, final long hash, final long indexSlot, final long version)
+    {
         final int base = set * WAYS * LONGS_PER_ENTRY;
         int empty = -1;
         for (int way = 0; way < WAYS; way++)
@@ -170,40 +192,49 @@ final class LocationCache
 
     /**
      * Drop the entry of {@code hash} if it still holds {@code indexSlot} (a newer location remembered meanwhile is
-     * kept). Progress thread only.
+     * kept). Any thread.
      *
      * @return true when an entry was dropped.
      */
     boolean forget(final long hash, final long indexSlot)
     {
-        final int at = find(hash);
-        if (at < 0 || entries[at + SLOT] != indexSlot)
-        {
-            return false;
-        }
-        write(at, 0, IndexSlot.EMPTY, 0);
-        return true;
+        return drop(hash, indexSlot, true);
     }
 
-    /** Drop the entry of {@code hash}, whatever it holds (this client deleted the key). Progress thread only. */
+    /** Drop the entry of {@code hash}, whatever it holds (this client deleted the key). Any thread. */
     boolean forget(final long hash)
     {
-        final int at = find(hash);
-        if (at < 0)
-        {
-            return false;
-        }
-        write(at, 0, IndexSlot.EMPTY, 0);
-        return true;
+        return drop(hash, IndexSlot.EMPTY, false);
     }
 
-    private int find(final long hash)
+    private boolean drop(final long hash, final long indexSlot, final boolean onlyThatSlot)
     {
         if (setMask < 0)
         {
-            return -1;
+            return false;
         }
-        final int base = setOf(hash) * WAYS * LONGS_PER_ENTRY;
+        final int set = setOf(hash);
+        lockSet(set);
+        try
+        {
+            final int at = find(set, hash);
+            if (at < 0 || (onlyThatSlot && entries[at + SLOT] != indexSlot))
+            {
+                return false;
+            }
+            write(at, 0, IndexSlot.EMPTY, 0);
+            return true;
+        }
+        finally
+        {
+            unlockSet(set);
+        }
+    }
+
+    /** Under the set's flag: where the entry of {@code hash} is, or -1. */
+    private int find(final int set, final long hash)
+    {
+        final int base = set * WAYS * LONGS_PER_ENTRY;
         for (int way = 0; way < WAYS; way++)
         {
             final int at = base + way * LONGS_PER_ENTRY;
@@ -215,7 +246,7 @@ final class LocationCache
         return -1;
     }
 
-    /** The seqlock write: odd stamp, fields, even stamp (release). The only writer is the progress thread. */
+    /** The seqlock write: odd stamp, fields, even stamp (release). Under the set's flag: one writer at a time. */
     private void write(final int at, final long hash, final long indexSlot, final long version)
     {
         final long stamp = entries[at];
@@ -225,6 +256,28 @@ final class LocationCache
         LONGS.setOpaque(entries, at + SLOT, indexSlot);
         LONGS.setOpaque(entries, at + VERSION, version);
         LONGS.setRelease(entries, at, stamp + 2);
+    }
+
+    /** Take the set's writer flag (acquire): spin, then yield, while another writer holds it. */
+    private void lockSet(final int set)
+    {
+        int spins = 0;
+        while (!INTS.compareAndSet(writing, set, 0, 1))
+        {
+            if (++spins < SPINS_BEFORE_YIELD)
+            {
+                Thread.onSpinWait();
+            }
+            else
+            {
+                Thread.yield();
+            }
+        }
+    }
+
+    private void unlockSet(final int set)
+    {
+        INTS.setRelease(writing, set, 0);
     }
 
     /** Buckets take the key hash's low bits; the sets take the high bits of a multiplicative mix of all of it. */

@@ -60,10 +60,16 @@ import java.util.concurrent.locks.LockSupport;
  * Node restarts also end the session, and with it the cache. The full protocol itself is unchanged: it is
  * linearized at its bucket read.
  *
- * <p>The first read (or batch) is posted by the caller's thread; every continuation runs on the worker's progress
- * thread and never blocks it: a back-pressured post is handed to the {@link ClientConductor}, which re-posts it on a
- * later duty cycle. The progress thread is the only one that changes a {@link LocationCache}. The only allocation per
- * GET is the returned value.
+ * <p><b>Threads.</b> The first read (or batch) is posted by the caller's thread. A step whose reads complete on
+ * return ({@link Endpoint#readImmediate}: shm, where the node's pool is mapped into this process) is finished on the
+ * thread that posted it, and the next step posted there too, in one loop ({@link #drive}): a cached GET on shm runs
+ * from call to value on the caller's thread, with no hand-off to the progress thread and back (UCX's immediate
+ * completion). A step with a read posted the ordinary way is finished by the thread that completes its last read,
+ * the worker's progress thread, and continues there, never blocking it: a back-pressured post is handed to the
+ * {@link ClientConductor}, which re-posts it on a later duty cycle. So a slot's state machine runs on one thread at a
+ * time (the one that made its {@code pendingReads} reach zero) but not always the same one: every piece of it is
+ * thread-agnostic (flyweights per thread, the {@link LocationCache} takes writers from any thread). The only
+ * allocation per GET is the returned value.
  *
  * <p><b>Why a one-sided read stays correct across failover and resharding.</b> A value is returned only if the read
  * lease still holds when the reads have completed (so they ran while the node's own lease held, and no new primary can
@@ -73,20 +79,26 @@ import java.util.concurrent.locks.LockSupport;
 final class OneSidedGetProtocol
 {
     private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
+    private static final long BACK_PRESSURED = TransportStatus.BACK_PRESSURED.sentinel();
 
     private final int readRetries;
+    private final StepReads reads;
     private final ClientCounters counters;
     private RequestSlots slots;
     private RpcProtocol rpc;
     private ClientConductor conductor;
 
-    // Progress-thread only: the flyweights are not thread-safe (the extent one keeps a CRC32C state).
-    private final IndexBucketFlyweight bucket = new IndexBucketFlyweight();
-    private final ValueExtentFlyweight extent = new ValueExtentFlyweight();
+    /** The flyweights are not thread-safe (the extent one keeps a CRC32C state): one pair per thread. */
+    private static final ThreadLocal<Flyweights> FLYWEIGHTS = ThreadLocal.withInitial(Flyweights::new);
 
-    OneSidedGetProtocol(final int readRetries, final ClientCounters counters)
+    /**
+     * @param readRetries    torn reads retried before a GET falls back to RPC.
+     * @param immediateReads whether the transport completes reads on return ({@link Endpoint#readImmediate}).
+     */
+    OneSidedGetProtocol(final int readRetries, final boolean immediateReads, final ClientCounters counters)
     {
         this.readRetries = readRetries;
+        this.reads = new StepReads(immediateReads);
         this.counters = counters;
     }
 
@@ -121,12 +133,12 @@ final class OneSidedGetProtocol
         }
         while (true)
         {
-            final TransportStatus status = postRemaining(slot);
-            if (status != TransportStatus.BACK_PRESSURED)
+            final long result = drive(slot);
+            if (result != BACK_PRESSURED)
             {
-                if (status != TransportStatus.OK)
+                if (result < 0)
                 {
-                    failUnposted(slot, status);
+                    failUnposted(slot, TransportStatus.fromSentinel(result));
                 }
                 return;
             }
@@ -140,22 +152,49 @@ final class OneSidedGetProtocol
         }
     }
 
-    /** Re-post a back-pressured batch or extent read (conductor, progress thread). */
+    /**
+     * Post the slot's current step without waiting (an async request's first step, the conductor's re-post of a
+     * back-pressured one, the next step after a completion): a back-pressured post goes to the conductor.
+     */
     void resume(final RequestSlot slot)
     {
-        final TransportStatus status = postRemaining(slot);
-        if (status == TransportStatus.BACK_PRESSURED)
+        final long result = drive(slot);
+        if (result == BACK_PRESSURED)
         {
             counters.increment(ClientCounter.BACK_PRESSURED_POSTS);
             conductor.defer(slot, ClientConductor.ACTION_POST_READS);
         }
-        else if (status != TransportStatus.OK)
+        else if (result < 0)
         {
-            failUnposted(slot, status);
+            failUnposted(slot, TransportStatus.fromSentinel(result));
         }
     }
 
-    /** Give up the reads not posted yet, as if each had completed with {@code status}. */
+    /**
+     * Post the slot's current step; while a step's reads all complete on return, finish it here and post the next,
+     * in this loop rather than by recursion.
+     *
+     * @return {@link StepReads#POSTED} once the slot is no longer this thread's (a step is in flight, or the request finished
+     *         or went on by RPC), or the negative sentinel that refused a read of the current step (the slot is still
+     *         this thread's: retry, defer or {@link #failUnposted}).
+     */
+    private long drive(final RequestSlot slot)
+    {
+        while (true)
+        {
+            final long result = reads.post(slot);
+            if (result != StepReads.COMPLETED_HERE)
+            {
+                return result;
+            }
+            if (!finishStep(slot))
+            {
+                return StepReads.POSTED;
+            }
+        }
+    }
+
+    /** Give up the reads not posted yet, as if each had completed with {@code status} (the slot is this thread's). */
     void failUnposted(final RequestSlot slot, final TransportStatus status)
     {
         final int unposted = slot.batchSize - slot.batchPosted;
@@ -238,47 +277,10 @@ final class OneSidedGetProtocol
     }
 
     /**
-     * Post what is left of the slot's batch: the whole batch through {@link Endpoint#readBatch} first, then one by
-     * one, so the refusal of a single read can be told apart.
-     *
-     * <p>Once the last read is accepted the slot belongs to the progress thread (the reads may already have completed
-     * and moved the slot on), so nothing here writes to the slot after that: progress is counted in a local, and
-     * written back only when something stays unposted, which keeps the step from completing.
-     *
-     * @return OK when all are posted, BACK_PRESSURED to try again later, or the status that refused a read.
-     */
-    private TransportStatus postRemaining(final RequestSlot slot)
-    {
-        final Endpoint endpoint = slot.session.endpoint();
-        final int size = slot.batchSize;
-        int posted = slot.batchPosted;
-        if (posted == 0 && size > 1)
-        {
-            posted = endpoint.readBatch(slot.batch, size);
-            if (posted == size)
-            {
-                return TransportStatus.OK;
-            }
-        }
-        while (posted < size)
-        {
-            final Endpoint.ReadRequest r = slot.batch[posted];
-            final long id = endpoint.read(r.remoteAddress, r.remoteKey, r.length, r.destination, r.destinationOffset,
-                r.handler);
-            if (id < 0)
-            {
-                slot.batchPosted = posted;
-                return TransportStatus.fromSentinel(id);
-            }
-            posted++;
-        }
-        return TransportStatus.OK;
-    }
-
-    /**
-     * One read of the current step finished (or was given up). The last one moves the state machine on. A failure can
-     * be recorded by a caller's thread (a refused post), so the decision on a failed step must be thread-safe; a step
-     * whose reads all succeeded only ever finishes on the progress thread.
+     * One read of the current step finished (or was given up). The last one moves the state machine on, on this
+     * thread. A failure can be recorded by a caller's thread (a refused post, a read done on return) while the
+     * progress thread completes another read of the step, so the decision on a failed step must be thread-safe: the
+     * count-down orders each recorded failure before the last decrement.
      */
     private void onReadComplete(final RequestSlot slot, final TransportStatus status)
     {
@@ -290,23 +292,35 @@ final class OneSidedGetProtocol
         {
             return;
         }
+        if (finishStep(slot))
+        {
+            resume(slot);
+        }
+    }
+
+    /**
+     * Every read of the current step completed: decide. Runs on the thread that completed the last one.
+     *
+     * @return true when the decision is another step of reads, prepared and not posted yet (the caller posts it);
+     *         false when the request finished, or went on by RPC.
+     */
+    private boolean finishStep(final RequestSlot slot)
+    {
         final TransportStatus failure = slot.readFailure;
         if (failure != null)
         {
             onReadFailed(slot, failure);
+            return false;
         }
-        else if (slot.phase == RequestSlot.PHASE_READ_BUCKETS)
+        if (slot.phase == RequestSlot.PHASE_READ_BUCKETS)
         {
-            onBucketsRead(slot);
+            return onBucketsRead(slot);
         }
-        else if (slot.phase == RequestSlot.PHASE_READ_CACHED)
+        if (slot.phase == RequestSlot.PHASE_READ_CACHED)
         {
-            onCachedExtentRead(slot);
+            return onCachedExtentRead(slot);
         }
-        else
-        {
-            onExtentRead(slot);
-        }
+        return onExtentRead(slot);
     }
 
     private void onReadFailed(final RequestSlot slot, final TransportStatus status)
@@ -332,7 +346,7 @@ final class OneSidedGetProtocol
         }
     }
 
-    private void onBucketsRead(final RequestSlot slot)
+    private boolean onBucketsRead(final RequestSlot slot)
     {
         final NodeInfo node = slot.session.info();
         final int header = RequestSlot.HEADER_OFFSET;
@@ -342,7 +356,7 @@ final class OneSidedGetProtocol
             // The pool was rebuilt since the handshake: what the buckets say cannot be trusted.
             slot.session.markPoolStale();
             fallback(slot);
-            return;
+            return false;
         }
         final int layoutVersion = slot.readBuffer.getInt(header + PoolHeaderFlyweight.VERSION_OFFSET, ORDER);
         if (layoutVersion != PoolHeaderFlyweight.LAYOUT_VERSION)
@@ -350,12 +364,12 @@ final class OneSidedGetProtocol
             // Extents laid out otherwise would never verify (or, worse, be misread): ask the server instead.
             slot.session.markLayoutUnsupported(layoutVersion);
             fallback(slot);
-            return;
+            return false;
         }
         if (!ownershipServes(slot))
         {
             refuseOwnership(slot);
-            return;
+            return false;
         }
         slot.poolComplete =
             (slot.readBuffer.getInt(header + PoolHeaderFlyweight.FLAGS_OFFSET, ORDER) &
@@ -363,16 +377,17 @@ final class OneSidedGetProtocol
 
         final int fingerprint = KeyHash.fingerprint(slot.hash);
         final PoolGeometry geometry = node.geometry();
+        final IndexBucketFlyweight bucket = FLYWEIGHTS.get().bucket;
         int count = 0;
-        count = collect(slot, RequestSlot.PRIMARY_BUCKET_OFFSET, fingerprint, geometry, count);
-        count = collect(slot, RequestSlot.SECONDARY_BUCKET_OFFSET, fingerprint, geometry, count);
+        count = collect(slot, bucket, RequestSlot.PRIMARY_BUCKET_OFFSET, fingerprint, geometry, count);
+        count = collect(slot, bucket, RequestSlot.SECONDARY_BUCKET_OFFSET, fingerprint, geometry, count);
         slot.candidateCount = count;
         slot.candidateNext = 0;
-        nextCandidate(slot);
+        return nextCandidate(slot);
     }
 
-    private int collect(
-        final RequestSlot slot, final int bucketOffset, final int fingerprint, final PoolGeometry geometry, final int from)
+    private static int collect(final RequestSlot slot, final IndexBucketFlyweight bucket, final int bucketOffset,
+        final int fingerprint, final PoolGeometry geometry, final int from)
     {
         int count = from;
         bucket.wrap(slot.readBuffer, bucketOffset);
@@ -387,46 +402,51 @@ final class OneSidedGetProtocol
         return count;
     }
 
-    private void nextCandidate(final RequestSlot slot)
+    /** True when the next candidate's extent read is prepared (to post); false when the request went on otherwise. */
+    private boolean nextCandidate(final RequestSlot slot)
     {
         if (slot.candidateNext >= slot.candidateCount)
         {
-            noMatch(slot);
-            return;
+            return noMatch(slot);
         }
         final long indexSlot = slot.candidates[slot.candidateNext++];
         if (IndexSlot.extentLength(indexSlot) > slot.extentCapacity)
         {
             fallback(slot);
-            return;
+            return false;
         }
         prepareExtentRead(slot, indexSlot, RequestSlot.PHASE_READ_EXTENT);
-        resume(slot);
+        return true;
     }
 
-    /** The single read of a cached location finished: the value, or forget the location and run the full protocol. */
-    private void onCachedExtentRead(final RequestSlot slot)
+    /**
+     * The single read of a cached location finished: the value, or forget the location and prepare the full
+     * protocol's batch (true: to post).
+     */
+    private boolean onCachedExtentRead(final RequestSlot slot)
     {
         if (!ownershipServes(slot))
         {
             refuseOwnership(slot);
-            return;
+            return false;
         }
+        final ValueExtentFlyweight extent = FLYWEIGHTS.get().extent;
         extent.wrap(slot.readBuffer, RequestSlot.EXTENT_OFFSET, slot.extentLength);
         if (extent.verifyCurrent(slot.key, 0, slot.keyLength, slot.expectedVersion) == ExtentStatus.OK)
         {
             counters.increment(ClientCounter.GET_CACHE_HITS);
-            succeed(slot);
-            return;
+            succeed(slot, extent);
+            return false;
         }
         // Superseded, deleted, evicted, reused or torn: whatever it was, the index knows better.
         counters.increment(ClientCounter.GET_CACHE_INVALIDATIONS);
         slot.session.locationCache().forget(slot.hash, slot.followedSlot);
         prepareBatch(slot);
-        resume(slot);
+        return true;
     }
 
-    private void succeed(final RequestSlot slot)
+    /** The extent in {@code extent} verified: the value, if the read lease still holds. */
+    private void succeed(final RequestSlot slot, final ValueExtentFlyweight extent)
     {
         if (!slot.session.readLease().holds(ReadLease.now()))
         {
@@ -441,8 +461,10 @@ final class OneSidedGetProtocol
         slots.complete(slot);
     }
 
-    private void onExtentRead(final RequestSlot slot)
+    /** A candidate's extent was read: the value, or true when the next read (candidate or retry) is prepared. */
+    private boolean onExtentRead(final RequestSlot slot)
     {
+        final ValueExtentFlyweight extent = FLYWEIGHTS.get().extent;
         extent.wrap(slot.readBuffer, RequestSlot.EXTENT_OFFSET, slot.extentLength);
         final ExtentStatus status = extent.verify(slot.key, 0, slot.keyLength);
         switch (status)
@@ -453,43 +475,41 @@ final class OneSidedGetProtocol
                     // Only a LIVE extent is worth remembering: a RETIRED one was superseded since the bucket read.
                     slot.session.locationCache().remember(slot.hash, slot.followedSlot, extent.version());
                 }
-                succeed(slot);
-                break;
+                succeed(slot, extent);
+                return false;
             case KEY_MISMATCH:
                 // A fingerprint collision, or a slot read before the writer replaced it whose extent has since been
                 // reused for another key: only a fresh pass can tell, so a miss after this is not definitive.
                 slot.keyMismatchSeen = true;
-                nextCandidate(slot);
-                break;
+                return nextCandidate(slot);
             default:
                 // Torn: the extent changed while we read it (or the slot we followed is already stale).
-                retryOrFallback(slot);
-                break;
+                return retryOrFallback(slot);
         }
     }
 
-    private void retryOrFallback(final RequestSlot slot)
+    /** True when the retry's batch is prepared (to post); false after falling back to RPC. */
+    private boolean retryOrFallback(final RequestSlot slot)
     {
         counters.increment(ClientCounter.GET_TORN_RETRIES);
         if (slot.tornRetries++ < readRetries)
         {
             slot.keyMismatchSeen = false;
             prepareBatch(slot);
-            resume(slot);
+            return true;
         }
-        else
-        {
-            fallback(slot);
-        }
+        fallback(slot);
+        return false;
     }
 
-    private void noMatch(final RequestSlot slot)
+    /** No candidate held the key: a definitive miss, a lookup by RPC, or (true) a retry's batch to post. */
+    private boolean noMatch(final RequestSlot slot)
     {
         if (slot.keyMismatchSeen)
         {
-            retryOrFallback(slot);
+            return retryOrFallback(slot);
         }
-        else if (slot.poolComplete)
+        if (slot.poolComplete)
         {
             counters.increment(ClientCounter.GET_MISSES);
             slot.succeed(Status.NOT_FOUND, null, null);
@@ -500,6 +520,7 @@ final class OneSidedGetProtocol
             counters.increment(ClientCounter.GET_MISS_LOOKUPS);
             rpc.startFromWorker(slot);
         }
+        return false;
     }
 
     /**
@@ -525,5 +546,12 @@ final class OneSidedGetProtocol
         counters.increment(ClientCounter.GET_FALLBACKS);
         slot.phase = RequestSlot.PHASE_IDLE;
         rpc.startFromWorker(slot);
+    }
+
+    /** The flyweights of one thread. */
+    private static final class Flyweights
+    {
+        final IndexBucketFlyweight bucket = new IndexBucketFlyweight();
+        final ValueExtentFlyweight extent = new ValueExtentFlyweight();
     }
 }

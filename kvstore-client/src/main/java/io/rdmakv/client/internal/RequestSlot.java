@@ -29,7 +29,8 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * the ownership word, in one batch, into the same places.
  *
  * <p>Threads: the caller fills the request and posts the first operation; continuations and completion run on the
- * worker's progress thread. {@link #state} hands the result back with a volatile write.
+ * worker's progress thread, or on the caller's own thread for one-sided reads that complete on return (shm; see
+ * {@link OneSidedGetProtocol}). {@link #state} hands the result back with a volatile write.
  */
 final class RequestSlot
 {
@@ -100,7 +101,7 @@ final class RequestSlot
     AsyncCall<?> call;
     Thread waiter;
 
-    // Progress of the one-sided GET (worker thread, and the caller for the first batch).
+    // Progress of the one-sided GET (the thread that finished its last step: the worker's, or the caller's).
     volatile int phase;
     /** From the pool header read with the buckets: a one-sided miss is definitive. */
     boolean poolComplete;
@@ -113,7 +114,7 @@ final class RequestSlot
     long followedSlot;
     /** The version the cached location promised (a cached read only). */
     long expectedVersion;
-    /** First failed read status of the current batch (worker thread only). */
+    /** First failed read status of the current batch (ordered before the batch's last count-down). */
     io.rdmakv.transport.TransportStatus readFailure;
     /** What the conductor should retry when a post from the worker thread was back-pressured. */
     int deferredAction;

@@ -126,7 +126,10 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
         return submit(new AsyncCall<>(type, deadline()).views(key, value, sink), false);
     }
 
-        /** Start one request without blocking; the future completes on the progress thread (keep stages short). */
+    /**
+     * Start one request without blocking; the future completes on the progress thread (keep stages short), or on this
+     * thread before the call returns when a one-sided GET's reads complete on return (shm).
+     */
     <T> CompletableFuture<T> callAsync(final RequestType<T> type, final byte[] key, final byte[] value)
     {
         return submit(new AsyncCall<>(type, deadline()).bytes(key, value), false);

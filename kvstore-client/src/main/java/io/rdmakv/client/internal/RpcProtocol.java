@@ -85,7 +85,10 @@ final class RpcProtocol
         }
     }
 
-    /** Send from the progress thread (a GET falling back); a back-pressured send is retried by the conductor. */
+    /**
+     * Send without waiting, from the thread that finished a one-sided GET's step (a GET falling back: the progress
+     * thread, or a caller whose reads completed on return); a back-pressured send is retried by the conductor.
+     */
     void startFromWorker(final RequestSlot slot)
     {
         counters.increment(ClientCounter.RPCS);

@@ -31,7 +31,7 @@ class CallerDrivenAwaitTest
     private final ClientCounters counters = new ClientCounters();
     private final RequestSlots slots = new RequestSlots(SLOTS,
         new UnsafeBuffer(ByteBuffer.allocateDirect(SLOTS * (RequestSlot.EXTENT_OFFSET + 64))),
-        RequestSlot.EXTENT_OFFSET + 64, 64, new OneSidedGetProtocol(0, counters), counters);
+        RequestSlot.EXTENT_OFFSET + 64, 64, new OneSidedGetProtocol(0, false, counters), counters);
 
     @Test
     @Timeout(30)

@@ -19,7 +19,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The location cache as a data structure: bounds, replacement, what it refuses, and its one-writer seqlock. */
+/**
+ * The location cache as a data structure: bounds, replacement, what it refuses, its seqlock for readers and its
+ * writers from several threads.
+ */
 class LocationCacheTest
 {
     private static final PoolGeometry GEOMETRY = PoolGeometry.plan(1 << 20, 64);
@@ -176,6 +179,71 @@ class LocationCacheTest
         }
         assertEquals(0, mixed.get(), "lookups that mixed two writes, of " + seen.get());
         assertTrue(seen.get() > 1000, "readers really found entries: " + seen.get());
+    }
+
+    /**
+     * Writers on several threads (callers whose reads complete on return, and the progress thread) remember versions
+     * of the same keys, each writer its own stride of versions, while readers look: a key never has two entries, the
+     * newest version remembered wins, and no lookup mixes two writes.
+     */
+    @Test
+    @Timeout(30)
+    void shouldKeepOneEntryPerKeyAndTheNewestVersionWithSeveralWriters() throws Exception
+    {
+        final LocationCache cache = new LocationCache(8, GEOMETRY, MAX_EXTENT);
+        final long[] hashes = {hash("a"), hash("b"), hash("c")};
+        final int writers = 3;
+        final int versionsEach = 20_000;
+        final AtomicLong mixed = new AtomicLong();
+        final AtomicBoolean writing = new AtomicBoolean(true);
+        final List<Thread> threads = new ArrayList<>();
+        for (int w = 0; w < writers; w++)
+        {
+            final int first = w + 1;
+            threads.add(new Thread(() ->
+            {
+                for (long version = first; version <= (long)versionsEach * writers; version += writers)
+                {
+                    final long hash = hashes[(int)(version % hashes.length)];
+                    cache.remember(hash, slotFor(hash, (int)(version % 1000)), version);
+                }
+            }, "cache-writer-" + w));
+        }
+        final Thread reader = new Thread(() ->
+        {
+            final RequestSlot mine = new RequestSlot(1, new UnsafeBuffer(new byte[512]), 256, null);
+            int i = 0;
+            while (writing.get())
+            {
+                final long hash = hashes[i++ % hashes.length];
+                if (cache.lookup(hash, mine) && mine.followedSlot != slotFor(hash, (int)(mine.expectedVersion % 1000)))
+                {
+                    mixed.incrementAndGet();
+                }
+            }
+        }, "cache-reader");
+        reader.start();
+        threads.forEach(Thread::start);
+        for (final Thread t : threads)
+        {
+            t.join();
+        }
+        writing.set(false);
+        reader.join();
+        assertEquals(0, mixed.get(), "lookups that mixed two writes");
+        final long last = (long)versionsEach * writers;
+        for (final long hash : hashes)
+        {
+            long newest = 0;
+            for (long v = last; v > 0 && newest == 0; v--)
+            {
+                newest = hashes[(int)(v % hashes.length)] == hash ? v : 0;
+            }
+            assertTrue(cache.lookup(hash, out));
+            assertEquals(newest, out.expectedVersion, "the newest version of each key survives every interleaving");
+            assertTrue(cache.forget(hash));
+            assertFalse(cache.lookup(hash, out), "one entry per key: forgetting it once leaves none");
+        }
     }
 
     private static long hash(final String key)

@@ -32,11 +32,14 @@ import java.util.ArrayList;
  * mapped read-only into this process after the peer checked the remote key's token.
  * <pre>
  *   send (any thread):  admit (connected? credits and pending full? -> BACK_PRESSURED)
- *                       ring has room and nothing waits -> record written, completion queued
+ *                       ring has room and nothing waits -> record written; no handler: done on return,
+ *                       else completion queued
  *                       else -> bytes copied into a pending operation, written in order as the peer reads
  *   read (any thread):  region mapped here -> region-table word == generation ? copy : INVALID_RKEY,
  *                       word checked again after the copy (a region closed meanwhile fails the read)
  *                       not mapped yet -> waits for MAPPED from the peer (the progress thread asks with MAP)
+ *   readImmediate:      region mapped here -> the same checks and copy, the status returned to the caller
+ *   (any thread)        (no operation, no completion, no wake-up); not mapped yet -> null (post it with read)
  *   progress thread:    inbound ring -> handler.onMessage in place; control socket (MAP, MAPPED, end of file);
  *                       pending sends -> ring; completions -> handlers; deadlines
  * </pre>
@@ -124,6 +127,14 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
             {
                 return refused;
             }
+            if (handler == null && window.mayPostLocked() &&
+                rings.outbound().write(MESSAGE_TYPE, buffer, offset, length))
+            {
+                // Nobody waits for this send's completion: it is complete on return, and the progress thread is
+                // neither handed an operation nor woken for it.
+                rings.wakePeerIfParked(peerEventFd);
+                return window.nextRequestIdLocked();
+            }
             final ShmOperation op = window.acquireLocked(handler);
             op.isRead = false;
             if (window.mayPostLocked() && rings.outbound().write(MESSAGE_TYPE, buffer, offset, length))
@@ -186,14 +197,48 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
         return id;
     }
 
-    /** Under lock: copy a read out of the peer's mapped region, checking token, bounds and the registration. */
+    /**
+     * The read done on the calling thread when the region is mapped here: the same checks and copy as a posted read
+     * ({@link #copy}), under the same lock (a close never unmaps memory being copied), but no operation, no credit, no
+     * completion queued and no wake-up of the progress thread.
+     */
+    @Override
+    public TransportStatus readImmediate(final long remoteAddress, final RemoteKey remoteKey, final int length,
+        final MutableDirectBuffer destination, final int destinationOffset)
+    {
+        final TransportStatus invalid = checkRead(remoteAddress, remoteKey, length, destination, destinationOffset);
+        if (invalid != null)
+        {
+            return invalid;
+        }
+        synchronized (lock)
+        {
+            final long refused = window.refusalLocked();
+            if (refused < 0)
+            {
+                return TransportStatus.fromSentinel(refused);
+            }
+            final PeerRegion region = peerRegions.get(remoteKey.nativeKey());
+            return region == null ? null :
+                copy(region, remoteAddress, remoteKey.token(), length, destination, destinationOffset);
+        }
+    }
+
+    /** Under lock: copy a posted read out of the peer's mapped region. */
     private TransportStatus copy(final PeerRegion region, final ShmOperation op)
     {
-        if (region.token() != op.remoteKey.token())
+        return copy(region, op.remoteAddress, op.remoteKey.token(), op.length, op.destination, op.destinationOffset);
+    }
+
+    /** Under lock: copy a read out of the peer's mapped region, checking token, bounds and the registration. */
+    private TransportStatus copy(final PeerRegion region, final long remoteAddress, final long token, final int length,
+        final MutableDirectBuffer destination, final int destinationOffset)
+    {
+        if (region.token() != token)
         {
             return TransportStatus.INVALID_RKEY;
         }
-        if (!region.covers(op.remoteAddress, op.length))
+        if (!region.covers(remoteAddress, length))
         {
             return TransportStatus.OUT_OF_BOUNDS;
         }
@@ -202,9 +247,9 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
         {
             return TransportStatus.INVALID_RKEY;
         }
-        final long source = region.mapping().address() + (op.remoteAddress - region.base());
-        final MutableDirectBuffer dst = op.destination;
-        UnsafeApi.copyMemory(null, source, dst.byteArray(), dst.addressOffset() + op.destinationOffset, op.length);
+        final long source = region.mapping().address() + (remoteAddress - region.base());
+        UnsafeApi.copyMemory(null, source, destination.byteArray(), destination.addressOffset() + destinationOffset,
+            length);
         // A region closed while we copied: its bytes may already belong to something else.
         return regionTable.getLongVolatile(word) == region.generation() ? TransportStatus.OK :
             TransportStatus.INVALID_RKEY;

@@ -58,7 +58,8 @@ public final class ShmTransportProvider implements TransportProvider
         final int ringMax = ShmRings.capacityFor(config.maxMessageBytes()) / 8 - 64;
         return new TransportCapabilities(
             EnumSet.of(TransportCapability.SEND_RECV, TransportCapability.READ_NATIVE, TransportCapability.READ_BATCH,
-                TransportCapability.HOST_LOCAL, TransportCapability.MEMORY_FILE_REGIONS),
+                TransportCapability.READ_IMMEDIATE, TransportCapability.HOST_LOCAL,
+                TransportCapability.MEMORY_FILE_REGIONS),
             Math.min(config.maxMessageBytes(), ringMax), Integer.MAX_VALUE - 8, config.maxInflightPerEndpoint(),
             LATENCY_NANOS, BANDWIDTH_BYTES_PER_SECOND);
     }

@@ -1,34 +1,25 @@
 package io.rdmakv.transport.shm;
 
-import io.rdmakv.transport.Endpoint;
-import io.rdmakv.transport.EndpointHandler;
-import io.rdmakv.transport.Listener;
 import io.rdmakv.transport.MemoryAccess;
 import io.rdmakv.transport.MemoryRegion;
 import io.rdmakv.transport.RemoteKey;
 import io.rdmakv.transport.Transport;
-import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.TransportStatus;
-import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.libc.LibC;
 import io.rdmakv.transport.libc.LibCLayout;
 import io.rdmakv.transport.select.TransportSelector;
-import org.agrona.concurrent.AgentInvoker;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -39,53 +30,28 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * What the shm transport promises beyond the conformance suites: the peer's memory is mapped read-only (the kernel
  * refuses a write), a wrong token gets no descriptor at all, only shareable memory registers, and {@code auto}
- * never picks it. Both workers are driven by the test thread (AgentInvoker), so every step is deterministic.
+ * never picks it. Both workers are driven by the test thread ({@link ShmPair}), so every step is deterministic.
  */
 class ShmTransportTest
 {
-    private static final EndpointHandler QUIET = (ep, buffer, offset, length) -> { };
-
+    private final ShmPair pair = new ShmPair();
     private Transport serverTransport;
-    private Transport clientTransport;
-    private AgentInvoker server;
-    private AgentInvoker client;
-    private SharedMapping memory;
     private MemoryRegion region;
-    private Endpoint endpoint;
 
     @BeforeEach
     void connect() throws Exception
     {
         final ShmTransportProvider provider = new ShmTransportProvider();
         assumeTrue(provider.isAvailable(), () -> "shm unavailable: " + provider.unavailabilityCause());
-        serverTransport = provider.open(TransportConfig.defaults());
-        clientTransport = provider.open(TransportConfig.defaults());
-        final Worker serverWorker = serverTransport.createWorker("server");
-        final Worker clientWorker = clientTransport.createWorker("client");
-        server = new AgentInvoker(Throwable::printStackTrace, null, serverWorker);
-        client = new AgentInvoker(Throwable::printStackTrace, null, clientWorker);
-        server.start();
-        client.start();
-        memory = SharedMapping.create("rdmakv-test-secret", 8192);
-        memory.buffer().putLong(0, 0x5ec2e7L);
-        region = serverTransport.memoryDomain().register(memory.address(), 8192, EnumSet.of(MemoryAccess.REMOTE_READ));
-        final Listener listener = serverWorker.listen(new InetSocketAddress("127.0.0.1", 0), QUIET);
-        endpoint = progress(clientWorker.connect(
-            new InetSocketAddress("127.0.0.1", listener.localAddress().getPort()), QUIET));
+        pair.open();
+        serverTransport = pair.serverTransport;
+        region = pair.region;
     }
 
     @AfterEach
     void close()
     {
-        if (client != null)
-        {
-            client.close();
-            server.close();
-            region.close();
-            memory.close();
-            clientTransport.close();
-            serverTransport.close();
-        }
+        pair.close();
     }
 
     @Test
@@ -93,7 +59,7 @@ class ShmTransportTest
     void shouldMapThePeersRegionReadOnlySoTheKernelRefusesAnyWrite() throws Exception
     {
         final UnsafeBuffer dst = new UnsafeBuffer(ByteBuffer.allocateDirect(8));
-        assertEquals(TransportStatus.OK, readStatus(region.remoteKey(), 8, dst));
+        assertEquals(TransportStatus.OK, pair.readStatus(region.remoteKey(), 8, dst));
         assertEquals(0x5ec2e7L, dst.getLong(0));
         // Both transports live in this process, so the client's mapping is the second one of the region's file.
         final List<String> mappings = mappingsOf("/memfd:rdmakv-test-secret");
@@ -115,7 +81,7 @@ class ShmTransportTest
         final RemoteKey forged = new RemoteKey(good.transportId(), good.nativeKey(), good.baseAddress(), good.length(),
             good.token() ^ 1);
         final UnsafeBuffer dst = new UnsafeBuffer(ByteBuffer.allocateDirect(8));
-        assertEquals(TransportStatus.INVALID_RKEY, readStatus(forged, 8, dst));
+        assertEquals(TransportStatus.INVALID_RKEY, pair.readStatus(forged, 8, dst));
         assertEquals(0, dst.getLong(0));
         assertEquals(1, mappingsOf("/memfd:rdmakv-test-secret").size(), "only the owner maps the region");
     }
@@ -125,9 +91,9 @@ class ShmTransportTest
     void shouldRefuseReadsOnceTheRegionIsDeregistered() throws Exception
     {
         final UnsafeBuffer dst = new UnsafeBuffer(ByteBuffer.allocateDirect(8));
-        assertEquals(TransportStatus.OK, readStatus(region.remoteKey(), 8, dst));
+        assertEquals(TransportStatus.OK, pair.readStatus(region.remoteKey(), 8, dst));
         region.close();
-        assertEquals(TransportStatus.INVALID_RKEY, readStatus(region.remoteKey(), 8, dst));
+        assertEquals(TransportStatus.INVALID_RKEY, pair.readStatus(region.remoteKey(), 8, dst));
     }
 
     @Test
@@ -152,32 +118,6 @@ class ShmTransportTest
             selection.rejected().toString());
         assertEquals("shm", new TransportSelector(List.of(new ShmTransportProvider())).evaluate("shm")
             .provider().name());
-    }
-
-    private TransportStatus readStatus(final RemoteKey key, final int length, final UnsafeBuffer dst) throws Exception
-    {
-        final CompletableFuture<Void> read = endpoint.readAsync(key.baseAddress(), key, length, dst, 0);
-        try
-        {
-            progress(read);
-            return TransportStatus.OK;
-        }
-        catch (final ExecutionException e)
-        {
-            return ((TransportException)e.getCause()).status();
-        }
-    }
-
-    /** Drive both workers on this thread until {@code future} is done. */
-    private <T> T progress(final CompletableFuture<T> future) throws Exception
-    {
-        for (int i = 0; i < 1_000_000 && !future.isDone(); i++)
-        {
-            server.invoke();
-            client.invoke();
-        }
-        assertTrue(future.isDone(), "not done after a million progress cycles");
-        return future.get();
     }
 
     private static List<String> mappingsOf(final String path) throws Exception

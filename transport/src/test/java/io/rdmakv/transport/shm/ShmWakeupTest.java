@@ -86,16 +86,23 @@ class ShmWakeupTest
     void shouldWakeAParkedConsumerOnceThroughItsEventFd() throws Exception
     {
         final EventFdWakeup wakeup = (EventFdWakeup)serverWorker.wakeup();
-        drain(wakeup);
-        final long signalsBefore = wakeup.signalWakeups();
-        wakeup.arm();
-        assertEquals(0, server.invoke(), "the last poll after the arm finds nothing");
-        final CompletableFuture<Boolean> waited = CompletableFuture.supplyAsync(
-            () -> wakeup.await(TimeUnit.SECONDS.toNanos(20)));
-        while (!wakeup.isBlocking())
+        long signalsBefore;
+        CompletableFuture<Boolean> waited;
+        do
         {
-            Thread.onSpinWait();
+            drain(wakeup);
+            signalsBefore = wakeup.signalWakeups();
+            wakeup.arm();
+            assertEquals(0, server.invoke(), "the last poll after the arm finds nothing");
+            final CompletableFuture<Boolean> wait = CompletableFuture.supplyAsync(
+                () -> wakeup.await(TimeUnit.SECONDS.toNanos(20)));
+            while (!wakeup.isBlocking() && !wait.isDone())
+            {
+                Thread.onSpinWait();
+            }
+            waited = wait;
         }
+        while (waited.isDone()); // the wait ended (a socket was ready) before this thread saw it block: again
         final UnsafeBuffer message = new UnsafeBuffer(ByteBuffer.allocateDirect(64));
         assertTrue(clientEndpoint.send(message, 0, 64, null) >= 0);
         assertTrue(clientEndpoint.send(message, 0, 64, null) >= 0);

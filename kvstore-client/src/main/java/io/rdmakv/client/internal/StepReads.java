@@ -1,0 +1,89 @@
+package io.rdmakv.client.internal;
+
+import io.rdmakv.transport.Endpoint;
+import io.rdmakv.transport.TransportStatus;
+
+/**
+ * Posts the reads of one step of a one-sided GET (the slot's batch: buckets + header + ownership word, or an extent
+ * + ownership word, or one extent) and says who goes on with the slot: this thread, when every read completed on
+ * return, or the thread that completes the last one.
+ */
+final class StepReads
+{
+    /** Every read of the step is posted; the thread that completes the last one goes on with the slot. */
+    static final long POSTED = 0;
+    /** Every read of the step completed on return; the posting thread finishes the step. */
+    static final long COMPLETED_HERE = 1;
+
+    private final boolean immediate;
+
+    /** @param immediate whether the transport completes reads on return ({@link Endpoint#readImmediate}). */
+    StepReads(final boolean immediate)
+    {
+        this.immediate = immediate;
+    }
+
+    /**
+     * Post what is left of the slot's batch. On a transport that completes reads on return, each read is done here
+     * first ({@link Endpoint#readImmediate}), counted down like a completion; the first it cannot do (a region not
+     * mapped here yet) and the rest are posted: the whole batch through {@link Endpoint#readBatch} when none was
+     * done, then one by one, so the refusal of a single read can be told apart.
+     *
+     * <p>Once the last read is accepted the slot belongs to the thread that completes it (the reads may already have
+     * completed and moved the slot on), so nothing here writes to the slot after that: progress is counted in a local,
+     * and written back only when something stays unposted, which keeps the step from completing. When this thread
+     * counted the last read down itself, the step is its to finish.
+     *
+     * @return {@link #POSTED}, {@link #COMPLETED_HERE}, or the negative sentinel of the status that refused a read
+     *         (BACK_PRESSURED: try again later).
+     */
+    long post(final RequestSlot slot)
+    {
+        final Endpoint endpoint = slot.session.endpoint();
+        final int size = slot.batchSize;
+        int posted = slot.batchPosted;
+        if (immediate)
+        {
+            while (posted < size)
+            {
+                final Endpoint.ReadRequest r = slot.batch[posted];
+                final TransportStatus status = endpoint.readImmediate(r.remoteAddress, r.remoteKey, r.length,
+                    r.destination, r.destinationOffset);
+                if (status == null)
+                {
+                    break;
+                }
+                posted++;
+                if (status != TransportStatus.OK && slot.readFailure == null)
+                {
+                    slot.readFailure = status;
+                }
+                if (slot.pendingReads.decrementAndGet() == 0)
+                {
+                    return COMPLETED_HERE;
+                }
+            }
+        }
+        if (posted == 0 && size > 1)
+        {
+            posted = endpoint.readBatch(slot.batch, size);
+            if (posted == size)
+            {
+                return POSTED;
+            }
+        }
+        while (posted < size)
+        {
+            final Endpoint.ReadRequest r = slot.batch[posted];
+            final long id = endpoint.read(r.remoteAddress, r.remoteKey, r.length, r.destination, r.destinationOffset,
+                r.handler);
+            if (id < 0)
+            {
+                slot.batchPosted = posted;
+                return id;
+            }
+            posted++;
+        }
+        return POSTED;
+    }
+}
