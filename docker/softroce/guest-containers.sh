@@ -29,6 +29,9 @@ export RDMAKV_CONTAINER_JAVA_OPTS=${RDMAKV_JOB_CONTAINER_JAVA_OPTS:--XX:TieredSt
 # interpreted and C1 code) and reached its pool warm-up after 5 min 7 s, still progressing, when the old 300 s
 # deadline removed it. RDMAKV_JOB_CONTAINER_READY_SECONDS.
 READY_SECONDS=${RDMAKV_JOB_CONTAINER_READY_SECONDS:-900}
+# The clients' connect and request timeout (--timeout-ms): a node's first requests run its cold code, and the CLI's
+# 5 s default ran out on the smoke node's first PUT through docker-proxy (measured 2026-12-01, READY after 134 s).
+TIMEOUT_MS=${RDMAKV_JOB_CONTAINER_CLIENT_TIMEOUT_MS:-60000}
 mkdir -p "$RESULTS"
 echo "# the container step in the SoftRoCE guest (docker/softroce/guest-containers.sh); seconds under emulation" > "$PROPS"
 
@@ -156,9 +159,9 @@ smoke()
     then
         docker exec rdmakv-smoke id | sed 's/^/  user in the container: /'
         # The guest's own JVM client (bin/rdmakv from the share) through the published port.
-        RDMAKV_JAR="$SHARE/cli/rdmakv.jar" bash "$SHARE/cli/rdmakv" put --server 127.0.0.1:17400 greeting "hello from the guest" ||
+        RDMAKV_JAR="$SHARE/cli/rdmakv.jar" bash "$SHARE/cli/rdmakv" put --timeout-ms "$TIMEOUT_MS" --server 127.0.0.1:17400 greeting "hello from the guest" ||
             rc=1
-        got=$(RDMAKV_JAR="$SHARE/cli/rdmakv.jar" bash "$SHARE/cli/rdmakv" get --server 127.0.0.1:17400 greeting) || rc=1
+        got=$(RDMAKV_JAR="$SHARE/cli/rdmakv.jar" bash "$SHARE/cli/rdmakv" get --timeout-ms "$TIMEOUT_MS" --server 127.0.0.1:17400 greeting) || rc=1
         echo "  get -> '$got'"
         [ "$got" = "hello from the guest" ] || rc=1
         i=$(( SECONDS + 120 ))
@@ -187,17 +190,17 @@ compose()
     then
         # The slots are laid out once all three voters joined: retry the first PUT until the cluster serves it.
         n=$(( SECONDS + 420 ))
-        until "${dc[@]}" run --rm client put --server node1:7400 hello "from compose"
+        until "${dc[@]}" run --rm client put --timeout-ms "$TIMEOUT_MS" --server node1:7400 hello "from compose"
         do
             [ $SECONDS -lt $n ] || { rc=1; break; }
             sleep 2
         done
-        got=$("${dc[@]}" run --rm client get --server node3:7400 hello) || rc=1
+        got=$("${dc[@]}" run --rm client get --timeout-ms "$TIMEOUT_MS" --server node3:7400 hello) || rc=1
         echo "  get via node3 -> '$got'"
         [ "$got" = "from compose" ] || rc=1
         "${dc[@]}" run --rm client cluster status --server node2:7400 || rc=1
         # From the Docker host (here the guest): node3's advertised address on the compose network.
-        got=$(RDMAKV_JAR="$SHARE/cli/rdmakv.jar" bash "$SHARE/cli/rdmakv" get --server 172.30.74.13:7400 hello) || rc=1
+        got=$(RDMAKV_JAR="$SHARE/cli/rdmakv.jar" bash "$SHARE/cli/rdmakv" get --timeout-ms "$TIMEOUT_MS" --server 172.30.74.13:7400 hello) || rc=1
         echo "  get from the Docker host via 172.30.74.13 -> '$got'"
         [ "$got" = "from compose" ] || rc=1
     fi
