@@ -31,6 +31,8 @@ export RDMAKV_CONTAINER_JAVA_OPTS=${RDMAKV_JOB_CONTAINER_JAVA_OPTS:--XX:TieredSt
 READY_SECONDS=${RDMAKV_JOB_CONTAINER_READY_SECONDS:-900}
 # The clients' connect and request timeout (--timeout-ms): a node's first requests run its cold code, and the CLI's
 # 5 s default ran out on the smoke node's first PUT through docker-proxy (measured 2026-12-01, READY after 134 s).
+# The smoke node gives its clients as long for their HELLO (auth.handshakeTimeoutMs, default 5000): the guest's
+# cold client JVM took longer than 5 s from connect to HELLO ("MALFORMED: no good HELLO within 5000 ms").
 TIMEOUT_MS=${RDMAKV_JOB_CONTAINER_CLIENT_TIMEOUT_MS:-60000}
 mkdir -p "$RESULTS"
 echo "# the container step in the SoftRoCE guest (docker/softroce/guest-containers.sh); seconds under emulation" > "$PROPS"
@@ -153,7 +155,8 @@ smoke()
     local rc=0 got health i
     docker run -d --name rdmakv-smoke --ulimit memlock=-1:-1 -e RDMAKV_JAVA_OPTS="$RDMAKV_CONTAINER_JAVA_OPTS" -p 127.0.0.1:17400:7400 -p 127.0.0.1:17401:7401 \
         "$IMAGE" server --config /etc/rdmakv/server.properties -S advertised.host=127.0.0.1 \
-        -S advertised.controlPort=17400 -S advertised.dataPort=17401 > /dev/null || return 1
+        -S advertised.controlPort=17400 -S advertised.dataPort=17401 -S auth.handshakeTimeoutMs="$TIMEOUT_MS" > /dev/null ||
+        return 1
     wait_ready rdmakv-smoke "$READY_SECONDS" || rc=1
     if [ $rc = 0 ]
     then
