@@ -220,7 +220,7 @@ junit()
     printf 'checks.disable=true\nryuk.disabled=true\n' > /root/.testcontainers.properties
     echo "api.version=1.41" > /root/.docker-java.properties
     DOCKER_HOST=unix:///var/run/docker.sock TESTCONTAINERS_RYUK_DISABLED=true TESTCONTAINERS_CHECKS_DISABLE=true \
-    RDMAKV_JAVA_OPTS="$RDMAKV_JAVA_OPTS -Dapi.version=1.41 -Drdmakv.it.image=$IMAGE -Drdmakv.it.containerStartupSeconds=$READY_SECONDS" \
+    RDMAKV_JAVA_OPTS="$RDMAKV_JAVA_OPTS -Dapi.version=1.41 -Drdmakv.it.image=$IMAGE -Drdmakv.it.containerStartupSeconds=$READY_SECONDS -Drdmakv.it.containerHandshakeMs=$TIMEOUT_MS" \
         rdmakv-junit containers --scan-class-path "$RDMAKV_TEST_CLASSES" --include-tag containers --fail-if-no-tests
 }
 

@@ -67,6 +67,17 @@ final class DockerEngine
     }
 
     /**
+     * How long a node waits for a client's HELLO ({@code auth.handshakeTimeoutMs}):
+     * {@code rdmakv.it.containerHandshakeMs} (default 5000, the server's). The guest's job sets 60000: under
+     * emulation a cold client JVM took longer than 5 s between connect and HELLO, and the node rejected it
+     * ({@code MALFORMED: no good HELLO within 5000 ms}).
+     */
+    static String handshakeTimeoutMs()
+    {
+        return String.valueOf(Long.getLong("rdmakv.it.containerHandshakeMs", 5000));
+    }
+
+    /**
      * JVM options for the nodes and clients the tests start in containers: $RDMAKV_CONTAINER_JAVA_OPTS (the guest
      * job sets C1 only and the serial collector, as for its own JVMs), else none.
      */

@@ -40,7 +40,8 @@ class RdmakvClusterContainerTest
     {
         try (RdmakvCluster cluster = new RdmakvCluster(image, 3).withEachNode(n -> n.withPoolSize("16MiB")
             .withJavaOptions("-Xmx256m " + DockerEngine.containerJavaOptions())
-            .withStartupTimeout(DockerEngine.startupTimeout())))
+            .withStartupTimeout(DockerEngine.startupTimeout())
+            .withSetting("auth.handshakeTimeoutMs", DockerEngine.handshakeTimeoutMs())))
         {
             cluster.start();
             assertEquals(3, cluster.getSeedAddresses().size());

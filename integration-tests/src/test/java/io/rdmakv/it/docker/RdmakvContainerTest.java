@@ -40,7 +40,8 @@ class RdmakvContainerTest
     void shouldServePutAndGetThroughTheMappedPortsWithTheCredential() throws Exception
     {
         try (RdmakvContainer node = new RdmakvContainer(image).withSecret("s3cret-for-tests").withPoolSize("32MiB")
-            .withJavaOptions(DockerEngine.containerJavaOptions()).withStartupTimeout(DockerEngine.startupTimeout()))
+            .withJavaOptions(DockerEngine.containerJavaOptions()).withStartupTimeout(DockerEngine.startupTimeout())
+            .withSetting("auth.handshakeTimeoutMs", DockerEngine.handshakeTimeoutMs()))
         {
             node.start();
             final String seed = node.getSeedAddress();
@@ -68,7 +69,8 @@ class RdmakvContainerTest
     void shouldRunTheNodeAsTheUnprivilegedUserAndReportHealthy() throws Exception
     {
         try (RdmakvContainer node = new RdmakvContainer(image).withJavaOptions(DockerEngine.containerJavaOptions())
-            .withStartupTimeout(DockerEngine.startupTimeout()))
+            .withStartupTimeout(DockerEngine.startupTimeout())
+            .withSetting("auth.handshakeTimeoutMs", DockerEngine.handshakeTimeoutMs()))
         {
             node.start();
             final ExecResult id = node.execInContainer("id", "-u");

@@ -60,6 +60,7 @@ class SoftRoceContainerTest
                 .withAdvertise(RdmakvContainer.Advertise.CONTAINER_ADDRESS).withTransport("verbs")
                 .withPoolSize("64MiB").withRdmaDevices(UVERBS).withJavaOptions(DockerEngine.containerJavaOptions())
                 .withStartupTimeout(DockerEngine.startupTimeout())
+                .withSetting("auth.handshakeTimeoutMs", DockerEngine.handshakeTimeoutMs())
                 .withCreateContainerCmdModifier(cmd -> cmd.getHostConfig().withCapDrop(Capability.ALL)))
         {
             node.start();
