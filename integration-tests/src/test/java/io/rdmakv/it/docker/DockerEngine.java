@@ -7,6 +7,7 @@ import org.testcontainers.images.builder.ImageFromDockerfile;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.stream.Collectors;
 
@@ -53,6 +54,27 @@ final class DockerEngine
                 .withBuildArg("BASE", System.getProperty("rdmakv.it.baseImage", "debian:bookworm-slim"))
                 .get();
         }
+    }
+
+    /**
+     * How long a container may take to become ready: {@code rdmakv.it.containerStartupSeconds} (default 300). The
+     * SoftRoCE guest's job sets it to its own READY deadline: under emulation a node's start is CPU-bound and took
+     * over 5 minutes at host load ~20 (docker/softroce/README.md).
+     */
+    static Duration startupTimeout()
+    {
+        return Duration.ofSeconds(Long.getLong("rdmakv.it.containerStartupSeconds", 300));
+    }
+
+    /**
+     * How long a node waits for a client's HELLO ({@code auth.handshakeTimeoutMs}):
+     * {@code rdmakv.it.containerHandshakeMs} (default 5000, the server's). The guest's job sets 60000: under
+     * emulation a cold client JVM took longer than 5 s between connect and HELLO, and the node rejected it
+     * ({@code MALFORMED: no good HELLO within 5000 ms}).
+     */
+    static String handshakeTimeoutMs()
+    {
+        return String.valueOf(Long.getLong("rdmakv.it.containerHandshakeMs", 5000));
     }
 
     /**

@@ -35,11 +35,13 @@ class RdmakvClusterContainerTest
     }
 
     @Test
-    @Timeout(900)
+    @Timeout(1800)
     void shouldServeEveryKeyFromAnyNodeOfAThreeNodeCluster() throws Exception
     {
         try (RdmakvCluster cluster = new RdmakvCluster(image, 3).withEachNode(n -> n.withPoolSize("16MiB")
-            .withJavaOptions("-Xmx256m " + DockerEngine.containerJavaOptions())))
+            .withJavaOptions("-Xmx256m " + DockerEngine.containerJavaOptions())
+            .withStartupTimeout(DockerEngine.startupTimeout())
+            .withSetting("auth.handshakeTimeoutMs", DockerEngine.handshakeTimeoutMs())))
         {
             cluster.start();
             assertEquals(3, cluster.getSeedAddresses().size());

@@ -36,11 +36,12 @@ class RdmakvContainerTest
     }
 
     @Test
-    @Timeout(600)
+    @Timeout(1800)
     void shouldServePutAndGetThroughTheMappedPortsWithTheCredential() throws Exception
     {
         try (RdmakvContainer node = new RdmakvContainer(image).withSecret("s3cret-for-tests").withPoolSize("32MiB")
-            .withJavaOptions(DockerEngine.containerJavaOptions()))
+            .withJavaOptions(DockerEngine.containerJavaOptions()).withStartupTimeout(DockerEngine.startupTimeout())
+            .withSetting("auth.handshakeTimeoutMs", DockerEngine.handshakeTimeoutMs()))
         {
             node.start();
             final String seed = node.getSeedAddress();
@@ -64,10 +65,12 @@ class RdmakvContainerTest
     }
 
     @Test
-    @Timeout(600)
+    @Timeout(1800)
     void shouldRunTheNodeAsTheUnprivilegedUserAndReportHealthy() throws Exception
     {
-        try (RdmakvContainer node = new RdmakvContainer(image).withJavaOptions(DockerEngine.containerJavaOptions()))
+        try (RdmakvContainer node = new RdmakvContainer(image).withJavaOptions(DockerEngine.containerJavaOptions())
+            .withStartupTimeout(DockerEngine.startupTimeout())
+            .withSetting("auth.handshakeTimeoutMs", DockerEngine.handshakeTimeoutMs()))
         {
             node.start();
             final ExecResult id = node.execInContainer("id", "-u");

@@ -16,7 +16,6 @@ import org.testcontainers.containers.startupcheck.IndefiniteWaitOneShotStartupCh
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,7 +51,7 @@ class SoftRoceContainerTest
     }
 
     @Test
-    @Timeout(1200)
+    @Timeout(3600)
     void shouldServeOneSidedGetsOverVerbsBetweenContainers() throws Exception
     {
         final Map<String, String> figures = new LinkedHashMap<>();
@@ -60,6 +59,8 @@ class SoftRoceContainerTest
             RdmakvContainer node = new RdmakvContainer(image).withNetwork(network).withNetworkAliases("node")
                 .withAdvertise(RdmakvContainer.Advertise.CONTAINER_ADDRESS).withTransport("verbs")
                 .withPoolSize("64MiB").withRdmaDevices(UVERBS).withJavaOptions(DockerEngine.containerJavaOptions())
+                .withStartupTimeout(DockerEngine.startupTimeout())
+                .withSetting("auth.handshakeTimeoutMs", DockerEngine.handshakeTimeoutMs())
                 .withCreateContainerCmdModifier(cmd -> cmd.getHostConfig().withCapDrop(Capability.ALL)))
         {
             node.start();
@@ -141,7 +142,7 @@ class SoftRoceContainerTest
         try (container)
         {
             container.withStartupCheckStrategy(new IndefiniteWaitOneShotStartupCheckStrategy())
-                .withStartupTimeout(Duration.ofMinutes(8));
+                .withStartupTimeout(DockerEngine.startupTimeout().plusMinutes(3));
             container.start();
             return container.getLogs();
         }

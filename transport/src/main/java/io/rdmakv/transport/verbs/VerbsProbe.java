@@ -81,7 +81,8 @@ public final class VerbsProbe
         if (!env.deviceDirectoryExists())
         {
             return DEVICE_DIRECTORY + " does not exist: no RDMA kernel driver is loaded (real HCA: load its driver; " +
-                "SoftRoCE: modprobe rdma_rxe && rdma link add rxe0 type rxe netdev <ethN>)";
+                "SoftRoCE: modprobe rdma_rxe && rdma link add rxe0 type rxe netdev <ethN>), or this is a container " +
+                "not given the device (docker run --device " + DEVICE_DIRECTORY + "/uverbs0 --ulimit memlock=-1:-1)";
         }
         final List<DeviceSummary> devices;
         try

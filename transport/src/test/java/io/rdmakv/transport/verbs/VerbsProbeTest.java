@@ -83,6 +83,7 @@ class VerbsProbeTest
         final String cause = VerbsProbe.probe(new Machine(false, null, false, List.of(ACTIVE)));
         assertTrue(cause.startsWith("/dev/infiniband does not exist"), cause);
         assertTrue(cause.contains("rdma_rxe"), cause);
+        assertTrue(cause.contains("--device /dev/infiniband/uverbs0"), "the container's case: " + cause);
     }
 
     @Test
