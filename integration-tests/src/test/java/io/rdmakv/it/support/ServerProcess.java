@@ -486,6 +486,12 @@ public final class ServerProcess implements AutoCloseable
             settings.put("data.port", "0");
             settings.put("transport", TestTransport.name());
             settings.put("pool.size", "32MiB");
+            if ("verbs".equals(TestTransport.name()))
+            {
+                // In the SoftRoCE guest every JVM runs under emulation: a cold client JVM can take longer than the
+                // node's 5 s HELLO deadline from its TCP connect to its HELLO (seen in MixedFleetVerbsTest at load).
+                settings.put("auth.handshakeTimeoutMs", "60000");
+            }
         }
 
         /** A server setting by its config-file name (see the server's {@code ServerConfig}), e.g. {@code pool.size}. */
