@@ -7,7 +7,9 @@ import io.rdmakv.server.cluster.SlotRange;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
@@ -33,9 +35,9 @@ public final class ScriptedCluster implements AutoCloseable
     private final AtomicReference<ClusterState> state =
         new AtomicReference<>(new ClusterState(0, List.of(), List.of()));
     /** Listeners with the node whose view they subscribed to. */
-    private final List<java.util.Map.Entry<Integer, Consumer<ClusterState>>> listeners = new CopyOnWriteArrayList<>();
+    private final List<Map.Entry<Integer, Consumer<ClusterState>>> listeners = new CopyOnWriteArrayList<>();
     /** Nodes that missed every state since {@link #lag}: they keep reading the state they had. */
-    private final java.util.Map<Integer, ClusterState> lagging = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<Integer, ClusterState> lagging = new ConcurrentHashMap<>();
     private final Executor commits = Executors.newSingleThreadExecutor(r ->
     {
         final Thread t = new Thread(r, "scripted-cluster");
@@ -64,7 +66,7 @@ public final class ScriptedCluster implements AutoCloseable
     public void set(final ClusterState next)
     {
         state.set(next);
-        for (final java.util.Map.Entry<Integer, Consumer<ClusterState>> listener : listeners)
+        for (final Map.Entry<Integer, Consumer<ClusterState>> listener : listeners)
         {
             if (lagging.containsKey(listener.getKey()))
             {
@@ -223,7 +225,7 @@ public final class ScriptedCluster implements AutoCloseable
         @Override
         public void subscribe(final Consumer<ClusterState> listener)
         {
-            listeners.add(java.util.Map.entry(nodeId, listener));
+            listeners.add(Map.entry(nodeId, listener));
         }
 
         @Override

@@ -10,6 +10,7 @@ import io.rdmakv.server.control.AdminCommands;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
@@ -109,7 +110,7 @@ public final class ClusterAdmin implements AdminCommands
     private static String handover(final CoordState state)
     {
         final StringBuilder text = new StringBuilder();
-        for (final java.util.Map.Entry<Integer, Integer> h : state.handoffs().entrySet())
+        for (final Map.Entry<Integer, Integer> h : state.handoffs().entrySet())
         {
             final SlotRange r = state.cluster().rangeOf(h.getKey());
             text.append("; slots ").append(r.firstSlot()).append('-').append(r.lastSlot()).append(" FENCED at node ")
