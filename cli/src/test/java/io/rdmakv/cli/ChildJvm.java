@@ -27,6 +27,8 @@ final class ChildJvm implements AutoCloseable
 
     private final Process process;
     private final Path err;
+    /** The stdout lines {@link #startUntil} read, the one it waited for last. */
+    private final List<String> linesRead = new ArrayList<>();
 
     private ChildJvm(final Process process, final Path err)
     {
@@ -78,6 +80,7 @@ final class ChildJvm implements AutoCloseable
         String l;
         while ((l = reader.readLine()) != null)
         {
+            child.linesRead.add(l);
             if (l.startsWith(prefix))
             {
                 line[0] = l;
@@ -86,6 +89,18 @@ final class ChildJvm implements AutoCloseable
         }
         child.close();
         throw new IllegalStateException(mainClass + " exited without a " + prefix + " line: " + Files.readString(err));
+    }
+
+    /** The stdout lines read until the awaited one (that one last). */
+    List<String> linesRead()
+    {
+        return List.copyOf(linesRead);
+    }
+
+    /** Everything the child wrote to stderr so far. */
+    String errText() throws IOException
+    {
+        return Files.readString(err, StandardCharsets.UTF_8);
     }
 
     /** SIGTERM, and SIGKILL after 30 s. */

@@ -31,6 +31,11 @@ import java.util.concurrent.TimeUnit;
  * {@code + 1} and, when it is a voter (the first three, or five from five nodes on), Raft port {@code + 2}; its data
  * and log ({@code node-i.log}) live in {@code data-dir/node-i}. Prints one line per node with its pid, then the seed
  * address once the first slot layout is committed; Ctrl-C (or SIGTERM) stops every node.
+ * <p>
+ * A node that exits on its own (a crash, a {@code kill -9} in a failure drill) is reported on stderr with the way
+ * back: each node's exact command line is in {@code data-dir/node-i/restart.sh}, which restarts it in the
+ * foreground with the same settings (its output appended to its log); it rejoins the cluster and catches up. A node
+ * restarted that way is the operator's own process: Ctrl-C of this command does not stop it.
  */
 @Command(name = "local", mixinStandardHelpOptions = true,
     description = "Start a replicated cluster of node processes on this machine (foreground; Ctrl-C stops all).")
@@ -64,6 +69,8 @@ public final class LocalClusterCommand implements Callable<Integer>
     long readyTimeoutMs;
 
     private final List<Process> children = new ArrayList<>();
+    /** Set once this command stops its nodes: their exits are expected then, not reported. */
+    private volatile boolean stopping;
 
     @Override
     public Integer call() throws Exception
@@ -107,6 +114,10 @@ public final class LocalClusterCommand implements Callable<Integer>
                 out.flush();
             }
             awaitLayout(deadline);
+            for (int i = 1; i <= nodes; i++)
+            {
+                reportExit(i, children.get(i - 1), dataDir.resolve("node-" + i).toAbsolutePath());
+            }
         }
         catch (final IOException | IllegalStateException ex)
         {
@@ -150,9 +161,58 @@ public final class LocalClusterCommand implements Callable<Integer>
         s.put("cluster.leaseMs", Long.toString(leaseMs));
         s.putAll(settings);
         s.forEach((k, v) -> cmd.addAll(List.of("-S", k + "=" + v)));
+        writeRestartScript(node, dir, cmd);
         final ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.redirectError(ProcessBuilder.Redirect.appendTo(dir.resolve("node-" + node + ".log").toFile()));
         return pb.start();
+    }
+
+    /**
+     * {@code dir/restart.sh}: the node's command line as this command ran it, every word single-quoted, output
+     * appended to the node's log. Written before the node starts, so it exists whatever happens to the node.
+     */
+    private static void writeRestartScript(final int node, final Path dir, final List<String> cmd) throws IOException
+    {
+        final StringBuilder script = new StringBuilder("#!/bin/sh\n")
+            .append("# Restarts node ").append(node).append(" of `rdmakv cluster local` with the settings it first ran ")
+            .append("with; it rejoins the cluster\n# and catches up. Runs in the foreground; its output goes to ")
+            .append("node-").append(node).append(".log.\nexec");
+        for (final String word : cmd)
+        {
+            script.append(' ').append(shellQuote(word));
+        }
+        script.append(" >> ").append(shellQuote(dir.resolve("node-" + node + ".log").toString())).append(" 2>&1\n");
+        final Path file = dir.resolve("restart.sh");
+        Files.writeString(file, script.toString(), StandardCharsets.UTF_8);
+        if (!file.toFile().setExecutable(true, false))
+        {
+            throw new IOException("cannot make " + file + " executable");
+        }
+    }
+
+    /** One shell word: single quotes around it, each quote inside as '\''. */
+    static String shellQuote(final String word)
+    {
+        return "'" + word.replace("'", "'\\''") + "'";
+    }
+
+    /** Once node {@code node} exits while this command is not stopping it, say so on stderr and how to restart it. */
+    private void reportExit(final int node, final Process p, final Path dir)
+    {
+        final PrintStream err = cluster.root().io().err();
+        p.onExit().thenAccept(gone ->
+        {
+            if (stopping)
+            {
+                return;
+            }
+            final int code = gone.exitValue();
+            err.println("node " + node + " (pid " + gone.pid() + ") exited with code " + code +
+                (code > 128 ? " (signal " + (code - 128) + ")" : "") + "; its ranges fail over to their backups " +
+                "once its lease ends. Restart it (it rejoins and catches up; Ctrl-C here does not stop it): " +
+                dir.resolve("restart.sh") + " &");
+            err.flush();
+        });
     }
 
     /** The node's READY line (its ports), read from its stdout; the rest of stdout goes to its log. */
@@ -237,6 +297,7 @@ public final class LocalClusterCommand implements Callable<Integer>
 
     private void stopAll()
     {
+        stopping = true;
         for (final Process p : children)
         {
             p.destroy();

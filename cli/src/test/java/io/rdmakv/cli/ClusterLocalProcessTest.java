@@ -1,0 +1,208 @@
+package io.rdmakv.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.rdmakv.client.HostPort;
+import io.rdmakv.client.KvClient;
+import io.rdmakv.client.KvException;
+import io.rdmakv.client.control.ControlPlaneClient;
+import io.rdmakv.protocol.wire.Admin;
+import io.rdmakv.protocol.wire.AdminReply;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * {@code rdmakv cluster local} as an operator runs a failure drill: three node processes, {@code kill -9} of one,
+ * the command says so on stderr and names the node's {@code restart.sh}, which brings the node back into the
+ * cluster (declared failed, then live again), and the data written before the crash reads back through it.
+ */
+@Timeout(600)
+class ClusterLocalProcessTest
+{
+    private static final String MAIN = RdmakvMain.class.getName();
+    private static final Pattern NODE_LINE = Pattern.compile("^node (\\d+) pid (\\d+) ");
+    /** Bounds each wait for the cluster to reach a state (seconds); a loaded host takes minutes to start JVMs. */
+    private static final long WAIT_SECONDS = 240;
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void shouldReportACrashedNodeAndBringItBackWithItsRestartScript() throws Exception
+    {
+        final int base = freeBasePort(3);
+        final String seed = "127.0.0.1:" + base;
+        final Path dataDir = tmp.resolve("cluster");
+        final String[] ready = new String[1];
+        try (ChildJvm local = ChildJvm.startUntil(tmp, "READY cluster", ready, MAIN, "cluster", "local",
+            "--nodes", "3", "--replicas", "1", "--base-port", Integer.toString(base),
+            "--data-dir", dataDir.toString(), "-S", "pool.size=16MiB"))
+        {
+            assertTrue(ready[0].contains("seed " + seed), ready[0]);
+            final long pid3 = pidOf(local.linesRead(), 3);
+            final Path script = dataDir.resolve("node-3").resolve("restart.sh");
+            assertTrue(Files.isExecutable(script), script + " is written for every node");
+            try (KvClient client = client(seed))
+            {
+                for (int i = 0; i < 20; i++)
+                {
+                    client.put("key-" + i, "value-" + i);
+                }
+            }
+
+            final ProcessHandle node3 = ProcessHandle.of(pid3).orElseThrow();
+            node3.destroyForcibly();
+            node3.onExit().get(60, TimeUnit.SECONDS);
+            final String report = awaitErr(local, s -> s.contains("node 3 (pid " + pid3 + ") exited"));
+            assertTrue(report.contains("exited with code 137 (signal 9)"), report);
+            assertTrue(report.contains(script.toAbsolutePath().toString()), report);
+            awaitNode(seed, 3, true);
+
+            final Process restarted = new ProcessBuilder(script.toAbsolutePath().toString()).start();
+            try
+            {
+                awaitNode(seed, 3, false);
+                assertEquals(1, local.errText().lines().filter(l -> l.contains("exited")).count(),
+                    "only the crash is reported: " + local.errText());
+                try (KvClient client = client("127.0.0.1:" + (base + 20)))
+                {
+                    for (int i = 0; i < 20; i++)
+                    {
+                        assertEquals("value-" + i, new String(client.get("key-" + i), StandardCharsets.UTF_8));
+                    }
+                }
+            }
+            finally
+            {
+                restarted.destroy();
+                if (!restarted.waitFor(30, TimeUnit.SECONDS))
+                {
+                    restarted.destroyForcibly();
+                }
+            }
+        }
+    }
+
+    private static long pidOf(final List<String> lines, final int node)
+    {
+        for (final String line : lines)
+        {
+            final Matcher m = NODE_LINE.matcher(line);
+            if (m.find() && Integer.parseInt(m.group(1)) == node)
+            {
+                return Long.parseLong(m.group(2));
+            }
+        }
+        throw new AssertionError("no line for node " + node + " in " + lines);
+    }
+
+    /** Wait until the command's stderr passes {@code test}; its text. */
+    private static String awaitErr(final ChildJvm local, final Predicate<String> test) throws Exception
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        String err = local.errText();
+        while (!test.test(err))
+        {
+            if (System.nanoTime() > deadline)
+            {
+                fail("stderr never showed what was expected: " + err);
+            }
+            Thread.sleep(100);
+            err = local.errText();
+        }
+        return err;
+    }
+
+    /** Wait until the committed state, as node 1 answers it, says node {@code id} is (or is not) declared failed. */
+    private static void awaitNode(final String seed, final int id, final boolean failed) throws Exception
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        String last = "";
+        try (ControlPlaneClient control = new ControlPlaneClient())
+        {
+            while (System.nanoTime() < deadline)
+            {
+                try
+                {
+                    final AdminReply reply = control.admin(HostPort.parse(seed), new Admin(new byte[0], "status json"),
+                        Duration.ofSeconds(10));
+                    last = reply.text();
+                    if (reply.ok())
+                    {
+                        for (final JsonNode node : new ObjectMapper().readTree(reply.text()).get("nodes"))
+                        {
+                            if (node.get("id").asInt() == id && node.get("failed").asBoolean() == failed)
+                            {
+                                return;
+                            }
+                        }
+                    }
+                }
+                catch (final KvException ex)
+                {
+                    last = ex.toString(); // node 1 busy electing or applying: ask again
+                }
+                Thread.sleep(200);
+            }
+        }
+        fail("node " + id + " never became " + (failed ? "declared failed" : "live again") + ": " + last);
+    }
+
+    private static KvClient client(final String seed)
+    {
+        return KvClient.builder().server(seed).transport("tcp").connectTimeout(Duration.ofSeconds(30))
+            .requestTimeout(Duration.ofSeconds(30)).build();
+    }
+
+    /** A base port whose nodes' ports (control, data, Raft: base + 10(i-1) + 0..2) are free now. */
+    private static int freeBasePort(final int nodes) throws IOException
+    {
+        for (int attempt = 0; attempt < 200; attempt++)
+        {
+            final int base = ThreadLocalRandom.current().nextInt(20_000, 60_000);
+            if (allFree(base, nodes))
+            {
+                return base;
+            }
+        }
+        throw new IOException("no free block of ports for " + nodes + " nodes");
+    }
+
+    private static boolean allFree(final int base, final int nodes)
+    {
+        for (int i = 0; i < nodes; i++)
+        {
+            for (int k = 0; k < 3; k++)
+            {
+                try (ServerSocket s = new ServerSocket(base + 10 * i + k, 1, InetAddress.getLoopbackAddress()))
+                {
+                    s.setReuseAddress(true);
+                }
+                catch (final IOException ex)
+                {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+}
