@@ -115,8 +115,8 @@ final class GroupClient implements AutoCloseable
         final Target next = open(wanted);
         if (target.compareAndSet(now, next))
         {
-            LOG.info("the coordination group's voters are now {} (were {}): the group client follows them", wanted,
-                now.voters());
+            LOG.info("the coordination group's voters are now {} (were {}): the group client follows them",
+                VoterChanges.text(wanted), VoterChanges.text(now.voters()));
             closeQuietly(now.client());
         }
         else

@@ -292,7 +292,8 @@ public final class RatisClusterView implements ClusterView
         {
             return;
         }
-        LOG.info("the group's committed voters {} differ from the state's {}: recording them", committed, voters());
+        LOG.info("the group's committed voters {} differ from the state's {}: recording them",
+            VoterChanges.text(committed), VoterChanges.text(voters()));
         submit(new ClusterCommand.SetVoters(committed)).whenComplete((reply, failure) -> recordingVoters.set(false));
     }
 
@@ -348,7 +349,7 @@ public final class RatisClusterView implements ClusterView
         }
         voter = null;
         LOG.warn("node {} is no longer a voter of the coordination group (voters {}): its Raft server stops, the node " +
-            "goes on following the group", self.nodeId(), now);
+            "goes on following the group", self.nodeId(), VoterChanges.text(now));
         // Not on Ratis's applying thread, which may be the caller.
         final Thread closer = new Thread(retired::close, "rdmakv-voter-retire");
         closer.setDaemon(true);
