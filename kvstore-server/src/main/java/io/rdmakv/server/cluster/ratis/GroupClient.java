@@ -39,6 +39,8 @@ final class GroupClient implements AutoCloseable
 
     private final ClusterSettings settings;
     private final AtomicReference<Target> target = new AtomicReference<>();
+    /** Clients aimed at older voters: closed with this one, so a call still in flight on one is not cut off. */
+    private final List<RaftClient> retired = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
     GroupClient(final ClusterSettings settings)
@@ -103,7 +105,7 @@ final class GroupClient implements AutoCloseable
         }
     }
 
-    /** Aim at {@code voters} when they differ from the voters aimed at now (the old client is closed). */
+    /** Aim at {@code voters} when they differ from the voters aimed at now (the old client retires). */
     void retarget(final List<ClusterSettings.Voter> voters)
     {
         final List<ClusterSettings.Voter> wanted = sorted(voters);
@@ -117,7 +119,7 @@ final class GroupClient implements AutoCloseable
         {
             LOG.info("the coordination group's voters are now {} (were {}): the group client follows them",
                 VoterChanges.text(wanted), VoterChanges.text(now.voters()));
-            closeQuietly(now.client());
+            retired.add(now.client());
         }
         else
         {
@@ -164,5 +166,6 @@ final class GroupClient implements AutoCloseable
     {
         closed = true;
         closeQuietly(target.get().client());
+        retired.forEach(GroupClient::closeQuietly);
     }
 }
