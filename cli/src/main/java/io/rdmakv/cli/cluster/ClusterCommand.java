@@ -64,8 +64,20 @@ public final class ClusterCommand implements Runnable
             description = "shared secret of the cluster (default: the RDMAKV_CREDENTIAL environment variable)")
         String credential;
 
-        @Option(names = "--timeout-ms", paramLabel = "MS", defaultValue = "10000", description = "answer within")
-        long timeoutMs;
+        @Option(names = "--timeout-ms", paramLabel = "MS", description = "answer within (default: 10000; 600000 " +
+            "for remove-node and rebalance, 120000 for the voter changes)")
+        Long timeoutMs;
+
+        /** The wait when --timeout-ms is not given (picocli would apply an annotated default over any other). */
+        long defaultTimeoutMs()
+        {
+            return 10_000;
+        }
+
+        long timeout()
+        {
+            return timeoutMs != null ? timeoutMs : defaultTimeoutMs();
+        }
 
         abstract String command();
 
@@ -75,7 +87,7 @@ public final class ClusterCommand implements Runnable
             final AdminReply reply;
             try
             {
-                reply = AdminCall.send(server, credential, command(), Duration.ofMillis(timeoutMs));
+                reply = AdminCall.send(server, credential, command(), Duration.ofMillis(timeout()));
             }
             catch (final KvException ex)
             {
@@ -104,7 +116,7 @@ public final class ClusterCommand implements Runnable
         @Override
         public Integer call()
         {
-            final Duration timeout = Duration.ofMillis(timeoutMs);
+            final Duration timeout = Duration.ofMillis(timeout());
             final AdminReply text;
             final AdminReply structured;
             try
@@ -219,9 +231,10 @@ public final class ClusterCommand implements Runnable
         @Option(names = "--force", description = "a voter leaves the group even when fewer than 3 voters stay")
         boolean force;
 
-        RemoveNode()
+        @Override
+        long defaultTimeoutMs()
         {
-            timeoutMs = 600_000;
+            return 600_000;
         }
 
         @Override
@@ -239,9 +252,10 @@ public final class ClusterCommand implements Runnable
         @Option(names = "--plan", description = "list the moves, change nothing")
         boolean plan;
 
-        Rebalance()
+        @Override
+        long defaultTimeoutMs()
         {
-            timeoutMs = 600_000;
+            return 600_000;
         }
 
         @Override

@@ -14,6 +14,9 @@ import picocli.CommandLine.Option;
  */
 final class VoterCommands
 {
+    /** A new voter's catch-up and two joint-consensus commits, on a loaded host. */
+    static final long VOTER_CHANGE_TIMEOUT_MS = 120_000;
+
     private VoterCommands()
     {
     }
@@ -30,9 +33,10 @@ final class VoterCommands
             description = "where its Raft server listens")
         String raftAddress;
 
-        AddVoter()
+        @Override
+        long defaultTimeoutMs()
         {
-            timeoutMs = 120_000;
+            return VOTER_CHANGE_TIMEOUT_MS;
         }
 
         @Override
@@ -54,9 +58,10 @@ final class VoterCommands
         @Option(names = "--force", description = "also when fewer than 3 voters stay")
         boolean force;
 
-        RemoveVoter()
+        @Override
+        long defaultTimeoutMs()
         {
-            timeoutMs = 120_000;
+            return VOTER_CHANGE_TIMEOUT_MS;
         }
 
         @Override
@@ -84,9 +89,10 @@ final class VoterCommands
         @Option(names = "--force", description = "also when fewer than 3 voters stay")
         boolean force;
 
-        ReplaceVoter()
+        @Override
+        long defaultTimeoutMs()
         {
-            timeoutMs = 120_000;
+            return VOTER_CHANGE_TIMEOUT_MS;
         }
 
         @Override
