@@ -105,6 +105,11 @@ class VoterChangeGroupTest
         await("node 3 retired its Raft server", () -> views.get(3).voter() == null);
         assertTrue(views.get(3).renew().join().accepted(), "node 3 still renews as a member");
         assertFalse(admin(views.get(1), "remove-voter 1").ok(), "two voters would stay");
+        final long epoch = views.get(1).coordState().cluster().epoch();
+        final AdminReply removeNode = admin(views.get(1), "remove-node 2");
+        assertFalse(removeNode.ok());
+        assertTrue(removeNode.text().contains("leaves 2 voter(s)"), removeNode.text());
+        assertEquals(epoch, views.get(1).query().join().state().cluster().epoch(), "refused before anything moved");
 
         stop(3);
         stop(2);
