@@ -32,9 +32,11 @@ final class ClusterViews
         }
         final ClusterMember member = new ClusterMember(config.nodeId(), config.advertisedHost(), controlPort, dataPort);
         final RatisClusterView view = RatisClusterView.start(config.cluster(), member);
-        LOG.info("cluster mode: node {} joins the group of voters {} as {} (lease {} ms, drift {}, {} backup(s) per " +
+        LOG.info("cluster mode: node {} joins the group of (bootstrap) voters {} as {} (lease {} ms, drift {}, {} backup(s) per " +
             "range)", config.nodeId(), config.cluster().voters(),
-            config.cluster().voter(config.nodeId()) == null ? "a follower" : "a voter", config.cluster().leaseMillis(),
+            config.cluster().voter(config.nodeId()) != null ? "a voter" : config.cluster().raftPort() != 0 ?
+                "a follower with a Raft server on port " + config.cluster().raftPort() + " (add-voter makes it a voter)" :
+                "a follower", config.cluster().leaseMillis(),
             config.cluster().maxClockDrift(), config.cluster().replicas());
         return view;
     }

@@ -21,7 +21,8 @@ import java.util.regex.Pattern;
 /**
  * {@code rdmakv cluster add-node}: run a new node (in the foreground, as {@code rdmakv server} does) that joins the
  * cluster {@code --server} belongs to: the voters are read from that node's status. It joins holding no range;
- * {@code rdmakv cluster rebalance} then moves ranges to it.
+ * {@code rdmakv cluster rebalance} then moves ranges to it. With {@code --raft-port} it also runs a Raft server outside
+ * the group, so that {@code rdmakv cluster add-voter} (or {@code replace-voter}) can make it a voter.
  */
 @Command(name = "add-node", mixinStandardHelpOptions = true,
     description = "Run a new node that joins the cluster of --server (foreground); then run 'cluster rebalance'.")
@@ -47,6 +48,10 @@ public final class AddNodeCommand implements Callable<Integer>
 
     @Option(names = "--host", defaultValue = "127.0.0.1", description = "address it binds and advertises")
     String host;
+
+    @Option(names = "--raft-port", description = "run a Raft server on this port, so that 'cluster add-voter' or " +
+        "'cluster replace-voter' can make the node a voter")
+    Integer raftPort;
 
     @Option(names = "--credential", paramLabel = "SECRET", defaultValue = "${env:RDMAKV_CREDENTIAL}",
         description = "shared secret of the cluster")
@@ -83,13 +88,19 @@ public final class AddNodeCommand implements Callable<Integer>
         final List<String> args = new ArrayList<>(List.of("--node-id", Integer.toString(nodeId), "--host", host,
             "--port", Integer.toString(port), "--data-port", Integer.toString(port + 1), "--data-dir",
             dataDir.toString(), "-S", "cluster.voters=" + m.group(1)));
+        if (raftPort != null)
+        {
+            args.addAll(List.of("-S", "cluster.raftPort=" + raftPort));
+        }
         if (credential != null)
         {
             args.addAll(List.of("-S", "auth.secret=" + credential));
         }
         settings.forEach((k, v) -> args.addAll(List.of("-S", k + "=" + v)));
         cluster.root().io().out().println("node " + nodeId + " joins the cluster of voters " + m.group(1) +
-            "; then: rdmakv cluster rebalance --server " + server);
+            "; then: rdmakv cluster rebalance --server " + server + (raftPort == null ? "" :
+            "; to make it a voter: rdmakv cluster add-voter --server " + server + " --node " + nodeId +
+            " --raft-address " + host + ":" + raftPort));
         cluster.root().io().out().flush();
         return ServerCommand.run(args.toArray(String[]::new));
     }

@@ -20,16 +20,20 @@ import java.util.concurrent.Callable;
  *   rdmakv cluster status --server 127.0.0.1:7400 [--json]
  *   rdmakv cluster failover --server 127.0.0.1:7400 (--node 2 | --slot 0 --to 3)
  *   rdmakv cluster move --server ... --slots 0-99 --to 4      (then finish-move once node 4 is in sync)
- *   rdmakv cluster remove-node --server ... --node 4          (drains its ranges first)
- *   rdmakv cluster add-node --server ... --node-id 4 --port 7430 --data-dir ./cluster/node-4   (foreground)
+ *   rdmakv cluster remove-node --server ... --node 4 [--force]   (drains its ranges first; a voter leaves the group)
+ *   rdmakv cluster add-node --server ... --node-id 4 --port 7430 --data-dir ./cluster/node-4 [--raft-port 7432]
  *   rdmakv cluster rebalance --server ... [--plan]
+ *   rdmakv cluster add-voter --server ... --node 4 --raft-address 127.0.0.1:7432
+ *   rdmakv cluster remove-voter --server ... --node 3 [--force]
+ *   rdmakv cluster replace-voter --server ... --node 3 --with 4 --raft-address 127.0.0.1:7432
  * </pre>
  */
 @Command(name = "cluster", mixinStandardHelpOptions = true,
     description = "Run a local replicated cluster, or administer one (status, failover, moves).",
     subcommands = {LocalClusterCommand.class, ClusterCommand.Status.class, ClusterCommand.Failover.class,
         ClusterCommand.Move.class, ClusterCommand.FinishMove.class, ClusterCommand.RemoveNode.class,
-        ClusterCommand.Rebalance.class, AddNodeCommand.class})
+        ClusterCommand.Rebalance.class, AddNodeCommand.class, VoterCommands.AddVoter.class,
+        VoterCommands.RemoveVoter.class, VoterCommands.ReplaceVoter.class})
 public final class ClusterCommand implements Runnable
 {
     @ParentCommand
@@ -60,8 +64,20 @@ public final class ClusterCommand implements Runnable
             description = "shared secret of the cluster (default: the RDMAKV_CREDENTIAL environment variable)")
         String credential;
 
-        @Option(names = "--timeout-ms", paramLabel = "MS", defaultValue = "10000", description = "answer within")
-        long timeoutMs;
+        @Option(names = "--timeout-ms", paramLabel = "MS", description = "answer within (default: 10000; 600000 " +
+            "for remove-node and rebalance, 120000 for the voter changes)")
+        Long timeoutMs;
+
+        /** The wait when --timeout-ms is not given (picocli would apply an annotated default over any other). */
+        long defaultTimeoutMs()
+        {
+            return 10_000;
+        }
+
+        long timeout()
+        {
+            return timeoutMs != null ? timeoutMs : defaultTimeoutMs();
+        }
 
         abstract String command();
 
@@ -71,7 +87,7 @@ public final class ClusterCommand implements Runnable
             final AdminReply reply;
             try
             {
-                reply = AdminCall.send(server, credential, command(), Duration.ofMillis(timeoutMs));
+                reply = AdminCall.send(server, credential, command(), Duration.ofMillis(timeout()));
             }
             catch (final KvException ex)
             {
@@ -100,7 +116,7 @@ public final class ClusterCommand implements Runnable
         @Override
         public Integer call()
         {
-            final Duration timeout = Duration.ofMillis(timeoutMs);
+            final Duration timeout = Duration.ofMillis(timeout());
             final AdminReply text;
             final AdminReply structured;
             try
@@ -205,21 +221,26 @@ public final class ClusterCommand implements Runnable
     @Command(name = "remove-node", mixinStandardHelpOptions = true,
         description = "Drain a node, then remove it: each range it is primary of moves to another live node (which " +
             "catches up first, so no write is lost), each replica it holds is first copied to another node; then it " +
-            "leaves the members. Clients follow with retries. Stop the node afterwards.")
+            "leaves the members and, if it is a voter, the coordination group (refused up front when fewer than 3 " +
+            "voters would stay, unless --force). Clients follow with retries. Stop the node afterwards.")
     static final class RemoveNode extends AdminCommand
     {
         @Option(names = "--node", required = true, description = "the node")
         int node;
 
-        RemoveNode()
+        @Option(names = "--force", description = "a voter leaves the group even when fewer than 3 voters stay")
+        boolean force;
+
+        @Override
+        long defaultTimeoutMs()
         {
-            timeoutMs = 600_000;
+            return 600_000;
         }
 
         @Override
         String command()
         {
-            return "remove-node " + node;
+            return "remove-node " + node + (force ? " force" : "");
         }
     }
 
@@ -231,9 +252,10 @@ public final class ClusterCommand implements Runnable
         @Option(names = "--plan", description = "list the moves, change nothing")
         boolean plan;
 
-        Rebalance()
+        @Override
+        long defaultTimeoutMs()
         {
-            timeoutMs = 600_000;
+            return 600_000;
         }
 
         @Override

@@ -274,6 +274,32 @@ class ClusterFaultsTest
     }
 
     /**
+     * Replace voter 3 by node 4 (a member with a Raft server) under the workload, then kill -9 of nodes 3 and 2: only
+     * voters 1 and 4 run, a majority of {1, 2, 4} (none of {1, 2, 3}), so the group must still decide node 2's failure
+     * and its ranges fail over. Two backups per range, so nodes 1 and 4 hold every range.
+     */
+    @Test
+    void shouldKeepDecidingWithAReplacementVoterAfterKillNineOfTwoOriginalVoters()
+    {
+        try (FaultCluster cluster = FaultCluster.start(dir, 4, 2, LEASE_MS, null, null, Map.of(), true))
+        {
+            run(cluster, "replace-voter 3 by node 4, then kill -9 of nodes 3 and 2", () ->
+            {
+                final String log = cluster.admin(1, "replace-voter 3 4 127.0.0.1:" + cluster.raftPort(4), WAIT);
+                assertTrue(log.contains("voters 1@"), log);
+                cluster.awaitStatus(4, s -> s.voters().equals(List.of(1, 2, 4)), "node 4 a voter, node 3 not", WAIT);
+                ProcessFaults.kill9(cluster.node(3).pid());
+                cluster.awaitStatus(1, s -> s.isFailed(3), "node 3 declared failed", WAIT);
+                ProcessFaults.kill9(cluster.node(2).pid());
+                final ClusterStatus after = cluster.awaitStatus(4, s -> s.isFailed(2) && s.ranges().stream()
+                    .allMatch(r -> (r.primary() == 1 || r.primary() == 4) && "LIVE".equals(r.state())),
+                    "node 2 declared failed by voters 1 and 4, every range LIVE at node 1 or 4", WAIT);
+                assertTrue(after.leader() == 1 || after.leader() == 4, "a leader among the live voters: " + after);
+            });
+        }
+    }
+
+    /**
      * Move node 2's range to node 1 under the workload (node 3, its backup, stays); the victim (node 2, the source, or
      * node 1, the target) holds at the cut-over: it has not applied the committed new owner when it is killed.
      */

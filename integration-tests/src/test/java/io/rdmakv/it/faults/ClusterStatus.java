@@ -9,10 +9,11 @@ import java.util.List;
 
 /**
  * The committed cluster state as one node reports it ({@code rdmakv cluster status --json}), parsed for the fault
- * tests: the coordination leader, which nodes are declared failed, the ranges with their primaries and backups.
+ * tests: the coordination leader, the voters, which nodes are declared failed, the ranges with their primaries and
+ * backups.
  */
 record ClusterStatus(long epoch, int leader, List<Integer> members, List<Integer> failed, List<Range> ranges,
-    String json)
+    List<Integer> voters, String json)
 {
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -48,8 +49,16 @@ record ClusterStatus(long epoch, int leader, List<Integer> members, List<Integer
                     r.path("primary").asInt(), ints(r.path("backups")), ints(r.path("learners")),
                     r.path("state").asText()));
             }
+            final List<Integer> voters = new ArrayList<>();
+            for (final String v : root.path("voters").asText("").split(","))
+            {
+                if (v.contains("@"))
+                {
+                    voters.add(Integer.parseInt(v.substring(0, v.indexOf('@'))));
+                }
+            }
             return new ClusterStatus(root.path("epoch").asLong(), root.path("leader").asInt(-1), members, failed, ranges,
-                json);
+                voters, json);
         }
         catch (final IOException ex)
         {

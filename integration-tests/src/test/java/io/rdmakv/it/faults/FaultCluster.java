@@ -37,6 +37,8 @@ final class FaultCluster implements AutoCloseable
 
     private final List<ServerProcess> nodes = new ArrayList<>();
     private final long leaseMs;
+    /** Per node (index i-1), the Raft port it listens on, or 0. */
+    private int[] raftPorts = new int[0];
 
     private FaultCluster(final long leaseMs)
     {
@@ -78,8 +80,20 @@ final class FaultCluster implements AutoCloseable
     static FaultCluster start(final Path dir, final int count, final int replicas, final long leaseMs,
         final NetworkLab lab, final double[] clockRates, final Map<Integer, Map<String, String>> systemProperties)
     {
+        return start(dir, count, replicas, leaseMs, lab, clockRates, systemProperties, false);
+    }
+
+    /**
+     * As above; with {@code raftServers}, every node beyond the three voters also runs a Raft server
+     * ({@code cluster.raftPort}, see {@link #raftPort}) so that an operator's command can make it a voter.
+     */
+    static FaultCluster start(final Path dir, final int count, final int replicas, final long leaseMs,
+        final NetworkLab lab, final double[] clockRates, final Map<Integer, Map<String, String>> systemProperties,
+        final boolean raftServers)
+    {
         final FaultCluster cluster = new FaultCluster(leaseMs);
         final int[] ports = FreePorts.take(3 * count);
+        cluster.raftPorts = new int[count];
         final StringBuilder voters = new StringBuilder();
         for (int i = 1; i <= Math.min(count, 3); i++)
         {
@@ -102,6 +116,14 @@ final class FaultCluster implements AutoCloseable
                     .setting("cluster.replicas", Integer.toString(replicas))
                     .setting("cluster.initialNodes", Integer.toString(count))
                     .setting("cluster.leaseMs", Long.toString(leaseMs));
+                if (i <= 3 || raftServers)
+                {
+                    cluster.raftPorts[i - 1] = ports[3 * (i - 1) + 2];
+                }
+                if (i > 3 && raftServers)
+                {
+                    b.setting("cluster.raftPort", Integer.toString(ports[3 * (i - 1) + 2]));
+                }
                 if (lab != null)
                 {
                     b.commandPrefix(lab.commandPrefix(i - 1));
@@ -158,6 +180,12 @@ final class FaultCluster implements AutoCloseable
     ServerProcess node(final int id)
     {
         return nodes.get(id - 1);
+    }
+
+    /** The Raft port node {@code id} listens on (0: none). */
+    int raftPort(final int id)
+    {
+        return raftPorts[id - 1];
     }
 
     long leaseMs()

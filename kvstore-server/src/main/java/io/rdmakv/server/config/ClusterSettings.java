@@ -21,7 +21,12 @@ import java.util.Set;
  *                                         lease * maxClockDrift on the leader's clock
  *   cluster.maxClockDrift  1.1            bound on how much faster one node's monotonic clock may run than another's
  *   cluster.raftDir        data.dir/raft  the Raft log and snapshots of this voter
+ *   cluster.raftPort       0              a node not in cluster.voters runs a Raft server on this port, so that
+ *                                         an operator can make it a voter (add-voter); 0: none
  * </pre>
+ *
+ * <p>{@code cluster.voters} is the bootstrap list: once an operator changed the voters, the committed state names
+ * them and every node follows it (a node needs one reachable current voter in its list to find the group).
  *
  * @param voters       the voters, empty when cluster mode is off.
  * @param replicas     backups per range.
@@ -29,9 +34,10 @@ import java.util.Set;
  * @param leaseMillis  node lease.
  * @param maxClockDrift drift bound (at least 1.0).
  * @param raftDir      Raft storage directory.
+ * @param raftPort     this node's Raft port when it is not in {@code voters} (0: none).
  */
 public record ClusterSettings(List<Voter> voters, int replicas, int initialNodes, long leaseMillis,
-    double maxClockDrift, Path raftDir)
+    double maxClockDrift, Path raftDir, int raftPort)
 {
     /**
      * One voter of the coordination group.
@@ -60,12 +66,27 @@ public record ClusterSettings(List<Voter> voters, int replicas, int initialNodes
         m.put("cluster.leaseMs", "2000");
         m.put("cluster.maxClockDrift", "1.1");
         m.put("cluster.raftDir", null);
+        m.put("cluster.raftPort", "0");
         return java.util.Collections.unmodifiableMap(m);
     }
 
     public ClusterSettings
     {
         voters = List.copyOf(voters);
+    }
+
+    /** Settings without a Raft port beyond the {@code cluster.voters} entries. */
+    public ClusterSettings(final List<Voter> voters, final int replicas, final int initialNodes, final long leaseMillis,
+        final double maxClockDrift, final Path raftDir)
+    {
+        this(voters, replicas, initialNodes, leaseMillis, maxClockDrift, raftDir, 0);
+    }
+
+    /** The port {@code nodeId} runs its Raft server on: its {@code cluster.voters} entry's, else raftPort (0: none). */
+    public int raftPortOf(final int nodeId)
+    {
+        final Voter v = voter(nodeId);
+        return v != null ? v.raftPort() : raftPort;
     }
 
     /** True when this node runs in cluster mode (coordinated by the voters). */
@@ -111,8 +132,9 @@ public record ClusterSettings(List<Voter> voters, int replicas, int initialNodes
             throw new ConfigException("cluster.maxClockDrift must be between 1.0 and 10: " + drift);
         }
         final String dir = s.get("cluster.raftDir");
+        final int raftPort = intValue(s, "cluster.raftPort", "0", 0, 65_535);
         return new ClusterSettings(voters, replicas, initialNodes, leaseMillis, drift,
-            dir == null || dir.isBlank() ? dataDir.resolve("raft") : Path.of(dir.trim()));
+            dir == null || dir.isBlank() ? dataDir.resolve("raft") : Path.of(dir.trim()), raftPort);
     }
 
     /** Parse {@code id@host:raftPort,...}; ids and addresses must be unique. */

@@ -81,8 +81,9 @@ public final class SettingsReference
             "endpoint (single use)");
         m.put("cluster.nodes", "id@host:controlPort:firstSlot-lastSlot,... (16384 slots in total; default: this " +
             "node, every slot)");
-        m.put("cluster.voters", "id@host:raftPort,... the coordination group's voters (3 or 5); setting it turns " +
-            "cluster mode on (Apache Ratis); a node listed is a voter, others only follow");
+        m.put("cluster.voters", "id@host:raftPort,... the coordination group's voters at bootstrap (3 or 5); setting " +
+            "it turns cluster mode on (Apache Ratis); a node listed is a voter, others only follow; once the voters " +
+            "changed (add-voter, remove-voter) the committed state names them");
         m.put("cluster.replicas", "backups per slot range (replication factor - 1), used at the first layout");
         m.put("cluster.initialNodes", "members that must join before the slots are first laid out (default: the " +
             "voter count)");
@@ -90,6 +91,8 @@ public final class SettingsReference
             "maxClockDrift on the leader's clock");
         m.put("cluster.maxClockDrift", "bound on how much faster one node's monotonic clock may run than another's");
         m.put("cluster.raftDir", "the Raft log and snapshots of this voter (default: data.dir/raft)");
+        m.put("cluster.raftPort", "a node not in cluster.voters runs a Raft server on this port, so that 'rdmakv " +
+            "cluster add-voter' can make it a voter; 0 = none");
         m.put("metrics.port", "Prometheus endpoint http://host:port/metrics; 0 = off");
         MEANINGS = java.util.Collections.unmodifiableMap(m);
     }

@@ -5,6 +5,8 @@ import io.rdmakv.server.cluster.ClusterMember;
 import io.rdmakv.server.cluster.ClusterState;
 import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.SlotRange;
+import io.rdmakv.server.config.ClusterSettings;
+import io.rdmakv.server.config.ConfigException;
 import io.rdmakv.server.control.AdminCommands;
 
 import java.util.ArrayList;
@@ -24,9 +26,13 @@ import java.util.function.Supplier;
  *   failover-node NODE              every range NODE is primary of fails over to its first in-sync backup
  *   move FIRST LAST NODE            resharding step 1: [FIRST, LAST] gets NODE as a learner (MIGRATING)
  *   finish-move FIRST NODE          step 2, once NODE is in sync: NODE becomes primary at the next epoch
- *   remove-node NODE                drain NODE (move each of its replicas to another live member, losslessly:
- *                                   catch-up first), then remove it from the members
+ *   remove-node NODE [force]        drain NODE (move each of its replicas to another live member, losslessly:
+ *                                   catch-up first), then remove it from the members and, if a voter, from the group
  *   rebalance [plan]                even out primaries by moves (learner, catch-up, new primary); plan: list them
+ *   voters                          the group's voters as this node knows them
+ *   add-voter NODE HOST:PORT        the live member NODE (with a Raft server at HOST:PORT) becomes a voter
+ *   remove-voter NODE [force]       NODE leaves the group's voters (force: even below 3)
+ *   replace-voter OLD NODE HOST:PORT [force]   add NODE, then remove OLD (see VoterChanges for the rules)
  * </pre>
  *
  * Commands that change the configuration are committed through the Ratis group; a static node answers status only.
@@ -81,18 +87,83 @@ public final class ClusterAdmin implements AdminCommands
                 case "rebalance":
                     return rebalance(w.length > 1 && w[1].equalsIgnoreCase("plan"));
                 case "remove-node":
-                    need(w, 2, "remove-node NODE");
-                    return removeNode(number(w[1]));
+                    return removeNode(number(optionalForce(w, 2, "remove-node NODE [force]")[1]), forced(w, 2));
+                case "voters":
+                    return CompletableFuture.completedFuture(new AdminReply(true, view instanceof RatisClusterView r ?
+                        VoterChanges.text(r.voters()) : "none: this node runs a static cluster map"));
+                case "add-voter":
+                    need(w, 3, "add-voter NODE HOST:PORT");
+                    return changeVoters(r -> List.of(VoterChanges.add(r.voters(), r.coordState(),
+                        voter(number(w[1]), w[2]))));
+                case "remove-voter":
+                    optionalForce(w, 2, "remove-voter NODE [force]");
+                    return changeVoters(r -> List.of(VoterChanges.remove(r.voters(), r.coordState(), number(w[1]),
+                        forced(w, 2))));
+                case "replace-voter":
+                    optionalForce(w, 4, "replace-voter OLD NODE HOST:PORT [force]");
+                    return changeVoters(r -> VoterChanges.replace(r.voters(), r.coordState(), number(w[1]),
+                        voter(number(w[2]), w[3]), forced(w, 4)));
                 default:
                     return refuse("unknown command '" + w[0] + "'; known: status [json], lag, failover SLOT NODE, " +
-                        "failover-node NODE, move FIRST LAST NODE, finish-move FIRST NODE, remove-node NODE, " +
-                        "rebalance [plan]");
+                        "failover-node NODE, move FIRST LAST NODE, finish-move FIRST NODE, remove-node NODE [force], " +
+                        "rebalance [plan], voters, add-voter NODE HOST:PORT, remove-voter NODE [force], " +
+                        "replace-voter OLD NODE HOST:PORT [force]");
             }
         }
-        catch (final IllegalArgumentException ex)
+        catch (final IllegalArgumentException | ConfigException ex)
         {
             return refuse(ex.getMessage());
         }
+    }
+
+    /**
+     * Check a change of the voters against the newest committed state (read through the leader, which also shows the
+     * group answers) and carry out its steps.
+     */
+    private CompletableFuture<AdminReply> changeVoters(
+        final java.util.function.Function<RatisClusterView, List<List<ClusterSettings.Voter>>> plan)
+    {
+        if (!(view instanceof RatisClusterView ratis))
+        {
+            return refuse("this node runs a static cluster map (no cluster.voters): it has no voters to change");
+        }
+        return ratis.query().handle((fresh, failure) -> failure).thenCompose(failure ->
+        {
+            if (failure != null)
+            {
+                return refuse("the coordination group did not answer (no quorum?): " + failure.getMessage());
+            }
+            final List<List<ClusterSettings.Voter>> steps;
+            try
+            {
+                steps = plan.apply(ratis);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                return refuse("refused: " + ex.getMessage());
+            }
+            return VoterChanges.run(ratis, steps);
+        });
+    }
+
+    private static ClusterSettings.Voter voter(final int nodeId, final String hostPort)
+    {
+        return ClusterSettings.parseVoters(nodeId + "@" + hostPort).get(0);
+    }
+
+    /** {@code words} are the command and its {@code count - 1} arguments, and optionally the word force. */
+    private static String[] optionalForce(final String[] words, final int count, final String usage)
+    {
+        if (words.length != count && !(words.length == count + 1 && words[count].equalsIgnoreCase("force")))
+        {
+            throw new IllegalArgumentException("usage: " + usage);
+        }
+        return words;
+    }
+
+    private static boolean forced(final String[] words, final int count)
+    {
+        return words.length == count + 1;
     }
 
     private CompletableFuture<AdminReply> commit(final ClusterCommand command)
@@ -161,12 +232,20 @@ public final class ClusterAdmin implements AdminCommands
         return done;
     }
 
-    /** Drain {@code nodeId} and remove it (off the caller's thread: each move waits for a catch-up). */
-    private CompletableFuture<AdminReply> removeNode(final int nodeId)
+    /**
+     * Drain {@code nodeId} and remove it, from the voters too when it is one (off the caller's thread: each move waits
+     * for a catch-up). A voter whose removal the rules refuse is refused before anything moves.
+     */
+    private CompletableFuture<AdminReply> removeNode(final int nodeId, final boolean force)
     {
         if (!(view instanceof RatisClusterView ratis))
         {
             return refuse("this node runs a static cluster map (no cluster.voters): nothing can change it");
+        }
+        final boolean isVoter = VoterChanges.contains(ratis.voters(), nodeId);
+        if (isVoter)
+        {
+            VoterChanges.remove(ratis.voters(), ratis.coordState(), nodeId, force);
         }
         final CompletableFuture<AdminReply> done = new CompletableFuture<>();
         final Thread drainer = new Thread(() ->
@@ -174,7 +253,16 @@ public final class ClusterAdmin implements AdminCommands
             try
             {
                 final String log = Drainer.run(ratis, nodeId, CATCH_UP_TIMEOUT_MILLIS);
-                done.complete(new AdminReply(log.contains("removed node " + nodeId), log));
+                if (!isVoter || !log.contains("removed node " + nodeId))
+                {
+                    done.complete(new AdminReply(log.contains("removed node " + nodeId), log));
+                    return;
+                }
+                // No longer a member, so not live: the rules are checked again on the state after the drain.
+                final List<ClusterSettings.Voter> next = VoterChanges.remove(ratis.voters(), ratis.coordState(),
+                    nodeId, force);
+                final AdminReply voters = VoterChanges.run(ratis, List.of(next)).join();
+                done.complete(new AdminReply(voters.ok(), log + "\n" + voters.text()));
             }
             catch (final InterruptedException ex)
             {
@@ -268,9 +356,14 @@ public final class ClusterAdmin implements AdminCommands
             final ClusterState c = coord.cluster();
             final StringBuilder b = new StringBuilder();
             b.append("epoch ").append(c.epoch()).append(", answered by node ").append(view.localNodeId());
-            if (ratis != null && ratis.voter() != null)
+            final RaftVoter own = ratis == null ? null : ratis.voter();
+            if (own != null)
             {
-                b.append(", coordination leader node ").append(ratis.voter().leaderNodeId());
+                b.append(", coordination leader node ").append(own.leaderNodeId());
+            }
+            if (ratis != null)
+            {
+                b.append(", voters ").append(VoterChanges.text(ratis.voters()));
             }
             b.append('\n').append(String.format("%-5s %-22s %-6s %-9s %-7s %s%n", "node", "control", "data", "role",
                 "state", "lease"));
@@ -295,15 +388,12 @@ public final class ClusterAdmin implements AdminCommands
             final ClusterState c = coord.cluster();
             final StringBuilder b = new StringBuilder();
             b.append("{\"epoch\":").append(c.epoch()).append(",\"answeredBy\":").append(view.localNodeId());
-            b.append(",\"leader\":").append(ratis != null && ratis.voter() != null ? ratis.voter().leaderNodeId() : -1);
+            final RaftVoter own = ratis == null ? null : ratis.voter();
+            b.append(",\"leader\":").append(own != null ? own.leaderNodeId() : -1);
             b.append(",\"voters\":\"");
             if (ratis != null)
             {
-                for (int i = 0; i < ratis.settings().voters().size(); i++)
-                {
-                    final var v = ratis.settings().voters().get(i);
-                    b.append(i == 0 ? "" : ",").append(v.nodeId()).append('@').append(v.address());
-                }
+                b.append(VoterChanges.text(ratis.voters()));
             }
             b.append('"');
             b.append(",\"nodes\":[");
@@ -335,11 +425,12 @@ public final class ClusterAdmin implements AdminCommands
             {
                 return "static";
             }
-            if (ratis.settings().voter(nodeId) == null)
+            if (!VoterChanges.contains(ratis.voters(), nodeId))
             {
                 return "follower";
             }
-            return ratis.voter() != null && ratis.voter().leaderNodeId() == nodeId ? "leader" : "voter";
+            final RaftVoter own = ratis.voter();
+            return own != null && own.leaderNodeId() == nodeId ? "leader" : "voter";
         }
 
         private static String lease(final ClusterView view, final RatisClusterView ratis, final int nodeId,

@@ -1,6 +1,9 @@
 package io.rdmakv.server.cluster.ratis;
 
 import io.rdmakv.server.cluster.ClusterMember;
+import io.rdmakv.server.config.ClusterSettings;
+
+import java.util.List;
 
 /**
  * A change the coordination group commits, in log order, on every voter. Each is a small value;
@@ -82,5 +85,17 @@ public sealed interface ClusterCommand
     /** Operator: a member that holds no replica leaves the cluster. */
     record RemoveMember(int nodeId) implements ClusterCommand
     {
+    }
+
+    /**
+     * The group's voters changed (Ratis committed the new configuration): recorded in the state, so that every node,
+     * also one started with a stale {@code cluster.voters}, learns where the group is.
+     */
+    record SetVoters(List<ClusterSettings.Voter> voters) implements ClusterCommand
+    {
+        public SetVoters
+        {
+            voters = List.copyOf(voters);
+        }
     }
 }

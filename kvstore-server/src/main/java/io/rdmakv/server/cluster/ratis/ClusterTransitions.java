@@ -3,6 +3,7 @@ package io.rdmakv.server.cluster.ratis;
 import io.rdmakv.server.cluster.ClusterMember;
 import io.rdmakv.server.cluster.ClusterState;
 import io.rdmakv.server.cluster.SlotRange;
+import io.rdmakv.server.config.ClusterSettings;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -86,6 +87,10 @@ public final class ClusterTransitions
         {
             return releaseRange(state, r);
         }
+        if (command instanceof ClusterCommand.SetVoters v)
+        {
+            return setVoters(state, v);
+        }
         return removeMember(state, (ClusterCommand.RemoveMember)command);
     }
 
@@ -124,7 +129,7 @@ public final class ClusterTransitions
         final Set<Integer> failed = new HashSet<>(s.failed());
         failed.remove(m.nodeId());
         return ok(new CoordState(new ClusterState(epoch, members, ranges), s.renewals(), failed, initialNodes,
-            replicas, s.handoffs()));
+            replicas, s.handoffs(), s.voters()));
     }
 
     /** Slots split evenly over the members in id order; range i has member i as primary and the next ones as backups. */
@@ -185,7 +190,8 @@ public final class ClusterTransitions
         }
         final Map<Integer, Long> renewals = new HashMap<>(s.renewals());
         renewals.merge(r.nodeId(), 1L, Long::sum);
-        return ok(new CoordState(s.cluster(), renewals, s.failed(), s.initialNodes(), s.replicas(), s.handoffs()));
+        return ok(new CoordState(s.cluster(), renewals, s.failed(), s.initialNodes(), s.replicas(), s.handoffs(),
+            s.voters()));
     }
 
     private static Outcome failNode(final CoordState s, final ClusterCommand.FailNode f)
@@ -234,7 +240,7 @@ public final class ClusterTransitions
         final Set<Integer> failed = new HashSet<>(s.failed());
         failed.add(n);
         return ok(new CoordState(new ClusterState(epoch, c.members(), ranges), s.renewals(), failed,
-            s.initialNodes(), s.replicas(), handoffs));
+            s.initialNodes(), s.replicas(), handoffs, s.voters()));
     }
 
     private static Outcome removeFromInSync(final CoordState s, final ClusterCommand.RemoveFromInSync r)
@@ -349,7 +355,7 @@ public final class ClusterTransitions
             }
         }
         return ok(new CoordState(new ClusterState(epoch, c.members(), ranges), s.renewals(), s.failed(),
-            s.initialNodes(), s.replicas(), s.handoffs()));
+            s.initialNodes(), s.replicas(), s.handoffs(), s.voters()));
     }
 
     private static Outcome finishMove(final CoordState s, final ClusterCommand.FinishMove m)
@@ -451,7 +457,7 @@ public final class ClusterTransitions
         final Set<Integer> failed = new HashSet<>(s.failed());
         failed.remove(r.nodeId());
         return ok(new CoordState(new ClusterState(c.epoch() + 1, members, c.ranges()), renewals, failed,
-            s.initialNodes(), s.replicas(), s.handoffs()));
+            s.initialNodes(), s.replicas(), s.handoffs(), s.voters()));
     }
 
     private static String checkPrimaryRequest(final SlotRange range, final int firstSlot, final long rangeEpoch,
@@ -489,7 +495,7 @@ public final class ClusterTransitions
         final List<SlotRange> ranges = new ArrayList<>(s.cluster().ranges());
         ranges.set(ranges.indexOf(old), next);
         return ok(new CoordState(new ClusterState(epoch, s.cluster().members(), ranges), s.renewals(), s.failed(),
-            s.initialNodes(), s.replicas(), s.handoffs()));
+            s.initialNodes(), s.replicas(), s.handoffs(), s.voters()));
     }
 
     private static SlotRange with(final SlotRange r, final long epoch, final int primary, final List<Integer> backups,
@@ -503,6 +509,32 @@ public final class ClusterTransitions
         final List<Integer> next = new ArrayList<>(ids);
         next.add(id);
         return next;
+    }
+
+    /** The group's voters as Ratis committed them (sorted by id); a change raises the epoch (nodes re-read them). */
+    private static Outcome setVoters(final CoordState s, final ClusterCommand.SetVoters v)
+    {
+        final List<ClusterSettings.Voter> sorted = new ArrayList<>(v.voters());
+        sorted.sort(Comparator.comparingInt(ClusterSettings.Voter::nodeId));
+        final Set<Integer> ids = new HashSet<>();
+        for (final ClusterSettings.Voter voter : sorted)
+        {
+            if (!ids.add(voter.nodeId()))
+            {
+                return refuse(s, "voter " + voter.nodeId() + " is named twice");
+            }
+        }
+        if (sorted.isEmpty())
+        {
+            return refuse(s, "the group needs at least one voter");
+        }
+        if (sorted.equals(s.voters()))
+        {
+            return ok(s);
+        }
+        final ClusterState c = s.cluster();
+        return ok(new CoordState(new ClusterState(c.epoch() + 1, c.members(), c.ranges()), s.renewals(), s.failed(),
+            s.initialNodes(), s.replicas(), s.handoffs(), sorted));
     }
 
     private static List<Integer> minus(final List<Integer> ids, final int id)

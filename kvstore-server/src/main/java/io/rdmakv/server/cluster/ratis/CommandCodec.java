@@ -3,6 +3,7 @@ package io.rdmakv.server.cluster.ratis;
 import io.rdmakv.server.cluster.ClusterMember;
 import io.rdmakv.server.cluster.ClusterState;
 import io.rdmakv.server.cluster.SlotRange;
+import io.rdmakv.server.config.ClusterSettings;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -23,15 +24,19 @@ import java.util.Set;
  * or trailing bytes fail with {@link IllegalArgumentException}.
  *
  * <pre>
- *   command: u8 version(1) | u8 type | fields of the type (u32 ints, u64 longs, member = u32 id, UTF host, u16, u16)
- *   state:   u8 version(1) | u32 initialNodes | u32 replicas | u64 epoch | u32 n, n members
+ *   command: u8 version(1) | u8 type | fields of the type (u32 ints, u64 longs, member = u32 id, UTF host, u16, u16;
+ *            voters = u32 n, n (u32 id, UTF host, u16 raftPort))
+ *   state:   u8 version(2) | u32 initialNodes | u32 replicas | u64 epoch | u32 n, n members
  *            | u32 n, n ranges (u32 first, u32 last, u64 epoch, u32 primary, u32 n backups.., u32 n learners.., u8 state)
- *            | u32 n, n (u32 node, u64 renewals) | u32 n, n failed node ids
+ *            | u32 n, n (u32 node, u64 renewals) | u32 n, n failed node ids | u32 n, n (u32 first, u32 node) handoffs
+ *            | voters (version 2; a version-1 snapshot has none: the bootstrap list holds)
  * </pre>
  */
 public final class CommandCodec
 {
     private static final int VERSION = 1;
+    /** Version 2 added the voters; version 1 states (older snapshots) still decode. */
+    private static final int STATE_VERSION = 2;
 
     private CommandCodec()
     {
@@ -114,6 +119,11 @@ public final class CommandCodec
                 out.writeInt(r.firstSlot());
                 out.writeInt(r.nodeId());
             }
+            else if (command instanceof ClusterCommand.SetVoters v)
+            {
+                out.writeByte(13);
+                writeVoters(out, v.voters());
+            }
         }
         catch (final IOException ex)
         {
@@ -143,6 +153,7 @@ public final class CommandCodec
                 case 10 -> new ClusterCommand.AddReplica(in.readInt(), in.readInt());
                 case 11 -> new ClusterCommand.DropReplica(in.readInt(), in.readInt());
                 case 12 -> new ClusterCommand.ReleaseRange(in.readInt(), in.readInt());
+                case 13 -> new ClusterCommand.SetVoters(readVoters(in));
                 default -> throw new IllegalArgumentException("unknown cluster command type " + type);
             };
             checkEnd(in);
@@ -160,7 +171,7 @@ public final class CommandCodec
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
         try (DataOutputStream out = new DataOutputStream(bytes))
         {
-            out.writeByte(VERSION);
+            out.writeByte(STATE_VERSION);
             out.writeInt(state.initialNodes());
             out.writeInt(state.replicas());
             final ClusterState c = state.cluster();
@@ -194,6 +205,7 @@ public final class CommandCodec
                 out.writeInt(e.getKey());
                 out.writeInt(e.getValue());
             }
+            writeVoters(out, state.voters());
         }
         catch (final IOException ex)
         {
@@ -207,7 +219,12 @@ public final class CommandCodec
     {
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes)))
         {
-            checkVersion(in);
+            final int version = in.readUnsignedByte();
+            if (version != VERSION && version != STATE_VERSION)
+            {
+                throw new IllegalArgumentException("cluster state version " + version + ", expected " + VERSION +
+                    " or " + STATE_VERSION);
+            }
             final int initialNodes = in.readInt();
             final int replicas = in.readInt();
             final long epoch = in.readLong();
@@ -248,9 +265,10 @@ public final class CommandCodec
             {
                 handoffs.put(in.readInt(), in.readInt());
             }
+            final List<ClusterSettings.Voter> voters = version == VERSION ? List.of() : readVoters(in);
             checkEnd(in);
             return new CoordState(new ClusterState(epoch, members, ranges), renewals, failed, initialNodes, replicas,
-                handoffs);
+                handoffs, voters);
         }
         catch (final IOException ex)
         {
@@ -278,6 +296,29 @@ public final class CommandCodec
     private static ClusterMember readMember(final DataInputStream in) throws IOException
     {
         return new ClusterMember(in.readInt(), in.readUTF(), in.readUnsignedShort(), in.readUnsignedShort());
+    }
+
+    private static void writeVoters(final DataOutputStream out, final List<ClusterSettings.Voter> voters)
+        throws IOException
+    {
+        out.writeInt(voters.size());
+        for (final ClusterSettings.Voter v : voters)
+        {
+            out.writeInt(v.nodeId());
+            out.writeUTF(v.host());
+            out.writeShort(v.raftPort());
+        }
+    }
+
+    private static List<ClusterSettings.Voter> readVoters(final DataInputStream in) throws IOException
+    {
+        final int n = count(in);
+        final List<ClusterSettings.Voter> voters = new ArrayList<>(n);
+        for (int i = 0; i < n; i++)
+        {
+            voters.add(new ClusterSettings.Voter(in.readInt(), in.readUTF(), in.readUnsignedShort()));
+        }
+        return voters;
     }
 
     private static void writeIds(final DataOutputStream out, final List<Integer> ids) throws IOException

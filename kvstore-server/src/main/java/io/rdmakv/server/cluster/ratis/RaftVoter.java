@@ -8,6 +8,7 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftConfiguration;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
@@ -19,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -26,8 +28,11 @@ import java.util.function.Consumer;
 
 /**
  * One voter of the coordination group: a Ratis server (gRPC) with the {@link ClusterStateMachine}, its Raft log and
- * snapshots under {@code cluster.raftDir}. The group id is fixed (every rdmakv cluster has one group); the peers are
- * the configured voters.
+ * snapshots under {@code cluster.raftDir}. The group id is fixed (every rdmakv cluster has one group). A node in
+ * {@code cluster.voters} starts with those peers; a node with only {@code cluster.raftPort} starts outside every
+ * configuration (Ratis's "initializing" follower: it never campaigns) until the leader adds it with
+ * {@code setConfiguration}. A restart recovers the configuration Ratis committed (log and snapshot metadata), which
+ * wins over the peers passed at start.
  */
 public final class RaftVoter implements AutoCloseable
 {
@@ -59,13 +64,20 @@ public final class RaftVoter implements AutoCloseable
         final long snapshotEvery, final Consumer<CoordState> onChange)
     {
         final ClusterSettings.Voter self = settings.voter(nodeId);
-        if (self == null)
+        final int port = settings.raftPortOf(nodeId);
+        if (port == 0)
         {
-            throw new IllegalArgumentException("node " + nodeId + " is not among the voters " + settings.voters());
+            throw new IllegalArgumentException("node " + nodeId + " is not among the voters " + settings.voters() +
+                " and has no cluster.raftPort");
+        }
+        if (self != null && settings.raftPort() != 0 && settings.raftPort() != self.raftPort())
+        {
+            throw new IllegalArgumentException("cluster.raftPort " + settings.raftPort() + " differs from node " +
+                nodeId + "'s entry in cluster.voters (" + self.address() + ")");
         }
         final RaftProperties p = properties(settings);
         RaftServerConfigKeys.setStorageDir(p, List.of(settings.raftDir().toFile()));
-        GrpcConfigKeys.Server.setPort(p, self.raftPort());
+        GrpcConfigKeys.Server.setPort(p, port);
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, snapshotEvery);
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
@@ -78,7 +90,7 @@ public final class RaftVoter implements AutoCloseable
             final boolean formatted = Files.isDirectory(settings.raftDir().resolve(GROUP_ID.getUuid().toString()));
             final RaftServer server = RaftServer.newBuilder()
                 .setServerId(peerId(nodeId))
-                .setGroup(group(settings))
+                .setGroup(self != null ? group(settings.voters()) : RaftGroup.valueOf(GROUP_ID))
                 .setProperties(p)
                 .setStateMachine(sm)
                 .setOption(formatted ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
@@ -88,8 +100,8 @@ public final class RaftVoter implements AutoCloseable
         }
         catch (final IOException ex)
         {
-            throw new UncheckedIOException("cannot start the coordination group's voter " + nodeId + " at " +
-                self.address() + " (raft dir " + settings.raftDir() + "): " + ex.getMessage(), ex);
+            throw new UncheckedIOException("cannot start the coordination group's voter " + nodeId + " on Raft port " +
+                port + " (raft dir " + settings.raftDir() + "): " + ex.getMessage(), ex);
         }
     }
 
@@ -104,20 +116,57 @@ public final class RaftVoter implements AutoCloseable
         return p;
     }
 
-    /** The group of the configured voters. */
-    static RaftGroup group(final ClusterSettings settings)
+    /** The group of {@code voters}. */
+    static RaftGroup group(final List<ClusterSettings.Voter> voters)
     {
         final List<RaftPeer> peers = new ArrayList<>();
-        for (final ClusterSettings.Voter v : settings.voters())
+        for (final ClusterSettings.Voter v : voters)
         {
-            peers.add(RaftPeer.newBuilder().setId(peerId(v.nodeId())).setAddress(v.address()).build());
+            peers.add(peer(v));
         }
         return RaftGroup.valueOf(GROUP_ID, peers);
+    }
+
+    static RaftPeer peer(final ClusterSettings.Voter v)
+    {
+        return RaftPeer.newBuilder().setId(peerId(v.nodeId())).setAddress(v.address()).build();
     }
 
     static RaftPeerId peerId(final int nodeId)
     {
         return RaftPeerId.valueOf("n" + nodeId);
+    }
+
+    /**
+     * The voters of the configuration this voter holds when it is stable (no joint consensus under way) and
+     * committed; null otherwise, or when the server is gone. Sorted by id.
+     */
+    public List<ClusterSettings.Voter> committedVoters()
+    {
+        try
+        {
+            final RaftServer.Division division = server.getDivision(GROUP_ID);
+            final RaftConfiguration conf = division.getRaftConf();
+            if (!conf.getPreviousPeers().isEmpty() ||
+                conf.getLogEntryIndex() > division.getRaftLog().getLastCommittedIndex())
+            {
+                return null;
+            }
+            final List<ClusterSettings.Voter> voters = new ArrayList<>();
+            for (final RaftPeer peer : conf.getCurrentPeers())
+            {
+                final String address = peer.getAddress();
+                final int colon = address.lastIndexOf(':');
+                voters.add(new ClusterSettings.Voter(Integer.parseInt(peer.getId().toString().substring(1)),
+                    address.substring(0, colon), Integer.parseInt(address.substring(colon + 1))));
+            }
+            voters.sort(Comparator.comparingInt(ClusterSettings.Voter::nodeId));
+            return voters.isEmpty() ? null : voters;
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            return null;
+        }
     }
 
     public ClusterStateMachine stateMachine()

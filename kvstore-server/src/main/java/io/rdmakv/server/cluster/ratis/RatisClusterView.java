@@ -6,13 +6,9 @@ import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.SlotRange;
 import io.rdmakv.server.config.ClusterSettings;
 import org.agrona.concurrent.NanoClock;
-import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
-import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
-import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,7 +30,9 @@ import java.util.function.Consumer;
  *   start:  voter? start its Ratis server (log + snapshots under cluster.raftDir)
  *           -> JOIN (its address) until committed -> its lease runs from the JOIN's send time
  *   every lease/3:   RENEW, timed from the send; committed -> lease until send + lease; the answer carries the state
- *   every lease/10 on the leader: LeaseWatchdog.expired -> FAIL_NODE (refused if the node renewed meanwhile)
+ *   every lease/10 on the leader: LeaseWatchdog.expired -> FAIL_NODE (refused if the node renewed meanwhile);
+ *                                 Ratis's committed voters differ from the state's -> SET_VOTERS
+ *   every newer state: the group client follows the state's voters; a voter no longer among them closes its server
  * </pre>
  *
  * <p>Voters learn every new state from their own state machine; other nodes from the answers to their renewals and
@@ -52,8 +50,12 @@ public final class RatisClusterView implements ClusterView
     private final ClusterMember self;
     private final NanoClock clock;
     private final NodeLease lease;
-    private final RaftVoter voter;
-    private final RaftClient client;
+    /** This node's Raft server, or null (never one, or closed once the group removed it). */
+    private volatile RaftVoter voter;
+    /** Whether this node has been a voter (listed at start, or named by a committed state since). */
+    private volatile boolean wasVoter;
+    private final AtomicBoolean recordingVoters = new AtomicBoolean();
+    private final GroupClient client;
     private final List<Consumer<ClusterState>> listeners = new CopyOnWriteArrayList<>();
     private final List<Runnable> leaseLost = new CopyOnWriteArrayList<>();
     private final List<Runnable> leaseRegained = new CopyOnWriteArrayList<>();
@@ -84,18 +86,11 @@ public final class RatisClusterView implements ClusterView
         this.self = self;
         this.clock = clock;
         this.lease = new NodeLease(TimeUnit.MILLISECONDS.toNanos(settings.leaseMillis()));
-        this.voter = settings.voter(self.nodeId()) == null ? null :
+        this.wasVoter = settings.voter(self.nodeId()) != null;
+        this.client = new GroupClient(settings);
+        this.voter = settings.raftPortOf(self.nodeId()) == 0 ? null :
             RaftVoter.start(settings, self.nodeId(), clock, snapshotEvery, this::publish);
-        this.client = RaftClient.newBuilder()
-            .setClientId(ClientId.randomId())
-            .setRaftGroup(RaftVoter.group(settings))
-            .setProperties(RaftVoter.properties(settings))
-            // Long enough to ride out an election (two election timeouts at least), short enough to report a group
-            // that lost its majority within seconds.
-            .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
-                (int)Math.max(2 * RaftVoter.ELECTION_MAX_MS / 100 + 10, settings.leaseMillis() / 100),
-                TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
-            .build();
+        followVoters(); // a state recovered at start may already name other voters
         this.cutOverHold = CutOverHold.configured(self.nodeId());
         this.timer = background ? Executors.newSingleThreadScheduledExecutor(daemon("rdmakv-cluster")) : null;
     }
@@ -124,7 +119,7 @@ public final class RatisClusterView implements ClusterView
     {
         final long renewEvery = Math.max(10, settings.leaseMillis() / 3);
         timer.scheduleWithFixedDelay(this::tick, 0, renewEvery, TimeUnit.MILLISECONDS);
-        if (voter != null)
+        if (settings.raftPortOf(self.nodeId()) != 0)
         {
             final long superviseEvery = Math.max(10, settings.leaseMillis() / 10);
             timer.scheduleWithFixedDelay(this::superviseQuietly, superviseEvery, superviseEvery, TimeUnit.MILLISECONDS);
@@ -135,6 +130,7 @@ public final class RatisClusterView implements ClusterView
     {
         checkLease();
         releaseMovedRanges();
+        followVoters();
         try
         {
             if (removed)
@@ -261,20 +257,23 @@ public final class RatisClusterView implements ClusterView
 
     /**
      * On the leader: declare every surely expired lease (see {@link LeaseWatchdog}) and commit the failovers.
-     * Returns the commands submitted (none on a follower or a non-voter).
+     * Returns the commands submitted (none on a follower or a non-voter). Also records Ratis's committed voters in
+     * the state when they differ from it (an operator's change whose SET_VOTERS was not committed).
      */
     public List<ClusterCommand.FailNode> superviseLeases()
     {
-        if (voter == null || !voter.isLeader())
+        final RaftVoter own = voter;
+        if (own == null || !own.isLeader())
         {
             return List.of();
         }
-        final List<ClusterCommand.FailNode> expired = voter.watchdog().expired(voter.stateMachine().state(),
+        recordVoters(own);
+        final List<ClusterCommand.FailNode> expired = own.watchdog().expired(own.stateMachine().state(),
             clock.nanoTime());
         for (final ClusterCommand.FailNode f : expired)
         {
             LOG.warn("node {}'s lease expired (no renewal applied for lease * drift = {} ms): failing over its ranges",
-                f.nodeId(), voter.watchdog().expiryNanos() / 1_000_000);
+                f.nodeId(), own.watchdog().expiryNanos() / 1_000_000);
             submit(f).thenAccept(reply ->
             {
                 if (!reply.accepted())
@@ -286,6 +285,77 @@ public final class RatisClusterView implements ClusterView
         return expired;
     }
 
+    private void recordVoters(final RaftVoter leader)
+    {
+        final List<ClusterSettings.Voter> committed = leader.committedVoters();
+        if (committed == null || committed.equals(voters()) || !recordingVoters.compareAndSet(false, true))
+        {
+            return;
+        }
+        LOG.info("the group's committed voters {} differ from the state's {}: recording them",
+            VoterChanges.text(committed), VoterChanges.text(voters()));
+        submit(new ClusterCommand.SetVoters(committed)).whenComplete((reply, failure) -> recordingVoters.set(false));
+    }
+
+    /**
+     * Make {@code next} the group's voters: Ratis's own membership change ({@code setConfiguration}: a new voter is
+     * caught up before it counts, then joint consensus), then SET_VOTERS records them in the state every node reads.
+     * The rules an operator's change must pass are {@link VoterChanges}'.
+     */
+    public CompletableFuture<CommandReply> changeVoters(final List<ClusterSettings.Voter> next)
+    {
+        return CompletableFuture.supplyAsync(() ->
+        {
+            final RaftClientReply reply = call(() -> client.setConfiguration(next));
+            if (!reply.isSuccess())
+            {
+                throw new IllegalStateException("the group did not change its voters: " + reply.getException());
+            }
+            return reply;
+        }, requests).thenCompose(done -> submit(new ClusterCommand.SetVoters(next))).thenApply(reply ->
+        {
+            if (!reply.accepted())
+            {
+                throw new IllegalStateException("the new voters were not recorded: " + reply.refusal());
+            }
+            return reply;
+        });
+    }
+
+    /** The group's voters as this node knows them (sorted by id): the newest state's, else the bootstrap list. */
+    public List<ClusterSettings.Voter> voters()
+    {
+        final List<ClusterSettings.Voter> recorded = latest.voters();
+        return recorded.isEmpty() ? GroupClient.sorted(settings.voters()) : recorded;
+    }
+
+    /**
+     * Aim the group client at the voters the newest state names. A node that was a voter and is no longer one closes
+     * its Raft server (the group removed it: it could only campaign in vain) and goes on following the group.
+     */
+    private void followVoters()
+    {
+        final List<ClusterSettings.Voter> now = voters();
+        client.retarget(now);
+        if (now.stream().anyMatch(v -> v.nodeId() == self.nodeId()))
+        {
+            wasVoter = true;
+            return;
+        }
+        final RaftVoter retired = voter;
+        if (!wasVoter || retired == null || closed)
+        {
+            return;
+        }
+        voter = null;
+        LOG.warn("node {} is no longer a voter of the coordination group (voters {}): its Raft server stops, the node " +
+            "goes on following the group", self.nodeId(), VoterChanges.text(now));
+        // Not on Ratis's applying thread, which may be the caller.
+        final Thread closer = new Thread(retired::close, "rdmakv-voter-retire");
+        closer.setDaemon(true);
+        closer.start();
+    }
+
     /**
      * Commit {@code command} through the group; the reply carries the state after it (also published here). Runs the
      * client's blocking call on a thread of the view's: Ratis's ordered async client closes itself for good once one
@@ -294,13 +364,13 @@ public final class RatisClusterView implements ClusterView
     public CompletableFuture<CommandReply> submit(final ClusterCommand command)
     {
         final Message message = Message.valueOf(ByteString.copyFrom(CommandCodec.encode(command)));
-        return CompletableFuture.supplyAsync(() -> decode(call(() -> client.io().send(message))), requests);
+        return CompletableFuture.supplyAsync(() -> decode(call(() -> client.send(message))), requests);
     }
 
     /** The group's current state, read through the leader (linearizable). */
     public CompletableFuture<CommandReply> query()
     {
-        return CompletableFuture.supplyAsync(() -> decode(call(() -> client.io().sendReadOnly(Message.EMPTY))),
+        return CompletableFuture.supplyAsync(() -> decode(call(() -> client.sendReadOnly(Message.EMPTY))),
             requests);
     }
 
@@ -346,6 +416,10 @@ public final class RatisClusterView implements ClusterView
             {
                 latest = state;
             }
+        }
+        if (newer)
+        {
+            followVoters();
         }
         if (state.isFailed(self.nodeId()))
         {
@@ -497,17 +571,11 @@ public final class RatisClusterView implements ClusterView
         }
         notifier.shutdownNow();
         requests.shutdownNow();
-        try
+        client.close();
+        final RaftVoter running = voter;
+        if (running != null)
         {
-            client.close();
-        }
-        catch (final IOException ex)
-        {
-            LOG.warn("closing the coordination client: {}", ex.toString());
-        }
-        if (voter != null)
-        {
-            voter.close();
+            running.close();
         }
     }
 
