@@ -88,10 +88,11 @@ public final class RatisClusterView implements ClusterView
         this.lease = new NodeLease(TimeUnit.MILLISECONDS.toNanos(settings.leaseMillis()));
         this.wasVoter = settings.voter(self.nodeId()) != null;
         this.client = new GroupClient(settings);
+        // Before the voter starts: a state it recovers at start is published (and delivered) at once.
+        this.cutOverHold = CutOverHold.configured(self.nodeId());
         this.voter = settings.raftPortOf(self.nodeId()) == 0 ? null :
             RaftVoter.start(settings, self.nodeId(), clock, snapshotEvery, this::publish);
         followVoters(); // a state recovered at start may already name other voters
-        this.cutOverHold = CutOverHold.configured(self.nodeId());
         this.timer = background ? Executors.newSingleThreadScheduledExecutor(daemon("rdmakv-cluster")) : null;
     }
 
