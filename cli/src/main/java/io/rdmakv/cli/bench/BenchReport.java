@@ -98,6 +98,11 @@ public final class BenchReport
             out.printf(Locale.ROOT, "bench CPU   %.2f us per op (this process: %s of CPU, %.0f%% of a core)%n",
                 r.generatorCpuNanos() / 1000.0 / r.totalOps(), seconds(r.generatorCpuNanos()),
                 100.0 * r.generatorCpuNanos() / Math.max(1, r.measuredNanos()));
+            if (r.generatorJvmCpuNanos() >= 0)
+            {
+                out.printf(Locale.ROOT, "            of which %.2f us per op the JVM's JIT compiler, GC and VM threads%n",
+                    r.generatorJvmCpuNanos() / 1000.0 / r.totalOps());
+            }
         }
         if (firstError != null)
         {
@@ -183,6 +188,8 @@ public final class BenchReport
             num(r.serverCpuNanos() / 1000.0 / r.totalOps()) : "null");
         b.append(",\n  \"generatorCpuUsPerOp\": ").append(r.generatorCpuNanos() >= 0 && r.totalOps() > 0 ?
             num(r.generatorCpuNanos() / 1000.0 / r.totalOps()) : "null");
+        b.append(",\n  \"generatorJvmCpuUsPerOp\": ").append(r.generatorJvmCpuNanos() >= 0 && r.totalOps() > 0 ?
+            num(r.generatorJvmCpuNanos() / 1000.0 / r.totalOps()) : "null");
         b.append(",\n  \"serverCpuShare\": ").append(r.serverCpuNanos() >= 0 && r.measuredNanos() > 0 ?
             num((double)r.serverCpuNanos() / r.measuredNanos()) : "null");
         b.append(",\n  \"serverPid\": ").append(r.serverPid() >= 0 ? Long.toString(r.serverPid()) : "null");

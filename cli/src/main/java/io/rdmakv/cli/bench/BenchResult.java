@@ -18,6 +18,7 @@ import java.util.Map;
  * @param serverCpuNanos  server process CPU time over the measured phase, or -1 when unknown.
  * @param serverPid       the pid it was read from, or -1.
  * @param generatorCpuNanos this (the generator's) process CPU time over the measured phase, or -1 when unknown.
+ * @param generatorJvmCpuNanos the part of it spent by the JVM's own threads (JIT compilers, GC, VM thread), or -1.
  * @param driverLine      the driver's description.
  */
 public record BenchResult(
@@ -31,6 +32,7 @@ public record BenchResult(
     long serverCpuNanos,
     long serverPid,
     long generatorCpuNanos,
+    long generatorJvmCpuNanos,
     String driverLine)
 {
     /** Operations completed in the measured phase, all types. */

@@ -30,6 +30,7 @@ public final class BenchRunner
     private static final long PROGRESS_NANOS = TimeUnit.SECONDS.toNanos(1);
     /** This process: the generator's own CPU per operation shows whether it, not the server, is the limit. */
     private static final ServerCpu SELF = ServerCpu.of(ProcessHandle.current().pid());
+    private static final long TICKS_PER_SECOND = ProcessCpuTime.ticksPerSecond();
 
     private enum Phase
     {
@@ -193,6 +194,7 @@ public final class BenchRunner
         final Map<String, Long> countersBefore = driver.counters();
         final long cpuBefore = serverCpu == null ? -1 : serverCpu.cpuNanos();
         final long ownCpuBefore = SELF.cpuNanos();
+        final Map<Long, Long> jvmCpuBefore = JvmThreadCpu.snapshot();
         for (final Recorder r : recorders.values())
         {
             r.reset();
@@ -226,6 +228,7 @@ public final class BenchRunner
         final long measuredNanos = System.nanoTime() - measureStartNanos;
         final long cpuAfter = serverCpu == null ? -1 : serverCpu.cpuNanos();
         final long ownCpuAfter = SELF.cpuNanos();
+        final Map<Long, Long> jvmCpuAfter = JvmThreadCpu.snapshot();
         for (final OpType type : OpType.values())
         {
             totals.get(type).add(recorders.get(type).getIntervalHistogram());
@@ -253,7 +256,9 @@ public final class BenchRunner
         final long cpu = cpuBefore >= 0 && cpuAfter >= 0 ? cpuAfter - cpuBefore : -1;
         return new BenchResult(ran, errorCounts, hits.sum(), measuredNanos, settings.load() ? settings.keys() : 0,
             loadNanos, deltas, cpu, serverCpu == null ? -1 : serverCpu.pid(),
-            ownCpuBefore >= 0 && ownCpuAfter >= 0 ? ownCpuAfter - ownCpuBefore : -1, driver.describe());
+            ownCpuBefore >= 0 && ownCpuAfter >= 0 ? ownCpuAfter - ownCpuBefore : -1,
+            jvmCpuAfter.isEmpty() ? -1 : JvmThreadCpu.nanosBetween(jvmCpuBefore, jvmCpuAfter, TICKS_PER_SECOND),
+            driver.describe());
     }
 
     /**

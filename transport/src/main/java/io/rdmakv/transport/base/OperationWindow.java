@@ -190,6 +190,17 @@ public final class OperationWindow<O extends Operation>
         recycleLocked(op);
     }
 
+    /**
+     * The next request id and a credit for a send nobody waits for that is posted at once (when
+     * {@link #mayPostLocked()}): the same books as {@link #acquireLocked} then {@link #creditAnonymousLocked}, without
+     * the pooled operation or its deadline (a clock read), which nothing would look at.
+     */
+    public long postAnonymousLocked()
+    {
+        credited++;
+        return nextRequestId++;
+    }
+
     /** Put an admitted operation in the in-flight table, where its answer finds it by id ({@link #takeLocked}). */
     public void trackLocked(final O op)
     {

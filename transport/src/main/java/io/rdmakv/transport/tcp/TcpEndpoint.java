@@ -119,15 +119,13 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
     {
         if (!isConnected())
         {
-            return window.refusedStatus().sentinel(); // before the frame is allocated
+            return window.refusedStatus().sentinel(); // before anything is copied
         }
-        final ByteBuf frame = TcpFrames.messageFrame(channel.alloc(), length);
-        TcpCopy.append(buffer, offset, frame, length);
         if (!sentAny)
         {
             sentAny = true;
         }
-        return operations.postSend(frame, handler);
+        return operations.postSend(buffer, offset, length, handler);
     }
 
     @Override

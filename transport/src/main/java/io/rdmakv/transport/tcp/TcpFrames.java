@@ -76,9 +76,15 @@ public final class TcpFrames
     public static ByteBuf messageFrame(final ByteBufAllocator alloc, final int payloadLength)
     {
         final ByteBuf buf = alloc.directBuffer(MESSAGE_OVERHEAD + payloadLength);
+        writeMessageHeader(buf, payloadLength);
+        return buf;
+    }
+
+    /** Append a MESSAGE frame's header for {@code payloadLength} bytes that the caller writes next. */
+    public static void writeMessageHeader(final ByteBuf buf, final int payloadLength)
+    {
         buf.writeInt(TYPE_LENGTH + payloadLength);
         buf.writeByte(TYPE_MESSAGE);
-        return buf;
     }
 
     public static ByteBuf readRequestFrame(

@@ -6,6 +6,7 @@ import io.rdmakv.transport.CompletionHandler;
 import io.rdmakv.transport.RemoteKey;
 import io.rdmakv.transport.TransportStatus;
 import io.rdmakv.transport.base.OperationWindow;
+import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
 import java.util.ArrayList;
@@ -16,7 +17,8 @@ import java.util.ArrayList;
  * <pre>
  *   postSend / postRead (any thread), under the window's lock:
  *     admit, acquire (window) -> a credit free and nothing pending: post; else pending (keeps its frame)
- *     post:  credit taken, frame -> TcpOutbound; tracked by id in the window
+ *     post:  credit taken, frame -> TcpOutbound (a send's bytes are framed straight into the batch's buffer; a
+ *            pending send gets a frame of its own); tracked by id in the window
  *            (a send nobody waits for: counted only, pooled at once, its credit back when its batch is written)
  *   promotePending: posted in order as credits come back
  *   expire / failAll (worker or closing thread): the window takes them out, frames never written are released
@@ -44,8 +46,12 @@ final class TcpOperationTable
 
     // ---------------------------------------------------------------- posting (any thread)
 
-    /** Post a MESSAGE frame (ownership passes, released when refused); the request id or a negative sentinel. */
-    long postSend(final ByteBuf frame, final CompletionHandler handler)
+    /**
+     * Post a MESSAGE of the {@code length} bytes of {@code buffer} at {@code offset}: framed straight into the outbound
+     * batch when it may go now, else copied into a frame of its own that waits in the pending queue. The request id or
+     * a negative sentinel.
+     */
+    long postSend(final DirectBuffer buffer, final int offset, final int length, final CompletionHandler handler)
     {
         final long id;
         final boolean schedule;
@@ -54,14 +60,37 @@ final class TcpOperationTable
             final long result = window.admitLocked();
             if (result < 0)
             {
-                frame.release();
                 return result;
             }
-            final TcpOperation op = window.acquireLocked(handler);
-            op.isSend = true;
-            op.frame = frame;
-            id = op.requestId();
-            schedule = submit(op);
+            if (window.mayPostLocked())
+            {
+                if (handler == null)
+                {
+                    // Nobody waits for this send: only its credit is tracked, by count, until its batch is written.
+                    id = window.postAnonymousLocked();
+                    schedule = outbound.addMessage(buffer, offset, length, TcpOutbound.ANONYMOUS_SEND);
+                }
+                else
+                {
+                    final TcpOperation op = window.acquireLocked(handler);
+                    op.isSend = true;
+                    id = op.requestId();
+                    window.creditLocked(op);
+                    window.trackLocked(op);
+                    schedule = outbound.addMessage(buffer, offset, length, id);
+                }
+            }
+            else
+            {
+                final TcpOperation op = window.acquireLocked(handler);
+                op.isSend = true;
+                id = op.requestId();
+                final ByteBuf frame = TcpFrames.messageFrame(alloc, length);
+                TcpCopy.append(buffer, offset, frame, length);
+                op.frame = frame;
+                window.enqueueLocked(op);
+                schedule = false;
+            }
         }
         if (schedule)
         {

@@ -1,9 +1,11 @@
 package io.rdmakv.transport.tcp;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
+import org.agrona.DirectBuffer;
 import org.agrona.collections.IntArrayQueue;
 import org.agrona.collections.LongArrayQueue;
 import org.slf4j.Logger;
@@ -14,9 +16,14 @@ import java.util.concurrent.RejectedExecutionException;
 
 /**
  * The write side of one {@link TcpEndpoint}: frames posted from any thread are coalesced into batches written by one
- * task on the channel's event loop, with one flush and at most one promise per batch.
+ * task on the channel's event loop, with one flush and at most one promise per batch. A message posted with
+ * {@link #addMessage} is framed straight into the batch's open buffer (one pooled buffer of
+ * {@link #BATCH_BUFFER_BYTES} for many frames), so a batch of small messages is one allocation, one Netty write and
+ * one I/O vector, not one of each per message.
  * <pre>
- *   any thread: add(frame, sendId) -> [monitor] queued frames + send ids; first of a batch -> schedule()
+ *   any thread: addMessage(bytes, sendId) -> [monitor] framed into the open buffer (a new one when it is full)
+ *               add(frame, sendId)        -> [monitor] queued as it is (closes the open buffer: order is kept)
+ *               both: queued send ids; first of a batch -> schedule()
  *   schedule(): execute(write task)   (from another thread: one eventfd wake-up per batch; from the loop itself: runs
  *                                      after the current read batch, so a batch of answers leaves in one write)
  *   write task: swap the queues; write(f1, void) ... write(fn, promise); flush
@@ -44,12 +51,19 @@ final class TcpOutbound
         void onAnonymousWritten(int count);
     }
 
+    /**
+     * Capacity of a batch's open buffer: about 180 GET requests or 60 answers of 100 B values; a larger message gets a
+     * buffer of its own size.
+     */
+    static final int BATCH_BUFFER_BYTES = 8192;
+
     /** {@link #add} kind: a frame whose completion comes otherwise (a read request). */
     static final long NOT_A_SEND = -1;
     /** {@link #add} kind: a send without a completion handler: counted, not tracked by id. */
     static final long ANONYMOUS_SEND = -2;
 
     private final Channel channel;
+    private final ByteBufAllocator alloc;
     private final WriteListener listener;
     private final CreditListener credits;
     private final Object monitor = new Object();
@@ -59,6 +73,8 @@ final class TcpOutbound
     private LongArrayQueue queuedSendIds = new LongArrayQueue();
     private int queuedAnonymous;
     private boolean scheduled;
+    /** The last of the queued frames while messages may still be appended to it, else null (under monitor). */
+    private ByteBuf open;
 
     /** Event loop only: the batch being written, sends written but not yet confirmed, send count per batch. */
     private ArrayDeque<ByteBuf> writingFrames = new ArrayDeque<>();
@@ -72,6 +88,7 @@ final class TcpOutbound
     TcpOutbound(final Channel channel, final WriteListener listener, final CreditListener credits)
     {
         this.channel = channel;
+        this.alloc = channel.alloc();
         this.listener = listener;
         this.credits = credits;
     }
@@ -87,21 +104,52 @@ final class TcpOutbound
         synchronized (monitor)
         {
             queuedFrames.addLast(frame);
-            if (sendId >= 0)
-            {
-                queuedSendIds.addLong(sendId);
-            }
-            else if (sendId == ANONYMOUS_SEND)
-            {
-                queuedAnonymous++;
-            }
-            if (scheduled)
-            {
-                return false;
-            }
-            scheduled = true;
-            return true;
+            open = null; // later messages go behind this frame
+            return queuedLocked(sendId);
         }
+    }
+
+    /**
+     * Queue a MESSAGE frame of the {@code length} bytes of {@code src} at {@code offset}, copied into the batch's open
+     * buffer now (the caller's bytes are not kept); {@code sendId} as for {@link #add}.
+     *
+     * @return true when this frame starts a batch: the caller must call {@link #schedule()} (outside its own locks).
+     */
+    boolean addMessage(final DirectBuffer src, final int offset, final int length, final long sendId)
+    {
+        final int frameLength = TcpFrames.MESSAGE_OVERHEAD + length;
+        synchronized (monitor)
+        {
+            ByteBuf buffer = open;
+            if (buffer == null || buffer.capacity() - buffer.writerIndex() < frameLength)
+            {
+                buffer = alloc.directBuffer(Math.max(BATCH_BUFFER_BYTES, frameLength));
+                queuedFrames.addLast(buffer);
+                open = buffer;
+            }
+            TcpFrames.writeMessageHeader(buffer, length);
+            TcpCopy.append(src, offset, buffer, length);
+            return queuedLocked(sendId);
+        }
+    }
+
+    /** Under monitor: count the frame just queued; true when it starts a batch. */
+    private boolean queuedLocked(final long sendId)
+    {
+        if (sendId >= 0)
+        {
+            queuedSendIds.addLong(sendId);
+        }
+        else if (sendId == ANONYMOUS_SEND)
+        {
+            queuedAnonymous++;
+        }
+        if (scheduled)
+        {
+            return false;
+        }
+        scheduled = true;
+        return true;
     }
 
     void schedule()
@@ -132,6 +180,7 @@ final class TcpOutbound
             anonymous = queuedAnonymous;
             queuedAnonymous = 0;
             scheduled = false;
+            open = null; // handed to Netty below: never appended to again
         }
         final int sends = writingSendIds.size() + anonymous;
         if (sends > 0)
@@ -185,6 +234,7 @@ final class TcpOutbound
                 frame.release();
             }
             queuedSendIds.clear();
+            open = null;
             final int anonymous = queuedAnonymous;
             queuedAnonymous = 0;
             return anonymous;
