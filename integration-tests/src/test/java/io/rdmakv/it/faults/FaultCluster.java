@@ -38,8 +38,8 @@ final class FaultCluster implements AutoCloseable
 
     /**
      * Only bounds the wait for READY: four JVMs starting at once on an oversubscribed host take minutes. In the SoftRoCE
-     * guest (verbs) three node JVMs under emulation had not finished Ratis's start after 10 minutes (2026-12-02, host
-     * load 20-33).
+     * guest (verbs) three node JVMs under emulation had not finished Ratis's start after 10 minutes at host load 20-33,
+     * and printed READY after 601-615 s at host load 7-14, 386-401 s of it in Ratis's start (2026-12-02).
      */
     private static final Duration READY_TIMEOUT = Duration.ofMinutes(guest() ? 20 : 10);
     /** Only bounds the wait from READY until a client is served for keys of every slot. */
