@@ -110,6 +110,7 @@ public final class ServerProcess implements AutoCloseable
         }
         catch (final TimeoutException ex)
         {
+            ThreadDumps.request(process.pid(), stdoutLog);
             kill();
             throw new IllegalStateException(name + " printed no READY line within " + config.readyTimeout + diagnosis(), ex);
         }

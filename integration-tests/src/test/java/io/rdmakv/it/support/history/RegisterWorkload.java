@@ -61,6 +61,12 @@ public final class RegisterWorkload implements AutoCloseable
         }
     }
 
+    /** The keys the workers use ({@code k0..k(n-1)}). */
+    public List<String> keys()
+    {
+        return keys;
+    }
+
     /** Operations answered so far (OK or NOT_FOUND). */
     public long okCount()
     {
