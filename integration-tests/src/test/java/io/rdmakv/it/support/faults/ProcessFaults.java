@@ -1,6 +1,7 @@
 package io.rdmakv.it.support.faults;
 
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -43,21 +44,77 @@ public final class ProcessFaults
         }
     }
 
-    /** SIGSTOP {@code pid} until the returned handle is closed (SIGCONT). */
+    /**
+     * SIGSTOP {@code pid} until the returned handle is closed (SIGCONT). Returns once every thread of the process is
+     * stopped: the kernel stops each thread when it next runs, which on a loaded host can be a while after
+     * {@code kill} returned, and a pause is only a pause from then on.
+     */
     public static Paused pause(final long pid)
     {
         signal(pid, "STOP");
+        awaitThreads(pid, true);
         return new Paused(pid);
     }
 
     /** The state letter of {@code pid} in /proc (R, S, D, T for stopped, Z), or '?' when it no longer exists. */
     public static char state(final long pid)
     {
+        return stateOf(Path.of("/proc", Long.toString(pid), "stat"));
+    }
+
+    /** Wait, at most 30 s, until every thread of {@code pid} is stopped (or none is); return at once when it is gone. */
+    private static void awaitThreads(final long pid, final boolean stopped)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!allThreads(pid, stopped))
+        {
+            if (System.nanoTime() > deadline)
+            {
+                throw new IllegalStateException("pid " + pid + ": not every thread " + (stopped ? "stopped" :
+                    "resumed") + " within 30 s of the signal");
+            }
+            try
+            {
+                Thread.sleep(1);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted waiting for pid " + pid, ex);
+            }
+        }
+    }
+
+    /** True when every thread of {@code pid} in /proc is (or is not) stopped, or when the process is gone. */
+    private static boolean allThreads(final long pid, final boolean stopped)
+    {
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "task")))
+        {
+            for (final Path task : tasks)
+            {
+                final char state = stateOf(task.resolve("stat"));
+                // '?': the thread ended meanwhile; Z and X: it is exiting and will never stop or resume.
+                final boolean counts = state != '?' && state != 'Z' && state != 'X';
+                if (counts && (state == 'T' || state == 't') != stopped)
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
+        catch (final IOException ex)
+        {
+            return true; // gone
+        }
+    }
+
+    private static char stateOf(final Path stat)
+    {
         try
         {
-            final String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+            final String text = Files.readString(stat);
             // pid (comm) S ...: comm may hold spaces and parentheses, the state follows the last ')'.
-            return stat.charAt(stat.lastIndexOf(')') + 2);
+            return text.charAt(text.lastIndexOf(')') + 2);
         }
         catch (final IOException ex)
         {
@@ -90,7 +147,7 @@ public final class ProcessFaults
             return pid;
         }
 
-        /** SIGCONT. */
+        /** SIGCONT, and wait until no thread of the process is stopped any more. */
         @Override
         public void close()
         {
@@ -100,6 +157,7 @@ public final class ProcessFaults
                 if (state(pid) != '?')
                 {
                     Commands.run(List.of("kill", "-CONT", Long.toString(pid)));
+                    awaitThreads(pid, false);
                 }
             }
         }
