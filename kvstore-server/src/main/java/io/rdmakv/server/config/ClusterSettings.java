@@ -23,6 +23,9 @@ import java.util.Set;
  *   cluster.raftDir        data.dir/raft  the Raft log and snapshots of this voter
  *   cluster.raftPort       0              a node not in cluster.voters runs a Raft server on this port, so that
  *                                         an operator can make it a voter (add-voter); 0: none
+ *   cluster.electionTimeoutMs 800         a voter that hears no leader for a random time between this and twice this
+ *                                         starts an election; raise it where the group's hosts stall (emulation, a
+ *                                         loaded VM, a slow network), keeping 2x it well under cluster.leaseMs
  * </pre>
  *
  * <p>{@code cluster.voters} is the bootstrap list: once an operator changed the voters, the committed state names
@@ -35,10 +38,14 @@ import java.util.Set;
  * @param maxClockDrift drift bound (at least 1.0).
  * @param raftDir      Raft storage directory.
  * @param raftPort     this node's Raft port when it is not in {@code voters} (0: none).
+ * @param electionTimeoutMillis the Raft election timeout's lower bound (its upper bound is twice it).
  */
 public record ClusterSettings(List<Voter> voters, int replicas, int initialNodes, long leaseMillis,
-    double maxClockDrift, Path raftDir, int raftPort)
+    double maxClockDrift, Path raftDir, int raftPort, long electionTimeoutMillis)
 {
+    /** Election timeouts of 0.8-1.6 s: failover within about a lease, yet no spurious election on a busy two-core host. */
+    public static final long DEFAULT_ELECTION_TIMEOUT_MS = 800;
+
     /**
      * One voter of the coordination group.
      *
@@ -67,6 +74,7 @@ public record ClusterSettings(List<Voter> voters, int replicas, int initialNodes
         m.put("cluster.maxClockDrift", "1.1");
         m.put("cluster.raftDir", null);
         m.put("cluster.raftPort", "0");
+        m.put("cluster.electionTimeoutMs", Long.toString(DEFAULT_ELECTION_TIMEOUT_MS));
         return java.util.Collections.unmodifiableMap(m);
     }
 
@@ -75,11 +83,19 @@ public record ClusterSettings(List<Voter> voters, int replicas, int initialNodes
         voters = List.copyOf(voters);
     }
 
-    /** Settings without a Raft port beyond the {@code cluster.voters} entries. */
+    /** Settings without a Raft port beyond the {@code cluster.voters} entries, default election timeout. */
     public ClusterSettings(final List<Voter> voters, final int replicas, final int initialNodes, final long leaseMillis,
         final double maxClockDrift, final Path raftDir)
     {
         this(voters, replicas, initialNodes, leaseMillis, maxClockDrift, raftDir, 0);
+    }
+
+    /** Settings with the default election timeout. */
+    public ClusterSettings(final List<Voter> voters, final int replicas, final int initialNodes, final long leaseMillis,
+        final double maxClockDrift, final Path raftDir, final int raftPort)
+    {
+        this(voters, replicas, initialNodes, leaseMillis, maxClockDrift, raftDir, raftPort,
+            DEFAULT_ELECTION_TIMEOUT_MS);
     }
 
     /** The port {@code nodeId} runs its Raft server on: its {@code cluster.voters} entry's, else raftPort (0: none). */
@@ -133,8 +149,10 @@ public record ClusterSettings(List<Voter> voters, int replicas, int initialNodes
         }
         final String dir = s.get("cluster.raftDir");
         final int raftPort = intValue(s, "cluster.raftPort", "0", 0, 65_535);
+        final long electionTimeout = intValue(s, "cluster.electionTimeoutMs",
+            Long.toString(DEFAULT_ELECTION_TIMEOUT_MS), 100, 60_000);
         return new ClusterSettings(voters, replicas, initialNodes, leaseMillis, drift,
-            dir == null || dir.isBlank() ? dataDir.resolve("raft") : Path.of(dir.trim()), raftPort);
+            dir == null || dir.isBlank() ? dataDir.resolve("raft") : Path.of(dir.trim()), raftPort, electionTimeout);
     }
 
     /** Parse {@code id@host:raftPort,...}; ids and addresses must be unique. */

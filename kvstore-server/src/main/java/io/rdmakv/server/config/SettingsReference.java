@@ -93,6 +93,9 @@ public final class SettingsReference
         m.put("cluster.raftDir", "the Raft log and snapshots of this voter (default: data.dir/raft)");
         m.put("cluster.raftPort", "a node not in cluster.voters runs a Raft server on this port, so that 'rdmakv " +
             "cluster add-voter' can make it a voter; 0 = none");
+        m.put("cluster.electionTimeoutMs", "a voter that hears no leader for a random time between this and twice " +
+            "this starts an election; raise it where the group's hosts stall (emulation, a loaded VM, a slow network), " +
+            "keeping twice it well under cluster.leaseMs");
         m.put("metrics.port", "Prometheus endpoint http://host:port/metrics; 0 = off");
         MEANINGS = java.util.Collections.unmodifiableMap(m);
     }

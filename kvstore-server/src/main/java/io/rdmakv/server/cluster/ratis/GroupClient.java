@@ -136,7 +136,7 @@ final class GroupClient implements AutoCloseable
             // Long enough to ride out an election (two election timeouts at least), short enough to report a group
             // that lost its majority within seconds.
             .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
-                (int)Math.max(2 * RaftVoter.ELECTION_MAX_MS / 100 + 10, settings.leaseMillis() / 100),
+                (int)Math.max(4 * settings.electionTimeoutMillis() / 100 + 10, settings.leaseMillis() / 100),
                 TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
             .build();
         return new Target(voters, client);

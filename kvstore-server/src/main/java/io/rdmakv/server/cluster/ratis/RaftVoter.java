@@ -39,9 +39,6 @@ public final class RaftVoter implements AutoCloseable
     /** The one coordination group's id. */
     public static final RaftGroupId GROUP_ID =
         RaftGroupId.valueOf(UUID.nameUUIDFromBytes("rdmakv-cluster".getBytes(StandardCharsets.US_ASCII)));
-    /** Election timeouts: short enough for failover within about a lease, long enough for a busy two-core host. */
-    static final long ELECTION_MIN_MS = 800;
-    static final long ELECTION_MAX_MS = 1600;
 
     private final RaftServer server;
     private final ClusterStateMachine stateMachine;
@@ -109,8 +106,11 @@ public final class RaftVoter implements AutoCloseable
     static RaftProperties properties(final ClusterSettings settings)
     {
         final RaftProperties p = new RaftProperties();
-        RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(ELECTION_MIN_MS, TimeUnit.MILLISECONDS));
-        RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(ELECTION_MAX_MS, TimeUnit.MILLISECONDS));
+        // cluster.electionTimeoutMs, and twice it: Ratis picks each voter's timeout at random in between.
+        RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(settings.electionTimeoutMillis(),
+            TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(2 * settings.electionTimeoutMillis(),
+            TimeUnit.MILLISECONDS));
         RaftServerConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(
             Math.max(1000, settings.leaseMillis()), TimeUnit.MILLISECONDS));
         return p;
