@@ -21,10 +21,20 @@ final class VoterCommands
     {
     }
 
+    /** A voter change: an ADMIN command that waits out a catch-up and two joint-consensus commits. */
+    abstract static class VoterCommand extends ClusterCommand.AdminCommand
+    {
+        @Override
+        long defaultTimeoutMs()
+        {
+            return VOTER_CHANGE_TIMEOUT_MS;
+        }
+    }
+
     @Command(name = "add-voter", mixinStandardHelpOptions = true,
         description = "A running member with a Raft server (started with --raft-port, or cluster.raftPort) becomes a " +
             "voter of the coordination group: Ratis catches it up, then commits the new voters.")
-    static final class AddVoter extends ClusterCommand.AdminCommand
+    static final class AddVoter extends VoterCommand
     {
         @Option(names = "--node", required = true, description = "the member")
         int node;
@@ -32,12 +42,6 @@ final class VoterCommands
         @Option(names = "--raft-address", paramLabel = "HOST:PORT", required = true,
             description = "where its Raft server listens")
         String raftAddress;
-
-        @Override
-        long defaultTimeoutMs()
-        {
-            return VOTER_CHANGE_TIMEOUT_MS;
-        }
 
         @Override
         String command()
@@ -50,19 +54,13 @@ final class VoterCommands
         description = "A voter leaves the coordination group (its Raft server stops; the node stays a member). " +
             "Refused when fewer than 3 voters would stay (unless --force) or when a majority of the voters before " +
             "or after the change is not live.")
-    static final class RemoveVoter extends ClusterCommand.AdminCommand
+    static final class RemoveVoter extends VoterCommand
     {
         @Option(names = "--node", required = true, description = "the voter")
         int node;
 
         @Option(names = "--force", description = "also when fewer than 3 voters stay")
         boolean force;
-
-        @Override
-        long defaultTimeoutMs()
-        {
-            return VOTER_CHANGE_TIMEOUT_MS;
-        }
 
         @Override
         String command()
@@ -74,7 +72,7 @@ final class VoterCommands
     @Command(name = "replace-voter", mixinStandardHelpOptions = true,
         description = "Replace a voter (e.g. one whose machine died for good) by a running member with a Raft " +
             "server: add-voter, then remove-voter, so the group keeps its size and its fault tolerance.")
-    static final class ReplaceVoter extends ClusterCommand.AdminCommand
+    static final class ReplaceVoter extends VoterCommand
     {
         @Option(names = "--node", required = true, description = "the voter to replace")
         int node;
@@ -88,12 +86,6 @@ final class VoterCommands
 
         @Option(names = "--force", description = "also when fewer than 3 voters stay")
         boolean force;
-
-        @Override
-        long defaultTimeoutMs()
-        {
-            return VOTER_CHANGE_TIMEOUT_MS;
-        }
 
         @Override
         String command()
