@@ -6,6 +6,7 @@ import io.rdmakv.server.cluster.ClusterState;
 import io.rdmakv.server.cluster.SlotRange;
 import io.rdmakv.server.cluster.ratis.ClusterCommand;
 import io.rdmakv.server.cluster.ratis.CommandCodec;
+import io.rdmakv.server.cluster.ratis.CommandReply;
 import io.rdmakv.server.cluster.ratis.CoordState;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -73,8 +74,9 @@ class RatisLoadFiguresTest
             final double perSecond = (renewalsAfter - renewalsBefore) / seconds;
             System.out.printf("FIGURE ratis load: 3 idle nodes, lease 2000 ms: %.2f committed renewals/s (%.2f per " +
                 "node); CPU of each node process over %.0f s:%s%n", perSecond, perSecond / 3, seconds, cpu);
-            System.out.printf("FIGURE ratis entry: a renewal is %d bytes of command; the state of this cluster " +
-                "encodes to %d bytes%n", CommandCodec.encode(new ClusterCommand.Renew(1)).length,
+            System.out.printf("FIGURE ratis entry: a renewal is %d bytes of command, its answer %d bytes when the " +
+                "node's epoch is current; the state of this cluster encodes to %d bytes%n",
+                CommandCodec.encode(new ClusterCommand.Renew(1, 1)).length, CommandReply.unchanged(1).encode().length,
                 CommandCodec.encode(stateOf(3, 3)).length);
             for (final int nodes : new int[] {100, 1000})
             {

@@ -16,9 +16,18 @@ public sealed interface ClusterCommand
     {
     }
 
-    /** A node renews its lease (the node timed it from the moment it sent this). */
-    record Renew(int nodeId) implements ClusterCommand
+    /**
+     * A node renews its lease (the node timed it from the moment it sent this). {@code knownEpoch} is the configuration
+     * epoch the node holds: when the group's is the same, the answer leaves the state out (only renewals, which every
+     * other accepted command's new epoch would show, changed since); -1 asks for the whole state.
+     */
+    record Renew(int nodeId, long knownEpoch) implements ClusterCommand
     {
+        /** A renewal that asks for the whole state in its answer. */
+        public Renew(final int nodeId)
+        {
+            this(nodeId, -1);
+        }
     }
 
     /**

@@ -28,8 +28,9 @@ import java.util.function.Consumer;
 
 /**
  * The coordination group's state machine on one voter: applies {@link ClusterCommand}s from the Raft log with
- * {@link ClusterTransitions}, answers each with {@link CommandReply} (accepted or why not, and the state after it),
- * answers read-only queries with the current state, and keeps it in single-file snapshots. It also feeds the voter's
+ * {@link ClusterTransitions}, answers each with {@link CommandReply} (accepted or why not, and the state after it; a
+ * renewal from a node that holds the current epoch, without the state), answers read-only queries with the current
+ * state, and keeps it in single-file snapshots. It also feeds the voter's
  * {@link LeaseWatchdog}: the local time each renewal was applied, and when this voter became or stopped being leader.
  */
 public final class ClusterStateMachine extends BaseStateMachine
@@ -104,7 +105,8 @@ public final class ClusterStateMachine extends BaseStateMachine
                 {
                     noteLease(command);
                 }
-                reply = new CommandReply(outcome.refusal(), outcome.state());
+                reply = omitsState(command, outcome) ? CommandReply.unchanged(state.cluster().epoch()) :
+                    new CommandReply(outcome.refusal(), outcome.state());
             }
             catch (final IllegalArgumentException ex)
             {
@@ -119,6 +121,17 @@ public final class ClusterStateMachine extends BaseStateMachine
             }
         }
         return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(reply.encode())));
+    }
+
+    /**
+     * An accepted renewal from a node that holds the current configuration epoch: it has everything a renewal could
+     * tell it (only renewal counts changed, and every other accepted command raises the epoch), so the answer leaves
+     * the state out.
+     */
+    private static boolean omitsState(final ClusterCommand command, final ClusterTransitions.Outcome outcome)
+    {
+        return outcome.accepted() && command instanceof ClusterCommand.Renew r &&
+            r.knownEpoch() == outcome.state().cluster().epoch();
     }
 
     private void noteLease(final ClusterCommand command)

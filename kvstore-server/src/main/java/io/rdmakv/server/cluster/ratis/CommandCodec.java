@@ -25,7 +25,8 @@ import java.util.Set;
  *
  * <pre>
  *   command: u8 version(1) | u8 type | fields of the type (u32 ints, u64 longs, member = u32 id, UTF host, u16, u16;
- *            voters = u32 n, n (u32 id, UTF host, u16 raftPort))
+ *            voters = u32 n, n (u32 id, UTF host, u16 raftPort)); a renewal is type 2 (u32 node: answer with the
+ *            state) or type 14 (u32 node, u64 the epoch it holds: answer without the state when it is current)
  *   state:   u8 version(2) | u32 initialNodes | u32 replicas | u64 epoch | u32 n, n members
  *            | u32 n, n ranges (u32 first, u32 last, u64 epoch, u32 primary, u32 n backups.., u32 n learners.., u8 state)
  *            | u32 n, n (u32 node, u64 renewals) | u32 n, n failed node ids | u32 n, n (u32 first, u32 node) handoffs
@@ -56,10 +57,16 @@ public final class CommandCodec
                 out.writeInt(j.initialNodes());
                 out.writeInt(j.replicas());
             }
-            else if (command instanceof ClusterCommand.Renew r)
+            else if (command instanceof ClusterCommand.Renew r && r.knownEpoch() < 0)
             {
                 out.writeByte(2);
                 out.writeInt(r.nodeId());
+            }
+            else if (command instanceof ClusterCommand.Renew r)
+            {
+                out.writeByte(14);
+                out.writeInt(r.nodeId());
+                out.writeLong(r.knownEpoch());
             }
             else if (command instanceof ClusterCommand.FailNode f)
             {
@@ -154,6 +161,7 @@ public final class CommandCodec
                 case 11 -> new ClusterCommand.DropReplica(in.readInt(), in.readInt());
                 case 12 -> new ClusterCommand.ReleaseRange(in.readInt(), in.readInt());
                 case 13 -> new ClusterCommand.SetVoters(readVoters(in));
+                case 14 -> renewKnowing(in.readInt(), in.readLong());
                 default -> throw new IllegalArgumentException("unknown cluster command type " + type);
             };
             checkEnd(in);
@@ -163,6 +171,15 @@ public final class CommandCodec
         {
             throw new IllegalArgumentException("truncated cluster command: " + ex, ex);
         }
+    }
+
+    private static ClusterCommand.Renew renewKnowing(final int nodeId, final long knownEpoch)
+    {
+        if (knownEpoch < 0)
+        {
+            throw new IllegalArgumentException("a renewal's known epoch is negative: " + knownEpoch);
+        }
+        return new ClusterCommand.Renew(nodeId, knownEpoch);
     }
 
     /** The bytes of {@code state}. */

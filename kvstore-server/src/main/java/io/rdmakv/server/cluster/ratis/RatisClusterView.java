@@ -9,6 +9,7 @@ import org.agrona.concurrent.NanoClock;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.function.CheckedSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,7 +30,8 @@ import java.util.function.Consumer;
  * <pre>
  *   start:  voter? start its Ratis server (log + snapshots under cluster.raftDir)
  *           -> JOIN (its address) until committed -> its lease runs from the JOIN's send time
- *   every lease/3:   RENEW, timed from the send; committed -> lease until send + lease; the answer carries the state
+ *   every lease/3:   RENEW, timed from the send; committed -> lease until send + lease; the answer carries the state,
+ *                    or only its epoch when that is the one this node already holds (most renewals)
  *   every lease/10 on the leader: LeaseWatchdog.expired -> FAIL_NODE (refused if the node renewed meanwhile);
  *                                 Ratis's committed voters differ from the state's -> SET_VOTERS
  *   every newer state: the group client follows the state's voters; a voter no longer among them closes its server
@@ -138,14 +140,12 @@ public final class RatisClusterView implements ClusterView
             {
                 return;
             }
-            if (!joined)
-            {
-                join().get(settings.leaseMillis() * 2, TimeUnit.MILLISECONDS);
-            }
-            else
+            if (joined)
             {
                 renew();
+                return;
             }
+            join().get(settings.leaseMillis() * 2, TimeUnit.MILLISECONDS);
         }
         catch (final Exception ex)
         {
@@ -221,7 +221,10 @@ public final class RatisClusterView implements ClusterView
         });
     }
 
-    /** Renew the lease once (skipped while a renewal is in flight); the lease runs from this call once committed. */
+    /**
+     * Renew the lease once (skipped while a renewal is in flight); the lease runs from this call once committed. The
+     * answer carries no state ({@link CommandReply#stateOmitted()}) when this node's configuration epoch is current.
+     */
     public CompletableFuture<CommandReply> renew()
     {
         if (!renewing.compareAndSet(false, true))
@@ -229,7 +232,8 @@ public final class RatisClusterView implements ClusterView
             return CompletableFuture.completedFuture(null);
         }
         final long sent = clock.nanoTime();
-        return submit(new ClusterCommand.Renew(self.nodeId())).whenComplete((reply, failure) ->
+        final ClusterCommand renewal = new ClusterCommand.Renew(self.nodeId(), latest.cluster().epoch());
+        return submit(renewal).whenComplete((reply, failure) ->
         {
             renewing.set(false);
             if (reply == null)
@@ -375,16 +379,11 @@ public final class RatisClusterView implements ClusterView
             requests);
     }
 
-    private interface RaftCall
-    {
-        RaftClientReply call() throws IOException;
-    }
-
-    private static RaftClientReply call(final RaftCall call)
+    private static RaftClientReply call(final CheckedSupplier<RaftClientReply, IOException> call)
     {
         try
         {
-            return call.call();
+            return call.get();
         }
         catch (final IOException ex)
         {
@@ -400,7 +399,10 @@ public final class RatisClusterView implements ClusterView
                 reply.getException());
         }
         final CommandReply decoded = CommandReply.decode(reply.getMessage().getContent().toByteArray());
-        publish(decoded.state());
+        if (!decoded.stateOmitted()) // else a renewal's answer: the configuration this node holds is current
+        {
+            publish(decoded.state());
+        }
         return decoded;
     }
 
@@ -490,10 +492,15 @@ public final class RatisClusterView implements ClusterView
         }
     }
 
-    /** The newest coordinator state this node knows (renewals and failed nodes included). */
+    /**
+     * The newest coordinator state this node knows. A voter's own state machine has every renewal it applied; other
+     * nodes' renewal counts are as of their last answer with the state (a configuration change or a refusal).
+     */
     public CoordState coordState()
     {
-        return latest;
+        final RaftVoter v = voter;
+        final CoordState applied = v == null ? null : v.stateMachine().state();
+        return applied != null && applied.cluster().epoch() >= latest.cluster().epoch() ? applied : latest;
     }
 
     /** This node's voter, or null when it only follows the group's decisions. */

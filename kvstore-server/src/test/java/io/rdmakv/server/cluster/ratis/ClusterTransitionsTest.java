@@ -234,7 +234,8 @@ class ClusterTransitionsTest
             new ClusterCommand.PromoteLearner(5, 6, 7, 8), new ClusterCommand.Failover(0, 2),
             new ClusterCommand.BeginMove(1, 2, 3), new ClusterCommand.FinishMove(1, 3),
             new ClusterCommand.ReleaseRange(1, 2), new ClusterCommand.AddReplica(1, 3),
-            new ClusterCommand.DropReplica(1, 3), new ClusterCommand.RemoveMember(4));
+            new ClusterCommand.DropReplica(1, 3), new ClusterCommand.RemoveMember(4), new ClusterCommand.Renew(2, 0),
+            new ClusterCommand.Renew(2, 41));
         for (final ClusterCommand c : commands)
         {
             assertEquals(c, CommandCodec.decodeCommand(CommandCodec.encode(c)));
@@ -246,8 +247,34 @@ class ClusterTransitionsTest
             () -> CommandCodec.decodeCommand(java.util.Arrays.copyOf(renew, renew.length + 1)));
         assertThrows(IllegalArgumentException.class,
             () -> CommandCodec.decodeCommand(java.util.Arrays.copyOf(renew, renew.length - 1)));
+        // A renewal that names its epoch is its own type (14); one from an older log (type 2) asks for the state.
+        assertEquals(14, CommandCodec.encode(new ClusterCommand.Renew(2, 41))[1]);
+        assertEquals(-1, ((ClusterCommand.Renew) CommandCodec.decodeCommand(renew)).knownEpoch());
+        assertThrows(IllegalArgumentException.class, () -> CommandCodec.decodeCommand(
+            new byte[] {1, 14, 0, 0, 0, 2, -1, -1, -1, -1, -1, -1, -1, -1}), "a negative known epoch");
         final CommandReply reply = new CommandReply("no", s);
         assertEquals(reply, CommandReply.decode(reply.encode()));
         assertNotNull(CommandReply.decode(new CommandReply(null, s).encode()).state());
+    }
+
+    @Test
+    void shouldEncodeARenewalsAnswerWithoutTheStateInElevenBytesWhateverTheClustersSize()
+    {
+        final CommandReply unchanged = CommandReply.unchanged(41);
+        final byte[] bytes = unchanged.encode();
+        assertEquals(11, bytes.length);
+        final CommandReply decoded = CommandReply.decode(bytes);
+        assertTrue(decoded.accepted() && decoded.stateOmitted());
+        assertEquals(41, decoded.epoch());
+        assertThrows(IllegalArgumentException.class,
+            () -> CommandReply.decode(java.util.Arrays.copyOf(bytes, bytes.length + 1)), "trailing bytes");
+        assertThrows(IllegalArgumentException.class,
+            () -> CommandReply.decode(java.util.Arrays.copyOf(bytes, bytes.length - 1)), "truncated");
+        final byte[] unknown = bytes.clone();
+        unknown[0] = 3;
+        assertThrows(IllegalArgumentException.class, () -> CommandReply.decode(unknown), "unknown form");
+        final CoordState s = threeNodes();
+        assertFalse(new CommandReply(null, s).stateOmitted());
+        assertEquals(s.cluster().epoch(), new CommandReply(null, s).epoch());
     }
 }

@@ -129,13 +129,36 @@ class RatisGroupTest
         final long before = view(1).voter().stateMachine().appliedCommands();
         final CommandReply reply = view(3).renew().join();
         assertTrue(reply.accepted());
-        assertEquals(1, reply.state().renewalsOf(3));
         awaitAgreement();
         for (final RatisClusterView v : views)
         {
             assertEquals(1, v.voter().stateMachine().state().renewalsOf(3), "one renewal, applied once");
         }
         assertEquals(before + 1, view(1).voter().stateMachine().appliedCommands());
+    }
+
+    @Test
+    void shouldAnswerARenewalWithoutTheStateOnlyWhenTheNodesEpochIsCurrent() throws IOException
+    {
+        startThree(RatisClusterView.SNAPSHOT_EVERY);
+        final long epoch = leader().voter().stateMachine().state().cluster().epoch();
+        await("node 3 holds the current epoch", () -> view(3).coordState().cluster().epoch() == epoch);
+        final CommandReply current = view(3).renew().join();
+        assertTrue(current.accepted() && current.stateOmitted(), "node 3's configuration is current: no state");
+        assertEquals(epoch, current.epoch());
+        final CommandReply behind = view(3).submit(new ClusterCommand.Renew(3, epoch - 1)).join();
+        assertTrue(behind.accepted());
+        assertFalse(behind.stateOmitted(), "a node behind gets the state");
+        assertEquals(epoch, behind.state().cluster().epoch());
+        assertEquals(2, behind.state().renewalsOf(3), "both renewals applied");
+        final CommandReply asks = view(3).submit(new ClusterCommand.Renew(3)).join();
+        assertFalse(asks.stateOmitted(), "a renewal without an epoch (an older node's) gets the state");
+        // Once the configuration moves on, the next renewal from the old epoch gets the new state.
+        assertTrue(view(1).submit(new ClusterCommand.Failover(0, 2)).join().accepted());
+        final CommandReply after = view(3).submit(new ClusterCommand.Renew(3, epoch)).join();
+        assertFalse(after.stateOmitted());
+        assertEquals(epoch + 1, after.state().cluster().epoch());
+        assertEquals(epoch + 1, view(3).coordState().cluster().epoch(), "and the node takes it");
     }
 
     @Test
