@@ -34,8 +34,9 @@ import java.util.stream.Stream;
  * why, and the memory registrations before and after (flat: nothing registers on the data path).
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-    description = "Start a node in this process (TCP, and shm beside it; temporary data directory), load keys, run a short 90/10 " +
-        "GET/PUT workload from several threads, and report throughput, latencies and how GETs were served.")
+    description = "Start a node in this process (TCP, and shm beside it; temporary data directory), load keys, " +
+        "run a short 90/10 GET/PUT workload from several threads, and report throughput, latencies and how GETs " +
+        "were served.")
 public final class DemoCommand implements Callable<Integer>
 {
     @ParentCommand

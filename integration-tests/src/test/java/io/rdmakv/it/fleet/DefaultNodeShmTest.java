@@ -56,8 +56,8 @@ class DefaultNodeShmTest
             ServerLog.awaitLine(server, LOG_WAIT, "serving shm beside tcp (transport.serveShm=auto: the main " +
                 "transport is tcp");
 
-            try (KvClient client = KvClient.builder().server(server.seed()).connectTimeout(TestTransport.CONNECT_TIMEOUT)
-                .requestTimeout(Duration.ofSeconds(10)).build())
+            try (KvClient client = KvClient.builder().server(server.seed())
+                .connectTimeout(TestTransport.CONNECT_TIMEOUT).requestTimeout(Duration.ofSeconds(10)).build())
             {
                 assertEquals("shm", client.diagnostics().transport(), client.diagnostics().transportSelection());
                 final String why = client.diagnostics().transportSelection();
@@ -79,7 +79,8 @@ class DefaultNodeShmTest
                 assertEquals(GETS, delta(before, after, ClientCounter.GET_ONE_SIDED_HITS), after.format());
                 assertEquals(GETS, delta(before, after, ClientCounter.CALLER_COMPLETIONS),
                     "every GET ran on its caller's thread: " + after.format());
-                assertTrue(delta(before, after, ClientCounter.RPCS) <= 1, "no requests but the STATS: " + after.format());
+                assertTrue(delta(before, after, ClientCounter.RPCS) <= 1,
+                    "no requests but the STATS: " + after.format());
                 assertEquals(before.nodes().get(1).get("gets.rpc"), after.nodes().get(1).get("gets.rpc"),
                     "the node handled none of the GETs");
                 System.out.printf(Locale.ROOT, "[DefaultNodeShmTest] %d one-sided GETs over shm in %.1f ms; node CPU " +

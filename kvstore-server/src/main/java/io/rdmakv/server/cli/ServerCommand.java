@@ -24,8 +24,8 @@ import java.util.concurrent.CountDownLatch;
  *         poolKeys=1048576 poolComplete=true                                        (one line)
  * </pre>
  * {@code transport} is the main transport, {@code serves} every transport the node serves, main first (the start-up
- * log says why shm is or is not among them); {@code startupMs} is the time from the process's start to serving (-1 if the OS does not say), {@code poolKeys} the
- * keys warm-up placed in the pool, {@code poolComplete} whether that is every key (see the "startup:" log line).
+ * log says why shm is or is not among them); {@code startupMs} is the time from the process's start to serving (-1 if
+ * the OS does not say), {@code poolKeys} the keys warm-up placed in the pool, {@code poolComplete} whether that is every key (see the "startup:" log line).
  * Exit codes: 0 after a clean shutdown (SIGTERM or SIGINT), 1 when the node cannot start (message on stderr), 2 for a
  * bad configuration.
  */
