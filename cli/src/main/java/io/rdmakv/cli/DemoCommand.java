@@ -5,6 +5,7 @@ import io.rdmakv.client.GetMode;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvClientDiagnostics;
 import io.rdmakv.client.KvStats;
+import io.rdmakv.protocol.wire.TransportAddress;
 import io.rdmakv.server.KvServer;
 import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.transport.select.TransportSelector;
@@ -21,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
@@ -32,8 +34,9 @@ import java.util.stream.Stream;
  * why, and the memory registrations before and after (flat: nothing registers on the data path).
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-    description = "Start a node in this process (TCP, temporary data directory), load keys, run a short 90/10 " +
-        "GET/PUT workload from several threads, and report throughput, latencies and how GETs were served.")
+    description = "Start a node in this process (TCP, and shm beside it; temporary data directory), load keys, " +
+        "run a short 90/10 GET/PUT workload from several threads, and report throughput, latencies and how GETs " +
+        "were served.")
 public final class DemoCommand implements Callable<Integer>
 {
     @ParentCommand
@@ -56,7 +59,8 @@ public final class DemoCommand implements Callable<Integer>
     int getPercent;
 
     @Option(names = "--transport", defaultValue = "tcp",
-        description = "Transport of the node and the client: tcp, verbs or auto. Default: ${DEFAULT-VALUE}.")
+        description = "Transport of the node and the client: tcp, verbs, shm or auto (auto: the client picks shm, " +
+            "which the node serves beside tcp). Default: ${DEFAULT-VALUE}.")
     String transport;
 
     @Option(names = "--get-mode", defaultValue = "one-sided",
@@ -121,7 +125,7 @@ public final class DemoCommand implements Callable<Integer>
             out.printf("%-16s %s%n", "  why", diagnostics.transportSelection());
             if (!"auto".equalsIgnoreCase(transport))
             {
-                out.printf("%-16s %s%n", "  auto", autoSelection());
+                out.printf("%-16s %s%n", "  auto", autoSelection(server));
             }
             out.printf("%-16s %s%s%n", "get mode", label(diagnostics.getMode()),
                 GetMode.parse(getMode) == GetMode.AUTO ? " (auto)" :
@@ -182,13 +186,18 @@ public final class DemoCommand implements Callable<Integer>
         }
     }
 
-    /** What {@code --transport auto} would pick here, and why every other transport would lose. */
-    private static String autoSelection()
+    /**
+     * What a client with {@code --transport auto} would pick against this node (in this process, so on its host),
+     * and why every other transport would lose.
+     */
+    private static String autoSelection(final KvServer server)
     {
         try
         {
-            return TransportSelector.fromClassPath().evaluate(TransportSelector.AUTO).summary()
-                .replace("transport selected: ", "would select ");
+            final List<String> served = server.welcome().transports().stream().map(TransportAddress::transport)
+                .toList();
+            return TransportSelector.fromClassPath().negotiate(TransportSelector.AUTO, served, name -> true)
+                .summary().replace("transport selected: ", "would select ");
         }
         catch (final RuntimeException ex)
         {

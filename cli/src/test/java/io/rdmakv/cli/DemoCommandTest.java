@@ -26,5 +26,20 @@ class DemoCommandTest
         assertTrue(out.matches("(?s).*one-sided hits [1-9]\\d*,.*"), "GETs were served one-sided: " + out);
         assertTrue(out.contains("(none on the data path)"), out);
         assertTrue(out.contains("node 1 "), out);
+        assertTrue(out.contains("  auto           would select shm (same host as the node"), out);
+    }
+
+    @Test
+    @Timeout(90)
+    void shouldPickShmWithTransportAutoAndSayWhy()
+    {
+        final CliCommandsTest.Run demo = CliCommandsTest.run(null, "demo", "--transport", "auto", "--keys", "300",
+            "--threads", "2", "--duration-ms", "700", "--pool-size", "8MiB");
+        assertEquals(ExitCodes.OK, demo.code(), demo.out() + demo.err());
+        final String out = demo.out();
+        assertTrue(out.contains("transport        shm"), out);
+        assertTrue(out.contains("same host as the node (boot id and network namespace match)"), out);
+        assertTrue(out.matches("(?s).*one-sided hits [1-9]\\d*,.*"), "GETs were served one-sided: " + out);
+        assertTrue(out.contains("(none on the data path)"), out);
     }
 }

@@ -13,6 +13,7 @@ import io.rdmakv.server.cluster.NodeClock;
 import io.rdmakv.server.cluster.OwnershipPublisher;
 import io.rdmakv.server.cluster.ReadLeaseGrant;
 import io.rdmakv.server.config.ServerConfig;
+import io.rdmakv.server.config.ShmServing;
 import io.rdmakv.server.control.ControlServer;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
@@ -44,6 +45,7 @@ import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.WorkerProgress;
 import io.rdmakv.transport.device.InfinibandSysfs;
 import io.rdmakv.transport.progress.Progress;
+import io.rdmakv.transport.select.HostIdentity;
 import io.rdmakv.transport.select.TransportSelector;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -183,7 +185,8 @@ public final class KvServer implements AutoCloseable
             final TransportSelector.Selection selection = selector.select(config.transport());
             transportName = selection.provider().name();
             transportReason = selection.reason();
-            sidePlan = SideTransports.plan(config, selection.provider(), selector);
+            sidePlan = SideTransports.plan(selection.provider(), selector,
+                ShmDecision.decide(config, selection.provider(), selector, HostIdentity.current()));
             sharedPool = selection.provider().capabilities().has(TransportCapability.MEMORY_FILE_REGIONS) ||
                 SideTransports.needSharedPool(sidePlan);
             timeline.mark("transport selection");
@@ -284,7 +287,7 @@ public final class KvServer implements AutoCloseable
         {
             handOff.wakeUpWith(progress::signal);
             side = SideTransports.open(sidePlan, config, transportConfig(config), arena.address(), arena.size(),
-                handOff);
+                handOff, config.serveShm() == ShmServing.AUTO);
             opened.push(side);
         }
 

@@ -27,7 +27,8 @@ import java.util.List;
 
 /**
  * The transports a node serves beside its main one, as UCX serves several: TCP always (so a client without the main
- * transport is still served), shm with {@code transport.serveShm} (clients on this host). Each registers the same pool
+ * transport is still served), shm as {@link ShmDecision} decides ({@code transport.serveShm}: by default beside tcp,
+ * for clients on this host). Each registers the same pool
  * with its own memory domain (its own remote key, in its WELCOME address), has its own worker, progress thread and
  * listener, and hands its endpoints' events to the request thread ({@link HandOff}), which stays the pool index's
  * single writer. Replication and the node's own connections use the main transport only.
@@ -51,37 +52,37 @@ final class SideTransports implements AutoCloseable
     }
 
     /**
-     * Which transports to serve beside {@code main}: TCP unless it is the main one, shm when asked for; one that is
-     * unusable here is logged with its cause and left out (the main transport still serves).
+     * Which transports to serve beside {@code main}: TCP unless it is the main one (one unusable here is logged with
+     * its cause and left out: the main transport still serves), then shm as {@code shm} decided, logged once with why.
      *
-     * @param config   the node's settings.
      * @param main     the main transport.
      * @param selector the transports on the class path.
+     * @param shm      whether to serve shm beside it ({@link ShmDecision}).
      * @return the providers, TCP first.
      */
-    static List<TransportProvider> plan(final ServerConfig config, final TransportProvider main,
-        final TransportSelector selector)
+    static List<TransportProvider> plan(final TransportProvider main, final TransportSelector selector,
+        final ShmDecision shm)
     {
         final List<TransportProvider> plan = new ArrayList<>();
-        final List<String> wanted = new ArrayList<>(List.of(TCP));
-        if (config.serveShm())
+        if (!TCP.equals(main.name()))
         {
-            wanted.add(SHM);
-        }
-        for (final String name : wanted)
-        {
-            if (name.equals(main.name()))
-            {
-                continue;
-            }
             try
             {
-                plan.add(selector.evaluate(name).provider());
+                plan.add(selector.evaluate(TCP).provider());
             }
             catch (final TransportException ex)
             {
-                LOG.warn("not serving {} beside {}: {}", name, main.name(), ex.getMessage());
+                LOG.warn("not serving tcp beside {}: {}", main.name(), ex.getMessage());
             }
+        }
+        if (shm.serves())
+        {
+            plan.add(shm.provider());
+            LOG.info("serving shm beside {} ({})", main.name(), shm.reason());
+        }
+        else if (!SHM.equals(main.name()))
+        {
+            LOG.info("not serving shm beside {} ({})", main.name(), shm.reason());
         }
         return plan;
     }
@@ -95,23 +96,37 @@ final class SideTransports implements AutoCloseable
     /**
      * Open, register the pool with and listen on every planned transport.
      *
-     * @param plan      from {@link #plan}.
-     * @param config    the node's settings (bind host, ports).
-     * @param tc        the transport settings the main transport was opened with.
-     * @param poolBase  the pool's first byte.
-     * @param poolSize  its length.
-     * @param handOff   where the listeners' endpoint events go.
+     * @param plan        from {@link #plan}.
+     * @param config      the node's settings (bind host, ports).
+     * @param tc          the transport settings the main transport was opened with.
+     * @param poolBase    the pool's first byte.
+     * @param poolSize    its length.
+     * @param handOff     where the listeners' endpoint events go.
+     * @param shmOptional whether shm failing to open or listen is logged and the node goes on without it
+     *                    ({@code transport.serveShm=auto}) rather than refusing to start.
      * @return the open transports; close to stop them.
      */
     static SideTransports open(final List<TransportProvider> plan, final ServerConfig config,
-        final TransportConfig tc, final long poolBase, final long poolSize, final HandOff handOff)
+        final TransportConfig tc, final long poolBase, final long poolSize, final HandOff handOff,
+        final boolean shmOptional)
     {
         final SideTransports side = new SideTransports();
         try
         {
             for (final TransportProvider provider : plan)
             {
-                side.openOne(provider, config, tc, poolBase, poolSize, handOff);
+                try
+                {
+                    side.openOne(provider, config, tc, poolBase, poolSize, handOff);
+                }
+                catch (final RuntimeException ex)
+                {
+                    if (!shmOptional || !SHM.equals(provider.name()))
+                    {
+                        throw ex;
+                    }
+                    LOG.info("not serving shm after all (transport.serveShm=auto): {}", ex.getMessage());
+                }
             }
             return side;
         }
@@ -122,22 +137,41 @@ final class SideTransports implements AutoCloseable
         }
     }
 
+    /** Open one side transport: all of it, or nothing left open. */
     private void openOne(final TransportProvider provider, final ServerConfig config, final TransportConfig tc,
         final long poolBase, final long poolSize, final HandOff handOff)
     {
+        final OpenedResources mine = new OpenedResources();
+        try
+        {
+            openInto(mine, provider, config, tc, poolBase, poolSize, handOff);
+        }
+        catch (final RuntimeException ex)
+        {
+            mine.closeAll();
+            throw ex;
+        }
+        opened.push(mine::closeAll);
+    }
+
+    /** Open one side transport, pushing each resource onto {@code resources} as it is made. */
+    private void openInto(final OpenedResources resources, final TransportProvider provider,
+        final ServerConfig config, final TransportConfig tc, final long poolBase, final long poolSize,
+        final HandOff handOff)
+    {
         final Transport transport = provider.open(tc);
-        opened.push(transport);
+        resources.push(transport);
         final MemoryRegion region = transport.memoryDomain().register(poolBase, poolSize,
             EnumSet.of(MemoryAccess.REMOTE_READ));
-        opened.push(region);
+        resources.push(region);
         final Worker worker = transport.createWorker("server-" + provider.name());
-        opened.push(worker);
+        resources.push(worker);
         final WorkerProgress progress = Progress.start(worker, new Idle(provider.name()),
             "rdmakv-server-" + provider.name(), t -> LOG.error("{} worker error", provider.name(), t));
-        opened.push(progress);
+        resources.push(progress);
         final int port = SHM.equals(provider.name()) ? config.shmPort() : config.tcpPort();
         final Listener listener = worker.listen(new InetSocketAddress(config.host(), port), handOff);
-        opened.push(listener);
+        resources.push(listener);
         final boolean hostLocal = provider.capabilities().has(TransportCapability.HOST_LOCAL);
         served.add(new Served(provider.name(), region, listener, hostLocal));
         LOG.info("also serving {} on {} ({})", provider.name(), listener.localAddress(), hostLocal ?

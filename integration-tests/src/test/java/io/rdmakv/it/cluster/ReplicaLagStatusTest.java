@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.rdmakv.client.HostPort;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.control.ControlPlaneClient;
+import io.rdmakv.it.fleet.ServerLog;
 import io.rdmakv.it.support.ProcessJanitor;
 import io.rdmakv.it.support.faults.ProcessFaults;
 import io.rdmakv.protocol.layout.KeyHash;
@@ -72,6 +73,12 @@ class ReplicaLagStatusTest
             assertEquals(0, after.path("outstanding").asLong(), "every acknowledged write was answered: " + after);
             assertTrue(after.path("ranges").toString().contains(range.first() + "-" + range.last()),
                 "the row names the range: " + after);
+            // Every node serves shm beside tcp by default, yet replication stays on the main transport: a link
+            // offers only it in its HELLO.
+            cluster.nodes().forEach(n -> assertEquals("tcp,shm", n.readyFields().get("serves"), n.readyFields()
+                .toString()));
+            ServerLog.awaitLine(cluster.node(primary), WAIT, "replication link to node " + backup + " at ",
+                "ready over tcp (the node's main transport)");
 
             final CompletableFuture<Void> pending;
             try (ProcessFaults.Paused paused = ProcessFaults.pause(cluster.node(backup).pid()))

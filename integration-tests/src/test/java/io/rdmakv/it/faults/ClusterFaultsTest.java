@@ -1,5 +1,6 @@
 package io.rdmakv.it.faults;
 
+import io.rdmakv.client.KvClient;
 import io.rdmakv.it.support.ProcessJanitor;
 import io.rdmakv.it.support.TestTransport;
 import io.rdmakv.it.support.faults.NetworkLab;
@@ -26,6 +27,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -173,6 +175,7 @@ class ClusterFaultsTest
         try (NetworkLab lab = NetworkLab.create(3);
              FaultCluster cluster = FaultCluster.start(dir, 3, 1, LEASE_MS, lab, null))
         {
+            assertNoShmAcrossNamespaces(cluster);
             run(cluster, "node 2 cut off from the voters", () ->
             {
                 // Node 2 keeps its clients but loses the other voters (and its backups).
@@ -186,6 +189,27 @@ class ClusterFaultsTest
                     lab.heal();
                 }
             });
+        }
+    }
+
+    /**
+     * Each node serves shm in its own network namespace ({@code transport.serveShm=auto} beside tcp), but this JVM is
+     * in another one: a client left to {@code auto} here must not pick it (the same-host check includes the
+     * namespace), and gets tcp.
+     */
+    private static void assertNoShmAcrossNamespaces(final FaultCluster cluster)
+    {
+        if (!"tcp".equals(TestTransport.name()))
+        {
+            return;
+        }
+        assertEquals("tcp,shm", cluster.node(1).readyFields().get("serves"), cluster.node(1).readyFields().toString());
+        try (KvClient auto = KvClient.builder().server(cluster.node(1).seed()).connectTimeout(Duration.ofSeconds(30))
+            .requestTimeout(Duration.ofSeconds(30)).build())
+        {
+            final String why = auto.diagnostics().transportSelection();
+            assertEquals("tcp", auto.diagnostics().transport(), why);
+            assertTrue(why.contains("shm: the node is not on this host (another boot id or network namespace)"), why);
         }
     }
 

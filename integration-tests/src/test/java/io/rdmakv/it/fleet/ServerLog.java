@@ -11,7 +11,7 @@ import java.time.Duration;
 import java.util.List;
 
 /** Lines a server process logged (stdout and stderr), waited for by content. */
-final class ServerLog
+public final class ServerLog
 {
     private ServerLog()
     {
@@ -24,7 +24,7 @@ final class ServerLog
      * @return the line.
      * @throws AssertionError with the logs' tails when no such line appears in time.
      */
-    static String awaitLine(final ServerProcess server, final Duration timeout, final String... parts)
+    public static String awaitLine(final ServerProcess server, final Duration timeout, final String... parts)
     {
         final long deadline = System.nanoTime() + timeout.toNanos();
         while (true)

@@ -20,11 +20,12 @@ import java.util.concurrent.CountDownLatch;
  * {@code rdmakv server}: run one node until SIGTERM/SIGINT, then shut down gracefully. Prints exactly one line
  * starting with {@code READY} on stdout once both ports are bound (for scripts and tests that start it as a child):
  * <pre>
- *   READY node=1 control=127.0.0.1:7400 data=127.0.0.1:7401 transport=tcp startupMs=2345 poolKeys=1048576
- *         poolComplete=true                                                         (one line)
+ *   READY node=1 control=127.0.0.1:7400 data=127.0.0.1:7401 transport=tcp serves=tcp,shm startupMs=2345
+ *         poolKeys=1048576 poolComplete=true                                        (one line)
  * </pre>
- * {@code startupMs} is the time from the process's start to serving (-1 if the OS does not say), {@code poolKeys} the
- * keys warm-up placed in the pool, {@code poolComplete} whether that is every key (see the "startup:" log line).
+ * {@code transport} is the main transport, {@code serves} every transport the node serves, main first (the start-up
+ * log says why shm is or is not among them); {@code startupMs} is the time from the process's start to serving (-1 if
+ * the OS does not say), {@code poolKeys} the keys warm-up placed in the pool, {@code poolComplete} whether that is every key (see the "startup:" log line).
  * Exit codes: 0 after a clean shutdown (SIGTERM or SIGINT), 1 when the node cannot start (message on stderr), 2 for a
  * bad configuration.
  */
@@ -75,8 +76,10 @@ public final class ServerCommand implements Callable<Integer>
         description = "TCP listener when TCP is served beside verbs or shm (setting data.tcpPort; default 0 = any)")
     Integer tcpPort;
 
-    @Option(names = "--serve-shm", description = "also serve shm to clients on this host (transport.serveShm)")
-    Boolean serveShm;
+    @Option(names = "--serve-shm", arity = "0..1", paramLabel = "auto|true|false", fallbackValue = "true",
+        description = "serve shm to clients on this host beside the main transport (transport.serveShm; default " +
+            "auto: beside tcp, not beside verbs; --serve-shm alone: true)")
+    String serveShm;
 
     @Option(names = "--pool-size", description = "pool size, e.g. 64MiB, 1GiB")
     String poolSize;
@@ -232,6 +235,7 @@ public final class ServerCommand implements Callable<Integer>
             " control=" + hostPort(config.advertisedHost(), server.advertisedControlPort()) +
             " data=" + hostPort(config.advertisedHost(), server.advertisedDataPort()) +
             " transport=" + server.transportName() +
+            " serves=" + String.join(",", server.welcome().transports().stream().map(t -> t.transport()).toList()) +
             " startupMs=" + server.startupReport().sinceProcessStartMillis() +
             " poolKeys=" + server.startupReport().poolKeys() +
             " poolComplete=" + server.startupReport().complete() +

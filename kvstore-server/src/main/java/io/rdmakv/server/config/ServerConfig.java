@@ -62,7 +62,7 @@ public final class ServerConfig
         m.put("pool.scribbleRetired", "false");
         m.put("index.avgEntryBytes", "224");
         m.put("transport", "auto");
-        m.put("transport.serveShm", "false");
+        m.put("transport.serveShm", ShmServing.AUTO.setting());
         m.put("transport.maxInflightPerEndpoint", String.valueOf(DEFAULT_MAX_INFLIGHT_PER_ENDPOINT));
         m.put("host", "0.0.0.0");
         m.put("advertised.host", null);
@@ -114,7 +114,7 @@ public final class ServerConfig
     /** 0: tell clients the bound port. */
     private final int advertisedControlPort;
     private final int advertisedDataPort;
-    private final boolean serveShm;
+    private final ShmServing serveShm;
     private final int tcpPort;
     private final int shmPort;
     private final int advertisedTcpPort;
@@ -193,7 +193,7 @@ public final class ServerConfig
             intSetting(s, "advertised.controlPort", 1, 65_535);
         advertisedDataPort = s.get("advertised.dataPort") == null ? 0 :
             intSetting(s, "advertised.dataPort", 1, 65_535);
-        serveShm = booleanSetting(s, "transport.serveShm");
+        serveShm = enumSetting(s, "transport.serveShm", () -> ShmServing.parse(s.get("transport.serveShm")));
         tcpPort = intSetting(s, "data.tcpPort", 0, 65_535);
         shmPort = intSetting(s, "data.shmPort", 0, 65_535);
         advertisedTcpPort = s.get("advertised.tcpPort") == null ? 0 : intSetting(s, "advertised.tcpPort", 1, 65_535);
@@ -435,7 +435,7 @@ public final class ServerConfig
     }
 
     /** Whether the node also serves {@code shm} to clients on its host ({@code transport.serveShm}). */
-    public boolean serveShm()
+    public ShmServing serveShm()
     {
         return serveShm;
     }

@@ -40,9 +40,12 @@ public final class SettingsReference
             "reads then fail their check)");
         m.put("index.avgEntryBytes", "expected average extent size; sizes the index (at most 16 B of index per key)");
         m.put("transport", "auto | tcp | verbs | shm: the node's main transport (auto: verbs when usable, else tcp); " +
-            "it serves TCP beside it, and shm with transport.serveShm");
-        m.put("transport.serveShm", "also serve shm to clients on this host (in its network namespace); an auto client " +
-            "there picks it. TCP is always served beside verbs or shm");
+            "it serves TCP beside it, and shm as transport.serveShm says");
+        m.put("transport.serveShm", "auto | true | false: also serve shm to clients on this host (in its network " +
+            "namespace); an auto client there picks it. auto: beside a tcp main transport, where the pool's kind of " +
+            "memory costs nothing, never beside verbs (the pool would lose the huge pages its adapter wants) or with " +
+            "pool.hugePages, and without it (logged why) where shm cannot work; true: beside any. TCP is always " +
+            "served beside verbs or shm");
         m.put("transport.maxInflightPerEndpoint", "operations one data endpoint keeps in flight (1 to 16384); more " +
             "wait in its pending queue");
         m.put("host", "bind address of the control, data and metrics ports");

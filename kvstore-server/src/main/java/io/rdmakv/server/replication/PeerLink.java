@@ -205,7 +205,8 @@ final class PeerLink implements EndpointHandler
                 return;
             }
             state = State.READY;
-            LOG.info("replication link to node {} at {} ready", member.nodeId(), ep.remoteAddress());
+            LOG.info("replication link to node {} at {} ready over {} (the node's main transport)", member.nodeId(),
+                ep.remoteAddress(), transport);
             byte[] next;
             while ((next = queued.poll()) != null)
             {

@@ -31,4 +31,20 @@ class ServerCommandOptionsTest
         assertEquals(7600, command.controlPort);
         assertEquals(7601, command.dataPort);
     }
+
+    @Test
+    void shouldTakeServeShmAsAutoTrueOrFalseWithTheBareFlagMeaningTrue()
+    {
+        assertNull(parse().overrides().get("transport.serveShm"), "unset: the setting's default (auto)");
+        assertEquals("true", parse("--serve-shm").overrides().get("transport.serveShm"));
+        assertEquals("false", parse("--serve-shm=false").overrides().get("transport.serveShm"));
+        assertEquals("auto", parse("--serve-shm", "auto").overrides().get("transport.serveShm"));
+    }
+
+    private static ServerCommand parse(final String... args)
+    {
+        final ServerCommand command = new ServerCommand();
+        new CommandLine(command).parseArgs(args);
+        return command;
+    }
 }

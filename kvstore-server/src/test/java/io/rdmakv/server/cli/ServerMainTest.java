@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class ServerMainTest
 {
     private static final Pattern READY = Pattern.compile(
-        "READY node=(\\d+) control=127\\.0\\.0\\.1:(\\d+) data=127\\.0\\.0\\.1:(\\d+) transport=tcp " +
+        "READY node=(\\d+) control=127\\.0\\.0\\.1:(\\d+) data=127\\.0\\.0\\.1:(\\d+) transport=tcp serves=tcp,shm " +
             "startupMs=(-1|\\d+) poolKeys=0 poolComplete=true");
 
     @TempDir

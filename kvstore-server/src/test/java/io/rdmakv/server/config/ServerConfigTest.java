@@ -143,6 +143,21 @@ class ServerConfigTest
     }
 
     @Test
+    void shouldServeShmWhereItIsFreeByDefaultAndKeepTrueAndFalse()
+    {
+        assertEquals(ShmServing.AUTO, ServerConfig.defaults().serveShm());
+        assertEquals("auto", ServerConfig.KNOWN.get("transport.serveShm"));
+        assertEquals(ShmServing.ON, ServerConfig.from(new Properties(), Map.of("transport.serveShm", "true"))
+            .serveShm());
+        assertEquals(ShmServing.OFF, ServerConfig.from(new Properties(), Map.of("transport.serveShm", " False "))
+            .serveShm());
+        assertEquals(ShmServing.AUTO, ServerConfig.from(new Properties(), Map.of("transport.serveShm", "AUTO"))
+            .serveShm());
+        assertMessage("transport.serveShm: invalid value 'yes' (must be auto, true or false)",
+            Map.of("transport.serveShm", "yes"));
+    }
+
+    @Test
     void shouldRejectCreditsPerEndpointOutsideOneTo16384()
     {
         assertMessage("transport.maxInflightPerEndpoint must be between 1 and 16384: 0",

@@ -15,6 +15,7 @@ import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.transport.RemoteKey;
+import io.rdmakv.transport.select.HostIdentity;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -144,8 +145,12 @@ class ControlPlaneTest
             final RemoteKey rkey = RemoteKey.unpack(w.remoteKey());
             assertEquals(w.poolHeaderAddress(), rkey.baseAddress());
             assertEquals(server.epoch(), w.layoutEpoch());
-            assertEquals(List.of(new TransportAddress("tcp", "127.0.0.1", server.dataAddress().getPort(), new byte[0])),
-                w.transports());
+            // tcp (the main transport, the client's choice first) and shm beside it (transport.serveShm=auto), which
+            // carries the node's host identity for a client to compare with its own.
+            assertEquals(List.of("tcp", "shm"), w.transports().stream().map(TransportAddress::transport).toList());
+            assertEquals("127.0.0.1", w.transports().get(0).host());
+            assertEquals(server.dataAddress().getPort(), w.transports().get(0).port());
+            assertEquals(HostIdentity.current(), w.transports().get(1).hostIdentity());
             assertEquals(1024, w.maxKeyLength());
             assertEquals(65536, w.maxValueLength());
             assertEquals(1, w.clusterMap().size());

@@ -6,13 +6,13 @@ import io.rdmakv.transport.TransportCapability;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportProvider;
 
-import io.rdmakv.transport.libc.LibC;
 import java.util.EnumSet;
 
 /**
  * The same-host shared-memory transport (UCX's {@code posix} in spirit): one-sided reads are copies out of the peer's
  * memory file mapped read-only, send/recv goes through shared rings. It reaches only processes on this host, so
- * {@code auto} never picks it: request it with {@code transport=shm}.
+ * {@code auto} picks it only against a node that advertises this host's identity; it is usable where a memory file
+ * and an abstract Unix socket can be made ({@link ShmProbe}).
  */
 public final class ShmTransportProvider implements TransportProvider
 {
@@ -43,8 +43,7 @@ public final class ShmTransportProvider implements TransportProvider
         {
             return "needs Linux (memfd_create, abstract Unix sockets); this is " + System.getProperty("os.name");
         }
-        final Throwable failure = LibC.loadFailure();
-        return failure == null ? null : "libc could not be bound: " + failure;
+        return ShmProbe.cause();
     }
 
     @Override
