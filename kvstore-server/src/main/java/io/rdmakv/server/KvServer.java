@@ -3,8 +3,6 @@ package io.rdmakv.server;
 import io.rdmakv.pool.HugePages;
 import io.rdmakv.pool.PinPolicy;
 import io.rdmakv.pool.PinnedArena;
-import io.rdmakv.pool.alloc.EpochReclaimer;
-import io.rdmakv.pool.alloc.ExtentAllocator;
 import io.rdmakv.protocol.layout.PoolGeometry;
 import io.rdmakv.protocol.wire.Welcome;
 import io.rdmakv.server.cluster.ClusterState;
@@ -58,7 +56,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One key-value server node, embeddable (tests start it in-process) and run by {@code ServerMain}.
@@ -105,7 +102,6 @@ public final class KvServer implements AutoCloseable
     private MemoryDomain memoryDomain;
     private MemoryRegion region;
     private long registrationsAfterStart;
-    /** The count once start-up is done (the pool and every start-up worker's buffers): flat from then on. */
     private long registrationsWhenReady;
     private Listener listener;
     private List<TransportProvider> sidePlan = List.of();
@@ -376,31 +372,13 @@ public final class KvServer implements AutoCloseable
         return new Limits(config.maxKeyBytes(), config.maxValueBytes(), config.maxConnections());
     }
 
-    /** Epoch, allocator, empty index and header, then the warm-up from RocksDB (see {@link PoolWarmUp}). */
+    /** Epoch, allocator, empty index and header, then the warm-up from RocksDB ({@link PoolLayout}). */
     private void layOutAndWarmUp(final StartupReport.Builder timeline)
     {
-        epoch = LayoutEpochFile.next(config.dataDir());
-        final int partitionSize = arena.partitions().partitionSize();
-        final EpochReclaimer reclaimer = new EpochReclaimer(
-            TimeUnit.MILLISECONDS.toNanos(config.reclaimGraceMillis()), new SystemNanoClock());
-        final ExtentAllocator allocator = PoolSizing.newAllocator(geometry, partitionSize, reclaimer);
-        index = new PoolIndex(arena.partitions(), geometry, allocator, config.nodeId(), epoch);
-        if (config.scribbleRetired())
-        {
-            index.scribbleRetired(true);
-            LOG.warn("pool.scribbleRetired=true: superseded extents are overwritten at once (a test setting: stale " +
-                "one-sided reads fail their check and are retried)");
-        }
-        LOG.info("pool: {} B at 0x{} ({}, huge pages {}), {} buckets ({} B of index per key at {} B entries), " +
-            "extents {} B in pages of {} B, epoch {}", config.poolSize(), Long.toHexString(arena.address()),
-            arena.isPinned() ? "pinned" : "NOT pinned", arena.hugePages(), geometry.bucketCount(),
-            String.format("%.1f", PoolSizing.indexBytesPerKey(geometry, config.indexAvgEntryBytes())),
-            config.indexAvgEntryBytes(), geometry.extentsLength(), allocator.pageSize(), epoch);
-        timeline.mark("index init");
-        warmUp = PoolWarmUp.load(store, index, config.maxKeyBytes(), config.maxValueBytes());
-        timeline.add("warm-up", warmUp.millis(), false);
-        timeline.add("RocksDB scan", warmUp.scanMillis(), true);
-        timeline.add("pool writes (copy, CRC, index slots)", warmUp.writeMillis(), true);
+        final PoolLayout layout = PoolLayout.layOut(config, arena, geometry, store, timeline);
+        epoch = layout.epoch();
+        index = layout.index();
+        warmUp = layout.warmUp();
     }
 
     /** Plan the pool's geometry, then map and pin it (the memlock check refuses with the pool's own message). */
@@ -521,10 +499,7 @@ public final class KvServer implements AutoCloseable
         return registrationsAfterStart;
     }
 
-    /**
-     * The count when the node became ready: the pool and every start-up worker's buffers. The data path never
-     * registers, so {@link #registrationCount()} stays at it; stopping logs an ERROR if it did not.
-     */
+    /** The count when the node became ready (the pool, start-up workers' buffers); stopping checks it held. */
     public long registrationsWhenReady()
     {
         return registrationsWhenReady;
