@@ -153,12 +153,13 @@ class RatisGroupTest
         assertEquals(2, behind.state().renewalsOf(3), "both renewals applied");
         final CommandReply asks = view(3).submit(new ClusterCommand.Renew(3)).join();
         assertFalse(asks.stateOmitted(), "a renewal without an epoch (an older node's) gets the state");
-        // Once the configuration moves on, the next renewal from the old epoch gets the new state.
+        // Once the configuration moves on, the next renewal from the old epoch gets the new state. (The failover
+        // raises the epoch; node 1 releasing the range it lost, when it sees that, may raise it once more.)
         assertTrue(view(1).submit(new ClusterCommand.Failover(0, 2)).join().accepted());
         final CommandReply after = view(3).submit(new ClusterCommand.Renew(3, epoch)).join();
         assertFalse(after.stateOmitted());
-        assertEquals(epoch + 1, after.state().cluster().epoch());
-        assertEquals(epoch + 1, view(3).coordState().cluster().epoch(), "and the node takes it");
+        assertTrue(after.state().cluster().epoch() > epoch, after.state().cluster().toString());
+        assertTrue(view(3).coordState().cluster().epoch() >= after.state().cluster().epoch(), "the node takes it");
     }
 
     @Test
