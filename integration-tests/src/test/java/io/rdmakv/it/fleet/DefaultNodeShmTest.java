@@ -77,8 +77,10 @@ class DefaultNodeShmTest
                 final long nodeTicks = ProcessCpuTime.ticks(server.pid()) - ticks;
                 final KvStats after = client.stats();
                 assertEquals(GETS, delta(before, after, ClientCounter.GET_ONE_SIDED_HITS), after.format());
-                assertEquals(GETS, delta(before, after, ClientCounter.CALLER_COMPLETIONS),
-                    "every GET ran on its caller's thread: " + after.format());
+                // Every GET, and perhaps the STATS request that read these counters (its caller may complete it too).
+                final long onCaller = delta(before, after, ClientCounter.CALLER_COMPLETIONS);
+                assertTrue(onCaller == GETS || onCaller == GETS + 1,
+                    "every GET ran on its caller's thread: " + onCaller + "; " + after.format());
                 assertTrue(delta(before, after, ClientCounter.RPCS) <= 1,
                     "no requests but the STATS: " + after.format());
                 assertEquals(before.nodes().get(1).get("gets.rpc"), after.nodes().get(1).get("gets.rpc"),
