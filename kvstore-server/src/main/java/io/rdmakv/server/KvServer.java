@@ -103,6 +103,8 @@ public final class KvServer implements AutoCloseable
     private MemoryDomain memoryDomain;
     private MemoryRegion region;
     private long registrationsAfterStart;
+    /** The count once start-up is done (the pool and every start-up worker's buffers): flat from then on. */
+    private long registrationsWhenReady;
     private Listener listener;
     private List<TransportProvider> sidePlan = List.of();
     private SideTransports side;
@@ -300,6 +302,7 @@ public final class KvServer implements AutoCloseable
         controlAddress = control.start();
         startClusterView();
         timeline.mark("listen");
+        registrationsWhenReady = memoryDomain.registrationCount();
         startup = timeline.build(index.keyCount(), warmUp.loadedBytes(), warmUp.keysInStore(), warmUp.scannedAll(),
             index.isComplete());
         LOG.info("node {} ready: control {}, data {} over {} ({}); clients are told {}:{} and {}:{}", config.nodeId(),
@@ -500,7 +503,10 @@ public final class KvServer implements AutoCloseable
         return config;
     }
 
-    /** Registrations the transport's memory domain has performed; flat after start (one: the pool). */
+    /**
+     * Registrations the transport's memory domain has performed; flat after start: the pool, and on verbs the request
+     * worker's endpoint buffers (see {@link #registrationsWhenReady()}).
+     */
     public long registrationCount()
     {
         return memoryDomain.registrationCount();
@@ -510,6 +516,15 @@ public final class KvServer implements AutoCloseable
     public long registrationsAfterStart()
     {
         return registrationsAfterStart;
+    }
+
+    /**
+     * The count when the node became ready: the pool and every start-up worker's buffers. The data path never
+     * registers, so {@link #registrationCount()} stays at it; stopping logs an ERROR if it did not.
+     */
+    public long registrationsWhenReady()
+    {
+        return registrationsWhenReady;
     }
 
     public RemoteKey remoteKey()
@@ -582,10 +597,10 @@ public final class KvServer implements AutoCloseable
             LOG.warn("{} writes still waiting for sync after {}; they are durable once synced but unanswered",
                 counters.get(ServerCounter.IN_FLIGHT_WRITES), DRAIN_TIMEOUT);
         }
-        if (memoryDomain != null && memoryDomain.registrationCount() != registrationsAfterStart)
+        if (memoryDomain != null && memoryDomain.registrationCount() != registrationsWhenReady)
         {
             LOG.error("memory registrations grew after start-up: {} -> {} (data path must never register)",
-                registrationsAfterStart, memoryDomain.registrationCount());
+                registrationsWhenReady, memoryDomain.registrationCount());
         }
         opened.closeAll();
         LOG.info("node {} stopped", config.nodeId());

@@ -65,6 +65,7 @@ class KvServerTest
             assertEquals("tcp", server.transportName());
             final long registrations = server.registrationCount();
             assertEquals(server.registrationsAfterStart(), registrations);
+            assertEquals(server.registrationsWhenReady(), registrations, "the count checked at stop");
 
             final RawClient.Reply put = client.put(b("alpha"), b("one"));
             assertEquals(Status.OK, put.status());
