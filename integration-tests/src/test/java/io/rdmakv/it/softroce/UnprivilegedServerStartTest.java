@@ -110,7 +110,8 @@ class UnprivilegedServerStartTest
                 assertEquals(1, client.diagnostics().counters().get(ClientCounter.GET_ONE_SIDED_HITS),
                     "the GET was a one-sided read of the registered pool");
             }
-            assertEquals(server.registrationsWhenReady(), server.registrationCount(), "no registration on the data path");
+            assertEquals(server.registrationsWhenReady(), server.registrationCount(),
+                "no registration on the data path");
         }
     }
 }
