@@ -10,6 +10,7 @@ import io.rdmakv.client.KvTimeoutException;
 import io.rdmakv.it.support.ProcessJanitor;
 import io.rdmakv.it.support.ServerProcess;
 import io.rdmakv.it.support.TestTransport;
+import io.rdmakv.it.support.faults.ProcessFaults;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -58,8 +59,7 @@ class AsyncAgainstStoppedServerTest
             final List<CompletableFuture<?>> futures = new ArrayList<>(calls);
             int refusedAtOnce = 0;
             final long elapsedNanos;
-            signal(server, "STOP");
-            try
+            try (ProcessFaults.Paused paused = ProcessFaults.pause(server.pid()))
             {
                 final long start = System.nanoTime();
                 for (int i = 0; i < calls; i++)
@@ -86,10 +86,6 @@ class AsyncAgainstStoppedServerTest
                 assertTrue(multi.isDone(), "multiGetAsync with a full queue fails at once");
                 assertInstanceOf(KvBackPressureException.class, failure(multi));
             }
-            finally
-            {
-                signal(server, "CONT");
-            }
             System.out.printf("%d async calls against a stopped server returned in %.1f ms on the calling thread " +
                 "(%d accepted, %d refused at once)%n", calls, elapsedNanos / 1e6, IN_FLIGHT + QUEUED, refusedAtOnce);
             for (int i = 0; i < IN_FLIGHT + QUEUED; i++)
@@ -111,8 +107,7 @@ class AsyncAgainstStoppedServerTest
         try (KvClient client = client(server, Duration.ofSeconds(2)))
         {
             client.put("warm", "up");
-            signal(server, "STOP");
-            try
+            try (ProcessFaults.Paused paused = ProcessFaults.pause(server.pid()))
             {
                 final List<CompletableFuture<?>> futures = new ArrayList<>(calls);
                 for (int i = 0; i < calls; i++)
@@ -134,10 +129,6 @@ class AsyncAgainstStoppedServerTest
                 assertInstanceOf(KvTimeoutException.class, failure(client.multiGetAsync("a", "b")));
                 assertThrows(KvTimeoutException.class, () -> client.multiGet("a", "b"));
             }
-            finally
-            {
-                signal(server, "CONT");
-            }
             client.put("after", "continued");
             assertArrayEquals(bytes("continued"), client.get("after"), "the client works once the server continues");
         }
@@ -148,14 +139,6 @@ class AsyncAgainstStoppedServerTest
         return KvClient.builder().server(server.seed()).transport(TestTransport.name()).getMode(GetMode.RPC)
             .connectTimeout(TestTransport.CONNECT_TIMEOUT).requestTimeout(requestTimeout).maxInFlight(IN_FLIGHT)
             .build();
-    }
-
-    private static void signal(final ServerProcess server, final String signal) throws Exception
-    {
-        final Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(server.pid()))
-            .redirectErrorStream(true).start();
-        assertTrue(kill.waitFor(10, TimeUnit.SECONDS), "kill -" + signal + " did not return");
-        assertEquals(0, kill.exitValue(), "kill -" + signal + " " + server.pid());
     }
 
     private static KvException failure(final CompletableFuture<?> future)
