@@ -42,12 +42,21 @@ final class RequestSlots
     private final RequestSlot[] slots;
     private final ManyToManyConcurrentArrayQueue<RequestSlot> free;
     private final ClientCounters counters;
+    private final CallerDriveBudget driveBudget;
     /** Told after every release (the request queue waits for free slots); nothing until set. */
     private volatile Runnable onRelease = () -> { };
 
     RequestSlots(final int count, final UnsafeBuffer readMemory, final int slotStride, final int extentCapacity,
         final OneSidedGetProtocol getProtocol, final ClientCounters counters)
     {
+        this(count, readMemory, slotStride, extentCapacity, getProtocol, counters, CallerDriveBudget.SHARED);
+    }
+
+    /** @param driveBudget how many callers may drive progress at once (tests give their own). */
+    RequestSlots(final int count, final UnsafeBuffer readMemory, final int slotStride, final int extentCapacity,
+        final OneSidedGetProtocol getProtocol, final ClientCounters counters, final CallerDriveBudget driveBudget)
+    {
+        this.driveBudget = driveBudget;
         if (count > INDEX_MASK + 1)
         {
             throw new IllegalArgumentException("at most " + (INDEX_MASK + 1) + " requests in flight, got " + count);
@@ -213,10 +222,11 @@ final class RequestSlots
      * request; the extra {@code slackNanos} only guards against a stopped worker, so the caller never hangs.
      *
      * <pre>
-     *   driver given (caller-driven progress, verbs):
+     *   driver given (caller-driven progress: verbs, shm) and a place in the {@link CallerDriveBudget}:
      *     0 .. CALLER_SPIN_NANOS             driver.tryProgress(); Thread.onSpinWait()   the answer is polled and its
      *     .. CALLER_YIELD_NANOS              driver.tryProgress(); Thread.yield()        callback run on this thread
      *     later, or tryProgress() == -1      as without a driver
+     *   no place in the budget (half the cores' worth of callers drive already): as without a driver
      *   no driver (tcp, or progress.callerDriven off):
      *     200 x Thread.onSpinWait(), then park (at most 1 ms at a time) until the progress thread unparks it
      * </pre>
@@ -229,9 +239,16 @@ final class RequestSlots
     <T> T await(final RequestSlot slot, final RequestType<T> type, final long slackNanos, final WorkerProgress driver)
     {
         final long giveUp = slot.deadlineNanos + slackNanos;
-        if (driver != null)
+        if (driver != null && driveBudget.tryEnter())
         {
-            drive(slot, driver);
+            try
+            {
+                drive(slot, driver);
+            }
+            finally
+            {
+                driveBudget.exit();
+            }
         }
         int spins = 0;
         while (slot.state == RequestSlot.STATE_ACTIVE)

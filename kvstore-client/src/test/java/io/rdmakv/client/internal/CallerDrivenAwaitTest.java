@@ -14,7 +14,9 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -113,7 +115,65 @@ class CallerDrivenAwaitTest
         assertEquals(0, counters.get(ClientCounter.CALLER_COMPLETIONS));
     }
 
+    @Test
+    @Timeout(30)
+    void shouldParkWithoutDrivingWhileOtherCallersHoldTheDriveBudget() throws Exception
+    {
+        final CallerDriveBudget budget = new CallerDriveBudget(1);
+        final RequestSlots limited = new RequestSlots(SLOTS,
+            new UnsafeBuffer(ByteBuffer.allocateDirect(SLOTS * (RequestSlot.EXTENT_OFFSET + 64))),
+            RequestSlot.EXTENT_OFFSET + 64, 64, new OneSidedGetProtocol(0, false, counters), counters, budget);
+        assertTrue(budget.tryEnter(), "another caller drives");
+        final RequestSlot slot = syncGet(limited);
+        final FakeProgress driver = new FakeProgress(3, () -> { });
+        final Thread progressThread = new Thread(() ->
+        {
+            while (slot.waiter.getState() != Thread.State.TIMED_WAITING)
+            {
+                Thread.onSpinWait();
+            }
+            slot.succeed(Status.NOT_FOUND, null, null);
+            limited.complete(slot);
+        }, "fake-progress-thread");
+        progressThread.start();
+
+        assertEquals(null, limited.await(slot, RequestType.GET, TIMEOUT_NANOS, driver));
+        progressThread.join();
+        assertEquals(0, driver.calls.get(), "the budget was spent: the caller parked without polling the worker");
+        assertEquals(0, counters.get(ClientCounter.CALLER_COMPLETIONS), "handed over by the progress thread");
+        assertEquals(1, budget.drivers(), "the other caller's place is untouched");
+
+        budget.exit(); // the other caller is done: the next caller drives, and gives its place back
+        final RequestSlot next = syncGet(limited);
+        final FakeProgress own = new FakeProgress(1, () ->
+        {
+            next.succeed(Status.OK, new byte[] {7}, null);
+            limited.complete(next);
+        });
+        assertArrayEquals(new byte[] {7}, limited.await(next, RequestType.GET, TIMEOUT_NANOS, own));
+        assertEquals(1, counters.get(ClientCounter.CALLER_COMPLETIONS));
+        assertEquals(0, budget.drivers());
+    }
+
+    @Test
+    void shouldBoundTheCallersThatDriveAtOnce()
+    {
+        final CallerDriveBudget budget = new CallerDriveBudget(2);
+        assertTrue(budget.tryEnter());
+        assertTrue(budget.tryEnter());
+        assertFalse(budget.tryEnter(), "two drive already");
+        budget.exit();
+        assertTrue(budget.tryEnter(), "a place came back");
+        assertThrows(IllegalArgumentException.class, () -> new CallerDriveBudget(0));
+        assertEquals(Math.max(1, Runtime.getRuntime().availableProcessors() / 2), CallerDriveBudget.SHARED.max());
+    }
+
     private RequestSlot syncGet()
+    {
+        return syncGet(slots);
+    }
+
+    private static RequestSlot syncGet(final RequestSlots slots)
     {
         final RequestSlot slot = slots.acquire(RequestSlot.TYPE_GET, System.nanoTime() + TIMEOUT_NANOS);
         slot.waiter = Thread.currentThread();
