@@ -166,11 +166,11 @@ final class RequestQueue implements AutoCloseable
             if (now - head.deadlineNanos > 0)
             {
                 queue.poll();
+                pending.decrementAndGet(); // before the caller can see the failure: it is no longer queued
                 counters.increment(ClientCounter.FAILURES);
                 counters.increment(ClientCounter.TIMEOUTS);
                 head.fail(KvException.of(KvError.TIMED_OUT, "request waited in the client's queue until its " +
                     "deadline: every in-flight slot stayed busy (is the node answering?)"));
-                pending.decrementAndGet();
                 continue;
             }
             waitingForSlot = true;
@@ -183,8 +183,8 @@ final class RequestQueue implements AutoCloseable
             {
                 waitingForSlot = false;
                 queue.poll();
-                head.fail(ex);
                 pending.decrementAndGet();
+                head.fail(ex);
                 continue;
             }
             if (started)
@@ -215,8 +215,8 @@ final class RequestQueue implements AutoCloseable
         AsyncCall<?> call;
         while ((call = queue.poll()) != null)
         {
-            call.fail(KvException.of(KvError.CLOSED, "the client was closed"));
             pending.decrementAndGet();
+            call.fail(KvException.of(KvError.CLOSED, "the client was closed"));
         }
     }
 
