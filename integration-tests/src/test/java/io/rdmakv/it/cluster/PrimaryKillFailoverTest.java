@@ -81,10 +81,14 @@ class PrimaryKillFailoverTest
                     final byte[] k = key.getBytes(StandardCharsets.UTF_8);
                     try
                     {
+                        final long invoked = System.nanoTime();
                         client.put(k, value);
                         final long now = System.nanoTime();
                         acknowledged.put(key, value);
-                        if (killedAt.get() != 0 && victimRange.contains(KeyHash.clusterSlot(KeyHash.hash(k))))
+                        // Only a write invoked after the kill: one in flight then may be answered by the dying node.
+                        final long killed = killedAt.get();
+                        if (killed != 0 && invoked - killed > 0
+                            && victimRange.contains(KeyHash.clusterSlot(KeyHash.hash(k))))
                         {
                             firstOnVictimSlotsAfterKill.compareAndSet(0, now);
                             victimWritesAfterKill.incrementAndGet();
