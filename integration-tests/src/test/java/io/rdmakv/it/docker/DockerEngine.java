@@ -42,13 +42,13 @@ final class DockerEngine
         }
         catch (final NotFoundException absent)
         {
-            final Path jar = REPO_ROOT.resolve("cli/target/rdmakv.jar");
+            final Path jar = REPO_ROOT.resolve("cli/target/rdmakv-linux-x86_64.jar");
             skipUnless(Files.isRegularFile(jar), test, "image " + image + " is not in the engine and " + jar +
                 " is missing to build it: run `mvn -B -DskipTests package` first");
             return new ImageFromDockerfile(image, false)
                 .withFileFromPath("docker/Dockerfile", REPO_ROOT.resolve("docker/Dockerfile"))
                 .withFileFromPath("docker/server.properties", REPO_ROOT.resolve("docker/server.properties"))
-                .withFileFromPath("cli/target/rdmakv.jar", jar)
+                .withFileFromPath("cli/target/rdmakv-linux-x86_64.jar", jar)
                 .withFileFromPath("bin/rdmakv", REPO_ROOT.resolve("bin/rdmakv"))
                 .withDockerfilePath("docker/Dockerfile")
                 .withBuildArg("BASE", System.getProperty("rdmakv.it.baseImage", "debian:bookworm-slim"))

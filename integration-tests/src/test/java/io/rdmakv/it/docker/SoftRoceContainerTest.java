@@ -73,7 +73,11 @@ class SoftRoceContainerTest
             final long hits = counters.path("get.oneSided.hits").asLong();
             final long requests = counters.path("rpc.requests").asLong();
             assertTrue(gets > 0, "the bench measured GETs: " + oneSided);
-            assertEquals(gets, hits, "every measured GET is a one-sided read (client counters): " + counters);
+            // The client's counters cover the warm-up too (guest run 2026-12-02: 6,951 one-sided hits for 6,748
+            // measured GETs): every GET one-sided = at least as many hits, no RPC and no fallback to one.
+            assertTrue(hits >= gets, "every measured GET is a one-sided read (client counters): " + counters);
+            assertEquals(0, requests, "no request went as an RPC: " + counters);
+            assertEquals(0, counters.path("get.oneSided.fallbacks").asLong(), "no one-sided GET fell back: " + counters);
             assertEquals(0, oneSided.path("operations").path("GET").path("errors").asLong());
             final double oneSidedCpu = oneSided.path("serverCpuUsPerOp").asDouble(-1);
             final double rpcCpu = rpc.path("serverCpuUsPerOp").asDouble(-1);
