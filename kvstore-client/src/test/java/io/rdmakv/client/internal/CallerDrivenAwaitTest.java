@@ -63,17 +63,7 @@ class CallerDrivenAwaitTest
     {
         final RequestSlot slot = syncGet();
         final FakeProgress driver = new FakeProgress(-1, null); // EVENT_DRIVEN or closed: -1 at once
-        final Thread progressThread = new Thread(() ->
-        {
-            while (slot.waiter.getState() != Thread.State.TIMED_WAITING)
-            {
-                Thread.onSpinWait();
-            }
-            slot.succeed(Status.NOT_FOUND, null, null);
-            slots.complete(slot);
-        }, "fake-progress-thread");
-        slot.waiter = Thread.currentThread();
-        progressThread.start();
+        final Thread progressThread = completeNotFoundOnceParked(slots, slot);
 
         assertEquals(null, slots.await(slot, RequestType.GET, TIMEOUT_NANOS, driver));
         progressThread.join();
@@ -126,16 +116,7 @@ class CallerDrivenAwaitTest
         assertTrue(budget.tryEnter(), "another caller drives");
         final RequestSlot slot = syncGet(limited);
         final FakeProgress driver = new FakeProgress(3, () -> { });
-        final Thread progressThread = new Thread(() ->
-        {
-            while (slot.waiter.getState() != Thread.State.TIMED_WAITING)
-            {
-                Thread.onSpinWait();
-            }
-            slot.succeed(Status.NOT_FOUND, null, null);
-            limited.complete(slot);
-        }, "fake-progress-thread");
-        progressThread.start();
+        final Thread progressThread = completeNotFoundOnceParked(limited, slot);
 
         assertEquals(null, limited.await(slot, RequestType.GET, TIMEOUT_NANOS, driver));
         progressThread.join();
@@ -166,6 +147,22 @@ class CallerDrivenAwaitTest
         assertTrue(budget.tryEnter(), "a place came back");
         assertThrows(IllegalArgumentException.class, () -> new CallerDriveBudget(0));
         assertEquals(Math.max(1, Runtime.getRuntime().availableProcessors() / 2), CallerDriveBudget.SHARED.max());
+    }
+
+    /** A fake progress thread that answers NOT_FOUND once the caller parks (as the real one does after a wake-up). */
+    private static Thread completeNotFoundOnceParked(final RequestSlots slots, final RequestSlot slot)
+    {
+        final Thread progressThread = new Thread(() ->
+        {
+            while (slot.waiter.getState() != Thread.State.TIMED_WAITING)
+            {
+                Thread.onSpinWait();
+            }
+            slot.succeed(Status.NOT_FOUND, null, null);
+            slots.complete(slot);
+        }, "fake-progress-thread");
+        progressThread.start();
+        return progressThread;
     }
 
     private RequestSlot syncGet()
