@@ -161,6 +161,22 @@ final class RawClient implements AutoCloseable
         return id;
     }
 
+    /**
+     * A PUT carrying a write id ({@code writer}, {@code sequence}, completed-below {@code below}), as the product
+     * client sends every write: sending it again with the same id is a retry.
+     */
+    Reply put(final byte[] key, final byte[] value, final long writer, final long sequence, final long below)
+        throws Exception
+    {
+        final long id = nextCorrelationId++;
+        final PutRequestFlyweight put = new PutRequestFlyweight();
+        put.wrap(request, 0, request.capacity()).header(MessageType.PUT_REQUEST, id);
+        put.keyAndValue(key, value);
+        put.appendWriteId(writer, sequence, below);
+        send(put.encodedLength());
+        return await(id);
+    }
+
     Reply get(final byte[] key) throws Exception
     {
         return keyRequest(MessageType.GET_REQUEST, key);

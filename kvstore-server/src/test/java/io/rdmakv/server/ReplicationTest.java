@@ -162,7 +162,40 @@ class ReplicationTest
         }
     }
 
+    /**
+     * The history the fault tests recorded before writes carried ids: client A's PUT is applied and replicated, its
+     * answer is lost in a failover; client B overwrites the key at the promoted backup and is acknowledged; A retries
+     * its PUT there. Applied again, A's older value would come back after B's acknowledged write (non-linearizable).
+     * The promoted backup remembers A's write from the primary's copy and answers the retry without applying it.
+     */
     @Test
+    @Timeout(60)
+    void shouldAnswerARetryAtThePromotedBackupWithoutApplyingTheWriteAgain() throws Exception
+    {
+        startPair(Map.of());
+        final long writerA = 0xA11CEL;
+        final long writerB = 0xB0BL;
+        try (RawClient a = RawClient.attached(primary))
+        {
+            assertEquals(Status.OK, a.put(b("k"), b("a-1"), writerA, 1, 1).status(), "applied at both nodes");
+        }
+        // Node 1 fails over to node 2 (its in-sync backup) before A saw its answer, in the story above.
+        cluster.set(ScriptedCluster.oneRange(6, cluster.current().members(), 2, List.of(), List.of()));
+        try (RawClient b = RawClient.attached(backup); RawClient aAgain = RawClient.attached(backup))
+        {
+            assertEquals(Status.OK, b.put(b("k"), b("b-1"), writerB, 1, 1).status());
+            final RawClient.Reply retried = aAgain.put(b("k"), b("a-1"), writerA, 1, 1);
+            assertEquals(Status.OK, retried.status(), "the retry learns its write was applied");
+            assertArrayEquals(b("b-1"), backup.store().get(b("k")), "B's acknowledged write is not overwritten");
+            assertArrayEquals(b("b-1"), aAgain.get(b("k")).value());
+            assertTrue(aAgain.stats().text().contains("writes.retriesAnswered=1"), aAgain.stats().text());
+            // A write A never sent before is applied as usual.
+            assertEquals(Status.OK, aAgain.put(b("k"), b("a-2"), writerA, 2, 2).status());
+            assertArrayEquals(b("a-2"), backup.store().get(b("k")));
+        }
+    }
+
+        @Test
     @Timeout(60)
     void shouldSendTheClientOnWhenABackupSaysThePrimaryIsDeposed() throws Exception
     {

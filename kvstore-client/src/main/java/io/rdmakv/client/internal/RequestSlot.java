@@ -129,6 +129,14 @@ final class RequestSlot
 
     volatile int state;
 
+    /**
+     * A PUT's or DELETE's number in this client's {@link WriteSequencer} (0 until its first send), kept on retries and
+     * given back at release; read by the sequencer's scans on other threads.
+     */
+    volatile long writeSequence;
+    /** The sequencer's completed-below mark when the write was last numbered (sent with it). */
+    long writeCompletedBelow;
+
     RequestSlot(final int index, final UnsafeBuffer readBuffer, final int extentCapacity,
         final OneSidedGetProtocol getProtocol)
     {
@@ -170,6 +178,7 @@ final class RequestSlot
         this.resultText = null;
         this.failure = null;
         this.phase = PHASE_IDLE;
+        this.writeSequence = 0;
     }
 
     boolean markDone()

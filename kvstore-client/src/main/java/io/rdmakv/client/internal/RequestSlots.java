@@ -43,6 +43,7 @@ final class RequestSlots
     private final ManyToManyConcurrentArrayQueue<RequestSlot> free;
     private final ClientCounters counters;
     private final CallerDriveBudget driveBudget;
+    private final WriteSequencer writes;
     /** Told after every release (the request queue waits for free slots); nothing until set. */
     private volatile Runnable onRelease = () -> { };
 
@@ -70,6 +71,13 @@ final class RequestSlots
             slots[i] = new RequestSlot(i, view, extentCapacity, getProtocol);
             free.offer(slots[i]);
         }
+        this.writes = new WriteSequencer(slots);
+    }
+
+    /** Numbers writes for at-most-once retries. */
+    WriteSequencer writes()
+    {
+        return writes;
     }
 
     int capacity()
@@ -135,6 +143,7 @@ final class RequestSlots
 
     void release(final RequestSlot slot)
     {
+        slot.writeSequence = 0; // answered: never sent again, so the completed-below mark may pass it
         slot.session = null;
         slot.call = null;
         slot.waiter = null;

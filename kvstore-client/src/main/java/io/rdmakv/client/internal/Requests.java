@@ -4,6 +4,7 @@ import io.rdmakv.client.ClientCounter;
 import io.rdmakv.client.KvError;
 import io.rdmakv.client.KvException;
 import io.rdmakv.protocol.layout.KeyHash;
+import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
 import io.rdmakv.transport.WorkerProgress;
 import org.agrona.DirectBuffer;
@@ -323,7 +324,8 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
                 throw new IllegalArgumentException("value of " + valueLength + " bytes exceeds the server's limit of " +
                     maxValueLength + " bytes");
             }
-            final long message = (long)PutRequestFlyweight.KEY_OFFSET + keyLength + valueLength;
+            final long message = (long)PutRequestFlyweight.KEY_OFFSET + keyLength + valueLength +
+                MessageHeaderFlyweight.WRITE_ID_LENGTH;
             if (message > maxMessageBytes)
             {
                 throw new IllegalArgumentException("a PUT of " + message + " bytes exceeds the " + transportName +

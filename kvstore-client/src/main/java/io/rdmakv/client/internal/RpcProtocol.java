@@ -109,7 +109,7 @@ final class RpcProtocol
     {
         final Endpoint endpoint = slot.session.endpoint();
         final Encoder encoder = encoders.get();
-        final int length = encoder.encode(slot, slots.nextCorrelationId(slot));
+        final int length = encoder.encode(slot, slots.nextCorrelationId(slot), slots.writes());
         // Waiting before sending: on loopback the answer can arrive before send() returns.
         slot.phase = RequestSlot.PHASE_AWAIT_RESPONSE;
         slot.sentNanos = ReadLease.now();
@@ -235,28 +235,35 @@ final class RpcProtocol
         final PutRequestFlyweight putRequest = new PutRequestFlyweight();
         final MessageHeaderFlyweight header = new MessageHeaderFlyweight();
 
-        int encode(final RequestSlot slot, final long correlationId)
+        int encode(final RequestSlot slot, final long correlationId, final WriteSequencer writes)
         {
             switch (slot.type)
             {
                 case RequestSlot.TYPE_GET:
                 case RequestSlot.TYPE_DELETE:
                 {
-                    final int length = KeyRequestFlyweight.KEY_OFFSET + slot.keyLength;
+                    final int length = KeyRequestFlyweight.KEY_OFFSET + slot.keyLength +
+                        MessageHeaderFlyweight.WRITE_ID_LENGTH;
                     buffer.checkLimit(length);
                     keyRequest.wrap(buffer, 0, length);
                     keyRequest.header(slot.type == RequestSlot.TYPE_GET ?
                         MessageType.GET_REQUEST : MessageType.DELETE_REQUEST, correlationId);
                     keyRequest.key(slot.key, 0, slot.keyLength);
+                    if (slot.type == RequestSlot.TYPE_DELETE)
+                    {
+                        keyRequest.appendWriteId(writes.writerId(), writes.number(slot), slot.writeCompletedBelow);
+                    }
                     return keyRequest.encodedLength();
                 }
                 case RequestSlot.TYPE_PUT:
                 {
-                    final int length = PutRequestFlyweight.KEY_OFFSET + slot.keyLength + slot.valueLength;
+                    final int length = PutRequestFlyweight.KEY_OFFSET + slot.keyLength + slot.valueLength +
+                        MessageHeaderFlyweight.WRITE_ID_LENGTH;
                     buffer.checkLimit(length);
                     putRequest.wrap(buffer, 0, length);
                     putRequest.header(MessageType.PUT_REQUEST, correlationId);
                     putRequest.keyAndValue(slot.key, 0, slot.keyLength, slot.value, 0, slot.valueLength);
+                    putRequest.appendWriteId(writes.writerId(), writes.number(slot), slot.writeCompletedBelow);
                     return putRequest.encodedLength();
                 }
                 default:

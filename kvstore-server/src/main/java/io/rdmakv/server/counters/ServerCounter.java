@@ -40,7 +40,12 @@ public enum ServerCounter
     /** HELLOs whose credential check waited (or was refused) because their source failed too often. */
     CREDENTIALS_THROTTLED(29, "control.throttled"),
     /** Data connections that did not attach within the handshake timeout (also counted in attachRefusals). */
-    DATA_TIMEOUTS(30, "data.attachTimeouts");
+    DATA_TIMEOUTS(30, "data.attachTimeouts"),
+    /**
+     * Retries of PUTs and DELETEs this node had applied already (same write id), answered with the first attempt's
+     * outcome instead of being applied again.
+     */
+    RETRIES_ANSWERED(31, "writes.retriesAnswered");
 
     private final int id;
     private final String label;

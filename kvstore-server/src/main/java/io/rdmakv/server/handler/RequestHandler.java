@@ -100,6 +100,8 @@ public final class RequestHandler implements EndpointHandler
     /** Writes from the primaries of ranges this node replicates: local only, never replicated again. */
     private final WritePath replicaWrites;
     private final ReplicaAdmission replicas;
+    /** Writes clients numbered: a retry of one applied here is answered, not applied again. */
+    private final WriteIds writeIds;
     private final ScanPages scans;
     private final long[] scanResult = new long[2];
     /** Set once metrics start (after listening), read per request. */
@@ -144,13 +146,15 @@ public final class RequestHandler implements EndpointHandler
         this.responses = new ResponseSender(counters, limits.maxResponseBytes());
         this.keyScratch = ByteBuffer.allocateDirect(StoreKeys.PREFIX_LENGTH + limits.maxKeyBytes());
         this.keyScratchBuffer = new UnsafeBuffer(keyScratch);
+        this.writeIds = new WriteIds(responses, WriteIds.MAX_WRITERS, WriteIds.MAX_WRITES_PER_WRITER,
+            WriteIds.RETAIN_NANOS);
         final Runnable wake = () -> wakeUp.run();
         this.writes = writePath.create(outcome -> WritePaths.local(store, index, counters, limits, outcome, wake),
-            new PoolAndAnswer(), wake);
+            writeIds.around(new PoolAndAnswer()), wake, writeIds);
         this.replicas = replicas;
         this.scans = new ScanPages(store);
         this.replicaWrites = replicas == ReplicaAdmission.NONE ? null :
-            WritePaths.local(store, index, counters, limits, new PoolAndAnswer(), wake);
+            WritePaths.local(store, index, counters, limits, writeIds.around(new PoolAndAnswer()), wake);
     }
 
     @Override
@@ -415,7 +419,17 @@ public final class RequestHandler implements EndpointHandler
             return;
         }
         counters.increment(ServerCounter.PUTS);
+        final WriteIds.Start start = writeIds.begin(endpoint, correlationId, put, System.nanoTime());
+        if (start != WriteIds.Start.APPLY)
+        {
+            if (start == WriteIds.Start.RETRY)
+            {
+                counters.increment(ServerCounter.RETRIES_ANSWERED);
+            }
+            return;
+        }
         writes.put(endpoint, correlationId, put.buffer(), put.keyIndex(), keyLength, put.valueIndex(), valueLength);
+        writeIds.endCurrent();
     }
 
     private void onDelete(final Endpoint endpoint, final long correlationId, final KeyRequestFlyweight request)
@@ -426,7 +440,17 @@ public final class RequestHandler implements EndpointHandler
             return;
         }
         counters.increment(ServerCounter.DELETES);
+        final WriteIds.Start start = writeIds.begin(endpoint, correlationId, request, System.nanoTime());
+        if (start != WriteIds.Start.APPLY)
+        {
+            if (start == WriteIds.Start.RETRY)
+            {
+                counters.increment(ServerCounter.RETRIES_ANSWERED);
+            }
+            return;
+        }
         writes.delete(endpoint, correlationId, request.buffer(), request.keyIndex(), keyLength);
+        writeIds.endCurrent();
     }
 
     private void onGet(final Endpoint endpoint, final long correlationId, final KeyRequestFlyweight request)
@@ -512,6 +536,7 @@ public final class RequestHandler implements EndpointHandler
             dropRange(endpoint, correlationId, request.firstSlot(), request.lastSlot());
             return;
         }
+        writeIds.beginReplicated(endpoint, correlationId, request, System.nanoTime());
         if (request.op() == ReplicateRequestFlyweight.OP_DELETE)
         {
             replicaWrites.delete(endpoint, correlationId, request.buffer(), request.keyIndex(), request.keyLength());

@@ -9,6 +9,7 @@ import io.rdmakv.server.cluster.SlotRange;
 import io.rdmakv.server.handler.WriteOutcome;
 import io.rdmakv.server.handler.SlotRouter;
 import io.rdmakv.server.handler.WritePath;
+import io.rdmakv.server.handler.WriteIds;
 import io.rdmakv.server.store.RangeStore;
 import io.rdmakv.server.store.StoreKeys;
 import io.rdmakv.transport.Endpoint;
@@ -52,6 +53,8 @@ public final class ReplicatingWritePath implements WritePath
     private final Runnable wakeUp;
     private final PendingWrites pending;
     private final ReplicaLinks links;
+    /** The client's write id, carried by each copy so a promoted replica answers the client's retry of it. */
+    private final WriteIds writeIds;
     /** Per replica: writes sent, answered, last answer (read by status on other threads). */
     private final ReplicaLag lag = new ReplicaLag();
 
@@ -80,8 +83,10 @@ public final class ReplicatingWritePath implements WritePath
      */
     private ReplicatingWritePath(final Function<WriteOutcome, WritePath> local, final WriteOutcome outcome,
         final RangeStore ranges, final Worker worker, final String transport, final byte[] secret,
-        final int maxMessage, final long timeoutMillis, final long ackPollMicros, final Runnable wakeUp)
+        final int maxMessage, final long timeoutMillis, final long ackPollMicros, final Runnable wakeUp,
+        final WriteIds writeIds)
     {
+        this.writeIds = writeIds;
         this.ranges = ranges;
         this.outcome = outcome;
         this.timeoutNanos = timeoutMillis * 1_000_000L;
@@ -95,10 +100,11 @@ public final class ReplicatingWritePath implements WritePath
     /** Built by {@link Replication#writePath()}. */
     static ReplicatingWritePath create(final Function<WriteOutcome, WritePath> local, final WriteOutcome outcome,
         final RangeStore ranges, final Worker worker, final String transport, final byte[] secret,
-        final int maxMessage, final long timeoutMillis, final long ackPollMicros, final Runnable wakeUp)
+        final int maxMessage, final long timeoutMillis, final long ackPollMicros, final Runnable wakeUp,
+        final WriteIds writeIds)
     {
         return new ReplicatingWritePath(local, outcome, ranges, worker, transport, secret, maxMessage, timeoutMillis,
-            ackPollMicros, wakeUp);
+            ackPollMicros, wakeUp, writeIds);
     }
 
     /**
@@ -278,11 +284,12 @@ public final class ReplicatingWritePath implements WritePath
             return;
         }
         pending.track(write);
-        final int length = links.message(sequence)
+        final ReplicateRequestFlyweight copy = links.message(sequence)
             .write(localNodeId, range.firstSlot(), range.lastSlot(), range.epoch(),
                 delete ? ReplicateRequestFlyweight.OP_DELETE : ReplicateRequestFlyweight.OP_PUT,
-                key, keyIndex, keyLength, value, valueIndex, valueLength)
-            .encodedLength();
+                key, keyIndex, keyLength, value, valueIndex, valueLength);
+        writeIds.appendCurrentTo(copy);
+        final int length = copy.encodedLength();
         for (final int backup : backups)
         {
             if (!links.send(backup, length))

@@ -55,10 +55,10 @@ public final class Replication
     /** The client writes' path: the local one, and replication around it once following a view. Build once. */
     public WritePathFactory writePath()
     {
-        return (local, outcome, wakeUp) ->
+        return (local, outcome, wakeUp, writeIds) ->
         {
             final ReplicatingWritePath built = ReplicatingWritePath.create(local, outcome, ranges, worker, transport,
-                secret, maxMessage, timeoutMillis, ackPollMicros, wakeUp);
+                secret, maxMessage, timeoutMillis, ackPollMicros, wakeUp, writeIds);
             path = built;
             return built;
         };

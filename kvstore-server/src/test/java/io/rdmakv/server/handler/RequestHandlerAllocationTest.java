@@ -52,6 +52,8 @@ class RequestHandlerAllocationTest
     Path dir;
 
     /** Collects answers: decodes each response's status into counts; allocates nothing per answer. */
+    private static final long WRITER = 0x1234_5678_9ABCL;
+
     private static final class AnswerCounter implements Endpoint
     {
         private final ResponseFlyweight response = new ResponseFlyweight();
@@ -132,11 +134,11 @@ class RequestHandlerAllocationTest
             final UnsafeBuffer valueBytes = new UnsafeBuffer(new byte[300]);
 
             final int rounds = 5_000;
-            runRound(handler, endpoint, message, put, key, keyBytes, valueBytes, rounds); // warm up (JIT, RocksDB)
+            runRound(handler, endpoint, message, put, key, keyBytes, valueBytes, rounds, 0); // warm up (JIT, RocksDB)
             final com.sun.management.ThreadMXBean threads =
                 (com.sun.management.ThreadMXBean)ManagementFactory.getThreadMXBean();
             final long before = threads.getCurrentThreadAllocatedBytes();
-            runRound(handler, endpoint, message, put, key, keyBytes, valueBytes, rounds);
+            runRound(handler, endpoint, message, put, key, keyBytes, valueBytes, rounds, 4L * rounds);
             final long allocated = threads.getCurrentThreadAllocatedBytes() - before;
 
             assertEquals(0, endpoint.byStatus[Status.MALFORMED.code()]);
@@ -152,8 +154,11 @@ class RequestHandlerAllocationTest
     private static void runRound(
         final RequestHandler handler, final AnswerCounter endpoint, final UnsafeBuffer message,
         final PutRequestFlyweight put, final KeyRequestFlyweight key, final UnsafeBuffer keyBytes,
-        final UnsafeBuffer valueBytes, final int rounds)
+        final UnsafeBuffer valueBytes, final int rounds, final long writesBefore)
     {
+        // Writes carry a write id as the client sends them (at-most-once retries: WriteIds), each numbered after the
+        // last and marking every earlier one answered, so the node's records of them come and go.
+        long write = writesBefore;
         for (int i = 0; i < rounds; i++)
         {
             final int k = i % 1000;
@@ -163,14 +168,16 @@ class RequestHandlerAllocationTest
 
             put.wrap(message, 0, message.capacity()).header(MessageType.PUT_REQUEST, i);
             put.keyAndValue(keyBytes, 0, 16, valueBytes, 0, 100 + (k % 200));
+            put.appendWriteId(WRITER, ++write, write);
             handler.onMessage(endpoint, message, 0, put.encodedLength());
 
             keyRequest(handler, endpoint, message, key, MessageType.GET_REQUEST, keyBytes, i);   // from the pool
-            keyRequest(handler, endpoint, message, key, MessageType.DELETE_REQUEST, keyBytes, i);
-            keyRequest(handler, endpoint, message, key, MessageType.DELETE_REQUEST, keyBytes, i); // absent: RocksDB
+            keyRequest(handler, endpoint, message, key, MessageType.DELETE_REQUEST, keyBytes, i, ++write);
+            keyRequest(handler, endpoint, message, key, MessageType.DELETE_REQUEST, keyBytes, i, ++write); // absent
             keyRequest(handler, endpoint, message, key, MessageType.GET_REQUEST, keyBytes, i);   // pool + RocksDB miss
             put.wrap(message, 0, message.capacity()).header(MessageType.PUT_REQUEST, i);
             put.keyAndValue(keyBytes, 0, 16, valueBytes, 0, 64);
+            put.appendWriteId(WRITER, ++write, write);
             handler.onMessage(endpoint, message, 0, put.encodedLength());
         }
     }
@@ -179,8 +186,21 @@ class RequestHandlerAllocationTest
         final RequestHandler handler, final AnswerCounter endpoint, final UnsafeBuffer message,
         final KeyRequestFlyweight key, final MessageType type, final UnsafeBuffer keyBytes, final long id)
     {
+        keyRequest(handler, endpoint, message, key, type, keyBytes, id, 0);
+    }
+
+    /** @param write the DELETE's write number, 0 for none. */
+    private static void keyRequest(
+        final RequestHandler handler, final AnswerCounter endpoint, final UnsafeBuffer message,
+        final KeyRequestFlyweight key, final MessageType type, final UnsafeBuffer keyBytes, final long id,
+        final long write)
+    {
         key.wrap(message, 0, message.capacity()).header(type, id);
         key.key(keyBytes, 0, 16);
+        if (write != 0)
+        {
+            key.appendWriteId(WRITER, write, write);
+        }
         handler.onMessage(endpoint, message, 0, key.encodedLength());
     }
 }

@@ -70,11 +70,16 @@ public final class KeyRequestFlyweight extends MessageHeaderFlyweight
             throw new ProtocolException(ErrorCode.KEY_TOO_LARGE,
                 "key length " + keyLength + " > " + ProtocolLimits.MAX_KEY_LENGTH);
         }
-        if (FIXED_BODY_LENGTH + keyLength != bodyLength)
+        if (hasWriteId() && type != MessageType.DELETE_REQUEST)
+        {
+            throw new ProtocolException(ErrorCode.MALFORMED, "a write id on a " + type);
+        }
+        if (FIXED_BODY_LENGTH + keyLength + writeIdLength() != bodyLength)
         {
             throw new ProtocolException(ErrorCode.BAD_LENGTH,
                 "key length " + keyLength + " disagrees with body length " + bodyLength);
         }
+        validateWriteId();
         return this;
     }
 

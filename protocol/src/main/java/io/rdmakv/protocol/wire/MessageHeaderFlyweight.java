@@ -34,6 +34,16 @@ public class MessageHeaderFlyweight
     public static final int HEADER_LENGTH = 16;
     public static final int PROTOCOL_VERSION = 1;
 
+    /**
+     * Flag: the body ends with a write id of {@value #WRITE_ID_LENGTH} bytes (PUT, DELETE and a replicated PUT or
+     * DELETE only): the writer (u64, never 0: a client instance's random id), the write's sequence number (u64, &gt; 0,
+     * the same on every retry of the write) and the writer's completed-below mark (u64: every write of this writer
+     * numbered below it has had its answer, so it is never retried and a node may forget it). Nodes answer a retry of a
+     * write they already applied with that write's outcome instead of applying it again.
+     */
+    public static final int FLAG_WRITE_ID = 0x1;
+    public static final int WRITE_ID_LENGTH = 24;
+
     public static final int VERSION_OFFSET = 0;
     public static final int TYPE_OFFSET = 1;
     public static final int FLAGS_OFFSET = 2;
@@ -167,6 +177,87 @@ public class MessageHeaderFlyweight
     {
         mutable().putLong(offset + CORRELATION_ID_OFFSET, correlationId, ORDER);
         return this;
+    }
+
+    /** Whether the body ends with a write id ({@link #FLAG_WRITE_ID}). */
+    public boolean hasWriteId()
+    {
+        return (flags() & FLAG_WRITE_ID) != 0;
+    }
+
+    /** The write id's writer (valid once validated and {@link #hasWriteId()}). */
+    public long writerId()
+    {
+        return buffer.getLong(writeIdIndex(), ORDER);
+    }
+
+    /** The write id's sequence number. */
+    public long writeSequence()
+    {
+        return buffer.getLong(writeIdIndex() + 8, ORDER);
+    }
+
+    /** The writer's completed-below mark: its writes numbered below it are answered and never retried. */
+    public long writesCompletedBelow()
+    {
+        return buffer.getLong(writeIdIndex() + 16, ORDER);
+    }
+
+    /**
+     * Append a write id after the body the type's setter wrote: sets {@link #FLAG_WRITE_ID} and grows the body.
+     *
+     * @throws ProtocolException {@link ErrorCode#MALFORMED} for a writer of 0, a sequence below 1 or a completed-below
+     *                           mark past the sequence; {@link ErrorCode#TRUNCATED} when it does not fit.
+     */
+    public MessageHeaderFlyweight appendWriteId(final long writerId, final long sequence, final long completedBelow)
+    {
+        checkWriteId(writerId, sequence, completedBelow);
+        if (hasWriteId())
+        {
+            throw new IllegalStateException("the message already carries a write id");
+        }
+        final int body = bodyLength();
+        bodyLength(body + WRITE_ID_LENGTH);
+        flags(flags() | FLAG_WRITE_ID);
+        final MutableDirectBuffer b = mutable();
+        final int at = offset + HEADER_LENGTH + body;
+        b.putLong(at, writerId, ORDER);
+        b.putLong(at + 8, sequence, ORDER);
+        b.putLong(at + 16, completedBelow, ORDER);
+        return this;
+    }
+
+    /** The bytes of the body the write id takes: {@value #WRITE_ID_LENGTH} when flagged, else 0. */
+    protected final int writeIdLength()
+    {
+        return hasWriteId() ? WRITE_ID_LENGTH : 0;
+    }
+
+    /**
+     * The write id checks of a type that may carry one, after the body length was checked to hold it: the values
+     * (as {@link #appendWriteId}).
+     */
+    protected final void validateWriteId()
+    {
+        if (hasWriteId())
+        {
+            checkWriteId(writerId(), writeSequence(), writesCompletedBelow());
+        }
+    }
+
+    private static void checkWriteId(final long writerId, final long sequence, final long completedBelow)
+    {
+        if (writerId == 0 || sequence < 1 || completedBelow < 0 || completedBelow > sequence)
+        {
+            throw new ProtocolException(ErrorCode.MALFORMED, "write id: writer " + writerId + ", sequence " +
+                sequence + ", completed below " + completedBelow + " (writer != 0, 1 <= sequence, " +
+                "0 <= completed below <= sequence)");
+        }
+    }
+
+    private int writeIdIndex()
+    {
+        return offset + HEADER_LENGTH + bodyLength() - WRITE_ID_LENGTH;
     }
 
     /** Header plus body: what to hand to the transport's send. */

@@ -23,7 +23,9 @@ import org.agrona.MutableDirectBuffer;
  *  +---------------------------------------------------------------+
  *  |                       Value bytes (V)                        ...  24 + K
  *  +---------------------------------------------------------------+
- *  body length = 8 + K + V; K &lt;= MAX_KEY_LENGTH; V &lt;= MAX_FORMAT_VALUE_LENGTH
+ *  |                       Write id (24 B, only with FLAG_WRITE_ID) ...  24 + K + V
+ *  +---------------------------------------------------------------+
+ *  body length = 8 + K + V (+ 24); K &lt;= MAX_KEY_LENGTH; V &lt;= MAX_FORMAT_VALUE_LENGTH
  *  (the server applies its own, smaller configured value limit)
  * </pre>
  *
@@ -69,7 +71,7 @@ public final class PutRequestFlyweight extends MessageHeaderFlyweight
             throw new ProtocolException(ErrorCode.KEY_TOO_LARGE,
                 "key length " + keyLength + " > " + ProtocolLimits.MAX_KEY_LENGTH);
         }
-        if (FIXED_BODY_LENGTH + keyLength + valueLength != bodyLength)
+        if (FIXED_BODY_LENGTH + keyLength + valueLength + writeIdLength() != bodyLength)
         {
             throw new ProtocolException(ErrorCode.BAD_LENGTH, "key length " + keyLength + " + value length " +
                 valueLength + " disagree with body length " + bodyLength);
@@ -79,6 +81,7 @@ public final class PutRequestFlyweight extends MessageHeaderFlyweight
             throw new ProtocolException(ErrorCode.VALUE_TOO_LARGE,
                 "value length " + valueLength + " > " + ProtocolLimits.MAX_FORMAT_VALUE_LENGTH);
         }
+        validateWriteId();
         return this;
     }
 

@@ -33,7 +33,9 @@ import org.agrona.MutableDirectBuffer;
  *  +---------------------------------------------------------------+
  *  |                     Value bytes (V, PUT and COPY only)       ...  40 + K
  *  +---------------------------------------------------------------+
- *  body length = 24 + K + V; Op: 1 PUT, 2 DELETE, 3 COPY (an entry of the range's checkpoint during catch-up: applied
+ *  |                     Write id (24 B, PUT and DELETE, only with FLAG_WRITE_ID: the client's) ...
+ *  +---------------------------------------------------------------+
+ *  body length = 24 + K + V (+ 24); Op: 1 PUT, 2 DELETE, 3 COPY (an entry of the range's checkpoint during catch-up: applied
  *  only if no PUT/DELETE of the key arrived since the catch-up began, so the tail always wins), 4 DROP (K = V = 0:
  *  the catch-up begins; the replica drops what it holds of the range, and remembers the keys the tail writes)
  * </pre>
@@ -95,12 +97,17 @@ public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
         {
             throw new ProtocolException(ErrorCode.VALUE_TOO_LARGE, "value length " + valueLength);
         }
-        if (FIXED_BODY_LENGTH + keyLength + valueLength != bodyLength ||
+        if (hasWriteId() && op != OP_PUT && op != OP_DELETE)
+        {
+            throw new ProtocolException(ErrorCode.MALFORMED, "a write id on replicate op " + op);
+        }
+        if (FIXED_BODY_LENGTH + keyLength + valueLength + writeIdLength() != bodyLength ||
             ((op == OP_DELETE || op == OP_DROP) && valueLength != 0) || lastSlot() < firstSlot())
         {
             throw new ProtocolException(ErrorCode.BAD_LENGTH, "key length " + keyLength + " + value length " +
                 valueLength + " disagree with body length " + bodyLength + " (op " + op + ")");
         }
+        validateWriteId();
         return this;
     }
 

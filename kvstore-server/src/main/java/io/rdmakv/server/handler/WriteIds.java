@@ -1,0 +1,430 @@
+package io.rdmakv.server.handler;
+
+import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
+import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.transport.Endpoint;
+import org.agrona.DirectBuffer;
+import org.agrona.collections.Long2ObjectHashMap;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+
+/**
+ * At-most-once writes: what this node remembers of the writes clients numbered ({@link
+ * MessageHeaderFlyweight#FLAG_WRITE_ID}), so that a retry of a write it already applied is answered with that write's
+ * outcome instead of being applied again. A client retries a PUT whose answer it never got (a connection lost, a
+ * failover, a redirect); without this, a PUT applied by the first attempt, then overwritten by another client's
+ * acknowledged PUT, was applied once more by the retry: the older value came back (a non-linearizable history the
+ * fault tests recorded). Lee et al., "Implementing Linearizability at Large Scale and Low Latency" (RIFL, SOSP'15)
+ * is the model: completion records kept per client, replicated with the write, and dropped once the client says it
+ * has the answer.
+ *
+ * <pre>
+ *   client write (w, s, below)  -> begin: new            -> recorded PENDING, the write goes on
+ *                                         PENDING (a retry while the first is being made durable or replicated)
+ *                                                         -> the retry waits for the first's outcome
+ *                                         DONE(status)    -> answered with that status, nothing applied
+ *   outcome of the write        -> DONE(OK | NOT_FOUND), waiters answered alike
+ *   failure (nothing applied)   -> forgotten, waiters get the same failure (a retry may apply it)
+ *   replicated write (a backup) -> recorded like a client write: once promoted, this node answers the client's retry
+ *   below                       -> the writer's records under it are dropped (its answers arrived)
+ * </pre>
+ * Bounds: {@link #maxWritesPerWriter} records per writer (a writer past them gets BUSY: a client has at most its
+ * in-flight window outstanding) and writers idle longer than {@code retainNanos} are dropped (a retry comes within
+ * the client's request timeout, far less). Memory: about 100 bytes per write in flight, per writer.
+ *
+ * <p>What it does not cover: a node started afresh (records are in memory) and the writes a catching-up replica
+ * takes from a checkpoint copy (they carry no write id). A retry reaching such a node applies the write again, as
+ * before. Request thread only.
+ */
+public final class WriteIds
+{
+    /** What {@link #begin} decided. */
+    public enum Start
+    {
+        /** A write not seen before (or no write id): apply it. */
+        APPLY,
+        /** A retry: answered now with the first attempt's outcome, or later when that outcome is known. */
+        RETRY,
+        /** Refused and answered (beyond the bounds, or a write the writer said was answered). */
+        REFUSED
+    }
+
+    private static final int PENDING = -1;
+
+    /** Records one writer may hold: far above a client's in-flight window (64 by default). */
+    public static final int MAX_WRITES_PER_WRITER = 65_536;
+    private static final int MAX_FREE_RECORDS = 4096;
+    /** Writers remembered at once (each a map of its own). */
+    public static final int MAX_WRITERS = 100_000;
+    /** How long a writer that sends nothing is remembered: far above any request timeout a client would set. */
+    public static final long RETAIN_NANOS = 600_000_000_000L;
+
+    private final ResponseSender responses;
+    private final int maxWriters;
+    private final int maxWritesPerWriter;
+    private final long retainNanos;
+    private final Long2ObjectHashMap<Writer> writers = new Long2ObjectHashMap<>();
+    /** Writes whose outcome is awaited, by correlation id (the endpoint tells apart equal ids of two clients). */
+    private final Long2ObjectHashMap<Record> awaited = new Long2ObjectHashMap<>();
+    /** Records no longer used, for the next writes. */
+    private final ArrayDeque<Record> free = new ArrayDeque<>();
+    private long nextSweepNanos;
+    private long retriesAnswered;
+    /** The write id of the client write being started now (writer 0: none), for the copies sent to replicas. */
+    private long currentWriter;
+    private long currentSequence;
+    private long currentCompletedBelow;
+
+    /**
+     * @param maxWriters         writers remembered at once; a new one past them gets BUSY until idle ones are dropped.
+     * @param maxWritesPerWriter the records one writer may have at once (its window of writes in flight, and more).
+     * @param retainNanos        how long a writer that sends nothing is remembered.
+     */
+    public WriteIds(final ResponseSender responses, final int maxWriters, final int maxWritesPerWriter,
+        final long retainNanos)
+    {
+        this.responses = responses;
+        this.maxWriters = maxWriters;
+        this.maxWritesPerWriter = maxWritesPerWriter;
+        this.retainNanos = retainNanos;
+    }
+
+    /**
+     * A client's PUT or DELETE arrived: decide whether to apply it. Without a write id it is applied (clients before
+     * write ids; tools).
+     */
+    public Start begin(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
+        final long nowNanos)
+    {
+        currentWriter = 0;
+        if (!request.hasWriteId())
+        {
+            return Start.APPLY;
+        }
+        final Writer writer = writer(request.writerId(), request.writesCompletedBelow(), nowNanos);
+        if (writer == null)
+        {
+            responses.answerError(endpoint, correlationId, Status.BUSY, "this node remembers the writes of " +
+                maxWriters + " clients already; retry later");
+            return Start.REFUSED;
+        }
+        final long sequence = request.writeSequence();
+        final Record known = writer.records.get(sequence);
+        if (known == null)
+        {
+            if (sequence < writer.completedBelow)
+            {
+                responses.answerError(endpoint, correlationId, Status.MALFORMED, "write " + sequence +
+                    " is below the writer's completed-below mark " + writer.completedBelow + ": it was answered");
+                return Start.REFUSED;
+            }
+            if (writer.records.size() >= maxWritesPerWriter)
+            {
+                responses.answerError(endpoint, correlationId, Status.BUSY, "more than " + maxWritesPerWriter +
+                    " writes of this client are not yet answered here");
+                return Start.REFUSED;
+            }
+            await(writer, sequence, endpoint, correlationId);
+            currentWriter = request.writerId();
+            currentSequence = sequence;
+            currentCompletedBelow = request.writesCompletedBelow();
+            return Start.APPLY;
+        }
+        retriesAnswered++;
+        if (known.status == PENDING)
+        {
+            if (known.waiters == null)
+            {
+                known.waiters = new ArrayList<>(1);
+            }
+            known.waiters.add(new Waiter(endpoint, correlationId));
+        }
+        else
+        {
+            responses.answer(endpoint, correlationId, Status.fromCode(known.status), 0, 0);
+        }
+        return Start.RETRY;
+    }
+
+    /**
+     * Append the write id of the client write being started (the last {@link #begin} that answered APPLY, until
+     * {@link #endCurrent}) to a copy of it for a replica; nothing when it carried none.
+     */
+    public void appendCurrentTo(final MessageHeaderFlyweight copy)
+    {
+        if (currentWriter != 0)
+        {
+            copy.appendWriteId(currentWriter, currentSequence, currentCompletedBelow);
+        }
+    }
+
+    /** The write {@link #begin} let through has been handed to the write path. */
+    public void endCurrent()
+    {
+        currentWriter = 0;
+    }
+
+    /**
+     * A primary's replicated write arrived at this replica: remember the client's write id once it is durable here,
+     * so that this node, if promoted, answers the client's retry instead of applying the write again.
+     */
+    public void beginReplicated(final Endpoint endpoint, final long correlationId,
+        final MessageHeaderFlyweight request, final long nowNanos)
+    {
+        if (!request.hasWriteId())
+        {
+            return;
+        }
+        final Writer writer = writer(request.writerId(), request.writesCompletedBelow(), nowNanos);
+        final long sequence = request.writeSequence();
+        if (writer == null || writer.records.containsKey(sequence) || sequence < writer.completedBelow ||
+            writer.records.size() >= maxWritesPerWriter)
+        {
+            return; // sent again (a link re-established), answered, or beyond the bound: applied as before
+        }
+        await(writer, sequence, endpoint, correlationId);
+    }
+
+    /** The outcome reported for writes on this node: records it, then answers retries that waited for it. */
+    public WriteOutcome around(final WriteOutcome outcome)
+    {
+        return new WriteOutcome()
+        {
+            @Override
+            public void putDurable(final Endpoint endpoint, final long correlationId, final DirectBuffer key,
+                final int keyIndex, final int keyLength, final DirectBuffer value, final int valueIndex,
+                final int valueLength)
+            {
+                outcome.putDurable(endpoint, correlationId, key, keyIndex, keyLength, value, valueIndex, valueLength);
+                done(endpoint, correlationId, Status.OK);
+            }
+
+            @Override
+            public void deleteDurable(final Endpoint endpoint, final long correlationId, final DirectBuffer key,
+                final int keyIndex, final int keyLength, final boolean existed)
+            {
+                outcome.deleteDurable(endpoint, correlationId, key, keyIndex, keyLength, existed);
+                done(endpoint, correlationId, existed ? Status.OK : Status.NOT_FOUND);
+            }
+
+            @Override
+            public void failed(final Endpoint endpoint, final long correlationId, final Status status,
+                final String reason)
+            {
+                outcome.failed(endpoint, correlationId, status, reason);
+                final Record r = take(endpoint, correlationId);
+                if (r != null)
+                {
+                    r.writer.records.remove(r.sequence);
+                    if (r.waiters != null)
+                    {
+                        for (final Waiter w : r.waiters)
+                        {
+                            responses.answerError(w.endpoint, w.correlationId, status, reason);
+                        }
+                    }
+                    recycle(r);
+                }
+            }
+        };
+    }
+
+    /** Drop writers idle longer than the retention (at most once a second; any call does it when due). */
+    public void sweep(final long nowNanos)
+    {
+        if (nowNanos - nextSweepNanos < 0)
+        {
+            return;
+        }
+        nextSweepNanos = nowNanos + 1_000_000_000L;
+        final Iterator<Writer> it = writers.values().iterator();
+        while (it.hasNext())
+        {
+            final Writer w = it.next();
+            if (nowNanos - w.lastSeenNanos > retainNanos && !w.awaitsAnOutcome())
+            {
+                it.remove();
+            }
+        }
+    }
+
+    /** Writers remembered now. */
+    public int writers()
+    {
+        return writers.size();
+    }
+
+    /** Records of writes held now, over every writer. */
+    public int records()
+    {
+        int n = 0;
+        for (final Writer w : writers.values())
+        {
+            n += w.records.size();
+        }
+        return n;
+    }
+
+    /** Retries answered from a record instead of being applied again, since start. */
+    public long retriesAnswered()
+    {
+        return retriesAnswered;
+    }
+
+    /** The writer's state, made if new; null when {@link #maxWriters} are remembered already. */
+    private Writer writer(final long id, final long completedBelow, final long nowNanos)
+    {
+        sweep(nowNanos);
+        Writer w = writers.get(id);
+        if (w == null)
+        {
+            if (writers.size() >= maxWriters)
+            {
+                return null;
+            }
+            w = new Writer();
+            writers.put(id, w);
+        }
+        w.lastSeenNanos = nowNanos;
+        w.advance(completedBelow);
+        return w;
+    }
+
+    private void done(final Endpoint endpoint, final long correlationId, final Status status)
+    {
+        final Record r = take(endpoint, correlationId);
+        if (r == null)
+        {
+            return;
+        }
+        r.status = status.code();
+        if (r.waiters != null)
+        {
+            for (final Waiter w : r.waiters)
+            {
+                responses.answer(w.endpoint, w.correlationId, status, 0, 0);
+            }
+            r.waiters = null;
+        }
+        if (r.sequence < r.writer.completedBelow)
+        {
+            r.writer.records.remove(r.sequence); // the writer has its answer from elsewhere meanwhile
+            recycle(r);
+        }
+    }
+
+    private void await(final Writer writer, final long sequence, final Endpoint endpoint, final long correlationId)
+    {
+        final Record r = free.isEmpty() ? new Record() : free.poll();
+        r.writer = writer;
+        r.sequence = sequence;
+        r.endpoint = endpoint;
+        r.correlationId = correlationId;
+        r.status = PENDING;
+        writer.records.put(sequence, r);
+        r.nextAwaited = awaited.put(correlationId, r);
+    }
+
+    private void recycle(final Record r)
+    {
+        r.writer = null;
+        r.endpoint = null;
+        r.nextAwaited = null;
+        r.waiters = null;
+        if (free.size() < MAX_FREE_RECORDS)
+        {
+            free.add(r);
+        }
+    }
+
+    /** The awaited record of this endpoint's request, unlinked; null when it carried no write id. */
+    private Record take(final Endpoint endpoint, final long correlationId)
+    {
+        Record r = awaited.get(correlationId);
+        Record before = null;
+        while (r != null && r.endpoint != endpoint)
+        {
+            before = r;
+            r = r.nextAwaited;
+        }
+        if (r == null)
+        {
+            return null;
+        }
+        if (before != null)
+        {
+            before.nextAwaited = r.nextAwaited;
+        }
+        else if (r.nextAwaited != null)
+        {
+            awaited.put(correlationId, r.nextAwaited);
+        }
+        else
+        {
+            awaited.remove(correlationId);
+        }
+        r.nextAwaited = null;
+        r.endpoint = null;
+        return r;
+    }
+
+    private final class Writer
+    {
+        final Long2ObjectHashMap<Record> records = new Long2ObjectHashMap<>();
+        long completedBelow;
+        long lastSeenNanos;
+
+        void advance(final long below)
+        {
+            if (below <= completedBelow)
+            {
+                return;
+            }
+            completedBelow = below;
+            final Iterator<Record> it = records.values().iterator();
+            while (it.hasNext())
+            {
+                final Record r = it.next();
+                // A record still awaiting its outcome stays: its answer is owed to the endpoint that sent it.
+                if (r.sequence < below && r.status != PENDING)
+                {
+                    it.remove();
+                    recycle(r);
+                }
+            }
+        }
+
+        boolean awaitsAnOutcome()
+        {
+            for (final Record r : records.values())
+            {
+                if (r.status == PENDING)
+                {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    /** One numbered write; reused (records come and go with every write, and the request path allocates nothing). */
+    private static final class Record
+    {
+        Writer writer;
+        long sequence;
+        /** Retries waiting for the outcome; null while there are none. */
+        List<Waiter> waiters;
+        /** Cleared once the outcome is known. */
+        Endpoint endpoint;
+        long correlationId;
+        Record nextAwaited;
+        int status;
+    }
+
+    private record Waiter(Endpoint endpoint, long correlationId)
+    {
+    }
+}

@@ -1,0 +1,236 @@
+package io.rdmakv.server.handler;
+
+import io.rdmakv.protocol.wire.KeyRequestFlyweight;
+import io.rdmakv.protocol.wire.MessageType;
+import io.rdmakv.protocol.wire.PutRequestFlyweight;
+import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
+import io.rdmakv.protocol.wire.ResponseFlyweight;
+import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.transport.CompletionHandler;
+import io.rdmakv.transport.Endpoint;
+import io.rdmakv.transport.RemoteKey;
+import io.rdmakv.transport.Worker;
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * At-most-once writes on one node: a retry of a numbered write is answered with the first attempt's outcome and never
+ * applied again; a retry that arrives while the first is in progress waits for its outcome; a failed write may be
+ * retried; what the writer says it has answered is forgotten; the bounds hold.
+ */
+class WriteIdsTest
+{
+    private static final long WRITER = 0x5EED;
+    private static final long NOW = 1_000_000_000L;
+
+    private final Answers first = new Answers();
+    private final Answers retry = new Answers();
+    private final WriteIds ids = new WriteIds(new ResponseSender(new ServerCounters(), 4096), 4, 8, 60_000_000_000L);
+    private final List<String> applied = new ArrayList<>();
+    private final WriteOutcome outcome = ids.around(new WriteOutcome()
+    {
+        @Override
+        public void putDurable(final Endpoint endpoint, final long correlationId, final DirectBuffer key,
+            final int keyIndex, final int keyLength, final DirectBuffer value, final int valueIndex,
+            final int valueLength)
+        {
+            applied.add("put " + correlationId);
+            ((Answers)endpoint).answers.add(correlationId + " " + Status.OK);
+        }
+
+        @Override
+        public void deleteDurable(final Endpoint endpoint, final long correlationId, final DirectBuffer key,
+            final int keyIndex, final int keyLength, final boolean existed)
+        {
+            applied.add("delete " + correlationId);
+            ((Answers)endpoint).answers.add(correlationId + " " + (existed ? Status.OK : Status.NOT_FOUND));
+        }
+
+        @Override
+        public void failed(final Endpoint endpoint, final long correlationId, final Status status,
+            final String reason)
+        {
+            ((Answers)endpoint).answers.add(correlationId + " " + status);
+        }
+    });
+    private final UnsafeBuffer buffer = new UnsafeBuffer(new byte[256]);
+    private final UnsafeBuffer key = new UnsafeBuffer("k".getBytes(StandardCharsets.US_ASCII));
+
+    private PutRequestFlyweight put(final long correlationId, final long writer, final long sequence,
+        final long below)
+    {
+        final PutRequestFlyweight put = new PutRequestFlyweight().wrap(buffer, 0, buffer.capacity());
+        put.header(MessageType.PUT_REQUEST, correlationId).keyAndValue(key, 0, 1, key, 0, 1);
+        put.appendWriteId(writer, sequence, below);
+        return put;
+    }
+
+    private void durable(final Answers endpoint, final long correlationId)
+    {
+        outcome.putDurable(endpoint, correlationId, key, 0, 1, key, 0, 1);
+    }
+
+    @Test
+    void shouldAnswerARetryOfAnAppliedWriteWithoutApplyingItAgain()
+    {
+        assertEquals(WriteIds.Start.APPLY, ids.begin(first, 1, put(1, WRITER, 7, 7), NOW));
+        durable(first, 1);
+        assertEquals(List.of("1 OK"), first.answers);
+
+        // The answer was lost; the client sends the same write (same id) on a new connection, new correlation id.
+        assertEquals(WriteIds.Start.RETRY, ids.begin(retry, 40, put(40, WRITER, 7, 7), NOW));
+        assertEquals(List.of("40 OK"), retry.answers, "answered at once with the first attempt's outcome");
+        assertEquals(List.of("put 1"), applied, "applied once");
+        assertEquals(1, ids.retriesAnswered());
+    }
+
+    @Test
+    void shouldLetARetryWaitForTheOutcomeOfTheFirstAttemptStillInProgress()
+    {
+        assertEquals(WriteIds.Start.APPLY, ids.begin(first, 1, put(1, WRITER, 3, 1), NOW));
+        assertEquals(WriteIds.Start.RETRY, ids.begin(retry, 9, put(9, WRITER, 3, 1), NOW));
+        assertEquals(List.of(), retry.answers, "nothing is known yet");
+        durable(first, 1);
+        assertEquals(List.of("9 OK"), retry.answers, "answered with the first attempt's outcome");
+        assertEquals(List.of("put 1"), applied);
+    }
+
+    @Test
+    void shouldApplyARetryOfAFailedWriteAndTellWaitersItFailed()
+    {
+        assertEquals(WriteIds.Start.APPLY, ids.begin(first, 1, put(1, WRITER, 3, 1), NOW));
+        assertEquals(WriteIds.Start.RETRY, ids.begin(retry, 9, put(9, WRITER, 3, 1), NOW));
+        outcome.failed(first, 1, Status.WRONG_NODE, "127.0.0.1:7001");
+        assertEquals(List.of("9 WRONG_NODE"), retry.answers, "the waiter follows the redirect too");
+        assertEquals(WriteIds.Start.APPLY, ids.begin(retry, 10, put(10, WRITER, 3, 1), NOW),
+            "nothing was applied: the next retry is a new attempt");
+    }
+
+    @Test
+    void shouldRecordADeletesOutcome()
+    {
+        final KeyRequestFlyweight delete = new KeyRequestFlyweight().wrap(buffer, 0, buffer.capacity());
+        delete.header(MessageType.DELETE_REQUEST, 5).key(key, 0, 1);
+        delete.appendWriteId(WRITER, 2, 2);
+        assertEquals(WriteIds.Start.APPLY, ids.begin(first, 5, delete, NOW));
+        outcome.deleteDurable(first, 5, key, 0, 1, true);
+        assertEquals(WriteIds.Start.RETRY, ids.begin(retry, 6, delete, NOW));
+        assertEquals(List.of("6 OK"), retry.answers, "it existed when the first attempt deleted it");
+    }
+
+    @Test
+    void shouldForgetWhatTheWriterSaysItHasAnswered()
+    {
+        for (long s = 1; s <= 3; s++)
+        {
+            assertEquals(WriteIds.Start.APPLY, ids.begin(first, s, put(s, WRITER, s, 1), NOW));
+            durable(first, s);
+        }
+        assertEquals(3, ids.records());
+        assertEquals(WriteIds.Start.APPLY, ids.begin(first, 4, put(4, WRITER, 4, 3), NOW));
+        assertEquals(2, ids.records(), "1 and 2 forgotten, 3 (still retriable) and 4 kept");
+        assertEquals(WriteIds.Start.RETRY, ids.begin(retry, 8, put(8, WRITER, 3, 3), NOW),
+            "3 is still answered from its record");
+        assertEquals(WriteIds.Start.REFUSED, ids.begin(retry, 9, put(9, WRITER, 2, 2), NOW),
+            "a write below the writer's own mark is answered already: refused, not applied");
+        assertTrue(retry.answers.get(retry.answers.size() - 1).startsWith("9 MALFORMED"));
+    }
+
+    @Test
+    void shouldBoundRecordsPerWriterAndWriters()
+    {
+        for (long s = 1; s <= 8; s++)
+        {
+            assertEquals(WriteIds.Start.APPLY, ids.begin(first, s, put(s, WRITER, s, 1), NOW));
+        }
+        assertEquals(WriteIds.Start.REFUSED, ids.begin(first, 9, put(9, WRITER, 9, 1), NOW));
+        assertEquals("9 BUSY", first.answers.get(first.answers.size() - 1));
+        for (long w = 2; w <= 4; w++)
+        {
+            assertEquals(WriteIds.Start.APPLY, ids.begin(retry, 100 + w, put(100 + w, w, 1, 1), NOW));
+            durable(retry, 100 + w);
+        }
+        assertEquals(WriteIds.Start.REFUSED, ids.begin(retry, 200, put(200, 5, 1, 1), NOW), "a fifth writer");
+        // Idle writers go after the retention (those with nothing in progress); then there is room again.
+        final long later = NOW + 61_000_000_000L;
+        assertEquals(WriteIds.Start.APPLY, ids.begin(retry, 201, put(201, 5, 1, 1), later));
+        assertEquals(2, ids.writers(), "the writer with 8 writes in progress stays, the three idle ones went");
+    }
+
+    @Test
+    void shouldRememberAReplicatedWriteSoThatAPromotedReplicaAnswersTheRetry()
+    {
+        final ReplicateRequestFlyweight copy = new ReplicateRequestFlyweight().wrap(buffer, 0, buffer.capacity());
+        copy.header(MessageType.REPLICATE_REQUEST, 77);
+        copy.write(1, 0, 16383, 5, ReplicateRequestFlyweight.OP_PUT, key, 0, 1, key, 0, 1);
+        copy.appendWriteId(WRITER, 12, 12);
+        final Answers primaryLink = new Answers();
+        ids.beginReplicated(primaryLink, 77, copy, NOW);
+        durable(primaryLink, 77);
+        ids.beginReplicated(primaryLink, 78, copy, NOW); // the same copy sent again: still applied once below
+        assertEquals(WriteIds.Start.RETRY, ids.begin(retry, 3, put(3, WRITER, 12, 12), NOW));
+        assertEquals(List.of("3 OK"), retry.answers);
+    }
+
+    /** An endpoint that records the answers sent to it ("correlationId STATUS"). */
+    private static final class Answers implements Endpoint
+    {
+        final List<String> answers = new ArrayList<>();
+        private final ResponseFlyweight response = new ResponseFlyweight();
+
+        @Override
+        public long send(final DirectBuffer buffer, final int offset, final int length, final CompletionHandler handler)
+        {
+            response.wrap(buffer, offset, length).validate();
+            answers.add(response.correlationId() + " " + response.status());
+            return 0;
+        }
+
+        @Override
+        public long read(final long remoteAddress, final RemoteKey remoteKey, final int length,
+            final MutableDirectBuffer destination, final int destinationOffset, final CompletionHandler handler)
+        {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public boolean isConnected()
+        {
+            return true;
+        }
+
+        @Override
+        public InetSocketAddress remoteAddress()
+        {
+            return new InetSocketAddress("127.0.0.1", 1);
+        }
+
+        @Override
+        public int outstanding()
+        {
+            return 0;
+        }
+
+        @Override
+        public Worker worker()
+        {
+            return null;
+        }
+
+        @Override
+        public void close()
+        {
+        }
+    }
+}
