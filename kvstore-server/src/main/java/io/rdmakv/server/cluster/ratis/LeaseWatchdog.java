@@ -10,17 +10,25 @@ import java.util.Map;
 /**
  * The leader's view of node leases, on the leader's own monotonic clock. A node's lease is surely over
  * {@code lease * drift} after this voter applied its last renewal: the node times its lease from the moment it sent
- * that renewal, which is before any voter applied it. A voter that becomes leader needs no wait of its own: every
- * renewal committed under an earlier leader is in its log (Raft's leader completeness) and is applied, at a time
- * later than it was sent, before the voter's own decisions; a renewal applied after a decision was taken makes the
- * decision's renewal count stale, and the group refuses it ({@link ClusterTransitions}). A member this voter has no
- * renewal of (it loaded the state from a snapshot) is timed from when the voter first looked. {@link #expired} names
- * each node with the renewal count the decision is based on. Thread-safe.
+ * that renewal, which is before any voter applied it. A voter that becomes leader decides from what it applied as a
+ * follower: every renewal committed under an earlier leader is in its log (Raft's leader completeness) and is
+ * applied, at a time later than it was sent, before the voter's own decisions; a renewal applied after a decision was
+ * taken makes the decision's renewal count stale, and the group refuses it ({@link ClusterTransitions}). It gives
+ * every member at least {@link #electionGraceNanos() lease / 3} (a renewal interval) from its election, though: no renewal could commit
+ * while the group had no leader, so after an election longer than {@code lease * drift} every live node would look
+ * expired at once (measured at host load ~13: the new leader failed all three nodes, itself included, and the cluster
+ * served no write on the failed-over slots for two minutes). Waiting longer than the rule above is always safe; a
+ * truly dead node fails over at most that grace later (lease / 2 took a killed leader's failover to 3.2 s, past
+ * lease + 1 s; lease / 3 keeps it within). A member this voter has no renewal of (it loaded the state
+ * from a snapshot) is timed from when the voter first looked. {@link #expired} names each node with the renewal count
+ * the decision is based on. Thread-safe.
  */
 public final class LeaseWatchdog
 {
     private final long expiryNanos;
+    private final long graceNanos;
     private final Map<Integer, Long> lastRenewalApplied = new HashMap<>();
+    private long electedNanos;
     private boolean leader;
 
     /**
@@ -34,6 +42,7 @@ public final class LeaseWatchdog
             throw new IllegalArgumentException("cluster.maxClockDrift must be at least 1.0: " + maxDrift);
         }
         this.expiryNanos = (long)Math.ceil(leaseNanos * maxDrift);
+        this.graceNanos = leaseNanos / 3;
     }
 
     /** This voter applied a renewal of {@code nodeId} (or a join, which starts its lease) at {@code nowNanos}. */
@@ -46,6 +55,7 @@ public final class LeaseWatchdog
     public synchronized void becameLeader(final long nowNanos)
     {
         leader = true;
+        electedNanos = nowNanos;
     }
 
     /** This voter is no longer the leader. */
@@ -63,6 +73,12 @@ public final class LeaseWatchdog
     public long expiryNanos()
     {
         return expiryNanos;
+    }
+
+    /** The least time a new leader gives every member from its election to have a renewal committed (lease / 3). */
+    public long electionGraceNanos()
+    {
+        return graceNanos;
     }
 
     /**
@@ -83,7 +99,7 @@ public final class LeaseWatchdog
                 continue;
             }
             final long since = lastRenewalApplied.computeIfAbsent(m.nodeId(), id -> nowNanos);
-            if (nowNanos - since >= expiryNanos)
+            if (nowNanos - since >= expiryNanos && nowNanos - electedNanos >= graceNanos)
             {
                 out.add(new ClusterCommand.FailNode(m.nodeId(), state.renewalsOf(m.nodeId())));
             }

@@ -47,7 +47,7 @@ class LeaseWatchdogTest
     }
 
     @Test
-    void shouldLetANewLeaderDecideAtOnceFromTheRenewalsItAppliedAsAFollower()
+    void shouldLetANewLeaderDecideFromTheRenewalsItAppliedAsAFollowerAfterTheElectionGrace()
     {
         final CoordState s = ClusterTransitionsTest.threeNodes();
         final LeaseWatchdog w = new LeaseWatchdog(LEASE, DRIFT);
@@ -56,14 +56,41 @@ class LeaseWatchdogTest
         w.applied(2, elected); // node 2 renews; node 3's state came from a snapshot (no renewal here)
         assertEquals(List.of(), w.expired(s, elected), "a follower decides nothing");
         w.becameLeader(elected);
-        assertEquals(List.of(new ClusterCommand.FailNode(1, s.renewalsOf(1))), w.expired(s, elected),
-            "node 1's last renewal applied here is older than lease * drift: no wait from the election");
+        assertEquals(LEASE / 3, w.electionGraceNanos());
+        final long firstLook = elected + LEASE / 3 - 1;
+        assertEquals(List.of(), w.expired(s, firstLook), "every member gets the grace from the election");
+        assertEquals(List.of(new ClusterCommand.FailNode(1, s.renewalsOf(1))), w.expired(s, elected + LEASE / 3),
+            "node 1's last renewal applied here is older than lease * drift: it fails once the grace is over");
         assertEquals(List.of(new ClusterCommand.FailNode(1, s.renewalsOf(1))), w.expired(s, elected + EXPIRY - 1),
-            "node 3 is timed from when the leader first looked, node 2 from its renewal");
-        assertEquals(List.of(1, 2, 3), w.expired(s, elected + EXPIRY).stream().map(ClusterCommand.FailNode::nodeId)
+            "node 2 is timed from its renewal, node 3 from when the leader first looked");
+        assertEquals(List.of(1, 2), w.expired(s, elected + EXPIRY).stream().map(ClusterCommand.FailNode::nodeId)
             .sorted().toList());
+        assertEquals(List.of(1, 2, 3), w.expired(s, firstLook + EXPIRY).stream()
+            .map(ClusterCommand.FailNode::nodeId).sorted().toList());
         w.lostLeadership();
         assertEquals(List.of(), w.expired(s, elected + 10 * EXPIRY), "a follower decides nothing");
+    }
+
+    @Test
+    void shouldNotFailLiveNodesWhoseRenewalsCouldNotCommitDuringALongElection()
+    {
+        // Every node renewed at 0; the leader died and the election took longer than lease * drift, so no renewal
+        // committed meanwhile. The new leader gives them the grace to renew, and fails only the one that does not.
+        final CoordState s = ClusterTransitionsTest.threeNodes();
+        final LeaseWatchdog w = new LeaseWatchdog(LEASE, DRIFT);
+        for (int id = 1; id <= 3; id++)
+        {
+            w.applied(id, 0);
+        }
+        final long elected = 2 * EXPIRY;
+        w.becameLeader(elected);
+        assertEquals(List.of(), w.expired(s, elected), "all look expired, but the election has just ended");
+        w.applied(1, elected + LEASE / 4); // nodes 1 and 2 renew with the new leader; node 3 died with the old one
+        w.applied(2, elected + LEASE / 3);
+        assertEquals(List.of(new ClusterCommand.FailNode(3, s.renewalsOf(3))), w.expired(s, elected + LEASE / 3));
+        w.lostLeadership();
+        w.becameLeader(elected + 4 * EXPIRY); // a later election: the grace counts from that one
+        assertEquals(List.of(), w.expired(s, elected + 4 * EXPIRY + LEASE / 3 - 1));
     }
 
     @Test
