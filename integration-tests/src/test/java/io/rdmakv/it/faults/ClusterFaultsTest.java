@@ -453,8 +453,9 @@ class ClusterFaultsTest
             throw new AssertionError(fault + " failed: " + ex, ex);
         }
         System.out.printf(Locale.ROOT, "[ClusterFaultsTest] %s: 300 operations before it in %.1f s, the fault " +
-            "committed in %.1f s, 300 operations after it in %.1f s; %s%n", fault, (phases[1] - phases[0]) / 1e9,
-            (phases[2] - phases[1]) / 1e9, (phases[3] - phases[2]) / 1e9, clients);
+            "committed in %.1f s, 300 operations after it in %.1f s; %s; retries the live nodes answered without " +
+            "applying them again: %s%n", fault, (phases[1] - phases[0]) / 1e9, (phases[2] - phases[1]) / 1e9,
+            (phases[3] - phases[2]) / 1e9, clients, retriesAnswered(cluster));
         check(fault, recorder, workload);
     }
 
@@ -470,6 +471,29 @@ class ClusterFaultsTest
         final long failedAt = System.nanoTime();
         assertTrue(current.awaitOk(200, WAIT.toMillis()), "operations while node " + victim + " is out (failover)");
         return failedAt;
+    }
+
+    /**
+     * The live nodes' {@code writes.retriesAnswered} summed (a killed node's count is gone with it): how often the
+     * history needed at-most-once writes. Printed, not asserted: whether a fault catches a write between its apply and
+     * its answer is timing.
+     */
+    private static String retriesAnswered(final FaultCluster cluster)
+    {
+        try (KvClient client = cluster.client(Duration.ofSeconds(5)))
+        {
+            long sum = 0;
+            for (final Map<String, String> node : client.stats().nodes().values())
+            {
+                final String count = node.get("writes.retriesAnswered");
+                sum += count == null ? 0 : Long.parseLong(count.trim());
+            }
+            return Long.toString(sum);
+        }
+        catch (final RuntimeException ex)
+        {
+            return "unknown (" + ex.getMessage() + ")";
+        }
     }
 
     /** A fault: injects it and returns once its effect is committed. */
