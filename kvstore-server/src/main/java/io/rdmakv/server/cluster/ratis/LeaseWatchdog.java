@@ -14,13 +14,13 @@ import java.util.Map;
  * follower: every renewal committed under an earlier leader is in its log (Raft's leader completeness) and is
  * applied, at a time later than it was sent, before the voter's own decisions; a renewal applied after a decision was
  * taken makes the decision's renewal count stale, and the group refuses it ({@link ClusterTransitions}). It gives
- * every member at least {@link #electionGraceNanos() lease / 3} (a renewal interval) from its election, though: no renewal could commit
- * while the group had no leader, so after an election longer than {@code lease * drift} every live node would look
- * expired at once (measured at host load ~13: the new leader failed all three nodes, itself included, and the cluster
- * served no write on the failed-over slots for two minutes). Waiting longer than the rule above is always safe; a
- * truly dead node fails over at most that grace later (lease / 2 took a killed leader's failover to 3.2 s, past
- * lease + 1 s; lease / 3 keeps it within). A member this voter has no renewal of (it loaded the state
- * from a snapshot) is timed from when the voter first looked. {@link #expired} names each node with the renewal count
+ * every member at least {@link #electionGraceNanos() lease / 3} (a renewal interval) from its election, though: no
+ * renewal could commit while the group had no leader, so after an election longer than {@code lease * drift} every
+ * live node would look expired at once (measured at host load ~13: the new leader failed all three nodes, itself
+ * included, and the cluster served no write on the failed-over slots for two minutes). Waiting longer than the rule
+ * above is always safe; a truly dead node fails over at most that grace later (lease / 2 took a killed leader's
+ * failover to 3.2 s, past lease + 1 s). A member this voter has no renewal of (it loaded the state from a snapshot) is
+ * timed from when the voter first looked. {@link #expired} names each node with the renewal count
  * the decision is based on. Thread-safe.
  */
 public final class LeaseWatchdog
