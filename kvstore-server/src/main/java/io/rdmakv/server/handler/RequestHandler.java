@@ -7,7 +7,6 @@ import io.rdmakv.protocol.wire.KeyRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageDecoder;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
-import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
 import io.rdmakv.protocol.wire.ScanRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
@@ -20,7 +19,6 @@ import io.rdmakv.server.metrics.RequestTimer;
 import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.session.SessionTickets;
 import io.rdmakv.server.session.TransportOffer;
-import io.rdmakv.server.store.RangeStore;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.server.store.StoreException;
 import io.rdmakv.server.store.StoreKeys;
@@ -97,9 +95,8 @@ public final class RequestHandler implements EndpointHandler
     private final ByteBuffer keyScratch;
     private final UnsafeBuffer keyScratchBuffer;
     private final WritePath writes;
-    /** Writes from the primaries of ranges this node replicates: local only, never replicated again. */
-    private final WritePath replicaWrites;
-    private final ReplicaAdmission replicas;
+    /** Writes from the primaries of ranges this node replicates. */
+    private final ReplicaRequests replicaRequests;
     /** Writes clients numbered: a retry of one applied here is answered, not applied again. */
     private final WriteIds writeIds;
     private final ScanPages scans;
@@ -150,11 +147,12 @@ public final class RequestHandler implements EndpointHandler
             WriteIds.RETAIN_NANOS);
         final Runnable wake = () -> wakeUp.run();
         this.writes = writePath.create(outcome -> WritePaths.local(store, index, counters, limits, outcome, wake),
-            writeIds.around(new PoolAndAnswer()), wake, writeIds);
-        this.replicas = replicas;
+            writeIds.around(new PoolAndAnswer(index, counters, responses)), wake, writeIds);
         this.scans = new ScanPages(store);
-        this.replicaWrites = replicas == ReplicaAdmission.NONE ? null :
-            WritePaths.local(store, index, counters, limits, writeIds.around(new PoolAndAnswer()), wake);
+        this.replicaRequests = new ReplicaRequests(replicas, replicas == ReplicaAdmission.NONE ? null :
+            WritePaths.local(store, index, counters, limits,
+                writeIds.around(new PoolAndAnswer(index, counters, responses)), wake),
+            store, index, counters, limits, responses, writeIds, this::flushWrites);
     }
 
     @Override
@@ -236,7 +234,7 @@ public final class RequestHandler implements EndpointHandler
                 onStats(endpoint, correlationId);
                 timed(timer, RequestTimer.Operation.STATS, start);
             }
-            case REPLICATE_REQUEST -> onReplicate(endpoint, correlationId, decoder.replicateRequest());
+            case REPLICATE_REQUEST -> replicaRequests.onReplicate(endpoint, correlationId, decoder.replicateRequest());
             case SCAN_REQUEST -> onScan(endpoint, correlationId, decoder.scanRequest());
             case ATTACH_REQUEST ->
             {
@@ -258,7 +256,7 @@ public final class RequestHandler implements EndpointHandler
      */
     public int doWork()
     {
-        int work = writes.doWork() + (replicaWrites == null ? 0 : replicaWrites.doWork());
+        int work = writes.doWork() + replicaRequests.doWork();
         if (admission.anyWaiting())
         {
             final long now = System.nanoTime();
@@ -328,7 +326,7 @@ public final class RequestHandler implements EndpointHandler
     /** Writes handed to group commit and not answered yet. */
     public int inFlightWrites()
     {
-        return writes.inFlightWrites() + (replicaWrites == null ? 0 : replicaWrites.inFlightWrites());
+        return writes.inFlightWrites() + replicaRequests.inFlightWrites();
     }
 
     /** Data connections currently served. */
@@ -504,73 +502,6 @@ public final class RequestHandler implements EndpointHandler
         responses.sendValue(endpoint, correlationId, fromStore);
     }
 
-    /**
-     * A primary's write to this replica: admitted by range epoch and role ({@link ReplicaAdmission}), then applied by
-     * the local write path (store and pool, under this node's durability) and answered once durable. The primary
-     * checked limits and routing; the key's slot must still lie in the message's range.
-     */
-    private void onReplicate(final Endpoint endpoint, final long correlationId,
-        final ReplicateRequestFlyweight request)
-    {
-        final Status admitted = replicas.admit(request);
-        if (admitted == Status.NOT_FOUND)
-        {
-            responses.answer(endpoint, correlationId, Status.OK, 0, 0); // a checkpoint copy the tail superseded
-            return;
-        }
-        if (admitted != Status.OK)
-        {
-            responses.answerError(endpoint, correlationId, admitted, admitted == Status.STALE_EPOCH ?
-                "range epoch " + request.rangeEpoch() + " is older than this replica's, or it is no replica of it" :
-                "this node replicates no range");
-            return;
-        }
-        if (request.keyLength() > limits.maxKeyBytes() || request.valueLength() > limits.maxValueBytes())
-        {
-            counters.increment(ServerCounter.LIMIT_REJECTIONS);
-            responses.answerError(endpoint, correlationId, Status.VALUE_TOO_LARGE, "replicated write beyond limits");
-            return;
-        }
-        if (request.op() == ReplicateRequestFlyweight.OP_DROP)
-        {
-            dropRange(endpoint, correlationId, request.firstSlot(), request.lastSlot());
-            return;
-        }
-        writeIds.beginReplicated(endpoint, correlationId, request, System.nanoTime());
-        if (request.op() == ReplicateRequestFlyweight.OP_DELETE)
-        {
-            replicaWrites.delete(endpoint, correlationId, request.buffer(), request.keyIndex(), request.keyLength());
-            return;
-        }
-        replicaWrites.put(endpoint, correlationId, request.buffer(), request.keyIndex(), request.keyLength(),
-            request.valueIndex(), request.valueLength());
-    }
-
-    /**
-     * A catch-up of the range begins: what this replica holds of it (left from an earlier membership) goes, from the
-     * pool (key by key, on this thread) and from RocksDB (one range deletion); writes queued before are applied first.
-     */
-    private void dropRange(final Endpoint endpoint, final long correlationId, final int firstSlot, final int lastSlot)
-    {
-        flushWrites();
-        try
-        {
-            final RangeStore ranges = store.ranges();
-            ranges.scan(firstSlot, lastSlot, (key, value) ->
-            {
-                index.remove(key);
-                return true;
-            });
-            ranges.drop(firstSlot, lastSlot);
-        }
-        catch (final StoreException ex)
-        {
-            responses.answerStoreFailure(endpoint, correlationId, ex);
-            return;
-        }
-        responses.answer(endpoint, correlationId, Status.OK, 0, 0);
-    }
-
     /** A page of a slot range from a snapshot (backup); the answer's version names the snapshot. */
     private void onScan(final Endpoint endpoint, final long correlationId, final ScanRequestFlyweight request)
     {
@@ -600,10 +531,7 @@ public final class RequestHandler implements EndpointHandler
     private void flushWrites()
     {
         writes.flush();
-        if (replicaWrites != null)
-        {
-            replicaWrites.flush();
-        }
+        replicaRequests.flush();
     }
 
     private void onStats(final Endpoint endpoint, final long correlationId)
@@ -661,57 +589,6 @@ public final class RequestHandler implements EndpointHandler
     {
         scans.close();
         writes.close();
-        if (replicaWrites != null)
-        {
-            replicaWrites.close();
-        }
-    }
-
-    /** A finished write on this node: pool update (the one writer of the pool is this thread), then the answer. */
-    private final class PoolAndAnswer implements WriteOutcome
-    {
-        @Override
-        public void putDurable(final Endpoint endpoint, final long correlationId, final DirectBuffer key,
-            final int keyIndex, final int keyLength, final DirectBuffer value, final int valueIndex,
-            final int valueLength)
-        {
-            long version = 0;
-            if (index.put(key, keyIndex, keyLength, value, valueIndex, valueLength) == PoolIndex.STORED)
-            {
-                version = index.lastVersion();
-            }
-            else
-            {
-                counters.increment(ServerCounter.NOT_CACHED);
-            }
-            responses.answer(endpoint, correlationId, Status.OK, version, version != 0 ? index.lastSlot() : 0);
-        }
-
-        @Override
-        public void deleteDurable(final Endpoint endpoint, final long correlationId, final DirectBuffer key,
-            final int keyIndex, final int keyLength, final boolean existed)
-        {
-            index.remove(key, keyIndex, keyLength);
-            if (!existed)
-            {
-                counters.increment(ServerCounter.DELETES_NOT_FOUND);
-            }
-            responses.answer(endpoint, correlationId, existed ? Status.OK : Status.NOT_FOUND, 0, 0);
-        }
-
-        @Override
-        public void failed(final Endpoint endpoint, final long correlationId, final Status status, final String reason)
-        {
-            if (status == Status.STORE_ERROR)
-            {
-                responses.answerStoreFailure(endpoint, correlationId, new StoreException(reason));
-                return;
-            }
-            if (status == Status.WRONG_NODE)
-            {
-                counters.increment(ServerCounter.WRONG_NODE); // the reason is the owner's host:port, as routing's
-            }
-            responses.answerError(endpoint, correlationId, status, reason);
-        }
+        replicaRequests.close();
     }
 }

@@ -19,19 +19,12 @@ import io.rdmakv.server.pool.PoolSizing;
 import io.rdmakv.server.session.SessionTickets;
 import io.rdmakv.server.store.Durability;
 import io.rdmakv.server.store.RocksStore;
-import io.rdmakv.transport.CompletionHandler;
-import io.rdmakv.transport.Endpoint;
-import io.rdmakv.transport.RemoteKey;
-import io.rdmakv.transport.Worker;
-import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.lang.management.ManagementFactory;
-import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -54,53 +47,14 @@ class RequestHandlerAllocationTest
     /** Collects answers: decodes each response's status into counts; allocates nothing per answer. */
     private static final long WRITER = 0x1234_5678_9ABCL;
 
-    private static final class AnswerCounter implements Endpoint
+    private static final class AnswerCounter extends AnsweringEndpoint
     {
-        private final ResponseFlyweight response = new ResponseFlyweight();
         final long[] byStatus = new long[32];
 
         @Override
-        public long send(final DirectBuffer buffer, final int offset, final int length, final CompletionHandler handler)
+        protected void onResponse(final ResponseFlyweight response)
         {
-            response.wrap(buffer, offset, length).validate();
             byStatus[response.statusCode()]++;
-            return 0;
-        }
-
-        @Override
-        public long read(final long remoteAddress, final RemoteKey remoteKey, final int length,
-            final MutableDirectBuffer destination, final int destinationOffset, final CompletionHandler handler)
-        {
-            throw new UnsupportedOperationException("the server never reads from clients");
-        }
-
-        @Override
-        public boolean isConnected()
-        {
-            return true;
-        }
-
-        @Override
-        public InetSocketAddress remoteAddress()
-        {
-            return new InetSocketAddress("127.0.0.1", 1);
-        }
-
-        @Override
-        public int outstanding()
-        {
-            return 0;
-        }
-
-        @Override
-        public Worker worker()
-        {
-            return null;
-        }
-
-        @Override
-        public void close()
-        {
         }
     }
 

@@ -7,16 +7,11 @@ import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.counters.ServerCounters;
-import io.rdmakv.transport.CompletionHandler;
 import io.rdmakv.transport.Endpoint;
-import io.rdmakv.transport.RemoteKey;
-import io.rdmakv.transport.Worker;
 import org.agrona.DirectBuffer;
-import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -184,53 +179,14 @@ class WriteIdsTest
     }
 
     /** An endpoint that records the answers sent to it ("correlationId STATUS"). */
-    private static final class Answers implements Endpoint
+    private static final class Answers extends AnsweringEndpoint
     {
         final List<String> answers = new ArrayList<>();
-        private final ResponseFlyweight response = new ResponseFlyweight();
 
         @Override
-        public long send(final DirectBuffer buffer, final int offset, final int length, final CompletionHandler handler)
+        protected void onResponse(final ResponseFlyweight response)
         {
-            response.wrap(buffer, offset, length).validate();
             answers.add(response.correlationId() + " " + response.status());
-            return 0;
-        }
-
-        @Override
-        public long read(final long remoteAddress, final RemoteKey remoteKey, final int length,
-            final MutableDirectBuffer destination, final int destinationOffset, final CompletionHandler handler)
-        {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public boolean isConnected()
-        {
-            return true;
-        }
-
-        @Override
-        public InetSocketAddress remoteAddress()
-        {
-            return new InetSocketAddress("127.0.0.1", 1);
-        }
-
-        @Override
-        public int outstanding()
-        {
-            return 0;
-        }
-
-        @Override
-        public Worker worker()
-        {
-            return null;
-        }
-
-        @Override
-        public void close()
-        {
         }
     }
 }

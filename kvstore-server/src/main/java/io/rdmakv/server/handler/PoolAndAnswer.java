@@ -1,0 +1,68 @@
+package io.rdmakv.server.handler;
+
+import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.server.counters.ServerCounter;
+import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.server.pool.PoolIndex;
+import io.rdmakv.server.store.StoreException;
+import io.rdmakv.transport.Endpoint;
+import org.agrona.DirectBuffer;
+
+/** A finished write on this node: pool update (the one writer of the pool is this thread), then the answer. */
+final class PoolAndAnswer implements WriteOutcome
+{
+    private final PoolIndex index;
+    private final ServerCounters counters;
+    private final ResponseSender responses;
+
+    PoolAndAnswer(final PoolIndex index, final ServerCounters counters, final ResponseSender responses)
+    {
+        this.index = index;
+        this.counters = counters;
+        this.responses = responses;
+    }
+
+    @Override
+    public void putDurable(final Endpoint endpoint, final long correlationId, final DirectBuffer key,
+        final int keyIndex, final int keyLength, final DirectBuffer value, final int valueIndex,
+        final int valueLength)
+    {
+        long version = 0;
+        if (index.put(key, keyIndex, keyLength, value, valueIndex, valueLength) == PoolIndex.STORED)
+        {
+            version = index.lastVersion();
+        }
+        else
+        {
+            counters.increment(ServerCounter.NOT_CACHED);
+        }
+        responses.answer(endpoint, correlationId, Status.OK, version, version != 0 ? index.lastSlot() : 0);
+    }
+
+    @Override
+    public void deleteDurable(final Endpoint endpoint, final long correlationId, final DirectBuffer key,
+        final int keyIndex, final int keyLength, final boolean existed)
+    {
+        index.remove(key, keyIndex, keyLength);
+        if (!existed)
+        {
+            counters.increment(ServerCounter.DELETES_NOT_FOUND);
+        }
+        responses.answer(endpoint, correlationId, existed ? Status.OK : Status.NOT_FOUND, 0, 0);
+    }
+
+    @Override
+    public void failed(final Endpoint endpoint, final long correlationId, final Status status, final String reason)
+    {
+        if (status == Status.STORE_ERROR)
+        {
+            responses.answerStoreFailure(endpoint, correlationId, new StoreException(reason));
+            return;
+        }
+        if (status == Status.WRONG_NODE)
+        {
+            counters.increment(ServerCounter.WRONG_NODE); // the reason is the owner's host:port, as routing's
+        }
+        responses.answerError(endpoint, correlationId, status, reason);
+    }
+}

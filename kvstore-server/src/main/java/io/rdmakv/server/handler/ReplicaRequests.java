@@ -1,0 +1,139 @@
+package io.rdmakv.server.handler;
+
+import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
+import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.server.counters.ServerCounter;
+import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.server.pool.PoolIndex;
+import io.rdmakv.server.store.RangeStore;
+import io.rdmakv.server.store.RocksStore;
+import io.rdmakv.server.store.StoreException;
+import io.rdmakv.transport.Endpoint;
+
+/**
+ * The replica's side of replication on the request thread: a primary's REPLICATE is admitted by range epoch and role
+ * ({@link ReplicaAdmission}), then applied through this node's own local write path (store and pool, under its
+ * durability; never replicated again) and answered once durable; a DROP clears what the replica holds of a range
+ * before a catch-up. The client's write id a copy carries is recorded ({@link WriteIds}), so this node, once promoted,
+ * answers the client's retry of it. Request thread only.
+ */
+final class ReplicaRequests implements AutoCloseable
+{
+    private final ReplicaAdmission replicas;
+    /** Null outside a cluster ({@link ReplicaAdmission#NONE} refuses every REPLICATE first). */
+    private final WritePath writes;
+    private final RocksStore store;
+    private final PoolIndex index;
+    private final ServerCounters counters;
+    private final Limits limits;
+    private final ResponseSender responses;
+    private final WriteIds writeIds;
+    /** Applies every write queued on this thread (client and replica writes), before a DROP. */
+    private final Runnable flushWrites;
+
+    ReplicaRequests(final ReplicaAdmission replicas, final WritePath writes, final RocksStore store,
+        final PoolIndex index, final ServerCounters counters, final Limits limits, final ResponseSender responses,
+        final WriteIds writeIds, final Runnable flushWrites)
+    {
+        this.replicas = replicas;
+        this.writes = writes;
+        this.store = store;
+        this.index = index;
+        this.counters = counters;
+        this.limits = limits;
+        this.responses = responses;
+        this.writeIds = writeIds;
+        this.flushWrites = flushWrites;
+    }
+
+    /**
+     * A primary's write to this replica: admitted by range epoch and role ({@link ReplicaAdmission}), then applied by
+     * the local write path (store and pool, under this node's durability) and answered once durable. The primary
+     * checked limits and routing; the key's slot must still lie in the message's range.
+     */
+    void onReplicate(final Endpoint endpoint, final long correlationId,
+        final ReplicateRequestFlyweight request)
+    {
+        final Status admitted = replicas.admit(request);
+        if (admitted == Status.NOT_FOUND)
+        {
+            responses.answer(endpoint, correlationId, Status.OK, 0, 0); // a checkpoint copy the tail superseded
+            return;
+        }
+        if (admitted != Status.OK)
+        {
+            responses.answerError(endpoint, correlationId, admitted, admitted == Status.STALE_EPOCH ?
+                "range epoch " + request.rangeEpoch() + " is older than this replica's, or it is no replica of it" :
+                "this node replicates no range");
+            return;
+        }
+        if (request.keyLength() > limits.maxKeyBytes() || request.valueLength() > limits.maxValueBytes())
+        {
+            counters.increment(ServerCounter.LIMIT_REJECTIONS);
+            responses.answerError(endpoint, correlationId, Status.VALUE_TOO_LARGE, "replicated write beyond limits");
+            return;
+        }
+        if (request.op() == ReplicateRequestFlyweight.OP_DROP)
+        {
+            dropRange(endpoint, correlationId, request.firstSlot(), request.lastSlot());
+            return;
+        }
+        writeIds.beginReplicated(endpoint, correlationId, request, System.nanoTime());
+        if (request.op() == ReplicateRequestFlyweight.OP_DELETE)
+        {
+            writes.delete(endpoint, correlationId, request.buffer(), request.keyIndex(), request.keyLength());
+            return;
+        }
+        writes.put(endpoint, correlationId, request.buffer(), request.keyIndex(), request.keyLength(),
+            request.valueIndex(), request.valueLength());
+    }
+
+    /**
+     * A catch-up of the range begins: what this replica holds of it (left from an earlier membership) goes, from the
+     * pool (key by key, on this thread) and from RocksDB (one range deletion); writes queued before are applied first.
+     */
+    private void dropRange(final Endpoint endpoint, final long correlationId, final int firstSlot, final int lastSlot)
+    {
+        flushWrites.run();
+        try
+        {
+            final RangeStore ranges = store.ranges();
+            ranges.scan(firstSlot, lastSlot, (key, value) ->
+            {
+                index.remove(key);
+                return true;
+            });
+            ranges.drop(firstSlot, lastSlot);
+        }
+        catch (final StoreException ex)
+        {
+            responses.answerStoreFailure(endpoint, correlationId, ex);
+            return;
+        }
+        responses.answer(endpoint, correlationId, Status.OK, 0, 0);
+    }
+
+    int flush()
+    {
+        return writes == null ? 0 : writes.flush();
+    }
+
+    int doWork()
+    {
+        return writes == null ? 0 : writes.doWork();
+    }
+
+    int inFlightWrites()
+    {
+        return writes == null ? 0 : writes.inFlightWrites();
+    }
+
+    @Override
+    public void close()
+    {
+        if (writes != null)
+        {
+            writes.close();
+        }
+    }
+}
