@@ -1,5 +1,6 @@
 package io.rdmakv.it.faults;
 
+import io.rdmakv.client.ClientCounter;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.it.support.ProcessJanitor;
 import io.rdmakv.it.support.TestTransport;
@@ -53,6 +54,12 @@ class ClusterFaultsTest
     private static final long GUEST_LEASE_MS = 20_000;
     private static final int WORKERS = 4;
     private static final int KEYS = 12;
+    /**
+     * Read-only workers beside {@link #WORKERS} in the scenarios that stop a primary past its lease: every mixed worker
+     * soon waits in a PUT to the stopped node, so without them no GET would test the reader's checks in the window
+     * where the stopped node's memory still answers.
+     */
+    private static final int READERS = 2;
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
     /** The clients' request timeout in the guest (the host's: no guest run got as far as the workload yet). */
     private static final Duration GUEST_REQUEST_TIMEOUT = Duration.ofSeconds(10);
@@ -72,6 +79,8 @@ class ClusterFaultsTest
 
     /** The workload of the scenario running. */
     private RegisterWorkload current;
+    /** Read-only workers of the next {@link #run} (set by the scenario). */
+    private int readers;
     /** The history of the scenario running. */
     private HistoryRecorder recording;
 
@@ -117,14 +126,26 @@ class ClusterFaultsTest
     {
         try (FaultCluster cluster = FaultCluster.start(dir, 3, 1, LEASE_MS, null, null))
         {
-            run(cluster, "SIGSTOP of node 2 until it lost its ranges", () ->
-            {
-                try (ProcessFaults.Paused paused = ProcessFaults.pause(cluster.node(2).pid()))
-                {
-                    // Stopped past its lease: the others declare it failed (so the fault outlasted the lease).
-                    duringOutage(cluster, 2, 1);
-                }
-            });
+            // Stopped past its lease: the others declare it failed (so the fault outlasted the lease).
+            stopPrimaryPastItsLease(cluster, "SIGSTOP of node 2 until it lost its ranges");
+        }
+    }
+
+    /**
+     * The same with clients on shm, the default on a node's host: each client maps the nodes' pools read-only and
+     * reads them with plain loads, so the stopped node's memory keeps answering, exactly as an RDMA NIC answers reads
+     * of a stopped process (the verbs scenario below, which needs the guest). Only the reader's own checks (its read
+     * lease, the ownership word read with the buckets) keep it from returning a value the new primary has since
+     * overwritten. The clients ask for shm (they fail to connect without it), and PUTs of node 2's keys are
+     * acknowledged by their new primary while node 2 is still stopped.
+     */
+    @Test
+    void shouldServeNoStaleReadOverShmWhileAPrimaryIsStoppedLongerThanItsLease()
+    {
+        assumeTrue("tcp".equals(TestTransport.name()), "nodes on tcp serve shm beside it (a guest run is on verbs)");
+        try (FaultCluster cluster = FaultCluster.start(dir, 3, 1, LEASE_MS, null, null).clientsOver("shm"))
+        {
+            stopPrimaryPastItsLease(cluster, "SIGSTOP of node 2 under shm clients until it lost its ranges");
         }
     }
 
@@ -146,26 +167,36 @@ class ClusterFaultsTest
         assumeTrue("verbs".equals(TestTransport.name()), "runs on verbs (-Drdmakv.it.transport=verbs, in the guest)");
         try (FaultCluster cluster = FaultCluster.start(dir, 3, 1, GUEST_LEASE_MS, null, null))
         {
-            final ClusterStatus.Range range = cluster.awaitStatus(1, s -> s.ranges().stream()
-                .anyMatch(r -> r.primary() == 2), "node 2 primary of a range", WAIT).rangeOf(2);
-            run(cluster, "SIGSTOP of node 2 on verbs until it lost its ranges", GUEST_REQUEST_TIMEOUT, () ->
-            {
-                final List<String> keys = current.keys().stream().filter(k -> inRange(k, range)).toList();
-                assertFalse(keys.isEmpty(), "a key of the workload in node 2's slots " + range);
-                try (ProcessFaults.Paused paused = ProcessFaults.pause(cluster.node(2).pid()))
-                {
-                    final long failedAt = duringOutage(cluster, 2, 1);
-                    final ClusterStatus.Range moved = cluster.awaitStatus(1, s -> s.rangeAt(range.first()) != null &&
-                        s.rangeAt(range.first()).primary() != 2 && "LIVE".equals(s.rangeAt(range.first()).state()),
-                        "a new LIVE primary of slots " + range.first() + "-" + range.last(), WAIT)
-                        .rangeAt(range.first());
-                    final long puts = awaitPutsAcknowledged(keys, failedAt);
-                    System.out.println("[ClusterFaultsTest] node 2 stopped: node " + moved.primary() + ", new " +
-                        "primary of slots " + range.first() + "-" + range.last() + ", acknowledged " + puts +
-                        " PUTs of its keys " + keys);
-                }
-            });
+            stopPrimaryPastItsLease(cluster, "SIGSTOP of node 2 on verbs until it lost its ranges");
         }
+    }
+
+    /**
+     * SIGSTOP of node 2 (a primary) under the workload until the others declared it failed, a new LIVE primary of its
+     * range took over, and PUTs of its keys were acknowledged there while node 2 was still stopped.
+     */
+    private void stopPrimaryPastItsLease(final FaultCluster cluster, final String fault)
+    {
+        readers = READERS;
+        final ClusterStatus.Range range = cluster.awaitStatus(1, s -> s.ranges().stream()
+            .anyMatch(r -> r.primary() == 2), "node 2 primary of a range", WAIT).rangeOf(2);
+        run(cluster, fault, "verbs".equals(TestTransport.name()) ? GUEST_REQUEST_TIMEOUT : REQUEST_TIMEOUT, () ->
+        {
+            final List<String> keys = current.keys().stream().filter(k -> inRange(k, range)).toList();
+            assertFalse(keys.isEmpty(), "a key of the workload in node 2's slots " + range);
+            try (ProcessFaults.Paused paused = ProcessFaults.pause(cluster.node(2).pid()))
+            {
+                final long failedAt = duringOutage(cluster, 2, 1);
+                final ClusterStatus.Range moved = cluster.awaitStatus(1, s -> s.rangeAt(range.first()) != null &&
+                    s.rangeAt(range.first()).primary() != 2 && "LIVE".equals(s.rangeAt(range.first()).state()),
+                    "a new LIVE primary of slots " + range.first() + "-" + range.last(), WAIT)
+                    .rangeAt(range.first());
+                final long puts = awaitPutsAcknowledged(keys, failedAt);
+                System.out.println("[ClusterFaultsTest] node 2 stopped: node " + moved.primary() + ", new " +
+                    "primary of slots " + range.first() + "-" + range.last() + ", acknowledged " + puts +
+                    " PUTs of its keys " + keys);
+            }
+        });
     }
 
     @Test
@@ -434,7 +465,7 @@ class ClusterFaultsTest
     {
         final HistoryRecorder recorder = new HistoryRecorder();
         final TimedClients clients = new TimedClients(() -> cluster.client(requestTimeout));
-        final RegisterWorkload workload = new RegisterWorkload(recorder, clients, WORKERS, KEYS, 0.5);
+        final RegisterWorkload workload = new RegisterWorkload(recorder, clients, WORKERS, readers, KEYS, 0.5);
         final long[] phases = new long[4];
         try (workload)
         {
@@ -507,8 +538,9 @@ class ClusterFaultsTest
     {
         final LinearizabilityChecker.Report report = new LinearizabilityChecker().check(recorder.history());
         System.out.println("[ClusterFaultsTest] " + fault + ": " + report + "; one-sided GET hits " +
-            workload.oneSidedHits() + ", calls failed or timed out " + workload.errorCount() + "; " +
-            HistoryFigures.of(recorder.history()));
+            workload.oneSidedHits() + " (read lease renewals " + workload.counter(ClientCounter.GET_LEASE_RENEWALS) +
+            ", ownership refusals " + workload.counter(ClientCounter.GET_OWNERSHIP_REFUSALS) + "), calls failed or " +
+            "timed out " + workload.errorCount() + "; " + HistoryFigures.of(recorder.history()));
         report.assertLinearizable();
         assertTrue(workload.oneSidedHits() > 0, "the history holds one-sided GETs");
     }

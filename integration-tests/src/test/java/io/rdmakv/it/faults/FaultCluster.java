@@ -49,6 +49,8 @@ final class FaultCluster implements AutoCloseable
     private final long leaseMs;
     /** Per node (index i-1), the Raft port it listens on, or 0. */
     private int[] raftPorts = new int[0];
+    /** The transport {@link #client} asks for: the test transport, unless {@link #clientsOver} says otherwise. */
+    private volatile String clientTransport = TestTransport.name();
 
     private FaultCluster(final long leaseMs)
     {
@@ -229,9 +231,19 @@ final class FaultCluster implements AutoCloseable
     KvClient client(final Duration requestTimeout)
     {
         final boolean tcp = "tcp".equals(TestTransport.name());
-        return KvClient.builder().servers(seeds()).transport(TestTransport.name()).getMode(GetMode.ONE_SIDED)
+        return KvClient.builder().servers(seeds()).transport(clientTransport).getMode(GetMode.ONE_SIDED)
             .connectTimeout(tcp ? Duration.ofSeconds(5) : TestTransport.CONNECT_TIMEOUT)
             .requestTimeout(requestTimeout).build();
+    }
+
+    /**
+     * Clients from now on ask for {@code transport} (a client that cannot have it fails to connect, so a workload that
+     * runs proves it): {@code shm} against nodes that serve it beside their tcp, as every node on tcp does by default.
+     */
+    FaultCluster clientsOver(final String transport)
+    {
+        clientTransport = transport;
+        return this;
     }
 
     /** The committed state as node {@code id} knows it (ADMIN "status json" on its control port). */

@@ -8,7 +8,9 @@ import io.rdmakv.client.KvException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -31,7 +33,10 @@ public final class RegisterWorkload implements AutoCloseable
     private final AtomicLong ok = new AtomicLong();
     private final AtomicLong errors = new AtomicLong();
     private final AtomicLong attempts = new AtomicLong();
-    private final AtomicLong oneSidedHits = new AtomicLong();
+    private static final long READER_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
+    /** Every client counter, summed over the clients closed so far. */
+    private final Map<ClientCounter, Long> counters = new ConcurrentHashMap<>();
 
     /**
      * Start {@code workers} threads.
@@ -43,6 +48,20 @@ public final class RegisterWorkload implements AutoCloseable
     public RegisterWorkload(final HistoryRecorder recorder, final Supplier<KvClient> clients, final int workers,
         final int keyCount, final double putShare)
     {
+        this(recorder, clients, workers, 0, keyCount, putShare);
+    }
+
+    /**
+     * Start {@code workers} threads of mixed operations and {@code readers} that only GET (processes numbered after
+     * the workers): a reader never waits in a PUT to a stopped node, so it keeps reading through a fault.
+     *
+     * @param clients  builds a client (called again after a client failed).
+     * @param keyCount keys {@code k0..k(n-1)}; few keys make many operations per key, which is what the checker tests.
+     * @param putShare fraction of the workers' operations that are PUTs (the rest GETs).
+     */
+    public RegisterWorkload(final HistoryRecorder recorder, final Supplier<KvClient> clients, final int workers,
+        final int readers, final int keyCount, final double putShare)
+    {
         this.recorder = recorder;
         this.clients = clients;
         final List<String> k = new ArrayList<>();
@@ -51,10 +70,11 @@ public final class RegisterWorkload implements AutoCloseable
             k.add("k" + i);
         }
         this.keys = List.copyOf(k);
-        for (int w = 0; w < workers; w++)
+        for (int w = 0; w < workers + readers; w++)
         {
             final int process = w;
-            final Thread t = new Thread(() -> run(process, putShare), "register-workload-" + w);
+            final double share = w < workers ? putShare : 0.0;
+            final Thread t = new Thread(() -> run(process, share), "register-workload-" + w);
             t.setDaemon(true);
             threads.add(t);
             t.start();
@@ -76,7 +96,13 @@ public final class RegisterWorkload implements AutoCloseable
     /** GETs answered from a pool by one-sided reads, summed over the clients closed so far (all, after close()). */
     public long oneSidedHits()
     {
-        return oneSidedHits.get();
+        return counter(ClientCounter.GET_ONE_SIDED_HITS);
+    }
+
+    /** A client counter summed over the clients closed so far (all, after close()). */
+    public long counter(final ClientCounter counter)
+    {
+        return counters.getOrDefault(counter, 0L);
     }
 
     /** Operations that ended in an error or timeout. */
@@ -151,6 +177,12 @@ public final class RegisterWorkload implements AutoCloseable
                     continue;
                 }
             }
+            if (putShare == 0.0)
+            {
+                // A reader's pace: one GET per READER_PAUSE, else one-sided reads (a microsecond each on shm) would
+                // fill the history with millions of operations.
+                LockSupport.parkNanos(READER_PAUSE_NANOS);
+            }
             final String key = keys.get(random.nextInt(keys.size()));
             final byte[] keyBytes = key.getBytes(StandardCharsets.UTF_8);
             attempts.incrementAndGet();
@@ -194,7 +226,7 @@ public final class RegisterWorkload implements AutoCloseable
 
     private void closeCounting(final KvClient client)
     {
-        oneSidedHits.addAndGet(client.diagnostics().counters().getOrDefault(ClientCounter.GET_ONE_SIDED_HITS, 0L));
+        client.diagnostics().counters().forEach((counter, value) -> counters.merge(counter, value, Long::sum));
         client.close();
     }
 
