@@ -48,8 +48,15 @@ else
 fi
 cluster=
 cleanup() {
-  [ -n "$cluster" ] && kill "$cluster" 2>/dev/null && wait "$cluster" 2>/dev/null
-  rmdir "$cg" 2>/dev/null || true
+  local rc=$?
+  if [ -n "$cluster" ]; then
+    kill "$cluster" 2>/dev/null || true
+    wait "$cluster" 2>/dev/null || true
+  fi
+  # The nodes stop after `cluster local` does: the cgroup can go once they left it (at most 60 s).
+  for _ in $(seq 1 120); do [ -n "$(cat "$cg/cgroup.procs")" ] || break; sleep 0.5; done
+  rmdir "$cg" 2>/dev/null || echo "cgroup $cg still holds $(cat "$cg/cgroup.procs" | xargs)" >&2
+  exit "$rc"
 }
 trap cleanup EXIT
 
