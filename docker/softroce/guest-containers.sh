@@ -41,8 +41,9 @@ TIMEOUT_MS=${RDMAKV_JOB_CONTAINER_CLIENT_TIMEOUT_MS:-60000}
 # instead of 0.8-1.6 s) and node lease (cluster.leaseMs, 60 s instead of 2 s; twice the election timeout stays well
 # under it). With the defaults the three nodes never committed their joins (leaders stepped down after 1.6 s without
 # their followers' answers, which took 2-5 s; 15 terms later the group's log held 3 entries). With 5 s and 30 s the
-# joins committed, but a join's answer took up to 29 s and the leader declared two leases over before their first
-# renewals (failovers, rejoins; the test passed through them): docker/softroce/README.md, "Containers in the guest".
+# joins committed, but a join's answer came 29 s or more after its apply and the leader declared two leases over
+# before their first renewals (failovers, rejoins; the test passed through them): docker/softroce/README.md,
+# "Containers in the guest".
 # RDMAKV_JOB_COMPOSE_ELECTION_MS, RDMAKV_JOB_COMPOSE_LEASE_MS.
 ELECTION_MS=${RDMAKV_JOB_COMPOSE_ELECTION_MS:-5000}
 LEASE_MS=${RDMAKV_JOB_COMPOSE_LEASE_MS:-60000}
