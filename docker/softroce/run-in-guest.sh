@@ -14,7 +14,8 @@
 # 96/97/98 from the guest's init (share not writable / SoftRoCE set-up failed / no job.sh); 2 for bad arguments.
 #
 # Environment: RDMAKV_SOFTROCE_ACCEL=auto|tcg|kvm (auto tries KVM only when /dev/kvm exists and a probe boot works),
-# RDMAKV_SOFTROCE_SMP (2), RDMAKV_SOFTROCE_MEM (MiB, 4096; 6144 with the container step), RDMAKV_SOFTROCE_CACHE (see build-guest.sh),
+# RDMAKV_SOFTROCE_SMP (2), RDMAKV_SOFTROCE_MEM (MiB, 4096; 6144 with the container step), RDMAKV_SOFTROCE_CACHE
+# (see build-guest.sh),
 # RDMAKV_SOFTROCE_DOCKER_PORT (forward this host loopback port to the guest's Docker engine, tcp 2375).
 # The container base image (build-base-image.sh), when cached, is shared read-only as the 9p tag rdmakvbase.
 set -uo pipefail
