@@ -84,8 +84,8 @@ class RdmakvClusterContainerTest
 
     /**
      * The voters lay the slots out once all three joined: the first PUT is retried until then, for as long as a node
-     * may take to start ({@link DockerEngine#startupTimeout()}: under emulation the group's first election and the
-     * joins took 2.5 min after the nodes were READY, 2026-12-02).
+     * may take to start ({@link DockerEngine#startupTimeout()}: under emulation the joins committed 6 min after the
+     * nodes were READY and 2.4 min into this wait, 2026-12-02).
      */
     private static void putOnceLaidOut(final KvClient client, final byte[] key, final byte[] value) throws Exception
     {
