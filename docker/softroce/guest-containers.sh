@@ -37,6 +37,16 @@ READY_SECONDS=${RDMAKV_JOB_CONTAINER_READY_SECONDS:-900}
 # The smoke node gives its clients as long for their HELLO (auth.handshakeTimeoutMs, default 5000): the guest's
 # cold client JVM took longer than 5 s from connect to HELLO ("MALFORMED: no good HELLO within 5000 ms").
 TIMEOUT_MS=${RDMAKV_JOB_CONTAINER_CLIENT_TIMEOUT_MS:-60000}
+# The compose nodes' coordination timeouts under emulation: Raft election timeout (cluster.electionTimeoutMs, 5-10 s
+# instead of 0.8-1.6 s) and node lease (cluster.leaseMs, 60 s instead of 2 s; twice the election timeout stays well
+# under it). With the defaults the three nodes never committed their joins (leaders stepped down after 1.6 s without
+# their followers' answers, which took 2-5 s; 15 terms later the group's log held 3 entries). With 5 s and 30 s the
+# joins committed, but a join's answer came 29 s or more after its apply and the leader declared two leases over
+# before their first renewals (failovers, rejoins; the test passed through them): docker/softroce/README.md,
+# "Containers in the guest".
+# RDMAKV_JOB_COMPOSE_ELECTION_MS, RDMAKV_JOB_COMPOSE_LEASE_MS.
+ELECTION_MS=${RDMAKV_JOB_COMPOSE_ELECTION_MS:-5000}
+LEASE_MS=${RDMAKV_JOB_COMPOSE_LEASE_MS:-60000}
 mkdir -p "$RESULTS"
 echo "# the container step in the SoftRoCE guest (docker/softroce/guest-containers.sh); seconds under emulation" > "$PROPS"
 
@@ -205,15 +215,17 @@ compose()
     local override="$RESULTS/compose-guest.yml" n
     # The guest's cold client JVM: 60 s for its HELLO (as the smoke node) and 120 s for its ATTACH after the WELCOME
     # (auth.ticketTtlMs, default 30 s: run 2 of 2026-12-02 took 34 s and the cluster test's client was refused,
-    # "credentials missing or rejected").
+    # "credentials missing or rejected"). The emulated guest's coordination timeouts (ELECTION_MS, LEASE_MS above).
     {
         echo "services:"
         for n in 1 2 3
         do
-            printf '  node%s:\n    command: ["server", "--config", "/etc/rdmakv/node.properties", "-S", "auth.handshakeTimeoutMs=%s", "-S", "auth.ticketTtlMs=%s"]\n' \
-                "$n" "$TIMEOUT_MS" "$(( TIMEOUT_MS * 2 ))"
+            printf '  node%s:\n    command: ["server", "--config", "/etc/rdmakv/node.properties", "-S", "auth.handshakeTimeoutMs=%s", "-S", "auth.ticketTtlMs=%s", "-S", "cluster.electionTimeoutMs=%s", "-S", "cluster.leaseMs=%s"]\n' \
+                "$n" "$TIMEOUT_MS" "$(( TIMEOUT_MS * 2 ))" "$ELECTION_MS" "$LEASE_MS"
         done
     } > "$override"
+    record compose.electionTimeoutMs "$ELECTION_MS"
+    record compose.leaseMs "$LEASE_MS"
     local dc=(env RDMAKV_JAVA_OPTS="$RDMAKV_CONTAINER_JAVA_OPTS" docker-compose -p rdmakv -f "$SHARE/docker/docker-compose.yml" -f "$override") rc=0
     local up t0=$SECONDS
     # `up` in the background: docker-compose (Python) got no CPU for minutes under emulation while the three JVMs
@@ -237,9 +249,33 @@ compose()
         containers_junit containers-cluster -Drdmakv.it.clusterSeeds=172.30.74.11:7400,172.30.74.12:7400,172.30.74.13:7400 \
             --select-class io.rdmakv.it.docker.RdmakvClusterContainerTest --fail-if-no-tests || rc=1
     fi
-    [ $rc = 0 ] || "${dc[@]}" logs --tail 20
+    compose_evidence
     "${dc[@]}" down -v > /dev/null 2>&1
     return $rc
+}
+
+# What the compose cluster did, pass or fail: each node's whole log (results/compose-nodeN.log), counts of its
+# coordination events, its first join, and `rdmakv cluster status` from the guest's CLI
+# (results/compose-cluster-status.txt).
+compose_evidence()
+{
+    local n log
+    for n in 1 2 3
+    do
+        log="$RESULTS/compose-node$n.log"
+        docker logs "rdmakv_node${n}_1" > "$log" 2>&1
+        record "compose.node$n.leaderships" "$(grep -c "became the coordination group's leader" "$log")"
+        record "compose.node$n.lostLeadership" "$(grep -c 'Lost leadership' "$log")"
+        record "compose.node$n.leaseLost" "$(grep -c 'lost its lease' "$log")"
+        record "compose.node$n.leaseExpiredDeclared" "$(grep -c 'lease expired' "$log")"
+        record "compose.node$n.joined" "$(grep -m1 'joined the cluster' "$log" | cut -c1-120)"
+        grep -E "became the coordination|Lost leadership|joined the cluster|lost its lease|lease expired|READY" "$log" |
+            cut -c1-200 | head -40 | sed "s/^/  node$n: /"
+    done
+    RDMAKV_JAR="$SHARE/cli/rdmakv.jar" timeout 300 bash "$SHARE/cli/rdmakv" cluster status --server 172.30.74.11:7400 \
+        --timeout-ms "$TIMEOUT_MS" > "$RESULTS/compose-cluster-status.txt" 2>&1
+    record compose.clusterStatus.exit "$?"
+    sed 's/^/  cluster status: /' "$RESULTS/compose-cluster-status.txt" | head -40
 }
 
 # containers_junit <report-name> [-Dname=value...] <launcher options...>: JUnit with Testcontainers on the guest's

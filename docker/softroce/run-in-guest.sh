@@ -14,7 +14,8 @@
 # 96/97/98 from the guest's init (share not writable / SoftRoCE set-up failed / no job.sh); 2 for bad arguments.
 #
 # Environment: RDMAKV_SOFTROCE_ACCEL=auto|tcg|kvm (auto tries KVM only when /dev/kvm exists and a probe boot works),
-# RDMAKV_SOFTROCE_SMP (2), RDMAKV_SOFTROCE_MEM (MiB, 4096), RDMAKV_SOFTROCE_CACHE (see build-guest.sh),
+# RDMAKV_SOFTROCE_SMP (2), RDMAKV_SOFTROCE_MEM (MiB, 4096; 6144 with the container step), RDMAKV_SOFTROCE_CACHE
+# (see build-guest.sh),
 # RDMAKV_SOFTROCE_DOCKER_PORT (forward this host loopback port to the guest's Docker engine, tcp 2375).
 # The container base image (build-base-image.sh), when cached, is shared read-only as the 9p tag rdmakvbase.
 set -uo pipefail
@@ -35,7 +36,8 @@ SHARE=$(cd "$SHARE" && pwd)
 TIMEOUT=${RDMAKV_SOFTROCE_TIMEOUT:-1800}
 [[ "$TIMEOUT" =~ ^[1-9][0-9]*$ ]] || { echo "[softroce] ERROR: RDMAKV_SOFTROCE_TIMEOUT must be seconds" >&2; exit 2; }
 SMP=${RDMAKV_SOFTROCE_SMP:-2}
-MEM=${RDMAKV_SOFTROCE_MEM:-4096}
+# The container step (unless RDMAKV_JOB_SKIP_CONTAINERS) runs dockerd, three node JVMs and a test runner at once.
+case ${RDMAKV_JOB_SKIP_CONTAINERS:-0} in 1|true) MEM=${RDMAKV_SOFTROCE_MEM:-4096} ;; *) MEM=${RDMAKV_SOFTROCE_MEM:-6144} ;; esac
 CONSOLE_LOG="$SHARE/guest-console.log"
 
 # From here on every exit is recorded for verify-guest-results.sh; any failure before the job runs is a harness

@@ -82,10 +82,14 @@ class RdmakvClusterContainerTest
         }
     }
 
-    /** The voters lay the slots out once all three joined: the first PUT is retried until then (bounded). */
+    /**
+     * The voters lay the slots out once all three joined: the first PUT is retried until then, for as long as a node
+     * may take to start ({@link DockerEngine#startupTimeout()}: under emulation the joins committed 6 min after the
+     * nodes were READY and 2.4 min into this wait, 2026-12-02).
+     */
     private static void putOnceLaidOut(final KvClient client, final byte[] key, final byte[] value) throws Exception
     {
-        final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+        final long deadline = System.nanoTime() + DockerEngine.startupTimeout().toNanos();
         while (true)
         {
             try

@@ -94,8 +94,10 @@ class MixedFleetVerbsTest
     @Test
     void shouldServeAnAutoClientOnAnRdmaHostFromATcpOnlyNode()
     {
+        // tcp alone: a tcp node serves shm beside it by default (transport.serveShm=auto), which a client on its host
+        // prefers.
         try (ServerProcess server = ServerProcess.builder(dataDir.resolve("data")).name("tcp-only")
-            .setting("transport", "tcp").readyTimeout(START_TIMEOUT).start();
+            .setting("transport", "tcp").setting("transport.serveShm", "false").readyTimeout(START_TIMEOUT).start();
              KvClient client = client(server, "auto").build())
         {
             assertEquals("tcp", client.diagnostics().transport(), client.diagnostics().transportSelection());
