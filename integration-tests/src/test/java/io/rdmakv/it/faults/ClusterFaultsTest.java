@@ -50,8 +50,12 @@ class ClusterFaultsTest
 {
     /** 6 s: at load 60 a 2 s lease expired falsely dozens of times a minute and the clusters never settled. */
     private static final long LEASE_MS = 6_000;
-    /** Under the guest's emulation every JVM runs several times slower: a lease that does not expire falsely there. */
-    private static final long GUEST_LEASE_MS = 20_000;
+    /**
+     * Under the guest's emulation every JVM runs several times slower: a lease that does not expire falsely there. The
+     * compose cluster in the guest saw join answers 29 s or more after the commit and needed 60 s (RESULTS.md,
+     * 2026-12-02, "The compose cluster in the guest").
+     */
+    private static final long GUEST_LEASE_MS = 60_000;
     private static final int WORKERS = 4;
     private static final int KEYS = 12;
     /**
