@@ -19,7 +19,7 @@
 #   launcher/junit-platform-console-standalone-*.jar   lib/*.jar (test class path)   test-classes/   [classes/]
 #   cli/rdmakv (bin/rdmakv) and cli/rdmakv.jar (the cli's shaded jar)
 #
-# Settings (environment, from job.env): RDMAKV_JOB_TAG_EXPRESSION (default 'softroce & !unprivileged'),
+# Settings (environment, from job.env): RDMAKV_JOB_TAG_EXPRESSION (default '(softroce & !unprivileged) | softroce-cluster'),
 # RDMAKV_JOB_TEST_CLASSES (comma/space separated class names), RDMAKV_JOB_JAVA_OPTS, RDMAKV_JOB_UNPRIVILEGED_CMD,
 # RDMAKV_JOB_UNPRIVILEGED_MEMLOCK_KIB, RDMAKV_JOB_PERFTEST_SIZES (default "2 128"), RDMAKV_JOB_PERFTEST_ITERS (1000),
 # RDMAKV_JOB_SKIP_PERFTEST=1, RDMAKV_JOB_SKIP_DOCTOR=1, RDMAKV_JOB_DOCTOR_ARGS (default "--transport verbs").
@@ -249,7 +249,7 @@ then
     outcome junit-tagged 2
 else
     # "-" stands for "none" here too (a run of the container step alone).
-    tags=${RDMAKV_JOB_TAG_EXPRESSION:-softroce & !unprivileged}
+    tags=${RDMAKV_JOB_TAG_EXPRESSION:-(softroce & !unprivileged) | softroce-cluster}
     if [ "$tags" != "-" ]
     then
         section "JUnit: tests tagged '$tags'"
