@@ -83,8 +83,6 @@ class ClusterFaultsTest
 
     /** The workload of the scenario running. */
     private RegisterWorkload current;
-    /** Read-only workers of the next {@link #run} (set by the scenario). */
-    private int readers;
     /** The history of the scenario running. */
     private HistoryRecorder recording;
 
@@ -181,10 +179,10 @@ class ClusterFaultsTest
      */
     private void stopPrimaryPastItsLease(final FaultCluster cluster, final String fault)
     {
-        readers = READERS;
         final ClusterStatus.Range range = cluster.awaitStatus(1, s -> s.ranges().stream()
             .anyMatch(r -> r.primary() == 2), "node 2 primary of a range", WAIT).rangeOf(2);
-        run(cluster, fault, "verbs".equals(TestTransport.name()) ? GUEST_REQUEST_TIMEOUT : REQUEST_TIMEOUT, () ->
+        final Duration timeout = "verbs".equals(TestTransport.name()) ? GUEST_REQUEST_TIMEOUT : REQUEST_TIMEOUT;
+        run(cluster, fault, timeout, READERS, () ->
         {
             final List<String> keys = current.keys().stream().filter(k -> inRange(k, range)).toList();
             assertFalse(keys.isEmpty(), "a key of the workload in node 2's slots " + range);
@@ -460,12 +458,15 @@ class ClusterFaultsTest
      */
     private void run(final FaultCluster cluster, final String fault, final FaultAction action)
     {
-        run(cluster, fault, REQUEST_TIMEOUT, action);
+        run(cluster, fault, REQUEST_TIMEOUT, 0, action);
     }
 
-    /** {@link #run(FaultCluster, String, FaultAction)} with the clients' request timeout. */
+    /**
+     * {@link #run(FaultCluster, String, FaultAction)} with the clients' request timeout and {@code readers} read-only
+     * workers beside the mixed ones.
+     */
     private void run(final FaultCluster cluster, final String fault, final Duration requestTimeout,
-        final FaultAction action)
+        final int readers, final FaultAction action)
     {
         final HistoryRecorder recorder = new HistoryRecorder();
         final TimedClients clients = new TimedClients(() -> cluster.client(requestTimeout));

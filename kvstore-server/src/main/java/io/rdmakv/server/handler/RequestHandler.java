@@ -143,7 +143,7 @@ public final class RequestHandler implements EndpointHandler
         this.responses = new ResponseSender(counters, limits.maxResponseBytes());
         this.keyScratch = ByteBuffer.allocateDirect(StoreKeys.PREFIX_LENGTH + limits.maxKeyBytes());
         this.keyScratchBuffer = new UnsafeBuffer(keyScratch);
-        this.writeIds = new WriteIds(responses, WriteIds.MAX_WRITERS, WriteIds.MAX_WRITES_PER_WRITER,
+        this.writeIds = new WriteIds(responses, counters, WriteIds.MAX_WRITERS, WriteIds.MAX_WRITES_PER_WRITER,
             WriteIds.RETAIN_NANOS);
         final Runnable wake = () -> wakeUp.run();
         this.writes = writePath.create(outcome -> WritePaths.local(store, index, counters, limits, outcome, wake),
@@ -417,14 +417,9 @@ public final class RequestHandler implements EndpointHandler
             return;
         }
         counters.increment(ServerCounter.PUTS);
-        final WriteIds.Start start = writeIds.begin(endpoint, correlationId, put, System.nanoTime());
-        if (start != WriteIds.Start.APPLY)
+        if (writeIds.begin(endpoint, correlationId, put, System.nanoTime()) != WriteIds.Start.APPLY)
         {
-            if (start == WriteIds.Start.RETRY)
-            {
-                counters.increment(ServerCounter.RETRIES_ANSWERED);
-            }
-            return;
+            return; // a retry (answered now or with its first attempt's outcome) or refused: WriteIds answers
         }
         writes.put(endpoint, correlationId, put.buffer(), put.keyIndex(), keyLength, put.valueIndex(), valueLength);
         writeIds.endCurrent();
@@ -438,14 +433,9 @@ public final class RequestHandler implements EndpointHandler
             return;
         }
         counters.increment(ServerCounter.DELETES);
-        final WriteIds.Start start = writeIds.begin(endpoint, correlationId, request, System.nanoTime());
-        if (start != WriteIds.Start.APPLY)
+        if (writeIds.begin(endpoint, correlationId, request, System.nanoTime()) != WriteIds.Start.APPLY)
         {
-            if (start == WriteIds.Start.RETRY)
-            {
-                counters.increment(ServerCounter.RETRIES_ANSWERED);
-            }
-            return;
+            return; // a retry (answered now or with its first attempt's outcome) or refused: WriteIds answers
         }
         writes.delete(endpoint, correlationId, request.buffer(), request.keyIndex(), keyLength);
         writeIds.endCurrent();

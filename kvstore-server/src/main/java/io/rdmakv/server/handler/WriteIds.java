@@ -2,6 +2,8 @@ package io.rdmakv.server.handler;
 
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.server.counters.ServerCounter;
+import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.transport.Endpoint;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Long2ObjectHashMap;
@@ -33,7 +35,7 @@ import java.util.List;
  * </pre>
  * Bounds: {@link #maxWritesPerWriter} records per writer (a writer past them gets BUSY: a client has at most its
  * in-flight window outstanding) and writers idle longer than {@code retainNanos} are dropped (a retry comes within
- * the client's request timeout, far less). Memory: about 100 bytes per write in flight, per writer.
+ * the client's request timeout, far less). Memory: one record and one map entry per write in flight, per writer.
  *
  * <p>What it does not cover: a node started afresh (records are in memory) and the writes a catching-up replica
  * takes from a checkpoint copy (they carry no write id). A retry reaching such a node applies the write again, as
@@ -63,6 +65,8 @@ public final class WriteIds
     public static final long RETAIN_NANOS = 600_000_000_000L;
 
     private final ResponseSender responses;
+    /** Counts the retries answered ({@link ServerCounter#RETRIES_ANSWERED}). */
+    private final ServerCounters counters;
     private final int maxWriters;
     private final int maxWritesPerWriter;
     private final long retainNanos;
@@ -72,7 +76,6 @@ public final class WriteIds
     /** Records no longer used, for the next writes. */
     private final ArrayDeque<Record> free = new ArrayDeque<>();
     private long nextSweepNanos;
-    private long retriesAnswered;
     /** The write id of the client write being started now (writer 0: none), for the copies sent to replicas. */
     private long currentWriter;
     private long currentSequence;
@@ -83,10 +86,11 @@ public final class WriteIds
      * @param maxWritesPerWriter the records one writer may have at once (its window of writes in flight, and more).
      * @param retainNanos        how long a writer that sends nothing is remembered.
      */
-    public WriteIds(final ResponseSender responses, final int maxWriters, final int maxWritesPerWriter,
-        final long retainNanos)
+    public WriteIds(final ResponseSender responses, final ServerCounters counters, final int maxWriters,
+        final int maxWritesPerWriter, final long retainNanos)
     {
         this.responses = responses;
+        this.counters = counters;
         this.maxWriters = maxWriters;
         this.maxWritesPerWriter = maxWritesPerWriter;
         this.retainNanos = retainNanos;
@@ -133,7 +137,7 @@ public final class WriteIds
             currentCompletedBelow = request.writesCompletedBelow();
             return Start.APPLY;
         }
-        retriesAnswered++;
+        counters.increment(ServerCounter.RETRIES_ANSWERED);
         if (known.status == PENDING)
         {
             if (known.waiters == null)
@@ -266,12 +270,6 @@ public final class WriteIds
             n += w.records.size();
         }
         return n;
-    }
-
-    /** Retries answered from a record instead of being applied again, since start. */
-    public long retriesAnswered()
-    {
-        return retriesAnswered;
     }
 
     /** The writer's state, made if new; null when {@link #maxWriters} are remembered already. */

@@ -6,6 +6,7 @@ import io.rdmakv.protocol.wire.PutRequestFlyweight;
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.transport.Endpoint;
 import org.agrona.DirectBuffer;
@@ -31,7 +32,8 @@ class WriteIdsTest
 
     private final Answers first = new Answers();
     private final Answers retry = new Answers();
-    private final WriteIds ids = new WriteIds(new ResponseSender(new ServerCounters(), 4096), 4, 8, 60_000_000_000L);
+    private final ServerCounters counters = new ServerCounters();
+    private final WriteIds ids = new WriteIds(new ResponseSender(counters, 4096), counters, 4, 8, 60_000_000_000L);
     private final List<String> applied = new ArrayList<>();
     private final WriteOutcome outcome = ids.around(new WriteOutcome()
     {
@@ -87,7 +89,7 @@ class WriteIdsTest
         assertEquals(WriteIds.Start.RETRY, ids.begin(retry, 40, put(40, WRITER, 7, 7), NOW));
         assertEquals(List.of("40 OK"), retry.answers, "answered at once with the first attempt's outcome");
         assertEquals(List.of("put 1"), applied, "applied once");
-        assertEquals(1, ids.retriesAnswered());
+        assertEquals(1, counters.get(ServerCounter.RETRIES_ANSWERED));
     }
 
     @Test
