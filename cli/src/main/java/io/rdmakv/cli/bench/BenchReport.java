@@ -83,6 +83,11 @@ public final class BenchReport
             out.println("GETs served " + String.join(", ", parts) + " (client counters)");
             printCacheService(out, r);
         }
+        final Long rpcGets = r.serverCounterDeltas().get("gets.rpc");
+        if (rpcGets != null)
+        {
+            out.printf(Locale.ROOT, "node GETs   %,d answered by RPC (node counters, gets.rpc)%n", rpcGets);
+        }
         if (r.serverCpuNanos() >= 0 && r.totalOps() > 0)
         {
             out.printf(Locale.ROOT, "server CPU  %.2f us per op (pid %d: %s of CPU over %,d ops, %.0f%% of a core)%n",
@@ -180,6 +185,13 @@ public final class BenchReport
         b.append(",\n  \"clientCounters\": {");
         first = true;
         for (final Map.Entry<String, Long> e : r.counterDeltas().entrySet())
+        {
+            b.append(first ? "" : ", ").append(quote(e.getKey())).append(": ").append(e.getValue());
+            first = false;
+        }
+        b.append("},\n  \"serverCounters\": {");
+        first = true;
+        for (final Map.Entry<String, Long> e : r.serverCounterDeltas().entrySet())
         {
             b.append(first ? "" : ", ").append(quote(e.getKey())).append(": ").append(e.getValue());
             first = false;
