@@ -235,7 +235,7 @@ class ReconcileTest
         }
     }
 
-    /** Node 1 stops; the coordinator fails it over to node 2 (node 3 stays a backup); a write at node 2 goes through. */
+    /** Node 1 stops; the coordinator fails it over to node 2 (node 3 stays a backup); a write at node 2 passes. */
     private void failOverToTwo() throws Exception
     {
         nodes[1].close();
@@ -262,7 +262,7 @@ class ReconcileTest
         }
     }
 
-    /** {@code node} holds {@code expected} (null: nothing) for {@code key} in its store and its pool, as node 2 does. */
+    /** {@code node} holds {@code expected} (null: nothing) for {@code key}, in store and pool, as node 2 does. */
     private void assertHeldAlike(final KvServer node, final String key, final byte[] expected) throws Exception
     {
         assertArrayEquals(expected, nodes[2].store().get(b(key)), "node 2: " + key);

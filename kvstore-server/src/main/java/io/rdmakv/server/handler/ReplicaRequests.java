@@ -77,8 +77,8 @@ final class ReplicaRequests implements AutoCloseable, LocalWrites
         }
         if (request.op() == ReplicateRequestFlyweight.OP_RECONCILE)
         {
-            final int length = replicas.answerReconcile(request, responses.valueBuffer(), ResponseFlyweight.VALUE_OFFSET,
-                responses.valueCapacity());
+            final int length = replicas.answerReconcile(request, responses.valueBuffer(),
+                ResponseFlyweight.VALUE_OFFSET, responses.valueCapacity());
             if (length < 0)
             {
                 responses.answerError(endpoint, correlationId, Status.WRONG_NODE, "this node answers no reconcile");

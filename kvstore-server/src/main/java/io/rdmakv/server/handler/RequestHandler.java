@@ -418,11 +418,8 @@ public final class RequestHandler implements EndpointHandler
             return;
         }
         counters.increment(ServerCounter.PUTS);
-        if (held(endpoint, correlationId, put.buffer(), put.keyIndex(), keyLength))
-        {
-            return;
-        }
-        if (writeIds.begin(endpoint, correlationId, put, System.nanoTime()) != WriteIds.Start.APPLY)
+        if (held(endpoint, correlationId, put.buffer(), put.keyIndex(), keyLength) ||
+            writeIds.begin(endpoint, correlationId, put, System.nanoTime()) != WriteIds.Start.APPLY)
         {
             return; // a retry (answered now or with its first attempt's outcome) or refused: WriteIds answers
         }
@@ -438,11 +435,8 @@ public final class RequestHandler implements EndpointHandler
             return;
         }
         counters.increment(ServerCounter.DELETES);
-        if (held(endpoint, correlationId, request.buffer(), request.keyIndex(), keyLength))
-        {
-            return;
-        }
-        if (writeIds.begin(endpoint, correlationId, request, System.nanoTime()) != WriteIds.Start.APPLY)
+        if (held(endpoint, correlationId, request.buffer(), request.keyIndex(), keyLength) ||
+            writeIds.begin(endpoint, correlationId, request, System.nanoTime()) != WriteIds.Start.APPLY)
         {
             return; // a retry (answered now or with its first attempt's outcome) or refused: WriteIds answers
         }
@@ -451,17 +445,15 @@ public final class RequestHandler implements EndpointHandler
     }
 
     /** Whether the write path holds writes of the key's range now (answered BUSY: retry), retries included. */
-    private boolean held(final Endpoint endpoint, final long correlationId, final DirectBuffer buffer,
-        final int keyIndex, final int keyLength)
+    private boolean held(final Endpoint endpoint, final long id, final DirectBuffer key, final int at, final int length)
     {
-        final String reason = writes.heldReason(buffer, keyIndex, keyLength);
-        if (reason == null)
+        final String reason = writes.heldReason(key, at, length);
+        if (reason != null)
         {
-            return false;
+            counters.increment(ServerCounter.BUSY);
+            responses.answerError(endpoint, id, Status.BUSY, reason);
         }
-        counters.increment(ServerCounter.BUSY);
-        responses.answerError(endpoint, correlationId, Status.BUSY, reason);
-        return true;
+        return reason != null;
     }
 
     private void onGet(final Endpoint endpoint, final long correlationId, final KeyRequestFlyweight request)

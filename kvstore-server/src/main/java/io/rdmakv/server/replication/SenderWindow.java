@@ -5,10 +5,10 @@ import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * The last writes one sender (a primary, in one incarnation) replicated to this node, newest last: a ring of (replication
- * sequence, slot, key), bounded in entries and in key bytes, all allocated at construction (recording a write
- * allocates nothing). When full, the oldest entries go; the window then no longer covers sequences up to the highest
- * evicted one.
+ * The last writes one sender (a primary, in one incarnation) replicated to this node, newest last: a ring of
+ * (replication sequence, slot, key), bounded in entries and in key bytes, all allocated at construction (recording a
+ * write allocates nothing). When full, the oldest entries go; the window then no longer covers sequences up to the
+ * highest evicted one.
  *
  * <pre>
  *   entries (ring, head = oldest)      sequence | slot | key offset | key length

@@ -73,7 +73,8 @@ class ReconcileAnswerTest
         assertFalse(roundTrip(window(9, 16, "a"), 8, 0, 4000).covered, "another run of the sender");
         assertFalse(roundTrip(window(9, 2, "a", "b", "c", "d"), 9, 1, 4000).covered, "sequences 1-2 evicted");
         assertTrue(roundTrip(window(9, 2, "a", "b", "c", "d"), 9, 2, 4000).covered);
-        final ReconcileAnswer tooLong = roundTrip(window(9, 16, "aaaa", "bbbb"), 9, 0, ReconcileAnswer.FIXED_LENGTH + 7);
+        final ReconcileAnswer tooLong =
+            roundTrip(window(9, 16, "aaaa", "bbbb"), 9, 0, ReconcileAnswer.FIXED_LENGTH + 7);
         assertFalse(tooLong.covered, "the keys do not fit the response");
         assertEquals(List.of(), tooLong.keys);
     }
