@@ -152,7 +152,7 @@ final class Reconciles
                 if (current == null || current.primary() != localNodeId || current.firstSlot() != r.firstSlot ||
                     current.lastSlot() != r.lastSlot)
                 {
-                    byFirstSlot.remove(r.firstSlot); // no longer this node's to reconcile: routing refuses its writes
+                    end(r); // no longer this node's to reconcile: routing refuses its writes
                     continue;
                 }
                 r.epoch = current.epoch();
@@ -400,10 +400,18 @@ final class Reconciles
                 return;
             }
         }
-        if (byFirstSlot.remove(r.firstSlot) != null)
+        if (byFirstSlot.get(r.firstSlot) == r)
         {
+            end(r);
             LOG.info("slots {}..{} reconciled: writes go on (epoch {})", r.firstSlot, r.lastSlot, r.epoch);
         }
+    }
+
+    /** Forget a range's reconcile, and the ids of its answers still awaited (late answers are then ignored). */
+    private void end(final Range r)
+    {
+        byFirstSlot.remove(r.firstSlot);
+        rangeOf.values().removeIf(pending -> pending == r);
     }
 
     /** Ranges under reconcile (tests, status). */
