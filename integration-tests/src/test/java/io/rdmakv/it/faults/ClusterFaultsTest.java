@@ -106,6 +106,23 @@ class ClusterFaultsTest
         }
     }
 
+    /**
+     * Two backups per range: the promoted backup reconciles the one that stays in sync with it (the old primary's last
+     * writes may have reached one and not the other) before it takes a write of the range.
+     */
+    @Test
+    void shouldStayLinearizableAcrossKillNineOfAPrimaryWithTwoBackups()
+    {
+        try (FaultCluster cluster = FaultCluster.start(dir, 3, 2, LEASE_MS, null, null))
+        {
+            run(cluster, "kill -9 of node 2 (two backups per range)", () ->
+            {
+                ProcessFaults.kill9(cluster.node(2).pid());
+                cluster.awaitStatus(1, s -> s.isFailed(2), "node 2 declared failed", WAIT);
+            });
+        }
+    }
+
     @Test
     void shouldStayLinearizableAcrossKillNineOfTheCoordinationLeaderThatIsAlsoAPrimary()
     {
