@@ -1,7 +1,6 @@
 package io.rdmakv.server.handler;
 
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
-import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
@@ -16,10 +15,9 @@ import io.rdmakv.transport.Endpoint;
  * ({@link ReplicaAdmission}), then applied through this node's own local write path (store and pool, under its
  * durability; never replicated again) and answered once durable; a DROP clears what the replica holds of a range
  * before a catch-up. The client's write id a copy carries is recorded ({@link WriteIds}), so this node, once promoted,
- * answers the client's retry of it. A new primary's RECONCILE query is answered from what this node applied from the
- * previous primary ({@link ReplicaAdmission#answerReconcile}). Request thread only.
+ * answers the client's retry of it. Request thread only.
  */
-final class ReplicaRequests implements AutoCloseable, LocalWrites
+final class ReplicaRequests implements AutoCloseable
 {
     private final ReplicaAdmission replicas;
     /** Null outside a cluster ({@link ReplicaAdmission#NONE} refuses every REPLICATE first). */
@@ -75,18 +73,6 @@ final class ReplicaRequests implements AutoCloseable, LocalWrites
             responses.answerError(endpoint, correlationId, Status.VALUE_TOO_LARGE, "replicated write beyond limits");
             return;
         }
-        if (request.op() == ReplicateRequestFlyweight.OP_RECONCILE)
-        {
-            final int length = replicas.answerReconcile(request, responses.valueBuffer(),
-                ResponseFlyweight.VALUE_OFFSET, responses.valueCapacity());
-            if (length < 0)
-            {
-                responses.answerError(endpoint, correlationId, Status.WRONG_NODE, "this node answers no reconcile");
-                return;
-            }
-            responses.sendValue(endpoint, correlationId, length);
-            return;
-        }
         if (request.op() == ReplicateRequestFlyweight.OP_DROP)
         {
             dropRange(endpoint, correlationId, request.firstSlot(), request.lastSlot());
@@ -127,8 +113,7 @@ final class ReplicaRequests implements AutoCloseable, LocalWrites
         responses.answer(endpoint, correlationId, Status.OK, 0, 0);
     }
 
-    @Override
-    public int flush()
+    int flush()
     {
         return writes == null ? 0 : writes.flush();
     }
@@ -138,8 +123,7 @@ final class ReplicaRequests implements AutoCloseable, LocalWrites
         return writes == null ? 0 : writes.doWork();
     }
 
-    @Override
-    public int inFlightWrites()
+    int inFlightWrites()
     {
         return writes == null ? 0 : writes.inFlightWrites();
     }
