@@ -346,6 +346,12 @@ public final class KvServer implements AutoCloseable
             () -> replication.lagJson(clusterView)));
     }
 
+    /** This run's replication incarnation (the id its REPLICATEs' sequences count under); 0 before start. */
+    public long replicationIncarnation()
+    {
+        return replication == null ? 0 : replication.incarnation();
+    }
+
     /** This node's cluster view (a static one unless it runs in cluster mode). */
     public ClusterView clusterView()
     {

@@ -2,6 +2,7 @@ package io.rdmakv.server.handler;
 
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
 import io.rdmakv.protocol.wire.Status;
+import org.agrona.MutableDirectBuffer;
 
 /**
  * Whether this node takes a primary's REPLICATE message (range epoch, replica role; see the replication package's
@@ -15,4 +16,19 @@ public interface ReplicaAdmission
     ReplicaAdmission NONE = request -> Status.WRONG_NODE;
 
     Status admit(ReplicateRequestFlyweight request);
+
+    /**
+     * The answer to an admitted RECONCILE query, encoded into {@code into} at {@code offset} (at most {@code capacity}
+     * bytes): returns its length, or -1 when this node answers none.
+     */
+    default int answerReconcile(final ReplicateRequestFlyweight query, final MutableDirectBuffer into, final int offset,
+        final int capacity)
+    {
+        return -1;
+    }
+
+    /** The replica side's local write path, once built (a new primary's reconcile flushes and waits for it). */
+    default void replicaWrites(final LocalWrites writes)
+    {
+    }
 }

@@ -1,6 +1,7 @@
 package io.rdmakv.server.handler;
 
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
+import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
@@ -15,9 +16,10 @@ import io.rdmakv.transport.Endpoint;
  * ({@link ReplicaAdmission}), then applied through this node's own local write path (store and pool, under its
  * durability; never replicated again) and answered once durable; a DROP clears what the replica holds of a range
  * before a catch-up. The client's write id a copy carries is recorded ({@link WriteIds}), so this node, once promoted,
- * answers the client's retry of it. Request thread only.
+ * answers the client's retry of it. A new primary's RECONCILE query is answered from what this node applied from the
+ * previous primary ({@link ReplicaAdmission#answerReconcile}). Request thread only.
  */
-final class ReplicaRequests implements AutoCloseable
+final class ReplicaRequests implements AutoCloseable, LocalWrites
 {
     private final ReplicaAdmission replicas;
     /** Null outside a cluster ({@link ReplicaAdmission#NONE} refuses every REPLICATE first). */
@@ -73,6 +75,18 @@ final class ReplicaRequests implements AutoCloseable
             responses.answerError(endpoint, correlationId, Status.VALUE_TOO_LARGE, "replicated write beyond limits");
             return;
         }
+        if (request.op() == ReplicateRequestFlyweight.OP_RECONCILE)
+        {
+            final int length = replicas.answerReconcile(request, responses.valueBuffer(),
+                ResponseFlyweight.VALUE_OFFSET, responses.valueCapacity());
+            if (length < 0)
+            {
+                responses.answerError(endpoint, correlationId, Status.WRONG_NODE, "this node answers no reconcile");
+                return;
+            }
+            responses.sendValue(endpoint, correlationId, length);
+            return;
+        }
         if (request.op() == ReplicateRequestFlyweight.OP_DROP)
         {
             dropRange(endpoint, correlationId, request.firstSlot(), request.lastSlot());
@@ -113,7 +127,8 @@ final class ReplicaRequests implements AutoCloseable
         responses.answer(endpoint, correlationId, Status.OK, 0, 0);
     }
 
-    int flush()
+    @Override
+    public int flush()
     {
         return writes == null ? 0 : writes.flush();
     }
@@ -123,7 +138,8 @@ final class ReplicaRequests implements AutoCloseable
         return writes == null ? 0 : writes.doWork();
     }
 
-    int inFlightWrites()
+    @Override
+    public int inFlightWrites()
     {
         return writes == null ? 0 : writes.inFlightWrites();
     }

@@ -7,6 +7,8 @@ import io.rdmakv.server.handler.WritePathFactory;
 import io.rdmakv.server.store.RangeStore;
 import io.rdmakv.transport.Worker;
 
+import java.security.SecureRandom;
+
 /**
  * A node's replication, wired in two steps because the cluster view starts only once the node's ports are bound:
  * first the request handler is built with {@link #writePath()} and {@link #admission()} (until {@link #follow} they
@@ -28,8 +30,11 @@ public final class Replication
     private final int maxMessage;
     private final long timeoutMillis;
     private final long ackPollMicros;
-    private final ReplicaGate gate = new ReplicaGate();
+    private final ReplicaHistory history = new ReplicaHistory(ReplicaHistory.MAX_ENTRIES, ReplicaHistory.KEY_BYTES);
+    private final ReplicaGate gate = new ReplicaGate(history);
     private volatile ReplicatingWritePath path;
+    /** This run's id in the replication sequence its REPLICATEs carry (random, never 0). */
+    private final long incarnation = newIncarnation();
 
     /**
      * @param worker        the node's transport worker (replication links are its endpoints).
@@ -58,7 +63,7 @@ public final class Replication
         return (local, outcome, wakeUp, writeIds) ->
         {
             final ReplicatingWritePath built = ReplicatingWritePath.create(local, outcome, ranges, worker, transport,
-                secret, maxMessage, timeoutMillis, ackPollMicros, wakeUp, writeIds);
+                secret, maxMessage, timeoutMillis, ackPollMicros, wakeUp, writeIds, history, incarnation);
             path = built;
             return built;
         };
@@ -103,6 +108,24 @@ public final class Replication
             first = false;
         }
         return b.append("]}").toString();
+    }
+
+    /** This run's incarnation: the replication sequence of its REPLICATEs counts from 1 under it. */
+    public long incarnation()
+    {
+        return incarnation;
+    }
+
+    private static long newIncarnation()
+    {
+        final SecureRandom random = new SecureRandom();
+        long id;
+        do
+        {
+            id = random.nextLong();
+        }
+        while (id == 0);
+        return id;
     }
 
     /** The check of replicated writes from primaries. */
