@@ -116,7 +116,8 @@ class ReconcileTest
     /**
      * A manual failover with node 1 alive: its last write is taken by node 2 (its view still old) and refused by node 3
      * (its view new). The client's retry at node 2 is answered from node 2's write-id record, so it must not be
-     * acknowledged before node 3 holds the write: node 2 answers BUSY (retry) until node 3 is reconciled.
+     * acknowledged before node 3 holds the write: node 2 answers WRONG_NODE naming itself (retry) until node 3
+     * is reconciled.
      */
     @Test
     @Timeout(120)
@@ -246,7 +247,7 @@ class ReconcileTest
         cluster.set(coord.cluster());
         try (RawClient client = RawClient.attached(nodes[2]))
         {
-            // Answered BUSY until node 3 is reconciled (or asked out of the in-sync set).
+            // Answered WRONG_NODE (itself) until node 3 is reconciled (or asked out of the in-sync set).
             assertEquals(Status.OK, untilNotBusy(() -> client.put(b("after"), b("failover"))).status());
         }
     }
@@ -279,12 +280,12 @@ class ReconcileTest
         RawClient.Reply send() throws Exception;
     }
 
-    /** Send the write again while it is answered BUSY (a reconcile under way); at most 60 s. */
+    /** Send the write again while it is held (WRONG_NODE naming node 2: a reconcile under way); at most 60 s. */
     private static RawClient.Reply untilNotBusy(final Write write) throws Exception
     {
         final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         RawClient.Reply reply = write.send();
-        while ((reply.status() == Status.BUSY || reply.status() == Status.WRONG_NODE) && System.nanoTime() < deadline)
+        while (reply.status() == Status.WRONG_NODE && System.nanoTime() < deadline)
         {
             Thread.onSpinWait();
             reply = write.send();

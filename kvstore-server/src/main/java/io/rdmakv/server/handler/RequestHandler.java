@@ -444,14 +444,14 @@ public final class RequestHandler implements EndpointHandler
         writeIds.endCurrent();
     }
 
-    /** Whether the write path holds writes of the key's range now (answered BUSY: retry), retries included. */
+    /** Whether writes of the key's range are held (retries too): WRONG_NODE naming this node, as without a lease. */
     private boolean held(final Endpoint endpoint, final long id, final DirectBuffer key, final int at, final int length)
     {
         final String reason = writes.heldReason(key, at, length);
         if (reason != null)
         {
-            counters.increment(ServerCounter.BUSY);
-            responses.answerError(endpoint, id, Status.BUSY, reason);
+            counters.increment(ServerCounter.WRONG_NODE);
+            responses.answerWrongNode(endpoint, id, router.selfAddress());
         }
         return reason != null;
     }
