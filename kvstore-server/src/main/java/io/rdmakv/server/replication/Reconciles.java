@@ -24,7 +24,8 @@ import java.util.function.LongSupplier;
 /**
  * A new primary's reconcile of the backups that stay in sync with it: when the view makes this node primary of a range
  * it was a backup of, the writes the previous primary had in flight may have reached this node and not a backup, or
- * the reverse. Until every remaining backup is reconciled, writes of the range are held ({@link #holds}: BUSY, retry).
+ * the reverse. Until every remaining backup is reconciled, writes of the range are held ({@link #holds}: answered
+ * WRONG_NODE naming this node, so clients retry).
  *
  * <pre>
  *   observe   a range this node was a backup of (primary P) and is primary of now -> a reconcile per backup B
@@ -122,7 +123,7 @@ final class Reconciles
         return byFirstSlot.isEmpty();
     }
 
-    /** Whether writes of {@code slot} wait for a reconcile (answered BUSY). */
+    /** Whether writes of {@code slot} wait for a reconcile (answered WRONG_NODE naming this node). */
     boolean holds(final int slot)
     {
         if (byFirstSlot.isEmpty())
