@@ -156,6 +156,73 @@ class ReconcileTest
     }
 
     /**
+     * Node 3 alone took node 1's last write, which carried a client write id; node 2's reconcile undid it there. Node 2
+     * stops too and node 3 is promoted: the client's retry of that write must be applied, not answered OK from a record
+     * of a write node 3 no longer holds (the acknowledged write the fault set once saw lost).
+     */
+    @Test
+    @Timeout(120)
+    void shouldApplyAtTheOtherBackupARetryOfAWriteTheReconcileUndidThere() throws Exception
+    {
+        startAndWrite();
+        final long p = nodes[1].replicationIncarnation();
+        final long writer = 0x5EEDL;
+        final String key = keys.get(KEYS);
+        try (RawClient toThree = RawClient.attached(nodes[3]))
+        {
+            assertEquals(Status.OK, toThree.raw(replicate(range, p, KEYS + 1, OP.PUT, key, "unanswered", writer))
+                .status());
+        }
+        failOverToTwo();
+        assertHeldAlike(nodes[3], key, null);
+
+        failOverToThree();
+        try (RawClient client = RawClient.attached(nodes[3]))
+        {
+            assertEquals(Status.OK, untilNotBusy(() -> client.put(b(key), b("unanswered"), writer, 1, 1)).status());
+            assertTrue(client.stats().text().contains("writes.retriesAnswered=0"), "applied, not answered");
+            assertArrayEquals(b("unanswered"), client.get(b(key)).value(), "the retry's write is held");
+        }
+        assertArrayEquals(b("unanswered"), nodes[3].store().get(b(key)));
+    }
+
+    /**
+     * Node 2 alone took node 1's last write, with a client write id; its reconcile gives node 3 the value and the write
+     * id. A later write of the key is acknowledged by both; then node 2 stops and node 3 is promoted. The client's
+     * retry of the first write (its answer was lost) is answered from node 3's record, not applied again over the
+     * later value.
+     */
+    @Test
+    @Timeout(120)
+    void shouldAnswerAtTheOtherBackupARetryOfAWriteTheReconcileGaveIt() throws Exception
+    {
+        startAndWrite();
+        final long p = nodes[1].replicationIncarnation();
+        final long writer = 0x5EEDL;
+        final String key = keys.get(KEYS);
+        try (RawClient toTwo = RawClient.attached(nodes[2]))
+        {
+            assertEquals(Status.OK, toTwo.raw(replicate(range, p, KEYS + 1, OP.PUT, key, "first", writer))
+                .status());
+        }
+        failOverToTwo();
+        assertHeldAlike(nodes[3], key, b("first"));
+        try (RawClient other = RawClient.attached(nodes[2]))
+        {
+            assertEquals(Status.OK, other.put(b(key), b("later")).status());
+        }
+        assertArrayEquals(b("later"), nodes[3].store().get(b(key)));
+
+        failOverToThree();
+        try (RawClient client = RawClient.attached(nodes[3]))
+        {
+            assertEquals(Status.OK, untilNotBusy(() -> client.put(b(key), b("first"), writer, 1, 1)).status());
+            assertTrue(client.stats().text().contains("writes.retriesAnswered=1"), "answered, not applied again");
+        }
+        assertArrayEquals(b("later"), nodes[3].store().get(b(key)), "the later acknowledged write stands");
+    }
+
+    /**
      * Node 3's window of node 1 belongs to another incarnation than node 2's (it cannot tell which writes it lacks):
      * node 2 asks it out of the in-sync set (the coordinator makes it a learner that catches up) instead of
      * acknowledging writes without it.
@@ -250,6 +317,16 @@ class ReconcileTest
             // Answered WRONG_NODE (itself) until node 3 is reconciled (or asked out of the in-sync set).
             assertEquals(Status.OK, untilNotBusy(() -> client.put(b("after"), b("failover"))).status());
         }
+    }
+
+    /** Node 2 stops too; the coordinator fails the range over to node 3, its last replica. */
+    private void failOverToThree()
+    {
+        nodes[2].close();
+        nodes[2] = null;
+        coord = apply(coord, new ClusterCommand.FailNode(2, 0));
+        assertEquals(3, coord.cluster().ranges().get(0).primary());
+        cluster.set(coord.cluster());
     }
 
     private void assertStillInSyncAndUndropped()

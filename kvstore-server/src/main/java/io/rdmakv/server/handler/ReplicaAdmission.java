@@ -3,6 +3,7 @@ package io.rdmakv.server.handler;
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import org.agrona.MutableDirectBuffer;
+import org.agrona.collections.LongLongConsumer;
 
 /**
  * Whether this node takes a primary's REPLICATE message (range epoch, replica role; see the replication package's
@@ -25,6 +26,15 @@ public interface ReplicaAdmission
         final int capacity)
     {
         return -1;
+    }
+
+    /**
+     * An admitted reconcile fix-up ({@link ReplicateRequestFlyweight#isFixUp()}) is about to be applied: hand {@code
+     * taker} the client write ids (writer, sequence) of the writes it undoes here, so that they are no longer
+     * answered as applied.
+     */
+    default void takeRevertedWriteIds(final ReplicateRequestFlyweight fixUp, final LongLongConsumer taker)
+    {
     }
 
     /** The replica side's local write path, once built (a new primary's reconcile flushes and waits for it). */

@@ -17,7 +17,8 @@ import io.rdmakv.transport.Endpoint;
  * durability; never replicated again) and answered once durable; a DROP clears what the replica holds of a range
  * before a catch-up. The client's write id a copy carries is recorded ({@link WriteIds}), so this node, once promoted,
  * answers the client's retry of it. A new primary's RECONCILE query is answered from what this node applied from the
- * previous primary ({@link ReplicaAdmission#answerReconcile}). Request thread only.
+ * previous primary ({@link ReplicaAdmission#answerReconcile}); its fix-ups take back the write ids of the writes they
+ * undo ({@link WriteIds#forget}). Request thread only.
  */
 final class ReplicaRequests implements AutoCloseable, LocalWrites
 {
@@ -91,6 +92,10 @@ final class ReplicaRequests implements AutoCloseable, LocalWrites
         {
             dropRange(endpoint, correlationId, request.firstSlot(), request.lastSlot());
             return;
+        }
+        if (request.isFixUp())
+        {
+            replicas.takeRevertedWriteIds(request, writeIds::forget); // undone here: a retry must apply them again
         }
         writeIds.beginReplicated(endpoint, correlationId, request, System.nanoTime());
         if (request.op() == ReplicateRequestFlyweight.OP_DELETE)

@@ -64,7 +64,7 @@ final class ReconcileAnswer
         }
         final int[] at = {offset + FIXED_LENGTH, 0};
         final boolean[] fits = {true};
-        window.forEachAfter(incarnation == 0 ? 0 : after, firstSlot, lastSlot, (buffer, index, length) ->
+        window.forEachAfter(incarnation == 0 ? 0 : after, firstSlot, lastSlot, (buffer, index, length, w, s) ->
         {
             if (!fits[0] || at[0] + 2 + length - offset > capacity)
             {

@@ -16,9 +16,9 @@ import org.slf4j.LoggerFactory;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.function.LongSupplier;
 
 /**
@@ -33,7 +33,10 @@ import java.util.function.LongSupplier;
  *             s_T = last sequence applied here from P) -> B
  *   answer    B: s_B and its keys from P in the range past s_T (or not covered)
  *   fix-ups   for those keys and this node's own keys from P in the range past s_B: the current value here
- *             (PUT) or its absence (DELETE) -> B, in order on the link; all acknowledged -> B reconciled
+ *             (PUT) or its absence (DELETE) -> B, in order on the link, flagged FIX_UP; B forgets the write ids of its
+ *             writes of the key past s_T (undone: a retry applies them again), and each fix-up carries one write
+ *             id of this node's writes of the key past s_B (B answers their retries as applied); all acknowledged
+ *             -> B reconciled
  *   not covered / refused / link down / timeout -> B is asked out of the in-sync set (it catches up as a learner);
  *             reconciled once the view no longer lists it (asked again after a timeout if still listed)
  *   every backup of the range reconciled -> writes of the range go on
@@ -295,22 +298,31 @@ final class Reconciles
                 "its window is too short or holds another run of that node") + ")", now);
             return;
         }
-        final Set<ByteBuffer> keys = new HashSet<>(answer.keys);
+        // Per key: the client write ids of this node's writes of it the backup lacks (its fix-ups carry them).
+        final Map<ByteBuffer, List<long[]>> keys = new HashMap<>();
+        for (final ByteBuffer key : answer.keys)
+        {
+            keys.putIfAbsent(key, new ArrayList<>(0));
+        }
         if (own != null && own.incarnation() != 0)
         {
-            own.forEachAfter(answer.lastSequence, r.firstSlot, r.lastSlot, (buffer, index, length) ->
+            own.forEachAfter(answer.lastSequence, r.firstSlot, r.lastSlot, (buffer, index, length, writer, seq) ->
             {
                 final byte[] key = new byte[length];
                 buffer.getBytes(index, key);
-                keys.add(ByteBuffer.wrap(key));
+                final List<long[]> ids = keys.computeIfAbsent(ByteBuffer.wrap(key), k -> new ArrayList<>(1));
+                if (writer != 0)
+                {
+                    ids.add(new long[] {writer, seq});
+                }
             });
         }
         b.step = Step.FIXING;
         b.sinceNanos = now;
         b.outstanding = 0;
-        for (final ByteBuffer key : keys)
+        for (final Map.Entry<ByteBuffer, List<long[]>> key : keys.entrySet())
         {
-            if (!fixUp(r, b, key.array()))
+            if (!fixUp(r, b, key.getKey().array(), key.getValue()))
             {
                 return;
             }
@@ -326,8 +338,12 @@ final class Reconciles
         }
     }
 
-    /** Send the current value of {@code key} here (or its absence) to the backup; false when the reconcile failed. */
-    private boolean fixUp(final Range r, final Backup b, final byte[] key)
+    /**
+     * Send the current value of {@code key} here (or its absence) to the backup, once per client write id of {@code
+     * writeIds} (the writes of it the backup lacks, so that it answers their retries as applied; once without one when
+     * there are none); false when the reconcile failed.
+     */
+    private boolean fixUp(final Range r, final Backup b, final byte[] key, final List<long[]> writeIds)
     {
         final byte[] value;
         try
@@ -339,26 +355,27 @@ final class Reconciles
             fail(r, b, "reading key for the reconcile failed: " + ex.getMessage(), System.nanoTime());
             return false;
         }
-        final long id = RECONCILE_BIT | nextId++;
         final UnsafeBuffer k = new UnsafeBuffer(key);
-        final ReplicateRequestFlyweight message = links.message(id);
-        if (value == null)
+        final UnsafeBuffer v = value == null ? k : new UnsafeBuffer(value);
+        for (int i = 0; i < Math.max(1, writeIds.size()); i++)
         {
-            message.write(localNodeId, r.firstSlot, r.lastSlot, r.epoch, ReplicateRequestFlyweight.OP_DELETE, k, 0,
-                key.length, k, 0, 0);
-        }
-        else
-        {
-            message.write(localNodeId, r.firstSlot, r.lastSlot, r.epoch, ReplicateRequestFlyweight.OP_PUT, k, 0,
-                key.length, new UnsafeBuffer(value), 0, value.length);
-        }
-        message.appendSequence(incarnation, nextSequence.getAsLong());
-        b.outstanding++;
-        rangeOf.put(id, r);
-        if (!links.send(b.node, message.encodedLength()))
-        {
-            fail(r, b, "reconcile PUT to node " + b.node + " not sent", System.nanoTime());
-            return false;
+            final long id = RECONCILE_BIT | nextId++;
+            final ReplicateRequestFlyweight message = links.message(id);
+            message.write(localNodeId, r.firstSlot, r.lastSlot, r.epoch, value == null ?
+                ReplicateRequestFlyweight.OP_DELETE : ReplicateRequestFlyweight.OP_PUT, k, 0, key.length, v, 0,
+                value == null ? 0 : value.length);
+            if (!writeIds.isEmpty())
+            {
+                message.appendWriteId(writeIds.get(i)[0], writeIds.get(i)[1], 0);
+            }
+            message.appendSequence(incarnation, nextSequence.getAsLong()).markFixUp();
+            b.outstanding++;
+            rangeOf.put(id, r);
+            if (!links.send(b.node, message.encodedLength()))
+            {
+                fail(r, b, "reconcile PUT to node " + b.node + " not sent", System.nanoTime());
+                return false;
+            }
         }
         return true;
     }

@@ -11,6 +11,7 @@ import io.rdmakv.server.store.StoreKeys;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.collections.LongLongConsumer;
 
 import java.nio.ByteBuffer;
 import java.util.HashSet;
@@ -29,6 +30,8 @@ import java.util.Set;
  *                                after this node answered the new primary's RECONCILE query)
  *   PUT/DELETE with a replication sequence -> recorded in the sender's window ({@link ReplicaHistory})
  *   RECONCILE (a new primary's query) -> answered from the previous primary's window ({@link #answerReconcile})
+ *   fix-up (a new primary's PUT/DELETE that undoes the previous primary's writes of the key past the query) -> the
+ *                                write ids of those writes are taken back ({@link #takeRevertedWriteIds})
  *   DROP (a catch-up begins)     -> remember, from now on, the keys the tail (PUT/DELETE) writes in the range
  *   COPY (checkpoint entry)      -> NOT_FOUND (acknowledged, not applied) when the tail already wrote the key
  *   PUT/DELETE once this node is an in-sync backup of the range -> the catch-up's memory is dropped
@@ -93,6 +96,7 @@ public final class ReplicaGate implements ReplicaAdmission
         if (request.hasSequence())
         {
             history.record(request.primary(), request.senderIncarnation(), request.replicationSequence(), slot,
+                request.hasWriteId() ? request.writerId() : 0, request.hasWriteId() ? request.writeSequence() : 0,
                 request.buffer(), request.keyIndex(), request.keyLength());
         }
         final Set<ByteBuffer> tail = catchUps.get(request.firstSlot());
@@ -133,8 +137,19 @@ public final class ReplicaGate implements ReplicaAdmission
     public int answerReconcile(final ReplicateRequestFlyweight query, final MutableDirectBuffer into, final int offset,
         final int capacity)
     {
-        return ReconcileAnswer.encode(history.window(query.reconciledPrimary()), query.reconciledIncarnation(),
-            query.reconciledSequence(), query.firstSlot(), query.lastSlot(), into, offset, capacity);
+        final int length = ReconcileAnswer.encode(history.window(query.reconciledPrimary()),
+            query.reconciledIncarnation(), query.reconciledSequence(), query.firstSlot(), query.lastSlot(), into,
+            offset, capacity);
+        history.answered(query.primary(), query.firstSlot(), query.lastSlot(), query.reconciledPrimary(),
+            query.reconciledIncarnation() == 0 ? 0 : query.reconciledSequence());
+        return length;
+    }
+
+    @Override
+    public void takeRevertedWriteIds(final ReplicateRequestFlyweight fixUp, final LongLongConsumer taker)
+    {
+        history.takeRevertedWriteIds(fixUp.primary(), StoreKeys.slotOf(fixUp.buffer(), fixUp.keyIndex(),
+            fixUp.keyLength()), fixUp.buffer(), fixUp.keyIndex(), fixUp.keyLength(), taker);
     }
 
     @Override

@@ -24,7 +24,7 @@ class ReconcileAnswerTest
         for (int i = 0; i < keys.length; i++)
         {
             final byte[] k = keys[i].getBytes(StandardCharsets.UTF_8);
-            w.record(incarnation, i + 1, 5, new UnsafeBuffer(k), 0, k.length);
+            w.record(incarnation, i + 1, 5, 0, 0, new UnsafeBuffer(k), 0, k.length);
         }
         return w;
     }

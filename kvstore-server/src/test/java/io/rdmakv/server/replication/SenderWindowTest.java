@@ -22,13 +22,13 @@ class SenderWindowTest
     private static void record(final SenderWindow w, final long incarnation, final long sequence, final int slot,
         final String k)
     {
-        w.record(incarnation, sequence, slot, key(k), 0, k.length());
+        w.record(incarnation, sequence, slot, 0, 0, key(k), 0, k.length());
     }
 
     private static List<String> after(final SenderWindow w, final long after, final int first, final int last)
     {
         final List<String> keys = new ArrayList<>();
-        w.forEachAfter(after, first, last, (buffer, index, length) ->
+        w.forEachAfter(after, first, last, (buffer, index, length, writer, writeSequence) ->
         {
             final byte[] bytes = new byte[length];
             buffer.getBytes(index, bytes);
@@ -102,5 +102,27 @@ class SenderWindowTest
         assertEquals(1, w.lastSequence());
         assertTrue(w.covers(0));
         assertEquals(List.of("new"), after(w, 0, 0, 10));
+    }
+
+    @Test
+    void shouldHandOverTheWriteIdsOfAKeyPastASequenceOnceEach()
+    {
+        final SenderWindow w = new SenderWindow(16, 1024);
+        w.record(7, 1, 5, 0xA, 1, key("k1"), 0, 2);
+        w.record(7, 2, 5, 0xA, 2, key("k1"), 0, 2);
+        w.record(7, 3, 5, 0xB, 9, key("k2"), 0, 2);
+        w.record(7, 4, 5, 0, 0, key("k1"), 0, 2);
+        w.record(7, 5, 6, 0xC, 4, key("k1"), 0, 2);
+        w.record(7, 6, 5, 0xA, 3, key("k1"), 0, 2);
+
+        final List<String> taken = new ArrayList<>();
+        w.takeWriteIds(1, 5, 5, key("k1"), 0, 2, (writer, sequence) -> taken.add(writer + "/" + sequence));
+        assertEquals(List.of("10/2", "10/3"), taken,
+            "k1 past sequence 1 in slot 5: not sequence 1, not k2, not the write without an id, not slot 6");
+
+        taken.clear();
+        w.takeWriteIds(0, 0, 9, key("k1"), 0, 2, (writer, sequence) -> taken.add(writer + "/" + sequence));
+        assertEquals(List.of("10/1", "12/4"), taken, "each write id is handed over once");
+        assertEquals(List.of("k1", "k1", "k2", "k1", "k1", "k1"), after(w, 0, 0, 9), "the entries themselves stay");
     }
 }

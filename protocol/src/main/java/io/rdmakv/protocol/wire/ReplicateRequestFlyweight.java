@@ -39,6 +39,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  *  |           Sender's incarnation (u64, != 0, only with FLAG_SEQUENCE)                     |
  *  |           Replication sequence (u64, >= 1, PUT and DELETE only with FLAG_SEQUENCE)      |
  *  +---------------------------------------------------------------+
+ *  flags: 0x1 write id, 0x2 sequence, 0x4 fix-up (a reconcile's PUT or DELETE; only with 0x2)
  *  body length = 24 + K + V (+ 24) (+ 16); Op: 1 PUT, 2 DELETE, 3 COPY (an entry of the range's checkpoint during
  *  catch-up: applied only if no PUT/DELETE of the key arrived since the catch-up began, so the tail always wins),
  *  4 DROP (K = V = 0: the catch-up begins; the replica drops what it holds of the range, and remembers the keys the
@@ -68,6 +69,12 @@ public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
     /** Flag: the body ends with the sender's incarnation and replication sequence (after the write id, if any). */
     public static final int FLAG_SEQUENCE = 0x2;
     public static final int SEQUENCE_LENGTH = 16;
+    /**
+     * Flag (PUT and DELETE with a sequence only): a new primary's reconcile fix-up. The value (or its absence) is the
+     * new primary's current one for the key; the replica forgets the write ids of the writes of the key it applied
+     * from the previous primary past the sequence of the RECONCILE query it answered, because this message undoes them.
+     */
+    public static final int FLAG_FIX_UP = 0x4;
     /** Value length of a RECONCILE query: previous primary (u32), its incarnation (u64), last sequence (u64). */
     public static final int RECONCILE_VALUE_LENGTH = 20;
     private static final UnsafeBuffer NONE = new UnsafeBuffer(new byte[0]);
@@ -130,6 +137,10 @@ public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
         {
             throw new ProtocolException(ErrorCode.MALFORMED, "a replication sequence on replicate op " + op);
         }
+        if (isFixUp() && !hasSequence())
+        {
+            throw new ProtocolException(ErrorCode.MALFORMED, "a fix-up without a replication sequence (op " + op + ")");
+        }
         if (FIXED_BODY_LENGTH + keyLength + valueLength + writeIdLength() + trailerAfterWriteId() != bodyLength ||
             ((op == OP_DELETE || op == OP_DROP) && valueLength != 0) || lastSlot() < firstSlot() ||
             op == OP_RECONCILE && valueLength != RECONCILE_VALUE_LENGTH)
@@ -154,6 +165,23 @@ public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
     public boolean hasSequence()
     {
         return (flags() & FLAG_SEQUENCE) != 0;
+    }
+
+    /** Whether this PUT or DELETE is a new primary's reconcile fix-up ({@link #FLAG_FIX_UP}). */
+    public boolean isFixUp()
+    {
+        return (flags() & FLAG_FIX_UP) != 0;
+    }
+
+    /** Mark this PUT or DELETE, which carries a replication sequence, as a reconcile fix-up ({@link #FLAG_FIX_UP}). */
+    public ReplicateRequestFlyweight markFixUp()
+    {
+        if (!hasSequence())
+        {
+            throw new IllegalStateException("a fix-up carries a replication sequence: append it first");
+        }
+        flags(flags() | FLAG_FIX_UP);
+        return this;
     }
 
     /** The sending node's incarnation (valid once validated and {@link #hasSequence()}). */

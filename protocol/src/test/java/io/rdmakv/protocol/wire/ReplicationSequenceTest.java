@@ -76,6 +76,30 @@ class ReplicationSequenceTest
     }
 
     @Test
+    void shouldMarkAFixUpThatCarriesASequenceAndRefuseOneWithout()
+    {
+        final ReplicateRequestFlyweight r = put();
+        assertThrows(IllegalStateException.class, r::markFixUp, "a fix-up carries a sequence");
+        r.appendWriteId(77, 40, 0);
+        r.appendSequence(5, 9).markFixUp();
+        assertEquals(MessageType.REPLICATE_REQUEST, decoder.decode(buffer, 0, r.encodedLength()));
+        final ReplicateRequestFlyweight decoded = decoder.replicateRequest();
+        assertTrue(decoded.isFixUp());
+        assertEquals(9, decoded.replicationSequence());
+        assertEquals(77, decoded.writerId(), "a fix-up may carry the write id of a write its value includes");
+
+        final ReplicateRequestFlyweight plain = put().appendSequence(5, 1);
+        assertEquals(MessageType.REPLICATE_REQUEST, decoder.decode(buffer, 0, plain.encodedLength()));
+        assertFalse(decoder.replicateRequest().isFixUp());
+
+        // The flag written past the encoder's check, on a message without a sequence.
+        final ReplicateRequestFlyweight hostile = put();
+        hostile.flags(ReplicateRequestFlyweight.FLAG_FIX_UP);
+        assertEquals(ErrorCode.MALFORMED, assertThrows(ProtocolException.class,
+            () -> decoder.decode(buffer, 0, hostile.encodedLength())).errorCode());
+    }
+
+    @Test
     void shouldRefuseHostileSequences()
     {
         assertThrows(ProtocolException.class, () -> put().appendSequence(0, 1), "incarnation 0");
