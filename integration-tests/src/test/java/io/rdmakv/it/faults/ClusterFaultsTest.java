@@ -107,8 +107,8 @@ class ClusterFaultsTest
     }
 
     /**
-     * Two backups per range: the first in-sync backup is promoted and the other stays in sync with it. (Their
-     * disagreement on the old primary's last writes, docs/replication.md "Limits", shows only after a second failure.)
+     * Two backups per range: the promoted backup reconciles the one that stays in sync with it (the old primary's last
+     * writes may have reached one and not the other) before it takes a write of the range.
      */
     @Test
     void shouldStayLinearizableAcrossKillNineOfAPrimaryWithTwoBackups()
