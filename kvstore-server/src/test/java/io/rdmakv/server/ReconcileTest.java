@@ -9,6 +9,7 @@ import io.rdmakv.server.cluster.SlotRange;
 import io.rdmakv.server.cluster.ratis.ClusterCommand;
 import io.rdmakv.server.cluster.ratis.ClusterTransitions;
 import io.rdmakv.server.cluster.ratis.CoordState;
+import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.replication.ScriptedCluster;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
@@ -175,6 +176,9 @@ class ReconcileTest
         }
         failOverToTwo();
         assertHeldAlike(nodes[3], key, null);
+        assertEquals(1, nodes[2].counters().get(ServerCounter.RECONCILES));
+        assertEquals(1, nodes[2].counters().get(ServerCounter.RECONCILE_FIX_UPS), "one key differed");
+        assertEquals(1, nodes[3].counters().get(ServerCounter.WRITE_IDS_UNDONE));
 
         failOverToThree();
         try (RawClient client = RawClient.attached(nodes[3]))

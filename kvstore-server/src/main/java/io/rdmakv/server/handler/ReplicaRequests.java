@@ -10,6 +10,7 @@ import io.rdmakv.server.store.RangeStore;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.server.store.StoreException;
 import io.rdmakv.transport.Endpoint;
+import org.agrona.collections.LongLongConsumer;
 
 /**
  * The replica's side of replication on the request thread: a primary's REPLICATE is admitted by range epoch and role
@@ -33,6 +34,8 @@ final class ReplicaRequests implements AutoCloseable, LocalWrites
     private final WriteIds writeIds;
     /** Applies every write queued on this thread (client and replica writes), before a DROP. */
     private final Runnable flushWrites;
+    /** Forgets a write id a fix-up undid, and counts it. */
+    private final LongLongConsumer undoneWriteIds;
 
     ReplicaRequests(final ReplicaAdmission replicas, final WritePath writes, final RocksStore store,
         final PoolIndex index, final ServerCounters counters, final Limits limits, final ResponseSender responses,
@@ -47,6 +50,11 @@ final class ReplicaRequests implements AutoCloseable, LocalWrites
         this.responses = responses;
         this.writeIds = writeIds;
         this.flushWrites = flushWrites;
+        this.undoneWriteIds = (writer, sequence) ->
+        {
+            writeIds.forget(writer, sequence);
+            counters.increment(ServerCounter.WRITE_IDS_UNDONE);
+        };
     }
 
     /**
@@ -95,7 +103,7 @@ final class ReplicaRequests implements AutoCloseable, LocalWrites
         }
         if (request.isFixUp())
         {
-            replicas.takeRevertedWriteIds(request, writeIds::forget); // undone here: a retry must apply them again
+            replicas.takeRevertedWriteIds(request, undoneWriteIds); // undone here: a retry must apply them again
         }
         writeIds.beginReplicated(endpoint, correlationId, request, System.nanoTime());
         if (request.op() == ReplicateRequestFlyweight.OP_DELETE)

@@ -6,6 +6,8 @@ import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.cluster.ClusterState;
 import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.SlotRange;
+import io.rdmakv.server.counters.ServerCounter;
+import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.store.RangeStore;
 import io.rdmakv.server.store.StoreException;
 import org.agrona.collections.Int2ObjectHashMap;
@@ -93,6 +95,7 @@ final class Reconciles
     private final ReplicaHistory history;
     private final long incarnation;
     private final LongSupplier nextSequence;
+    private final ServerCounters counters;
     private InSyncRemovals removals;
     private final Int2ObjectHashMap<Range> byFirstSlot = new Int2ObjectHashMap<>();
     /** Queries and fix-ups not answered yet, by correlation id. */
@@ -103,10 +106,12 @@ final class Reconciles
     /**
      * @param incarnation  this node's incarnation (the fix-ups carry it with a sequence, like client writes).
      * @param nextSequence takes this node's next replication sequence.
+     * @param counters     counts backups reconciled and fix-ups sent.
      */
     Reconciles(final ClusterView view, final RangeStore ranges, final ReplicaLinks links, final ReplicaHistory history,
-        final long incarnation, final LongSupplier nextSequence)
+        final long incarnation, final LongSupplier nextSequence, final ServerCounters counters)
     {
+        this.counters = counters;
         this.view = view;
         this.localNodeId = view.localNodeId();
         this.ranges = ranges;
@@ -369,6 +374,7 @@ final class Reconciles
                 message.appendWriteId(writeIds.get(i)[0], writeIds.get(i)[1], 0);
             }
             message.appendSequence(incarnation, nextSequence.getAsLong()).markFixUp();
+            counters.increment(ServerCounter.RECONCILE_FIX_UPS);
             b.outstanding++;
             rangeOf.put(id, r);
             if (!links.send(b.node, message.encodedLength()))
@@ -405,6 +411,7 @@ final class Reconciles
     private void settled(final Range r, final Backup b, final String how)
     {
         b.step = Step.DONE;
+        counters.increment(ServerCounter.RECONCILES);
         LOG.info("node {} is reconciled on slots {}..{} ({})", b.node, r.firstSlot, r.lastSlot, how);
         finishIfDone(r);
     }

@@ -7,6 +7,7 @@ import io.rdmakv.server.cluster.ClusterMember;
 import io.rdmakv.server.cluster.ClusterState;
 import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.SlotRange;
+import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.handler.WriteOutcome;
 import io.rdmakv.server.handler.SlotRouter;
 import io.rdmakv.server.handler.WritePath;
@@ -84,6 +85,7 @@ public final class ReplicatingWritePath implements WritePath
     private final ReplicaHistory history;
     /** This run's incarnation (never 0) and the last replication sequence it sent. */
     private final long incarnation;
+    private final ServerCounters counters;
     private long replicationSequence;
     private Reconciles reconciles;
 
@@ -97,11 +99,12 @@ public final class ReplicatingWritePath implements WritePath
     private ReplicatingWritePath(final Function<WriteOutcome, WritePath> local, final WriteOutcome outcome,
         final RangeStore ranges, final Worker worker, final String transport, final byte[] secret,
         final int maxMessage, final long timeoutMillis, final long ackPollMicros, final Runnable wakeUp,
-        final WriteIds writeIds, final ReplicaHistory history, final long incarnation)
+        final WriteIds writeIds, final ReplicaHistory history, final long incarnation, final ServerCounters counters)
     {
         this.writeIds = writeIds;
         this.history = history;
         this.incarnation = incarnation;
+        this.counters = counters;
         this.ranges = ranges;
         this.outcome = outcome;
         this.timeoutNanos = timeoutMillis * 1_000_000L;
@@ -116,10 +119,10 @@ public final class ReplicatingWritePath implements WritePath
     static ReplicatingWritePath create(final Function<WriteOutcome, WritePath> local, final WriteOutcome outcome,
         final RangeStore ranges, final Worker worker, final String transport, final byte[] secret,
         final int maxMessage, final long timeoutMillis, final long ackPollMicros, final Runnable wakeUp,
-        final WriteIds writeIds, final ReplicaHistory history, final long incarnation)
+        final WriteIds writeIds, final ReplicaHistory history, final long incarnation, final ServerCounters counters)
     {
         return new ReplicatingWritePath(local, outcome, ranges, worker, transport, secret, maxMessage, timeoutMillis,
-            ackPollMicros, wakeUp, writeIds, history, incarnation);
+            ackPollMicros, wakeUp, writeIds, history, incarnation, counters);
     }
 
     /**
@@ -148,7 +151,8 @@ public final class ReplicatingWritePath implements WritePath
             links.resolveWith(nodeId -> f.current().member(nodeId));
             catchUps = new LearnerCatchUps(f, ranges, links, pending, lag);
             removals = new InSyncRemovals(f, links, pending, catchUps);
-            reconciles = new Reconciles(f, ranges, links, history, incarnation, () -> ++replicationSequence);
+            reconciles = new Reconciles(f, ranges, links, history, incarnation, () -> ++replicationSequence,
+                counters);
             reconciles.removals(removals);
             reviewLearners = true;
         }

@@ -2,6 +2,7 @@ package io.rdmakv.server.replication;
 
 import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.SlotRange;
+import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.handler.ReplicaAdmission;
 import io.rdmakv.server.handler.WritePathFactory;
 import io.rdmakv.server.store.RangeStore;
@@ -16,7 +17,7 @@ import java.security.SecureRandom;
  *
  * <pre>
  *   Replication replication = new Replication(store.ranges(), worker, transportName, secret, maxMessage, timeoutMs,
- *       ackPollMicros);
+ *       ackPollMicros, counters);
  *   handler = new RequestHandler(..., replication.writePath(), replication.admission());
  *   ... listen ... view = ...;  replication.follow(view);
  * </pre>
@@ -30,6 +31,7 @@ public final class Replication
     private final int maxMessage;
     private final long timeoutMillis;
     private final long ackPollMicros;
+    private final ServerCounters counters;
     private final ReplicaHistory history = new ReplicaHistory(ReplicaHistory.MAX_ENTRIES, ReplicaHistory.KEY_BYTES);
     private final ReplicaGate gate = new ReplicaGate(history);
     private volatile ReplicatingWritePath path;
@@ -44,10 +46,12 @@ public final class Replication
      * @param timeoutMillis how long a backup may take to acknowledge ({@code replication.timeoutMs}).
      * @param ackPollMicros how long the request thread polls for an acknowledgement before it sleeps
      *                      ({@code replication.ackPollMicros}).
+     * @param counters      the node's counters (reconciles and their fix-ups are counted).
      */
     public Replication(final RangeStore ranges, final Worker worker, final String transport, final byte[] secret,
-        final int maxMessage, final long timeoutMillis, final long ackPollMicros)
+        final int maxMessage, final long timeoutMillis, final long ackPollMicros, final ServerCounters counters)
     {
+        this.counters = counters;
         this.ranges = ranges;
         this.worker = worker;
         this.transport = transport;
@@ -63,7 +67,7 @@ public final class Replication
         return (local, outcome, wakeUp, writeIds) ->
         {
             final ReplicatingWritePath built = ReplicatingWritePath.create(local, outcome, ranges, worker, transport,
-                secret, maxMessage, timeoutMillis, ackPollMicros, wakeUp, writeIds, history, incarnation);
+                secret, maxMessage, timeoutMillis, ackPollMicros, wakeUp, writeIds, history, incarnation, counters);
             path = built;
             return built;
         };
