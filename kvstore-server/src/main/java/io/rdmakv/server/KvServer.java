@@ -250,7 +250,7 @@ public final class KvServer implements AutoCloseable
                 config.advertisedDataPort(config.dataPort()));
         // Replication follows the cluster view once the ports are bound (below); until then writes are local only.
         replication = new Replication(store.ranges(), worker, transportName, config.secret(),
-            config.maxMessageBytes(), config.replicationTimeoutMillis(), config.replicationAckPollMicros());
+            config.maxMessageBytes(), config.replicationTimeoutMillis(), config.replicationAckPollMicros(), counters);
         final SlotRouter router = SlotRouter.of(untilViewStarts, config.nodeId(),
             config.advertisedHost() + ':' + config.advertisedControlPort(config.controlPort()));
         handler = new RequestHandler(store, index, counters, limits, router, tickets, config.admission(),
@@ -344,6 +344,12 @@ public final class KvServer implements AutoCloseable
         }
         control.admin(new io.rdmakv.server.cluster.ratis.ClusterAdmin(clusterView,
             () -> replication.lagJson(clusterView)));
+    }
+
+    /** This run's replication incarnation (the id its REPLICATEs' sequences count under); 0 before start. */
+    public long replicationIncarnation()
+    {
+        return replication == null ? 0 : replication.incarnation();
     }
 
     /** This node's cluster view (a static one unless it runs in cluster mode). */

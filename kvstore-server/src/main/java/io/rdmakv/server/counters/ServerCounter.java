@@ -45,7 +45,13 @@ public enum ServerCounter
      * Retries of PUTs and DELETEs this node had applied already (same write id), answered with the first attempt's
      * outcome instead of being applied again.
      */
-    RETRIES_ANSWERED(31, "writes.retriesAnswered");
+    RETRIES_ANSWERED(31, "writes.retriesAnswered"),
+    /** Backups this node, as a new primary, reconciled (each kept in sync, nothing dropped). */
+    RECONCILES(32, "replication.reconciled"),
+    /** Fix-ups this node's reconciles sent (a key's current value, or its absence, to a backup). */
+    RECONCILE_FIX_UPS(33, "replication.fixUps"),
+    /** Write-id records this replica dropped because a new primary's fix-up undid their writes here. */
+    WRITE_IDS_UNDONE(34, "replication.writeIdsUndone");
 
     private final int id;
     private final String label;

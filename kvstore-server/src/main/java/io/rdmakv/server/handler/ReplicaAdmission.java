@@ -2,6 +2,8 @@ package io.rdmakv.server.handler;
 
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
 import io.rdmakv.protocol.wire.Status;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.collections.LongLongConsumer;
 
 /**
  * Whether this node takes a primary's REPLICATE message (range epoch, replica role; see the replication package's
@@ -15,4 +17,28 @@ public interface ReplicaAdmission
     ReplicaAdmission NONE = request -> Status.WRONG_NODE;
 
     Status admit(ReplicateRequestFlyweight request);
+
+    /**
+     * The answer to an admitted RECONCILE query, encoded into {@code into} at {@code offset} (at most {@code capacity}
+     * bytes): returns its length, or -1 when this node answers none.
+     */
+    default int answerReconcile(final ReplicateRequestFlyweight query, final MutableDirectBuffer into, final int offset,
+        final int capacity)
+    {
+        return -1;
+    }
+
+    /**
+     * An admitted reconcile fix-up ({@link ReplicateRequestFlyweight#isFixUp()}) is about to be applied: hand {@code
+     * taker} the client write ids (writer, sequence) of the writes it undoes here, so that they are no longer
+     * answered as applied.
+     */
+    default void takeRevertedWriteIds(final ReplicateRequestFlyweight fixUp, final LongLongConsumer taker)
+    {
+    }
+
+    /** The replica side's local write path, once built (a new primary's reconcile flushes and waits for it). */
+    default void replicaWrites(final LocalWrites writes)
+    {
+    }
 }

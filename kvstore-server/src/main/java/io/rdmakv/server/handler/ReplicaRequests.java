@@ -1,6 +1,7 @@
 package io.rdmakv.server.handler;
 
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
+import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
@@ -9,15 +10,18 @@ import io.rdmakv.server.store.RangeStore;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.server.store.StoreException;
 import io.rdmakv.transport.Endpoint;
+import org.agrona.collections.LongLongConsumer;
 
 /**
  * The replica's side of replication on the request thread: a primary's REPLICATE is admitted by range epoch and role
  * ({@link ReplicaAdmission}), then applied through this node's own local write path (store and pool, under its
  * durability; never replicated again) and answered once durable; a DROP clears what the replica holds of a range
  * before a catch-up. The client's write id a copy carries is recorded ({@link WriteIds}), so this node, once promoted,
- * answers the client's retry of it. Request thread only.
+ * answers the client's retry of it. A new primary's RECONCILE query is answered from what this node applied from the
+ * previous primary ({@link ReplicaAdmission#answerReconcile}); its fix-ups take back the write ids of the writes they
+ * undo ({@link WriteIds#forget}). Request thread only.
  */
-final class ReplicaRequests implements AutoCloseable
+final class ReplicaRequests implements AutoCloseable, LocalWrites
 {
     private final ReplicaAdmission replicas;
     /** Null outside a cluster ({@link ReplicaAdmission#NONE} refuses every REPLICATE first). */
@@ -30,6 +34,8 @@ final class ReplicaRequests implements AutoCloseable
     private final WriteIds writeIds;
     /** Applies every write queued on this thread (client and replica writes), before a DROP. */
     private final Runnable flushWrites;
+    /** Forgets a write id a fix-up undid, and counts it. */
+    private final LongLongConsumer undoneWriteIds;
 
     ReplicaRequests(final ReplicaAdmission replicas, final WritePath writes, final RocksStore store,
         final PoolIndex index, final ServerCounters counters, final Limits limits, final ResponseSender responses,
@@ -44,6 +50,11 @@ final class ReplicaRequests implements AutoCloseable
         this.responses = responses;
         this.writeIds = writeIds;
         this.flushWrites = flushWrites;
+        this.undoneWriteIds = (writer, sequence) ->
+        {
+            writeIds.forget(writer, sequence);
+            counters.increment(ServerCounter.WRITE_IDS_UNDONE);
+        };
     }
 
     /**
@@ -73,10 +84,26 @@ final class ReplicaRequests implements AutoCloseable
             responses.answerError(endpoint, correlationId, Status.VALUE_TOO_LARGE, "replicated write beyond limits");
             return;
         }
+        if (request.op() == ReplicateRequestFlyweight.OP_RECONCILE)
+        {
+            final int length = replicas.answerReconcile(request, responses.valueBuffer(),
+                ResponseFlyweight.VALUE_OFFSET, responses.valueCapacity());
+            if (length < 0)
+            {
+                responses.answerError(endpoint, correlationId, Status.WRONG_NODE, "this node answers no reconcile");
+                return;
+            }
+            responses.sendValue(endpoint, correlationId, length);
+            return;
+        }
         if (request.op() == ReplicateRequestFlyweight.OP_DROP)
         {
             dropRange(endpoint, correlationId, request.firstSlot(), request.lastSlot());
             return;
+        }
+        if (request.isFixUp())
+        {
+            replicas.takeRevertedWriteIds(request, undoneWriteIds); // undone here: a retry must apply them again
         }
         writeIds.beginReplicated(endpoint, correlationId, request, System.nanoTime());
         if (request.op() == ReplicateRequestFlyweight.OP_DELETE)
@@ -113,7 +140,8 @@ final class ReplicaRequests implements AutoCloseable
         responses.answer(endpoint, correlationId, Status.OK, 0, 0);
     }
 
-    int flush()
+    @Override
+    public int flush()
     {
         return writes == null ? 0 : writes.flush();
     }
@@ -123,7 +151,8 @@ final class ReplicaRequests implements AutoCloseable
         return writes == null ? 0 : writes.doWork();
     }
 
-    int inFlightWrites()
+    @Override
+    public int inFlightWrites()
     {
         return writes == null ? 0 : writes.inFlightWrites();
     }

@@ -153,6 +153,7 @@ public final class RequestHandler implements EndpointHandler
             WritePaths.local(store, index, counters, limits,
                 writeIds.around(new PoolAndAnswer(index, counters, responses)), wake),
             store, index, counters, limits, responses, writeIds, this::flushWrites);
+        replicas.replicaWrites(replicaRequests);
     }
 
     @Override
@@ -417,7 +418,8 @@ public final class RequestHandler implements EndpointHandler
             return;
         }
         counters.increment(ServerCounter.PUTS);
-        if (writeIds.begin(endpoint, correlationId, put, System.nanoTime()) != WriteIds.Start.APPLY)
+        if (held(endpoint, correlationId, put.buffer(), put.keyIndex(), keyLength) ||
+            writeIds.begin(endpoint, correlationId, put, System.nanoTime()) != WriteIds.Start.APPLY)
         {
             return; // a retry (answered now or with its first attempt's outcome) or refused: WriteIds answers
         }
@@ -433,12 +435,25 @@ public final class RequestHandler implements EndpointHandler
             return;
         }
         counters.increment(ServerCounter.DELETES);
-        if (writeIds.begin(endpoint, correlationId, request, System.nanoTime()) != WriteIds.Start.APPLY)
+        if (held(endpoint, correlationId, request.buffer(), request.keyIndex(), keyLength) ||
+            writeIds.begin(endpoint, correlationId, request, System.nanoTime()) != WriteIds.Start.APPLY)
         {
             return; // a retry (answered now or with its first attempt's outcome) or refused: WriteIds answers
         }
         writes.delete(endpoint, correlationId, request.buffer(), request.keyIndex(), keyLength);
         writeIds.endCurrent();
+    }
+
+    /** Whether writes of the key's range are held (retries too): WRONG_NODE naming this node, as without a lease. */
+    private boolean held(final Endpoint endpoint, final long id, final DirectBuffer key, final int at, final int length)
+    {
+        final String reason = writes.heldReason(key, at, length);
+        if (reason != null)
+        {
+            counters.increment(ServerCounter.WRONG_NODE);
+            responses.answerWrongNode(endpoint, id, router.selfAddress());
+        }
+        return reason != null;
     }
 
     private void onGet(final Endpoint endpoint, final long correlationId, final KeyRequestFlyweight request)

@@ -31,6 +31,7 @@ import java.util.List;
  *   outcome of the write        -> DONE(OK | NOT_FOUND), waiters answered alike
  *   failure (nothing applied)   -> forgotten, waiters get the same failure (a retry may apply it)
  *   replicated write (a backup) -> recorded like a client write: once promoted, this node answers the client's retry
+ *   forget (a reconcile undid it) -> the record goes: a retry applies the write again
  *   below                       -> the writer's records under it are dropped (its answers arrived)
  * </pre>
  * Bounds: {@link #maxWritesPerWriter} records per writer (a writer past them gets BUSY: a client has at most its
@@ -192,6 +193,27 @@ public final class WriteIds
         await(writer, sequence, endpoint, correlationId);
     }
 
+    /**
+     * Forget the write {@code sequence} of {@code writerId}: a new primary's reconcile undid it on this replica (the
+     * write never reached the new primary, so it was never acknowledged), and a retry of it must be applied, not
+     * answered from the record. A record still awaiting its outcome is answered as usual and then dropped.
+     */
+    public void forget(final long writerId, final long sequence)
+    {
+        final Writer writer = writers.get(writerId);
+        final Record r = writer == null ? null : writer.records.remove(sequence);
+        if (r == null)
+        {
+            return;
+        }
+        if (r.status == PENDING)
+        {
+            r.forgotten = true; // still linked among the awaited: done() or failed() recycles it
+            return;
+        }
+        recycle(r);
+    }
+
     /** The outcome reported for writes on this node: records it, then answers retries that waited for it. */
     public WriteOutcome around(final WriteOutcome outcome)
     {
@@ -222,7 +244,10 @@ public final class WriteIds
                 final Record r = take(endpoint, correlationId);
                 if (r != null)
                 {
-                    r.writer.records.remove(r.sequence);
+                    if (!r.forgotten)
+                    {
+                        r.writer.records.remove(r.sequence);
+                    }
                     if (r.waiters != null)
                     {
                         for (final Waiter w : r.waiters)
@@ -307,6 +332,11 @@ public final class WriteIds
             }
             r.waiters = null;
         }
+        if (r.forgotten)
+        {
+            recycle(r); // a reconcile undid it meanwhile: out of the writer's records already
+            return;
+        }
         if (r.sequence < r.writer.completedBelow)
         {
             r.writer.records.remove(r.sequence); // the writer has its answer from elsewhere meanwhile
@@ -322,6 +352,7 @@ public final class WriteIds
         r.endpoint = endpoint;
         r.correlationId = correlationId;
         r.status = PENDING;
+        r.forgotten = false;
         writer.records.put(sequence, r);
         r.nextAwaited = awaited.put(correlationId, r);
     }
@@ -420,6 +451,8 @@ public final class WriteIds
         long correlationId;
         Record nextAwaited;
         int status;
+        /** Taken out of the writer's records while its outcome was awaited ({@link #forget}). */
+        boolean forgotten;
     }
 
     private record Waiter(Endpoint endpoint, long correlationId)

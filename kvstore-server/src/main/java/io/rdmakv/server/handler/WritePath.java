@@ -26,6 +26,16 @@ public interface WritePath extends AutoCloseable
     void delete(Endpoint endpoint, long correlationId, DirectBuffer buffer, int keyIndex, int keyLength);
 
     /**
+     * The reason writes of {@code key}'s range are refused now (WRONG_NODE naming this node: retried), or null when
+     * they are taken: a new primary holds a range's writes, retries included, until its backups are reconciled.
+     * Called before a write id is looked at.
+     */
+    default String heldReason(final DirectBuffer buffer, final int keyIndex, final int keyLength)
+    {
+        return null;
+    }
+
+    /**
      * Write what is batched now: called before a request that is not a PUT, so it sees every PUT that arrived earlier
      * on the local store. Returns the writes completed.
      */

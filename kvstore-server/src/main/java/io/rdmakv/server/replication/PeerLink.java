@@ -34,8 +34,8 @@ final class PeerLink implements EndpointHandler
     /** What the link reports, on the request thread. */
     interface Listener
     {
-        /** RESPONSE to a REPLICATE message. */
-        void onAck(int nodeId, long correlationId, Status status);
+        /** RESPONSE to a REPLICATE message ({@code response}: valid during the call only). */
+        void onAck(int nodeId, long correlationId, Status status, ResponseFlyweight response);
 
         /** The link failed or closed: every message not answered yet is lost. */
         void onLinkDown(int nodeId, String reason);
@@ -219,7 +219,7 @@ final class PeerLink implements EndpointHandler
             }
             return;
         }
-        listener.onAck(member.nodeId(), correlationId, status);
+        listener.onAck(member.nodeId(), correlationId, status, response);
     }
 
     @Override

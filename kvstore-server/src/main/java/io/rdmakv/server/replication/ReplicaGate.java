@@ -2,12 +2,16 @@ package io.rdmakv.server.replication;
 
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
 import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.server.cluster.ClusterState;
 import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.SlotRange;
+import io.rdmakv.server.handler.LocalWrites;
 import io.rdmakv.server.handler.ReplicaAdmission;
 import io.rdmakv.server.store.StoreKeys;
 import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.collections.LongLongConsumer;
 
 import java.nio.ByteBuffer;
 import java.util.HashSet;
@@ -21,6 +25,13 @@ import java.util.Set;
  *   this node is no backup or learner of the range here          -> STALE_EPOCH
  *   older epoch, from a node that is not the range's primary here -> STALE_EPOCH (the sender is no longer primary)
  *   older epoch from the range's primary (its replica set changed while the message travelled) -> accepted
+ *   older epoch than one taken for the slot from another sender (a new primary)  -> STALE_EPOCH, even when this
+ *                                node's lagging view still names that sender primary (its late writes must not land
+ *                                after this node answered the new primary's RECONCILE query)
+ *   PUT/DELETE with a replication sequence -> recorded in the sender's window ({@link ReplicaHistory})
+ *   RECONCILE (a new primary's query) -> answered from the previous primary's window ({@link #answerReconcile})
+ *   fix-up (a new primary's PUT/DELETE that undoes the previous primary's writes of the key past the query) -> the
+ *                                write ids of those writes are taken back ({@link #takeRevertedWriteIds})
  *   DROP (a catch-up begins)     -> remember, from now on, the keys the tail (PUT/DELETE) writes in the range
  *   COPY (checkpoint entry)      -> NOT_FOUND (acknowledged, not applied) when the tail already wrote the key
  *   PUT/DELETE once this node is an in-sync backup of the range -> the catch-up's memory is dropped
@@ -33,6 +44,15 @@ public final class ReplicaGate implements ReplicaAdmission
     private volatile ClusterView view;
     /** Per catching-up range (by first slot): the keys the tail wrote since the catch-up began. */
     private final Int2ObjectHashMap<Set<ByteBuffer>> catchUps = new Int2ObjectHashMap<>();
+    /** Per slot: the newest range epoch a message was taken at, and from which sender. */
+    private final long[] takenEpoch = new long[ClusterState.SLOT_COUNT];
+    private final int[] takenFrom = new int[ClusterState.SLOT_COUNT];
+    private final ReplicaHistory history;
+
+    ReplicaGate(final ReplicaHistory history)
+    {
+        this.history = history;
+    }
 
     /** Take replicated writes as {@code clusterView} says from now on (any thread). */
     void follow(final ClusterView clusterView)
@@ -49,7 +69,8 @@ public final class ReplicaGate implements ReplicaAdmission
             return Status.WRONG_NODE; // no cluster view (yet): this node replicates nothing
         }
         final int op = request.op();
-        final int slot = op == ReplicateRequestFlyweight.OP_DROP ? request.firstSlot() :
+        final int slot = op == ReplicateRequestFlyweight.OP_DROP || op == ReplicateRequestFlyweight.OP_RECONCILE ?
+            request.firstSlot() :
             StoreKeys.slotOf(request.buffer(), request.keyIndex(), request.keyLength());
         if (view.current().ranges().isEmpty())
         {
@@ -67,11 +88,26 @@ public final class ReplicaGate implements ReplicaAdmission
         {
             return Status.STALE_EPOCH;
         }
+        if (epoch < takenEpoch[slot] && request.primary() != takenFrom[slot])
+        {
+            return Status.STALE_EPOCH; // a newer primary's message was taken here: this sender is stale
+        }
+        taken(request.firstSlot(), request.lastSlot(), epoch, request.primary());
+        if (request.hasSequence())
+        {
+            history.record(request.primary(), request.senderIncarnation(), request.replicationSequence(), slot,
+                request.hasWriteId() ? request.writerId() : 0, request.hasWriteId() ? request.writeSequence() : 0,
+                request.buffer(), request.keyIndex(), request.keyLength());
+        }
         final Set<ByteBuffer> tail = catchUps.get(request.firstSlot());
         switch (op)
         {
             case ReplicateRequestFlyweight.OP_DROP ->
                 catchUps.put(request.firstSlot(), new HashSet<>());
+            case ReplicateRequestFlyweight.OP_RECONCILE ->
+            {
+                // answered by answerReconcile
+            }
             case ReplicateRequestFlyweight.OP_COPY ->
             {
                 if (tail != null && tail.contains(key(request.buffer(), request.keyIndex(), request.keyLength())))
@@ -95,6 +131,48 @@ public final class ReplicaGate implements ReplicaAdmission
             }
         }
         return Status.OK;
+    }
+
+    @Override
+    public int answerReconcile(final ReplicateRequestFlyweight query, final MutableDirectBuffer into, final int offset,
+        final int capacity)
+    {
+        final int length = ReconcileAnswer.encode(history.window(query.reconciledPrimary()),
+            query.reconciledIncarnation(), query.reconciledSequence(), query.firstSlot(), query.lastSlot(), into,
+            offset, capacity);
+        history.answered(query.primary(), query.firstSlot(), query.lastSlot(), query.reconciledPrimary(),
+            query.reconciledIncarnation() == 0 ? 0 : query.reconciledSequence());
+        return length;
+    }
+
+    @Override
+    public void takeRevertedWriteIds(final ReplicateRequestFlyweight fixUp, final LongLongConsumer taker)
+    {
+        history.takeRevertedWriteIds(fixUp.primary(), StoreKeys.slotOf(fixUp.buffer(), fixUp.keyIndex(),
+            fixUp.keyLength()), fixUp.buffer(), fixUp.keyIndex(), fixUp.keyLength(), taker);
+    }
+
+    @Override
+    public void replicaWrites(final LocalWrites writes)
+    {
+        history.replicaWrites(writes);
+    }
+
+    /** Remember, for slots {@code first..last}, that a message of {@code epoch} from {@code sender} was taken. */
+    private void taken(final int first, final int last, final long epoch, final int sender)
+    {
+        if (epoch <= takenEpoch[first] && epoch <= takenEpoch[last])
+        {
+            return; // the common case: nothing newer (checked at the ends only, so a write costs no loop)
+        }
+        for (int s = first; s <= last; s++)
+        {
+            if (epoch > takenEpoch[s])
+            {
+                takenEpoch[s] = epoch;
+                takenFrom[s] = sender;
+            }
+        }
     }
 
     /** Keys the tail wrote during the catch-up of the range starting at {@code firstSlot} (tests). */

@@ -1,11 +1,13 @@
 package io.rdmakv.server.replication;
 
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
+import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.cluster.ClusterMember;
 import io.rdmakv.server.cluster.ClusterState;
 import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.SlotRange;
+import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.handler.WriteOutcome;
 import io.rdmakv.server.handler.SlotRouter;
 import io.rdmakv.server.handler.WritePath;
@@ -39,12 +41,18 @@ import java.util.function.Function;
  * The last rule matters because routing follows the map a notification later than {@code view.current()} does: a
  * write routing still admits, on a node the newest map has already moved the range away from, would otherwise be
  * written here alone and answered (the new primary never sees it: a lost write).
+ * Each REPLICATE of a client write carries this node's incarnation (random, per start) and replication sequence
+ * (one counter per node), which the replicas record ({@link ReplicaHistory}); a range this node takes over from
+ * another primary holds its writes until the backups that stay in sync are reconciled ({@link Reconciles}).
  * Request thread only; the coordinator's answers and link hand-offs come back through an inbox it drains. The parts:
- * {@link PendingWrites} (answer order), {@link ReplicaLinks} (links, send buffer, inbox), {@link LearnerCatchUps}
- * and {@link InSyncRemovals}.
+ * {@link PendingWrites} (answer order), {@link ReplicaLinks} (links, send buffer, inbox), {@link LearnerCatchUps},
+ * {@link InSyncRemovals} and {@link Reconciles}.
  */
 public final class ReplicatingWritePath implements WritePath
 {
+    private static final String HELD_REASON = "this node took over the range and reconciles its replicas with it; " +
+        "the write is not applied: retry";
+
     private final WritePath local;
     private final WriteOutcome outcome;
     private final RangeStore ranges;
@@ -73,6 +81,13 @@ public final class ReplicatingWritePath implements WritePath
     private SlotRouter writable;
     private boolean reviewLearners = true;
     private long nextSequence = 1;
+    /** What this node applied as a replica (a reconcile reads its window of the previous primary). */
+    private final ReplicaHistory history;
+    /** This run's incarnation (never 0) and the last replication sequence it sent. */
+    private final long incarnation;
+    private final ServerCounters counters;
+    private long replicationSequence;
+    private Reconciles reconciles;
 
     /**
      * @param local         the local path, built to report to {@link PendingWrites#localOutcome()}: use {@link #create}.
@@ -84,9 +99,12 @@ public final class ReplicatingWritePath implements WritePath
     private ReplicatingWritePath(final Function<WriteOutcome, WritePath> local, final WriteOutcome outcome,
         final RangeStore ranges, final Worker worker, final String transport, final byte[] secret,
         final int maxMessage, final long timeoutMillis, final long ackPollMicros, final Runnable wakeUp,
-        final WriteIds writeIds)
+        final WriteIds writeIds, final ReplicaHistory history, final long incarnation, final ServerCounters counters)
     {
         this.writeIds = writeIds;
+        this.history = history;
+        this.incarnation = incarnation;
+        this.counters = counters;
         this.ranges = ranges;
         this.outcome = outcome;
         this.timeoutNanos = timeoutMillis * 1_000_000L;
@@ -101,10 +119,10 @@ public final class ReplicatingWritePath implements WritePath
     static ReplicatingWritePath create(final Function<WriteOutcome, WritePath> local, final WriteOutcome outcome,
         final RangeStore ranges, final Worker worker, final String transport, final byte[] secret,
         final int maxMessage, final long timeoutMillis, final long ackPollMicros, final Runnable wakeUp,
-        final WriteIds writeIds)
+        final WriteIds writeIds, final ReplicaHistory history, final long incarnation, final ServerCounters counters)
     {
         return new ReplicatingWritePath(local, outcome, ranges, worker, transport, secret, maxMessage, timeoutMillis,
-            ackPollMicros, wakeUp, writeIds);
+            ackPollMicros, wakeUp, writeIds, history, incarnation, counters);
     }
 
     /**
@@ -133,6 +151,9 @@ public final class ReplicatingWritePath implements WritePath
             links.resolveWith(nodeId -> f.current().member(nodeId));
             catchUps = new LearnerCatchUps(f, ranges, links, pending, lag);
             removals = new InSyncRemovals(f, links, pending, catchUps);
+            reconciles = new Reconciles(f, ranges, links, history, incarnation, () -> ++replicationSequence,
+                counters);
+            reconciles.removals(removals);
             reviewLearners = true;
         }
         return true;
@@ -149,6 +170,7 @@ public final class ReplicatingWritePath implements WritePath
         if (state != checkedState)
         {
             checkedState = state;
+            reconciles.observe(state);
             final ClusterMember self = state.member(localNodeId);
             writable = SlotRouter.of(state, localNodeId, self == null ? "" : self.host() + ':' + self.controlPort());
             replicating = false;
@@ -204,6 +226,21 @@ public final class ReplicatingWritePath implements WritePath
         }
         start(endpoint, correlationId, true, buffer, keyIndex, keyLength, buffer, 0, 0);
         local.delete(endpoint, correlationId, buffer, keyIndex, keyLength);
+    }
+
+    @Override
+    public String heldReason(final DirectBuffer buffer, final int keyIndex, final int keyLength)
+    {
+        if (!hasView())
+        {
+            return null;
+        }
+        replicating(); // takes in a new state first: a range taken over is held from its first write on
+        if (reconciles.isEmpty() || !reconciles.holds(StoreKeys.slotOf(buffer, keyIndex, keyLength)))
+        {
+            return null;
+        }
+        return HELD_REASON;
     }
 
     /**
@@ -289,6 +326,7 @@ public final class ReplicatingWritePath implements WritePath
                 delete ? ReplicateRequestFlyweight.OP_DELETE : ReplicateRequestFlyweight.OP_PUT,
                 key, keyIndex, keyLength, value, valueIndex, valueLength);
         writeIds.appendCurrentTo(copy);
+        copy.appendSequence(incarnation, ++replicationSequence);
         final int length = copy.encodedLength();
         for (final int backup : backups)
         {
@@ -327,6 +365,11 @@ public final class ReplicatingWritePath implements WritePath
     public int doWork()
     {
         int work = links.drain() + local.doWork();
+        if (hasView())
+        {
+            replicating(); // a new state: reconciles of ranges taken over begin
+            work += reconciles.advance(System.nanoTime(), timeoutNanos);
+        }
         if (reviewLearners || catchUps != null && catchUps.wantsReview())
         {
             reviewLearners();
@@ -392,8 +435,14 @@ public final class ReplicatingWritePath implements WritePath
     private final class LinkListener implements PeerLink.Listener
     {
         @Override
-        public void onAck(final int nodeId, final long correlationId, final Status status)
+        public void onAck(final int nodeId, final long correlationId, final Status status,
+            final ResponseFlyweight response)
         {
+            if ((correlationId & Reconciles.RECONCILE_BIT) != 0)
+            {
+                reconciles.onAnswer(nodeId, correlationId, status, response);
+                return;
+            }
             if ((correlationId & CatchUp.COPY_BIT) != 0)
             {
                 catchUps.onCopyAck(nodeId, status);
@@ -431,6 +480,7 @@ public final class ReplicatingWritePath implements WritePath
         {
             lag.forget(nodeId);
             catchUps.onLinkDown(nodeId, reason);
+            reconciles.onLinkDown(nodeId, reason);
             for (final ReplicatedWrite w : pending.sentWrites())
             {
                 if (w.awaits(nodeId))

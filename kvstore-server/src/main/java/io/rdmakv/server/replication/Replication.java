@@ -2,10 +2,13 @@ package io.rdmakv.server.replication;
 
 import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.SlotRange;
+import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.handler.ReplicaAdmission;
 import io.rdmakv.server.handler.WritePathFactory;
 import io.rdmakv.server.store.RangeStore;
 import io.rdmakv.transport.Worker;
+
+import java.security.SecureRandom;
 
 /**
  * A node's replication, wired in two steps because the cluster view starts only once the node's ports are bound:
@@ -14,7 +17,7 @@ import io.rdmakv.transport.Worker;
  *
  * <pre>
  *   Replication replication = new Replication(store.ranges(), worker, transportName, secret, maxMessage, timeoutMs,
- *       ackPollMicros);
+ *       ackPollMicros, counters);
  *   handler = new RequestHandler(..., replication.writePath(), replication.admission());
  *   ... listen ... view = ...;  replication.follow(view);
  * </pre>
@@ -28,8 +31,12 @@ public final class Replication
     private final int maxMessage;
     private final long timeoutMillis;
     private final long ackPollMicros;
-    private final ReplicaGate gate = new ReplicaGate();
+    private final ServerCounters counters;
+    private final ReplicaHistory history = new ReplicaHistory(ReplicaHistory.MAX_ENTRIES, ReplicaHistory.KEY_BYTES);
+    private final ReplicaGate gate = new ReplicaGate(history);
     private volatile ReplicatingWritePath path;
+    /** This run's id in the replication sequence its REPLICATEs carry (random, never 0). */
+    private final long incarnation = newIncarnation();
 
     /**
      * @param worker        the node's transport worker (replication links are its endpoints).
@@ -39,10 +46,12 @@ public final class Replication
      * @param timeoutMillis how long a backup may take to acknowledge ({@code replication.timeoutMs}).
      * @param ackPollMicros how long the request thread polls for an acknowledgement before it sleeps
      *                      ({@code replication.ackPollMicros}).
+     * @param counters      the node's counters (reconciles and their fix-ups are counted).
      */
     public Replication(final RangeStore ranges, final Worker worker, final String transport, final byte[] secret,
-        final int maxMessage, final long timeoutMillis, final long ackPollMicros)
+        final int maxMessage, final long timeoutMillis, final long ackPollMicros, final ServerCounters counters)
     {
+        this.counters = counters;
         this.ranges = ranges;
         this.worker = worker;
         this.transport = transport;
@@ -58,7 +67,7 @@ public final class Replication
         return (local, outcome, wakeUp, writeIds) ->
         {
             final ReplicatingWritePath built = ReplicatingWritePath.create(local, outcome, ranges, worker, transport,
-                secret, maxMessage, timeoutMillis, ackPollMicros, wakeUp, writeIds);
+                secret, maxMessage, timeoutMillis, ackPollMicros, wakeUp, writeIds, history, incarnation, counters);
             path = built;
             return built;
         };
@@ -103,6 +112,24 @@ public final class Replication
             first = false;
         }
         return b.append("]}").toString();
+    }
+
+    /** This run's incarnation: the replication sequence of its REPLICATEs counts from 1 under it. */
+    public long incarnation()
+    {
+        return incarnation;
+    }
+
+    private static long newIncarnation()
+    {
+        final SecureRandom random = new SecureRandom();
+        long id;
+        do
+        {
+            id = random.nextLong();
+        }
+        while (id == 0);
+        return id;
     }
 
     /** The check of replicated writes from primaries. */

@@ -64,6 +64,19 @@ public final class RangeStore
         }
     }
 
+    /** The value of client key {@code key} now, or null (a new primary's reconcile reads the values it sends). */
+    public byte[] get(final byte[] key)
+    {
+        try
+        {
+            return db.get(keys, StoreKeys.encode(key));
+        }
+        catch (final RocksDBException ex)
+        {
+            throw new StoreException("get failed: " + ex.getMessage(), ex);
+        }
+    }
+
     /** Delete every key of slots {@code firstSlot..lastSlot} (one range tombstone, WAL on). */
     public void drop(final int firstSlot, final int lastSlot)
     {

@@ -180,6 +180,48 @@ class WriteIdsTest
         assertEquals(List.of("3 OK"), retry.answers);
     }
 
+    @Test
+    void shouldApplyARetryOfAWriteAReconcileUndidHere()
+    {
+        final ReplicateRequestFlyweight copy = new ReplicateRequestFlyweight().wrap(buffer, 0, buffer.capacity());
+        copy.header(MessageType.REPLICATE_REQUEST, 77);
+        copy.write(1, 0, 16383, 5, ReplicateRequestFlyweight.OP_PUT, key, 0, 1, key, 0, 1);
+        copy.appendWriteId(WRITER, 12, 12);
+        final Answers primaryLink = new Answers();
+        ids.beginReplicated(primaryLink, 77, copy, NOW);
+        durable(primaryLink, 77);
+        assertEquals(1, ids.records());
+
+        ids.forget(WRITER, 12);
+        ids.forget(WRITER, 99); // nothing recorded: nothing happens
+        assertEquals(0, ids.records());
+        assertEquals(WriteIds.Start.APPLY, ids.begin(retry, 3, put(3, WRITER, 12, 12), NOW), "applied again");
+        durable(retry, 3);
+        assertEquals(WriteIds.Start.RETRY, ids.begin(retry, 4, put(4, WRITER, 12, 12), NOW),
+            "the new attempt is recorded as usual");
+    }
+
+    @Test
+    void shouldDropARecordForgottenWhileItsOutcomeWasAwaitedWithoutTouchingALaterOne()
+    {
+        final ReplicateRequestFlyweight copy = new ReplicateRequestFlyweight().wrap(buffer, 0, buffer.capacity());
+        copy.header(MessageType.REPLICATE_REQUEST, 77);
+        copy.write(1, 0, 16383, 5, ReplicateRequestFlyweight.OP_PUT, key, 0, 1, key, 0, 1);
+        copy.appendWriteId(WRITER, 12, 12);
+        final Answers primaryLink = new Answers();
+        ids.beginReplicated(primaryLink, 77, copy, NOW);
+        ids.forget(WRITER, 12); // undone before it was durable
+        assertEquals(0, ids.records());
+
+        assertEquals(WriteIds.Start.APPLY, ids.begin(retry, 3, put(3, WRITER, 12, 12), NOW), "a new attempt");
+        // The undone copy's outcome arrives (its store write failed): its record is dropped, not the new one.
+        outcome.failed(primaryLink, 77, Status.STORE_ERROR, "disk full");
+        assertEquals(1, ids.records());
+        durable(retry, 3);
+        assertEquals(WriteIds.Start.RETRY, ids.begin(first, 4, put(4, WRITER, 12, 12), NOW));
+        assertEquals(List.of("4 OK"), first.answers);
+    }
+
     /** An endpoint that records the answers sent to it ("correlationId STATUS"). */
     private static final class Answers extends AnsweringEndpoint
     {

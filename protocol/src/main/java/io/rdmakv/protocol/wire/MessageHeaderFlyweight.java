@@ -212,9 +212,9 @@ public class MessageHeaderFlyweight
     public MessageHeaderFlyweight appendWriteId(final long writerId, final long sequence, final long completedBelow)
     {
         checkWriteId(writerId, sequence, completedBelow);
-        if (hasWriteId())
+        if (hasWriteId() || trailerAfterWriteId() != 0)
         {
-            throw new IllegalStateException("the message already carries a write id");
+            throw new IllegalStateException("the message already carries a write id, or a trailer that follows it");
         }
         final int body = bodyLength();
         bodyLength(body + WRITE_ID_LENGTH);
@@ -257,7 +257,13 @@ public class MessageHeaderFlyweight
 
     private int writeIdIndex()
     {
-        return offset + HEADER_LENGTH + bodyLength() - WRITE_ID_LENGTH;
+        return offset + HEADER_LENGTH + bodyLength() - WRITE_ID_LENGTH - trailerAfterWriteId();
+    }
+
+    /** Bytes a type appends after the write id (0 here; a REPLICATE's replication sequence). */
+    protected int trailerAfterWriteId()
+    {
+        return 0;
     }
 
     /** Header plus body: what to hand to the transport's send. */

@@ -5,6 +5,7 @@ import io.rdmakv.protocol.ProtocolException;
 import io.rdmakv.protocol.ProtocolLimits;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * {@link MessageType#REPLICATE_REQUEST}: a primary hands one write of a slot range to a replica of it (an in-sync
@@ -35,10 +36,27 @@ import org.agrona.MutableDirectBuffer;
  *  +---------------------------------------------------------------+
  *  |                     Write id (24 B, PUT and DELETE, only with FLAG_WRITE_ID: the client's) ...
  *  +---------------------------------------------------------------+
- *  body length = 24 + K + V (+ 24); Op: 1 PUT, 2 DELETE, 3 COPY (an entry of the range's checkpoint during catch-up: applied
- *  only if no PUT/DELETE of the key arrived since the catch-up began, so the tail always wins), 4 DROP (K = V = 0:
- *  the catch-up begins; the replica drops what it holds of the range, and remembers the keys the tail writes)
+ *  |           Sender's incarnation (u64, != 0, only with FLAG_SEQUENCE)                     |
+ *  |           Replication sequence (u64, >= 1, PUT and DELETE only with FLAG_SEQUENCE)      |
+ *  +---------------------------------------------------------------+
+ *  flags: 0x1 write id, 0x2 sequence, 0x4 fix-up (a reconcile's PUT or DELETE; only with 0x2)
+ *  body length = 24 + K + V (+ 24) (+ 16); Op: 1 PUT, 2 DELETE, 3 COPY (an entry of the range's checkpoint during
+ *  catch-up: applied only if no PUT/DELETE of the key arrived since the catch-up began, so the tail always wins),
+ *  4 DROP (K = V = 0: the catch-up begins; the replica drops what it holds of the range, and remembers the keys the
+ *  tail writes), 5 RECONCILE (K = 0, V = 20: a new primary asks a backup which writes of the previous primary it
+ *  holds past the new primary's own; the value is the RECONCILE query below)
+ *
+ *  RECONCILE value (20 B):
+ *  +---------------------------------------------------------------+
+ *  |                 Previous primary's node id (u32)              |  0
+ *  +---------------------------------------------------------------+
+ *  |     Previous primary's incarnation (u64; 0: none known)       |  4
+ *  +---------------------------------------------------------------+
+ *  |     Last sequence the asker applied from it (u64, >= 0)       |  12
+ *  +---------------------------------------------------------------+
  * </pre>
+ * The replication sequence numbers the REPLICATEs of client writes one sender incarnation (a node's run, a random id
+ * taken at start) sends: it rises by one per message, so each range's messages from it rise too.
  */
 public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
 {
@@ -46,6 +64,20 @@ public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
     public static final int OP_DELETE = 2;
     public static final int OP_COPY = 3;
     public static final int OP_DROP = 4;
+    public static final int OP_RECONCILE = 5;
+
+    /** Flag: the body ends with the sender's incarnation and replication sequence (after the write id, if any). */
+    public static final int FLAG_SEQUENCE = 0x2;
+    public static final int SEQUENCE_LENGTH = 16;
+    /**
+     * Flag (PUT and DELETE with a sequence only): a new primary's reconcile fix-up. The value (or its absence) is the
+     * new primary's current one for the key; the replica forgets the write ids of the writes of the key it applied
+     * from the previous primary past the sequence of the RECONCILE query it answered, because this message undoes them.
+     */
+    public static final int FLAG_FIX_UP = 0x4;
+    /** Value length of a RECONCILE query: previous primary (u32), its incarnation (u64), last sequence (u64). */
+    public static final int RECONCILE_VALUE_LENGTH = 20;
+    private static final UnsafeBuffer NONE = new UnsafeBuffer(new byte[0]);
 
     public static final int FIRST_SLOT_OFFSET = HEADER_LENGTH;
     public static final int OP_OFFSET = HEADER_LENGTH + 2;
@@ -83,13 +115,13 @@ public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
         super.validate();
         final long bodyLength = checkTypeAndFixedBody(MessageType.REPLICATE_REQUEST, "replicate request", FIXED_BODY_LENGTH);
         final int op = op();
-        if (op < OP_PUT || op > OP_DROP)
+        if (op < OP_PUT || op > OP_RECONCILE)
         {
             throw new ProtocolException(ErrorCode.MALFORMED, "replicate op " + op);
         }
         final int keyLength = keyLength();
         final long valueLength = buffer.getInt(offset + VALUE_LENGTH_OFFSET, ORDER) & 0xFFFF_FFFFL;
-        if ((keyLength == 0) != (op == OP_DROP) || keyLength > ProtocolLimits.MAX_KEY_LENGTH)
+        if ((keyLength == 0) != (op == OP_DROP || op == OP_RECONCILE) || keyLength > ProtocolLimits.MAX_KEY_LENGTH)
         {
             throw new ProtocolException(ErrorCode.KEY_TOO_LARGE, "key length " + keyLength);
         }
@@ -101,14 +133,151 @@ public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
         {
             throw new ProtocolException(ErrorCode.MALFORMED, "a write id on replicate op " + op);
         }
-        if (FIXED_BODY_LENGTH + keyLength + valueLength + writeIdLength() != bodyLength ||
-            ((op == OP_DELETE || op == OP_DROP) && valueLength != 0) || lastSlot() < firstSlot())
+        if (hasSequence() && op != OP_PUT && op != OP_DELETE)
+        {
+            throw new ProtocolException(ErrorCode.MALFORMED, "a replication sequence on replicate op " + op);
+        }
+        if (isFixUp() && !hasSequence())
+        {
+            throw new ProtocolException(ErrorCode.MALFORMED, "a fix-up without a replication sequence (op " + op + ")");
+        }
+        if (FIXED_BODY_LENGTH + keyLength + valueLength + writeIdLength() + trailerAfterWriteId() != bodyLength ||
+            ((op == OP_DELETE || op == OP_DROP) && valueLength != 0) || lastSlot() < firstSlot() ||
+            op == OP_RECONCILE && valueLength != RECONCILE_VALUE_LENGTH)
         {
             throw new ProtocolException(ErrorCode.BAD_LENGTH, "key length " + keyLength + " + value length " +
                 valueLength + " disagree with body length " + bodyLength + " (op " + op + ")");
         }
         validateWriteId();
+        if (hasSequence())
+        {
+            checkSequence(senderIncarnation(), replicationSequence());
+        }
+        if (op == OP_RECONCILE && (reconciledPrimary() < 0 || reconciledSequence() < 0))
+        {
+            throw new ProtocolException(ErrorCode.MALFORMED, "reconcile query: previous primary " +
+                reconciledPrimary() + ", sequence " + reconciledSequence() + " (both >= 0)");
+        }
         return this;
+    }
+
+    /** Whether the body ends with the sender's incarnation and replication sequence ({@link #FLAG_SEQUENCE}). */
+    public boolean hasSequence()
+    {
+        return (flags() & FLAG_SEQUENCE) != 0;
+    }
+
+    /** Whether this PUT or DELETE is a new primary's reconcile fix-up ({@link #FLAG_FIX_UP}). */
+    public boolean isFixUp()
+    {
+        return (flags() & FLAG_FIX_UP) != 0;
+    }
+
+    /** Mark this PUT or DELETE, which carries a replication sequence, as a reconcile fix-up ({@link #FLAG_FIX_UP}). */
+    public ReplicateRequestFlyweight markFixUp()
+    {
+        if (!hasSequence())
+        {
+            throw new IllegalStateException("a fix-up carries a replication sequence: append it first");
+        }
+        flags(flags() | FLAG_FIX_UP);
+        return this;
+    }
+
+    /** The sending node's incarnation (valid once validated and {@link #hasSequence()}). */
+    public long senderIncarnation()
+    {
+        return buffer.getLong(sequenceIndex(), ORDER);
+    }
+
+    /** The message's replication sequence in its sender's incarnation. */
+    public long replicationSequence()
+    {
+        return buffer.getLong(sequenceIndex() + 8, ORDER);
+    }
+
+    /**
+     * Append the sender's incarnation and replication sequence after the body (and the write id, appended first):
+     * sets {@link #FLAG_SEQUENCE} and grows the body.
+     *
+     * @throws ProtocolException {@link ErrorCode#MALFORMED} for an incarnation of 0 or a sequence below 1;
+     *                           {@link ErrorCode#TRUNCATED} when it does not fit.
+     */
+    public ReplicateRequestFlyweight appendSequence(final long incarnation, final long sequence)
+    {
+        checkSequence(incarnation, sequence);
+        if (hasSequence())
+        {
+            throw new IllegalStateException("the message already carries a replication sequence");
+        }
+        final int body = bodyLength();
+        bodyLength(body + SEQUENCE_LENGTH);
+        flags(flags() | FLAG_SEQUENCE);
+        final MutableDirectBuffer b = mutable();
+        b.putLong(offset + HEADER_LENGTH + body, incarnation, ORDER);
+        b.putLong(offset + HEADER_LENGTH + body + 8, sequence, ORDER);
+        return this;
+    }
+
+    /**
+     * Set every field of a RECONCILE query after the header: a new primary ({@code primary}) asks about the writes
+     * of the range's previous primary it holds past {@code lastSequence}.
+     */
+    public ReplicateRequestFlyweight writeReconcile(final int primary, final int firstSlot, final int lastSlot,
+        final long rangeEpoch, final int previousPrimary, final long previousIncarnation, final long lastSequence)
+    {
+        if (previousPrimary < 0 || lastSequence < 0)
+        {
+            throw new ProtocolException(ErrorCode.MALFORMED, "reconcile query: previous primary " + previousPrimary +
+                ", sequence " + lastSequence + " (both >= 0)");
+        }
+        final MutableDirectBuffer b = mutable();
+        final int at = offset + KEY_OFFSET;
+        write(primary, firstSlot, lastSlot, rangeEpoch, OP_RECONCILE, NONE, 0, 0, NONE, 0, 0);
+        bodyLength(FIXED_BODY_LENGTH + RECONCILE_VALUE_LENGTH);
+        b.putInt(offset + VALUE_LENGTH_OFFSET, RECONCILE_VALUE_LENGTH, ORDER);
+        b.putInt(at, previousPrimary, ORDER);
+        b.putLong(at + 4, previousIncarnation, ORDER);
+        b.putLong(at + 12, lastSequence, ORDER);
+        return this;
+    }
+
+    /** RECONCILE: the range's previous primary. */
+    public int reconciledPrimary()
+    {
+        return buffer.getInt(offset + KEY_OFFSET, ORDER);
+    }
+
+    /** RECONCILE: the previous primary's incarnation the asker knows (0: none). */
+    public long reconciledIncarnation()
+    {
+        return buffer.getLong(offset + KEY_OFFSET + 4, ORDER);
+    }
+
+    /** RECONCILE: the last sequence the asker applied from that incarnation. */
+    public long reconciledSequence()
+    {
+        return buffer.getLong(offset + KEY_OFFSET + 12, ORDER);
+    }
+
+    @Override
+    protected int trailerAfterWriteId()
+    {
+        return hasSequence() ? SEQUENCE_LENGTH : 0;
+    }
+
+    private int sequenceIndex()
+    {
+        return offset + HEADER_LENGTH + bodyLength() - SEQUENCE_LENGTH;
+    }
+
+    private static void checkSequence(final long incarnation, final long sequence)
+    {
+        if (incarnation == 0 || sequence < 1)
+        {
+            throw new ProtocolException(ErrorCode.MALFORMED, "replication sequence: incarnation " + incarnation +
+                ", sequence " + sequence + " (incarnation != 0, sequence >= 1)");
+        }
     }
 
     public int firstSlot()
