@@ -5,15 +5,11 @@ import io.rdmakv.pool.PinPolicy;
 import io.rdmakv.pool.PinnedArena;
 import io.rdmakv.protocol.layout.PoolGeometry;
 import io.rdmakv.protocol.wire.Welcome;
-import io.rdmakv.server.cluster.ClusterState;
 import io.rdmakv.server.cluster.ClusterView;
-import io.rdmakv.server.cluster.NodeClock;
 import io.rdmakv.server.cluster.OwnershipPublisher;
-import io.rdmakv.server.cluster.ReadLeaseGrant;
 import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.config.ShmServing;
 import io.rdmakv.server.control.ControlServer;
-import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.handler.Limits;
 import io.rdmakv.server.replication.Replication;
@@ -53,7 +49,6 @@ import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 
@@ -70,21 +65,17 @@ import java.util.List;
  *   close:  stop accepting (control + data) -> let in-flight writes finish -> stop request thread
  *           -> close connections, deregister, close transport -> flush + close RocksDB -> unmap pool
  * </pre>
+ * The cluster view and what follows it: {@link ClusterWiring}; the wait for in-flight writes: {@link WriteDrain}.
  */
 public final class KvServer implements AutoCloseable
 {
     private static final Logger LOG = LoggerFactory.getLogger(KvServer.class);
-    private static final Duration DRAIN_TIMEOUT = Duration.ofSeconds(10);
     /** Session tickets issued and not yet redeemed, at most (a handshake loop cannot grow the table further). */
     private static final int MAX_OUTSTANDING_TICKETS = 65_536;
-    /** Range epoch of the ownership words of a fixed map (no coordinator ever changes it). */
-    private static final long STATIC_RANGE_EPOCH = 1;
-    /** Taken off the remaining node lease in every read lease granted: an answer's time on the wire, and rounding. */
-    private static final long READ_LEASE_MARGIN_NANOS = 50_000_000L;
 
     private final ServerConfig config;
-    /** A cluster view given by the embedder (tests), or null: then the one built from the settings. */
-    private final ClusterView givenView;
+    /** The cluster view given by the embedder or built from the settings, and what follows it. */
+    private final ClusterWiring cluster;
     private final ServerCounters counters = new ServerCounters();
     private final OpenedResources opened = new OpenedResources();
 
@@ -124,7 +115,7 @@ public final class KvServer implements AutoCloseable
     private KvServer(final ServerConfig config, final ClusterView givenView)
     {
         this.config = config;
-        this.givenView = givenView;
+        this.cluster = new ClusterWiring(config, givenView);
     }
 
     /**
@@ -243,26 +234,18 @@ public final class KvServer implements AutoCloseable
         opened.push(worker);
         tickets = new SessionTickets(Duration.ofMillis(config.ticketTtlMillis()), MAX_OUTSTANDING_TICKETS,
             new SystemNanoClock());
-        // Until the cluster view starts (it needs the bound ports) the static map routes, or, in cluster mode, nothing.
-        final ClusterState untilViewStarts = givenView != null ? givenView.current() : config.cluster().enabled() ?
-            new ClusterState(0, List.of(), List.of()) :
-            ClusterViews.staticState(config, config.advertisedControlPort(config.controlPort()),
-                config.advertisedDataPort(config.dataPort()));
         // Replication follows the cluster view once the ports are bound (below); until then writes are local only.
         replication = new Replication(store.ranges(), worker, transportName, config.secret(),
             config.maxMessageBytes(), config.replicationTimeoutMillis(), config.replicationAckPollMicros(), counters);
-        final SlotRouter router = SlotRouter.of(untilViewStarts, config.nodeId(),
-            config.advertisedHost() + ':' + config.advertisedControlPort(config.controlPort()));
+        // Until the cluster view starts (it needs the bound ports) the static map routes, or, in cluster mode, nothing.
+        final SlotRouter router = cluster.routerUntilViewStarts();
         handler = new RequestHandler(store, index, counters, limits, router, tickets, config.admission(),
             replication.writePath(), replication.admission());
         // One-sided readers trust this pool only for the slots its ownership words say LIVE: a static node's now, a
         // cluster node's as its view commits them (startClusterView).
         ownership = new OwnershipPublisher(arena.partitions(), config.nodeId());
         opened.push(ownership::close); // before the pool is unmapped: a view may outlive the node
-        if (givenView == null && !config.cluster().enabled())
-        {
-            ownership.publishStatic(router::isLocal, STATIC_RANGE_EPOCH);
-        }
+        cluster.publishStaticOwnership(ownership, router);
         // The request thread: the worker's event loop on tcp (requests handled where they are read), a polling
         // thread on verbs. Started before listening: an event-driven worker must be driven before it has endpoints.
         final HandOff handOff = sidePlan.isEmpty() ? null : new HandOff(handler);
@@ -316,34 +299,9 @@ public final class KvServer implements AutoCloseable
      */
     private void startClusterView()
     {
-        final String self = config.advertisedHost() + ':' + advertisedControlPort();
-        if (givenView != null)
-        {
-            clusterView = givenView; // not ours to close
-        }
-        else
-        {
-            clusterView = ClusterViews.start(config, advertisedControlPort(), advertisedDataPort());
-            opened.push(clusterView);
-        }
-        final boolean replicated = givenView != null || config.cluster().enabled();
-        // A given view with an expiring lease (tests) is checked as a Ratis one is.
-        final boolean checkLease = config.cluster().enabled() ||
-            givenView != null && givenView.leaseDeadlineNanos() != Long.MAX_VALUE;
-        handler.follow(clusterView, self, checkLease, NodeClock.configured());
-        if (replicated)
-        {
-            replication.follow(clusterView);
-            ownership.follow(clusterView);
-            handler.readLeaseGrant(new ReadLeaseGrant(clusterView, NodeClock.configured(), READ_LEASE_MARGIN_NANOS));
-            if (clusterView instanceof io.rdmakv.server.cluster.ratis.RatisClusterView ratis)
-            {
-                ratis.onLeaseLost(ownership::fenceAll);
-                ratis.onLeaseRegained(() -> ownership.apply(ratis.current()));
-            }
-        }
-        control.admin(new io.rdmakv.server.cluster.ratis.ClusterAdmin(clusterView,
-            () -> replication.lagJson(clusterView)));
+        clusterView = cluster.start(advertisedControlPort(), advertisedDataPort(), opened);
+        cluster.follow(clusterView, config.advertisedHost() + ':' + advertisedControlPort(), handler, replication,
+            ownership, control);
     }
 
     /** This run's replication incarnation (the id its REPLICATEs' sequences count under); 0 before start. */
@@ -571,16 +529,7 @@ public final class KvServer implements AutoCloseable
         {
             side.stopAccepting();
         }
-        final long deadline = System.nanoTime() + DRAIN_TIMEOUT.toNanos();
-        while (counters.get(ServerCounter.IN_FLIGHT_WRITES) > 0 && System.nanoTime() < deadline)
-        {
-            sleepQuietly();
-        }
-        if (counters.get(ServerCounter.IN_FLIGHT_WRITES) > 0)
-        {
-            LOG.warn("{} writes still waiting for sync after {}; they are durable once synced but unanswered",
-                counters.get(ServerCounter.IN_FLIGHT_WRITES), DRAIN_TIMEOUT);
-        }
+        WriteDrain.await(counters);
         if (memoryDomain != null && memoryDomain.registrationCount() != registrationsWhenReady)
         {
             LOG.error("memory registrations grew after start-up: {} -> {} (data path must never register)",
@@ -588,17 +537,5 @@ public final class KvServer implements AutoCloseable
         }
         opened.closeAll();
         LOG.info("node {} stopped", config.nodeId());
-    }
-
-    private static void sleepQuietly()
-    {
-        try
-        {
-            Thread.sleep(5);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-        }
     }
 }

@@ -33,8 +33,9 @@ import java.util.concurrent.TimeoutException;
 /**
  * Routes requests to nodes: key hash -> cluster slot -> node (over the last cluster map), one data connection per
  * node opened lazily (handshake, then transport connect), and WRONG_NODE redirects followed by refreshing the map
- * from the node named in the redirect. Connecting and redirects block on the network, so they happen on callers'
- * threads or on a small control executor, never on the progress thread.
+ * from the node named in the redirect ({@link ClusterMapRefresher} holds the map and refreshes it). Connecting and
+ * redirects block on the network, so they happen on callers' threads or on a small control executor, never on the
+ * progress thread.
  *
  * <p>When a refreshed map moves a node (the same node id at another control address), its old session is retired:
  * requests already started on it may still be answered there, so it stays open for one request timeout (plus a
@@ -64,8 +65,6 @@ final class ClusterRouter implements Redirector, AutoCloseable
     /** Retries of a request in a changing cluster wait 5 ms, doubling to at most 100 ms, until its deadline. */
     static final long BACKOFF_MIN_NANOS = 5_000_000L;
     static final long BACKOFF_MAX_NANOS = 100_000_000L;
-    /** A refresh's handshake with one node waits at most this long (a stopped node accepts and never answers). */
-    static final long REFRESH_HANDSHAKE_NANOS = 500_000_000L;
 
     private final ScheduledExecutorService redirects = Executors.newSingleThreadScheduledExecutor(r ->
     {
@@ -76,9 +75,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
     private final Map<Integer, NodeSession> sessions = new ConcurrentHashMap<>();
     private final List<NodeSession> retired = new ArrayList<>();
     private final Object connectLock = new Object();
-    private volatile ClusterMap map;
-    /** Periodic refreshes so far (the redirect thread's only): picks the node asked next. */
-    private int refreshes;
+    private final ClusterMapRefresher maps;
     private volatile Welcome firstWelcome;
 
     /**
@@ -103,6 +100,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
         this.conductor = conductor;
         this.counters = counters;
         this.hello = new Hello(ControlFrameCodec.PROTOCOL_VERSION, offered, config.credential());
+        this.maps = new ClusterMapRefresher(config, control, hello, connectLock);
     }
 
     /**
@@ -130,15 +128,15 @@ final class ClusterRouter implements Redirector, AutoCloseable
                     config.connectTimeout());
                 pending = null;
                 firstWelcome = welcome;
-                map = ClusterMap.from(welcome, seed);
+                maps.replace(ClusterMap.from(welcome, seed));
                 synchronized (connectLock)
                 {
                     sessions.put(welcome.nodeId(), open(welcome, seed));
                 }
-                if (map.changes())
+                if (maps.current().changes())
                 {
                     conductor.reroutesWith(this);
-                    redirects.scheduleWithFixedDelay(this::refreshQuietly, REFRESH_EVERY_NANOS, REFRESH_EVERY_NANOS,
+                    redirects.scheduleWithFixedDelay(maps::refreshQuietly, REFRESH_EVERY_NANOS, REFRESH_EVERY_NANOS,
                         TimeUnit.NANOSECONDS);
                 }
                 return;
@@ -174,7 +172,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
         }
         catch (final RuntimeException ex)
         {
-            if (map.changes() && reroute(slot, "cannot reach the key's node: " + ex.getMessage()))
+            if (maps.current().changes() && reroute(slot, "cannot reach the key's node: " + ex.getMessage()))
             {
                 return;
             }
@@ -216,7 +214,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
      */
     boolean dispatchIfConnected(final RequestSlot slot)
     {
-        final int nodeId = map.ownerOf(KeyHash.clusterSlot(slot.hash));
+        final int nodeId = maps.current().ownerOf(KeyHash.clusterSlot(slot.hash));
         final NodeSession session = nodeId < 0 ? null : sessions.get(nodeId);
         if (!usable(session, nodeId))
         {
@@ -241,12 +239,12 @@ final class ClusterRouter implements Redirector, AutoCloseable
 
     java.util.Set<Integer> nodeIds()
     {
-        return map.nodeIds();
+        return maps.current().nodeIds();
     }
 
     NodeSession sessionFor(final long hash)
     {
-        final int nodeId = map.ownerOf(KeyHash.clusterSlot(hash));
+        final int nodeId = maps.current().ownerOf(KeyHash.clusterSlot(hash));
         if (nodeId < 0)
         {
             throw KvException.of(KvError.CONNECTION_FAILED, "the cluster map assigns no node to hash slot " +
@@ -269,13 +267,13 @@ final class ClusterRouter implements Redirector, AutoCloseable
             {
                 return again;
             }
-            final HostPort address = map.controlAddress(nodeId);
+            final HostPort address = maps.current().controlAddress(nodeId);
             if (address == null)
             {
                 throw KvException.of(KvError.CONNECTION_FAILED, "node " + nodeId + " is not in the cluster map");
             }
             final Welcome welcome = control.handshake(address, hello, config.connectTimeout());
-            adopt(ClusterMap.from(welcome, address));
+            maps.adopt(ClusterMap.from(welcome, address));
             final NodeSession fresh = open(welcome, address);
             final NodeSession old = sessions.put(welcome.nodeId(), fresh);
             if (old != null)
@@ -331,7 +329,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
     private boolean usable(final NodeSession session, final int nodeId)
     {
         return session != null && session.isAlive() &&
-            session.info().controlAddress().equals(map.controlAddress(nodeId));
+            session.info().controlAddress().equals(maps.current().controlAddress(nodeId));
     }
 
     private NodeSession open(final Welcome welcome, final HostPort controlAddress)
@@ -452,7 +450,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
     @Override
     public boolean reroute(final RequestSlot slot, final String why)
     {
-        if (!map.changes() || System.nanoTime() - slot.deadlineNanos > 0)
+        if (!maps.current().changes() || System.nanoTime() - slot.deadlineNanos > 0)
         {
             return false;
         }
@@ -477,7 +475,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
 
     private void followRedirect(final RequestSlot slot, final String target)
     {
-        final boolean changing = map.changes();
+        final boolean changing = maps.current().changes();
         if (++slot.redirects > config.maxRedirects() && !changing)
         {
             slot.fail(KvError.TOO_MANY_REDIRECTS, slot.describe() + " was redirected more than " +
@@ -498,11 +496,11 @@ final class ClusterRouter implements Redirector, AutoCloseable
         {
             if (changing)
             {
-                refreshNewest(target);
+                maps.refreshNewest(target);
             }
             else
             {
-                refresh(HostPort.parse(target));
+                maps.refresh(HostPort.parse(target));
             }
         }
         catch (final IllegalArgumentException | KvException ex)
@@ -517,98 +515,6 @@ final class ClusterRouter implements Redirector, AutoCloseable
             return;
         }
         dispatch(slot);
-    }
-
-    /** Take the cluster map from the node at {@code address}. */
-    private void refresh(final HostPort address)
-    {
-        final Welcome welcome = control.handshake(address, hello, config.connectTimeout());
-        adopt(ClusterMap.from(welcome, address));
-        LOG.info("cluster map refreshed from node {} at {}", welcome.nodeId(), address);
-    }
-
-    /**
-     * A replicated cluster: ask {@code target} (may be null or garbage), then every node the map names, then the
-     * seeds, until one answers with a newer map than ours; keep the newest that answered.
-     *
-     * @throws KvException when no node answered at all.
-     */
-    private void refreshNewest(final String target)
-    {
-        final long had = map.epoch();
-        final java.util.LinkedHashSet<HostPort> candidates = new java.util.LinkedHashSet<>();
-        if (target != null)
-        {
-            try
-            {
-                candidates.add(HostPort.parse(target));
-            }
-            catch (final IllegalArgumentException ex)
-            {
-                // Not an address: ask the others.
-            }
-        }
-        candidates.addAll(map.addresses());
-        candidates.addAll(config.seeds());
-        final java.time.Duration wait = java.time.Duration.ofNanos(
-            Math.min(config.connectTimeout().toNanos(), REFRESH_HANDSHAKE_NANOS));
-        KvException last = null;
-        boolean answered = false;
-        for (final HostPort address : candidates)
-        {
-            try
-            {
-                final Welcome welcome = control.handshake(address, hello, wait);
-                answered = true;
-                adopt(ClusterMap.from(welcome, address));
-                if (welcome.clusterEpoch() > had)
-                {
-                    LOG.info("cluster map refreshed to epoch {} from node {} at {}", welcome.clusterEpoch(),
-                        welcome.nodeId(), address);
-                    return;
-                }
-            }
-            catch (final KvException ex)
-            {
-                last = ex;
-            }
-        }
-        if (!answered)
-        {
-            throw last != null ? last : KvException.of(KvError.CONNECTION_FAILED, "no node of the cluster answered");
-        }
-    }
-
-    /** The periodic refresh of a replicated cluster's map (on the redirect thread): one node per round, in turn. */
-    private void refreshQuietly()
-    {
-        final List<HostPort> known = new ArrayList<>(map.addresses());
-        if (known.isEmpty())
-        {
-            return;
-        }
-        final HostPort address = known.get(Math.floorMod(refreshes++, known.size()));
-        try
-        {
-            adopt(ClusterMap.from(control.handshake(address, hello, java.time.Duration.ofNanos(
-                Math.min(config.connectTimeout().toNanos(), REFRESH_HANDSHAKE_NANOS))), address));
-        }
-        catch (final RuntimeException ex)
-        {
-            LOG.debug("periodic cluster map refresh failed: {}", ex.toString());
-        }
-    }
-
-    /** Use {@code candidate} unless the map we have is newer. */
-    private void adopt(final ClusterMap candidate)
-    {
-        synchronized (connectLock)
-        {
-            if (candidate.epoch() >= map.epoch())
-            {
-                map = candidate;
-            }
-        }
     }
 
     @Override

@@ -6,8 +6,6 @@ import io.rdmakv.server.store.WalRecovery;
 
 import java.io.IOException;
 import java.io.Reader;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,12 +17,19 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
 
+import static io.rdmakv.server.config.SettingValues.booleanSetting;
+import static io.rdmakv.server.config.SettingValues.enumSetting;
+import static io.rdmakv.server.config.SettingValues.intSetting;
+import static io.rdmakv.server.config.SettingValues.sizeSetting;
+import static io.rdmakv.server.config.SettingValues.upper;
+
 /**
  * Settings of one server node: read from a properties file, overridden by command-line flags, validated once.
  * Every setting has a default that runs out of the box on a laptop; {@link #KNOWN} lists them with their defaults and
  * {@link SettingsReference} with their meanings ({@code rdmakv server --list-settings}, and the generated page
  * {@code docs/settings.md}, which a test keeps equal to the code). Sizes follow {@link #parseSize}.
- * Cluster settings ({@code cluster.*}): see {@link ClusterSettings}.
+ * Cluster settings ({@code cluster.*}): see {@link ClusterSettings}; the listen and advertised addresses: see
+ * {@code NodeAddresses}; how one value is read and checked: {@code SettingValues}.
  */
 public final class ServerConfig
 {
@@ -107,17 +112,8 @@ public final class ServerConfig
     private final int indexAvgEntryBytes;
     private final String transport;
     private final int maxInflightPerEndpoint;
-    private final String host;
-    private final String advertisedHost;
-    private final int controlPort;
-    private final int dataPort;
-    /** 0: tell clients the bound port. */
-    private final int advertisedControlPort;
-    private final int advertisedDataPort;
+    private final NodeAddresses addresses;
     private final ShmServing serveShm;
-    private final int tcpPort;
-    private final int shmPort;
-    private final int advertisedTcpPort;
     private final int maxControlFrameBytes;
     private final int maxKeyBytes;
     private final int maxValueBytes;
@@ -157,20 +153,15 @@ public final class ServerConfig
         hugePages = upper(s.get("pool.hugePages"));
         if (!List.of("NONE", "TRANSPARENT", "EXPLICIT").contains(hugePages))
         {
-            throw new ConfigException("pool.hugePages must be NONE, TRANSPARENT or EXPLICIT: " + s.get("pool.hugePages"));
+            throw new ConfigException("pool.hugePages must be NONE, TRANSPARENT or EXPLICIT: " +
+                s.get("pool.hugePages"));
         }
         reclaimGraceMillis = intSetting(s, "pool.reclaimGraceMs", 0, 3_600_000);
         scribbleRetired = booleanSetting(s, "pool.scribbleRetired");
         indexAvgEntryBytes = intSetting(s, "index.avgEntryBytes", 64, FORMAT_MAX_KEY_PLUS_VALUE);
         transport = s.get("transport").trim().toLowerCase(Locale.ROOT);
         maxInflightPerEndpoint = intSetting(s, "transport.maxInflightPerEndpoint", 1, MAX_INFLIGHT_PER_ENDPOINT);
-        host = s.get("host").trim();
-        controlPort = intSetting(s, "control.port", 0, 65_535);
-        dataPort = intSetting(s, "data.port", 0, 65_535);
-        if (controlPort != 0 && controlPort == dataPort)
-        {
-            throw new ConfigException("control.port and data.port must differ: both are " + controlPort);
-        }
+        addresses = new NodeAddresses(s);
         // The handshake codec never accepts more than 64 KiB, so a larger setting would only be misleading.
         maxControlFrameBytes = intSetting(s, "control.maxFrameBytes", 256, 1 << 16);
         maxKeyBytes = intSetting(s, "limits.maxKeyBytes", 1, FORMAT_MAX_KEY_BYTES);
@@ -188,20 +179,12 @@ public final class ServerConfig
             Duration.ofMillis(intSetting(s, "auth.handshakeTimeoutMs", 1, 3_600_000)),
             intSetting(s, "auth.failedCredentialBurst", 1, 1_000_000),
             Duration.ofMillis(intSetting(s, "auth.failedCredentialIntervalMs", 1, 3_600_000)));
-        advertisedHost = s.get("advertised.host") != null ? s.get("advertised.host").trim() : deriveAdvertised(host);
-        advertisedControlPort = s.get("advertised.controlPort") == null ? 0 :
-            intSetting(s, "advertised.controlPort", 1, 65_535);
-        advertisedDataPort = s.get("advertised.dataPort") == null ? 0 :
-            intSetting(s, "advertised.dataPort", 1, 65_535);
         serveShm = enumSetting(s, "transport.serveShm", () -> ShmServing.parse(s.get("transport.serveShm")));
-        tcpPort = intSetting(s, "data.tcpPort", 0, 65_535);
-        shmPort = intSetting(s, "data.shmPort", 0, 65_535);
-        advertisedTcpPort = s.get("advertised.tcpPort") == null ? 0 : intSetting(s, "advertised.tcpPort", 1, 65_535);
         final String nodes = s.get("cluster.nodes");
         if (nodes == null || nodes.isBlank())
         {
-            clusterNodes = List.of(new ClusterNode(nodeId, advertisedHost,
-                advertisedControlPort != 0 ? advertisedControlPort : controlPort, 0, ClusterNode.SLOT_COUNT - 1));
+            clusterNodes = List.of(new ClusterNode(nodeId, addresses.advertisedHost(),
+                addresses.advertisedControlPort(addresses.controlPort()), 0, ClusterNode.SLOT_COUNT - 1));
         }
         else
         {
@@ -277,7 +260,8 @@ public final class ServerConfig
             }
             catch (final IOException ex)
             {
-                throw new ConfigException("cannot read config file " + file.toAbsolutePath() + ": " + ex.getMessage(), ex);
+                throw new ConfigException("cannot read config file " + file.toAbsolutePath() + ": " + ex.getMessage(),
+                    ex);
             }
         }
         return from(p, overrides);
@@ -385,17 +369,17 @@ public final class ServerConfig
 
     public String host()
     {
-        return host;
+        return addresses.host();
     }
 
     public String advertisedHost()
     {
-        return advertisedHost;
+        return addresses.advertisedHost();
     }
 
     public int controlPort()
     {
-        return controlPort;
+        return addresses.controlPort();
     }
 
     /**
@@ -407,7 +391,7 @@ public final class ServerConfig
      */
     public int advertisedControlPort(final int bound)
     {
-        return advertisedControlPort != 0 ? advertisedControlPort : bound;
+        return addresses.advertisedControlPort(bound);
     }
 
     /**
@@ -419,7 +403,7 @@ public final class ServerConfig
      */
     public int advertisedDataPort(final int bound)
     {
-        return advertisedDataPort != 0 ? advertisedDataPort : bound;
+        return addresses.advertisedDataPort(bound);
     }
 
     /**
@@ -431,7 +415,7 @@ public final class ServerConfig
      */
     public int advertisedTcpPort(final int bound)
     {
-        return advertisedTcpPort != 0 ? advertisedTcpPort : bound;
+        return addresses.advertisedTcpPort(bound);
     }
 
     /** Whether the node also serves {@code shm} to clients on its host ({@code transport.serveShm}). */
@@ -443,18 +427,18 @@ public final class ServerConfig
     /** The TCP listener's port when TCP is served beside another transport ({@code data.tcpPort}; 0 = any). */
     public int tcpPort()
     {
-        return tcpPort;
+        return addresses.tcpPort();
     }
 
-    /** The shm listener's port (its abstract socket's name) when shm is served beside another ({@code data.shmPort}). */
+    /** The shm listener's port (its abstract socket's name) when shm is served beside another: {@code data.shmPort}. */
     public int shmPort()
     {
-        return shmPort;
+        return addresses.shmPort();
     }
 
     public int dataPort()
     {
-        return dataPort;
+        return addresses.dataPort();
     }
 
     public int maxControlFrameBytes()
@@ -494,7 +478,7 @@ public final class ServerConfig
         return ticketTtlMillis;
     }
 
-    /** Admission of unauthenticated connections and the failed-credential throttle ({@code limits.*}, {@code auth.*}). */
+    /** Admission of unauthenticated connections, the failed-credential throttle ({@code limits.*}, {@code auth.*}). */
     public AdmissionSettings admission()
     {
         return admission;
@@ -541,55 +525,15 @@ public final class ServerConfig
     }
 
     /**
-     * Parse a size in bytes. One convention, case-insensitive, a space allowed before the unit:
-     * <pre>
-     *   65536            bytes
-     *   KiB MiB GiB TiB  binary: 2^10, 2^20, 2^30, 2^40     (1.5GiB = 1610612736)
-     *   KB  MB  GB  TB   decimal: 10^3, 10^6, 10^9, 10^12   (64MB = 64000000)
-     *   k   m   g   t    binary, as the JVM's -Xmx reads them (64m = 64 MiB)
-     *   B                bytes (64B)
-     * </pre>
-     * A fraction is accepted when it comes to whole bytes ({@code 1.5KiB} = 1536; {@code 0.3KiB} is refused).
+     * Parse a size in bytes: a number with an optional unit, case-insensitive; KiB, MiB, GiB, TiB binary, KB, MB, GB,
+     * TB decimal, a bare k, m, g, t binary as in {@code -Xmx}, B bytes; a fraction only when it comes to whole bytes.
      *
      * @throws NumberFormatException naming the value, for anything else or a size beyond {@code Long.MAX_VALUE}.
      */
     public static long parseSize(final String value)
     {
-        final java.util.regex.Matcher m = SIZE.matcher(value.trim());
-        if (!m.matches())
-        {
-            throw new NumberFormatException("not a size: '" + value + "' (e.g. 65536, 64MiB, 1.5GiB, 500MB)");
-        }
-        final String unit = m.group(2).toLowerCase(Locale.ROOT);
-        final java.math.BigDecimal multiplier = switch (unit)
-        {
-            case "", "b" -> java.math.BigDecimal.ONE;
-            case "k", "kib" -> java.math.BigDecimal.valueOf(1L << 10);
-            case "m", "mib" -> java.math.BigDecimal.valueOf(1L << 20);
-            case "g", "gib" -> java.math.BigDecimal.valueOf(1L << 30);
-            case "t", "tib" -> java.math.BigDecimal.valueOf(1L << 40);
-            case "kb" -> java.math.BigDecimal.TEN.pow(3);
-            case "mb" -> java.math.BigDecimal.TEN.pow(6);
-            case "gb" -> java.math.BigDecimal.TEN.pow(9);
-            case "tb" -> java.math.BigDecimal.TEN.pow(12);
-            default -> throw new NumberFormatException("unknown size unit '" + m.group(2) + "' in '" + value +
-                "' (KiB, MiB, GiB, TiB are binary; KB, MB, GB, TB decimal)");
-        };
-        final java.math.BigDecimal bytes = new java.math.BigDecimal(m.group(1)).multiply(multiplier);
-        try
-        {
-            return bytes.longValueExact();
-        }
-        catch (final ArithmeticException ex)
-        {
-            throw new NumberFormatException("size '" + value + "' is " + (bytes.signum() > 0 &&
-                bytes.compareTo(java.math.BigDecimal.valueOf(Long.MAX_VALUE)) > 0 ? "too large" :
-                "not a whole number of bytes (" + bytes.stripTrailingZeros().toPlainString() + ")"));
-        }
+        return SettingValues.parseSize(value);
     }
-
-    private static final java.util.regex.Pattern SIZE =
-        java.util.regex.Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*([A-Za-z]*)");
 
     static String checkName(final String name)
     {
@@ -598,87 +542,5 @@ public final class ServerConfig
             return name;
         }
         throw new ConfigException("unknown setting '" + name + "'; known: " + KNOWN.keySet() + " and tcp.*, verbs.*");
-    }
-
-    private static String upper(final String v)
-    {
-        return v.trim().toUpperCase(Locale.ROOT);
-    }
-
-    private static int intSetting(final Map<String, String> s, final String name, final int min, final int max)
-    {
-        final String v = s.get(name);
-        final long n;
-        try
-        {
-            n = Long.parseLong(v.trim());
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new ConfigException(name + " must be a whole number: '" + v + "'");
-        }
-        if (n < min || n > max)
-        {
-            throw new ConfigException(name + " must be between " + min + " and " + max + ": " + v);
-        }
-        return (int)n;
-    }
-
-    private static boolean booleanSetting(final Map<String, String> s, final String name)
-    {
-        final String v = s.get(name).trim().toLowerCase(Locale.ROOT);
-        if (!v.equals("true") && !v.equals("false"))
-        {
-            throw new ConfigException(name + " must be true or false: '" + s.get(name) + "'");
-        }
-        return v.equals("true");
-    }
-
-    private static long sizeSetting(final Map<String, String> s, final String name, final long min, final long max)
-    {
-        final String v = s.get(name);
-        final long n;
-        try
-        {
-            n = parseSize(v);
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new ConfigException(name + " must be a size like 65536, 64MiB or 1GiB: '" + v + "' (" +
-                ex.getMessage() + ")");
-        }
-        if (n < min || n > max)
-        {
-            throw new ConfigException(name + " must be between " + min + " and " + max + " bytes: " + v);
-        }
-        return n;
-    }
-
-    private static <T> T enumSetting(final Map<String, String> s, final String name, final java.util.function.Supplier<T> parse)
-    {
-        try
-        {
-            return parse.get();
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            throw new ConfigException(name + ": invalid value '" + s.get(name) + "' (" + ex.getMessage() + ")");
-        }
-    }
-
-    private static String deriveAdvertised(final String host)
-    {
-        if (!host.equals("0.0.0.0") && !host.equals("::") && !host.isEmpty())
-        {
-            return host;
-        }
-        try
-        {
-            return InetAddress.getLocalHost().getHostAddress();
-        }
-        catch (final UnknownHostException ex)
-        {
-            return "127.0.0.1";
-        }
     }
 }

@@ -1,9 +1,7 @@
 package io.rdmakv.server.store;
 
-import org.rocksdb.ColumnFamilyDescriptor;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
-import org.rocksdb.CompressionType;
 import org.rocksdb.DBOptions;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.ReadOptions;
@@ -15,16 +13,9 @@ import org.rocksdb.WriteOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * The durable store of one node: RocksDB in its own data directory with the write-ahead log on.
@@ -43,7 +34,8 @@ import java.util.concurrent.TimeoutException;
  * {@link #get(ByteBuffer, ByteBuffer)}, {@link #delete(ByteBuffer)}) take store keys (prefix included) between their
  * position and limit and allocate nothing on the Java side; the server's writer thread uses them with preallocated
  * scratch buffers in DEFAULT mode. A store written before the prefix (keys in the default column family) is migrated
- * when opened ({@link LegacyKeyMigration}).
+ * when opened ({@link LegacyKeyMigration}). Opening (directory, RocksDB options, column families, WAL recovery):
+ * {@link RocksStoreOpener}.
  *
  * <p>Thread-safety: all methods may be called from any thread (RocksDB is thread-safe).
  */
@@ -71,7 +63,6 @@ public final class RocksStore implements AutoCloseable
     public static final String KEYS_FAMILY = "slot-keys";
 
     private static final Logger LOG = LoggerFactory.getLogger(RocksStore.class);
-    private static final long BLOCKING_WRITE_TIMEOUT_SECONDS = 60;
     /** The value buffer of an existence check: capacity 0, so RocksDB reports the length, copies nothing, and the
      * buffer can be shared by every thread (its position and limit cannot move). */
     private static final ByteBuffer NO_VALUE = ByteBuffer.allocateDirect(0);
@@ -93,7 +84,8 @@ public final class RocksStore implements AutoCloseable
     private final GroupCommitter committer;
     private volatile boolean closed;
 
-    private RocksStore(
+    /** Called by {@link RocksStoreOpener} once RocksDB is open. */
+    RocksStore(
         final Path directory, final Durability durability, final DBOptions options,
         final ColumnFamilyOptions familyOptions, final List<ColumnFamilyHandle> families, final RocksDB db,
         final int queueCapacity)
@@ -119,7 +111,8 @@ public final class RocksStore implements AutoCloseable
      */
     public static RocksStore open(final Path directory, final Durability durability)
     {
-        return open(directory, durability, DEFAULT_QUEUE_CAPACITY, DEFAULT_WRITE_BUFFER_SIZE, WalRecovery.TOLERATE_TAIL);
+        return open(directory, durability, DEFAULT_QUEUE_CAPACITY, DEFAULT_WRITE_BUFFER_SIZE,
+            WalRecovery.TOLERATE_TAIL);
     }
 
     /**
@@ -138,56 +131,7 @@ public final class RocksStore implements AutoCloseable
         final Path directory, final Durability durability, final int queueCapacity, final long writeBufferSize,
         final WalRecovery walRecovery)
     {
-        if (writeBufferSize < 64 * 1024)
-        {
-            throw new IllegalArgumentException("writeBufferSize must be at least 64 KiB: " + writeBufferSize);
-        }
-        try
-        {
-            Files.createDirectories(directory);
-        }
-        catch (final IOException ex)
-        {
-            throw new StoreException("cannot create data directory " + directory.toAbsolutePath() + ": " + ex, ex);
-        }
-        final DBOptions options = new DBOptions()
-            .setCreateIfMissing(true)
-            .setCreateMissingColumnFamilies(true)
-            // Shutdown flushes explicitly; the WAL covers everything else.
-            .setAvoidFlushDuringShutdown(false)
-            .setKeepLogFileNum(INFO_LOG_FILES)
-            .setMaxLogFileSize(INFO_LOG_FILE_BYTES);
-        final ColumnFamilyOptions familyOptions = new ColumnFamilyOptions()
-            .setCompressionType(CompressionType.NO_COMPRESSION)
-            .setWriteBufferSize(writeBufferSize);
-        final List<ColumnFamilyHandle> families = new ArrayList<>(2);
-        try
-        {
-            final RocksDB db = WalRecoveryOpener.open(options, directory, walRecovery, List.of(
-                new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, familyOptions),
-                new ColumnFamilyDescriptor(KEYS_FAMILY.getBytes(java.nio.charset.StandardCharsets.US_ASCII),
-                    familyOptions)), families);
-            LOG.info("RocksDB opened at {} (durability {}, WAL on, recovery {}, memtable {} KiB)",
-                directory.toAbsolutePath(), durability, walRecovery.setting(), writeBufferSize >> 10);
-            final RocksStore store = new RocksStore(directory, durability, options, familyOptions, families, db,
-                queueCapacity);
-            try
-            {
-                LegacyKeyMigration.migrate(db, families.get(0), families.get(1), directory);
-            }
-            catch (final RuntimeException ex)
-            {
-                store.close();
-                throw ex;
-            }
-            return store;
-        }
-        catch (final StoreException ex)
-        {
-            options.close();
-            familyOptions.close();
-            throw ex;
-        }
+        return RocksStoreOpener.open(directory, durability, queueCapacity, writeBufferSize, walRecovery);
     }
 
     public Path directory()
@@ -215,7 +159,8 @@ public final class RocksStore implements AutoCloseable
     }
 
     /**
-     * Read store key {@code key} (direct buffer, position..limit, {@link StoreKeys}) into {@code value} (direct buffer, from its position).
+     * Read store key {@code key} (direct buffer, position..limit, {@link StoreKeys}) into {@code value} (direct
+     * buffer, from its position).
      *
      * @return the full length of the stored value (it was copied only as far as {@code value} had room), or
      * {@link #NOT_FOUND}.
@@ -234,8 +179,9 @@ public final class RocksStore implements AutoCloseable
     }
 
     /**
-     * True when store key {@code key} (direct buffer, position..limit) is stored. Allocates nothing: RocksDB's may-exist check
-     * answers most absent keys from memory, the rest are read into an empty buffer (only the length is wanted).
+     * True when store key {@code key} (direct buffer, position..limit) is stored. Allocates nothing: RocksDB's
+     * may-exist check answers most absent keys from memory, the rest are read into an empty buffer (only the length
+     * is wanted).
      * The key buffer's position may move; reset it before reusing the buffer.
      */
     public boolean contains(final ByteBuffer key)
@@ -558,39 +504,12 @@ public final class RocksStore implements AutoCloseable
 
     private void awaitCommit(final byte[] key, final byte[] value)
     {
-        final CompletableFuture<Void> done = new CompletableFuture<>();
-        final WriteCallback cb = (ctx, failure) ->
-        {
-            if (failure == null)
-            {
-                done.complete(null);
-            }
-            else
-            {
-                done.completeExceptionally(failure);
-            }
-        };
-        if (!submit(key, value, null, cb))
+        final CommitWait wait = new CommitWait();
+        if (!submit(key, value, null, wait))
         {
             throw new StoreException(closed ? "store closed" : "write queue full");
         }
-        try
-        {
-            done.get(BLOCKING_WRITE_TIMEOUT_SECONDS, TimeUnit.SECONDS);
-        }
-        catch (final ExecutionException ex)
-        {
-            throw ex.getCause() instanceof StoreException se ? se : new StoreException("write failed", ex.getCause());
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            throw new StoreException("interrupted while waiting for the write to be synced", ex);
-        }
-        catch (final TimeoutException ex)
-        {
-            throw new StoreException("write not synced within " + BLOCKING_WRITE_TIMEOUT_SECONDS + " s", ex);
-        }
+        wait.await();
     }
 
     private void requireInline()

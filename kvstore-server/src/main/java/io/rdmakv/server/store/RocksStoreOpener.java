@@ -1,0 +1,91 @@
+package io.rdmakv.server.store;
+
+import org.rocksdb.ColumnFamilyDescriptor;
+import org.rocksdb.ColumnFamilyHandle;
+import org.rocksdb.ColumnFamilyOptions;
+import org.rocksdb.CompressionType;
+import org.rocksdb.DBOptions;
+import org.rocksdb.RocksDB;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Opens a {@link RocksStore}: creates the data directory, sets RocksDB's options (info-log rotation, no compression,
+ * the memtable size), opens the default and {@value RocksStore#KEYS_FAMILY} column families under a
+ * {@link WalRecovery} policy ({@link WalRecoveryOpener}) and migrates a store of the format before the slot prefix
+ * ({@link LegacyKeyMigration}); what it opened is closed again when a step fails. Stateless; runs on the caller's
+ * thread.
+ */
+final class RocksStoreOpener
+{
+    /** Logs as the store it opens. */
+    private static final Logger LOG = LoggerFactory.getLogger(RocksStore.class);
+
+    private RocksStoreOpener()
+    {
+    }
+
+    /** See {@link RocksStore#open(Path, Durability, int, long, WalRecovery)}. */
+    static RocksStore open(
+        final Path directory, final Durability durability, final int queueCapacity, final long writeBufferSize,
+        final WalRecovery walRecovery)
+    {
+        if (writeBufferSize < 64 * 1024)
+        {
+            throw new IllegalArgumentException("writeBufferSize must be at least 64 KiB: " + writeBufferSize);
+        }
+        try
+        {
+            Files.createDirectories(directory);
+        }
+        catch (final IOException ex)
+        {
+            throw new StoreException("cannot create data directory " + directory.toAbsolutePath() + ": " + ex, ex);
+        }
+        final DBOptions options = new DBOptions()
+            .setCreateIfMissing(true)
+            .setCreateMissingColumnFamilies(true)
+            // Shutdown flushes explicitly; the WAL covers everything else.
+            .setAvoidFlushDuringShutdown(false)
+            .setKeepLogFileNum(RocksStore.INFO_LOG_FILES)
+            .setMaxLogFileSize(RocksStore.INFO_LOG_FILE_BYTES);
+        final ColumnFamilyOptions familyOptions = new ColumnFamilyOptions()
+            .setCompressionType(CompressionType.NO_COMPRESSION)
+            .setWriteBufferSize(writeBufferSize);
+        final List<ColumnFamilyHandle> families = new ArrayList<>(2);
+        try
+        {
+            final RocksDB db = WalRecoveryOpener.open(options, directory, walRecovery, List.of(
+                new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, familyOptions),
+                new ColumnFamilyDescriptor(RocksStore.KEYS_FAMILY.getBytes(StandardCharsets.US_ASCII),
+                    familyOptions)), families);
+            LOG.info("RocksDB opened at {} (durability {}, WAL on, recovery {}, memtable {} KiB)",
+                directory.toAbsolutePath(), durability, walRecovery.setting(), writeBufferSize >> 10);
+            final RocksStore store = new RocksStore(directory, durability, options, familyOptions, families, db,
+                queueCapacity);
+            try
+            {
+                LegacyKeyMigration.migrate(db, families.get(0), families.get(1), directory);
+            }
+            catch (final RuntimeException ex)
+            {
+                store.close();
+                throw ex;
+            }
+            return store;
+        }
+        catch (final StoreException ex)
+        {
+            options.close();
+            familyOptions.close();
+            throw ex;
+        }
+    }
+}
