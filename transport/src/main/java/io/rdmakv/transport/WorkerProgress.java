@@ -1,5 +1,7 @@
 package io.rdmakv.transport;
 
+import org.agrona.ErrorHandler;
+
 import java.time.Duration;
 
 /**
@@ -91,4 +93,21 @@ public interface WorkerProgress extends AutoCloseable
     /** Stop; the worker is closed and {@code duty.onClose()} runs. Idempotent. */
     @Override
     void close();
+
+    /**
+     * Progress {@code guest}, a worker of another transport, on this progress's thread too, so its callbacks run
+     * where this worker's do (one request thread for both, no hand-off): its wake-up is folded into this thread's
+     * idle strategy (UCX's {@code ucp_worker_get_efd} watched by another event loop). Only where both sides allow it:
+     * today an ARMABLE guest whose wake-up can be hosted ({@link WorkerWakeup#hostedFds()}) on a tcp worker's
+     * native-epoll event loop.
+     *
+     * @param guest  a worker nobody progresses yet, before it listens or connects.
+     * @param errors receives what the guest throws; progress continues.
+     * @return the guest's progress (closing it stops the guest's cycles and closes the guest), or null when this
+     *         progress cannot host it: give the guest a progress of its own.
+     */
+    default WorkerProgress host(final Worker guest, final ErrorHandler errors)
+    {
+        return null;
+    }
 }

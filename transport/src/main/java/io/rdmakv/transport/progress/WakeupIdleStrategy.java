@@ -3,13 +3,15 @@ package io.rdmakv.transport.progress;
 import io.rdmakv.transport.WorkerWakeup;
 
 /**
- * The idle strategy of an {@link io.rdmakv.transport.ProgressModel#ARMABLE} worker's progress thread: spin, then yield (back-to-back
- * requests stay cheap), then arm the worker's {@link WorkerWakeup} and let the agent loop poll once more, and only
+ * The idle strategy of an {@link io.rdmakv.transport.ProgressModel#ARMABLE} worker's progress thread: poll for the
+ * worker's {@link WorkerWakeup#spinNanos() window}, spin, then yield (back-to-back requests stay cheap), then arm
+ * the worker's {@link WorkerWakeup} and let the agent loop poll once more, and only
  * when that poll found nothing too, block in the kernel until a completion, a signal or the current bound, which
  * starts at {@link WorkerWakeup#maxBlockNanos()} and doubles with every wait that times out with nothing to do, up
  * to {@link WorkerWakeup#maxIdleBlockNanos()}.
  *
  * <pre>
+ *   idle(0) ...        Thread.onSpinWait() until wakeup.spinNanos() after the last work
  *   idle(0) x SPINS    Thread.onSpinWait()
  *   idle(0) x YIELDS   Thread.yield()
  *   idle(0)            wakeup.arm()                   then the loop runs worker.doWork() + duty.doWork() once more
@@ -53,6 +55,7 @@ public final class WakeupIdleStrategy extends SpinYieldIdleStrategy
         this.minBlockNanos = wakeup.maxBlockNanos();
         this.maxBlockNanos = Math.max(minBlockNanos, wakeup.maxIdleBlockNanos());
         this.blockNanos = minBlockNanos;
+        spinWindow(wakeup.spinNanos());
     }
 
     /** From now on never block: the progress is closing. Wakes a blocked idler. Any thread. */

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Timeout;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -148,12 +149,79 @@ class WakeupIdleStrategyTest
         assertTrue(!wakeup.calls.contains("await"), "no wait after stopBlocking: " + wakeup.calls);
     }
 
+    @Test
+    @Timeout(10)
+    void shouldKeepPollingWithinTheWakeupsSpinWindowAndArmOnlyAfterIt()
+    {
+        final RecordingWakeup wakeup = new RecordingWakeup();
+        wakeup.spinNanos = TimeUnit.HOURS.toNanos(1);
+        final WakeupIdleStrategy idle = new WakeupIdleStrategy(wakeup);
+        final int beyondTheCounts = 100 * (WakeupIdleStrategy.SPINS + WakeupIdleStrategy.YIELDS);
+        for (int i = 0; i < beyondTheCounts; i++)
+        {
+            idle.idle(0);
+        }
+        assertEquals(List.of(), wakeup.calls, "within the window: poll again, never arm, however many idle calls");
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldArmOnceTheWindowIsOverAndOpenANewWindowAfterWork()
+    {
+        final RecordingWakeup wakeup = new RecordingWakeup();
+        wakeup.spinNanos = TimeUnit.MILLISECONDS.toNanos(2);
+        final WakeupIdleStrategy idle = new WakeupIdleStrategy(wakeup);
+        final long start = System.nanoTime();
+        int idles = idleUntilCalled(idle, wakeup);
+        assertTrue(System.nanoTime() - start >= wakeup.spinNanos, "armed only after the window");
+        assertTrue(idles > WakeupIdleStrategy.SPINS + WakeupIdleStrategy.YIELDS, "the spins and yields still follow");
+        assertEquals(List.of("arm"), wakeup.calls);
+
+        idle.idle(1); // work: a new window
+        final long again = System.nanoTime();
+        idleUntilCalled(idle, wakeup);
+        assertTrue(System.nanoTime() - again >= wakeup.spinNanos, "work starts the window over");
+        assertEquals(List.of("arm", "arm"), wakeup.calls);
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldSkipTheWindowWhileCallersDrive()
+    {
+        final RecordingWakeup wakeup = new RecordingWakeup();
+        wakeup.spinNanos = TimeUnit.HOURS.toNanos(1);
+        final WakeupIdleStrategy idle = new WakeupIdleStrategy(wakeup);
+        idle.skipSpinningWhen(() -> true);
+        idle.idle(0);
+        assertEquals(List.of("arm"), wakeup.calls, "callers poll for their own work: no window, arm at once");
+    }
+
+    /** Idle with no work until the wake-up sees a call; the idle calls it took. */
+    private static int idleUntilCalled(final WakeupIdleStrategy idle, final RecordingWakeup wakeup)
+    {
+        final int calls = wakeup.calls.size();
+        int idles = 0;
+        while (wakeup.calls.size() == calls)
+        {
+            idle.idle(0);
+            idles++;
+        }
+        return idles;
+    }
+
     private static final class RecordingWakeup implements WorkerWakeup
     {
         final List<String> calls = new ArrayList<>();
         final List<Long> timeouts = new ArrayList<>();
         boolean woken;
         long idleCap = 12_000_000;
+        long spinNanos;
+
+        @Override
+        public long spinNanos()
+        {
+            return spinNanos;
+        }
 
         @Override
         public void signal()
