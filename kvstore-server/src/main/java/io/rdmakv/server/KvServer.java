@@ -283,7 +283,7 @@ public final class KvServer implements AutoCloseable
         {
             handOff.wakeUpWith(progress::signal);
             side = SideTransports.open(sidePlan, config, transportConfig(config), arena.address(), arena.size(),
-                handOff, config.serveShm() == ShmServing.AUTO);
+                new SideTransports.RequestThread(progress, handler, handOff), config.serveShm() == ShmServing.AUTO);
             opened.push(side);
         }
 
