@@ -3,10 +3,13 @@
 # served beside it), one PUT of 100 B in flight, interleaved in A B B A blocks so drifting load hits every
 # configuration alike; the RocksDB write of a PUT alone between the blocks; the 1-minute load before every run.
 # Configurations: shm-node (shm client, --transport shm node), default-shm (shm client, default node), default-tcp
-# (tcp client, default node). RDMAKV_JAR runs another build's jar (nodes, bench and the RocksDB write alike).
+# (tcp client, default node), and the legs without the store write: shm-node-rpcget and default-shm-rpcget (a GET
+# answered by the node over the rings, -w C --get-mode rpc: the same round trip, decode and answer, no RocksDB write).
+# RDMAKV_JAR runs another build's jar (nodes, bench and the RocksDB write alike).
 #
 #   benchmarks/scripts/shm-put.sh [OUT_DIR] [BLOCKS]     (default /tmp/rdmakv-shm-put, 2 blocks of A B B A)
-#   prints one line per run; JSON per run under OUT_DIR
+#   prints one line per run (also to OUT_DIR/log), JSON per run under OUT_DIR; then
+#   benchmarks/scripts/shm-put-summary.py OUT_DIR   per configuration: the runs in order, medians, the ratios
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 rdmakv="$root/bin/rdmakv"
@@ -15,6 +18,7 @@ export RDMAKV_JAR="$jar"
 out="${1:-/tmp/rdmakv-shm-put}"
 blocks="${2:-2}"
 rm -rf "$out" && mkdir -p "$out"
+exec > >(tee "$out/log") 2>&1
 echo "jar: $jar ($(stat -c %y "$jar" | cut -d. -f1))"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
@@ -38,20 +42,22 @@ read -r def_port def_pid def_timeout <<<"$(start_node default)"
 pids+=("$def_timeout")
 grep -o 'READY.*' "$out/server-default.log" | head -1
 
-common=(--no-load -w put=100 --value-size 100 --keys 5000 --key-size 16 -d 3s --warmup 1s)
+common=(--no-load --value-size 100 --keys 5000 --key-size 16 -d 3s --warmup 1s)
 run() { # config
   local c=$1 n=1 args
   while [ -f "$out/$c-$n.json" ]; do n=$((n + 1)); done
   case $c in
-    shm-node) args=(--transport shm -s "127.0.0.1:$shm_port" --server-pid "$shm_pid") ;;
-    default-shm) args=(--transport shm -s "127.0.0.1:$def_port" --server-pid "$def_pid") ;;
-    default-tcp) args=(--transport tcp -s "127.0.0.1:$def_port" --server-pid "$def_pid") ;;
+    shm-node) args=(-w put=100 --transport shm -s "127.0.0.1:$shm_port" --server-pid "$shm_pid") ;;
+    default-shm) args=(-w put=100 --transport shm -s "127.0.0.1:$def_port" --server-pid "$def_pid") ;;
+    default-tcp) args=(-w put=100 --transport tcp -s "127.0.0.1:$def_port" --server-pid "$def_pid") ;;
+    shm-node-rpcget) args=(-w C --get-mode rpc --transport shm -s "127.0.0.1:$shm_port" --server-pid "$shm_pid") ;;
+    default-shm-rpcget) args=(-w C --get-mode rpc --transport shm -s "127.0.0.1:$def_port" --server-pid "$def_pid") ;;
   esac
   local load
   load=$(cut -d' ' -f1 /proc/loadavg)
   local line
   line=$(timeout 300 "$rdmakv" bench --no-progress --json "$out/$c-$n.json" "${common[@]}" "${args[@]}" 2>&1 \
-    | grep -E '^PUT ' || echo "PUT failed")
+    | grep -E '^(PUT|GET) ' || echo "failed")
   echo "$c-$n  load $load  $line"
 }
 rocks() {
@@ -69,7 +75,8 @@ timeout 300 "$rdmakv" bench --no-progress -w put=100 --value-size 100 --keys 500
 for b in $(seq 1 "$blocks"); do
   echo "== block $b (uptime: $(uptime | sed 's/.*load/load/'))"
   rocks
-  for c in shm-node default-shm default-tcp default-tcp default-shm shm-node; do run "$c"; done
+  for c in shm-node default-shm default-tcp shm-node-rpcget default-shm-rpcget \
+           default-shm-rpcget shm-node-rpcget default-tcp default-shm shm-node; do run "$c"; done
 done
 rocks
 echo "JSON in $out"

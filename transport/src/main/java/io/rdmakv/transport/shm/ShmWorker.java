@@ -65,7 +65,8 @@ final class ShmWorker implements Worker
             "rdmakv.transport." + ShmTransportProvider.PROP_SPIN_MICROS, ShmTransportProvider.DEFAULT_SPIN_MICROS));
         if (spinMicros < 0)
         {
-            throw new TransportException(ShmTransportProvider.PROP_SPIN_MICROS + " must not be negative: " + spinMicros);
+            throw new TransportException(ShmTransportProvider.PROP_SPIN_MICROS + " must not be negative: " +
+                spinMicros);
         }
         this.wakeup = new ShmWakeup(waitNanos, maxWaitNanos, TimeUnit.MICROSECONDS.toNanos(spinMicros));
     }
