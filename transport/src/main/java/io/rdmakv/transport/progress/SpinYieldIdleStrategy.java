@@ -35,6 +35,12 @@ abstract class SpinYieldIdleStrategy implements IdleStrategy
     private int yields;
     private volatile BooleanSupplier skipSpinning = () -> false;
 
+    /** Whether callers drive the worker now (the condition given to {@link #skipSpinningWhen}). */
+    protected final boolean callersDrive()
+    {
+        return skipSpinning.getAsBoolean();
+    }
+
     /** Skip spinning and yielding while {@code condition} holds (checked once per idle period). Before the start. */
     void skipSpinningWhen(final BooleanSupplier condition)
     {

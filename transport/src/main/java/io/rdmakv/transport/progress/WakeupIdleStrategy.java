@@ -37,11 +37,19 @@ import io.rdmakv.transport.WorkerWakeup;
  * (an event, a signal, closing) re-arms after the next empty poll, as before. That saves one call into the provider
  * ({@code ibv_req_notify_cq}) per idle cycle.
  *
+ * <p>While callers drive the worker ({@link io.rdmakv.transport.WorkerProgress#tryProgress()}, a caller cycle within
+ * the last millisecond) the thread neither spins nor arms: it waits unarmed for at most that millisecond and looks
+ * again, so the completions the callers poll for raise no event for it (on shm: the peer writing an answer finds no
+ * parked mark and makes no system call), and it arms as usual once they stop.
+ *
  * <p>{@link #stopBlocking()} (when the progress is being closed) makes every later idle return without blocking, so
  * the agent loop sees its stop flag within one cycle.
  */
 public final class WakeupIdleStrategy extends SpinYieldIdleStrategy
 {
+    /** The longest unarmed wait while callers drive: how long a caller cycle counts as driving. */
+    static final long CALLERS_WAIT_NANOS = LockedDutyCycle.CALLERS_ACTIVE_NANOS;
+
     private final WorkerWakeup wakeup;
     private final long minBlockNanos;
     private final long maxBlockNanos;
@@ -68,6 +76,15 @@ public final class WakeupIdleStrategy extends SpinYieldIdleStrategy
     @Override
     protected void idleQuietly()
     {
+        if (!stopped && callersDrive())
+        {
+            // Callers poll for their own completions: an armed worker would have every answer wake this thread for
+            // nothing (and, on shm, cost the peer that writes it a system call). Wait unarmed for at most as long as
+            // callers count as driving, then look again; re-arm before the first wait once they stop.
+            wakeup.await(CALLERS_WAIT_NANOS);
+            armed = false;
+            return;
+        }
         if (!armed)
         {
             wakeup.arm();

@@ -58,8 +58,9 @@ final class TcpProgressDriver implements WorkerProgress, TcpSpinSelectStrategy.G
     private final Runnable signalledCycle = this::signalledCycle;
     private volatile ScheduledFuture<?> timer;
     private volatile boolean closed;
-    /** Loop thread only: the hosted workers. */
+    /** Loop thread only: the hosted workers, and when the last cycle that found work ended. */
     private TcpHostedWorker[] guests = new TcpHostedWorker[0];
+    private long lastCycleWorkNanos;
 
     TcpProgressDriver(final TcpWorker worker, final Agent duty, final Duration interval, final ErrorHandler errors)
     {
@@ -185,6 +186,7 @@ final class TcpProgressDriver implements WorkerProgress, TcpSpinSelectStrategy.G
         }
         if (work > 0)
         {
+            lastCycleWorkNanos = System.nanoTime();
             signal(); // more may be waiting; go round again after the I/O that is ready
         }
         return work;
@@ -270,6 +272,12 @@ final class TcpProgressDriver implements WorkerProgress, TcpSpinSelectStrategy.G
             spin = Math.max(spin, g.spinNanos());
         }
         return spin;
+    }
+
+    @Override
+    public long lastCycleWorkNanos()
+    {
+        return lastCycleWorkNanos;
     }
 
     /** Stop hosting {@code hosted} and close its worker, on the loop (or here once the loop is gone). */

@@ -111,16 +111,18 @@ class WakeupIdleStrategyTest
 
     @Test
     @Timeout(10)
-    void shouldArmAtOnceWithoutSpinningWhileCallersDrive()
+    void shouldWaitUnarmedWithoutSpinningWhileCallersDriveAndArmOnceTheyStop()
     {
         final RecordingWakeup wakeup = new RecordingWakeup();
         final WakeupIdleStrategy idle = new WakeupIdleStrategy(wakeup);
         final boolean[] callersDriving = {true};
         idle.skipSpinningWhen(() -> callersDriving[0]);
         idle.idle(0);
-        assertEquals(List.of("arm"), wakeup.calls, "callers poll for their own work: arm on the first empty poll");
         idle.idle(0);
-        assertEquals(List.of("arm", "await"), wakeup.calls, "and the wait still only after the poll after the arm");
+        assertEquals(List.of("await", "await"), wakeup.calls,
+            "callers poll for their own work: no spin and no arm, so their completions raise no event here");
+        assertEquals(List.of(WakeupIdleStrategy.CALLERS_WAIT_NANOS, WakeupIdleStrategy.CALLERS_WAIT_NANOS),
+            wakeup.timeouts, "each wait at most as long as callers count as driving");
 
         callersDriving[0] = false;
         idle.idle(1);
@@ -129,9 +131,32 @@ class WakeupIdleStrategyTest
         {
             idle.idle(0);
         }
-        assertEquals(List.of("arm", "await"), wakeup.calls, "no callers: spin and yield first, as before");
+        assertEquals(List.of("await", "await"), wakeup.calls, "no callers: spin and yield first, as before");
         idle.idle(0);
-        assertEquals(List.of("arm", "await", "arm"), wakeup.calls);
+        assertEquals(List.of("await", "await", "arm"), wakeup.calls, "then arm before blocking");
+        idle.idle(0);
+        assertEquals(List.of("await", "await", "arm", "await"), wakeup.calls);
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldReArmAfterCallersStopEvenIfItWasArmedBeforeTheyStarted()
+    {
+        final RecordingWakeup wakeup = new RecordingWakeup();
+        final WakeupIdleStrategy idle = new WakeupIdleStrategy(wakeup);
+        final boolean[] callersDriving = {false};
+        idle.skipSpinningWhen(() -> callersDriving[0]);
+        final int toArm = WakeupIdleStrategy.SPINS + WakeupIdleStrategy.YIELDS + 1;
+        for (int i = 0; i < toArm; i++)
+        {
+            idle.idle(0);
+        }
+        assertEquals(List.of("arm"), wakeup.calls);
+        callersDriving[0] = true; // a caller's cycle may take, and disarm, what the arm was for
+        idle.idle(0);
+        callersDriving[0] = false;
+        idle.idle(0);
+        assertEquals(List.of("arm", "await", "arm"), wakeup.calls, "armed again before the next block");
     }
 
     @Test
@@ -193,7 +218,7 @@ class WakeupIdleStrategyTest
         final WakeupIdleStrategy idle = new WakeupIdleStrategy(wakeup);
         idle.skipSpinningWhen(() -> true);
         idle.idle(0);
-        assertEquals(List.of("arm"), wakeup.calls, "callers poll for their own work: no window, arm at once");
+        assertEquals(List.of("await"), wakeup.calls, "callers poll for their own work: no window, no spin");
     }
 
     /** Idle with no work until the wake-up sees a call; the idle calls it took. */
