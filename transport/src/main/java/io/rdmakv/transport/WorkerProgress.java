@@ -30,10 +30,11 @@ import java.time.Duration;
  * after an arm is never skipped.
  * <pre>
  *   caller:           post ; loop { tryProgress() ; done? }     its completion is polled and its callback run here
- *   progress thread:  as above; a completion a caller polled still raises the armed CQ's event, so a blocked progress
- *                     thread wakes, finds nothing and idles again (the cost lands on the progress thread, not the
- *                     caller); while callers drive (a caller cycle within 1 ms) it skips its spins and yields and
- *                     arms and blocks at once, rather than take the cycle lock, and their completions, from them
+ *   progress thread:  as above; while callers drive (a caller cycle within 1 ms) it skips its spins and yields and
+ *                     waits unarmed for at most that millisecond, rather than take the cycle lock, and their
+ *                     completions, from them (unarmed, those completions raise no event for it); a completion a
+ *                     caller polled while it was still armed raises the CQ's event, so it wakes, finds nothing and
+ *                     idles again (the cost lands on the progress thread, not the caller)
  * </pre>
  * No lost wake-up with callers in the game: a caller only ever takes completions out of the queue, it never arms and
  * never blocks the worker's wake-up source. The progress thread's block follows its own arm and its own (blocking,
