@@ -23,7 +23,7 @@ echo "jar: $jar ($(stat -c %y "$jar" | cut -d. -f1))"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
 
 start_node() { # name, then server arguments -> "controlPort javaPid timeoutPid"
