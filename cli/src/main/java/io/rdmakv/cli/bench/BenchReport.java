@@ -83,6 +83,11 @@ public final class BenchReport
             out.println("GETs served " + String.join(", ", parts) + " (client counters)");
             printCacheService(out, r);
         }
+        final Long rpcGets = r.serverCounterDeltas().get("gets.rpc");
+        if (rpcGets != null)
+        {
+            out.printf(Locale.ROOT, "node GETs   %,d answered by RPC (node counters, gets.rpc)%n", rpcGets);
+        }
         if (r.serverCpuNanos() >= 0 && r.totalOps() > 0)
         {
             out.printf(Locale.ROOT, "server CPU  %.2f us per op (pid %d: %s of CPU over %,d ops, %.0f%% of a core)%n",
@@ -177,14 +182,11 @@ public final class BenchReport
         final Histogram gets = r.histograms().get(OpType.GET);
         b.append(",\n  \"singleReadGetShare\": ").append(gets == null || gets.getTotalCount() == 0 ? "null" :
             num((double)r.counterDeltas().getOrDefault(CACHE_SERVICE[0], 0L) / gets.getTotalCount()));
-        b.append(",\n  \"clientCounters\": {");
-        first = true;
-        for (final Map.Entry<String, Long> e : r.counterDeltas().entrySet())
-        {
-            b.append(first ? "" : ", ").append(quote(e.getKey())).append(": ").append(e.getValue());
-            first = false;
-        }
-        b.append("},\n  \"serverCpuUsPerOp\": ").append(r.serverCpuNanos() >= 0 && r.totalOps() > 0 ?
+        b.append(",\n  \"clientCounters\": ");
+        appendCounters(b, r.counterDeltas());
+        b.append(",\n  \"serverCounters\": ");
+        appendCounters(b, r.serverCounterDeltas());
+        b.append(",\n  \"serverCpuUsPerOp\": ").append(r.serverCpuNanos() >= 0 && r.totalOps() > 0 ?
             num(r.serverCpuNanos() / 1000.0 / r.totalOps()) : "null");
         b.append(",\n  \"generatorCpuUsPerOp\": ").append(r.generatorCpuNanos() >= 0 && r.totalOps() > 0 ?
             num(r.generatorCpuNanos() / 1000.0 / r.totalOps()) : "null");
@@ -231,6 +233,19 @@ public final class BenchReport
     private static String num(final double v)
     {
         return Double.isFinite(v) ? String.format(Locale.ROOT, "%.3f", v) : "null";
+    }
+
+    /** {@code counters} as a JSON object of numbers, in their order. */
+    private static void appendCounters(final StringBuilder b, final Map<String, Long> counters)
+    {
+        b.append('{');
+        boolean first = true;
+        for (final Map.Entry<String, Long> e : counters.entrySet())
+        {
+            b.append(first ? "" : ", ").append(quote(e.getKey())).append(": ").append(e.getValue());
+            first = false;
+        }
+        b.append('}');
     }
 
     static String quote(final String s)

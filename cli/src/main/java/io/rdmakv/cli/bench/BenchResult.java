@@ -15,6 +15,9 @@ import java.util.Map;
  * @param loadOps         keys written by the load phase (0 when skipped).
  * @param loadNanos       its wall time.
  * @param counterDeltas   driver counters over the measured phase (how rdmakv served GETs), may be empty.
+ * @param serverCounterDeltas the store's own counters (summed over its nodes) from just before to just after the
+ *                        measured phase, a window inside {@code counterDeltas}' (rdmakv: {@code gets.rpc}, the GETs
+ *                        the nodes answered by RPC), may be empty.
  * @param serverCpuNanos  server process CPU time over the measured phase, or -1 when unknown.
  * @param serverPid       the pid it was read from, or -1.
  * @param generatorCpuNanos this (the generator's) process CPU time over the measured phase, or -1 when unknown.
@@ -29,6 +32,7 @@ public record BenchResult(
     long loadOps,
     long loadNanos,
     Map<String, Long> counterDeltas,
+    Map<String, Long> serverCounterDeltas,
     long serverCpuNanos,
     long serverPid,
     long generatorCpuNanos,

@@ -191,7 +191,10 @@ public final class BenchRunner
             progress("warm-up", warmupEnd, interval, null, 0);
             sleepUntil(Math.min(warmupEnd, System.nanoTime() + PROGRESS_NANOS));
         }
+        // The store's counters inside the client counters' window and around the measured phase (the driver reads
+        // them through a connection of their own, not counted among the client counters).
         final Map<String, Long> countersBefore = driver.counters();
+        final Map<String, Long> serverBefore = driver.serverCounters();
         final long cpuBefore = serverCpu == null ? -1 : serverCpu.cpuNanos();
         final long ownCpuBefore = SELF.cpuNanos();
         final Map<Long, Long> jvmCpuBefore = JvmThreadCpu.snapshot();
@@ -250,12 +253,22 @@ public final class BenchRunner
                 errorCounts.put(type, errors.get(type).sum());
             }
         }
+        final Map<String, Long> serverAfter = driver.serverCounters();
         final Map<String, Long> countersAfter = driver.counters();
         final Map<String, Long> deltas = new LinkedHashMap<>();
         countersAfter.forEach((name, value) -> deltas.put(name, value - countersBefore.getOrDefault(name, 0L)));
+        final Map<String, Long> serverDeltas = new LinkedHashMap<>();
+        serverAfter.forEach((name, value) ->
+        {
+            final Long before = serverBefore.get(name);
+            if (before != null)
+            {
+                serverDeltas.put(name, value - before);
+            }
+        });
         final long cpu = cpuBefore >= 0 && cpuAfter >= 0 ? cpuAfter - cpuBefore : -1;
         return new BenchResult(ran, errorCounts, hits.sum(), measuredNanos, settings.load() ? settings.keys() : 0,
-            loadNanos, deltas, cpu, serverCpu == null ? -1 : serverCpu.pid(),
+            loadNanos, deltas, serverDeltas, cpu, serverCpu == null ? -1 : serverCpu.pid(),
             ownCpuBefore >= 0 && ownCpuAfter >= 0 ? ownCpuAfter - ownCpuBefore : -1,
             jvmCpuAfter.isEmpty() ? -1 : JvmThreadCpu.nanosBetween(jvmCpuBefore, jvmCpuAfter, TICKS_PER_SECOND),
             driver.describe());

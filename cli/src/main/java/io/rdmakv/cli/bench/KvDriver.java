@@ -22,6 +22,19 @@ public interface KvDriver extends AutoCloseable
     }
 
     /**
+     * The store's own counters, summed over its nodes (for rdmakv: every numeric value of every node's STATS, such as
+     * {@code gets.rpc}), read by one request to each node over a connection of their own (so that request is not
+     * among {@link #counters()}); empty when the store has none or did not answer. The run reads them just before
+     * and just after its measured phase, inside the window of {@link #counters()}.
+     *
+     * @return counter name to value; may be empty.
+     */
+    default Map<String, Long> serverCounters()
+    {
+        return Map.of();
+    }
+
+    /**
      * Refuse a key or value size the store cannot hold, before anything is generated (for rdmakv: the node's limits,
      * learned by connecting).
      *

@@ -35,6 +35,7 @@ public final class RdmakvDriver implements KvDriver
     private final int inFlightPerClient;
     private final int locationCacheEntries;
     private final List<KvClient> clients = new ArrayList<>();
+    private KvClient statsClient;
     private int connections;
 
     /**
@@ -146,6 +147,49 @@ public final class RdmakvDriver implements KvDriver
         return sums;
     }
 
+    /**
+     * Every node's numeric STATS values, summed by name; nodes that did not answer are left out. Read through a
+     * client of its own (made at the first call), so its requests are not among {@link #counters()}; empty when that
+     * client cannot connect.
+     */
+    @Override
+    public synchronized Map<String, Long> serverCounters()
+    {
+        final Map<String, Long> sums = new LinkedHashMap<>();
+        final Map<Integer, Map<String, String>> nodes;
+        try
+        {
+            if (statsClient == null)
+            {
+                statsClient = newClient();
+            }
+            nodes = statsClient.stats().nodes();
+        }
+        catch (final RuntimeException unreachable)
+        {
+            return sums;
+        }
+        for (final Map<String, String> node : nodes.values())
+        {
+            if (node.containsKey("error"))
+            {
+                continue;
+            }
+            node.forEach((name, value) ->
+            {
+                try
+                {
+                    sums.merge(name, Long.parseLong(value), Long::sum);
+                }
+                catch (final NumberFormatException notACounter)
+                {
+                    // version, transport, reasons, latency summaries: not counters
+                }
+            });
+        }
+        return sums;
+    }
+
     @Override
     public synchronized String describe()
     {
@@ -168,6 +212,11 @@ public final class RdmakvDriver implements KvDriver
             client.close();
         }
         clients.clear();
+        if (statsClient != null)
+        {
+            statsClient.close();
+            statsClient = null;
+        }
     }
 
     /** One request stream over a shared KvClient; a FIFO of its operations in flight. */

@@ -1,5 +1,7 @@
 package io.rdmakv.cli.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.rdmakv.cli.ExitCodes;
 import io.rdmakv.cli.Io;
 import io.rdmakv.cli.RdmakvMain;
@@ -118,6 +120,45 @@ class BenchCommandTest
         final Run bad = run("bench", "-s", address, "--location-cache", "-1");
         assertEquals(ExitCodes.USAGE, bad.code());
         assertTrue(bad.err().contains("--location-cache"), bad.err());
+    }
+
+    /**
+     * The node's own GET count over the measured phase: an RPC run's GETs all reach it, a one-sided run's reach it
+     * only as the client's RPCs. The node counters' window lies inside the client counters' and around the measured
+     * phase; the GETs in flight when a window opens, at most connections x inflight (here 4), are the only slack.
+     */
+    @Test
+    @Timeout(120)
+    void shouldReportTheNodesRpcGetsOverTheMeasuredPhase() throws Exception
+    {
+        final int inFlight = 4;
+        final JsonNode rpc = benchJson("rpc", inFlight);
+        final long rpcGets = rpc.path("operations").path("GET").path("count").asLong();
+        final long rpcAnswered = rpc.path("serverCounters").path("gets.rpc").asLong(-1);
+        assertTrue(rpcGets > 0, rpc.toString());
+        assertTrue(rpcAnswered >= rpcGets - inFlight, "every measured RPC GET reached the node: " + rpc);
+        assertTrue(rpcAnswered <= rpc.path("clientCounters").path("rpc.requests").asLong() + inFlight, rpc.toString());
+
+        final JsonNode oneSided = benchJson("one-sided", inFlight);
+        final long gets = oneSided.path("operations").path("GET").path("count").asLong();
+        final long requests = oneSided.path("clientCounters").path("rpc.requests").asLong();
+        final long answered = oneSided.path("serverCounters").path("gets.rpc").asLong(-1);
+        assertTrue(gets > 0 && oneSided.path("clientCounters").path("get.oneSided.hits").asLong() > 0,
+            oneSided.toString());
+        assertTrue(answered >= 0 && answered <= requests + inFlight,
+            "the node answered no GET the client did not send as an RPC: " + oneSided);
+    }
+
+    private static JsonNode benchJson(final String getMode, final int inFlight) throws Exception
+    {
+        final Path json = dir.resolve("gets-" + getMode + ".json");
+        final Run run = run("bench", "-s", address, "--workload", "C", "--keys", "200", "--inflight",
+            String.valueOf(inFlight), "--warmup", "200ms", "--ops", "1000", "--no-progress", "--get-mode", getMode,
+            "--json", json.toString());
+        assertEquals(ExitCodes.OK, run.code(), run.out() + run.err());
+        assertTrue(run.out().matches("(?s).*node GETs   [\\d,]+ answered by RPC \\(node counters, gets\\.rpc\\).*"),
+            run.out());
+        return new ObjectMapper().readTree(json.toFile());
     }
 
     @Test

@@ -30,9 +30,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * SoftRoCE-enabled containers: a node and a client, each in its own container on a Docker bridge network, given
  * only the verbs device ({@code /dev/infiniband/uverbs0}) and the memlock limit, every capability dropped, unprivileged
  * user, talk verbs over the rxe device. The client ({@code rdmakv bench}, read-only workload) shares the node's PID
- * namespace to read its CPU time. Proven: the one-sided run's GETs are one-sided reads (client counters) and cost the
- * server less CPU per GET than the RPC run's; a container without the device gets {@code rdmakv doctor}'s
- * refusal. Figures to $RDMAKV_RESULTS/containers-verbs.properties. Skips where this machine has no uverbs device.
+ * namespace to read its CPU time. Proven with counts that must (not) move over the measured phase: the one-sided run's
+ * GETs are one-sided reads (client counters) and the node answers none of them (its own {@code gets.rpc}), the RPC
+ * run's GETs all reach the node; a container without the device gets {@code rdmakv doctor}'s refusal. The server
+ * CPU per GET of both runs is recorded, not compared: under emulation the node's background work dominates a slow
+ * window (one-sided vs RPC came out 3,687 vs 1,078 us once and 503 vs 14,758 us another time). Figures to
+ * $RDMAKV_RESULTS/containers-verbs.properties. Skips where this machine has no uverbs device.
  */
 @Tag(DockerEngine.TAG)
 class SoftRoceContainerTest
@@ -79,11 +82,24 @@ class SoftRoceContainerTest
             assertEquals(0, requests, "no request went as an RPC: " + counters);
             assertEquals(0, counters.path("get.oneSided.fallbacks").asLong(), "no one-sided GET fell back: " + counters);
             assertEquals(0, oneSided.path("operations").path("GET").path("errors").asLong());
+            // The node's own count of GETs it answered (gets.rpc), read by the bench through a client of its own
+            // just before and just after its measured phase, inside the client counters' window. One-sided: the node
+            // answered no GET but the client's RPCs (none, above); RPC: every measured GET reached it. The only slack
+            // is the GETs in flight when a window opens, at most connections x inflight.
+            final long oneSidedAnswered = nodeRpcGets(oneSided);
+            assertTrue(oneSidedAnswered <= requests + inFlight(oneSided),
+                "the node answered no one-sided GET (node counters): " + oneSided.path("serverCounters"));
+            final long rpcGets = rpc.path("operations").path("GET").path("count").asLong();
+            final long rpcAnswered = nodeRpcGets(rpc);
+            assertTrue(rpcGets > 0 && rpcAnswered >= rpcGets - inFlight(rpc),
+                "the node answered every measured RPC GET: " + rpcGets + " GETs, " + rpc.path("serverCounters"));
+            // Recorded, not compared (class comment); that both were measured shows the shared PID namespace works.
             final double oneSidedCpu = oneSided.path("serverCpuUsPerOp").asDouble(-1);
             final double rpcCpu = rpc.path("serverCpuUsPerOp").asDouble(-1);
             assertTrue(oneSidedCpu >= 0 && rpcCpu > 0, "server CPU measured through the shared PID namespace");
-            assertTrue(oneSidedCpu < rpcCpu, "a one-sided GET costs the server less CPU than an RPC GET: " +
-                oneSidedCpu + " vs " + rpcCpu + " us");
+            figures.put("containers.verbs.oneSided.nodeRpcGets", String.valueOf(oneSidedAnswered));
+            figures.put("containers.verbs.rpc.gets", String.valueOf(rpcGets));
+            figures.put("containers.verbs.rpc.nodeRpcGets", String.valueOf(rpcAnswered));
             figures.put("containers.verbs.oneSided.gets", String.valueOf(gets));
             figures.put("containers.verbs.oneSided.hits", String.valueOf(hits));
             figures.put("containers.verbs.oneSided.rpcRequests", String.valueOf(requests));
@@ -94,6 +110,20 @@ class SoftRoceContainerTest
         }
         figures.put("containers.verbs.doctorWithoutDevice", doctorWithoutDevice());
         DockerEngine.record("containers-verbs.properties", figures);
+    }
+
+    /** The node's {@code gets.rpc} over the bench's measured phase; fails when the bench did not report it. */
+    private static long nodeRpcGets(final JsonNode bench)
+    {
+        final JsonNode answered = bench.path("serverCounters").path("gets.rpc");
+        assertTrue(answered.isNumber(), "the bench reports the node's counters: " + bench);
+        return answered.asLong();
+    }
+
+    /** The most GETs the bench had in flight at once: connections x inflight. */
+    private static long inFlight(final JsonNode bench)
+    {
+        return bench.path("connections").asLong() * bench.path("inFlight").asLong();
     }
 
     private static void put(final Map<String, String> figures, final String mode, final JsonNode bench)
@@ -111,8 +141,8 @@ class SoftRoceContainerTest
     private static JsonNode bench(final Network network, final RdmakvContainer node, final String mode) throws Exception
     {
         final String command = "rdmakv bench --driver rdmakv --server node:" + RdmakvContainer.CONTROL_PORT +
-            " --transport verbs --get-mode " + mode + " --workload C --keys 1000 --value-size 100 --warmup 3s" +
-            " --duration 10s --server-pid 1 --no-progress --json /tmp/bench.json; echo EXIT=$?;" +
+            " --transport verbs --get-mode " + mode + " --workload C --keys 1000 --value-size 100 --warmup 2s" +
+            " --duration 5s --server-pid 1 --no-progress --json /tmp/bench.json; echo EXIT=$?;" +
             " echo JSON-BEGIN; cat /tmp/bench.json; echo; echo JSON-END";
         final String logs = runToEnd(new GenericContainer<>(image).withNetwork(network)
             .withEnv("RDMAKV_JAVA_OPTS", DockerEngine.containerJavaOptions())

@@ -106,6 +106,23 @@ class ClusterFaultsTest
         }
     }
 
+    /**
+     * Two backups per range: the first in-sync backup is promoted and the other stays in sync with it. (Their
+     * disagreement on the old primary's last writes, docs/replication.md "Limits", shows only after a second failure.)
+     */
+    @Test
+    void shouldStayLinearizableAcrossKillNineOfAPrimaryWithTwoBackups()
+    {
+        try (FaultCluster cluster = FaultCluster.start(dir, 3, 2, LEASE_MS, null, null))
+        {
+            run(cluster, "kill -9 of node 2 (two backups per range)", () ->
+            {
+                ProcessFaults.kill9(cluster.node(2).pid());
+                cluster.awaitStatus(1, s -> s.isFailed(2), "node 2 declared failed", WAIT);
+            });
+        }
+    }
+
     @Test
     void shouldStayLinearizableAcrossKillNineOfTheCoordinationLeaderThatIsAlsoAPrimary()
     {

@@ -116,8 +116,10 @@ final class LearnerCatchUps
         final long now = System.nanoTime();
         for (final SlotRange range : view.current().ranges())
         {
-            if (range.primary() != localNodeId)
+            if (range.primary() != localNodeId || range.state() == SlotRange.State.FENCED)
             {
+                // FENCED: a hand-over under way. Its learner may be the old primary, which serves the range until it
+                // released it: a DROP now would empty what it still serves. The catch-up begins once LIVE.
                 continue;
             }
             for (final int learner : range.learners())
