@@ -7,7 +7,6 @@ import io.rdmakv.transport.TransportCapability;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportProvider;
 import io.rdmakv.transport.select.TransportSelector;
-import io.rdmakv.transport.shm.ShmTransportProvider;
 
 /**
  * Whether a node serves {@code shm} beside its main transport, and why ({@code transport.serveShm}). {@code auto}
@@ -105,12 +104,18 @@ record ShmDecision(TransportProvider provider, String reason)
     static final int NODE_SPIN_MICROS = 20;
 
     /**
+     * The shm transport's setting for that window, by name: a node reaches its transports through properties only,
+     * never their classes (LayeringTest); ShmDecisionTest checks it is the provider's {@code PROP_SPIN_MICROS}.
+     */
+    static final String SPIN_MICROS_PROPERTY = "shm.spinMicros";
+
+    /**
      * Put the node's shm defaults into {@code tc} (the settings, applied after, override them; so does the JVM
      * property {@code rdmakv.transport.shm.spinMicros}).
      */
     static void nodeDefaults(final TransportConfig.Builder tc)
     {
-        tc.property(ShmTransportProvider.PROP_SPIN_MICROS, Integer.toString(Integer.getInteger(
-            "rdmakv.transport." + ShmTransportProvider.PROP_SPIN_MICROS, NODE_SPIN_MICROS)));
+        tc.property(SPIN_MICROS_PROPERTY, Integer.toString(Integer.getInteger(
+            "rdmakv.transport." + SPIN_MICROS_PROPERTY, NODE_SPIN_MICROS)));
     }
 }

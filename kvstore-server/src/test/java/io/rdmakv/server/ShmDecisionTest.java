@@ -52,6 +52,7 @@ class ShmDecisionTest
         assertEquals(0, KvServer.transportConfig(ServerConfig.from(new Properties(), Map.of("shm.spinMicros", "0")))
             .intProperty(ShmTransportProvider.PROP_SPIN_MICROS, -1), "the setting wins");
         assertEquals(ShmTransportProvider.DEFAULT_SPIN_MICROS, 0, "a client's shm worker does not spin beside callers");
+        assertEquals(ShmTransportProvider.PROP_SPIN_MICROS, ShmDecision.SPIN_MICROS_PROPERTY, "the provider's name");
     }
 
     @Test
