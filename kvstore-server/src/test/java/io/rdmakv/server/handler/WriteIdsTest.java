@@ -73,6 +73,16 @@ class WriteIdsTest
         return put;
     }
 
+    /** A primary's copy of write 12 of {@link #WRITER}, as a backup receives it (correlation id 77). */
+    private ReplicateRequestFlyweight replicatedCopy()
+    {
+        final ReplicateRequestFlyweight copy = new ReplicateRequestFlyweight().wrap(buffer, 0, buffer.capacity());
+        copy.header(MessageType.REPLICATE_REQUEST, 77);
+        copy.write(1, 0, 16383, 5, ReplicateRequestFlyweight.OP_PUT, key, 0, 1, key, 0, 1);
+        copy.appendWriteId(WRITER, 12, 12);
+        return copy;
+    }
+
     private void durable(final Answers endpoint, final long correlationId)
     {
         outcome.putDurable(endpoint, correlationId, key, 0, 1, key, 0, 1);
@@ -168,10 +178,7 @@ class WriteIdsTest
     @Test
     void shouldRememberAReplicatedWriteSoThatAPromotedReplicaAnswersTheRetry()
     {
-        final ReplicateRequestFlyweight copy = new ReplicateRequestFlyweight().wrap(buffer, 0, buffer.capacity());
-        copy.header(MessageType.REPLICATE_REQUEST, 77);
-        copy.write(1, 0, 16383, 5, ReplicateRequestFlyweight.OP_PUT, key, 0, 1, key, 0, 1);
-        copy.appendWriteId(WRITER, 12, 12);
+        final ReplicateRequestFlyweight copy = replicatedCopy();
         final Answers primaryLink = new Answers();
         ids.beginReplicated(primaryLink, 77, copy, NOW);
         durable(primaryLink, 77);
@@ -183,10 +190,7 @@ class WriteIdsTest
     @Test
     void shouldApplyARetryOfAWriteAReconcileUndidHere()
     {
-        final ReplicateRequestFlyweight copy = new ReplicateRequestFlyweight().wrap(buffer, 0, buffer.capacity());
-        copy.header(MessageType.REPLICATE_REQUEST, 77);
-        copy.write(1, 0, 16383, 5, ReplicateRequestFlyweight.OP_PUT, key, 0, 1, key, 0, 1);
-        copy.appendWriteId(WRITER, 12, 12);
+        final ReplicateRequestFlyweight copy = replicatedCopy();
         final Answers primaryLink = new Answers();
         ids.beginReplicated(primaryLink, 77, copy, NOW);
         durable(primaryLink, 77);
@@ -204,10 +208,7 @@ class WriteIdsTest
     @Test
     void shouldDropARecordForgottenWhileItsOutcomeWasAwaitedWithoutTouchingALaterOne()
     {
-        final ReplicateRequestFlyweight copy = new ReplicateRequestFlyweight().wrap(buffer, 0, buffer.capacity());
-        copy.header(MessageType.REPLICATE_REQUEST, 77);
-        copy.write(1, 0, 16383, 5, ReplicateRequestFlyweight.OP_PUT, key, 0, 1, key, 0, 1);
-        copy.appendWriteId(WRITER, 12, 12);
+        final ReplicateRequestFlyweight copy = replicatedCopy();
         final Answers primaryLink = new Answers();
         ids.beginReplicated(primaryLink, 77, copy, NOW);
         ids.forget(WRITER, 12); // undone before it was durable
