@@ -288,8 +288,9 @@ public final class KvClientBuilder
      * busy, then yielding, then parked, so a fast answer is taken and handed back on the calling thread with no
      * wake-up of the client's progress thread and none of the caller. It costs the waiting thread's CPU while it
      * spins; off, every answer is handed over by the progress thread, which then wakes the caller. Only workers that
-     * are polled (verbs) can be driven this way; over tcp the setting changes nothing. Asynchronous calls never
-     * drive progress.
+     * are polled (verbs, shm) can be driven this way; over tcp the setting changes nothing. An asynchronous call
+     * never blocks, but a thread that then blocks on its future ({@code get}, {@code join}, also on a dependent
+     * stage) drives progress the same way while it waits.
      *
      * @param enabled default {@code true}.
      * @return this builder.

@@ -266,7 +266,7 @@ public final class KvServer implements AutoCloseable
         {
             handOff.wakeUpWith(progress::signal);
             side = SideTransports.open(sidePlan, config, transportConfig(config), arena.address(), arena.size(),
-                handOff, config.serveShm() == ShmServing.AUTO);
+                new SideTransports.RequestThread(progress, handler, handOff), config.serveShm() == ShmServing.AUTO);
             opened.push(side);
         }
 
@@ -318,7 +318,7 @@ public final class KvServer implements AutoCloseable
 
     /**
      * The settings a node opens its transport with: its credits per endpoint, a message size that holds the largest
-     * answer, and every {@code tcp.*} / {@code verbs.*} setting as is.
+     * answer, the node's shm defaults ({@link ShmDecision#nodeDefaults}), and every transport setting as is.
      */
     public static TransportConfig transportConfig(final ServerConfig config)
     {
@@ -326,6 +326,7 @@ public final class KvServer implements AutoCloseable
         final TransportConfig.Builder tc = TransportConfig.builder()
             .maxInflightPerEndpoint(config.maxInflightPerEndpoint())
             .maxMessageBytes(Math.max(config.maxMessageBytes(), limits.maxResponseBytes()));
+        ShmDecision.nodeDefaults(tc);
         config.transportProperties().forEach(tc::property);
         return tc.build();
     }

@@ -12,7 +12,8 @@ import org.agrona.concurrent.Agent;
  * {@link PoolIndex}. On tcp that thread is the worker's Netty event loop; on verbs, a thread of its own that polls
  * while busy and sleeps on the worker's completion channel when idle (so reclaim may run up to
  * verbs.idleMaxWaitMs late on an idle server: freed extents return to the allocator that much later). The events of
- * the transports served beside the main one reach the handler here too ({@link HandOff}), on the same thread.
+ * the transports served beside the main one on threads of their own reach the handler here too ({@link HandOff}), on
+ * the same thread; a side worker the main progress hosts (shm beside tcp) calls the handler on this thread directly.
  */
 final class ServerAgent implements Agent
 {

@@ -4,6 +4,7 @@ import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.config.ShmServing;
 import io.rdmakv.transport.TransportCapabilities;
 import io.rdmakv.transport.TransportCapability;
+import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportProvider;
 import io.rdmakv.transport.select.TransportSelector;
 
@@ -93,5 +94,28 @@ record ShmDecision(TransportProvider provider, String reason)
     boolean serves()
     {
         return provider != null;
+    }
+
+    /**
+     * How long a node's shm request thread (or the tcp event loop hosting its shm worker) polls its rings after work
+     * before it blocks, unless {@code shm.spinMicros} says otherwise: a co-located client's next request, a few
+     * microseconds after its answer, is then found without a wake-up. Clients keep the transport's default (none).
+     */
+    static final int NODE_SPIN_MICROS = 20;
+
+    /**
+     * The shm transport's setting for that window, by name: a node reaches its transports through properties only,
+     * never their classes (LayeringTest); ShmDecisionTest checks it is the provider's {@code PROP_SPIN_MICROS}.
+     */
+    static final String SPIN_MICROS_PROPERTY = "shm.spinMicros";
+
+    /**
+     * Put the node's shm defaults into {@code tc} (the settings, applied after, override them; so does the JVM
+     * property {@code rdmakv.transport.shm.spinMicros}).
+     */
+    static void nodeDefaults(final TransportConfig.Builder tc)
+    {
+        tc.property(SPIN_MICROS_PROPERTY, Integer.toString(Integer.getInteger(
+            "rdmakv.transport." + SPIN_MICROS_PROPERTY, NODE_SPIN_MICROS)));
     }
 }

@@ -3,6 +3,8 @@ package io.rdmakv.server;
 import io.rdmakv.protocol.wire.TransportAddress;
 import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.handler.HandOff;
+import io.rdmakv.server.handler.RequestHandler;
+import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.Listener;
 import io.rdmakv.transport.MemoryAccess;
 import io.rdmakv.transport.MemoryRegion;
@@ -16,6 +18,7 @@ import io.rdmakv.transport.WorkerProgress;
 import io.rdmakv.transport.progress.Progress;
 import io.rdmakv.transport.select.HostIdentity;
 import io.rdmakv.transport.select.TransportSelector;
+import org.agrona.ErrorHandler;
 import org.agrona.concurrent.Agent;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,9 +32,16 @@ import java.util.List;
  * The transports a node serves beside its main one, as UCX serves several: TCP always (so a client without the main
  * transport is still served), shm as {@link ShmDecision} decides ({@code transport.serveShm}: by default beside tcp,
  * for clients on this host). Each registers the same pool
- * with its own memory domain (its own remote key, in its WELCOME address), has its own worker, progress thread and
- * listener, and hands its endpoints' events to the request thread ({@link HandOff}), which stays the pool index's
- * single writer. Replication and the node's own connections use the main transport only.
+ * with its own memory domain (its own remote key, in its WELCOME address), has its own worker and listener, and is
+ * progressed in one of two ways, so the request thread stays the pool index's single writer:
+ * <pre>
+ *   hosted (shm beside tcp):  the main worker's progress hosts it ({@link WorkerProgress#host}): its callbacks run on
+ *                             the request thread itself, straight into the {@link RequestHandler} (one wake-up per
+ *                             request, as on the main transport)
+ *   own thread (otherwise):   a progress thread of its own hands its endpoints' events to the request thread
+ *                             ({@link HandOff}: a copy, a queue and a wake-up)
+ * </pre>
+ * Replication and the node's own connections use the main transport only.
  */
 final class SideTransports implements AutoCloseable
 {
@@ -39,8 +49,16 @@ final class SideTransports implements AutoCloseable
     private static final String TCP = "tcp";
     private static final String SHM = "shm";
 
-    /** One side transport, open and listening. */
-    record Served(String name, MemoryRegion region, Listener listener, boolean hostLocal)
+    /** One side transport, open and listening; {@code hosted}: progressed on the request thread itself. */
+    record Served(String name, MemoryRegion region, Listener listener, boolean hostLocal, boolean hosted)
+    {
+    }
+
+    /**
+     * Where a side transport's endpoint events go: the request thread's progress (which may host the side worker) and
+     * the handler it runs, or the hand-off to it from a thread of the side worker's own.
+     */
+    record RequestThread(WorkerProgress progress, EndpointHandler handler, HandOff handOff)
     {
     }
 
@@ -101,13 +119,13 @@ final class SideTransports implements AutoCloseable
      * @param tc          the transport settings the main transport was opened with.
      * @param poolBase    the pool's first byte.
      * @param poolSize    its length.
-     * @param handOff     where the listeners' endpoint events go.
+     * @param requestThread the request thread: its progress, its handler and the hand-off to it.
      * @param shmOptional whether shm failing to open or listen is logged and the node goes on without it
      *                    ({@code transport.serveShm=auto}) rather than refusing to start.
      * @return the open transports; close to stop them.
      */
     static SideTransports open(final List<TransportProvider> plan, final ServerConfig config,
-        final TransportConfig tc, final long poolBase, final long poolSize, final HandOff handOff,
+        final TransportConfig tc, final long poolBase, final long poolSize, final RequestThread requestThread,
         final boolean shmOptional)
     {
         final SideTransports side = new SideTransports();
@@ -117,7 +135,7 @@ final class SideTransports implements AutoCloseable
             {
                 try
                 {
-                    side.openOne(provider, config, tc, poolBase, poolSize, handOff);
+                    side.openOne(provider, config, tc, poolBase, poolSize, requestThread);
                 }
                 catch (final RuntimeException ex)
                 {
@@ -139,12 +157,12 @@ final class SideTransports implements AutoCloseable
 
     /** Open one side transport: all of it, or nothing left open. */
     private void openOne(final TransportProvider provider, final ServerConfig config, final TransportConfig tc,
-        final long poolBase, final long poolSize, final HandOff handOff)
+        final long poolBase, final long poolSize, final RequestThread requestThread)
     {
         final OpenedResources mine = new OpenedResources();
         try
         {
-            openInto(mine, provider, config, tc, poolBase, poolSize, handOff);
+            openInto(mine, provider, config, tc, poolBase, poolSize, requestThread);
         }
         catch (final RuntimeException ex)
         {
@@ -157,7 +175,7 @@ final class SideTransports implements AutoCloseable
     /** Open one side transport, pushing each resource onto {@code resources} as it is made. */
     private void openInto(final OpenedResources resources, final TransportProvider provider,
         final ServerConfig config, final TransportConfig tc, final long poolBase, final long poolSize,
-        final HandOff handOff)
+        final RequestThread requestThread)
     {
         final Transport transport = provider.open(tc);
         resources.push(transport);
@@ -166,16 +184,23 @@ final class SideTransports implements AutoCloseable
         resources.push(region);
         final Worker worker = transport.createWorker("server-" + provider.name());
         resources.push(worker);
-        final WorkerProgress progress = Progress.start(worker, new Idle(provider.name()),
-            "rdmakv-server-" + provider.name(), t -> LOG.error("{} worker error", provider.name(), t));
+        final ErrorHandler errors = t -> LOG.error("{} worker error", provider.name(), t);
+        WorkerProgress progress = requestThread.progress().host(worker, errors);
+        final boolean hosted = progress != null;
+        if (!hosted)
+        {
+            progress = Progress.start(worker, new Idle(provider.name()), "rdmakv-server-" + provider.name(), errors);
+        }
         resources.push(progress);
         final int port = SHM.equals(provider.name()) ? config.shmPort() : config.tcpPort();
-        final Listener listener = worker.listen(new InetSocketAddress(config.host(), port), handOff);
+        final Listener listener = worker.listen(new InetSocketAddress(config.host(), port),
+            hosted ? requestThread.handler() : requestThread.handOff());
         resources.push(listener);
         final boolean hostLocal = provider.capabilities().has(TransportCapability.HOST_LOCAL);
-        served.add(new Served(provider.name(), region, listener, hostLocal));
-        LOG.info("also serving {} on {} ({})", provider.name(), listener.localAddress(), hostLocal ?
-            "clients on this host and in its network namespace" : "clients without the main transport");
+        served.add(new Served(provider.name(), region, listener, hostLocal, hosted));
+        LOG.info("also serving {} on {} ({}; {})", provider.name(), listener.localAddress(), hostLocal ?
+            "clients on this host and in its network namespace" : "clients without the main transport", hosted ?
+            "progressed on the request thread itself" : "a progress thread of its own, handing requests over");
     }
 
     /** The side transports, in the order they were opened. */

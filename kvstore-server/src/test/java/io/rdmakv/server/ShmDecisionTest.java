@@ -9,6 +9,7 @@ import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.TransportProvider;
 import io.rdmakv.transport.select.TransportSelector;
+import io.rdmakv.transport.shm.ShmTransportProvider;
 import org.junit.jupiter.api.Test;
 
 import java.util.EnumSet;
@@ -21,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 /**
  * {@code transport.serveShm}: {@code auto} (the default) serves shm beside tcp and never beside verbs, and goes without
@@ -39,6 +41,18 @@ class ShmDecisionTest
     private static ServerConfig config(final Map<String, String> settings)
     {
         return ServerConfig.from(new Properties(), settings);
+    }
+
+    @Test
+    void shouldGiveTheNodesShmWorkersASpinWindowThatTheSettingsOverride()
+    {
+        assumeFalse(System.getProperty("rdmakv.transport.shm.spinMicros") != null, "the JVM property overrides it");
+        assertEquals(ShmDecision.NODE_SPIN_MICROS, KvServer.transportConfig(ServerConfig.defaults())
+            .intProperty(ShmTransportProvider.PROP_SPIN_MICROS, -1), "a node polls its rings after work");
+        assertEquals(0, KvServer.transportConfig(ServerConfig.from(new Properties(), Map.of("shm.spinMicros", "0")))
+            .intProperty(ShmTransportProvider.PROP_SPIN_MICROS, -1), "the setting wins");
+        assertEquals(ShmTransportProvider.DEFAULT_SPIN_MICROS, 0, "a client's shm worker does not spin beside callers");
+        assertEquals(ShmTransportProvider.PROP_SPIN_MICROS, ShmDecision.SPIN_MICROS_PROPERTY, "the provider's name");
     }
 
     @Test

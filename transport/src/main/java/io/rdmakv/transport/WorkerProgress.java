@@ -1,5 +1,7 @@
 package io.rdmakv.transport;
 
+import org.agrona.ErrorHandler;
+
 import java.time.Duration;
 
 /**
@@ -28,10 +30,11 @@ import java.time.Duration;
  * after an arm is never skipped.
  * <pre>
  *   caller:           post ; loop { tryProgress() ; done? }     its completion is polled and its callback run here
- *   progress thread:  as above; a completion a caller polled still raises the armed CQ's event, so a blocked progress
- *                     thread wakes, finds nothing and idles again (the cost lands on the progress thread, not the
- *                     caller); while callers drive (a caller cycle within 1 ms) it skips its spins and yields and
- *                     arms and blocks at once, rather than take the cycle lock, and their completions, from them
+ *   progress thread:  as above; while callers drive (a caller cycle within 1 ms) it skips its spins and yields and
+ *                     waits unarmed for at most that millisecond, rather than take the cycle lock, and their
+ *                     completions, from them (unarmed, those completions raise no event for it); a completion a
+ *                     caller polled while it was still armed raises the CQ's event, so it wakes, finds nothing and
+ *                     idles again (the cost lands on the progress thread, not the caller)
  * </pre>
  * No lost wake-up with callers in the game: a caller only ever takes completions out of the queue, it never arms and
  * never blocks the worker's wake-up source. The progress thread's block follows its own arm and its own (blocking,
@@ -91,4 +94,21 @@ public interface WorkerProgress extends AutoCloseable
     /** Stop; the worker is closed and {@code duty.onClose()} runs. Idempotent. */
     @Override
     void close();
+
+    /**
+     * Progress {@code guest}, a worker of another transport, on this progress's thread too, so its callbacks run
+     * where this worker's do (one request thread for both, no hand-off): its wake-up is folded into this thread's
+     * idle strategy (UCX's {@code ucp_worker_get_efd} watched by another event loop). Only where both sides allow it:
+     * today an ARMABLE guest whose wake-up can be hosted ({@link WorkerWakeup#hostedFds()}) on a tcp worker's
+     * native-epoll event loop.
+     *
+     * @param guest  a worker nobody progresses yet, before it listens or connects.
+     * @param errors receives what the guest throws; progress continues.
+     * @return the guest's progress (closing it stops the guest's cycles and closes the guest), or null when this
+     *         progress cannot host it: give the guest a progress of its own.
+     */
+    default WorkerProgress host(final Worker guest, final ErrorHandler errors)
+    {
+        return null;
+    }
 }

@@ -49,4 +49,42 @@ public interface WorkerWakeup
 
     /** How many times {@link #await} returned after blocking in the kernel (diagnostics and tests). */
     long wakeups();
+
+    /**
+     * How long an idle progress thread keeps polling after its last work before it yields, arms and blocks (a time
+     * window, so the next request of a peer that answers quickly is found without a wake-up); 0: no window, only the
+     * idle strategy's fixed spins and yields.
+     */
+    default long spinNanos()
+    {
+        return 0;
+    }
+
+    /**
+     * Hosting: the descriptors another thread's event loop watches instead of calling {@link #await} (UCX's
+     * {@code ucp_worker_get_efd}): readable when {@code await} would have returned for an event. The host calls
+     * {@link #consumeHostedEvents()} when one is readable, and polls the worker after it.
+     *
+     * @throws UnsupportedOperationException when this wake-up cannot be hosted.
+     */
+    default int[] hostedFds()
+    {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot be hosted");
+    }
+
+    /**
+     * From now on another thread's event loop progresses this worker: {@link #signal()} runs {@code hostSignal} (which
+     * asks the host for a cycle) instead of writing the eventfd, and {@link #await} is never called. Before the host
+     * watches {@link #hostedFds()}.
+     */
+    default void hostBy(final Runnable hostSignal)
+    {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot be hosted");
+    }
+
+    /** Hosted: consume what made {@link #hostedFds()} readable (as {@link #await} does after its wait). Host thread. */
+    default void consumeHostedEvents()
+    {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot be hosted");
+    }
 }

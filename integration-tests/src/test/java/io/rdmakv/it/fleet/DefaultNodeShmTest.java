@@ -17,7 +17,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -35,6 +39,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class DefaultNodeShmTest
 {
     private static final int GETS = 2_000;
+    private static final int PUTS = 500;
     private static final Duration LOG_WAIT = Duration.ofSeconds(30);
 
     @Test
@@ -93,6 +98,75 @@ class DefaultNodeShmTest
         finally
         {
             Trees.delete(dir);
+        }
+    }
+
+    /**
+     * Issue 15's PUT over shm on a default node: the tcp event loop, the request thread, hosts the shm worker, so a
+     * shm request is handled where it is read, with no progress thread of shm's own and no hand-off; PUTs over shm and
+     * over tcp from two threads at once all land in the one pool index and read back one-sided.
+     */
+    @Test
+    void shouldServeShmPutsOnTheRequestThreadBesideTcpPuts() throws Exception
+    {
+        final Path dir = Files.createTempDirectory("rdmakv-default-shm-puts-");
+        try (ServerProcess server = ServerProcess.builder(dir.resolve("data")).name("default-shm-puts")
+            .setting("transport", "tcp").setting("pool.size", "16MiB").start())
+        {
+            assertEquals("tcp,shm", server.readyFields().get("serves"));
+            ServerLog.awaitLine(server, LOG_WAIT, "also serving shm on", "progressed on the request thread itself");
+            assertTrue(threadNames(server.pid()).stream().noneMatch(n -> n.startsWith("rdmakv-server")),
+                "no progress thread of shm's own: " + threadNames(server.pid()));
+            try (KvClient shm = KvClient.builder().server(server.seed()).transport("shm")
+                     .connectTimeout(TestTransport.CONNECT_TIMEOUT).requestTimeout(Duration.ofSeconds(10)).build();
+                 KvClient tcp = KvClient.builder().server(server.seed()).transport("tcp")
+                     .connectTimeout(TestTransport.CONNECT_TIMEOUT).requestTimeout(Duration.ofSeconds(10)).build())
+            {
+                assertEquals("shm", shm.diagnostics().transport());
+                assertEquals("tcp", tcp.diagnostics().transport());
+                final long putsBefore = Long.parseLong(shm.stats().nodes().get(1).get("puts"));
+                final CompletableFuture<Void> overTcp = CompletableFuture.runAsync(() -> putAll(tcp, "tcp-"));
+                putAll(shm, "shm-");
+                overTcp.get(60, TimeUnit.SECONDS);
+                assertEquals(putsBefore + 2L * PUTS, Long.parseLong(shm.stats().nodes().get(1).get("puts")),
+                    "every PUT counted once");
+                for (int i = 0; i < PUTS; i++)
+                {
+                    assertArrayEquals(bytes("v" + i), shm.get(bytes("shm-" + i)), "shm-" + i);
+                    assertArrayEquals(bytes("v" + i), shm.get(bytes("tcp-" + i)), "tcp-" + i);
+                }
+            }
+        }
+        finally
+        {
+            Trees.delete(dir);
+        }
+    }
+
+    private static void putAll(final KvClient client, final String prefix)
+    {
+        for (int i = 0; i < PUTS; i++)
+        {
+            client.put(bytes(prefix + i), bytes("v" + i));
+        }
+    }
+
+    /** The names of a process's threads (/proc, at most 15 characters each). */
+    private static List<String> threadNames(final long pid) throws IOException
+    {
+        try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task")))
+        {
+            return tasks.map(t ->
+            {
+                try
+                {
+                    return Files.readString(t.resolve("comm")).trim();
+                }
+                catch (final IOException gone)
+                {
+                    return "";
+                }
+            }).toList();
         }
     }
 

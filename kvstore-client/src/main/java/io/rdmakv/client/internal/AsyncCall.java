@@ -3,17 +3,17 @@ package io.rdmakv.client.internal;
 import org.agrona.DirectBuffer;
 
 import java.nio.ByteBuffer;
-import java.util.concurrent.CompletableFuture;
 
 /**
  * One asynchronous request: the future handed to the caller, and what the request needs until it has a slot (its
  * type, the key and value as given, its deadline fixed at the call). It waits in the {@link RequestQueue} when no
  * slot is free; a slot that runs it refers back to it and hands the typed result over through
- * {@link #capture}/{@link #deliver}. One allocation per async call.
+ * {@link #capture}/{@link #deliver}. One allocation per async call. A thread that blocks on it (or on a stage made
+ * from it) drives the client's progress while it waits ({@link DrivenFuture}).
  *
  * @param <T> what the request returns.
  */
-final class AsyncCall<T> extends CompletableFuture<T>
+final class AsyncCall<T> extends DrivenFuture<T>
 {
     final RequestType<T> type;
     final long deadlineNanos;
@@ -31,8 +31,9 @@ final class AsyncCall<T> extends CompletableFuture<T>
     private T result;
     private RuntimeException failure;
 
-    AsyncCall(final RequestType<T> type, final long deadlineNanos)
+    AsyncCall(final RequestType<T> type, final long deadlineNanos, final Drive drive)
     {
+        super(drive);
         this.type = type;
         this.deadlineNanos = deadlineNanos;
     }

@@ -321,6 +321,12 @@ final class RequestSlots
         }
     }
 
+    /** How many callers may drive progress at once (shared with waits on async futures, {@link DrivenFuture}). */
+    CallerDriveBudget driveBudget()
+    {
+        return driveBudget;
+    }
+
     /** Fail every request still active (client closing, worker stopped). Call only with the worker stopped. */
     void failAll(final KvError error, final String message)
     {

@@ -35,6 +35,8 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
     private final WorkerProgress progress;
     /** {@link #progress} when synchronous callers drive it themselves, else {@code null}. */
     private final WorkerProgress callerDriver;
+    /** How a thread blocked on an async call's future drives progress (as {@link #callerDriver} allows). */
+    private final DrivenFuture.Drive drive;
     private final long timeoutNanos;
     private final String transportName;
     private final int maxKeyLength;
@@ -53,6 +55,8 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
         this.counters = counters;
         this.progress = progress;
         this.callerDriver = callerDriver;
+        this.drive = new DrivenFuture.Drive(callerDriver, slots.driveBudget(), counters,
+            DrivenFuture.WAIT_SPIN_NANOS);
         this.timeoutNanos = timeoutNanos;
         this.transportName = transportName;
         this.maxKeyLength = maxKeyLength;
@@ -124,22 +128,23 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
     <T> CompletableFuture<T> callAsync(final RequestType<T> type, final DirectBuffer key, final DirectBuffer value,
         final ValueSink sink)
     {
-        return submit(new AsyncCall<>(type, deadline()).views(key, value, sink), false);
+        return submit(new AsyncCall<>(type, deadline(), drive).views(key, value, sink), false);
     }
 
     /**
-     * Start one request without blocking; the future completes on the progress thread (keep stages short), or on this
-     * thread before the call returns when a one-sided GET's reads complete on return (shm).
+     * Start one request without blocking; the future completes on the progress thread (keep stages short), on a
+     * thread blocked in its {@code get}/{@code join} that drives progress ({@link DrivenFuture}), or on this thread
+     * before the call returns when a one-sided GET's reads complete on return (shm).
      */
     <T> CompletableFuture<T> callAsync(final RequestType<T> type, final byte[] key, final byte[] value)
     {
-        return submit(new AsyncCall<>(type, deadline()).bytes(key, value), false);
+        return submit(new AsyncCall<>(type, deadline(), drive).bytes(key, value), false);
     }
 
     /** {@link #callAsync(RequestType, byte[], byte[])} over buffers; they must not change until it completes. */
     <T> CompletableFuture<T> callAsync(final RequestType<T> type, final ByteBuffer key, final ByteBuffer value)
     {
-        return submit(new AsyncCall<>(type, deadline()).buffers(key, value), false);
+        return submit(new AsyncCall<>(type, deadline(), drive).buffers(key, value), false);
     }
 
     /**
@@ -153,7 +158,7 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
         final List<AsyncCall<byte[]>> calls = new ArrayList<>(keys.size());
         for (final byte[] key : keys)
         {
-            calls.add(submit(new AsyncCall<>(RequestType.GET, deadline).bytes(Objects.requireNonNull(key, "key"),
+            calls.add(submit(new AsyncCall<>(RequestType.GET, deadline, drive).bytes(Objects.requireNonNull(key, "key"),
                 null), true));
         }
         final List<byte[]> values = new ArrayList<>(keys.size());
@@ -171,7 +176,7 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
     CompletableFuture<List<byte[]>> multiGetAsync(final List<byte[]> keys)
     {
         final int n = keys.size();
-        final CompletableFuture<List<byte[]>> result = new CompletableFuture<>();
+        final CompletableFuture<List<byte[]>> result = new DrivenFuture<>(drive);
         if (n == 0)
         {
             result.complete(new ArrayList<>());
@@ -189,7 +194,7 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
                 result.completeExceptionally(new NullPointerException("key " + i + " is null"));
                 break;
             }
-            submit(new AsyncCall<>(RequestType.GET, deadline).bytes(key, null), false).whenComplete((value, failure) ->
+            submit(new AsyncCall<>(RequestType.GET, deadline, drive).bytes(key, null), false).whenComplete((value, failure) ->
             {
                 if (failure != null)
                 {

@@ -39,7 +39,7 @@ class RequestQueueTest
             final List<AsyncCall<byte[]>> calls = new ArrayList<>();
             for (int i = 0; i < 10; i++)
             {
-                final AsyncCall<byte[]> call = new AsyncCall<>(RequestType.GET, deadline).bytes(new byte[] {1}, null);
+                final AsyncCall<byte[]> call = new AsyncCall<>(RequestType.GET, deadline, DrivenFuture.Drive.NONE).bytes(new byte[] {1}, null);
                 final boolean queued = queue.offer(call);
                 assertEquals(i < 8, queued, "call " + i);
                 assertEquals(!queued, call.isDone(), "a refused call fails at once, a queued one waits");
@@ -79,7 +79,7 @@ class RequestQueueTest
             final List<AsyncCall<Void>> calls = new ArrayList<>();
             for (int i = 0; i < 5; i++)
             {
-                final AsyncCall<Void> call = new AsyncCall<>(RequestType.PUT, deadline).bytes(new byte[] {1},
+                final AsyncCall<Void> call = new AsyncCall<>(RequestType.PUT, deadline, DrivenFuture.Drive.NONE).bytes(new byte[] {1},
                     new byte[] {(byte)i});
                 assertTrue(queue.offer(call));
                 calls.add(call);
@@ -101,12 +101,12 @@ class RequestQueueTest
     {
         final RequestQueue queue = new RequestQueue(4, call -> false, counters, "test-queue");
         final AsyncCall<byte[]> call = new AsyncCall<>(RequestType.GET, System.nanoTime() +
-            TimeUnit.SECONDS.toNanos(60)).bytes(new byte[] {1}, null);
+            TimeUnit.SECONDS.toNanos(60), DrivenFuture.Drive.NONE).bytes(new byte[] {1}, null);
         assertTrue(queue.offer(call));
         queue.close();
         assertEquals(KvError.CLOSED, failure(call).error());
         final AsyncCall<byte[]> late = new AsyncCall<>(RequestType.GET, System.nanoTime() +
-            TimeUnit.SECONDS.toNanos(60)).bytes(new byte[] {1}, null);
+            TimeUnit.SECONDS.toNanos(60), DrivenFuture.Drive.NONE).bytes(new byte[] {1}, null);
         assertFalse(queue.offer(late), "a closed queue takes nothing");
         assertTrue(late.isDone());
     }

@@ -203,7 +203,7 @@ public final class ServerConfig
         final Map<String, String> tp = new TreeMap<>();
         s.forEach((k, v) ->
         {
-            if (k.startsWith("tcp.") || k.startsWith("verbs."))
+            if (isTransportProperty(k))
             {
                 tp.put(k, v);
             }
@@ -537,10 +537,17 @@ public final class ServerConfig
 
     static String checkName(final String name)
     {
-        if (KNOWN.containsKey(name) || name.startsWith("tcp.") || name.startsWith("verbs."))
+        if (KNOWN.containsKey(name) || isTransportProperty(name))
         {
             return name;
         }
-        throw new ConfigException("unknown setting '" + name + "'; known: " + KNOWN.keySet() + " and tcp.*, verbs.*");
+        throw new ConfigException("unknown setting '" + name + "'; known: " + KNOWN.keySet() +
+            " and tcp.*, verbs.*, shm.*");
+    }
+
+    /** Whether {@code name} is passed to the transports as a property: {@code tcp.*}, {@code verbs.*}, {@code shm.*}. */
+    static boolean isTransportProperty(final String name)
+    {
+        return name.startsWith("tcp.") || name.startsWith("verbs.") || name.startsWith("shm.");
     }
 }

@@ -137,12 +137,12 @@ public final class ServerConfigBuilder
         return set("transport.maxInflightPerEndpoint", Integer.toString(credits));
     }
 
-    /** A {@code tcp.*} or {@code verbs.*} property for the transport. */
+    /** A {@code tcp.*}, {@code verbs.*} or {@code shm.*} property for the transports. */
     public ServerConfigBuilder transportProperty(final String name, final String value)
     {
-        if (!name.startsWith("tcp.") && !name.startsWith("verbs."))
+        if (!ServerConfig.isTransportProperty(name))
         {
-            throw new ConfigException("transport properties start with tcp. or verbs.: " + name);
+            throw new ConfigException("transport properties start with tcp., verbs. or shm.: " + name);
         }
         return set(name, value);
     }

@@ -108,7 +108,7 @@ public final class SettingsReference
         "decimal (64MB = 64000000 B); a bare k, m, g, t is binary as in -Xmx; fractions only when whole bytes.";
 
     /** Settings passed through to the transport as properties. */
-    public static final String PASS_THROUGH = "tcp.* and verbs.*: passed to the transport as properties.";
+    public static final String PASS_THROUGH = "tcp.*, verbs.* and shm.*: passed to the transports as properties.";
 
     private SettingsReference()
     {

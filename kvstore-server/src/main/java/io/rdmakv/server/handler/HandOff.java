@@ -8,9 +8,10 @@ import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
- * The endpoint handler of the transports a node serves beside its main one (TCP beside verbs, shm beside either).
- * Their workers have progress threads of their own, but the {@link RequestHandler} must stay the single writer of the
- * pool index on the request thread. So each event is queued here (a message copied, since its buffer is only valid
+ * The endpoint handler of the transports a node serves beside its main one on a progress thread of their own (TCP
+ * beside verbs or shm, shm beside verbs; shm beside tcp needs none: the tcp event loop hosts its worker and runs its
+ * callbacks itself). Those threads are not the request thread, and the {@link RequestHandler} must stay the single
+ * writer of the pool index on the request thread. So each event is queued here (a message copied, since its buffer is only valid
  * during the call) and the request thread replays it in order ({@link #drain}, from the server's duty agent): the
  * handler sees every transport's endpoints on one thread, and answers go out through each endpoint's own worker
  * (posts are allowed from any thread). One-sided reads never pass here.

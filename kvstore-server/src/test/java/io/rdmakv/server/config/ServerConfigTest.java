@@ -88,6 +88,17 @@ class ServerConfigTest
     }
 
     @Test
+    void shouldPassShmPropertiesToTheTransportsLikeTcpAndVerbsOnes() throws Exception
+    {
+        final Path file = dir.resolve("shm.properties");
+        Files.writeString(file, "shm.spinMicros=0\ntcp.spinMicros=5\n");
+        final ServerConfig c = ServerConfig.load(file, Map.of());
+        assertEquals(Map.of("shm.spinMicros", "0", "tcp.spinMicros", "5"), c.transportProperties());
+        assertEquals(Map.of("shm.idleWaitMs", "5"),
+            ServerConfig.builder().transportProperty("shm.idleWaitMs", "5").build().transportProperties());
+    }
+
+    @Test
     void shouldReadTheTransportsCreditsPerEndpointAsATypedSettingNotAsAProperty() throws Exception
     {
         assertEquals(ServerConfig.DEFAULT_MAX_INFLIGHT_PER_ENDPOINT, ServerConfig.defaults().maxInflightPerEndpoint());

@@ -47,6 +47,7 @@ public final class EventFdWakeup implements WorkerWakeup, AutoCloseable
     private final ArmableEventSource source;
     private final long maxBlockNanos;
     private final long maxIdleBlockNanos;
+    private final long spinNanos;
     private final int eventFd;
     private final UnsafeBuffer block;
     private final long pollFds;
@@ -58,6 +59,8 @@ public final class EventFdWakeup implements WorkerWakeup, AutoCloseable
     private volatile long signalWakeups;
     private volatile long sourceWakeups;
     private volatile long sourceEvents;
+    /** Set once when another thread's event loop hosts this wake-up (see {@link #hostBy}). */
+    private volatile Runnable hostSignal;
 
     /**
      * A wake-up with no idle back-off: every wait blocks at most {@code maxBlockNanos}.
@@ -80,6 +83,25 @@ public final class EventFdWakeup implements WorkerWakeup, AutoCloseable
      */
     public EventFdWakeup(final ArmableEventSource source, final long maxBlockNanos, final long maxIdleBlockNanos)
     {
+        this(source, maxBlockNanos, maxIdleBlockNanos, 0);
+    }
+
+    /**
+     * @param source            the armable source polled beside the eventfd, or {@code null} for signals alone.
+     * @param maxBlockNanos     the first wait's bound after work (see {@link #maxBlockNanos()}).
+     * @param maxIdleBlockNanos the longest any wait may block (see {@link #maxIdleBlockNanos()}), at least
+     *                          {@code maxBlockNanos}.
+     * @param spinNanos         the idle progress thread's polling window after work ({@link #spinNanos()}), 0 for none.
+     * @throws IllegalStateException when libc cannot be bound or {@code eventfd} fails (with the errno).
+     */
+    public EventFdWakeup(final ArmableEventSource source, final long maxBlockNanos, final long maxIdleBlockNanos,
+        final long spinNanos)
+    {
+        if (spinNanos < 0)
+        {
+            throw new IllegalArgumentException("spinNanos must not be negative: " + spinNanos);
+        }
+        this.spinNanos = spinNanos;
         if (maxBlockNanos <= 0)
         {
             throw new IllegalArgumentException("maxBlockNanos must be positive: " + maxBlockNanos);
@@ -126,7 +148,12 @@ public final class EventFdWakeup implements WorkerWakeup, AutoCloseable
     public void signal()
     {
         signalled = true;
-        if (blocking)
+        final Runnable host = hostSignal;
+        if (host != null)
+        {
+            host.run();
+        }
+        else if (blocking)
         {
             synchronized (this)
             {
@@ -221,6 +248,47 @@ public final class EventFdWakeup implements WorkerWakeup, AutoCloseable
     private static int timeoutMillis(final long nanos)
     {
         return (int)Math.max(1, Math.min(Integer.MAX_VALUE, (nanos + 999_999) / 1_000_000));
+    }
+
+    @Override
+    public int[] hostedFds()
+    {
+        return source == null ? new int[] {eventFd} : new int[] {eventFd, source.fd()};
+    }
+
+    @Override
+    public void hostBy(final Runnable signal)
+    {
+        if (signal == null)
+        {
+            throw new IllegalArgumentException("hostSignal must not be null");
+        }
+        hostSignal = signal;
+    }
+
+    @Override
+    public void consumeHostedEvents()
+    {
+        if (closed)
+        {
+            return;
+        }
+        // Non-blocking eventfd: EAGAIN when a peer did not write it, 8 bytes (reset to 0) when one did.
+        if (LibC.read(eventFd, pollFds + READ_BUF, 8) == 8)
+        {
+            signalWakeups++;
+        }
+        if (source != null)
+        {
+            sourceEvents += source.consumeEvents();
+        }
+        signalled = false;
+    }
+
+    @Override
+    public long spinNanos()
+    {
+        return spinNanos;
     }
 
     @Override

@@ -121,7 +121,8 @@ final class LockedDutyCycle implements Agent
 
     /**
      * True when a caller ran a cycle within {@link #CALLERS_ACTIVE_NANOS}: callers are driving, so an idle progress
-     * thread need not spin (it arms and blocks at once; a completion a caller misses still wakes it).
+     * thread need not spin nor arm (it waits unarmed for at most this long and looks again: a completion no caller
+     * takes is found then, a signal ends the wait at once).
      */
     boolean callersActive()
     {

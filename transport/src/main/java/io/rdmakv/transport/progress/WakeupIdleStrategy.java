@@ -3,13 +3,15 @@ package io.rdmakv.transport.progress;
 import io.rdmakv.transport.WorkerWakeup;
 
 /**
- * The idle strategy of an {@link io.rdmakv.transport.ProgressModel#ARMABLE} worker's progress thread: spin, then yield (back-to-back
- * requests stay cheap), then arm the worker's {@link WorkerWakeup} and let the agent loop poll once more, and only
+ * The idle strategy of an {@link io.rdmakv.transport.ProgressModel#ARMABLE} worker's progress thread: poll for the
+ * worker's {@link WorkerWakeup#spinNanos() window}, spin, then yield (back-to-back requests stay cheap), then arm
+ * the worker's {@link WorkerWakeup} and let the agent loop poll once more, and only
  * when that poll found nothing too, block in the kernel until a completion, a signal or the current bound, which
  * starts at {@link WorkerWakeup#maxBlockNanos()} and doubles with every wait that times out with nothing to do, up
  * to {@link WorkerWakeup#maxIdleBlockNanos()}.
  *
  * <pre>
+ *   idle(0) ...        Thread.onSpinWait() until wakeup.spinNanos() after the last work
  *   idle(0) x SPINS    Thread.onSpinWait()
  *   idle(0) x YIELDS   Thread.yield()
  *   idle(0)            wakeup.arm()                   then the loop runs worker.doWork() + duty.doWork() once more
@@ -35,11 +37,19 @@ import io.rdmakv.transport.WorkerWakeup;
  * (an event, a signal, closing) re-arms after the next empty poll, as before. That saves one call into the provider
  * ({@code ibv_req_notify_cq}) per idle cycle.
  *
+ * <p>While callers drive the worker ({@link io.rdmakv.transport.WorkerProgress#tryProgress()}, a caller cycle within
+ * the last millisecond) the thread neither spins nor arms: it waits unarmed for at most that millisecond and looks
+ * again, so the completions the callers poll for raise no event for it (on shm: the peer writing an answer finds no
+ * parked mark and makes no system call), and it arms as usual once they stop.
+ *
  * <p>{@link #stopBlocking()} (when the progress is being closed) makes every later idle return without blocking, so
  * the agent loop sees its stop flag within one cycle.
  */
 public final class WakeupIdleStrategy extends SpinYieldIdleStrategy
 {
+    /** The longest unarmed wait while callers drive: how long a caller cycle counts as driving. */
+    static final long CALLERS_WAIT_NANOS = LockedDutyCycle.CALLERS_ACTIVE_NANOS;
+
     private final WorkerWakeup wakeup;
     private final long minBlockNanos;
     private final long maxBlockNanos;
@@ -53,6 +63,7 @@ public final class WakeupIdleStrategy extends SpinYieldIdleStrategy
         this.minBlockNanos = wakeup.maxBlockNanos();
         this.maxBlockNanos = Math.max(minBlockNanos, wakeup.maxIdleBlockNanos());
         this.blockNanos = minBlockNanos;
+        spinWindow(wakeup.spinNanos());
     }
 
     /** From now on never block: the progress is closing. Wakes a blocked idler. Any thread. */
@@ -65,6 +76,15 @@ public final class WakeupIdleStrategy extends SpinYieldIdleStrategy
     @Override
     protected void idleQuietly()
     {
+        if (!stopped && callersDrive())
+        {
+            // Callers poll for their own completions: an armed worker would have every answer wake this thread for
+            // nothing (and, on shm, cost the peer that writes it a system call). Wait unarmed for at most as long as
+            // callers count as driving, then look again; re-arm before the first wait once they stop.
+            wakeup.await(CALLERS_WAIT_NANOS);
+            armed = false;
+            return;
+        }
         if (!armed)
         {
             wakeup.arm();

@@ -6,6 +6,8 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 
+import java.util.concurrent.atomic.AtomicLong;
+
 /**
  * The shared memory file of one shm connection: a header and two Agrona many-to-one ring buffers, one per direction
  * (in the style of Aeron's IPC). The accepting side creates the file and passes its descriptor to the connecting
@@ -32,6 +34,7 @@ final class ShmRings implements AutoCloseable
     private final UnsafeBuffer header;
     private final int inboundParked;
     private final int outboundParked;
+    private final AtomicLong peerWakeups = new AtomicLong();
     private final UnsafeBuffer wakeBuffer = new UnsafeBuffer(org.agrona.BufferUtil.allocateDirectAligned(64, 64));
 
     private ShmRings(final SharedMapping mapping, final int capacity, final boolean accepting)
@@ -69,7 +72,20 @@ final class ShmRings implements AutoCloseable
         if (header.getIntVolatile(outboundParked) != 0 && header.compareAndSetInt(outboundParked, 1, 0))
         {
             LibC.write(peerEventFd, wakeBuffer.addressOffset(), 8);
+            peerWakeups.incrementAndGet();
         }
+    }
+
+    /** Whether the peer marked its inbound ring parked (it is about to block, or blocks): tests. */
+    boolean isPeerParked()
+    {
+        return header.getIntVolatile(outboundParked) != 0;
+    }
+
+    /** The eventfd writes this side made to wake its peer (diagnostics, tests). */
+    long peerWakeups()
+    {
+        return peerWakeups.get();
     }
 
     /** The ring capacity that carries messages of {@code maxMessageBytes} (a ring's largest message is 1/8 of it). */

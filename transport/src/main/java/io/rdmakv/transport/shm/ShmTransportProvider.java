@@ -21,6 +21,15 @@ public final class ShmTransportProvider implements TransportProvider
     public static final String PROP_IDLE_WAIT_MS = "shm.idleWaitMs";
     /** The longest an idle worker blocks, doubling from shm.idleWaitMs while nothing happens (ms, default 100). */
     public static final String PROP_IDLE_MAX_WAIT_MS = "shm.idleMaxWaitMs";
+    /**
+     * How long an idle worker keeps polling its rings after its last work before it arms and blocks (us); the JVM
+     * property {@code rdmakv.transport.shm.spinMicros} overrides the default, {@value #DEFAULT_SPIN_MICROS}: none, for
+     * a client's worker, whose callers poll for their own answers (a progress thread spinning beside them takes the
+     * cycle lock and the core from them). A node sets its own ({@code KvServer.NODE_SHM_SPIN_MICROS}).
+     */
+    public static final String PROP_SPIN_MICROS = "shm.spinMicros";
+    /** The default of {@link #PROP_SPIN_MICROS}. */
+    public static final int DEFAULT_SPIN_MICROS = 0;
     private static final double LATENCY_NANOS = 300;
     private static final double BANDWIDTH_BYTES_PER_SECOND = 8e9;
 

@@ -29,15 +29,16 @@ final class ShmWakeup implements ArmableEventSource, AutoCloseable
     private final UnsafeBuffer control = new UnsafeBuffer(BufferUtil.allocateDirectAligned(64, 64));
     private final EventFdWakeup wakeup;
     private volatile ShmRings[] inbound = new ShmRings[0];
+    private volatile boolean controlReady;
 
-    ShmWakeup(final long maxBlockNanos, final long maxIdleBlockNanos)
+    ShmWakeup(final long maxBlockNanos, final long maxIdleBlockNanos, final long spinNanos)
     {
         epollFd = LibC.epoll_create1(LibCLayout.EPOLL_CLOEXEC);
         if (epollFd < 0)
         {
             throw new IllegalStateException("shm: epoll_create1 failed, errno " + LibC.errno());
         }
-        wakeup = new EventFdWakeup(this, maxBlockNanos, maxIdleBlockNanos);
+        wakeup = new EventFdWakeup(this, maxBlockNanos, maxIdleBlockNanos, spinNanos);
     }
 
     EventFdWakeup wakeup()
@@ -98,11 +99,30 @@ final class ShmWakeup implements ArmableEventSource, AutoCloseable
         }
     }
 
-    /** Readiness is level-triggered and the worker reads the sockets itself: just empty the ready list. */
+    /**
+     * Readiness is level-triggered and the worker reads the sockets itself: empty the ready list and have the next
+     * cycle read them ({@link #takeControlReady}), rather than at its next millisecond.
+     */
     @Override
     public int consumeEvents()
     {
-        return Math.max(0, LibC.epoll_wait(epollFd, events.addressOffset(), 64, 0));
+        final int n = Math.max(0, LibC.epoll_wait(epollFd, events.addressOffset(), 64, 0));
+        if (n > 0)
+        {
+            controlReady = true;
+        }
+        return n;
+    }
+
+    /** Whether a socket was readable since the last call (the worker then reads its sockets this cycle). */
+    boolean takeControlReady()
+    {
+        if (controlReady)
+        {
+            controlReady = false;
+            return true;
+        }
+        return false;
     }
 
     @Override

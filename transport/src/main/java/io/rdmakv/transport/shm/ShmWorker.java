@@ -61,7 +61,14 @@ final class ShmWorker implements Worker
         final long waitNanos = TimeUnit.MILLISECONDS.toNanos(c.intProperty(ShmTransportProvider.PROP_IDLE_WAIT_MS, 10));
         final long maxWaitNanos = Math.max(waitNanos,
             TimeUnit.MILLISECONDS.toNanos(c.intProperty(ShmTransportProvider.PROP_IDLE_MAX_WAIT_MS, 100)));
-        this.wakeup = new ShmWakeup(waitNanos, maxWaitNanos);
+        final int spinMicros = c.intProperty(ShmTransportProvider.PROP_SPIN_MICROS, Integer.getInteger(
+            "rdmakv.transport." + ShmTransportProvider.PROP_SPIN_MICROS, ShmTransportProvider.DEFAULT_SPIN_MICROS));
+        if (spinMicros < 0)
+        {
+            throw new TransportException(ShmTransportProvider.PROP_SPIN_MICROS + " must not be negative: " +
+                spinMicros);
+        }
+        this.wakeup = new ShmWakeup(waitNanos, maxWaitNanos, TimeUnit.MICROSECONDS.toNanos(spinMicros));
     }
 
     @Override
@@ -214,7 +221,8 @@ final class ShmWorker implements Worker
             work++;
         }
         final long now = System.nanoTime();
-        final boolean pollControl = now - lastControlPoll >= CONTROL_POLL_NANOS || !handshakes.isEmpty();
+        final boolean pollControl = now - lastControlPoll >= CONTROL_POLL_NANOS || !handshakes.isEmpty() ||
+            wakeup.takeControlReady();
         if (pollControl)
         {
             lastControlPoll = now;

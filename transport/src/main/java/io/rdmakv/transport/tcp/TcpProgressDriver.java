@@ -1,12 +1,17 @@
 package io.rdmakv.transport.tcp;
 
 import io.netty.channel.EventLoop;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.epoll.EpollIoHandle;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.rdmakv.transport.ProgressModel;
+import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.WorkerProgress;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.Agent;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -26,6 +31,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@link WorkerProgress}: the ARMABLE workers' idle waits are longer still); work that must not wait signals (a
  * write batch's first PUT, a durable write, a hand-off from another thread), and a cycle that finds work puts the
  * timer back to the interval.
+ * Guests ({@link #host}): ARMABLE workers of other transports progressed on this loop too ({@link TcpHostedWorker});
+ * every cycle polls them, and so does the loop's select strategy at each decision and before it blocks.
  * A signal from the loop itself is scheduled (due at once) rather than queued as a task, so the loop polls its
  * sockets before the next cycle: a duty that keeps finding work (a send retried while back-pressured) can never
  * starve the reads that would relieve it.
@@ -33,7 +40,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * polled worker lacks. {@link #signal()} costs one CAS when a cycle is already scheduled and one {@code execute}
  * (an eventfd write when the loop sleeps) otherwise.
  */
-final class TcpProgressDriver implements WorkerProgress
+final class TcpProgressDriver implements WorkerProgress, TcpSpinSelectStrategy.Guests
 {
     /** Timer cycles wait at most this many intervals while idle. */
     static final int IDLE_BACKOFF_FACTOR = 32;
@@ -51,6 +58,9 @@ final class TcpProgressDriver implements WorkerProgress
     private final Runnable signalledCycle = this::signalledCycle;
     private volatile ScheduledFuture<?> timer;
     private volatile boolean closed;
+    /** Loop thread only: the hosted workers, and when the last cycle that found work ended. */
+    private TcpHostedWorker[] guests = new TcpHostedWorker[0];
+    private long lastCycleWorkNanos;
 
     TcpProgressDriver(final TcpWorker worker, final Agent duty, final Duration interval, final ErrorHandler errors)
     {
@@ -157,7 +167,7 @@ final class TcpProgressDriver implements WorkerProgress
         {
             return 0;
         }
-        int work = 0;
+        int work = poll();
         try
         {
             work += worker.progressCycle();
@@ -176,9 +186,170 @@ final class TcpProgressDriver implements WorkerProgress
         }
         if (work > 0)
         {
+            lastCycleWorkNanos = System.nanoTime();
             signal(); // more may be waiting; go round again after the I/O that is ready
         }
         return work;
+    }
+
+    /**
+     * Progress {@code guest} on this loop: ARMABLE workers whose wake-up can be hosted, on native epoll (whose loop
+     * watches their descriptors); otherwise null.
+     */
+    @Override
+    public WorkerProgress host(final Worker guest, final ErrorHandler guestErrors)
+    {
+        if (closed || guest.progressModel() != ProgressModel.ARMABLE || !(loop instanceof IoEventLoop io) ||
+            !io.isCompatible(EpollIoHandle.class))
+        {
+            return null;
+        }
+        final TcpHostedWorker hosted;
+        try
+        {
+            hosted = new TcpHostedWorker(guest, guestErrors);
+        }
+        catch (final UnsupportedOperationException ex)
+        {
+            return null;
+        }
+        guest.wakeup().hostBy(this::signal);
+        final io.netty.util.concurrent.Future<?> added = loop.submit(() ->
+        {
+            final TcpSpinSelectStrategy strategy = TcpSpinSelectStrategy.onThisLoop();
+            if (strategy == null)
+            {
+                throw new IllegalStateException("event loop " + loop + " has no rdmakv select strategy");
+            }
+            hosted.register(io);
+            guests = append(guests, hosted);
+            strategy.guests(this);
+        });
+        if (!added.awaitUninterruptibly(10_000) || !added.isSuccess())
+        {
+            throw new IllegalStateException("could not host " + guest.roleName() + " on " + loop + ": " +
+                added.cause(), added.cause());
+        }
+        signal();
+        return new HostedProgress(hosted);
+    }
+
+    private static TcpHostedWorker[] append(final TcpHostedWorker[] all, final TcpHostedWorker one)
+    {
+        final TcpHostedWorker[] more = Arrays.copyOf(all, all.length + 1);
+        more[all.length] = one;
+        return more;
+    }
+
+    @Override
+    public int poll()
+    {
+        int work = 0;
+        for (final TcpHostedWorker g : guests)
+        {
+            work += g.poll();
+        }
+        return work;
+    }
+
+    @Override
+    public int armAndPoll()
+    {
+        int work = 0;
+        for (final TcpHostedWorker g : guests)
+        {
+            work += g.armAndPoll();
+        }
+        return work;
+    }
+
+    @Override
+    public long spinNanos()
+    {
+        long spin = 0;
+        for (final TcpHostedWorker g : guests)
+        {
+            spin = Math.max(spin, g.spinNanos());
+        }
+        return spin;
+    }
+
+    @Override
+    public long lastCycleWorkNanos()
+    {
+        return lastCycleWorkNanos;
+    }
+
+    /** Stop hosting {@code hosted} and close its worker, on the loop (or here once the loop is gone). */
+    private void unhost(final TcpHostedWorker hosted)
+    {
+        final Runnable remove = () ->
+        {
+            hosted.unregister();
+            guests = Arrays.stream(guests).filter(g -> g != hosted).toArray(TcpHostedWorker[]::new);
+            if (guests.length == 0)
+            {
+                final TcpSpinSelectStrategy strategy = TcpSpinSelectStrategy.onThisLoop();
+                if (strategy != null)
+                {
+                    strategy.guests(null);
+                }
+            }
+            hosted.guest().close();
+        };
+        if (loop.inEventLoop() || loop.isShuttingDown())
+        {
+            remove.run();
+            return;
+        }
+        try
+        {
+            loop.submit(remove).awaitUninterruptibly(10_000);
+        }
+        catch (final RejectedExecutionException ex)
+        {
+            remove.run();
+        }
+    }
+
+    /** The progress of a hosted worker: the host's thread, signals and cycles; closing unhosts and closes it. */
+    private final class HostedProgress implements WorkerProgress
+    {
+        private final TcpHostedWorker hosted;
+        private boolean closedHere;
+
+        HostedProgress(final TcpHostedWorker hosted)
+        {
+            this.hosted = hosted;
+        }
+
+        @Override
+        public boolean isProgressThread()
+        {
+            return loop.inEventLoop();
+        }
+
+        @Override
+        public void signal()
+        {
+            TcpProgressDriver.this.signal();
+        }
+
+        @Override
+        public synchronized void close()
+        {
+            if (!closedHere)
+            {
+                closedHere = true;
+                unhost(hosted);
+            }
+        }
+
+        @Override
+        public String toString()
+        {
+            return "HostedProgress{" + hosted.guest().roleName() + " on " + TcpProgressDriver.this + '}';
+        }
     }
 
     /** Stop the cycles, close the worker, then the duty agent: on the event loop, waiting for it from elsewhere. */

@@ -17,11 +17,49 @@ import io.netty.util.IntSupplier;
  *   nothing, in window    -> CONTINUE (spin: run tasks, poll again)
  *   nothing, window over  -> SELECT (block until I/O, a task's wake-up or a timer)
  * </pre>
+ *
+ * <p>A loop that hosts other workers ({@link Guests}, e.g. a shm worker progressed on a tcp node's request thread)
+ * polls them at every decision, before its own sockets, and keeps polling for the guests' window after activity that
+ * followed a guest's work (its request, then the duty cycle that answers it); when no window runs it arms the guests
+ * (a producer must now wake this loop through a descriptor the loop watches) and polls them once more before it
+ * blocks, so a message that landed before the arm is found by that poll and one after it wakes the loop:
+ * <pre>
+ *   guests.poll() found work       -> window restarts (their callbacks ran here, inline)
+ *   nothing, in the guests' window -> CONTINUE (spin)
+ *   nothing, window over           -> up to GUEST_YIELDS times Thread.yield() and CONTINUE, then
+ *                                     guests.armAndPoll(): work ? CONTINUE : SELECT
+ * </pre>
+ * The strategy that decides for the calling loop is {@link #onThisLoop()} (set at its first decision, before the
+ * loop runs any task).
  */
 final class TcpSpinSelectStrategy implements SelectStrategy
 {
+    /** Workers progressed on this loop besides its channels. Loop thread only. */
+    interface Guests
+    {
+        /** Poll every guest once (its callbacks run here); the work done. */
+        int poll();
+
+        /** Arm every guest's wake-up, then poll once more; the work done (0: the loop may block). */
+        int armAndPoll();
+
+        /** The longest polling window any guest asks for after work (ns). */
+        long spinNanos();
+
+        /** When the loop's last duty cycle that found work ended ({@link System#nanoTime()}): an answer written. */
+        long lastCycleWorkNanos();
+    }
+
+    /** Yields after the guests' window before arming (as {@code SpinYieldIdleStrategy} does after its spins). */
+    static final int GUEST_YIELDS = 10;
+    private static final ThreadLocal<TcpSpinSelectStrategy> ON_THIS_LOOP = new ThreadLocal<>();
+
     private final long windowNanos;
     private long lastActiveNanos;
+    private long lastGuestActiveNanos;
+    private int guestYields;
+    private boolean bound;
+    private Guests guests;
 
     private TcpSpinSelectStrategy(final long windowNanos)
     {
@@ -38,23 +76,73 @@ final class TcpSpinSelectStrategy implements SelectStrategy
         return () -> new TcpSpinSelectStrategy(windowNanos);
     }
 
+    /** The strategy of the event loop calling this (from a task on the loop), or null on another thread. */
+    static TcpSpinSelectStrategy onThisLoop()
+    {
+        return ON_THIS_LOOP.get();
+    }
+
+    /** Poll {@code guests} too from now on (null: none). Loop thread. */
+    void guests(final Guests guests)
+    {
+        this.guests = guests;
+    }
+
+    /**
+     * The guests' window: {@code guestSpin} after the last activity, if that activity came within {@code guestSpin} of
+     * a guest's work (the answer to a guest's request, written by a later duty cycle, counts; tcp traffic alone does
+     * not make the loop spin for its guests).
+     */
+    private boolean inGuestWindow(final long now, final Guests g)
+    {
+        final long guestSpin = g.spinNanos();
+        final long cycled = g.lastCycleWorkNanos();
+        final long last = cycled - lastActiveNanos > 0 ? cycled : lastActiveNanos;
+        return now - last < guestSpin && last - lastGuestActiveNanos < guestSpin;
+    }
+
     @Override
     public int calculateStrategy(final IntSupplier selectSupplier, final boolean hasTasks) throws Exception
     {
-        if (windowNanos == 0)
+        if (!bound)
+        {
+            bound = true;
+            ON_THIS_LOOP.set(this);
+        }
+        final Guests g = guests;
+        if (windowNanos == 0 && g == null)
         {
             return hasTasks ? selectSupplier.get() : SelectStrategy.SELECT; // Netty's default
         }
+        final int guestWork = g == null ? 0 : g.poll();
         final int ready = selectSupplier.get();
         final long now = System.nanoTime();
-        if (ready > 0 || hasTasks)
+        if (guestWork > 0)
+        {
+            lastGuestActiveNanos = now;
+        }
+        if (ready > 0 || hasTasks || guestWork > 0)
         {
             lastActiveNanos = now;
+            guestYields = 0;
             return ready;
         }
-        if (now - lastActiveNanos < windowNanos)
+        if (now - lastActiveNanos < windowNanos || g != null && inGuestWindow(now, g))
         {
             Thread.onSpinWait();
+            return SelectStrategy.CONTINUE;
+        }
+        if (g != null && guestYields < GUEST_YIELDS && lastActiveNanos - lastGuestActiveNanos < g.spinNanos())
+        {
+            // After the window, as an ARMABLE worker's own thread does: let the peer's threads have this core a few
+            // times (on a small host they share it) before arming and blocking.
+            guestYields++;
+            Thread.yield();
+            return SelectStrategy.CONTINUE;
+        }
+        if (g != null && g.armAndPoll() > 0)
+        {
+            lastActiveNanos = now;
             return SelectStrategy.CONTINUE;
         }
         return SelectStrategy.SELECT;

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Timeout;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -110,16 +111,18 @@ class WakeupIdleStrategyTest
 
     @Test
     @Timeout(10)
-    void shouldArmAtOnceWithoutSpinningWhileCallersDrive()
+    void shouldWaitUnarmedWithoutSpinningWhileCallersDriveAndArmOnceTheyStop()
     {
         final RecordingWakeup wakeup = new RecordingWakeup();
         final WakeupIdleStrategy idle = new WakeupIdleStrategy(wakeup);
         final boolean[] callersDriving = {true};
         idle.skipSpinningWhen(() -> callersDriving[0]);
         idle.idle(0);
-        assertEquals(List.of("arm"), wakeup.calls, "callers poll for their own work: arm on the first empty poll");
         idle.idle(0);
-        assertEquals(List.of("arm", "await"), wakeup.calls, "and the wait still only after the poll after the arm");
+        assertEquals(List.of("await", "await"), wakeup.calls,
+            "callers poll for their own work: no spin and no arm, so their completions raise no event here");
+        assertEquals(List.of(WakeupIdleStrategy.CALLERS_WAIT_NANOS, WakeupIdleStrategy.CALLERS_WAIT_NANOS),
+            wakeup.timeouts, "each wait at most as long as callers count as driving");
 
         callersDriving[0] = false;
         idle.idle(1);
@@ -128,9 +131,32 @@ class WakeupIdleStrategyTest
         {
             idle.idle(0);
         }
-        assertEquals(List.of("arm", "await"), wakeup.calls, "no callers: spin and yield first, as before");
+        assertEquals(List.of("await", "await"), wakeup.calls, "no callers: spin and yield first, as before");
         idle.idle(0);
-        assertEquals(List.of("arm", "await", "arm"), wakeup.calls);
+        assertEquals(List.of("await", "await", "arm"), wakeup.calls, "then arm before blocking");
+        idle.idle(0);
+        assertEquals(List.of("await", "await", "arm", "await"), wakeup.calls);
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldReArmAfterCallersStopEvenIfItWasArmedBeforeTheyStarted()
+    {
+        final RecordingWakeup wakeup = new RecordingWakeup();
+        final WakeupIdleStrategy idle = new WakeupIdleStrategy(wakeup);
+        final boolean[] callersDriving = {false};
+        idle.skipSpinningWhen(() -> callersDriving[0]);
+        final int toArm = WakeupIdleStrategy.SPINS + WakeupIdleStrategy.YIELDS + 1;
+        for (int i = 0; i < toArm; i++)
+        {
+            idle.idle(0);
+        }
+        assertEquals(List.of("arm"), wakeup.calls);
+        callersDriving[0] = true; // a caller's cycle may take, and disarm, what the arm was for
+        idle.idle(0);
+        callersDriving[0] = false;
+        idle.idle(0);
+        assertEquals(List.of("arm", "await", "arm"), wakeup.calls, "armed again before the next block");
     }
 
     @Test
@@ -148,12 +174,79 @@ class WakeupIdleStrategyTest
         assertTrue(!wakeup.calls.contains("await"), "no wait after stopBlocking: " + wakeup.calls);
     }
 
+    @Test
+    @Timeout(10)
+    void shouldKeepPollingWithinTheWakeupsSpinWindowAndArmOnlyAfterIt()
+    {
+        final RecordingWakeup wakeup = new RecordingWakeup();
+        wakeup.spinNanos = TimeUnit.HOURS.toNanos(1);
+        final WakeupIdleStrategy idle = new WakeupIdleStrategy(wakeup);
+        final int beyondTheCounts = 100 * (WakeupIdleStrategy.SPINS + WakeupIdleStrategy.YIELDS);
+        for (int i = 0; i < beyondTheCounts; i++)
+        {
+            idle.idle(0);
+        }
+        assertEquals(List.of(), wakeup.calls, "within the window: poll again, never arm, however many idle calls");
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldArmOnceTheWindowIsOverAndOpenANewWindowAfterWork()
+    {
+        final RecordingWakeup wakeup = new RecordingWakeup();
+        wakeup.spinNanos = TimeUnit.MILLISECONDS.toNanos(2);
+        final WakeupIdleStrategy idle = new WakeupIdleStrategy(wakeup);
+        final long start = System.nanoTime();
+        int idles = idleUntilCalled(idle, wakeup);
+        assertTrue(System.nanoTime() - start >= wakeup.spinNanos, "armed only after the window");
+        assertTrue(idles > WakeupIdleStrategy.SPINS + WakeupIdleStrategy.YIELDS, "the spins and yields still follow");
+        assertEquals(List.of("arm"), wakeup.calls);
+
+        idle.idle(1); // work: a new window
+        final long again = System.nanoTime();
+        idleUntilCalled(idle, wakeup);
+        assertTrue(System.nanoTime() - again >= wakeup.spinNanos, "work starts the window over");
+        assertEquals(List.of("arm", "arm"), wakeup.calls);
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldSkipTheWindowWhileCallersDrive()
+    {
+        final RecordingWakeup wakeup = new RecordingWakeup();
+        wakeup.spinNanos = TimeUnit.HOURS.toNanos(1);
+        final WakeupIdleStrategy idle = new WakeupIdleStrategy(wakeup);
+        idle.skipSpinningWhen(() -> true);
+        idle.idle(0);
+        assertEquals(List.of("await"), wakeup.calls, "callers poll for their own work: no window, no spin");
+    }
+
+    /** Idle with no work until the wake-up sees a call; the idle calls it took. */
+    private static int idleUntilCalled(final WakeupIdleStrategy idle, final RecordingWakeup wakeup)
+    {
+        final int calls = wakeup.calls.size();
+        int idles = 0;
+        while (wakeup.calls.size() == calls)
+        {
+            idle.idle(0);
+            idles++;
+        }
+        return idles;
+    }
+
     private static final class RecordingWakeup implements WorkerWakeup
     {
         final List<String> calls = new ArrayList<>();
         final List<Long> timeouts = new ArrayList<>();
         boolean woken;
         long idleCap = 12_000_000;
+        long spinNanos;
+
+        @Override
+        public long spinNanos()
+        {
+            return spinNanos;
+        }
 
         @Override
         public void signal()
