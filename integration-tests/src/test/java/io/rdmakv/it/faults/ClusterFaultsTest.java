@@ -507,7 +507,7 @@ class ClusterFaultsTest
         }
         System.out.printf(Locale.ROOT, "[ClusterFaultsTest] %s: 300 operations before it in %.1f s, the fault " +
             "committed in %.1f s, 300 operations after it in %.1f s; %s; on the live nodes: %s%n", fault, (phases[1] - phases[0]) / 1e9, (phases[2] - phases[1]) / 1e9,
-            (phases[3] - phases[2]) / 1e9, clients, retriesAnswered(cluster));
+            (phases[3] - phases[2]) / 1e9, clients, nodeCounters(cluster));
         check(fault, recorder, workload);
     }
 
@@ -530,7 +530,7 @@ class ClusterFaultsTest
      * how often the history needed a retry answered from a record, and how much the reconcile had to mend. Printed,
      * not asserted: whether a fault catches a write between its apply and its answer is timing.
      */
-    private static String retriesAnswered(final FaultCluster cluster)
+    private static String nodeCounters(final FaultCluster cluster)
     {
         try (KvClient client = cluster.client(Duration.ofSeconds(5)))
         {
