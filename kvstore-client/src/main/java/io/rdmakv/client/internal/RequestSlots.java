@@ -4,7 +4,6 @@ import io.rdmakv.client.ClientCounter;
 import io.rdmakv.client.KvError;
 import io.rdmakv.client.KvException;
 import io.rdmakv.transport.WorkerProgress;
-import org.agrona.concurrent.ManyToManyConcurrentArrayQueue;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
@@ -40,7 +39,7 @@ final class RequestSlots
     static final long CALLER_YIELD_NANOS = 10_000_000;
 
     private final RequestSlot[] slots;
-    private final ManyToManyConcurrentArrayQueue<RequestSlot> free;
+    private final FreeSlotStack free;
     private final ClientCounters counters;
     private final CallerDriveBudget driveBudget;
     private final WriteSequencer writes;
@@ -64,12 +63,15 @@ final class RequestSlots
         }
         this.counters = counters;
         this.slots = new RequestSlot[count];
-        this.free = new ManyToManyConcurrentArrayQueue<>(Math.max(2, count)); // agrona: capacity >= 2
+        this.free = new FreeSlotStack(count);
         for (int i = 0; i < count; i++)
         {
             final UnsafeBuffer view = new UnsafeBuffer(readMemory, i * slotStride, slotStride);
             slots[i] = new RequestSlot(i, view, extentCapacity, getProtocol);
-            free.offer(slots[i]);
+        }
+        for (int i = count - 1; i >= 0; i--)
+        {
+            free.push(i); // slot 0 on top
         }
         this.writes = new WriteSequencer(slots);
     }
@@ -102,12 +104,14 @@ final class RequestSlots
      */
     RequestSlot tryAcquire(final int type, final long deadlineNanos)
     {
-        final RequestSlot slot = free.poll();
-        if (slot != null)
+        final int index = free.pop();
+        if (index < 0)
         {
-            slot.reset(type, deadlineNanos);
-            slot.state = RequestSlot.STATE_ACTIVE;
+            return null;
         }
+        final RequestSlot slot = slots[index];
+        slot.reset(type, deadlineNanos);
+        slot.state = RequestSlot.STATE_ACTIVE;
         return slot;
     }
 
@@ -118,9 +122,9 @@ final class RequestSlots
      */
     RequestSlot acquire(final int type, final long deadlineNanos)
     {
-        RequestSlot slot = free.poll();
+        int index = free.pop();
         int spins = 0;
-        while (slot == null)
+        while (index < 0)
         {
             if (System.nanoTime() - deadlineNanos > 0)
             {
@@ -134,8 +138,9 @@ final class RequestSlots
             {
                 LockSupport.parkNanos(20_000);
             }
-            slot = free.poll();
+            index = free.pop();
         }
+        final RequestSlot slot = slots[index];
         slot.reset(type, deadlineNanos);
         slot.state = RequestSlot.STATE_ACTIVE;
         return slot;
@@ -148,7 +153,7 @@ final class RequestSlots
         slot.call = null;
         slot.waiter = null;
         slot.state = RequestSlot.STATE_FREE;
-        free.offer(slot);
+        free.push(slot.index);
         onRelease.run();
     }
 
