@@ -56,7 +56,11 @@ public final class OperationWindow<O extends Operation>
     private final ArrayList<O> scratch = new ArrayList<>();
     private int credited;
     private long nextRequestId;
-    private State state = State.CONNECTING;
+    /**
+     * Written under the lock only; volatile so {@link #isConnected()} reads it without the lock: callers ask before
+     * every request (the client's routing), and with the lock two caller threads of one endpoint contended on it.
+     */
+    private volatile State state = State.CONNECTING;
     private boolean closedLocally;
 
     /**
@@ -469,12 +473,10 @@ public final class OperationWindow<O extends Operation>
         }
     }
 
+    /** A snapshot, without the lock (as with it, the state may change right after). */
     public boolean isConnected()
     {
-        synchronized (lock)
-        {
-            return state == State.CONNECTED;
-        }
+        return state == State.CONNECTED;
     }
 
     public boolean isConnectedLocked()
