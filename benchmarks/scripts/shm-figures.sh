@@ -66,8 +66,10 @@ for value in 100 4096; do
 done
 for t in shm tcp tcp shm; do # two client threads, two connections: throughput
   n=1; [ -f "$out/$t-get2t-1.json" ] && n=2
+  # the 4096 B runs overwrote the keys: the first run per node loads 100 B values again
+  nl=$(load_once "$t" "100-again")
   # shellcheck disable=SC2046
-  run "$t-get2t-$n" -w C --value-size 100 -c 2 -t 2 "${common[@]}" --no-load $(node "$t")
+  run "$t-get2t-$n" -w C --value-size 100 -c 2 -t 2 "${common[@]}" $nl $(node "$t")
 done
 for t in shm tcp tcp shm; do # PUT latency, one in flight
   n=1; [ -f "$out/$t-put-1.json" ] && n=2
