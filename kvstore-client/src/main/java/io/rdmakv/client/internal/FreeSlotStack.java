@@ -13,19 +13,10 @@ import java.lang.invoke.VarHandle;
  *   push(i)    : next[i] = top's index; CAS top -> (version + 1, i)      retried until it lands
  *   pop()      : i = top's index; CAS top -> (version + 1, next[i])       retried until it lands; -1 when empty
  * </pre>
- *
- * <p>Why not a bounded MPMC queue: Agrona's {@code ManyToManyConcurrentArrayQueue} (the free list before this class)
- * claims a position with one CAS and publishes it with a later store, and its {@code poll} returns {@code null} while
- * the element at the head is claimed but not yet published. A releasing thread preempted between the two (two cores,
- * more runnable threads than cores) hid every free slot behind it: with 16 slots and two caller threads holding at
- * most one each, 12% of async GETs found "no free slot" and took the request queue's thread instead (2026-12-03, see
- * benchmarks/RESULTS.md). Here a push or a pop is a single CAS on one word, so a stalled thread never hides a free
- * slot from another: {@link #pop()} returns -1 only when the stack was empty at the moment it read the top.
- *
- * <p>Memory order: a push writes {@code next[i]} before the CAS that publishes {@code i} (a volatile write); a pop
- * reads the top (a volatile read) before {@code next[i]}, so it sees that write, or a later one that only a later push
- * of {@code i} can make, after a pop of {@code i} that changed the version, so its CAS fails and it retries. LIFO
- * also hands out the slot released last, whose cache lines are likely still warm on the releasing core.
+ * A push or a pop is one CAS on one word, so a thread stalled anywhere never hides a free slot from another. Agrona's
+ * {@code ManyToManyConcurrentArrayQueue}, the free list before, did: its {@code poll} returns null while the head
+ * element is claimed but not yet published (benchmarks/RESULTS.md, "Session 13"). LIFO also reuses the slot released
+ * last, whose cache lines are likely still warm.
  */
 final class FreeSlotStack
 {
@@ -76,7 +67,13 @@ final class FreeSlotStack
         }
     }
 
-    /** The index on top, taken off the stack, or -1 when the stack is empty. */
+    /**
+     * The index on top, taken off the stack, or -1 when the stack was empty when its top was read.
+     *
+     * <p>{@code next[index]} is read after the top (a volatile read), so it is the value the push that published
+     * {@code index} wrote, or a later one, which only a later push of {@code index} can write, after a pop of it that
+     * changed the version: then the CAS fails and the pop retries.
+     */
     int pop()
     {
         while (true)
@@ -100,11 +97,6 @@ final class FreeSlotStack
     boolean isEmpty()
     {
         return (int)top == 0;
-    }
-
-    int capacity()
-    {
-        return next.length;
     }
 
     private static long nextVersion(final long t)
