@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLong;
@@ -137,7 +138,7 @@ class FreeSlotStackTest
     {
         final CyclicBarrier start = new CyclicBarrier(threads);
         final List<Thread> all = new ArrayList<>();
-        final List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final List<Throwable> failures = new CopyOnWriteArrayList<>();
         for (int t = 0; t < threads; t++)
         {
             final Thread thread = new Thread(() ->
