@@ -29,6 +29,7 @@ int main(void)
     VAL(EFD_CLOEXEC);
     VAL(F_GETFL);
     VAL(F_SETFL);
+    VAL(F_DUPFD_CLOEXEC);
     VAL(O_NONBLOCK);
     VAL(EAGAIN);
     VAL(EINTR);

@@ -32,6 +32,7 @@ public final class LibCLayout
     public static final int EFD_CLOEXEC = 0x80000;
     public static final int F_GETFL = 3;
     public static final int F_SETFL = 4;
+    public static final int F_DUPFD_CLOEXEC = 1030;
     public static final int O_NONBLOCK = 0x800;
     public static final int EAGAIN = 11;
     public static final int EINTR = 4;
@@ -82,6 +83,7 @@ public final class LibCLayout
         m.put("EFD_CLOEXEC", (long)EFD_CLOEXEC);
         m.put("F_GETFL", (long)F_GETFL);
         m.put("F_SETFL", (long)F_SETFL);
+        m.put("F_DUPFD_CLOEXEC", (long)F_DUPFD_CLOEXEC);
         m.put("O_NONBLOCK", (long)O_NONBLOCK);
         m.put("EAGAIN", (long)EAGAIN);
         m.put("EINTR", (long)EINTR);

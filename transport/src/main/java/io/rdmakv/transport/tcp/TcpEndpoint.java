@@ -64,7 +64,12 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
     private boolean disconnectSeen;
     private TransportStatus disconnectStatus;
 
-    TcpEndpoint(final TcpWorker worker, final Channel channel, final EndpointHandler handler)
+    /**
+     * @param directWrites whether callers may write their frames to the socket themselves ({@link TcpOutbound}; a
+     *                     connecting endpoint on epoll with {@code tcp.directWrites} on).
+     */
+    TcpEndpoint(final TcpWorker worker, final Channel channel, final EndpointHandler handler,
+        final boolean directWrites)
     {
         super(newWindow(worker.tcpTransport().config()), handler, RemoteKey.TRANSPORT_TCP);
         this.worker = worker;
@@ -73,7 +78,7 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
         final int maxInflight = transport.config().maxInflightPerEndpoint();
         this.completions = new ManyToOneConcurrentArrayQueue<>(Math.max(maxInflight, 2));
         this.inbound = new TcpInboundQueue(channel);
-        this.outbound = new TcpOutbound(channel, this::onWritten, this::onAnonymousWritten);
+        this.outbound = new TcpOutbound(channel, this::onWritten, this::onAnonymousWritten, directWrites);
         this.operations = new TcpOperationTable(window, outbound, channel.alloc());
     }
 
@@ -220,6 +225,7 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
     /** The channel is gone: refuse new operations and let the worker fail what is outstanding. */
     void onInactive(final String detail)
     {
+        outbound.closeDirect();
         window.markDown();
         if (detail != null && downDetail == null)
         {
@@ -291,10 +297,23 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
         return operations.expire(nowNanos);
     }
 
+    /** Batches callers wrote to the socket themselves ({@link TcpOutbound}). */
+    long directWriteBatches()
+    {
+        return outbound.directBatches();
+    }
+
+    /** Direct writes the socket cut short, their rest left to the event loop ({@link TcpOutbound}). */
+    long directWritesCutShort()
+    {
+        return outbound.directWritesCutShort();
+    }
+
     /** Worker close: fail everything now on the closing thread and release queued messages. */
     void closeNow()
     {
         window.markClosedAndDown();
+        outbound.closeDirect();
         final ChannelFuture closing = channel.close();
         if (!channel.eventLoop().inEventLoop())
         {

@@ -5,12 +5,19 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelOutboundBuffer;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.unix.UnixChannel;
+import io.netty.channel.unix.FileDescriptor;
+import io.rdmakv.transport.libc.LibC;
+import io.rdmakv.transport.libc.LibCLayout;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.IntArrayQueue;
 import org.agrona.collections.LongArrayQueue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.concurrent.RejectedExecutionException;
 
@@ -32,6 +39,24 @@ import java.util.concurrent.RejectedExecutionException;
  *                          handler) are only counted and their credits returned at once ({@link CreditListener})
  * </pre>
  * A failed void-promise write closes the channel through {@code exceptionCaught}, which fails the operations.
+ *
+ * <p><b>Direct writes</b> (a connecting endpoint on epoll, {@code tcp.directWrites}): a thread other than the loop that
+ * starts a batch writes it to the socket itself, under the monitor, when the loop has none of this endpoint's bytes in
+ * hand and the batch holds no tracked send (those complete on the loop); a synchronous caller's request then leaves
+ * on its own thread with no task and no eventfd wake-up of the loop, as a blocking client's would. What the socket
+ * does not take (a full send buffer) or a write error leaves the rest to the write task, unchanged:
+ * <pre>
+ *   schedule(), not on the loop:  [monitor] scheduled by this caller, loop not writing, Netty's buffer empty,
+ *                                 no tracked send queued?  write(dup fd, frame) ... every frame written?
+ *                                   yes: release them, scheduled = false; return the anonymous sends' credits
+ *                                   no:  the rest stays queued (scheduled): execute(write task) as before
+ *   write task (loop):            [monitor] swap the queues, loopWriting = true ... flush ...
+ *                                 [monitor] loopWriting = Netty's outbound buffer still holds bytes
+ * </pre>
+ * Order holds: a direct write happens only while no earlier frame is queued, in the write task's hands or in Netty's
+ * buffer, and callers write under the monitor one at a time. The socket is written through a duplicate descriptor,
+ * closed when the channel goes inactive (under the monitor), so a descriptor number the loop closed and the kernel
+ * gave to another file is never written.
  */
 final class TcpOutbound
 {
@@ -85,12 +110,78 @@ final class TcpOutbound
     private final Runnable writeTask = this::writeNow;
     private final ChannelFutureListener batchListener = this::onBatchWritten;
 
+    /** Direct writes: a duplicate of the channel's socket descriptor, or null (off, or closed: under monitor). */
+    private FileDescriptor direct;
+    /** Under monitor: the loop holds frames of this endpoint (a write task between its swap and its flush's end). */
+    private boolean loopWriting;
+    /** Batches written by callers themselves, and direct writes the socket cut short (diagnostics, tests). */
+    private volatile long directBatches;
+    private volatile long directWritesCutShort;
+
     TcpOutbound(final Channel channel, final WriteListener listener, final CreditListener credits)
+    {
+        this(channel, listener, credits, false);
+    }
+
+    /** @param directWrites whether callers may write their batches themselves (epoll channels only; see the class). */
+    TcpOutbound(final Channel channel, final WriteListener listener, final CreditListener credits,
+        final boolean directWrites)
     {
         this.channel = channel;
         this.alloc = channel.alloc();
         this.listener = listener;
         this.credits = credits;
+        this.direct = directWrites ? duplicate(channel) : null;
+    }
+
+    /** A duplicate of an epoll channel's descriptor, or null (not epoll, or the duplicate failed: the loop writes). */
+    private static FileDescriptor duplicate(final Channel channel)
+    {
+        if (!(channel instanceof EpollSocketChannel) || !(channel instanceof UnixChannel epoll))
+        {
+            return null;
+        }
+        final int fd = LibC.fcntl(epoll.fd().intValue(), LibCLayout.F_DUPFD_CLOEXEC, 0);
+        if (fd < 0)
+        {
+            LOG.debug("{}: no duplicate descriptor for direct writes (errno {}): the event loop writes", channel,
+                LibC.errno());
+            return null;
+        }
+        return new FileDescriptor(fd);
+    }
+
+    /** Batches callers wrote to the socket themselves. */
+    long directBatches()
+    {
+        return directBatches;
+    }
+
+    /** Direct writes that left the rest of their batch to the loop (the socket's send buffer was full). */
+    long directWritesCutShort()
+    {
+        return directWritesCutShort;
+    }
+
+    /** The channel is inactive: no more direct writes; the duplicate descriptor is closed. Any thread, idempotent. */
+    void closeDirect()
+    {
+        synchronized (monitor)
+        {
+            final FileDescriptor fd = direct;
+            direct = null;
+            if (fd != null)
+            {
+                try
+                {
+                    fd.close();
+                }
+                catch (final IOException ex)
+                {
+                    LOG.debug("{}: closing the direct-write descriptor failed", channel, ex);
+                }
+            }
+        }
     }
 
     /**
@@ -154,6 +245,10 @@ final class TcpOutbound
 
     void schedule()
     {
+        if (direct != null && !channel.eventLoop().inEventLoop() && writeDirect())
+        {
+            return;
+        }
         try
         {
             channel.eventLoop().execute(writeTask);
@@ -165,12 +260,67 @@ final class TcpOutbound
         }
     }
 
+    /**
+     * A caller that started a batch: write it to the socket now if the loop holds nothing of ours (see the class).
+     *
+     * @return true when every queued frame was written: nothing is left for the write task.
+     */
+    private boolean writeDirect()
+    {
+        final int anonymous;
+        synchronized (monitor)
+        {
+            final FileDescriptor fd = direct;
+            if (fd == null || !scheduled || loopWriting || !queuedSendIds.isEmpty())
+            {
+                return false;
+            }
+            ByteBuf frame;
+            while ((frame = queuedFrames.peekFirst()) != null)
+            {
+                if (!frame.hasMemoryAddress())
+                {
+                    return false;
+                }
+                try
+                {
+                    frame.skipBytes(fd.writeAddress(frame.memoryAddress(), frame.readerIndex(), frame.writerIndex()));
+                }
+                catch (final IOException ex)
+                {
+                    return false; // the write task's own write meets the error and closes the channel
+                }
+                if (frame.isReadable())
+                {
+                    directWritesCutShort++;
+                    return false; // the socket's send buffer is full: the loop writes the rest when it drains
+                }
+                queuedFrames.pollFirst();
+                if (frame == open)
+                {
+                    open = null;
+                }
+                frame.release();
+            }
+            anonymous = queuedAnonymous;
+            queuedAnonymous = 0;
+            scheduled = false;
+            directBatches++;
+        }
+        if (anonymous > 0)
+        {
+            credits.onAnonymousWritten(anonymous);
+        }
+        return true;
+    }
+
     /** Event loop: write what is queued, flush once, and watch the batch's last write for the sends in it. */
     void writeNow()
     {
         final int anonymous;
         synchronized (monitor)
         {
+            loopWriting = true;
             final ArrayDeque<ByteBuf> frames = queuedFrames;
             queuedFrames = writingFrames;
             writingFrames = frames;
@@ -206,6 +356,12 @@ final class TcpOutbound
             }
         }
         channel.flush();
+        final ChannelOutboundBuffer pending = channel.unsafe().outboundBuffer();
+        final boolean holding = pending != null && !pending.isEmpty();
+        synchronized (monitor)
+        {
+            loopWriting = holding; // bytes Netty could not write yet: callers queue behind them until a task finds none
+        }
     }
 
     /** Event loop: a batch's last write finished, so every earlier one did; complete the batch's sends. */

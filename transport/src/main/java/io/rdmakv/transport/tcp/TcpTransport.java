@@ -34,7 +34,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Properties: {@code tcp.nativeEpoll} (default true), {@code tcp.emulatedRead} (default true),
  * {@code tcp.ioThreads} (default 2), {@code tcp.maxReadBytes} (default 1 MiB), {@code tcp.spinMicros} (how long an
- * idle event loop polls before it blocks; {@link TcpSpinSelectStrategy}).
+ * idle event loop polls before it blocks; {@link TcpSpinSelectStrategy}), {@code tcp.directWrites} (default true:
+ * a connecting endpoint's caller writes its requests to the socket itself while the loop holds none; {@link TcpOutbound}).
  */
 public final class TcpTransport implements Transport
 {
@@ -47,6 +48,8 @@ public final class TcpTransport implements Transport
     private final TcpEmulatedReadResponder responder;
     private final EventLoopGroup group;
     private final boolean nativeEpoll;
+    /** Connecting endpoints let callers write their batches themselves ({@code tcp.directWrites}, epoll only). */
+    private final boolean directWrites;
     private final boolean emulatedRead;
     private final int maxReadBytes;
     private final int maxFrameLength;
@@ -69,6 +72,9 @@ public final class TcpTransport implements Transport
         final int ioThreads = config.intProperty(TcpTransportProvider.PROP_IO_THREADS, 2);
         final boolean wantEpoll = config.booleanProperty(TcpTransportProvider.PROP_NATIVE_EPOLL, true);
         this.nativeEpoll = wantEpoll && Epoll.isAvailable();
+        this.directWrites = nativeEpoll && config.booleanProperty(TcpTransportProvider.PROP_DIRECT_WRITES,
+            Boolean.parseBoolean(System.getProperty("rdmakv.transport." + TcpTransportProvider.PROP_DIRECT_WRITES,
+            "true")));
         final DefaultThreadFactory threads = new DefaultThreadFactory(
             "rdmakv-tcp-io-" + INSTANCES.incrementAndGet(), true);
         final int spinMicros = config.intProperty(TcpTransportProvider.PROP_SPIN_MICROS,
@@ -77,14 +83,19 @@ public final class TcpTransport implements Transport
         final SelectStrategyFactory strategy = TcpSpinSelectStrategy.factory(TimeUnit.MICROSECONDS.toNanos(spinMicros));
         this.group = new MultiThreadIoEventLoopGroup(ioThreads, threads, nativeEpoll ?
             EpollIoHandler.newFactory(0, strategy) : NioIoHandler.newFactory(SelectorProvider.provider(), strategy));
-        LOG.info("tcp transport opened: {} I/O, {} I/O threads (poll {} us before blocking), one-sided reads {}",
-            nativeEpoll ? "epoll" : "NIO", ioThreads, spinMicros,
+        LOG.info("tcp transport opened: {} I/O, {} I/O threads (poll {} us before blocking), callers' direct writes {}, "
+            + "one-sided reads {}", nativeEpoll ? "epoll" : "NIO", ioThreads, spinMicros, directWrites ? "on" : "off",
             emulatedRead ? "EMULATED by the target's transport (software RMA)" :
             "disabled (tcp.emulatedRead=false)");
         if (wantEpoll && !nativeEpoll)
         {
             LOG.info("tcp transport: native epoll unavailable ({}), using NIO", Epoll.unavailabilityCause());
         }
+    }
+
+    boolean directWrites()
+    {
+        return directWrites;
     }
 
     @Override

@@ -26,6 +26,12 @@ public final class TcpTransportProvider implements TransportProvider
     public static final String PROP_SPIN_MICROS = "tcp.spinMicros";
     /** The default of {@link #PROP_SPIN_MICROS}; the JVM property {@code rdmakv.transport.tcp.spinMicros} overrides. */
     public static final int DEFAULT_SPIN_MICROS = 0;
+    /**
+     * Whether a connecting endpoint's frames posted from a thread other than its event loop are written to the socket
+     * by that thread while the loop has none of the endpoint's bytes in hand ({@link TcpOutbound}); default true,
+     * epoll only.
+     */
+    public static final String PROP_DIRECT_WRITES = "tcp.directWrites";
     public static final int DEFAULT_MAX_READ_BYTES = 1 << 20;
 
     /** Modelled small-message one-way latency over a kernel TCP stack (loopback-ish), for scoring. */

@@ -278,7 +278,8 @@ public final class TcpWorker implements Worker
             @Override
             protected void initChannel(final SocketChannel ch)
             {
-                final TcpEndpoint ep = new TcpEndpoint(TcpWorker.this, ch, handler);
+                final TcpEndpoint ep = new TcpEndpoint(TcpWorker.this, ch, handler,
+                    !accepted && transport.directWrites());
                 ch.attr(ENDPOINT).set(ep);
                 addEndpoint(ep);
                 // One handler: it cuts frames in place. No flush consolidation handler: endpoints coalesce their
