@@ -67,7 +67,7 @@ trial_set=no
 pairs_set=no
 warmup_set=no
 
-usage() { sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; echo "options: --pairs N --trial T --warmup T --workload W --distribution D --keys N --key-size N --value-size N"; echo "         --connections N --threads N --inflight N --clients N (rdmakv) --peers redis,memcached --transport tcp --get-mode M --out DIR --base-port P --peer-tool"; echo "         --ycsb A|B|C|F --ycsb-check --records N (with --threads --pairs --trial --warmup --transport --out --base-port)"; }
+usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; echo "options: --pairs N --trial T --warmup T --workload W --distribution D --keys N --key-size N --value-size N"; echo "         --connections N --threads N --inflight N --clients N (rdmakv) --peers redis,memcached --transport tcp --get-mode M --out DIR --base-port P --peer-tool"; echo "         --ycsb A|B|C|F --ycsb-check --records N (with --threads --pairs --trial --warmup --transport --out --base-port)"; }
 
 while [ $# -gt 0 ]; do
   case "$1" in
