@@ -146,7 +146,7 @@ cleanup() {
   for pid in "${pids[@]}"; do
     wait "$pid" 2>/dev/null || true
   done
-  rm -rf "$work/data"
+  rm -rf "$work/data" "$work/redis-aof"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
