@@ -61,9 +61,17 @@ final class TcpSpinSelectStrategy implements SelectStrategy
     private boolean bound;
     private Guests guests;
 
+    /**
+     * How long before its creation a strategy's guests count as last active: "never" for any window. Not 0: nanoTime
+     * counts from an arbitrary origin (on Linux the boot), so on a host up for less than a guest's window a zero
+     * would put the loop in that window after plain tcp traffic.
+     */
+    private static final long NEVER_NANOS = Long.MAX_VALUE / 4;
+
     private TcpSpinSelectStrategy(final long windowNanos)
     {
         this.windowNanos = windowNanos;
+        this.lastGuestActiveNanos = System.nanoTime() - NEVER_NANOS;
     }
 
     /** One strategy per event loop (each keeps its own window). */
