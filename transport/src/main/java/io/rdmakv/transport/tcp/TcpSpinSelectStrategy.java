@@ -64,6 +64,9 @@ final class TcpSpinSelectStrategy implements SelectStrategy
     private TcpSpinSelectStrategy(final long windowNanos)
     {
         this.windowNanos = windowNanos;
+        // "Never": System.nanoTime() counts from boot on Linux, so 0 was "a guest worked at boot", and within the
+        // first hour after boot a loop with a guest whose spin is that long would spin as if one just had.
+        this.lastGuestActiveNanos = System.nanoTime() - (Long.MAX_VALUE >> 1);
     }
 
     /** One strategy per event loop (each keeps its own window). */
