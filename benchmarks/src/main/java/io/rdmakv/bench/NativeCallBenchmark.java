@@ -25,9 +25,10 @@ import java.util.concurrent.TimeUnit;
  * The per-call cost of the native binding, on any host: one trivial C function with the verbs calls' shape
  * {@code int f(void *, int, void *)} called through
  * <ul>
- *   <li>{@code jnaVerbsOps}: the verbs code's own path, {@link VerbsOps#pollCq} (JNA's generic dispatcher,
- *       {@code Native.invokeInt} with a reused {@code Object[]}), its function pointer read from a fake
- *       {@code ibv_context} laid out as {@link VerbsLayout} says;</li>
+ *   <li>{@code jnaVerbsOps}: the verbs code's own JNA path, a {@link VerbsOps.PollCq} bound by {@link VerbsOps#pollCq}
+ *       (JNA's generic dispatcher, {@code Native.invokeInt} with a reused {@code Object[]}), its function pointer read
+ *       from a fake {@code ibv_context} laid out as {@link VerbsLayout} says (JNA forced with {@code rdmakv.native=jna};
+ *       {@code NativeBindingBenchmark} measures the binding a JDK 22+ chooses);</li>
  *   <li>{@code jnaFunctionInvoke}: JNA's public {@link Function#invokeInt} (copies the arguments, boxes the result);</li>
  *   <li>{@code jnaDirect}: JNA direct mapping ({@link Native#register}, a {@code static native} method);</li>
  * </ul>
@@ -48,7 +49,7 @@ public class NativeCallBenchmark
 
     private Memory buffer;
     private Memory context;
-    private VerbsOps ops;
+    private VerbsOps.PollCq pollCq;
     private Function function;
     private Object[] args;
 
@@ -81,10 +82,12 @@ public class NativeCallBenchmark
         context.setLong(VerbsLayout.CONTEXT_OPS_REQ_NOTIFY_CQ, address);
         context.setLong(VerbsLayout.CONTEXT_OPS_POST_SEND, address);
         context.setLong(VerbsLayout.CONTEXT_OPS_POST_RECV, address);
-        ops = VerbsOps.of(Pointer.nativeValue(context));
-        // {Pointer cq, Integer numEntries, Pointer wc} as the worker passes them to poll_cq: memchr(buf, 0, buf).
+        System.setProperty("rdmakv.native", "jna"); // this benchmark's figures are JNA's, on any JDK
+        final VerbsOps ops = VerbsOps.of(Pointer.nativeValue(context));
+        // poll_cq(cq, numEntries, wc) as the worker binds it: memchr(buf, 0, buf).
+        pollCq = ops.pollCq(Pointer.nativeValue(buffer), 0, Pointer.nativeValue(buffer));
         args = new Object[] {buffer, 0, buffer};
-        if (!VerbsOps.isAllocationFree())
+        if (!ops.isAllocationFree())
         {
             System.out.println("# VerbsOps falls back to the allocating Function.invokeInt here");
         }
@@ -93,7 +96,7 @@ public class NativeCallBenchmark
     @Benchmark
     public int jnaVerbsOps()
     {
-        return ops.pollCq(args);
+        return pollCq.poll();
     }
 
     @Benchmark

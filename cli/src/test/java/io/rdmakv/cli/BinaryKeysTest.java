@@ -112,6 +112,7 @@ class BinaryKeysTest
         final String script = "exec '" + java + "' -Xmx64m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC " +
             "--add-opens java.base/jdk.internal.misc=ALL-UNNAMED --add-opens java.base/java.nio=ALL-UNNAMED " +
             "--add-opens java.base/sun.nio.ch=ALL-UNNAMED -Dio.netty.tryReflectionSetAccessible=true " +
+            "--enable-native-access=ALL-UNNAMED " +
             "-cp '" + System.getProperty("java.class.path") + "' " + RdmakvMain.class.getName() + " " + arguments;
         final List<String> command = new ArrayList<>(List.of("bash", "-c", script));
         final Path out = Files.createTempFile(dir, "cli", ".out");

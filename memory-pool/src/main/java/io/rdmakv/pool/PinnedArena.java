@@ -143,6 +143,7 @@ public final class PinnedArena implements AutoCloseable
         }
 
         final LibC libc = LibC.INSTANCE;
+        final MappingCalls calls = MappingBindings.calls();
         final int prot = LibC.PROT_READ | LibC.PROT_WRITE;
         final int flags = shared ? LibC.MAP_SHARED :
             LibC.MAP_PRIVATE | LibC.MAP_ANONYMOUS | (pin ? 0 : LibC.MAP_NORESERVE);
@@ -157,17 +158,17 @@ public final class PinnedArena implements AutoCloseable
             if (shared)
             {
                 fd = memoryFile(libc, hugeLength, LibC.MFD_HUGETLB);
-                address = fd < 0 ? LibC.MAP_FAILED : libc.mmap(null, hugeLength, prot, flags, fd, 0);
+                address = fd < 0 ? LibC.MAP_FAILED : calls.mmap(hugeLength, prot, flags, fd, 0);
             }
             else
             {
                 // Never MAP_NORESERVE with MAP_HUGETLB: an unreserved huge page missing at fault time is a SIGBUS.
                 final int hugeFlags = (flags & ~LibC.MAP_NORESERVE) | LibC.MAP_HUGETLB;
-                address = libc.mmap(null, hugeLength, prot, hugeFlags, -1, 0);
+                address = calls.mmap(hugeLength, prot, hugeFlags, -1, 0);
             }
             if (address == LibC.MAP_FAILED)
             {
-                final int errno = Native.getLastError();
+                final int errno = shared && fd < 0 ? Native.getLastError() : calls.errno();
                 if (fd >= 0)
                 {
                     libc.close(fd);
@@ -194,10 +195,10 @@ public final class PinnedArena implements AutoCloseable
                         " failed: " + strerror(errno) + " (errno " + errno + ")");
                 }
             }
-            address = libc.mmap(null, size, prot, flags, fd, 0);
+            address = calls.mmap(size, prot, flags, fd, 0);
             if (address == LibC.MAP_FAILED)
             {
-                final int errno = Native.getLastError();
+                final int errno = calls.errno();
                 if (fd >= 0)
                 {
                     libc.close(fd);
@@ -207,23 +208,23 @@ public final class PinnedArena implements AutoCloseable
             }
         }
 
-        if (hugePages == HugePages.TRANSPARENT && libc.madvise(address, mappedLength, LibC.MADV_HUGEPAGE) != 0)
+        if (hugePages == HugePages.TRANSPARENT && calls.madvise(address, mappedLength, LibC.MADV_HUGEPAGE) != 0)
         {
-            final int errno = Native.getLastError();
+            final int errno = calls.errno();
             LOG.info("madvise(MADV_HUGEPAGE) refused ({}, errno {}): transparent huge pages not used",
                 strerror(errno), errno);
             applied = HugePages.NONE;
         }
 
-        if (pin && libc.mlock(address, mappedLength) != 0)
+        if (pin && calls.mlock(address, mappedLength) != 0)
         {
-            final int errno = Native.getLastError();
+            final int errno = calls.errno();
             final MemlockLimit limit = MemlockLimit.current();
             final String message = limit.describeRefusal(
                 size, "mlock failed with " + strerror(errno) + " (errno " + errno + ")");
             if (pinPolicy == PinPolicy.REQUIRED)
             {
-                libc.munmap(address, mappedLength);
+                calls.munmap(address, mappedLength);
                 if (fd >= 0)
                 {
                     libc.close(fd);
@@ -302,13 +303,14 @@ public final class PinnedArena implements AutoCloseable
         }
         partitions.detach();
         final LibC libc = LibC.INSTANCE;
-        if (pinned && libc.munlock(address, mappedLength) != 0)
+        final MappingCalls calls = MappingBindings.calls();
+        if (pinned && calls.munlock(address, mappedLength) != 0)
         {
-            LOG.warn("munlock failed: errno {}", Native.getLastError());
+            LOG.warn("munlock failed: errno {}", calls.errno());
         }
-        if (libc.munmap(address, mappedLength) != 0)
+        if (calls.munmap(address, mappedLength) != 0)
         {
-            LOG.warn("munmap failed: errno {}", Native.getLastError());
+            LOG.warn("munmap failed: errno {}", calls.errno());
         }
         if (memoryFileFd >= 0)
         {

@@ -105,6 +105,7 @@ class MemlockRefusalTest
         command.add("-XX:+UseSerialGC");
         command.add("--add-opens");                    // Agrona 2.x needs jdk.internal.misc.Unsafe
         command.add("java.base/jdk.internal.misc=ALL-UNNAMED");
+        command.add("--enable-native-access=ALL-UNNAMED"); // JNA, and FFM on 22+: JDK 22-25 warn without it
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(MemlockChildMain.class.getName());

@@ -42,7 +42,8 @@ public final class ServerProcess implements AutoCloseable
         "--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED",
         "--add-opens", "java.base/java.nio=ALL-UNNAMED",
         "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
-        "-Dio.netty.tryReflectionSetAccessible=true");
+        "-Dio.netty.tryReflectionSetAccessible=true",
+        "--enable-native-access=ALL-UNNAMED");
 
     private static final Pattern READY = Pattern.compile("^READY\\b(.*)$");
     private static final Pattern FIELD = Pattern.compile("([A-Za-z][A-Za-z0-9_.-]*)=(\\S+)");

@@ -3,6 +3,8 @@ package io.rdmakv.transport.event;
 import io.rdmakv.transport.WorkerWakeup;
 import io.rdmakv.transport.libc.LibC;
 import io.rdmakv.transport.libc.LibCLayout;
+import io.rdmakv.transport.libc.LibcCalls;
+import io.rdmakv.transport.libc.NativeBindings;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -43,6 +45,8 @@ public final class EventFdWakeup implements WorkerWakeup, AutoCloseable
     private static final int POLLFD_EVENTFD = 0;
     private static final int READ_BUF = 16;
     private static final int WRITE_BUF = 24;
+    /** The data-path calls (signal's write, await's poll and read) in the binding chosen for the process. */
+    private static final LibcCalls CALLS = NativeBindings.libc();
 
     private final ArmableEventSource source;
     private final long maxBlockNanos;
@@ -159,7 +163,7 @@ public final class EventFdWakeup implements WorkerWakeup, AutoCloseable
             {
                 if (!closed)
                 {
-                    LibC.write(eventFd, pollFds + WRITE_BUF, 8);
+                    CALLS.eventfdWrite(eventFd, pollFds + WRITE_BUF);
                 }
             }
         }
@@ -190,8 +194,8 @@ public final class EventFdWakeup implements WorkerWakeup, AutoCloseable
             return true;
         }
         clearRevents();
-        final int n = LibC.poll(pollFds, pollFdCount, timeoutMillis(Math.min(timeoutNanos, maxIdleBlockNanos)));
-        final int errno = n < 0 ? LibC.errno() : 0;
+        final int n = CALLS.poll(pollFds, pollFdCount, timeoutMillis(Math.min(timeoutNanos, maxIdleBlockNanos)));
+        final int errno = n < 0 ? CALLS.errno() : 0;
         blocking = false;
         wakeups++;
         boolean woken = false;
@@ -204,7 +208,7 @@ public final class EventFdWakeup implements WorkerWakeup, AutoCloseable
             final int eventRevents = revents(POLLFD_EVENTFD);
             if ((eventRevents & LibCLayout.POLLIN) != 0)
             {
-                LibC.read(eventFd, pollFds + READ_BUF, 8);
+                CALLS.eventfdRead(eventFd, pollFds + READ_BUF);
                 signalWakeups++;
                 woken = true;
             }
@@ -274,7 +278,7 @@ public final class EventFdWakeup implements WorkerWakeup, AutoCloseable
             return;
         }
         // Non-blocking eventfd: EAGAIN when a peer did not write it, 8 bytes (reset to 0) when one did.
-        if (LibC.read(eventFd, pollFds + READ_BUF, 8) == 8)
+        if (CALLS.eventfdRead(eventFd, pollFds + READ_BUF) == 8)
         {
             signalWakeups++;
         }

@@ -1,6 +1,8 @@
 package io.rdmakv.transport.shm;
 
 import io.rdmakv.transport.libc.LibC;
+import io.rdmakv.transport.libc.LibcCalls;
+import io.rdmakv.transport.libc.NativeBindings;
 import org.agrona.BitUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
@@ -23,6 +25,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class ShmRings implements AutoCloseable
 {
+    /** The data-path libc calls in the binding chosen for the process (JNA or FFM). */
+    private static final LibcCalls CALLS = NativeBindings.libc();
     static final long MAGIC = 0x4853766b616d6472L; // "rdmakvSH" little-endian
     static final int VERSION = 1;
     private static final int HEADER = 4096;
@@ -71,7 +75,7 @@ final class ShmRings implements AutoCloseable
     {
         if (header.getIntVolatile(outboundParked) != 0 && header.compareAndSetInt(outboundParked, 1, 0))
         {
-            LibC.write(peerEventFd, wakeBuffer.addressOffset(), 8);
+            CALLS.eventfdWrite(peerEventFd, wakeBuffer.addressOffset());
             peerWakeups.incrementAndGet();
         }
     }

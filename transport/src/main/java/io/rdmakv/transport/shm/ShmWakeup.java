@@ -4,6 +4,8 @@ import io.rdmakv.transport.libc.LibC;
 import io.rdmakv.transport.event.ArmableEventSource;
 import io.rdmakv.transport.event.EventFdWakeup;
 import io.rdmakv.transport.libc.LibCLayout;
+import io.rdmakv.transport.libc.LibcCalls;
+import io.rdmakv.transport.libc.NativeBindings;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -22,6 +24,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 final class ShmWakeup implements ArmableEventSource, AutoCloseable
 {
+    /** The data-path libc calls in the binding chosen for the process (JNA or FFM). */
+    private static final LibcCalls CALLS = NativeBindings.libc();
     private final int epollFd;
     /** epoll_wait's output (the blocking thread) and epoll_ctl's input (a duty cycle): two threads, two buffers. */
     private final UnsafeBuffer events = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
@@ -106,7 +110,7 @@ final class ShmWakeup implements ArmableEventSource, AutoCloseable
     @Override
     public int consumeEvents()
     {
-        final int n = Math.max(0, LibC.epoll_wait(epollFd, events.addressOffset(), 64, 0));
+        final int n = Math.max(0, CALLS.epollWaitNow(epollFd, events.addressOffset(), 64));
         if (n > 0)
         {
             controlReady = true;

@@ -1,6 +1,5 @@
 package io.rdmakv.transport.verbs;
 
-import com.sun.jna.Pointer;
 import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.verbs.ffi.LibIbverbs;
 import io.rdmakv.transport.verbs.ffi.NativeBlock;
@@ -30,13 +29,12 @@ final class EndpointResources
     /** The bounce area alone, from its offset 0. */
     final UnsafeBuffer bounceView;
 
-    private final VerbsOps ops;
     private final EndpointBufferLayout layout;
     private final RecvWorkRequests recvWrs;
-    private final Pointer[] sendWrPointers;
-    private final Pointer[] recvWrPointers;
-    private final Object[] postSendArgs;
-    private final Object[] postRecvArgs;
+    private final int sendDepth;
+    private final int recvDepth;
+    private final VerbsOps.Post postSendCall;
+    private final VerbsOps.Post postRecvCall;
     private final NativeBlock badWr = new NativeBlock(64);
     private boolean released;
 
@@ -44,7 +42,6 @@ final class EndpointResources
     EndpointResources(final VerbsConfig config, final VerbsDevice device, final long cq,
         final EndpointBufferLayout layout, final EndpointBufferPool.Slice slice, final int psn)
     {
-        this.ops = device.ops;
         this.layout = layout;
         this.slice = slice;
         this.fragmentBytes = layout.fragmentBytes;
@@ -67,20 +64,20 @@ final class EndpointResources
         }
         this.qp = created;
         this.recvWrs = new RecvWorkRequests(recvDepth, slice.address + layout.recvBase, fragmentBytes, lkey);
-        this.sendWrPointers = new Pointer[sendDepth];
+        this.sendDepth = sendDepth;
+        this.recvDepth = recvDepth;
+        final long[] sendWrAddresses = new long[sendDepth];
         for (int i = 0; i < sendDepth; i++)
         {
-            sendWrPointers[i] = new Pointer(sendWrs.address(i));
+            sendWrAddresses[i] = sendWrs.address(i);
         }
-        this.recvWrPointers = new Pointer[recvDepth];
+        final long[] recvWrAddresses = new long[recvDepth];
         for (int i = 0; i < recvDepth; i++)
         {
-            recvWrPointers[i] = new Pointer(recvWrs.address(i));
+            recvWrAddresses[i] = recvWrs.address(i);
         }
-        final Pointer qpPointer = new Pointer(qp.qp);
-        final Pointer badWrPointer = new Pointer(badWr.address());
-        this.postSendArgs = new Object[] {qpPointer, sendWrPointers[0], badWrPointer};
-        this.postRecvArgs = new Object[] {qpPointer, recvWrPointers[0], badWrPointer};
+        this.postSendCall = device.ops.postSend(qp.qp, sendWrAddresses, badWr.address());
+        this.postRecvCall = device.ops.postRecv(qp.qp, recvWrAddresses, badWr.address());
 
         // All receives in one list, one call; then unlink them so each can be re-posted alone.
         for (int i = 0; i < recvDepth; i++)
@@ -101,12 +98,12 @@ final class EndpointResources
 
     int sendDepth()
     {
-        return sendWrPointers.length;
+        return sendDepth;
     }
 
     int recvDepth()
     {
-        return recvWrPointers.length;
+        return recvDepth;
     }
 
     /** Offset of send buffer {@code slot} in {@link #view}. */
@@ -135,8 +132,7 @@ final class EndpointResources
     /** {@code ibv_post_send} of the list that starts at send WR {@code firstSlot}; 0 or an errno. Caller serialises. */
     int postSend(final int firstSlot)
     {
-        postSendArgs[1] = sendWrPointers[firstSlot];
-        return ops.postSend(postSendArgs);
+        return postSendCall.post(firstSlot);
     }
 
     /**
@@ -155,8 +151,7 @@ final class EndpointResources
     /** {@code ibv_post_recv} of receive WR {@code index}; 0 or an errno. Caller serialises. */
     int postRecv(final int index)
     {
-        postRecvArgs[1] = recvWrPointers[index];
-        return ops.postRecv(postRecvArgs);
+        return postRecvCall.post(index);
     }
 
     /**

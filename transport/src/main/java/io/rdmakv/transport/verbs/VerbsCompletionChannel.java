@@ -29,7 +29,7 @@ final class VerbsCompletionChannel implements ArmableEventSource
     private final long channel;
     private final int fd;
     private final NativeBlock eventOut = new NativeBlock(16);
-    private Object[] notifyArgs;
+    private VerbsOps.ReqNotifyCq notifyCall;
     private long cq;
     private int unacked;
     private long events;
@@ -81,7 +81,7 @@ final class VerbsCompletionChannel implements ArmableEventSource
     void attach(final long cq)
     {
         this.cq = cq;
-        this.notifyArgs = new Object[] {new Pointer(cq), 0};
+        this.notifyCall = ops.reqNotifyCq(cq, 0);
     }
 
     @Override
@@ -93,7 +93,7 @@ final class VerbsCompletionChannel implements ArmableEventSource
     @Override
     public void arm()
     {
-        final int rc = ops.reqNotifyCq(notifyArgs);
+        final int rc = notifyCall.arm();
         if (rc != 0)
         {
             throw new TransportException("ibv_req_notify_cq failed: " + LibIbverbs.describeErrno(rc));
@@ -105,7 +105,7 @@ final class VerbsCompletionChannel implements ArmableEventSource
     {
         int n = 0;
         final long out = eventOut.address();
-        while (LibIbverbs.ibv_get_cq_event(channel, out, out + 8) == 0)
+        while (ops.getCqEvent(channel, out, out + 8) == 0)
         {
             n++;
         }
@@ -123,7 +123,7 @@ final class VerbsCompletionChannel implements ArmableEventSource
     {
         if (unacked > 0)
         {
-            LibIbverbs.ibv_ack_cq_events(cq, unacked);
+            ops.ackCqEvents(cq, unacked);
             unacked = 0;
         }
     }

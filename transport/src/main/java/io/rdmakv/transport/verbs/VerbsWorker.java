@@ -1,6 +1,5 @@
 package io.rdmakv.transport.verbs;
 
-import com.sun.jna.Pointer;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -63,7 +62,7 @@ final class VerbsWorker implements Worker
     private final EndpointBufferLayout layout;
     private final EndpointBufferPool buffers;
     private final WorkCompletions completions;
-    private final Object[] pollArgs;
+    private final VerbsOps.PollCq pollCall;
     private final Int2ObjectHashMap<VerbsEndpoint> byQpNumber = new Int2ObjectHashMap<>();
     private final List<VerbsEndpoint> endpoints = new ArrayList<>();
     private final List<VerbsEndpoint> receivesToFlush = new ArrayList<>();
@@ -131,7 +130,7 @@ final class VerbsWorker implements Worker
                     eventFd.eventFd() + ", " + TimeUnit.NANOSECONDS.toMillis(config.idleWaitNs) + " ms after work, " +
                     "doubling while idle up to " + TimeUnit.NANOSECONDS.toMillis(config.idleMaxWaitNs) + " ms)");
         this.completions = new WorkCompletions(config.pollBatch);
-        this.pollArgs = new Object[] {new Pointer(cq), config.pollBatch, new Pointer(completions.address())};
+        this.pollCall = device.ops.pollCq(cq, config.pollBatch, completions.address());
     }
 
     VerbsOps ops()
@@ -304,7 +303,7 @@ final class VerbsWorker implements Worker
         {
             return 0;
         }
-        final int n = device.ops.pollCq(pollArgs);
+        final int n = pollCall.poll();
         if (n < 0)
         {
             failAll(TransportStatus.TRANSPORT_ERROR, "ibv_poll_cq failed (" + n + "): completion queue in error");

@@ -34,6 +34,7 @@ class ShmCrashCleanupTest
         final int port = ThreadLocalRandom.current().nextInt(20_000, 60_000);
         final String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         final Process child = new ProcessBuilder(List.of(java, "--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED",
+            "--enable-native-access=ALL-UNNAMED",
             "-cp", System.getProperty("java.class.path"), ShmListenerChild.class.getName(), String.valueOf(port)))
             .redirectErrorStream(true).start();
         try (Transport transport = new ShmTransportProvider().open(TransportConfig.defaults()))

@@ -1,53 +1,62 @@
 package io.rdmakv.transport.verbs.ffi;
 
-import com.sun.jna.Function;
-import com.sun.jna.Native;
 import com.sun.jna.Pointer;
-
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 
 /**
  * {@code ibv_poll_cq}, {@code ibv_req_notify_cq}, {@code ibv_post_send} and {@code ibv_post_recv}, which verbs.h
- * defines as {@code static inline} calls through the provider's function pointers in {@code ibv_context.ops}. The pointers are read once per opened
- * device ({@code req_notify_cq} may be missing: then {@link #canNotify()} is false and workers must poll); each
- * call passes only pointers to native memory that the caller prepared once and changes in place.
+ * defines as {@code static inline} calls through the provider's function pointers in {@code ibv_context.ops}, and the
+ * completion channel's {@code ibv_get_cq_event} / {@code ibv_ack_cq_events}. The pointers are read once per opened
+ * device ({@code req_notify_cq} may be missing: then {@link #canNotify()} is false and workers must poll).
  *
- * <p>Allocation: {@link Function#invokeInt(Object[])} copies the argument array and boxes the result on every call.
- * JNA's own dispatcher {@code Native.invokeInt(Function, long, int, Object[])} does neither; it is package-private,
- * so it is reached through a {@link MethodHandle} (the class path's unnamed module is open to us). When that is not
- * possible (a JNA without it, or JNA on the module path) the public, allocating call is used instead and
- * {@link #isAllocationFree()} says so.
+ * <p>Each data-path call is bound once to the native memory its caller prepared (a CQ and its completion array, a QP
+ * and its work requests) and then invoked with nothing but, for a post, the index of the first work request: no
+ * marshalling, no allocation per call. Two bindings implement it, chosen once per process by
+ * {@link io.rdmakv.transport.libc.NativeBindings}: JNA ({@code JnaVerbsOps}, every JDK) and FFM ({@code FfmVerbsOps},
+ * JDK 22+, in the jar's {@code META-INF/versions/22}; critical downcalls). Both read the same offsets,
+ * {@link VerbsLayout}, checked against verbs.h by {@code VerbsLayoutTest}.
  */
-public final class VerbsOps
+public abstract class VerbsOps
 {
-    private static final MethodHandle DISPATCH_INT = findDispatch();
+    /** {@code ibv_poll_cq(cq, num_entries, wc)} bound to its three arguments. */
+    public interface PollCq
+    {
+        /** @return completions written, or a negative value on error. */
+        int poll();
+    }
 
-    private final Function pollCq;
-    private final Function reqNotifyCq;
-    private final Function postSend;
-    private final Function postRecv;
-    private final long pollCqAddress;
-    private final long reqNotifyCqAddress;
-    private final long postSendAddress;
-    private final long postRecvAddress;
+    /** {@code ibv_req_notify_cq(cq, solicited_only)} bound to its two arguments. */
+    public interface ReqNotifyCq
+    {
+        /** @return 0 or an errno value. */
+        int arm();
+    }
 
-    private VerbsOps(final long pollCq, final long reqNotifyCq, final long postSend, final long postRecv)
+    /** {@code ibv_post_send} or {@code ibv_post_recv} bound to its QP, its work requests and its {@code bad_wr} slot. */
+    public interface Post
+    {
+        /**
+         * Post the list that starts at work request {@code index} (of the addresses given when binding).
+         *
+         * @return 0 or an errno value.
+         */
+        int post(int index);
+    }
+
+    protected final long pollCqAddress;
+    protected final long reqNotifyCqAddress;
+    protected final long postSendAddress;
+    protected final long postRecvAddress;
+
+    protected VerbsOps(final long pollCq, final long reqNotifyCq, final long postSend, final long postRecv)
     {
         this.pollCqAddress = pollCq;
         this.reqNotifyCqAddress = reqNotifyCq;
         this.postSendAddress = postSend;
         this.postRecvAddress = postRecv;
-        this.pollCq = Function.getFunction(new Pointer(pollCq), Function.C_CONVENTION);
-        this.reqNotifyCq = reqNotifyCq == 0 ? null :
-            Function.getFunction(new Pointer(reqNotifyCq), Function.C_CONVENTION);
-        this.postSend = Function.getFunction(new Pointer(postSend), Function.C_CONVENTION);
-        this.postRecv = Function.getFunction(new Pointer(postRecv), Function.C_CONVENTION);
     }
 
     /**
-     * Read the four function pointers out of an opened {@code struct ibv_context}.
+     * Read the four function pointers out of an opened {@code struct ibv_context}, bound in the process's binding.
      *
      * @throws IllegalStateException if the context is null or the provider left a pointer empty.
      */
@@ -67,97 +76,62 @@ public final class VerbsOps
             throw new IllegalStateException("provider left ibv_context.ops empty: poll_cq=0x" + Long.toHexString(poll) +
                 " post_send=0x" + Long.toHexString(send) + " post_recv=0x" + Long.toHexString(recv));
         }
-        return new VerbsOps(poll, notify, send, recv);
+        return VerbsBindings.ops(poll, notify, send, recv);
     }
+
+    /**
+     * Resolve every handle the process's binding needs from libibverbs.so.1 (the exported completion-channel calls;
+     * the ops calls need only the device's pointers) and say which: for tests and diagnostics.
+     *
+     * @throws IllegalStateException (or a linkage error) naming what did not resolve.
+     */
+    public static String resolveExported()
+    {
+        return VerbsBindings.resolveExported();
+    }
+
+    /** {@code "FFM"} or {@code "JNA"}. */
+    public abstract String binding();
 
     /** True when the provider implements {@code req_notify_cq}, so a completion channel can wake a worker. */
     public boolean canNotify()
     {
-        return reqNotifyCq != null;
+        return reqNotifyCqAddress != 0;
     }
 
-    /** True when calls go through JNA's dispatcher without allocating. */
-    public static boolean isAllocationFree()
-    {
-        return DISPATCH_INT != null;
-    }
+    /** True when a call allocates nothing (FFM always; JNA when its allocation-free dispatcher is reachable). */
+    public abstract boolean isAllocationFree();
 
-    /**
-     * {@code int ibv_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)}.
-     *
-     * @param args {@code {Pointer cq, Integer numEntries, Pointer wcArray}}, kept by the caller and reused.
-     * @return completions written, or a negative value on error.
-     */
-    public int pollCq(final Object[] args)
-    {
-        return call(pollCq, pollCqAddress, args);
-    }
+    /** Bind {@code ibv_poll_cq(cq, numEntries, wcArray)}. */
+    public abstract PollCq pollCq(long cq, int numEntries, long wcArray);
 
     /**
-     * {@code int ibv_req_notify_cq(struct ibv_cq *cq, int solicited_only)}: one event on the CQ's channel at its next
-     * completion.
+     * Bind {@code ibv_req_notify_cq(cq, solicitedOnly)}.
      *
-     * @param args {@code {Pointer cq, Integer solicitedOnly}}, kept by the caller and reused.
-     * @return 0 or an errno value.
      * @throws IllegalStateException when the provider has no {@code req_notify_cq} ({@link #canNotify()}).
      */
-    public int reqNotifyCq(final Object[] args)
-    {
-        if (reqNotifyCq == null)
-        {
-            throw new IllegalStateException("the verbs provider has no req_notify_cq");
-        }
-        return call(reqNotifyCq, reqNotifyCqAddress, args);
-    }
+    public abstract ReqNotifyCq reqNotifyCq(long cq, int solicitedOnly);
+
+    /** Bind {@code ibv_post_send(qp, wrAddresses[index], badWrSlot)}; the array is copied. */
+    public abstract Post postSend(long qp, long[] wrAddresses, long badWrSlot);
+
+    /** Bind {@code ibv_post_recv(qp, wrAddresses[index], badWrSlot)}; the array is copied. */
+    public abstract Post postRecv(long qp, long[] wrAddresses, long badWrSlot);
 
     /**
-     * {@code int ibv_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)}.
-     *
-     * @param args {@code {Pointer qp, Pointer firstWr, Pointer badWrSlot}}; the caller may change {@code args[1]}.
-     * @return 0 or an errno value.
+     * {@code int ibv_get_cq_event(struct ibv_comp_channel *, struct ibv_cq **cq, void **cq_context)}: with the
+     * channel's fd non-blocking, -1 when there is no event.
      */
-    public int postSend(final Object[] args)
-    {
-        return call(postSend, postSendAddress, args);
-    }
+    public abstract int getCqEvent(long channel, long cqOut, long cqContextOut);
 
-    /** {@code int ibv_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)}. */
-    public int postRecv(final Object[] args)
-    {
-        return call(postRecv, postRecvAddress, args);
-    }
+    /** {@code void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)}: takes a lock; call it in batches. */
+    public abstract void ackCqEvents(long cq, int nevents);
 
-    private static int call(final Function function, final long address, final Object[] args)
+    protected final void checkCanNotify()
     {
-        if (DISPATCH_INT != null)
+        if (reqNotifyCqAddress == 0)
         {
-            try
-            {
-                return (int)DISPATCH_INT.invokeExact(function, address, Function.C_CONVENTION, args);
-            }
-            catch (final RuntimeException | Error e)
-            {
-                throw e;
-            }
-            catch (final Throwable t)
-            {
-                throw new IllegalStateException(t);
-            }
-        }
-        return function.invokeInt(args);
-    }
-
-    private static MethodHandle findDispatch()
-    {
-        try
-        {
-            final MethodHandles.Lookup lookup = MethodHandles.privateLookupIn(Native.class, MethodHandles.lookup());
-            return lookup.findStatic(Native.class, "invokeInt",
-                MethodType.methodType(int.class, Function.class, long.class, int.class, Object[].class));
-        }
-        catch (final ReflectiveOperationException | RuntimeException e)
-        {
-            return null;
+            throw new IllegalStateException("the verbs provider has no req_notify_cq");
         }
     }
 }

@@ -1,6 +1,7 @@
 /**
- * The raw libibverbs binding through JNA: exported functions ({@link io.rdmakv.transport.verbs.ffi.LibIbverbs}),
- * the inline data-path calls through {@code ibv_context.ops} ({@link io.rdmakv.transport.verbs.ffi.VerbsOps}),
+ * The raw libibverbs binding: exported functions through JNA ({@link io.rdmakv.transport.verbs.ffi.LibIbverbs}),
+ * the inline data-path calls through {@code ibv_context.ops} and the completion channel's events
+ * ({@link io.rdmakv.transport.verbs.ffi.VerbsOps}: JNA, or FFM on JDK 22+ from the jar's {@code META-INF/versions/22}),
  * struct layouts checked against the C header ({@link io.rdmakv.transport.verbs.ffi.VerbsLayout}), and flyweights
  * that keep work requests and completions in native memory allocated once.
  *

@@ -1,0 +1,106 @@
+package io.rdmakv.transport.libc;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.Locale;
+
+/**
+ * Which binding carries the transport's data-path native calls: JNA or FFM ({@code java.lang.foreign}). Decided once
+ * per process, on first use, and logged once at INFO ({@code native calls: FFM (JDK 25)} or
+ * {@code native calls: JNA (JDK 17 / FFM unavailable: ...)}); the verbs binding
+ * ({@code io.rdmakv.transport.verbs.ffi.VerbsOps}) follows the same choice.
+ *
+ * <p>This is the JDK 17 version of the class: it always chooses JNA. The transport jar is multi-release: built on
+ * JDK 22+ it also holds {@code META-INF/versions/22/io/rdmakv/transport/libc/NativeBindings.class}, the version a
+ * JDK 22+ loads instead, which chooses FFM unless told otherwise or unable to. The system property
+ * {@value #PROPERTY} = {@code auto} (the default), {@code jna} or {@code ffm} forces one; {@code ffm} where it is
+ * unavailable makes {@link #libc()} throw, with the reason, rather than fall back silently.
+ */
+public final class NativeBindings
+{
+    /** The system property that forces a binding: {@code auto}, {@code jna} or {@code ffm}. */
+    public static final String PROPERTY = "rdmakv.native";
+    public static final String FFM = "FFM";
+    public static final String JNA = "JNA";
+
+    private static final Logger LOG = LoggerFactory.getLogger(NativeBindings.class);
+    private static final String DESCRIPTION;
+    private static final String FORCED_FAILURE;
+
+    static
+    {
+        final int feature = Runtime.version().feature();
+        final String requested = requestedMode();
+        final String why = feature < 22 ?
+            "java.lang.foreign is final from JDK 22" :
+            "this is the JDK 17 class: the jar was built without its META-INF/versions/22 (built on JDK " +
+                "< 22) or the classes are not read from the multi-release jar";
+        DESCRIPTION = JNA + " (JDK " + feature + " / " + ("jna".equals(requested) ?
+            "forced by -D" + PROPERTY + "=jna" : "FFM unavailable: " + why) + ")";
+        FORCED_FAILURE = "ffm".equals(requested) ? "-D" + PROPERTY + "=ffm, but FFM is unavailable: " + why : null;
+        if (FORCED_FAILURE != null)
+        {
+            LOG.error("native calls: {}", FORCED_FAILURE);
+        }
+        else
+        {
+            LOG.info("native calls: {}", DESCRIPTION);
+        }
+    }
+
+    private NativeBindings()
+    {
+    }
+
+    /** {@link #FFM} or {@link #JNA}: the binding the data-path calls use. */
+    public static String name()
+    {
+        return JNA;
+    }
+
+    /** True when the data-path calls go through FFM. */
+    public static boolean isFfm()
+    {
+        return false;
+    }
+
+    /** The binding and why it was chosen, as logged: {@code "JNA (JDK 17 / FFM unavailable: ...)"}. */
+    public static String description()
+    {
+        return DESCRIPTION;
+    }
+
+    /**
+     * The data-path libc calls in the chosen binding.
+     *
+     * @throws IllegalStateException when {@value #PROPERTY}=ffm and FFM is unavailable.
+     */
+    public static LibcCalls libc()
+    {
+        checkNotForced();
+        return JnaLibcCalls.INSTANCE;
+    }
+
+    /** Throws when {@value #PROPERTY}=ffm and FFM is unavailable (for the verbs binding's factory). */
+    public static void checkNotForced()
+    {
+        if (FORCED_FAILURE != null)
+        {
+            throw new IllegalStateException(FORCED_FAILURE);
+        }
+    }
+
+    /** {@code auto}, {@code jna} or {@code ffm} from {@value #PROPERTY}; anything else is {@code auto}, with a warning. */
+    static String requestedMode()
+    {
+        final String value = System.getProperty(PROPERTY, "auto").trim().toLowerCase(Locale.ROOT);
+        if (value.equals("auto") || value.equals("jna") || value.equals("ffm"))
+        {
+            return value;
+        }
+        LoggerFactory.getLogger(NativeBindings.class).warn("-D{}={}: not auto, jna or ffm; using auto", PROPERTY,
+            value);
+        return "auto";
+    }
+}
