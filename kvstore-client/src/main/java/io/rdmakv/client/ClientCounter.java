@@ -50,6 +50,11 @@ public enum ClientCounter
      * (caller-driven progress, verbs): no hand-off from the progress thread, no wake-up of the caller.
      */
     CALLER_COMPLETIONS("progress.callerCompletions"),
+    /**
+     * Synchronous requests answered while their caller waited by yielding, not parked (a worker callers cannot drive,
+     * tcp: the event loop completes the request and the caller sees it with no unpark; {@code RequestSlots}).
+     */
+    CALLER_YIELD_COMPLETIONS("progress.yieldCompletions"),
     /** Requests that failed (any error, including timeouts). */
     FAILURES("requests.failed"),
     /** Requests that timed out. */

@@ -6,6 +6,7 @@ import io.rdmakv.client.KvException;
 import io.rdmakv.transport.WorkerProgress;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.locks.LockSupport;
 
@@ -37,11 +38,24 @@ final class RequestSlots
      * progress thread completes the request.
      */
     static final long CALLER_YIELD_NANOS = 10_000_000;
+    /** The default of {@link #WAIT_YIELD_NANOS}, in us. */
+    static final int DEFAULT_WAIT_YIELD_MICROS = 300;
+    /**
+     * How long a synchronous caller whose worker it cannot drive (tcp: the event loop reads the answer and completes
+     * the request) waits by yielding before it parks ({@value #DEFAULT_WAIT_YIELD_MICROS} us unless the JVM property
+     * {@code rdmakv.client.waitYieldMicros} says otherwise; 0: park at once). An answer that comes within it needs no
+     * unpark: one thread hand-off per request (the loop's), as a blocking client's read has, instead of two. An RPC
+     * over loopback tcp takes 20-80 us on this project's hosts; a yield gives the core to any thread that needs it,
+     * and only {@link CallerDriveBudget} callers (half the cores) wait this way at once, the others park.
+     */
+    static final long WAIT_YIELD_NANOS = TimeUnit.MICROSECONDS.toNanos(Integer.getInteger(
+        "rdmakv.client.waitYieldMicros", DEFAULT_WAIT_YIELD_MICROS));
 
     private final RequestSlot[] slots;
     private final FreeSlotStack free;
     private final ClientCounters counters;
     private final CallerDriveBudget driveBudget;
+    private final long waitYieldNanos;
     private final WriteSequencer writes;
     /** Told after every release (the request queue waits for free slots); nothing until set. */
     private volatile Runnable onRelease = () -> { };
@@ -56,7 +70,16 @@ final class RequestSlots
     RequestSlots(final int count, final UnsafeBuffer readMemory, final int slotStride, final int extentCapacity,
         final OneSidedGetProtocol getProtocol, final ClientCounters counters, final CallerDriveBudget driveBudget)
     {
+        this(count, readMemory, slotStride, extentCapacity, getProtocol, counters, driveBudget, WAIT_YIELD_NANOS);
+    }
+
+    /** @param waitYieldNanos how long a caller that cannot drive yields before it parks ({@link #WAIT_YIELD_NANOS}). */
+    RequestSlots(final int count, final UnsafeBuffer readMemory, final int slotStride, final int extentCapacity,
+        final OneSidedGetProtocol getProtocol, final ClientCounters counters, final CallerDriveBudget driveBudget,
+        final long waitYieldNanos)
+    {
         this.driveBudget = driveBudget;
+        this.waitYieldNanos = waitYieldNanos;
         if (count > INDEX_MASK + 1)
         {
             throw new IllegalArgumentException("at most " + (INDEX_MASK + 1) + " requests in flight, got " + count);
@@ -239,9 +262,11 @@ final class RequestSlots
      *   driver given (caller-driven progress: verbs, shm) and a place in the {@link CallerDriveBudget}:
      *     0 .. CALLER_SPIN_NANOS             driver.tryProgress(); Thread.onSpinWait()   the answer is polled and its
      *     .. CALLER_YIELD_NANOS              driver.tryProgress(); Thread.yield()        callback run on this thread
-     *     later, or tryProgress() == -1      as without a driver
-     *   no place in the budget (half the cores' worth of callers drive already): as without a driver
-     *   no driver (tcp, or progress.callerDriven off):
+     *     later                              park, as below
+     *   no driver (tcp, or progress.callerDriven off), or tryProgress() == -1, and a place in the budget:
+     *     .. WAIT_YIELD_NANOS                Thread.yield()      the progress thread completes the request and this
+     *                                                            caller sees it with no unpark (yieldCompletions)
+     *   then, or with no place in the budget (half the cores' worth of callers drive or yield already):
      *     200 x Thread.onSpinWait(), then park (at most 1 ms at a time) until the progress thread unparks it
      * </pre>
      * A failed {@code tryProgress} (0: the progress thread or another caller is cycling) just spins again: whoever
@@ -253,11 +278,14 @@ final class RequestSlots
     <T> T await(final RequestSlot slot, final RequestType<T> type, final long slackNanos, final WorkerProgress driver)
     {
         final long giveUp = slot.deadlineNanos + slackNanos;
-        if (driver != null && driveBudget.tryEnter())
+        if ((driver != null || waitYieldNanos > 0) && driveBudget.tryEnter())
         {
             try
             {
-                drive(slot, driver);
+                if ((driver == null || !drive(slot, driver)) && yieldWait(slot))
+                {
+                    counters.increment(ClientCounter.CALLER_YIELD_COMPLETIONS);
+                }
             }
             finally
             {
@@ -296,19 +324,41 @@ final class RequestSlots
         }
     }
 
-    /** Run duty cycles on this thread while the slot is active, within the caller's bound (see {@link #await}). */
-    private static void drive(final RequestSlot slot, final WorkerProgress driver)
+    /**
+     * Yield while the slot is active, for at most {@code waitYieldNanos}; true when it was completed meanwhile (by
+     * the thread that progresses the worker: no unpark needed).
+     */
+    private boolean yieldWait(final RequestSlot slot)
+    {
+        final long start = System.nanoTime();
+        while (slot.state == RequestSlot.STATE_ACTIVE)
+        {
+            if (System.nanoTime() - start >= waitYieldNanos)
+            {
+                return false;
+            }
+            Thread.yield();
+        }
+        return true;
+    }
+
+    /**
+     * Run duty cycles on this thread while the slot is active, within the caller's bound (see {@link #await}).
+     *
+     * @return false when the worker cannot be driven by callers (its progress answered -1), true otherwise.
+     */
+    private static boolean drive(final RequestSlot slot, final WorkerProgress driver)
     {
         final long start = System.nanoTime();
         while (slot.state == RequestSlot.STATE_ACTIVE)
         {
             if (driver.tryProgress() < 0)
             {
-                return;
+                return false;
             }
             if (slot.state != RequestSlot.STATE_ACTIVE)
             {
-                return;
+                return true;
             }
             final long elapsed = System.nanoTime() - start;
             if (elapsed < CALLER_SPIN_NANOS)
@@ -321,9 +371,10 @@ final class RequestSlots
             }
             else
             {
-                return;
+                return true;
             }
         }
+        return true;
     }
 
     /** How many callers may drive progress at once (shared with waits on async futures, {@link DrivenFuture}). */

@@ -137,6 +137,55 @@ class CallerDrivenAwaitTest
     }
 
     @Test
+    @Timeout(30)
+    void shouldSeeTheAnswerWithoutParkingWhenItComesWhileTheCallerYields() throws Exception
+    {
+        // No driver (tcp: the event loop completes requests): the caller yields, holding a place in the budget, for
+        // a window longer than the test; the fake loop completes the request once it sees that place taken, so the
+        // answer comes during the yields.
+        final CallerDriveBudget budget = new CallerDriveBudget(1);
+        final RequestSlots yielding = new RequestSlots(SLOTS,
+            new UnsafeBuffer(ByteBuffer.allocateDirect(SLOTS * (RequestSlot.EXTENT_OFFSET + 64))),
+            RequestSlot.EXTENT_OFFSET + 64, 64, new OneSidedGetProtocol(0, false, counters), counters, budget,
+            TIMEOUT_NANOS);
+        final RequestSlot slot = syncGet(yielding);
+        final Thread loop = new Thread(() ->
+        {
+            while (budget.drivers() == 0)
+            {
+                Thread.onSpinWait();
+            }
+            slot.succeed(Status.OK, new byte[] {5}, null);
+            yielding.complete(slot);
+        }, "fake-event-loop");
+        loop.start();
+
+        assertArrayEquals(new byte[] {5}, yielding.await(slot, RequestType.GET, TIMEOUT_NANOS, null));
+        loop.join();
+        assertTrue(RequestSlots.WAIT_YIELD_NANOS > 0, "yielding is on by default");
+        assertEquals(1, counters.get(ClientCounter.CALLER_YIELD_COMPLETIONS), "answered while the caller yielded");
+        assertEquals(0, budget.drivers(), "the place went back");
+        assertEquals(0, counters.get(ClientCounter.CALLER_COMPLETIONS), "yielding is not driving");
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldParkAtOnceWhenYieldingIsOffAndNoDriverIsGiven() throws Exception
+    {
+        final CallerDriveBudget budget = new CallerDriveBudget(1);
+        final RequestSlots parking = new RequestSlots(SLOTS,
+            new UnsafeBuffer(ByteBuffer.allocateDirect(SLOTS * (RequestSlot.EXTENT_OFFSET + 64))),
+            RequestSlot.EXTENT_OFFSET + 64, 64, new OneSidedGetProtocol(0, false, counters), counters, budget, 0);
+        final RequestSlot slot = syncGet(parking);
+        final Thread progressThread = completeNotFoundOnceParked(parking, slot);
+
+        assertEquals(null, parking.await(slot, RequestType.GET, TIMEOUT_NANOS, null));
+        progressThread.join();
+        assertEquals(0, counters.get(ClientCounter.CALLER_YIELD_COMPLETIONS));
+        assertEquals(0, budget.drivers());
+    }
+
+    @Test
     void shouldBoundTheCallersThatDriveAtOnce()
     {
         final CallerDriveBudget budget = new CallerDriveBudget(2);
