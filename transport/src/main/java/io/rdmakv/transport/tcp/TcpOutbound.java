@@ -46,10 +46,11 @@ import java.util.concurrent.RejectedExecutionException;
  * on its own thread with no task and no eventfd wake-up of the loop, as a blocking client's would. What the socket
  * does not take (a full send buffer) or a write error leaves the rest to the write task, unchanged:
  * <pre>
- *   schedule(), not on the loop:  [monitor] scheduled by this caller, loop not writing, Netty's buffer empty,
- *                                 no tracked send queued?  write(dup fd, frame) ... every frame written?
- *                                   yes: release them, scheduled = false; return the anonymous sends' credits
- *                                   no:  the rest stays queued (scheduled): execute(write task) as before
+ *   schedule(), not on the loop:  loop { [monitor] loop not writing, Netty's buffer empty, no tracked send queued?
+ *                                          nothing queued: scheduled = false, done; else take the queue
+ *                                        write(dup fd, frame) ... outside the monitor (others only queue meanwhile)
+ *                                        all written: release them, return their credits, loop again
+ *                                        else: [monitor] the rest back in front; execute(write task) as before }
  *   write task (loop):            [monitor] swap the queues, loopWriting = true ... flush ...
  *                                 [monitor] loopWriting = Netty's outbound buffer still holds bytes
  * </pre>
@@ -112,6 +113,12 @@ final class TcpOutbound
 
     /** Direct writes: a duplicate of the channel's socket descriptor, or null (off, or closed: under monitor). */
     private FileDescriptor direct;
+    /** The direct writer's spare queue, swapped with {@link #queuedFrames} (under monitor). */
+    private ArrayDeque<ByteBuf> directFrames = new ArrayDeque<>();
+    /** Under monitor: a direct writer is in a system call on {@link #direct}, which a close must leave open till then. */
+    private boolean directWriting;
+    /** Under monitor: closed while a direct write ran; the writer closes it when its call returns. */
+    private FileDescriptor closeAfterWrite;
     /** Under monitor: the loop holds frames of this endpoint (a write task between its swap and its flush's end). */
     private boolean loopWriting;
     /** Batches written by callers themselves, and direct writes the socket cut short (diagnostics, tests). */
@@ -170,16 +177,28 @@ final class TcpOutbound
         {
             final FileDescriptor fd = direct;
             direct = null;
-            if (fd != null)
+            if (directWriting)
             {
-                try
-                {
-                    fd.close();
-                }
-                catch (final IOException ex)
-                {
-                    LOG.debug("{}: closing the direct-write descriptor failed", channel, ex);
-                }
+                closeAfterWrite = fd;
+            }
+            else
+            {
+                close(fd);
+            }
+        }
+    }
+
+    private void close(final FileDescriptor fd)
+    {
+        if (fd != null)
+        {
+            try
+            {
+                fd.close();
+            }
+            catch (final IOException ex)
+            {
+                LOG.debug("{}: closing the direct-write descriptor failed", channel, ex);
             }
         }
     }
@@ -261,55 +280,113 @@ final class TcpOutbound
     }
 
     /**
-     * A caller that started a batch: write it to the socket now if the loop holds nothing of ours (see the class).
+     * A caller that started a batch: write it to the socket now if the loop holds nothing of ours (see the class),
+     * and go on with what other threads queue meanwhile (they find the batch started and only queue), so one writer at
+     * a time does the system calls, outside the monitor.
      *
-     * @return true when every queued frame was written: nothing is left for the write task.
+     * @return true when every queued frame was written: nothing is left for the write task; false when the rest is
+     *         the write task's (still {@code scheduled}: the caller executes it).
      */
     private boolean writeDirect()
     {
-        final int anonymous;
-        synchronized (monitor)
+        while (true)
         {
-            final FileDescriptor fd = direct;
-            if (fd == null || !scheduled || loopWriting || !queuedSendIds.isEmpty())
+            final FileDescriptor fd;
+            final ArrayDeque<ByteBuf> batch;
+            final int anonymous;
+            synchronized (monitor)
             {
-                return false;
-            }
-            ByteBuf frame;
-            while ((frame = queuedFrames.peekFirst()) != null)
-            {
-                if (!frame.hasMemoryAddress())
+                fd = direct;
+                if (fd == null || !scheduled || loopWriting || !queuedSendIds.isEmpty())
                 {
                     return false;
                 }
-                try
+                if (queuedFrames.isEmpty())
                 {
-                    frame.skipBytes(fd.writeAddress(frame.memoryAddress(), frame.readerIndex(), frame.writerIndex()));
+                    scheduled = false;
+                    return true;
                 }
-                catch (final IOException ex)
+                batch = queuedFrames;
+                queuedFrames = directFrames;
+                directFrames = batch;
+                anonymous = queuedAnonymous;
+                queuedAnonymous = 0;
+                open = null; // in this writer's hands: never appended to again
+                directWriting = true;
+            }
+            final boolean complete = writeAll(fd, batch);
+            synchronized (monitor)
+            {
+                directWriting = false;
+                if (closeAfterWrite != null)
                 {
-                    return false; // the write task's own write meets the error and closes the channel
+                    close(closeAfterWrite); // the channel went inactive meanwhile
+                    closeAfterWrite = null;
                 }
-                if (frame.isReadable())
+            }
+            if (!complete)
+            {
+                synchronized (monitor)
                 {
                     directWritesCutShort++;
-                    return false; // the socket's send buffer is full: the loop writes the rest when it drains
+                    if (direct == null)
+                    {
+                        // The connection is gone and its queue released: these frames go nowhere either.
+                        ByteBuf frame;
+                        while ((frame = batch.pollFirst()) != null)
+                        {
+                            frame.release();
+                        }
+                        return true;
+                    }
+                    // The rest goes before anything queued meanwhile; its sends' credits come back with its write.
+                    while (!queuedFrames.isEmpty())
+                    {
+                        batch.addLast(queuedFrames.pollFirst());
+                    }
+                    final ArrayDeque<ByteBuf> rest = queuedFrames;
+                    queuedFrames = batch;
+                    directFrames = rest;
+                    queuedAnonymous += anonymous;
                 }
-                queuedFrames.pollFirst();
-                if (frame == open)
-                {
-                    open = null;
-                }
-                frame.release();
+                return false;
             }
-            anonymous = queuedAnonymous;
-            queuedAnonymous = 0;
-            scheduled = false;
             directBatches++;
+            if (anonymous > 0)
+            {
+                credits.onAnonymousWritten(anonymous);
+            }
         }
-        if (anonymous > 0)
+    }
+
+    /**
+     * Write {@code batch}'s frames in order, releasing each one written whole; false when the socket took less (a full
+     * send buffer, or an error the write task's own write meets again and closes the channel on): the frames left,
+     * the first maybe in part, stay in {@code batch}. Only the one direct writer calls it.
+     */
+    private static boolean writeAll(final FileDescriptor fd, final ArrayDeque<ByteBuf> batch)
+    {
+        ByteBuf frame;
+        while ((frame = batch.peekFirst()) != null)
         {
-            credits.onAnonymousWritten(anonymous);
+            if (!frame.hasMemoryAddress())
+            {
+                return false;
+            }
+            try
+            {
+                frame.skipBytes(fd.writeAddress(frame.memoryAddress(), frame.readerIndex(), frame.writerIndex()));
+            }
+            catch (final IOException ex)
+            {
+                return false;
+            }
+            if (frame.isReadable())
+            {
+                return false;
+            }
+            batch.pollFirst();
+            frame.release();
         }
         return true;
     }
