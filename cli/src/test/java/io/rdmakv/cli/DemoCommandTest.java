@@ -13,8 +13,8 @@ class DemoCommandTest
     @Timeout(90)
     void shouldRunWorkloadAndReportEverything()
     {
-        final CliCommandsTest.Run demo = CliCommandsTest.run(null, "demo", "--keys", "300", "--threads", "2",
-            "--duration-ms", "700", "--pool-size", "8MiB");
+        final CliCommandsTest.Run demo = CliCommandsTest.run(null, "demo", "--transport", "tcp", "--keys", "300",
+            "--threads", "2", "--duration-ms", "700", "--pool-size", "8MiB");
         assertEquals(ExitCodes.OK, demo.code(), demo.out() + demo.err());
         final String out = demo.out();
         assertTrue(out.contains("transport        tcp"), out);
@@ -27,13 +27,14 @@ class DemoCommandTest
         assertTrue(out.contains("(none on the data path)"), out);
         assertTrue(out.contains("node 1 "), out);
         assertTrue(out.contains("  auto           would select shm (same host as the node"), out);
+        assertTrue(!out.contains("beside it"), "an explicit transport runs alone: " + out);
     }
 
     @Test
     @Timeout(90)
-    void shouldPickShmWithTransportAutoAndSayWhy()
+    void shouldPickShmByDefaultSayWhyAndRunTcpBesideIt()
     {
-        final CliCommandsTest.Run demo = CliCommandsTest.run(null, "demo", "--transport", "auto", "--keys", "300",
+        final CliCommandsTest.Run demo = CliCommandsTest.run(null, "demo", "--keys", "300",
             "--threads", "2", "--duration-ms", "700", "--pool-size", "8MiB");
         assertEquals(ExitCodes.OK, demo.code(), demo.out() + demo.err());
         final String out = demo.out();
@@ -41,5 +42,7 @@ class DemoCommandTest
         assertTrue(out.contains("same host as the node (boot id and network namespace match)"), out);
         assertTrue(out.matches("(?s).*one-sided hits [1-9]\\d*,.*"), "GETs were served one-sided: " + out);
         assertTrue(out.contains("(none on the data path)"), out);
+        assertTrue(out.contains("beside it: the same workload over tcp"), out);
+        assertTrue(out.matches("(?s).*\nshm +[1-9]\\d* .*\ntcp +[1-9]\\d* .*"), "both rows, both with ops: " + out);
     }
 }
