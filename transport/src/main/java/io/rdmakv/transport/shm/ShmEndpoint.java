@@ -69,7 +69,6 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
     /** Region ids to ask the peer for (with the token to present), progress thread sends them. */
     private final Int2ObjectHashMap<Long> mapRequests = new Int2ObjectHashMap<>();
     private final Int2ObjectHashMap<Long> mapAsked = new Int2ObjectHashMap<>();
-    private boolean disconnectDelivered;
     private TransportStatus downStatus = TransportStatus.PEER_FAILED;
     private String downDetail = "peer closed the connection";
 
@@ -308,9 +307,8 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
             if (window.isDownLocked() && window.outstanding() == 0 && window.trackedCountLocked() == 0 &&
                 done.isEmpty())
             {
-                if (!disconnectDelivered)
+                if (claimDisconnect())
                 {
-                    disconnectDelivered = true;
                     releaseLocked();
                 }
                 else
@@ -574,13 +572,19 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
             }
         }
         deliverCompletions();
+        final boolean deliver;
         synchronized (lock)
         {
-            if (!disconnectDelivered)
+            deliver = claimDisconnect();
+            if (deliver)
             {
-                disconnectDelivered = true;
                 releaseLocked();
             }
+        }
+        if (deliver)
+        {
+            // As tcp and verbs do on a worker close: the handler hears of every endpoint it loses, once.
+            Callbacks.disconnected(handler, this, downStatus, downDetail);
         }
     }
 

@@ -97,6 +97,42 @@ public abstract class AbstractLifecycleConformanceTest extends TransportConforma
     }
 
     @Test
+    @Timeout(60)
+    void shouldDeliverOnDisconnectedExactlyOnceOnALocalCloseAndToThePeer() throws Exception
+    {
+        final Connection c = connect();
+        c.clientEndpoint().close();
+        assertTrue(c.client().handler.disconnected.await(30, TimeUnit.SECONDS), "onDisconnected after close()");
+        assertTrue(c.server().handler.disconnected.await(30, TimeUnit.SECONDS), "the peer sees the close");
+        c.client().awaitFullCycle(); // anything the close queued has run: a second onDisconnected would show now
+        c.server().awaitFullCycle();
+        c.clientEndpoint().close(); // a second close changes nothing
+        c.client().awaitFullCycle();
+        assertEquals(1, c.client().handler.disconnects.get(), "exactly once on the closing side");
+        assertEquals(TransportStatus.CLOSED, c.client().handler.disconnectStatus.get());
+        assertEquals(1, c.server().handler.disconnects.get(), "exactly once on the peer");
+        assertTrue(c.clientEndpoint().send(new UnsafeBuffer(new byte[8]), 0, 8, null) < 0,
+            "a closed endpoint refuses sends");
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldDeliverOnDisconnectedExactlyOnceWhenTheWorkerCloses() throws Exception
+    {
+        final Connection c = connect();
+        c.client().progress.close(); // stops the progress and closes the worker with its endpoints
+        assertTrue(c.client().handler.disconnected.await(30, TimeUnit.SECONDS),
+            "onDisconnected for an endpoint of a closed worker");
+        assertEquals(1, c.client().handler.disconnects.get(), "exactly once");
+        assertEquals(TransportStatus.CLOSED, c.client().handler.disconnectStatus.get());
+        assertTrue(c.server().handler.disconnected.await(30, TimeUnit.SECONDS), "the peer sees the close");
+        c.server().awaitFullCycle();
+        assertEquals(1, c.server().handler.disconnects.get(), "exactly once on the peer");
+        assertTrue(c.clientEndpoint().send(new UnsafeBuffer(new byte[8]), 0, 8, null) < 0,
+            "an endpoint of a closed worker refuses sends");
+    }
+
+    @Test
     @Timeout(30)
     void shouldFailToConnectWhereNothingListens() throws Exception
     {
