@@ -193,9 +193,11 @@ if [ -n "$ycsb" ]; then
   warmup_secs="${warmup%s}"
   load_threads=4
   # The JDK flags the client needs (bin/rdmakv's): Agrona and Netty reach into the JDK.
+  # RDMAKV_YCSB_JAVA_OPTS: extra JVM flags for every YCSB JVM (e.g. a client property to compare before and after).
+  # shellcheck disable=SC2206
   ycsb_java=(java --add-opens java.base/jdk.internal.misc=ALL-UNNAMED --add-opens java.base/java.nio=ALL-UNNAMED
     --add-opens java.base/sun.nio.ch=ALL-UNNAMED -Dio.netty.tryReflectionSetAccessible=true -XX:MaxDirectMemorySize=1g
-    -cp "$ycsb_jar" site.ycsb.Client)
+    ${RDMAKV_YCSB_JAVA_OPTS:-} -cp "$ycsb_jar" site.ycsb.Client)
   # Both redis servers are the same binary and settings but for persistence; io-threads 1 as above.
   redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --io-threads 1 \
     --protected-mode no --dir "$work" >"$work/redis.log" 2>&1 &
