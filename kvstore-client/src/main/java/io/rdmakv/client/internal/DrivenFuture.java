@@ -18,7 +18,9 @@ import java.util.concurrent.TimeoutException;
  *   get / join, not done, a driver and a place in the {@link CallerDriveBudget}, not on the progress thread:
  *     0 .. WAIT_SPIN_NANOS        driver.tryProgress(); Thread.onSpinWait()
  *     .. CALLER_YIELD_NANOS       driver.tryProgress(); Thread.yield()
- *     then (or done, or tryProgress() == -1, or the get's timeout)   CompletableFuture's own wait (park)
+ *     then (or done, or the get's timeout)                           CompletableFuture's own wait (park)
+ *   no driver (tcp) or tryProgress() == -1, a place in the budget:
+ *     .. RequestSlots.WAIT_YIELD_NANOS  Thread.yield()   the progress thread completes it, no unpark; then park
  * </pre>
  * Stages ({@code thenApply}, {@code whenComplete}, ...) are futures of this class too ({@link #newIncompleteFuture}),
  * so waiting on a stage drives as well. Completion, callbacks and results are CompletableFuture's, unchanged.
@@ -47,10 +49,11 @@ class DrivenFuture<T> extends CompletableFuture<T>
      * Who drives a waiting caller: the client's progress when callers may drive it (null: waits only park), the
      * budget of callers that drive at once, and the counters a caller's own completion is counted in.
      */
-    record Drive(WorkerProgress driver, CallerDriveBudget budget, ClientCounters counters, long spinNanos)
+    record Drive(WorkerProgress driver, CallerDriveBudget budget, ClientCounters counters, long spinNanos,
+        long yieldNanos)
     {
         /** Waits park, as a plain CompletableFuture's do. */
-        static final Drive NONE = new Drive(null, CallerDriveBudget.SHARED, null, 0);
+        static final Drive NONE = new Drive(null, CallerDriveBudget.SHARED, null, 0, 0);
     }
 
     DrivenFuture(final Drive drive)
@@ -88,51 +91,83 @@ class DrivenFuture<T> extends CompletableFuture<T>
         return super.join();
     }
 
-    /** Drive the client's progress while this future is not done, for at most {@code maxNanos} (see the class). */
+    /**
+     * Drive the client's progress while this future is not done, for at most {@code maxNanos} (see the class); where
+     * callers cannot drive it (tcp), yield for up to the drive's {@code yieldNanos} ({@link RequestSlots#WAIT_YIELD_NANOS})
+     * instead, so an answer the
+     * progress thread completes meanwhile needs no unpark, as a synchronous call's ({@link RequestSlots#await}).
+     */
     private void drive(final long maxNanos)
     {
         final WorkerProgress driver = drive.driver();
-        if (driver == null || isDone() || driver.isProgressThread() || !drive.budget().tryEnter())
+        final boolean mayYield = driver == null && drive.counters() != null && drive.yieldNanos() > 0;
+        if (isDone() || (driver == null ? !mayYield : driver.isProgressThread()) || !drive.budget().tryEnter())
         {
             return;
         }
         try
         {
-            final long start = System.nanoTime();
-            while (!isDone())
+            if ((driver == null || !driveProgress(driver, maxNanos)) && drive.counters() != null &&
+                drive.yieldNanos() > 0 && yieldWait(Math.min(maxNanos, drive.yieldNanos())))
             {
-                final int work = driver.tryProgress();
-                if (work < 0)
-                {
-                    return;
-                }
-                if (isDone())
-                {
-                    if (work > 0 && drive.counters() != null)
-                    {
-                        // done in this thread's own cycle (no other thread cycles meanwhile): no wake-up
-                        drive.counters().increment(ClientCounter.CALLER_COMPLETIONS);
-                    }
-                    return;
-                }
-                final long elapsed = System.nanoTime() - start;
-                if (elapsed >= maxNanos || elapsed >= RequestSlots.CALLER_YIELD_NANOS)
-                {
-                    return;
-                }
-                if (elapsed < drive.spinNanos())
-                {
-                    Thread.onSpinWait();
-                }
-                else
-                {
-                    Thread.yield();
-                }
+                drive.counters().increment(ClientCounter.CALLER_YIELD_COMPLETIONS);
             }
         }
         finally
         {
             drive.budget().exit();
         }
+    }
+
+    /** Yield while not done, for at most {@code maxNanos}; true when the future completed meanwhile. */
+    private boolean yieldWait(final long maxNanos)
+    {
+        final long start = System.nanoTime();
+        while (!isDone())
+        {
+            if (System.nanoTime() - start >= maxNanos)
+            {
+                return false;
+            }
+            Thread.yield();
+        }
+        return true;
+    }
+
+    /** @return false when callers cannot drive the worker (its progress answered -1), true otherwise. */
+    private boolean driveProgress(final WorkerProgress driver, final long maxNanos)
+    {
+        final long start = System.nanoTime();
+        while (!isDone())
+        {
+            final int work = driver.tryProgress();
+            if (work < 0)
+            {
+                return false;
+            }
+            if (isDone())
+            {
+                if (work > 0 && drive.counters() != null)
+                {
+                    // done in this thread's own cycle (no other thread cycles meanwhile): no wake-up
+                    drive.counters().increment(ClientCounter.CALLER_COMPLETIONS);
+                }
+                return true;
+            }
+            final long elapsed = System.nanoTime() - start;
+            if (elapsed >= maxNanos || elapsed >= RequestSlots.CALLER_YIELD_NANOS)
+            {
+                return true;
+            }
+            if (elapsed < drive.spinNanos())
+            {
+                Thread.onSpinWait();
+            }
+            else
+            {
+                Thread.yield();
+            }
+        }
+        return true;
     }
 }

@@ -102,6 +102,31 @@ class DrivenFutureTest
     }
 
     @Test
+    void shouldYieldWhereCallersCannotDriveAndSeeTheAnswerWithoutAnUnpark() throws Exception
+    {
+        // tcp: no driver; the waiter yields (a window longer than the test) holding a place in the budget, and the
+        // progress thread completes the future meanwhile.
+        final CallerDriveBudget budget = new CallerDriveBudget(1);
+        final DrivenFuture<String> future = new DrivenFuture<>(
+            new DrivenFuture.Drive(null, budget, counters, 0, TimeUnit.SECONDS.toNanos(60)));
+        final Thread loop = new Thread(() ->
+        {
+            while (budget.drivers() == 0)
+            {
+                Thread.onSpinWait();
+            }
+            future.complete("v");
+        }, "fake-event-loop");
+        loop.start();
+
+        assertEquals("v", future.get());
+        loop.join();
+        assertEquals(1, counters.get(ClientCounter.CALLER_YIELD_COMPLETIONS), "seen while yielding");
+        assertEquals(0, counters.get(ClientCounter.CALLER_COMPLETIONS), "yielding is not driving");
+        assertEquals(0, budget.drivers(), "its place was given back");
+    }
+
+    @Test
     void shouldTimeOutAGetWhoseAnswerNeverComes()
     {
         final FakeProgress busy = new FakeProgress(0); // someone else always holds the cycle
@@ -116,7 +141,7 @@ class DrivenFutureTest
 
     private DrivenFuture.Drive drive(final WorkerProgress driver, final CallerDriveBudget budget)
     {
-        return new DrivenFuture.Drive(driver, budget, counters, TimeUnit.MICROSECONDS.toNanos(20));
+        return new DrivenFuture.Drive(driver, budget, counters, TimeUnit.MICROSECONDS.toNanos(20), 0);
     }
 
     /** Another thread completes {@code future} with "late" once {@code waiter} parks in its wait. */
