@@ -275,7 +275,7 @@ public final class KvServer implements AutoCloseable
         startMetrics();
 
         welcomes = new NodeWelcomes(config, transportName, advertisedDataPort(), region.remoteKey().pack(),
-            side == null ? List.of() : side.served(), geometry, epoch, arena.address(), tickets, () -> clusterView);
+            transport.capabilities().has(TransportCapability.HOST_LOCAL) ? HostIdentity.current() : "", side == null ? List.of() : side.served(), geometry, epoch, arena.address(), tickets, () -> clusterView);
         control = new ControlServer(new InetSocketAddress(config.host(), config.controlPort()),
             new ControlServer.ControlSettings(config.maxControlFrameBytes(), config.maxConnections(), config.secret(),
                 config.admission()),
