@@ -158,6 +158,10 @@ public final class KvServer implements AutoCloseable
     private void doStart()
     {
         ServerOpenFiles.raiseAndReport(config);
+        if (config.advertisedHostPicked())
+        {
+            LOG.info("advertised host: {}", config.advertisedHostReason());
+        }
         final StartupReport.Builder timeline = new StartupReport.Builder();
         // Independent steps overlap: RocksDB opens (loading its native library first) and the transport opens on
         // threads of their own while this one maps and pins the pool.
