@@ -158,7 +158,11 @@ public final class KvServer implements AutoCloseable
     private void doStart()
     {
         ServerOpenFiles.raiseAndReport(config);
-        if (config.advertisedHostPicked())
+        if (config.advertisedLoopbackOnly())
+        {
+            LOG.warn("advertised host: {}", config.advertisedHostReason());
+        }
+        else if (config.advertisedHostPicked())
         {
             LOG.info("advertised host: {}", config.advertisedHostReason());
         }

@@ -18,7 +18,8 @@ import java.util.List;
  *   host a wildcard (0.0.0.0, ::, "")   the first address, in interface-index order, of an interface that is up and
  *                                       not loopback, that is neither loopback, link-local nor a wildcard; IPv4
  *                                       before IPv6
- *                                       none: refuse to start, naming advertised.host and host
+ *                                       none: 127.0.0.1 with a WARN (only this machine's clients can reach the
+ *                                       node then anyway), naming advertised.host
  * </pre>
  *
  * Not {@code InetAddress.getLocalHost()}: on a stock Debian or Ubuntu host the host name maps to 127.0.1.1 in
@@ -39,9 +40,14 @@ final class AdvertisedHost
      * @param host   the address literal (or name) to advertise.
      * @param reason one sentence for the node's start-up log.
      * @param picked true when it was picked among the interfaces (the node logs it at INFO).
+     * @param loopbackOnly true when no interface had a usable address and loopback is advertised (logged at WARN).
      */
-    record Choice(String host, String reason, boolean picked)
+    record Choice(String host, String reason, boolean picked, boolean loopbackOnly)
     {
+        Choice(final String host, final String reason, final boolean picked)
+        {
+            this(host, reason, picked, false);
+        }
     }
 
     private AdvertisedHost()
@@ -60,7 +66,6 @@ final class AdvertisedHost
      * @param explicit   {@code advertised.host}, or null when not set.
      * @param interfaces this machine's interface addresses (only read when {@code bind} is a wildcard).
      * @return the choice.
-     * @throws ConfigException when {@code bind} is a wildcard and no interface has a usable address.
      */
     static Choice choose(final String bind, final String explicit, final InterfaceSource interfaces)
     {
@@ -94,11 +99,12 @@ final class AdvertisedHost
         {
             return picked(bind, v6, all);
         }
-        throw new ConfigException("host=" + bind + " is a wildcard and this machine has no interface that is up " +
-            "with a non-loopback, non-link-local address to tell clients and peers (seen: " + describe(all) + "); " +
-            "advertising a loopback address would send remote clients to themselves. Fix: set advertised.host " +
-            "(--advertised-host HOST) to the address clients reach this node at, or bind host=127.0.0.1 " +
-            "(--host 127.0.0.1) for clients on this machine only");
+        // Nothing but loopback is up (a container with --network none, a service started before the network): no
+        // remote client can reach this node now, so loopback is true for every client that can; say so loudly.
+        return new Choice("127.0.0.1", "host=" + bind + " is a wildcard and this machine has no interface that is " +
+            "up with a non-loopback, non-link-local address (seen: " + describe(all) + "): advertising 127.0.0.1, " +
+            "which only clients on this machine can use; once a network is up, restart or set advertised.host " +
+            "(--advertised-host HOST) to the address clients reach this node at", true, true);
     }
 
     private static boolean usable(final InterfaceAddress a)

@@ -73,6 +73,12 @@ final class NodeAddresses
         return advertisedHost.picked();
     }
 
+    /** True when nothing but loopback was up to advertise (a wildcard bind): the node warns. */
+    boolean advertisedLoopbackOnly()
+    {
+        return advertisedHost.loopbackOnly();
+    }
+
     int controlPort()
     {
         return controlPort;

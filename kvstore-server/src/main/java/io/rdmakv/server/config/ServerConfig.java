@@ -399,6 +399,12 @@ public final class ServerConfig
         return addresses.advertisedHostPicked();
     }
 
+    /** True when a wildcard-bound node found nothing but loopback to advertise (it logs a WARN). */
+    public boolean advertisedLoopbackOnly()
+    {
+        return addresses.advertisedLoopbackOnly();
+    }
+
     public int controlPort()
     {
         return addresses.controlPort();

@@ -12,12 +12,11 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A node never advertises a loopback address because it was bound to a wildcard (issue 30): it picks an interface
- * address, or refuses to start naming {@code advertised.host}. Interfaces injected; nothing here reads the machine's.
+ * address, or, with nothing but loopback up, advertises 127.0.0.1 with a warning naming {@code advertised.host}. Interfaces injected; nothing here reads the machine's.
  */
 class AdvertisedHostTest
 {
@@ -30,15 +29,17 @@ class AdvertisedHostTest
     private static final InterfaceAddress ETH6_LINK_LOCAL = address("eth0", 2, true, false, "fe80::1");
 
     @Test
-    void shouldRefuseAWildcardBindOnAMachineWithOnlyLoopbackNamingTheFix()
+    void shouldAdvertiseLoopbackWithAWarningNamingTheFixWhenNothingElseIsUp()
     {
-        final ConfigException refused = assertThrows(ConfigException.class,
-            () -> AdvertisedHost.choose("0.0.0.0", null, source(LO4, LO6, DEBIAN_HOSTNAME, ETH6_LINK_LOCAL)));
-        final String message = refused.getMessage();
+        final AdvertisedHost.Choice c =
+            AdvertisedHost.choose("0.0.0.0", null, source(LO4, LO6, DEBIAN_HOSTNAME, ETH6_LINK_LOCAL));
+        assertEquals("127.0.0.1", c.host(), "never 127.0.1.1 (the host name's): the loopback only this machine uses");
+        assertTrue(c.loopbackOnly(), "the node warns");
+        final String message = c.reason();
         assertTrue(message.contains("advertised.host") && message.contains("--advertised-host"), message);
         assertTrue(message.contains("host=0.0.0.0 is a wildcard"), message);
         assertTrue(message.contains("lo 127.0.0.1"), "says what it saw: " + message);
-        assertThrows(ConfigException.class, () -> AdvertisedHost.choose("::", null, source()));
+        assertTrue(AdvertisedHost.choose("::", null, source()).loopbackOnly());
     }
 
     @Test
@@ -98,7 +99,9 @@ class AdvertisedHostTest
         final NodeAddresses wildcard = new NodeAddresses(s, source(LO4, ETH4));
         assertEquals("192.0.2.7", wildcard.advertisedHost());
         assertTrue(wildcard.advertisedHostPicked());
-        assertThrows(ConfigException.class, () -> new NodeAddresses(s, source(LO4, DEBIAN_HOSTNAME)));
+        final NodeAddresses loopbackOnly = new NodeAddresses(s, source(LO4, DEBIAN_HOSTNAME));
+        assertEquals("127.0.0.1", loopbackOnly.advertisedHost());
+        assertTrue(loopbackOnly.advertisedLoopbackOnly(), "warned");
         s.put("host", "127.0.0.1");
         assertEquals("127.0.0.1", new NodeAddresses(s, source(LO4)).advertisedHost());
     }
