@@ -158,6 +158,14 @@ public final class KvServer implements AutoCloseable
     private void doStart()
     {
         ServerOpenFiles.raiseAndReport(config);
+        if (config.advertisedLoopbackOnly())
+        {
+            LOG.warn("advertised host: {}", config.advertisedHostReason());
+        }
+        else if (config.advertisedHostPicked())
+        {
+            LOG.info("advertised host: {}", config.advertisedHostReason());
+        }
         final StartupReport.Builder timeline = new StartupReport.Builder();
         // Independent steps overlap: RocksDB opens (loading its native library first) and the transport opens on
         // threads of their own while this one maps and pins the pool.
@@ -275,7 +283,7 @@ public final class KvServer implements AutoCloseable
         startMetrics();
 
         welcomes = new NodeWelcomes(config, transportName, advertisedDataPort(), region.remoteKey().pack(),
-            side == null ? List.of() : side.served(), geometry, epoch, arena.address(), tickets, () -> clusterView);
+            transport.capabilities().has(TransportCapability.HOST_LOCAL) ? HostIdentity.current() : "", side == null ? List.of() : side.served(), geometry, epoch, arena.address(), tickets, () -> clusterView);
         control = new ControlServer(new InetSocketAddress(config.host(), config.controlPort()),
             new ControlServer.ControlSettings(config.maxControlFrameBytes(), config.maxConnections(), config.secret(),
                 config.admission()),

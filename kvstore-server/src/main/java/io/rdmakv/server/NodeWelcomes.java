@@ -19,7 +19,11 @@ import java.util.function.Supplier;
  * unless the client's HELLO prefers another the node serves: the first address is the one a client naming one
  * transport uses, and the WELCOME's remote key is that transport's, so a client of the single-transport protocol is
  * served by a node serving several. With side transports each address carries its own remote key
- * ({@link TransportAddress#served}); a node serving one transport sends exactly what it always did.
+ * ({@link TransportAddress#served}); a node serving one transport sends exactly what it always did, unless that
+ * transport is host-local. The address of a host-local transport carries the node's host identity whether it is the
+ * main transport ({@code transport=shm}) or a side one: a client chooses a host-local transport only when that
+ * identity is its own (before, a {@code transport=shm} node sent its shm address without it, so {@code auto} clients
+ * on its host were told it was elsewhere and took tcp).
  */
 final class NodeWelcomes
 {
@@ -27,6 +31,8 @@ final class NodeWelcomes
     private final String mainTransport;
     private final int mainPort;
     private final byte[] mainRemoteKey;
+    /** The main transport's host identity: this process's when the main transport is host-local, else empty. */
+    private final String mainHostIdentity;
     private final List<SideTransports.Served> side;
     private final PoolGeometry geometry;
     private final long epoch;
@@ -35,13 +41,14 @@ final class NodeWelcomes
     private final Supplier<ClusterView> clusterView;
 
     NodeWelcomes(final ServerConfig config, final String mainTransport, final int mainPort,
-        final byte[] mainRemoteKey, final List<SideTransports.Served> side, final PoolGeometry geometry,
+        final byte[] mainRemoteKey, final String mainHostIdentity, final List<SideTransports.Served> side, final PoolGeometry geometry,
         final long epoch, final long poolAddress, final SessionTickets tickets, final Supplier<ClusterView> clusterView)
     {
         this.config = config;
         this.mainTransport = mainTransport;
         this.mainPort = mainPort;
         this.mainRemoteKey = mainRemoteKey.clone();
+        this.mainHostIdentity = mainHostIdentity;
         this.side = List.copyOf(side);
         this.geometry = geometry;
         this.epoch = epoch;
@@ -73,12 +80,12 @@ final class NodeWelcomes
     private List<TransportAddress> addresses(final List<String> preference)
     {
         final String host = config.advertisedHost();
-        if (side.isEmpty())
+        if (side.isEmpty() && mainHostIdentity.isEmpty())
         {
             return List.of(new TransportAddress(mainTransport, host, mainPort, new byte[0]));
         }
         final List<TransportAddress> all = new ArrayList<>();
-        all.add(TransportAddress.served(mainTransport, host, mainPort, mainRemoteKey, ""));
+        all.add(TransportAddress.served(mainTransport, host, mainPort, mainRemoteKey, mainHostIdentity));
         side.forEach(s -> all.add(SideTransports.address(s, config)));
         for (final String wanted : preference)
         {

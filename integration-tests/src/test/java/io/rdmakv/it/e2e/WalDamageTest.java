@@ -5,6 +5,9 @@ import io.rdmakv.client.KvClient;
 import io.rdmakv.it.support.ProcessJanitor;
 import io.rdmakv.it.support.ServerProcess;
 import io.rdmakv.it.support.TestTransport;
+import io.rdmakv.server.store.SequenceMark;
+import io.rdmakv.server.store.WalFileReport;
+import io.rdmakv.server.store.WalScan;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -14,8 +17,12 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -34,7 +41,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A damaged write-ahead log never loses acknowledged writes silently, with real server processes: a node is written
  * to, killed with SIGKILL (every write is then in its newest WAL only), and copies of its data directory are damaged
  * and started. Damage in the middle refuses the start with the file, the offset and the fix; a torn last record
- * starts with every write before it; {@code store.walRecovery=point-in-time} starts and logs the loss at ERROR.
+ * starts with every write before it; {@code store.walRecovery=point-in-time} starts and logs the loss at ERROR; a WAL
+ * cut in half starts under the default {@code tolerate-tail} and logs at ERROR how many writes it lost, counted
+ * against the sequence the node recorded ({@link SequenceMark}; the writer waits for that record before the kill).
  */
 @ExtendWith(ProcessJanitor.class)
 class WalDamageTest
@@ -61,7 +70,68 @@ class WalDamageTest
                 client.put(key(k), value(k)); // acknowledged before the next one is sent
             }
         }
+        awaitSequenceMark(killed);
         server.kill();
+    }
+
+    /**
+     * Wait until the node recorded a sequence at least as high as its WAL's last write (its periodic record,
+     * {@link SequenceMark}): woken by the file system's events on the directory, no sleep.
+     */
+    private static void awaitSequenceMark(final Path data) throws IOException, InterruptedException
+    {
+        long last = -1;
+        for (final WalFileReport r : WalScan.scanAll(data))
+        {
+            last = Math.max(last, r.lastSequence());
+        }
+        assertTrue(last >= KEYS, "every put is in the WAL: last sequence " + last);
+        try (WatchService watch = FileSystems.getDefault().newWatchService())
+        {
+            data.register(watch, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_MODIFY);
+            while (SequenceMark.read(data).map(SequenceMark::sequence).orElse(-1L) < last)
+            {
+                final WatchKey key = watch.take();
+                key.pollEvents();
+                key.reset();
+            }
+        }
+    }
+
+    @Test
+    @Timeout(240)
+    void shouldStartUnderTheDefaultRecoveryAfterAWalCutInHalfAndSayAtErrorHowManyWritesWereLost() throws Exception
+    {
+        final Path data = copyOfKilled("cut");
+        final Path wal = newestWal(data);
+        try (RandomAccessFile f = new RandomAccessFile(wal.toFile(), "rw"))
+        {
+            f.setLength(f.length() / 2); // the measurement: a disk losing unsynced data, or a bad copy
+        }
+
+        final ServerProcess server = ServerProcess.builder(data).name("wal-cut").start();
+        final Matcher lost = LOST.matcher(Files.readString(server.stderrLog()));
+        assertTrue(lost.find(), "the loss is logged at ERROR under the default store.walRecovery=tolerate-tail" +
+            server.diagnosis());
+        try (KvClient client = client(server))
+        {
+            final List<byte[]> values = client.multiGet(keys());
+            final long present = values.stream().filter(v -> v != null).count();
+            assertTrue(present > 0 && present < KEYS, "a prefix survives: " + present);
+            assertEquals(KEYS - present, Long.parseLong(lost.group(1)), "the ERROR line counts the lost writes");
+        }
+        server.stop(Duration.ofSeconds(30));
+
+        final ServerProcess again = ServerProcess.builder(data).name("wal-cut-again").start();
+        try
+        {
+            assertFalse(Files.readString(again.stderrLog()).contains(" ERROR "),
+                "a clean restart logs no ERROR" + again.diagnosis());
+        }
+        finally
+        {
+            again.stop(Duration.ofSeconds(30));
+        }
     }
 
     @Test

@@ -1,7 +1,5 @@
 package io.rdmakv.server.config;
 
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.util.Map;
 
 import static io.rdmakv.server.config.SettingValues.intSetting;
@@ -15,7 +13,7 @@ import static io.rdmakv.server.config.SettingValues.intSetting;
 final class NodeAddresses
 {
     private final String host;
-    private final String advertisedHost;
+    private final AdvertisedHost.Choice advertisedHost;
     private final int controlPort;
     private final int dataPort;
     /** 0: tell clients the bound port (for the three advertised ports). */
@@ -27,6 +25,11 @@ final class NodeAddresses
 
     NodeAddresses(final Map<String, String> s)
     {
+        this(s, AdvertisedHost.InterfaceSource.system());
+    }
+
+    NodeAddresses(final Map<String, String> s, final AdvertisedHost.InterfaceSource interfaces)
+    {
         host = s.get("host").trim();
         controlPort = intSetting(s, "control.port", 0, 65_535);
         dataPort = intSetting(s, "data.port", 0, 65_535);
@@ -34,7 +37,7 @@ final class NodeAddresses
         {
             throw new ConfigException("control.port and data.port must differ: both are " + controlPort);
         }
-        advertisedHost = s.get("advertised.host") != null ? s.get("advertised.host").trim() : deriveAdvertised(host);
+        advertisedHost = AdvertisedHost.choose(host, s.get("advertised.host"), interfaces);
         advertisedControlPort = s.get("advertised.controlPort") == null ? 0 :
             intSetting(s, "advertised.controlPort", 1, 65_535);
         advertisedDataPort = s.get("advertised.dataPort") == null ? 0 :
@@ -49,10 +52,31 @@ final class NodeAddresses
         return host;
     }
 
-    /** {@code advertised.host}, else {@code host} unless it is a wildcard, else this machine's address. */
+    /**
+     * {@code advertised.host}, else {@code host} unless it is a wildcard, else the first up, non-loopback,
+     * non-link-local interface address (IPv4 first; {@link AdvertisedHost}).
+     */
     String advertisedHost()
     {
-        return advertisedHost;
+        return advertisedHost.host();
+    }
+
+    /** Why {@link #advertisedHost()}: one sentence for the start-up log. */
+    String advertisedHostReason()
+    {
+        return advertisedHost.reason();
+    }
+
+    /** True when {@link #advertisedHost()} was picked among this machine's interfaces (a wildcard bind). */
+    boolean advertisedHostPicked()
+    {
+        return advertisedHost.picked();
+    }
+
+    /** True when nothing but loopback was up to advertise (a wildcard bind): the node warns. */
+    boolean advertisedLoopbackOnly()
+    {
+        return advertisedHost.loopbackOnly();
     }
 
     int controlPort()
@@ -91,21 +115,5 @@ final class NodeAddresses
     int advertisedTcpPort(final int bound)
     {
         return advertisedTcpPort != 0 ? advertisedTcpPort : bound;
-    }
-
-    private static String deriveAdvertised(final String host)
-    {
-        if (!host.equals("0.0.0.0") && !host.equals("::") && !host.isEmpty())
-        {
-            return host;
-        }
-        try
-        {
-            return InetAddress.getLocalHost().getHostAddress();
-        }
-        catch (final UnknownHostException ex)
-        {
-            return "127.0.0.1";
-        }
     }
 }

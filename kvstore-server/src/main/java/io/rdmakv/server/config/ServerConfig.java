@@ -377,6 +377,34 @@ public final class ServerConfig
         return addresses.advertisedHost();
     }
 
+    /**
+     * Why {@link #advertisedHost()}: {@code advertised.host}, the bind address, or, for a wildcard bind, which
+     * interface address was picked among which (never a loopback one: a wildcard node with none refuses to start).
+     *
+     * @return one sentence for the start-up log.
+     */
+    public String advertisedHostReason()
+    {
+        return addresses.advertisedHostReason();
+    }
+
+    /**
+     * Whether {@link #advertisedHost()} was picked among this machine's interfaces (a wildcard bind without
+     * {@code advertised.host}); the node logs the choice at INFO.
+     *
+     * @return true when picked.
+     */
+    public boolean advertisedHostPicked()
+    {
+        return addresses.advertisedHostPicked();
+    }
+
+    /** True when a wildcard-bound node found nothing but loopback to advertise (it logs a WARN). */
+    public boolean advertisedLoopbackOnly()
+    {
+        return addresses.advertisedLoopbackOnly();
+    }
+
     public int controlPort()
     {
         return addresses.controlPort();

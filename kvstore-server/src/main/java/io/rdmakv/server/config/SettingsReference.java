@@ -50,7 +50,8 @@ public final class SettingsReference
             "wait in its pending queue");
         m.put("host", "bind address of the control, data and metrics ports");
         m.put("advertised.host", "address clients and peers are told (WELCOME, cluster map, redirects); host when " +
-            "not a wildcard, else this host's address. Behind NAT or Docker -p: the address they reach");
+            "not a wildcard, else the first up, non-loopback, non-link-local interface address (IPv4 first; none: " +
+            "127.0.0.1 with a WARN). Behind NAT or Docker -p: the address they reach");
         m.put("advertised.controlPort", "control port clients and peers are told (cluster map, redirects); default: " +
             "the bound one. Behind Docker -p: the host's side of the mapping");
         m.put("advertised.dataPort", "data port clients and peers are told (the WELCOME's transport address); " +

@@ -13,9 +13,15 @@ import org.rocksdb.WriteOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The durable store of one node: RocksDB in its own data directory with the write-ahead log on.
@@ -61,6 +67,12 @@ public final class RocksStore implements AutoCloseable
     public static final long INFO_LOG_FILE_BYTES = 16L << 20;
     /** The column family of the slot-prefixed keys (the default one holds only keys of the format before it). */
     public static final String KEYS_FAMILY = "slot-keys";
+    /**
+     * How often the store records its sequence number outside RocksDB ({@link SequenceMark}) while it moves: a small
+     * synced file write at most this often, never per write. A WAL cut short is then reported at the next start
+     * with at least the writes applied up to the last record.
+     */
+    public static final long SEQUENCE_MARK_INTERVAL_MILLIS = 1_000;
 
     private static final Logger LOG = LoggerFactory.getLogger(RocksStore.class);
     /** The value buffer of an existence check: capacity 0, so RocksDB reports the length, copies nothing, and the
@@ -83,12 +95,18 @@ public final class RocksStore implements AutoCloseable
     private final RocksDB db;
     private final GroupCommitter committer;
     private volatile boolean closed;
+    /** What opening found missing against the last {@link SequenceMark}, or null. */
+    private final String walLoss;
+    private final ScheduledExecutorService marker;
+    /** The sequence last recorded; touched by the marker thread and, once it stopped, by close. */
+    private long marked = -1;
+    private boolean markFailed;
 
     /** Called by {@link RocksStoreOpener} once RocksDB is open. */
     RocksStore(
         final Path directory, final Durability durability, final DBOptions options,
         final ColumnFamilyOptions familyOptions, final List<ColumnFamilyHandle> families, final RocksDB db,
-        final int queueCapacity)
+        final int queueCapacity, final String walLoss)
     {
         this.directory = directory;
         this.durability = durability;
@@ -102,6 +120,59 @@ public final class RocksStore implements AutoCloseable
         this.readOptions = new ReadOptions();
         this.committer = durability == Durability.FSYNC ?
             new GroupCommitter(db, keys, queueCapacity, 1024, "rdmakv-group-commit") : null;
+        this.walLoss = walLoss;
+        recordSequenceMark("open");
+        this.marker = Executors.newSingleThreadScheduledExecutor(r ->
+        {
+            final Thread t = new Thread(r, "rdmakv-sequence-mark");
+            t.setDaemon(true);
+            return t;
+        });
+        marker.scheduleWithFixedDelay(() -> recordSequenceMark("periodic"), SEQUENCE_MARK_INTERVAL_MILLIS,
+            SEQUENCE_MARK_INTERVAL_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * What opening found missing: RocksDB recovered a lower sequence number than the store had recorded
+     * ({@link SequenceMark}); the same line was logged at ERROR.
+     *
+     * @return the line, or empty when nothing recorded was missing.
+     */
+    public Optional<String> walLossReport()
+    {
+        return Optional.ofNullable(walLoss);
+    }
+
+    /**
+     * Record the latest sequence number in {@link SequenceMark#FILE} when it moved since the last record. Runs on
+     * the marker thread (and at open and close); a failure is logged once, then again only after a success.
+     */
+    synchronized void recordSequenceMark(final String event)
+    {
+        if (closed)
+        {
+            return;
+        }
+        final long sequence = db.getLatestSequenceNumber();
+        if (sequence == marked)
+        {
+            return;
+        }
+        try
+        {
+            new SequenceMark(sequence, Instant.now(), event).write(directory);
+            marked = sequence;
+            markFailed = false;
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            if (!markFailed)
+            {
+                LOG.warn("cannot record the sequence number in {}: {} (a WAL cut short would not be counted)",
+                    directory.resolve(SequenceMark.FILE), ex.toString());
+                markFailed = true;
+            }
+        }
     }
 
     /**
@@ -484,6 +555,15 @@ public final class RocksStore implements AutoCloseable
         {
             committer.close();
         }
+        marker.shutdown(); // the periodic task stops; one running finishes its write
+        try
+        {
+            marker.awaitTermination(10, TimeUnit.SECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
         try
         {
             flush();
@@ -492,9 +572,13 @@ public final class RocksStore implements AutoCloseable
         {
             LOG.warn("flush on close failed: {}", ex.getMessage());
         }
-        closed = true;
-        families.forEach(ColumnFamilyHandle::close);
-        db.close();
+        recordSequenceMark("close");
+        synchronized (this)
+        {
+            closed = true; // a marker run still going (its write stuck past the wait) finds it and leaves
+            families.forEach(ColumnFamilyHandle::close);
+            db.close();
+        }
         walOptions.close();
         readOptions.close();
         familyOptions.close();

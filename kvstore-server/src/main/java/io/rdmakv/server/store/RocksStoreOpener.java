@@ -68,8 +68,9 @@ final class RocksStoreOpener
                     familyOptions)), families);
             LOG.info("RocksDB opened at {} (durability {}, WAL on, recovery {}, memtable {} KiB)",
                 directory.toAbsolutePath(), durability, walRecovery.setting(), writeBufferSize >> 10);
+            final String loss = checkSequenceMark(directory, db.getLatestSequenceNumber(), walRecovery);
             final RocksStore store = new RocksStore(directory, durability, options, familyOptions, families, db,
-                queueCapacity);
+                queueCapacity, loss);
             try
             {
                 LegacyKeyMigration.migrate(db, families.get(0), families.get(1), directory);
@@ -87,5 +88,37 @@ final class RocksStoreOpener
             familyOptions.close();
             throw ex;
         }
+    }
+
+    /**
+     * Compare the sequence RocksDB recovered with the one the store last recorded ({@link SequenceMark}) and log at
+     * ERROR what is missing.
+     *
+     * @return the ERROR line, or null when nothing recorded is missing (or there is no record).
+     */
+    private static String checkSequenceMark(final Path directory, final long recovered, final WalRecovery recovery)
+    {
+        final SequenceMark mark;
+        try
+        {
+            mark = SequenceMark.read(directory).orElse(null);
+        }
+        catch (final IOException ex)
+        {
+            LOG.warn("cannot read {}: {} (writes the WAL lost, if any, cannot be counted)",
+                directory.resolve(SequenceMark.FILE), ex.toString());
+            return null;
+        }
+        if (mark == null)
+        {
+            return null;
+        }
+        final String loss = mark.lossReport(recovered, directory.resolve(SequenceMark.FILE).toAbsolutePath(),
+            recovery).orElse(null);
+        if (loss != null)
+        {
+            LOG.error(loss);
+        }
+        return loss;
     }
 }

@@ -79,6 +79,55 @@ class WalRecoveryTest
 
     @Test
     @Timeout(60)
+    void shouldReportAtErrorHowManyWritesAWalCutInHalfLostAndStillStartUnderTolerateTail() throws Exception
+    {
+        final Path crashed = crashedStore(true);
+        assertEquals(KEYS, SequenceMark.read(crashed).orElseThrow().sequence(), "recorded after the last put");
+        final Path wal = newestWal(crashed);
+        truncate(wal, Files.size(wal) / 2); // the measurement: half of the acknowledged writes gone
+        assertFalse(WalScan.scan(wal).damaged(), "a cut looks like a torn last record: tolerate-tail accepts it");
+
+        final int present;
+        try (RocksStore store = RocksStore.open(crashed, Durability.DEFAULT))
+        {
+            present = (int)java.util.stream.IntStream.range(0, KEYS).filter(k -> store.get(key(k)) != null).count();
+            assertTrue(present > 0 && present < KEYS, "a prefix survives: " + present);
+            final String report = store.walLossReport().orElseThrow(() -> new AssertionError("no loss reported"));
+            final java.util.regex.Matcher lost = java.util.regex.Pattern.compile("at least (\\d+) writes lost " +
+                "\\(sequence (\\d+) recovered, (\\d+) recorded at ").matcher(report);
+            assertTrue(lost.find(), report);
+            assertEquals(KEYS - present, Integer.parseInt(lost.group(1)), "one sequence number per put: " + report);
+            assertEquals(present, Long.parseLong(lost.group(2)), report);
+            assertEquals(KEYS, Long.parseLong(lost.group(3)), report);
+            assertTrue(report.contains("store.walRecovery=tolerate-tail"), report);
+        }
+        try (RocksStore store = RocksStore.open(crashed, Durability.DEFAULT))
+        {
+            assertTrue(store.walLossReport().isEmpty(), "reported once; a clean restart reports nothing: " +
+                store.walLossReport());
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldReportNoLossAfterACrashWithAnIntactWalNorAfterACleanClose() throws Exception
+    {
+        final Path crashed = crashedStore(true);
+        try (RocksStore store = RocksStore.open(crashed, Durability.DEFAULT))
+        {
+            assertTrue(store.walLossReport().isEmpty(), "every recorded write is in the WAL");
+            store.put(key(KEYS), value(KEYS));
+        }
+        assertEquals(KEYS + 1, SequenceMark.read(crashed).orElseThrow().sequence(), "recorded at close");
+        assertEquals("close", SequenceMark.read(crashed).orElseThrow().event());
+        try (RocksStore store = RocksStore.open(crashed, Durability.DEFAULT))
+        {
+            assertTrue(store.walLossReport().isEmpty());
+        }
+    }
+
+    @Test
+    @Timeout(60)
     void shouldRefuseATornLastRecordWhenStrict() throws Exception
     {
         final Path crashed = crashedStore();
@@ -165,6 +214,15 @@ class WalRecoveryTest
     /** KEYS puts, then a copy of the directory taken while the store is still open. */
     private Path crashedStore() throws IOException
     {
+        return crashedStore(false);
+    }
+
+    /**
+     * KEYS puts, then (when {@code marked}) the sequence recorded as the store's periodic task does, then a copy of
+     * the directory taken while the store is still open.
+     */
+    private Path crashedStore(final boolean marked) throws IOException
+    {
         final Path live = tmp.resolve("live");
         final Path crashed = tmp.resolve("crashed");
         try (RocksStore store = RocksStore.open(live, Durability.DEFAULT))
@@ -172,6 +230,10 @@ class WalRecoveryTest
             for (int k = 0; k < KEYS; k++)
             {
                 store.put(key(k), value(k));
+            }
+            if (marked)
+            {
+                store.recordSequenceMark("periodic");
             }
             Files.createDirectories(crashed);
             try (Stream<Path> files = Files.list(live))
