@@ -141,10 +141,13 @@ final class TcpOutbound
         this.direct = directWrites ? duplicate(channel) : null;
     }
 
-    /** A duplicate of an epoll channel's descriptor, or null (not epoll, or the duplicate failed: the loop writes). */
+    /**
+     * A duplicate of an epoll channel's descriptor, or null (not epoll, libc not bound (an embedder without JNA on the
+     * class path), or the duplicate failed: the loop writes).
+     */
     private static FileDescriptor duplicate(final Channel channel)
     {
-        if (!(channel instanceof EpollSocketChannel) || !(channel instanceof UnixChannel epoll))
+        if (!(channel instanceof EpollSocketChannel) || !(channel instanceof UnixChannel epoll) || !LibC.isLoaded())
         {
             return null;
         }

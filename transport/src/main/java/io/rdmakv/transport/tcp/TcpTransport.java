@@ -72,9 +72,11 @@ public final class TcpTransport implements Transport
         final int ioThreads = config.intProperty(TcpTransportProvider.PROP_IO_THREADS, 2);
         final boolean wantEpoll = config.booleanProperty(TcpTransportProvider.PROP_NATIVE_EPOLL, true);
         this.nativeEpoll = wantEpoll && Epoll.isAvailable();
-        this.directWrites = nativeEpoll && config.booleanProperty(TcpTransportProvider.PROP_DIRECT_WRITES,
-            Boolean.parseBoolean(System.getProperty("rdmakv.transport." + TcpTransportProvider.PROP_DIRECT_WRITES,
-            "true")));
+        // Direct writes duplicate the socket's descriptor through libc (JNA or FFM): an embedder without JNA on JDK 17
+        // gets the loop's writes, as before.
+        this.directWrites = nativeEpoll && io.rdmakv.transport.libc.LibC.isLoaded() && config.booleanProperty(
+            TcpTransportProvider.PROP_DIRECT_WRITES, Boolean.parseBoolean(System.getProperty(
+            "rdmakv.transport." + TcpTransportProvider.PROP_DIRECT_WRITES, "true")));
         final DefaultThreadFactory threads = new DefaultThreadFactory(
             "rdmakv-tcp-io-" + INSTANCES.incrementAndGet(), true);
         final int spinMicros = config.intProperty(TcpTransportProvider.PROP_SPIN_MICROS,
