@@ -110,9 +110,7 @@ class CallerDrivenAwaitTest
     void shouldParkWithoutDrivingWhileOtherCallersHoldTheDriveBudget() throws Exception
     {
         final CallerDriveBudget budget = new CallerDriveBudget(1);
-        final RequestSlots limited = new RequestSlots(SLOTS,
-            new UnsafeBuffer(ByteBuffer.allocateDirect(SLOTS * (RequestSlot.EXTENT_OFFSET + 64))),
-            RequestSlot.EXTENT_OFFSET + 64, 64, new OneSidedGetProtocol(0, false, counters), counters, budget);
+        final RequestSlots limited = slots(budget, RequestSlots.WAIT_YIELD_NANOS);
         assertTrue(budget.tryEnter(), "another caller drives");
         final RequestSlot slot = syncGet(limited);
         final FakeProgress driver = new FakeProgress(3, () -> { });
@@ -144,10 +142,7 @@ class CallerDrivenAwaitTest
         // a window longer than the test; the fake loop completes the request once it sees that place taken, so the
         // answer comes during the yields.
         final CallerDriveBudget budget = new CallerDriveBudget(1);
-        final RequestSlots yielding = new RequestSlots(SLOTS,
-            new UnsafeBuffer(ByteBuffer.allocateDirect(SLOTS * (RequestSlot.EXTENT_OFFSET + 64))),
-            RequestSlot.EXTENT_OFFSET + 64, 64, new OneSidedGetProtocol(0, false, counters), counters, budget,
-            TIMEOUT_NANOS);
+        final RequestSlots yielding = slots(budget, TIMEOUT_NANOS);
         final RequestSlot slot = syncGet(yielding);
         final Thread loop = new Thread(() ->
         {
@@ -173,9 +168,7 @@ class CallerDrivenAwaitTest
     void shouldParkAtOnceWhenYieldingIsOffAndNoDriverIsGiven() throws Exception
     {
         final CallerDriveBudget budget = new CallerDriveBudget(1);
-        final RequestSlots parking = new RequestSlots(SLOTS,
-            new UnsafeBuffer(ByteBuffer.allocateDirect(SLOTS * (RequestSlot.EXTENT_OFFSET + 64))),
-            RequestSlot.EXTENT_OFFSET + 64, 64, new OneSidedGetProtocol(0, false, counters), counters, budget, 0);
+        final RequestSlots parking = slots(budget, 0);
         final RequestSlot slot = syncGet(parking);
         final Thread progressThread = completeNotFoundOnceParked(parking, slot);
 
@@ -196,6 +189,15 @@ class CallerDrivenAwaitTest
         assertTrue(budget.tryEnter(), "a place came back");
         assertThrows(IllegalArgumentException.class, () -> new CallerDriveBudget(0));
         assertEquals(Math.max(1, Runtime.getRuntime().availableProcessors() / 2), CallerDriveBudget.SHARED.max());
+    }
+
+    /** Slots with their own drive budget and yield window. */
+    private RequestSlots slots(final CallerDriveBudget budget, final long waitYieldNanos)
+    {
+        return new RequestSlots(SLOTS,
+            new UnsafeBuffer(ByteBuffer.allocateDirect(SLOTS * (RequestSlot.EXTENT_OFFSET + 64))),
+            RequestSlot.EXTENT_OFFSET + 64, 64, new OneSidedGetProtocol(0, false, counters), counters, budget,
+            waitYieldNanos);
     }
 
     /** A fake progress thread that answers NOT_FOUND once the caller parks (as the real one does after a wake-up). */
