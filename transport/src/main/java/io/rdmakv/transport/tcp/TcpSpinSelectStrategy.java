@@ -28,6 +28,9 @@ import io.netty.util.IntSupplier;
  *   nothing, in the guests' window -> CONTINUE (spin)
  *   nothing, window over           -> up to GUEST_YIELDS times Thread.yield() and CONTINUE, then
  *                                     guests.armAndPoll(): work ? CONTINUE : SELECT
+ *   no task, no window (tcp.spinMicros 0) and outside the guests' window and yields
+ *                                  -> guests.poll(), then straight to armAndPoll / SELECT: no non-blocking
+ *                                     epoll_wait before the blocking one (that was one more per loop turn)
  * </pre>
  * The strategy that decides for the calling loop is {@link #onThisLoop()} (set at its first decision, before the
  * loop runs any task).
@@ -109,6 +112,17 @@ final class TcpSpinSelectStrategy implements SelectStrategy
         return now - last < guestSpin && last - lastGuestActiveNanos < guestSpin;
     }
 
+    /** Whether the loop may spin or yield for its guests now (see the class); false without guests. */
+    private boolean inGuestWindowOrYields(final Guests g)
+    {
+        if (g == null)
+        {
+            return false;
+        }
+        return inGuestWindow(System.nanoTime(), g) ||
+            guestYields < GUEST_YIELDS && lastActiveNanos - lastGuestActiveNanos < g.spinNanos();
+    }
+
     @Override
     public int calculateStrategy(final IntSupplier selectSupplier, final boolean hasTasks) throws Exception
     {
@@ -123,6 +137,18 @@ final class TcpSpinSelectStrategy implements SelectStrategy
             return hasTasks ? selectSupplier.get() : SelectStrategy.SELECT; // Netty's default
         }
         final int guestWork = g == null ? 0 : g.poll();
+        if (!hasTasks && guestWork == 0 && windowNanos == 0 && !inGuestWindowOrYields(g))
+        {
+            // Nothing to run and no window to spin in: block at once. A non-blocking poll first would only add an
+            // epoll_wait per loop turn (two per request on a node hosting shm); the blocking one returns at once
+            // when a socket is ready.
+            if (g.armAndPoll() > 0)
+            {
+                lastActiveNanos = System.nanoTime();
+                return SelectStrategy.CONTINUE;
+            }
+            return SelectStrategy.SELECT;
+        }
         final int ready = selectSupplier.get();
         final long now = System.nanoTime();
         if (guestWork > 0)
