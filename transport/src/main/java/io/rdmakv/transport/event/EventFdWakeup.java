@@ -260,6 +260,12 @@ public final class EventFdWakeup implements WorkerWakeup, AutoCloseable
         return source == null ? new int[] {eventFd} : new int[] {eventFd, source.fd()};
     }
 
+    /** Whether another thread's event loop hosts this wake-up ({@link #hostBy} was called). */
+    public boolean isHosted()
+    {
+        return hostSignal != null;
+    }
+
     @Override
     public void hostBy(final Runnable signal)
     {

@@ -4,6 +4,7 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.IoEventLoop;
 import io.netty.channel.epoll.EpollIoHandle;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.netty.util.concurrent.SingleThreadEventExecutor;
 import io.rdmakv.transport.ProgressModel;
 import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.WorkerProgress;
@@ -36,11 +37,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * A signal from the loop itself is scheduled (due at once) rather than queued as a task, so the loop polls its
  * sockets before the next cycle: a duty that keeps finding work (a send retried while back-pressured) can never
  * starve the reads that would relieve it.
+ * On a loop whose select strategy takes them ({@link TcpSpinSelectStrategy.OwedCycle}, one driver per loop), the
+ * cycle a cycle owes (it found work, or something signalled during it) runs at the loop's next decision instead of
+ * as a scheduled task, and a signal from a callback on the loop is a plain task run after the I/O in hand: per PUT
+ * that saved a scheduled task and one non-blocking {@code epoll_wait}.
  * The event loop sleeps in {@code epoll_wait} until a socket, a task or a timer needs it: the wake-up source a
  * polled worker lacks. {@link #signal()} costs one CAS when a cycle is already scheduled and one {@code execute}
  * (an eventfd write when the loop sleeps) otherwise.
  */
-final class TcpProgressDriver implements WorkerProgress, TcpSpinSelectStrategy.Guests
+final class TcpProgressDriver implements WorkerProgress, TcpSpinSelectStrategy.Guests, TcpSpinSelectStrategy.OwedCycle
 {
     /** Timer cycles wait at most this many intervals while idle. */
     static final int IDLE_BACKOFF_FACTOR = 32;
@@ -61,6 +66,13 @@ final class TcpProgressDriver implements WorkerProgress, TcpSpinSelectStrategy.G
     /** Loop thread only: the hosted workers, and when the last cycle that found work ended. */
     private TcpHostedWorker[] guests = new TcpHostedWorker[0];
     private long lastCycleWorkNanos;
+    /**
+     * Loop thread only: whether this loop's select strategy runs the cycles this driver owes ({@link #runOwed}); a
+     * cycle is running; a cycle is owed (one found work, or a signal came from within one).
+     */
+    private boolean owesToStrategy;
+    private boolean inCycle;
+    private boolean owed;
 
     TcpProgressDriver(final TcpWorker worker, final Agent duty, final Duration interval, final ErrorHandler errors)
     {
@@ -79,6 +91,8 @@ final class TcpProgressDriver implements WorkerProgress, TcpSpinSelectStrategy.G
     {
         loop.execute(() ->
         {
+            final TcpSpinSelectStrategy strategy = TcpSpinSelectStrategy.onThisLoop();
+            owesToStrategy = strategy != null && strategy.owedCycles(this);
             try
             {
                 duty.onStart();
@@ -129,7 +143,33 @@ final class TcpProgressDriver implements WorkerProgress, TcpSpinSelectStrategy.G
     @Override
     public void signal()
     {
-        if (!closed && scheduled.compareAndSet(false, true))
+        if (closed)
+        {
+            return;
+        }
+        if (owesToStrategy && loop.inEventLoop())
+        {
+            if (inCycle)
+            {
+                owed = true; // the strategy runs it at the loop's next decision
+                return;
+            }
+            // From a callback (a PUT read from a socket): a task, run after the I/O in hand, in this turn's task round
+            // (no scheduled task: no allocation, no extra epoll_wait for a due timer).
+            if (!scheduled.get() && scheduled.compareAndSet(false, true))
+            {
+                try
+                {
+                    loop.execute(signalledCycle);
+                }
+                catch (final RejectedExecutionException ex)
+                {
+                    scheduled.set(false); // shutting down
+                }
+            }
+            return;
+        }
+        if (scheduled.compareAndSet(false, true))
         {
             try
             {
@@ -160,6 +200,23 @@ final class TcpProgressDriver implements WorkerProgress, TcpSpinSelectStrategy.G
         }
     }
 
+    @Override
+    public int runOwed()
+    {
+        if (!owed || closed)
+        {
+            return 0;
+        }
+        owed = false;
+        final int work = cycle();
+        if (work > 0)
+        {
+            workedSinceTimer = true;
+            return work;
+        }
+        return loop instanceof SingleThreadEventExecutor executor && executor.pendingTasks() > 0 ? 1 : 0;
+    }
+
     /** One duty cycle; returns the work done. */
     private int cycle()
     {
@@ -167,6 +224,19 @@ final class TcpProgressDriver implements WorkerProgress, TcpSpinSelectStrategy.G
         {
             return 0;
         }
+        inCycle = true;
+        try
+        {
+            return cycleBody();
+        }
+        finally
+        {
+            inCycle = false;
+        }
+    }
+
+    private int cycleBody()
+    {
         int work = poll();
         try
         {
@@ -187,7 +257,14 @@ final class TcpProgressDriver implements WorkerProgress, TcpSpinSelectStrategy.G
         if (work > 0)
         {
             lastCycleWorkNanos = System.nanoTime();
-            signal(); // more may be waiting; go round again after the I/O that is ready
+            if (owesToStrategy)
+            {
+                owed = true; // more may be waiting: the strategy runs the next cycle at the loop's next decision
+            }
+            else
+            {
+                signal(); // more may be waiting; go round again after the I/O that is ready
+            }
         }
         return work;
     }
@@ -378,6 +455,12 @@ final class TcpProgressDriver implements WorkerProgress, TcpSpinSelectStrategy.G
 
     private void closeOnLoop()
     {
+        final TcpSpinSelectStrategy strategy = TcpSpinSelectStrategy.onThisLoop();
+        if (strategy != null)
+        {
+            strategy.noOwedCycles(this);
+        }
+        owesToStrategy = false;
         if (timer != null)
         {
             timer.cancel(false);

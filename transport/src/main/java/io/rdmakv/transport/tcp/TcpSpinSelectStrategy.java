@@ -28,6 +28,16 @@ import io.netty.util.IntSupplier;
  *   nothing, in the guests' window -> CONTINUE (spin)
  *   nothing, window over           -> up to GUEST_YIELDS times Thread.yield() and CONTINUE, then
  *                                     guests.armAndPoll(): work ? CONTINUE : SELECT
+ *   no task, no window (tcp.spinMicros 0) and outside the guests' window and yields
+ *                                  -> guests.poll(), then straight to armAndPoll / SELECT: no non-blocking
+ *                                     epoll_wait before the blocking one (that was one more per loop turn)
+ * </pre>
+ * <p>The loop's {@link TcpProgressDriver} runs the duty cycle a cycle that found work owes ("more may be waiting")
+ * here, at the next decision, before the loop polls or blocks ({@link OwedCycle}), instead of as a scheduled task:
+ * a scheduled task made every turn that found work cost one more non-blocking {@code epoll_wait} before the cycle
+ * that usually finds nothing.
+ * <pre>
+ *   cycle owed -> run it: work (or tasks left) ? non-blocking poll, then the tasks : the decision below
  * </pre>
  * The strategy that decides for the calling loop is {@link #onThisLoop()} (set at its first decision, before the
  * loop runs any task).
@@ -50,6 +60,16 @@ final class TcpSpinSelectStrategy implements SelectStrategy
         long lastCycleWorkNanos();
     }
 
+    /** The duty cycle of the loop's driver, owed by a cycle that found work (more may be waiting). Loop thread only. */
+    interface OwedCycle
+    {
+        /**
+         * Run the cycle if one is owed; nonzero when it did work or left tasks to run (the loop must not block before
+         * running them), 0 when none was owed or it found nothing.
+         */
+        int runOwed();
+    }
+
     /** Yields after the guests' window before arming (as {@code SpinYieldIdleStrategy} does after its spins). */
     static final int GUEST_YIELDS = 10;
     private static final ThreadLocal<TcpSpinSelectStrategy> ON_THIS_LOOP = new ThreadLocal<>();
@@ -60,6 +80,7 @@ final class TcpSpinSelectStrategy implements SelectStrategy
     private int guestYields;
     private boolean bound;
     private Guests guests;
+    private OwedCycle owed;
 
     /**
      * How long before its creation a strategy's guests count as last active: "never" for any window. Not 0: nanoTime
@@ -109,6 +130,40 @@ final class TcpSpinSelectStrategy implements SelectStrategy
         return now - last < guestSpin && last - lastGuestActiveNanos < guestSpin;
     }
 
+    /**
+     * Run {@code cycle}'s owed duty cycles at this loop's decisions from now on (null: none); false when another one
+     * already does (that driver's cycles stay scheduled tasks). Loop thread.
+     */
+    boolean owedCycles(final OwedCycle cycle)
+    {
+        if (cycle != null && owed != null && owed != cycle)
+        {
+            return false;
+        }
+        owed = cycle;
+        return true;
+    }
+
+    /** Stop running {@code cycle}'s owed cycles, if this loop runs them. Loop thread. */
+    void noOwedCycles(final OwedCycle cycle)
+    {
+        if (owed == cycle)
+        {
+            owed = null;
+        }
+    }
+
+    /** Whether the loop may spin or yield for its guests now (see the class); false without guests. */
+    private boolean inGuestWindowOrYields(final Guests g)
+    {
+        if (g == null)
+        {
+            return false;
+        }
+        return inGuestWindow(System.nanoTime(), g) ||
+            guestYields < GUEST_YIELDS && lastActiveNanos - lastGuestActiveNanos < g.spinNanos();
+    }
+
     @Override
     public int calculateStrategy(final IntSupplier selectSupplier, final boolean hasTasks) throws Exception
     {
@@ -117,12 +172,33 @@ final class TcpSpinSelectStrategy implements SelectStrategy
             bound = true;
             ON_THIS_LOOP.set(this);
         }
+        final OwedCycle o = owed;
+        if (o != null && o.runOwed() > 0)
+        {
+            // It did work (answers may wait as tasks): poll the sockets without blocking, then run the tasks; the
+            // next decision runs the cycle it owes in turn, so neither starves the other.
+            lastActiveNanos = System.nanoTime();
+            guestYields = 0;
+            return selectSupplier.get();
+        }
         final Guests g = guests;
         if (windowNanos == 0 && g == null)
         {
             return hasTasks ? selectSupplier.get() : SelectStrategy.SELECT; // Netty's default
         }
         final int guestWork = g == null ? 0 : g.poll();
+        if (!hasTasks && guestWork == 0 && windowNanos == 0 && !inGuestWindowOrYields(g))
+        {
+            // Nothing to run and no window to spin in: block at once. A non-blocking poll first would only add an
+            // epoll_wait per loop turn (two per request on a node hosting shm); the blocking one returns at once
+            // when a socket is ready.
+            if (g.armAndPoll() > 0)
+            {
+                lastActiveNanos = System.nanoTime();
+                return SelectStrategy.CONTINUE;
+            }
+            return SelectStrategy.SELECT;
+        }
         final int ready = selectSupplier.get();
         final long now = System.nanoTime();
         if (guestWork > 0)

@@ -54,10 +54,33 @@ class TcpSpinSelectStrategyTest
         final TcpSpinSelectStrategy strategy = strategy();
         final RecordingGuests guests = new RecordingGuests(HOUR);
         strategy.guests(guests);
-        assertEquals(2, strategy.calculateStrategy(() -> 2, false), "tcp sockets ready: process them");
+        final int[] nonBlockingPolls = new int[1];
+        assertEquals(SelectStrategy.SELECT, strategy.calculateStrategy(() -> ++nonBlockingPolls[0] + 1, false),
+            "tcp sockets ready, no task, no guest work: block at once (the blocking wait returns them at once)");
+        assertEquals(0, nonBlockingPolls[0], "no non-blocking epoll_wait before the blocking one");
         assertEquals(SelectStrategy.SELECT, strategy.calculateStrategy(() -> 0, false),
             "no guest worked: no window for them; arm, poll once more, block");
-        assertEquals(List.of("poll", "poll", "arm"), guests.calls);
+        assertEquals(List.of("poll", "arm", "poll", "arm"), guests.calls);
+        assertEquals(2, strategy.calculateStrategy(() -> 2, true), "tasks: poll now, then run them");
+    }
+
+    @Test
+    @Timeout(10)
+    void shouldRunTheOwedCycleAtTheNextDecisionThenPollWithoutBlockingWhenItWorked() throws Exception
+    {
+        final TcpSpinSelectStrategy strategy = strategy();
+        final List<String> calls = new ArrayList<>();
+        final int[] work = {1};
+        assertEquals(true, strategy.owedCycles(() ->
+        {
+            calls.add("cycle");
+            return work[0];
+        }));
+        assertEquals(false, strategy.owedCycles(() -> 0), "one driver's cycles per loop");
+        assertEquals(3, strategy.calculateStrategy(() -> 3, false), "the cycle worked: poll now, no block");
+        work[0] = 0;
+        assertEquals(SelectStrategy.SELECT, strategy.calculateStrategy(() -> 3, false), "nothing owed: block");
+        assertEquals(List.of("cycle", "cycle"), calls);
     }
 
     @Test
