@@ -5,12 +5,14 @@
 #   RDMAKV_SOFTROCE_CACHE=/some/dir ...       # cache somewhere else (default ${XDG_CACHE_HOME:-~/.cache}/rdmakv-softroce)
 #   RDMAKV_SOFTROCE_SKIP_HOST_PACKAGES=1 ...  # do not touch the host's packages (they must already be there)
 #
-# The image lives in $CACHE/images/<key>/, where <key> hashes guest-packages.txt and guest-init.sh: change either
+# The image lives in $CACHE/images/<key>/, where <key> hashes guest-packages.txt, guest-init.sh and the release file of
+# the host's JDK 22+ that the image carries (softroce-lib.sh, softroce_host_jdk): change any
 # and the next run builds a new image; otherwise the run takes a second. An image directory appears only by an
 # atomic rename after everything in it was written (and COMPLETE last), so an interrupted or failed build never
 # leaves something that looks valid. Builds are serialised by a lock file, so concurrent runs are safe.
 #
-# Needs root (debootstrap, chroot, mounts) and the host's Debian mirror (taken from the host's apt sources).
+# Needs root (debootstrap, chroot, mounts), the host's Debian mirror (taken from the host's apt sources) and a JDK 22+
+# on the host (Temurin 25 at /usr/lib/jvm/temurin-25-jdk-amd64, or RDMAKV_SOFTROCE_JDK): fails with that message first.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/softroce-lib.sh"
 
@@ -100,6 +102,25 @@ build_image()
     [ -n "$(find "$root/lib/modules" -name 'rdma_rxe.ko*' -print -quit)" ] ||
         softroce_die "the guest kernel has no rdma_rxe module"
 
+    # The guest's JDK 22+ (issue 28): a copy of the host's (softroce_host_jdk), less SOFTROCE_JDK_EXCLUDES, at
+    # $SOFTROCE_GUEST_JDK; the guest job runs its verbs suites on it (FFM) and the conformance suite on Debian's 17.
+    # Proven to start in the guest's root (its libc and libraries) before the image is made.
+    local jdk excluded
+    jdk=$(softroce_host_jdk) || softroce_die "$(softroce_no_jdk_message)"
+    softroce_log "copying the host's JDK $(softroce_jdk_feature "$jdk") ($jdk) to $SOFTROCE_GUEST_JDK"
+    mkdir -p "$root$(dirname "$SOFTROCE_GUEST_JDK")"
+    cp -a "$jdk/." "$root$SOFTROCE_GUEST_JDK/"
+    for excluded in $SOFTROCE_JDK_EXCLUDES
+    do
+        rm -rf "${root:?}$SOFTROCE_GUEST_JDK/$excluded"
+    done
+    chmod -R a+rX "$root$SOFTROCE_GUEST_JDK"
+    mount_chroot "$root"
+    chroot "$root" "$SOFTROCE_GUEST_JDK/bin/java" -version > "$WORK/jdk.log" 2>&1 ||
+        { cat "$WORK/jdk.log" >&2; softroce_die "the JDK copied from $jdk does not start in the guest's root"; }
+    unmount_chroot "$root"
+    softroce_log "guest JDK: $(head -1 "$WORK/jdk.log"), $(du -sh "$root$SOFTROCE_GUEST_JDK" | cut -f1)"
+
     # The init, and an unprivileged user for memlock tests (uid 1000; the job decides its limits).
     install -m 0755 "$SOFTROCE_DIR/guest-init.sh" "$root/sbin/rdmakv-init"
     chroot "$root" useradd --create-home --uid 1000 --shell /bin/bash rdmakv
@@ -121,6 +142,8 @@ build_image()
         echo "mirror=$mirror"
         echo "kernel=$(basename "$(readlink -f "$root/vmlinuz")")"
         echo "packages=$(softroce_guest_packages)"
+        echo "jdk=$SOFTROCE_GUEST_JDK from $jdk: $(sed -n 's/^IMPLEMENTOR_VERSION="\(.*\)"/\1/p' "$jdk/release")" \
+             "$(sed -n 's/^JAVA_RUNTIME_VERSION="\(.*\)"/\1/p' "$jdk/release")"
     } > "$out/manifest.txt"
     softroce_log "TIMING ext4 image $(( $(date +%s) - t ))s, $(du -h "$out/rootfs.img" | cut -f1) used"
 
@@ -139,8 +162,9 @@ main()
     softroce_log "qemu: $(qemu-system-x86_64 --version | head -1)"
 
     local key image_dir
-    key=$(softroce_image_key)
-    image_dir=$(softroce_image_dir)
+    # Fails with the reason when the host has no JDK 22+ to copy into the guest.
+    key=$(softroce_image_key) || exit 1
+    image_dir=$SOFTROCE_CACHE/images/$key
     mkdir -p "$SOFTROCE_CACHE"
     exec 9> "$SOFTROCE_CACHE/.lock"
     flock -w 3600 9 || softroce_die "timed out waiting for another build-guest.sh to finish"

@@ -6,14 +6,26 @@
 #      then `rdmakv doctor --transport verbs` (bin/rdmakv + the cli's shaded jar from cli/ in the share), as root
 #      with memlock unlimited, text and --json; it must exit 0         -> results/doctor.txt, results/doctor.json
 #   2. perftest baselines ib_read_lat / ib_send_lat (server and client on 10.0.2.15) -> results/perftest.properties
-#   3. JUnit (console launcher) as root, memlock unlimited: tests tagged by RDMAKV_JOB_TAG_EXPRESSION found in
-#      test-classes/, then the classes named in RDMAKV_JOB_TEST_CLASSES            -> reports/tagged, reports/named
+#   3. JUnit (console launcher) as root, memlock unlimited, on the guest's JDK 22+ (FFM): tests tagged by
+#      RDMAKV_JOB_TAG_EXPRESSION found in test-classes/, then the classes named in RDMAKV_JOB_TEST_CLASSES
+#                                                                                   -> reports/tagged, reports/named
+#   3b. on the guest's JDK 17 (JNA): the classes named in RDMAKV_JOB_JDK17_TEST_CLASSES (the verbs conformance
+#      suite, the layout and ops tests, the store's figures)        -> reports/jdk17, results/jdk17/rdmakv.properties
 #   4. RDMAKV_JOB_UNPRIVILEGED_CMD as user rdmakv (uid 1000) with memlock limited to
-#      RDMAKV_JOB_UNPRIVILEGED_MEMLOCK_KIB (default 8192, the guest's default)    -> e.g. reports/unprivileged
+#      RDMAKV_JOB_UNPRIVILEGED_MEMLOCK_KIB (default 8192, the guest's default), JDK 22+ -> e.g. reports/unprivileged
 #   5. containers (docker/softroce/guest-containers.sh from the share's docker/): Docker engine, base and server
 #      images, a node and the compose cluster, JUnit tagged `containers`   -> results/containers.properties,
 #      reports/containers; RDMAKV_JOB_SKIP_CONTAINERS=1 (or true, the Maven profile's default) skips it
 # The exit code is 0 only when every step that ran passed; results/summary.txt lists each step's outcome.
+#
+# Which JDK runs what (issue 28): the guest has two. The host's JDK 22+ (Temurin 25), which build-guest.sh copies to
+# /opt/rdmakv-jdk, runs steps 3, 4 and 5's test runner with --enable-native-access=ALL-UNNAMED -Drdmakv.native=ffm
+# (RDMAKV_JOB_JDK25_OPTS): the transport and memory-pool take the FFM binding from the jars' META-INF/versions/22, and a
+# fallback to JNA fails instead of passing unnoticed; the server processes the tests start run on the same java with
+# the same -Drdmakv.native. Debian's JDK 17 runs step 3b (JNA, the binding of embedders on 17) and bin/rdmakv's
+# default java; the containers of step 5 run the base image's JRE 17. rdmakv doctor runs on the JDK 22+.
+# Every JUnit run's output is kept in reports/<name>/output.log with the java that ran it in reports/<name>/java.txt:
+# verify-guest-results.sh counts the "native calls: FFM|JNA" lines there to prove each leg used its binding.
 #
 # Share layout it expects (the Maven profile "softroce" in integration-tests prepares it):
 #   launcher/junit-platform-console-standalone-*.jar   lib/*.jar (test class path)   test-classes/   [classes/]
@@ -22,10 +34,13 @@
 # Settings (environment, from job.env): RDMAKV_JOB_TAG_EXPRESSION (default '(softroce & !unprivileged) | softroce-cluster'),
 # RDMAKV_JOB_TEST_CLASSES (comma/space separated class names), RDMAKV_JOB_JAVA_OPTS, RDMAKV_JOB_UNPRIVILEGED_CMD,
 # RDMAKV_JOB_UNPRIVILEGED_MEMLOCK_KIB, RDMAKV_JOB_PERFTEST_SIZES (default "2 128"), RDMAKV_JOB_PERFTEST_ITERS (1000),
-# RDMAKV_JOB_SKIP_PERFTEST=1, RDMAKV_JOB_SKIP_DOCTOR=1, RDMAKV_JOB_DOCTOR_ARGS (default "--transport verbs").
+# RDMAKV_JOB_SKIP_PERFTEST=1, RDMAKV_JOB_SKIP_DOCTOR=1, RDMAKV_JOB_DOCTOR_ARGS (default "--transport verbs"),
+# RDMAKV_JOB_JDK17_TEST_CLASSES (step 3b; "-" = none), RDMAKV_JOB_JDK25_HOME (/opt/rdmakv-jdk),
+# RDMAKV_JOB_JDK17_HOME (/usr/lib/jvm/java-17-openjdk-amd64), RDMAKV_JOB_JDK25_OPTS (see above).
 #
 # Commands run by step 4 (and anyone else) may call `rdmakv-junit <report-name> <launcher options...>`, which runs
-# the console launcher over the share's class path with the job's JVM options, writing reports/<report-name>/.
+# the console launcher over the share's class path with the job's JVM options on $RDMAKV_JUNIT_JAVA_HOME (the JDK
+# 22+ unless a step says otherwise), writing reports/<report-name>/.
 set -u
 SHARE=/mnt/host
 [ -f "$SHARE/job.env" ] && . "$SHARE/job.env"
@@ -34,6 +49,14 @@ export RDMAKV_GUEST_IP=10.0.2.15 RDMAKV_GUEST_DEVICE=rxe0 RDMAKV_GUEST_GID_INDEX
 export RDMAKV_RESULTS="$SHARE/results" RDMAKV_REPORTS="$SHARE/reports"
 export RDMAKV_TEST_CLASSES="$SHARE/test-classes"
 export RDMAKV_JAVA_OPTS="${RDMAKV_JOB_JAVA_OPTS:--Xmx1g -XX:MaxDirectMemorySize=2g}"
+# The two JDKs (see "Which JDK runs what" above). The JDK 22+ leg's options go on top of the job's.
+JDK25_HOME=${RDMAKV_JOB_JDK25_HOME:-/opt/rdmakv-jdk}
+JDK17_HOME=${RDMAKV_JOB_JDK17_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
+JDK25_OPTS=${RDMAKV_JOB_JDK25_OPTS:---enable-native-access=ALL-UNNAMED -Drdmakv.native=ffm -Drdmakv.test.expectNative=FFM}
+JDK17_OPTS="-Drdmakv.test.expectNative=JNA"
+BASE_JAVA_OPTS=$RDMAKV_JAVA_OPTS
+export RDMAKV_JUNIT_JAVA_HOME=$JDK25_HOME
+export RDMAKV_JAVA_OPTS="$BASE_JAVA_OPTS $JDK25_OPTS"
 export RDMAKV_UNPRIVILEGED_MEMLOCK_KIB="${RDMAKV_JOB_UNPRIVILEGED_MEMLOCK_KIB:-8192}"
 DEV=$RDMAKV_GUEST_DEVICE
 PORT_SYSFS=/sys/class/infiniband/$DEV/ports/1
@@ -94,7 +117,9 @@ section environment
 {
     echo "kernel: $(uname -r)"
     echo "ulimit -l (default): $(ulimit -l)"
-    echo "java: $(java -version 2>&1 | head -1)"
+    echo "java (PATH): $(java -version 2>&1 | head -1)"
+    echo "JDK 22+ ($JDK25_HOME, steps 3, 4, 5): $("$JDK25_HOME/bin/java" -version 2>&1 | head -1)"
+    echo "JDK 17 ($JDK17_HOME, step 3b): $("$JDK17_HOME/bin/java" -version 2>&1 | head -1)"
     echo; rdma link show
     echo; ibv_devinfo -d "$DEV"
     echo; ls -l /dev/infiniband
@@ -111,12 +136,14 @@ then
     if [ -f "$SHARE/cli/rdmakv" ] && [ -f "$SHARE/cli/rdmakv.jar" ]
     then
         # shellcheck disable=SC2086 # the arguments are a list on purpose
-        RDMAKV_JAR="$SHARE/cli/rdmakv.jar" bash "$SHARE/cli/rdmakv" doctor ${RDMAKV_JOB_DOCTOR_ARGS:---transport verbs} \
+        JAVA_HOME=$JDK25_HOME RDMAKV_JAR="$SHARE/cli/rdmakv.jar" \
+            bash "$SHARE/cli/rdmakv" doctor ${RDMAKV_JOB_DOCTOR_ARGS:---transport verbs} \
             > "$RDMAKV_RESULTS/doctor.txt" 2> "$RDMAKV_RESULTS/doctor.stderr.txt"
         doctor_rc=$?
         cat "$RDMAKV_RESULTS/doctor.txt"
         # shellcheck disable=SC2086
-        RDMAKV_JAR="$SHARE/cli/rdmakv.jar" bash "$SHARE/cli/rdmakv" doctor ${RDMAKV_JOB_DOCTOR_ARGS:---transport verbs} \
+        JAVA_HOME=$JDK25_HOME RDMAKV_JAR="$SHARE/cli/rdmakv.jar" \
+            bash "$SHARE/cli/rdmakv" doctor ${RDMAKV_JOB_DOCTOR_ARGS:---transport verbs} \
             --json > "$RDMAKV_RESULTS/doctor.json" 2>> "$RDMAKV_RESULTS/doctor.stderr.txt"
         json_rc=$?
         echo "doctor exit $doctor_rc, doctor --json exit $json_rc"
@@ -227,18 +254,31 @@ export RDMAKV_CLASSPATH=$classpath
 
 cat > /usr/local/bin/rdmakv-junit <<'HELPER'
 #!/bin/bash
-# rdmakv-junit <report-name> <console launcher options...>: JUnit over the share's class path, reports to the share.
+# rdmakv-junit <report-name> <console launcher options...>: JUnit over the share's class path, reports to the share,
+# on $RDMAKV_JUNIT_JAVA_HOME/bin/java (java on PATH when unset). The run's output goes to the console and to
+# reports/<name>/output.log, the java and its options to reports/<name>/java.txt (verify-guest-results.sh reads both).
 [ $# -ge 1 ] || { echo "usage: rdmakv-junit <report-name> <launcher options...>" >&2; exit 2; }
 name=$1
 shift
-mkdir -p "$RDMAKV_REPORTS/$name"
+java=java
+[ -n "${RDMAKV_JUNIT_JAVA_HOME:-}" ] && java=$RDMAKV_JUNIT_JAVA_HOME/bin/java
+dir=$RDMAKV_REPORTS/$name
+mkdir -p "$dir"
+{
+    echo "java=$java"
+    version=$("$java" -version 2>&1 | head -1)
+    echo "feature=$(echo "$version" | sed -n 's/.* version "\([0-9]*\).*/\1/p')"
+    echo "version=$version"
+    echo "options=$RDMAKV_JAVA_OPTS"
+} > "$dir/java.txt"
 # shellcheck disable=SC2086
 # Only Jupiter: starting the suite and vintage engines costs tens of seconds under emulation.
 # rdmakv.it.classpath: child JVMs a test starts (server processes) need the test class path, which under
 # `java -jar launcher` is not java.class.path.
-exec java $RDMAKV_JAVA_OPTS -Drdmakv.it.classpath="$RDMAKV_CLASSPATH" -jar "$RDMAKV_LAUNCHER" execute --disable-banner --details=tree \
+"$java" $RDMAKV_JAVA_OPTS -Drdmakv.it.classpath="$RDMAKV_CLASSPATH" -jar "$RDMAKV_LAUNCHER" execute --disable-banner --details=tree \
     --exclude-engine=junit-platform-suite --exclude-engine=junit-vintage \
-    --class-path "$RDMAKV_CLASSPATH" --reports-dir "$RDMAKV_REPORTS/$name" "$@"
+    --class-path "$RDMAKV_CLASSPATH" --reports-dir "$dir" "$@" 2>&1 | tee "$dir/output.log"
+exit "${PIPESTATUS[0]}"
 HELPER
 chmod 0755 /usr/local/bin/rdmakv-junit
 
@@ -269,6 +309,30 @@ else
         done
         rdmakv-junit named "${selectors[@]}" --fail-if-no-tests
         outcome junit-named $?
+    fi
+
+    # ---- 3b. the JDK 17 leg (JNA) -----------------------------------------------------------------------------
+    # The verbs conformance suite, the layout and ops tests and the store's figures again, on Debian's JDK 17: the
+    # JNA binding on real verbs, which embedders on 17 use. The figures go to results/jdk17/ (same boot as the
+    # perftest baselines, which are copied there with the RocksDB write for verbs-targets.sh).
+    names=$(echo "${RDMAKV_JOB_JDK17_TEST_CLASSES:-}" | tr ',' ' ' | sed 's/^ *- *$//')
+    if [ -n "${names// /}" ]
+    then
+        section "JUnit on JDK 17 (JNA): named classes $names"
+        selectors=()
+        for name in $names
+        do
+            selectors+=(--select-class "$name")
+        done
+        mkdir -p "$RDMAKV_RESULTS/jdk17"
+        chmod 1777 "$RDMAKV_RESULTS/jdk17"
+        RDMAKV_JUNIT_JAVA_HOME=$JDK17_HOME RDMAKV_JAVA_OPTS="$BASE_JAVA_OPTS $JDK17_OPTS" \
+            RDMAKV_RESULTS="$RDMAKV_RESULTS/jdk17" rdmakv-junit jdk17 "${selectors[@]}" --fail-if-no-tests
+        outcome junit-jdk17 $?
+        for f in perftest.properties rocksdb.properties
+        do
+            [ -f "$RDMAKV_RESULTS/$f" ] && cp "$RDMAKV_RESULTS/$f" "$RDMAKV_RESULTS/jdk17/$f"
+        done
     fi
 fi
 

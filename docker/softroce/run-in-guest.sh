@@ -45,7 +45,7 @@ CONSOLE_LOG="$SHARE/guest-console.log"
 rm -f "$SHARE/host-exit-code"
 trap 'echo $? > "$SHARE/host-exit-code"' EXIT
 SOFTROCE_DIE_CODE=125
-IMAGE=$(softroce_image_dir)
+IMAGE=$(softroce_image_dir) || softroce_die "no image key: the host has no JDK 22+ for the guest (message above)"
 softroce_image_is_complete "$IMAGE" ||
     softroce_die "no guest image for the current package list/init in $IMAGE: run docker/softroce/build-guest.sh first"
 softroce_check_qemu

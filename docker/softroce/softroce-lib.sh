@@ -29,19 +29,74 @@ softroce_guest_packages()
     sed -e 's/#.*//' "$SOFTROCE_DIR/guest-packages.txt" | tr -s ' \t\n' ' ' | sed -e 's/^ //' -e 's/ $//'
 }
 
+# The guest's second JDK (issue 28): the host's JDK 22+ (Temurin 25 on every machine of the project) copied into the
+# image at $SOFTROCE_GUEST_JDK, so the guest runs its verbs suites on the FFM binding; Debian's JDK 17 (guest-packages.txt)
+# runs the conformance suite on JNA. A whole JDK less what no test uses (SOFTROCE_JDK_EXCLUDES, ~250 MB): a jlink'ed
+# runtime would need jmods, which Temurin 25 does not ship, and would lose the JDK's default CDS archives
+# (lib/server/classes*.jsa), which a JVM start under emulation needs most.
+SOFTROCE_GUEST_JDK=/opt/rdmakv-jdk
+SOFTROCE_JDK_EXCLUDES="lib/src.zip man jmods demo"
+
+# The feature release (17, 25, ...) of the JDK at $1, from its release file (no JVM started), or nothing.
+softroce_jdk_feature()
+{
+    sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$1/release" 2>/dev/null
+}
+
+# The host's JDK 22+ to copy into the guest: RDMAKV_SOFTROCE_JDK if set, else Temurin 25 at its usual place, else
+# any JDK >= 22 under /usr/lib/jvm (the first found, as .ci/run chooses). Prints nothing and fails when none exists.
+softroce_host_jdk()
+{
+    local candidate feature
+    if [ -n "${RDMAKV_SOFTROCE_JDK:-}" ]
+    then
+        feature=$(softroce_jdk_feature "$RDMAKV_SOFTROCE_JDK")
+        [ -x "$RDMAKV_SOFTROCE_JDK/bin/java" ] && [ -n "$feature" ] && [ "$feature" -ge 22 ] || return 1
+        echo "$RDMAKV_SOFTROCE_JDK"
+        return 0
+    fi
+    for candidate in /usr/lib/jvm/temurin-25-jdk-amd64 /usr/lib/jvm/*
+    do
+        [ -x "$candidate/bin/java" ] && [ -f "$candidate/release" ] || continue
+        feature=$(softroce_jdk_feature "$candidate")
+        if [ -n "$feature" ] && [ "$feature" -ge 22 ]
+        then
+            readlink -f "$candidate"
+            return 0
+        fi
+    done
+    return 1
+}
+
+softroce_no_jdk_message()
+{
+    echo "no JDK 22 or later on this host (RDMAKV_SOFTROCE_JDK=${RDMAKV_SOFTROCE_JDK:-unset}; looked for" \
+         "/usr/lib/jvm/temurin-25-jdk-amd64 and any JDK >= 22 under /usr/lib/jvm): the guest image carries a copy of" \
+         "it to run the verbs suites on the FFM binding (issue 28). Install Temurin 25 there, or point" \
+         "RDMAKV_SOFTROCE_JDK at a JDK >= 22, and run again."
+}
+
 # The cache key: what the image is made of. The job script is NOT part of it (it travels through the share).
+# The JDK copied into the image counts through its release file (vendor, version, build, module list) and what the
+# copy leaves out. Fails (no output) when the host has no JDK 22+.
 softroce_image_key()
 {
+    local jdk
+    jdk=$(softroce_host_jdk) || { echo "[softroce] ERROR: $(softroce_no_jdk_message)" >&2; return 1; }
     {
         echo "format=$SOFTROCE_IMAGE_FORMAT suite=$SOFTROCE_SUITE"
         softroce_guest_packages
         cat "$SOFTROCE_DIR/guest-init.sh"
+        echo "jdk=$SOFTROCE_GUEST_JDK excludes=$SOFTROCE_JDK_EXCLUDES"
+        cat "$jdk/release"
     } | sha256sum | cut -c1-16
 }
 
 softroce_image_dir()
 {
-    echo "$SOFTROCE_CACHE/images/$(softroce_image_key)"
+    local key
+    key=$(softroce_image_key) || return 1
+    echo "$SOFTROCE_CACHE/images/$key"
 }
 
 # An image is valid only when the builder got to the very end and wrote COMPLETE after everything else.

@@ -8,6 +8,11 @@
 # (verbs-targets.sh: each measured ratio beside its target, values only, never a reason to fail) and one closing line
 # "softroce: N passed, N failed, N skipped". Kept apart from run-in-guest.sh (like failsafe's verify goal) so the
 # results are summarised even when the job failed.
+# The native binding of each JDK leg (issue 28), from the output of every JUnit run (reports/<name>/output.log, the
+# java that ran it in reports/<name>/java.txt, both written by the job's rdmakv-junit): the runs on JDK 22+ must log
+# "native calls: FFM (JDK n)" and never "native calls: JNA", the runs on JDK 17 the reverse; the verbs suites' runs
+# (tagged, named, unprivileged) on JDK 22+ must have logged FFM at least once, and the JDK 17 leg (jdk17) JNA at
+# least once, when they ran. Counts per run and leg are printed and written to results/native-bindings.properties.
 set -uo pipefail
 
 [ $# -eq 1 ] && [ -d "$1" ] || { echo "usage: $0 <share-dir>" >&2; exit 2; }
@@ -57,6 +62,58 @@ do
     fi
 done < <(find "$SHARE/reports" -name 'TEST-*.xml' -print0 2>/dev/null | sort -z)
 
+# native_count FILE PATTERN: lines of FILE with PATTERN (0 when the file is missing).
+native_count()
+{
+    [ -f "$1" ] || { echo 0; return; }
+    grep -c -- "$2" "$1" || true
+}
+
+ffm_leg=0 jna_leg=0 ffm_leg_runs="" jna_leg_runs=""
+bindings="$SHARE/results/native-bindings.properties"
+[ -d "$SHARE/results" ] && echo "# native calls logged per JUnit run (verify-guest-results.sh)" > "$bindings"
+for java_txt in "$SHARE"/reports/*/java.txt
+do
+    [ -f "$java_txt" ] || continue
+    dir=$(dirname "$java_txt")
+    run=$(basename "$dir")
+    feature=$(sed -n 's/^feature=//p' "$java_txt")
+    [[ "$feature" =~ ^[0-9]+$ ]] || { problems+=("reports/$run: no JDK feature release in java.txt"); continue; }
+    ffm=$(native_count "$dir/output.log" "native calls: FFM (JDK $feature)")
+    jna=$(native_count "$dir/output.log" "native calls: JNA")
+    echo "native calls in reports/$run (JDK $feature): FFM $ffm, JNA $jna"
+    [ -f "$bindings" ] && printf '%s.jdk=%s\n%s.ffm=%s\n%s.jna=%s\n' "$run" "$feature" "$run" "$ffm" "$run" "$jna" >> "$bindings"
+    # Only the legs' own runs are judged: the container runs' output carries the containers' logs (JRE 17 there).
+    case $run in
+        tagged|named|unprivileged)
+            [ "$feature" -ge 22 ] || problems+=("reports/$run ran on JDK $feature, not on the guest's JDK 22+")
+            [ "$jna" -eq 0 ] || problems+=("reports/$run ran on JDK $feature but logged 'native calls: JNA' $jna time(s)")
+            ffm_leg=$(( ffm_leg + ffm ))
+            ffm_leg_runs="$ffm_leg_runs $run" ;;
+        jdk17)
+            [ "$feature" -lt 22 ] || problems+=("reports/$run ran on JDK $feature, not on the guest's JDK 17")
+            [ "$(native_count "$dir/output.log" "native calls: FFM")" -eq 0 ] ||
+                problems+=("reports/$run ran on JDK $feature but logged 'native calls: FFM'")
+            jna_leg=$(( jna_leg + $(native_count "$dir/output.log" "native calls: JNA (JDK $feature") ))
+            jna_leg_runs="$jna_leg_runs $run" ;;
+    esac
+done
+if [ -n "$ffm_leg_runs" ]
+then
+    echo "JDK 22+ leg ($ffm_leg_runs ): 'native calls: FFM' logged $ffm_leg time(s)"
+    [ "$ffm_leg" -gt 0 ] || problems+=("the verbs suites on JDK 22+ ($ffm_leg_runs ) never logged 'native calls: FFM'")
+fi
+if [ -n "$jna_leg_runs" ]
+then
+    echo "JDK 17 leg ($jna_leg_runs ): 'native calls: JNA (JDK 17' logged $jna_leg time(s)"
+    [ "$jna_leg" -gt 0 ] || problems+=("the JDK 17 leg ($jna_leg_runs ) never logged 'native calls: JNA'")
+fi
+if [ -f "$bindings" ]
+then
+    printf 'leg.ffm.runs=%s\nleg.ffm.lines=%s\nleg.jna.runs=%s\nleg.jna.lines=%s\n' "${ffm_leg_runs# }" "$ffm_leg" \
+        "${jna_leg_runs# }" "$jna_leg" >> "$bindings"
+fi
+
 [ "$reports" -gt 0 ] || problems+=("no JUnit XML report came back from the guest (under $SHARE/reports)")
 [ "$failed" -eq 0 ] || problems+=("$failed test(s) failed in the guest")
 [ "$reports" -eq 0 ] || [ "$total" -gt 0 ] || problems+=("the guest ran no test")
@@ -68,7 +125,13 @@ then
 fi
 if [ -d "$SHARE/results" ]
 then
+    echo "JDK 22+ leg (FFM):"
     "$(dirname "$0")/verbs-targets.sh" "$SHARE/results" || echo "(verbs-targets.sh could not summarise the figures)"
+fi
+if [ -f "$SHARE/results/jdk17/rdmakv.properties" ]
+then
+    echo "JDK 17 leg (JNA; same boot, same perftest baselines and RocksDB write):"
+    "$(dirname "$0")/verbs-targets.sh" "$SHARE/results/jdk17" || echo "(verbs-targets.sh could not summarise the JDK 17 figures)"
 fi
 if [ -f "$SHARE/results/doctor.txt" ]
 then

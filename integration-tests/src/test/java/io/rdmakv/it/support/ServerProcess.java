@@ -325,6 +325,13 @@ public final class ServerProcess implements AutoCloseable
             command.add(config.jit);
         }
         command.addAll(PROJECT_JVM_FLAGS);
+        // The native binding this JVM was told to use goes to the node too (the SoftRoCE guest's JDK 25 leg runs with
+        // -Drdmakv.native=ffm): a node that fell back to JNA fails at its first native call instead of passing.
+        final String binding = System.getProperty("rdmakv.native");
+        if (binding != null && !config.systemProperties.containsKey("rdmakv.native"))
+        {
+            command.add("-Drdmakv.native=" + binding);
+        }
         config.systemProperties.forEach((k, v) -> command.add("-D" + k + "=" + v));
         command.add("-cp");
         // Under the JUnit console launcher (the SoftRoCE guest) java.class.path is the launcher jar alone; the
