@@ -5,7 +5,7 @@
 #   benchmarks/scripts/tcp-figures.sh /tmp/tcpfigs 3
 #   RDMAKV_BASE_JAR=/tmp/rdmakv-base.jar benchmarks/scripts/tcp-figures.sh /tmp/tcpfigs 3   # with the "before" runs
 #
-# YCSB A/B/C at 1 and 16 client threads (rdmakv, redis, redis-aof; --pairs PAIRS of 10 s runs); redis-benchmark against
+# YCSB A/B/C at 1 and 16 client threads (rdmakv, redis, redis-aof; --pairs PAIRS of 8 s runs); redis-benchmark against
 # `rdmakv bench` for GET and SET at 50 connections x 16 pipelined and 50 x 1, and GET/SET p50 at 1 x 1 (10 pairs of
 # 2 s); redis-aof at SET 50 x 16 through redis-benchmark beside rdmakv bench (3 interleaved runs). Every log stays in
 # OUT; the summary lines are printed at the end. Never fails on a figure; needs the jars built
@@ -23,7 +23,7 @@ ycsb_shapes() { # label, extra env
   for t in 1 16; do
     for w in C B A; do
       log "YCSB $w, $t threads $1"
-      env "${@:2}" "$cmp" --ycsb "$w" --threads "$t" --pairs "$pairs" --trial 10s --warmup 4s \
+      env "${@:2}" "$cmp" --ycsb "$w" --threads "$t" --pairs "$pairs" --trial 8s --warmup 3s \
         --out "$out/ycsb-$w-$t$1" > "$out/ycsb-$w-$t$1.log" 2>&1 || echo "(failed: see $out/ycsb-$w-$t$1.log)"
     done
   done
@@ -79,7 +79,7 @@ if [ -n "${RDMAKV_BASE_JAR:-}" ]; then
   for t in 1 16; do
     log "YCSB A, $t threads, BASE"
     RDMAKV_JAR="$RDMAKV_BASE_JAR" RDMAKV_YCSB_JAVA_OPTS="$old_client" "$cmp" --ycsb A --threads "$t" \
-      --pairs "$pairs" --trial 10s --warmup 4s --out "$out/ycsb-A-$t-base" > "$out/ycsb-A-$t-base.log" 2>&1 || true
+      --pairs "$pairs" --trial 8s --warmup 3s --out "$out/ycsb-A-$t-base" > "$out/ycsb-A-$t-base.log" 2>&1 || true
   done
   for name in get-1x1 set-50x16; do
     args=$(grep -E "^$name " <<'EOF' | cut -d' ' -f2-
