@@ -19,7 +19,7 @@ import java.util.concurrent.TimeoutException;
  *     0 .. WAIT_SPIN_NANOS        driver.tryProgress(); Thread.onSpinWait()
  *     .. CALLER_YIELD_NANOS       driver.tryProgress(); Thread.yield()
  *     then (or done, or the get's timeout)                           CompletableFuture's own wait (park)
- *   no driver (tcp) or tryProgress() == -1, a place in the budget:
+ *   no driver (tcp) or tryProgress() == -1, a place in the budget, the client's only request in flight:
  *     .. RequestSlots.WAIT_YIELD_NANOS  Thread.yield()   the progress thread completes it, no unpark; then park
  * </pre>
  * Stages ({@code thenApply}, {@code whenComplete}, ...) are futures of this class too ({@link #newIncompleteFuture}),
@@ -50,10 +50,10 @@ class DrivenFuture<T> extends CompletableFuture<T>
      * budget of callers that drive at once, and the counters a caller's own completion is counted in.
      */
     record Drive(WorkerProgress driver, CallerDriveBudget budget, ClientCounters counters, long spinNanos,
-        long yieldNanos)
+        long yieldNanos, java.util.function.BooleanSupplier alone)
     {
         /** Waits park, as a plain CompletableFuture's do. */
-        static final Drive NONE = new Drive(null, CallerDriveBudget.SHARED, null, 0, 0);
+        static final Drive NONE = new Drive(null, CallerDriveBudget.SHARED, null, 0, 0, () -> false);
     }
 
     DrivenFuture(final Drive drive)
@@ -108,7 +108,8 @@ class DrivenFuture<T> extends CompletableFuture<T>
         try
         {
             if ((driver == null || !driveProgress(driver, maxNanos)) && drive.counters() != null &&
-                drive.yieldNanos() > 0 && yieldWait(Math.min(maxNanos, drive.yieldNanos())))
+                drive.yieldNanos() > 0 && drive.alone().getAsBoolean() &&
+                yieldWait(Math.min(maxNanos, drive.yieldNanos())))
             {
                 drive.counters().increment(ClientCounter.CALLER_YIELD_COMPLETIONS);
             }

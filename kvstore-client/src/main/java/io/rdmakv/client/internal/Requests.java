@@ -56,7 +56,7 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
         this.progress = progress;
         this.callerDriver = callerDriver;
         this.drive = new DrivenFuture.Drive(callerDriver, slots.driveBudget(), counters,
-            DrivenFuture.WAIT_SPIN_NANOS, RequestSlots.WAIT_YIELD_NANOS);
+            DrivenFuture.WAIT_SPIN_NANOS, RequestSlots.WAIT_YIELD_NANOS, slots::alone);
         this.timeoutNanos = timeoutNanos;
         this.transportName = transportName;
         this.maxKeyLength = maxKeyLength;

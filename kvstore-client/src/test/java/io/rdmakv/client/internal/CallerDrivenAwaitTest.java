@@ -165,6 +165,24 @@ class CallerDrivenAwaitTest
 
     @Test
     @Timeout(30)
+    void shouldParkRatherThanYieldWhileOtherRequestsOfTheClientAreInFlight() throws Exception
+    {
+        // A window longer than the test: a waiter that yielded here would never park, and the fake loop, which
+        // answers only once the waiter parks, would never answer.
+        final CallerDriveBudget budget = new CallerDriveBudget(1);
+        final RequestSlots busy = slots(budget, TIMEOUT_NANOS);
+        final RequestSlot other = syncGet(busy); // another caller's request, in flight
+        final RequestSlot slot = syncGet(busy);
+        final Thread progressThread = completeNotFoundOnceParked(busy, slot);
+
+        assertEquals(null, busy.await(slot, RequestType.GET, TIMEOUT_NANOS, null));
+        progressThread.join();
+        assertEquals(0, counters.get(ClientCounter.CALLER_YIELD_COMPLETIONS), "parked, handed over");
+        assertEquals(RequestSlot.STATE_ACTIVE, other.state);
+    }
+
+    @Test
+    @Timeout(30)
     void shouldParkAtOnceWhenYieldingIsOffAndNoDriverIsGiven() throws Exception
     {
         final CallerDriveBudget budget = new CallerDriveBudget(1);

@@ -108,7 +108,7 @@ class DrivenFutureTest
         // progress thread completes the future meanwhile.
         final CallerDriveBudget budget = new CallerDriveBudget(1);
         final DrivenFuture<String> future = new DrivenFuture<>(
-            new DrivenFuture.Drive(null, budget, counters, 0, TimeUnit.SECONDS.toNanos(60)));
+            new DrivenFuture.Drive(null, budget, counters, 0, TimeUnit.SECONDS.toNanos(60), () -> true));
         final Thread loop = new Thread(() ->
         {
             while (budget.drivers() == 0)
@@ -141,7 +141,7 @@ class DrivenFutureTest
 
     private DrivenFuture.Drive drive(final WorkerProgress driver, final CallerDriveBudget budget)
     {
-        return new DrivenFuture.Drive(driver, budget, counters, TimeUnit.MICROSECONDS.toNanos(20), 0);
+        return new DrivenFuture.Drive(driver, budget, counters, TimeUnit.MICROSECONDS.toNanos(20), 0, () -> true);
     }
 
     /** Another thread completes {@code future} with "late" once {@code waiter} parks in its wait. */
