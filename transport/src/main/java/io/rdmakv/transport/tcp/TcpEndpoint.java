@@ -65,11 +65,12 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
     private TransportStatus disconnectStatus;
 
     /**
-     * @param directWrites whether callers may write their frames to the socket themselves ({@link TcpOutbound}; a
-     *                     connecting endpoint on epoll with {@code tcp.directWrites} on).
+     * @param directWriteGapNanos callers may write their frames to the socket themselves when the last direct write
+     *                            ended at least this long ago ({@link TcpOutbound}; a connecting endpoint on epoll with
+     *                            {@code tcp.directWrites} on), negative: never.
      */
     TcpEndpoint(final TcpWorker worker, final Channel channel, final EndpointHandler handler,
-        final boolean directWrites)
+        final long directWriteGapNanos)
     {
         super(newWindow(worker.tcpTransport().config()), handler, RemoteKey.TRANSPORT_TCP);
         this.worker = worker;
@@ -78,7 +79,7 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
         final int maxInflight = transport.config().maxInflightPerEndpoint();
         this.completions = new ManyToOneConcurrentArrayQueue<>(Math.max(maxInflight, 2));
         this.inbound = new TcpInboundQueue(channel);
-        this.outbound = new TcpOutbound(channel, this::onWritten, this::onAnonymousWritten, directWrites);
+        this.outbound = new TcpOutbound(channel, this::onWritten, this::onAnonymousWritten, directWriteGapNanos);
         this.operations = new TcpOperationTable(window, outbound, channel.alloc());
     }
 

@@ -54,6 +54,10 @@ import java.util.concurrent.RejectedExecutionException;
  *   write task (loop):            [monitor] swap the queues, loopWriting = true ... flush ...
  *                                 [monitor] loopWriting = Netty's outbound buffer still holds bytes
  * </pre>
+ * A caller writes directly only when the endpoint's last direct write ended {@code tcp.directWriteGapMicros} ago or
+ * more: a request-response caller's next request comes a round trip later and is written at once, while posts that
+ * follow each other closer (one thread pipelining, many threads at once) join the loop's batch, one write for all (with
+ * every post written on its own, pipelined GETs at 50 x 16 fell from 0.70x to 0.38x redis).
  * Order holds: a direct write happens only while no earlier frame is queued, in the write task's hands or in Netty's
  * buffer, and callers write under the monitor one at a time. The socket is written through a duplicate descriptor,
  * closed when the channel goes inactive (under the monitor), so a descriptor number the loop closed and the kernel
@@ -121,24 +125,32 @@ final class TcpOutbound
     private FileDescriptor closeAfterWrite;
     /** Under monitor: the loop holds frames of this endpoint (a write task between its swap and its flush's end). */
     private boolean loopWriting;
+    /** See the constructor; and when the last direct write ended (written by the one direct writer). */
+    private final long directGapNanos;
+    private volatile long lastDirectEndNanos;
     /** Batches written by callers themselves, and direct writes the socket cut short (diagnostics, tests). */
     private volatile long directBatches;
     private volatile long directWritesCutShort;
 
     TcpOutbound(final Channel channel, final WriteListener listener, final CreditListener credits)
     {
-        this(channel, listener, credits, false);
+        this(channel, listener, credits, -1);
     }
 
-    /** @param directWrites whether callers may write their batches themselves (epoll channels only; see the class). */
+    /**
+     * @param directWriteGapNanos callers may write their batches themselves (epoll channels only; see the class) when
+     *                            the last direct write ended at least this long ago; negative: never.
+     */
     TcpOutbound(final Channel channel, final WriteListener listener, final CreditListener credits,
-        final boolean directWrites)
+        final long directWriteGapNanos)
     {
         this.channel = channel;
         this.alloc = channel.alloc();
         this.listener = listener;
         this.credits = credits;
-        this.direct = directWrites ? duplicate(channel) : null;
+        this.directGapNanos = directWriteGapNanos;
+        this.direct = directWriteGapNanos >= 0 ? duplicate(channel) : null;
+        this.lastDirectEndNanos = System.nanoTime() - Math.max(0, directWriteGapNanos);
     }
 
     /**
@@ -267,7 +279,8 @@ final class TcpOutbound
 
     void schedule()
     {
-        if (direct != null && !channel.eventLoop().inEventLoop() && writeDirect())
+        if (direct != null && System.nanoTime() - lastDirectEndNanos >= directGapNanos &&
+            !channel.eventLoop().inEventLoop() && writeDirect())
         {
             return;
         }
@@ -318,6 +331,7 @@ final class TcpOutbound
                 directWriting = true;
             }
             final boolean complete = writeAll(fd, batch);
+            lastDirectEndNanos = System.nanoTime();
             synchronized (monitor)
             {
                 directWriting = false;

@@ -50,6 +50,7 @@ public final class TcpTransport implements Transport
     private final boolean nativeEpoll;
     /** Connecting endpoints let callers write their batches themselves ({@code tcp.directWrites}, epoll only). */
     private final boolean directWrites;
+    private final long directWriteGapNanos;
     private final boolean emulatedRead;
     private final int maxReadBytes;
     private final int maxFrameLength;
@@ -77,6 +78,8 @@ public final class TcpTransport implements Transport
         this.directWrites = nativeEpoll && io.rdmakv.transport.libc.LibC.isLoaded() && config.booleanProperty(
             TcpTransportProvider.PROP_DIRECT_WRITES, Boolean.parseBoolean(System.getProperty(
             "rdmakv.transport." + TcpTransportProvider.PROP_DIRECT_WRITES, "true")));
+        this.directWriteGapNanos = TimeUnit.MICROSECONDS.toNanos(config.intProperty(
+            TcpTransportProvider.PROP_DIRECT_WRITE_GAP_MICROS, TcpTransportProvider.DEFAULT_DIRECT_WRITE_GAP_MICROS));
         final DefaultThreadFactory threads = new DefaultThreadFactory(
             "rdmakv-tcp-io-" + INSTANCES.incrementAndGet(), true);
         final int spinMicros = config.intProperty(TcpTransportProvider.PROP_SPIN_MICROS,
@@ -98,6 +101,12 @@ public final class TcpTransport implements Transport
     boolean directWrites()
     {
         return directWrites;
+    }
+
+    /** See {@link TcpTransportProvider#PROP_DIRECT_WRITE_GAP_MICROS}. */
+    long directWriteGapNanos()
+    {
+        return directWriteGapNanos;
     }
 
     @Override

@@ -32,6 +32,14 @@ public final class TcpTransportProvider implements TransportProvider
      * epoll only.
      */
     public static final String PROP_DIRECT_WRITES = "tcp.directWrites";
+    /**
+     * A caller writes directly only when the last direct write of its endpoint ended at least this long ago (us,
+     * default {@value #DEFAULT_DIRECT_WRITE_GAP_MICROS}); posts that follow each other closer (a pipelining caller,
+     * many threads at once) join one batch the event loop writes, as before. A request-response caller's next
+     * request comes a round trip later.
+     */
+    public static final String PROP_DIRECT_WRITE_GAP_MICROS = "tcp.directWriteGapMicros";
+    public static final int DEFAULT_DIRECT_WRITE_GAP_MICROS = 20;
     public static final int DEFAULT_MAX_READ_BYTES = 1 << 20;
 
     /** Modelled small-message one-way latency over a kernel TCP stack (loopback-ish), for scoring. */

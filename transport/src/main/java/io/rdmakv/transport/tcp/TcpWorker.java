@@ -279,7 +279,7 @@ public final class TcpWorker implements Worker
             protected void initChannel(final SocketChannel ch)
             {
                 final TcpEndpoint ep = new TcpEndpoint(TcpWorker.this, ch, handler,
-                    !accepted && transport.directWrites());
+                    !accepted && transport.directWrites() ? transport.directWriteGapNanos() : -1);
                 ch.attr(ENDPOINT).set(ep);
                 addEndpoint(ep);
                 // One handler: it cuts frames in place. No flush consolidation handler: endpoints coalesce their

@@ -44,7 +44,7 @@ class TcpDirectWritesTest extends TransportConformanceSupport
     @Timeout(30)
     void shouldWriteACallersBatchOnTheCallersThread() throws Exception
     {
-        final Pair pair = connect(config(), 1);
+        final Pair pair = connect(everyPostDirect(), 1);
         final UnsafeBuffer message = new UnsafeBuffer(new byte[64]);
         for (int i = 0; i < 200; i++)
         {
@@ -80,7 +80,7 @@ class TcpDirectWritesTest extends TransportConformanceSupport
     void shouldKeepEachSendersOrderWhenTheSocketFillsAndTheLoopTakesOver() throws Exception
     {
         final int senders = 3;
-        final Pair pair = connect(config(), senders);
+        final Pair pair = connect(everyPostDirect(), senders);
         // Hold the receiving node's event loop: it reads nothing, so the client's socket buffers fill.
         final CountDownLatch release = new CountDownLatch(1);
         final CountDownLatch held = new CountDownLatch(1);
@@ -139,6 +139,31 @@ class TcpDirectWritesTest extends TransportConformanceSupport
         assertTrue(((TcpEndpoint)pair.client).directWriteBatches() > 0, "callers wrote batches themselves");
         // The held receiver let the socket fill: at least one direct write left its rest to the loop.
         assertTrue(((TcpEndpoint)pair.client).directWritesCutShort() > 0, "a direct write was cut short");
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldLeavePostsThatFollowADirectWriteCloselyToTheLoopsBatch() throws Exception
+    {
+        // A gap longer than the test: after the first direct write every post joins a batch the loop writes.
+        final Pair pair = connect(config().toBuilder()
+            .property(TcpTransportProvider.PROP_DIRECT_WRITE_GAP_MICROS, Integer.toString(60_000_000)).build(), 1);
+        final UnsafeBuffer message = new UnsafeBuffer(new byte[64]);
+        for (int i = 0; i < 200; i++)
+        {
+            message.putInt(0, 0);
+            message.putInt(4, i);
+            assertTrue(pair.client.send(message, 0, 64, null) >= 0);
+        }
+        pair.receiver.awaitAll();
+        assertNull(pair.receiver.disorder.get());
+        assertEquals(1, ((TcpEndpoint)pair.client).directWriteBatches(), "only the first post was written directly");
+    }
+
+    /** Direct writes whatever the gap since the last one. */
+    private TransportConfig everyPostDirect()
+    {
+        return config().toBuilder().property(TcpTransportProvider.PROP_DIRECT_WRITE_GAP_MICROS, "0").build();
     }
 
     private Pair connect(final TransportConfig config, final int senders) throws Exception
