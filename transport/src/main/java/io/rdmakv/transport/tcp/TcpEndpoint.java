@@ -23,6 +23,7 @@ import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A TCP connection to one peer over the shared {@link AbstractEndpoint} (argument checks, the operation window with
@@ -54,6 +55,9 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
     private final TcpTransport transport;
     private final Channel channel;
     private volatile String downDetail;
+    /** Frames posted (any thread) and frames received (event loop): their difference is what is still unanswered. */
+    private final AtomicLong framesOut = new AtomicLong();
+    private volatile long framesIn;
 
     private final ManyToOneConcurrentArrayQueue<TcpOperation> completions;
     private final TcpInboundQueue inbound;
@@ -79,7 +83,8 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
         final int maxInflight = transport.config().maxInflightPerEndpoint();
         this.completions = new ManyToOneConcurrentArrayQueue<>(Math.max(maxInflight, 2));
         this.inbound = new TcpInboundQueue(channel);
-        this.outbound = new TcpOutbound(channel, this::onWritten, this::onAnonymousWritten, directWriteGapNanos);
+        this.outbound = new TcpOutbound(channel, this::onWritten, this::onAnonymousWritten, directWriteGapNanos,
+            transport.directWritesWhenBusy() ? () -> true : this::answeredAll);
         this.operations = new TcpOperationTable(window, outbound, channel.alloc());
     }
 
@@ -131,6 +136,7 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
         {
             sentAny = true;
         }
+        framesOut.incrementAndGet();
         return operations.postSend(buffer, offset, length, handler);
     }
 
@@ -139,7 +145,17 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
         final long remoteAddress, final RemoteKey remoteKey, final int length,
         final MutableDirectBuffer destination, final int destinationOffset, final CompletionHandler handler)
     {
+        framesOut.incrementAndGet();
         return operations.postRead(remoteAddress, remoteKey, length, destination, destinationOffset, handler);
+    }
+
+    /**
+     * True when every frame posted before the one being posted now has had a frame back (a request-response caller
+     * with nothing else in flight): only then does a caller write directly, unless {@code tcp.directWritesWhenBusy}.
+     */
+    private boolean answeredAll()
+    {
+        return framesOut.get() - framesIn <= 1;
     }
 
     // ---------------------------------------------------------------- I/O thread callbacks
@@ -168,6 +184,7 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
     void onReadResponse(final long correlationId, final int statusCode, final ByteBuf buf, final int dataIndex,
         final int dataLength)
     {
+        framesIn++; // event loop only
         final TcpOperation op = operations.take(correlationId);
         if (op == null)
         {
@@ -212,6 +229,7 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
      */
     void onMessage(final ByteBuf buf, final int index, final int length)
     {
+        framesIn++; // event loop only
         if (worker.isDriven())
         {
             if (!disconnectSeen) // else failed or closed already: nothing more is delivered

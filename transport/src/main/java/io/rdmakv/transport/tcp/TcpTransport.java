@@ -51,6 +51,7 @@ public final class TcpTransport implements Transport
     /** Connecting endpoints let callers write their batches themselves ({@code tcp.directWrites}, epoll only). */
     private final boolean directWrites;
     private final long directWriteGapNanos;
+    private final boolean directWritesWhenBusy;
     private final boolean emulatedRead;
     private final int maxReadBytes;
     private final int maxFrameLength;
@@ -78,6 +79,7 @@ public final class TcpTransport implements Transport
         this.directWrites = nativeEpoll && io.rdmakv.transport.libc.LibC.isLoaded() && config.booleanProperty(
             TcpTransportProvider.PROP_DIRECT_WRITES, Boolean.parseBoolean(System.getProperty(
             "rdmakv.transport." + TcpTransportProvider.PROP_DIRECT_WRITES, "true")));
+        this.directWritesWhenBusy = config.booleanProperty(TcpTransportProvider.PROP_DIRECT_WRITES_WHEN_BUSY, false);
         this.directWriteGapNanos = TimeUnit.MICROSECONDS.toNanos(config.intProperty(
             TcpTransportProvider.PROP_DIRECT_WRITE_GAP_MICROS, TcpTransportProvider.DEFAULT_DIRECT_WRITE_GAP_MICROS));
         final DefaultThreadFactory threads = new DefaultThreadFactory(
@@ -101,6 +103,12 @@ public final class TcpTransport implements Transport
     boolean directWrites()
     {
         return directWrites;
+    }
+
+    /** See {@link TcpTransportProvider#PROP_DIRECT_WRITES_WHEN_BUSY}. */
+    boolean directWritesWhenBusy()
+    {
+        return directWritesWhenBusy;
     }
 
     /** See {@link TcpTransportProvider#PROP_DIRECT_WRITE_GAP_MICROS}. */

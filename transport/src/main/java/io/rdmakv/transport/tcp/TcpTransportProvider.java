@@ -40,6 +40,12 @@ public final class TcpTransportProvider implements TransportProvider
      */
     public static final String PROP_DIRECT_WRITE_GAP_MICROS = "tcp.directWriteGapMicros";
     public static final int DEFAULT_DIRECT_WRITE_GAP_MICROS = 20;
+    /**
+     * Whether a caller writes directly while frames it sent earlier are still unanswered (more frames have gone out on
+     * the endpoint than have come in); default false: then its post joins the loop's batch (many callers at once, or
+     * one pipelining: YCSB C at 16 threads 0.57x redis with direct writes in that case, 0.71-0.74x without).
+     */
+    public static final String PROP_DIRECT_WRITES_WHEN_BUSY = "tcp.directWritesWhenBusy";
     public static final int DEFAULT_MAX_READ_BYTES = 1 << 20;
 
     /** Modelled small-message one-way latency over a kernel TCP stack (loopback-ish), for scoring. */

@@ -160,10 +160,30 @@ class TcpDirectWritesTest extends TransportConformanceSupport
         assertEquals(1, ((TcpEndpoint)pair.client).directWriteBatches(), "only the first post was written directly");
     }
 
-    /** Direct writes whatever the gap since the last one. */
+    /** Direct writes whatever the gap since the last one and whatever is unanswered. */
     private TransportConfig everyPostDirect()
     {
-        return config().toBuilder().property(TcpTransportProvider.PROP_DIRECT_WRITE_GAP_MICROS, "0").build();
+        return config().toBuilder().property(TcpTransportProvider.PROP_DIRECT_WRITE_GAP_MICROS, "0")
+            .property(TcpTransportProvider.PROP_DIRECT_WRITES_WHEN_BUSY, "true").build();
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldLeavePostsToTheLoopWhileEarlierOnesAreUnanswered() throws Exception
+    {
+        // No gap rule; the receiver never answers: after the first post every one is unanswered-behind.
+        final Pair pair = connect(config().toBuilder()
+            .property(TcpTransportProvider.PROP_DIRECT_WRITE_GAP_MICROS, "0").build(), 1);
+        final UnsafeBuffer message = new UnsafeBuffer(new byte[64]);
+        for (int i = 0; i < 200; i++)
+        {
+            message.putInt(0, 0);
+            message.putInt(4, i);
+            assertTrue(pair.client.send(message, 0, 64, null) >= 0);
+        }
+        pair.receiver.awaitAll();
+        assertNull(pair.receiver.disorder.get());
+        assertEquals(1, ((TcpEndpoint)pair.client).directWriteBatches(), "only the first post, answered by nothing");
     }
 
     private Pair connect(final TransportConfig config, final int senders) throws Exception
