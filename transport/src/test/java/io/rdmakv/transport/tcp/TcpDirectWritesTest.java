@@ -45,15 +45,7 @@ class TcpDirectWritesTest extends TransportConformanceSupport
     void shouldWriteACallersBatchOnTheCallersThread() throws Exception
     {
         final Pair pair = connect(everyPostDirect(), 1);
-        final UnsafeBuffer message = new UnsafeBuffer(new byte[64]);
-        for (int i = 0; i < 200; i++)
-        {
-            message.putInt(0, 0);
-            message.putInt(4, i);
-            assertTrue(pair.client.send(message, 0, 64, null) >= 0);
-        }
-        pair.receiver.awaitAll();
-        assertNull(pair.receiver.disorder.get());
+        sendInOrder(pair, 200);
         assertTrue(((TcpEndpoint)pair.client).directWriteBatches() > 0, "callers wrote batches themselves");
     }
 
@@ -148,8 +140,15 @@ class TcpDirectWritesTest extends TransportConformanceSupport
         // A gap longer than the test: after the first direct write every post joins a batch the loop writes.
         final Pair pair = connect(config().toBuilder()
             .property(TcpTransportProvider.PROP_DIRECT_WRITE_GAP_MICROS, Integer.toString(60_000_000)).build(), 1);
+        sendInOrder(pair, 200);
+        assertEquals(1, ((TcpEndpoint)pair.client).directWriteBatches(), "only the first post was written directly");
+    }
+
+    /** One sender's {@code count} numbered messages of 64 bytes, back to back; all must arrive, in order. */
+    private static void sendInOrder(final Pair pair, final int count) throws InterruptedException
+    {
         final UnsafeBuffer message = new UnsafeBuffer(new byte[64]);
-        for (int i = 0; i < 200; i++)
+        for (int i = 0; i < count; i++)
         {
             message.putInt(0, 0);
             message.putInt(4, i);
@@ -157,7 +156,6 @@ class TcpDirectWritesTest extends TransportConformanceSupport
         }
         pair.receiver.awaitAll();
         assertNull(pair.receiver.disorder.get());
-        assertEquals(1, ((TcpEndpoint)pair.client).directWriteBatches(), "only the first post was written directly");
     }
 
     /** Direct writes whatever the gap since the last one and whatever is unanswered. */
@@ -174,15 +172,7 @@ class TcpDirectWritesTest extends TransportConformanceSupport
         // No gap rule; the receiver never answers: after the first post every one is unanswered-behind.
         final Pair pair = connect(config().toBuilder()
             .property(TcpTransportProvider.PROP_DIRECT_WRITE_GAP_MICROS, "0").build(), 1);
-        final UnsafeBuffer message = new UnsafeBuffer(new byte[64]);
-        for (int i = 0; i < 200; i++)
-        {
-            message.putInt(0, 0);
-            message.putInt(4, i);
-            assertTrue(pair.client.send(message, 0, 64, null) >= 0);
-        }
-        pair.receiver.awaitAll();
-        assertNull(pair.receiver.disorder.get());
+        sendInOrder(pair, 200);
         assertEquals(1, ((TcpEndpoint)pair.client).directWriteBatches(), "only the first post, answered by nothing");
     }
 
