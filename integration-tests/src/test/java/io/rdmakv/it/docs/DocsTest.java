@@ -3,6 +3,8 @@ package io.rdmakv.it.docs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.rdmakv.it.layering.SourceReferences;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.FileVisitResult;
@@ -99,7 +101,7 @@ final class DocsTest
     @BeforeAll
     static void index() throws IOException
     {
-        root = repositoryRoot();
+        root = SourceReferences.repositoryRoot();
         declared = new HashMap<>();
         final List<Path> java = files(".java");
         for (final Path file : java)
@@ -126,17 +128,11 @@ final class DocsTest
             {
                 continue;
             }
-            final List<String> lines = Files.readAllLines(file);
-            boolean fenced = false;
+            final List<String> lines = proseLines(file);
             for (int i = 0; i < lines.size(); i++)
             {
                 final String line = lines.get(i);
-                if (line.stripLeading().startsWith("```"))
-                {
-                    fenced = !fenced;
-                    continue;
-                }
-                if (fenced)
+                if (line == null)
                 {
                     continue;
                 }
@@ -168,17 +164,11 @@ final class DocsTest
         final Map<Path, Set<String>> anchors = new HashMap<>();
         for (final Path file : markdown)
         {
-            final List<String> lines = Files.readAllLines(file);
-            boolean fenced = false;
+            final List<String> lines = proseLines(file);
             for (int i = 0; i < lines.size(); i++)
             {
                 final String line = lines.get(i);
-                if (line.stripLeading().startsWith("```"))
-                {
-                    fenced = !fenced;
-                    continue;
-                }
-                if (fenced)
+                if (line == null)
                 {
                     continue;
                 }
@@ -208,6 +198,26 @@ final class DocsTest
             }
         }
         assertEquals(List.of(), broken, "relative links to what the repository does not hold");
+    }
+
+    /** The lines of a markdown file, each inside a fenced code block (and the fences) as null: indices stay line numbers. */
+    private static List<String> proseLines(final Path file) throws IOException
+    {
+        final List<String> lines = new ArrayList<>(Files.readAllLines(file));
+        boolean fenced = false;
+        for (int i = 0; i < lines.size(); i++)
+        {
+            final boolean fence = lines.get(i).stripLeading().startsWith("```");
+            if (fence)
+            {
+                fenced = !fenced;
+            }
+            if (fence || fenced)
+            {
+                lines.set(i, null);
+            }
+        }
+        return lines;
     }
 
     /** README.md anywhere, the pages under docs/ and the figures' summary: the files that describe the code now. */
@@ -324,17 +334,5 @@ final class DocsTest
         });
         found.sort(null);
         return found;
-    }
-
-    private static Path repositoryRoot()
-    {
-        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent())
-        {
-            if (Files.isRegularFile(dir.resolve("transport/pom.xml")) && Files.isRegularFile(dir.resolve("pom.xml")))
-            {
-                return dir;
-            }
-        }
-        throw new IllegalStateException("no rdmakv checkout above " + Path.of("").toAbsolutePath());
     }
 }

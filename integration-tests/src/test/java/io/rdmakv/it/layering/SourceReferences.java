@@ -14,7 +14,7 @@ import java.util.stream.Stream;
  * ({@code VerbsTransportProvider.NAME}), so a class can know a transport by name and still not depend on it in its
  * class file. Comment lines are left out.
  */
-final class SourceReferences
+public final class SourceReferences
 {
     private SourceReferences()
     {
@@ -59,7 +59,8 @@ final class SourceReferences
         return found;
     }
 
-    private static Path repositoryRoot()
+    /** The checkout this test runs in: the nearest directory above the working one with transport/pom.xml. */
+    public static Path repositoryRoot()
     {
         for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent())
         {
