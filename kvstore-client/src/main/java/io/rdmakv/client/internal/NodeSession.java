@@ -41,7 +41,7 @@ final class NodeSession implements EndpointHandler
     private final NodeInfo info;
     private final boolean oneSided;
     private final RpcProtocol rpc;
-    private final ClientConductor conductor;
+    private final Redirector redirector;
     private volatile Endpoint endpoint;
     private volatile boolean alive = true;
     private volatile boolean poolStale;
@@ -54,14 +54,18 @@ final class NodeSession implements EndpointHandler
     private volatile int attachLeaseGrant;
     private volatile long[] rangeEpochBySlot = NO_RANGE_EPOCHS;
 
+    /**
+     * @param rpc        reads this node's answers.
+     * @param redirector told when the connection is lost, with requests still waiting for its answers.
+     */
     NodeSession(final NodeInfo info, final boolean oneSided, final LocationCache locationCache, final RpcProtocol rpc,
-        final ClientConductor conductor)
+        final Redirector redirector)
     {
         this.info = info;
         this.oneSided = oneSided;
         this.locationCache = locationCache;
         this.rpc = rpc;
-        this.conductor = conductor;
+        this.redirector = redirector;
     }
 
     /** Where this node's values were last seen (off when the cache is configured off or GETs go by RPC). */
@@ -262,6 +266,6 @@ final class NodeSession implements EndpointHandler
         attachAnswer.complete(null);
         LOG.info("connection to node {} at {} closed: {}{}", info.nodeId(), info.dataAddress(), status.description(),
             detail == null ? "" : " (" + detail + ")");
-        conductor.onSessionLost(this, status.description() + (detail == null ? "" : ": " + detail));
+        redirector.sessionLost(this, status.description() + (detail == null ? "" : ": " + detail));
     }
 }

@@ -38,24 +38,26 @@ final class RpcProtocol
     private static final int FINISHED = 2;
 
     private final ClientCounters counters;
-    private RequestSlots slots;
-    private ClientConductor conductor;
-    private Redirector redirector;
+    private final RequestSlots slots;
+    private final DeferredPosts deferred;
+    private final Redirector redirector;
 
     /** Send copies the bytes before it returns, so one encode buffer per sending thread is enough. */
     private final ThreadLocal<Encoder> encoders = ThreadLocal.withInitial(Encoder::new);
     /** Progress thread only. */
     private final MessageDecoder decoder = new MessageDecoder();
 
-    RpcProtocol(final ClientCounters counters)
+    /**
+     * @param slots      the requests this protocol sends and answers.
+     * @param deferred   where a back-pressured send waits for the conductor.
+     * @param redirector follows a WRONG_NODE answer.
+     */
+    RpcProtocol(final ClientCounters counters, final RequestSlots slots, final DeferredPosts deferred,
+        final Redirector redirector)
     {
         this.counters = counters;
-    }
-
-    void wire(final RequestSlots slots, final ClientConductor conductor, final Redirector redirector)
-    {
         this.slots = slots;
-        this.conductor = conductor;
+        this.deferred = deferred;
         this.redirector = redirector;
     }
 
@@ -101,7 +103,7 @@ final class RpcProtocol
         if (trySend(slot) == AGAIN)
         {
             counters.increment(ClientCounter.BACK_PRESSURED_POSTS);
-            conductor.defer(slot, ClientConductor.ACTION_SEND);
+            deferred.defer(slot, DeferredPosts.SEND);
         }
     }
 
