@@ -5,6 +5,7 @@ import org.agrona.concurrent.Agent;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -73,6 +74,12 @@ public interface Worker extends Agent, AutoCloseable
     default WorkerProgress driveProgress(final Agent duty, final Duration timerInterval, final ErrorHandler errors)
     {
         throw new UnsupportedOperationException(roleName() + " has no wake-up source: it must be polled");
+    }
+
+    /** This worker's share of {@link Transport#counters()}: a snapshot by name; empty when the transport has none. */
+    default Map<String, Number> counters()
+    {
+        return Map.of();
     }
 
     /** The transport that created this worker. */
