@@ -14,6 +14,7 @@ import io.rdmakv.protocol.wire.TransportAddress;
 import io.rdmakv.protocol.wire.Welcome;
 import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.RemoteKey;
+import io.rdmakv.transport.TransportCapability;
 import io.rdmakv.transport.Worker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -244,11 +245,27 @@ final class ClusterRouter implements Redirector, AutoCloseable
         if (slot.type == RequestSlot.TYPE_GET && session.oneSided())
         {
             getProtocol.start(slot);
+            return;
         }
-        else
+        final CallerLanes lanes = session.lanes();
+        // A caller lane only for a synchronous request on its caller's own thread (not a redirect's re-send).
+        if (lanes != null && slot.call == null && slot.waiter == Thread.currentThread())
         {
-            rpc.start(slot);
+            final CallerLanes.Handle lane = lanes.borrow();
+            if (lane != null)
+            {
+                try
+                {
+                    rpc.callOnLane(slot, lane);
+                }
+                finally
+                {
+                    lanes.giveBack(lane);
+                }
+                return;
+            }
         }
+        rpc.start(slot);
     }
 
     java.util.Set<Integer> nodeIds()
@@ -379,7 +396,11 @@ final class ClusterRouter implements Redirector, AutoCloseable
             welcome.poolHeaderAddress(), welcome.layoutEpoch(), welcome.maxKeyLength(), welcome.maxValueLength());
         final LocationCache locationCache = new LocationCache(oneSidedGets ? config.locationCacheEntries() : 0,
             info.geometry(), config.oneSidedBufferBytes());
-        final NodeSession session = new NodeSession(info, oneSidedGets, locationCache, rpc, this);
+        final CallerLanes lanes = config.callerLanes() > 0 &&
+            worker.transport().capabilities().has(TransportCapability.CALLER_LANES) ?
+            new CallerLanes(info, config.callerLanes(), worker, control, hello, config.connectTimeout(), rpc, counters) :
+            null;
+        final NodeSession session = new NodeSession(info, oneSidedGets, locationCache, rpc, this, lanes);
         try
         {
             final Endpoint endpoint = worker.connect(dataAddress, session)

@@ -42,6 +42,8 @@ final class NodeSession implements EndpointHandler
     private final boolean oneSided;
     private final RpcProtocol rpc;
     private final Redirector redirector;
+    /** Its caller lanes (tcp with {@code callerLanes} > 0), or null. */
+    private final CallerLanes lanes;
     private volatile Endpoint endpoint;
     private volatile boolean alive = true;
     private volatile boolean poolStale;
@@ -57,15 +59,21 @@ final class NodeSession implements EndpointHandler
     /**
      * @param rpc        reads this node's answers.
      * @param redirector told when the connection is lost, with requests still waiting for its answers.
+     * @param lanes      the node's caller lanes, or null.
      */
     NodeSession(final NodeInfo info, final boolean oneSided, final LocationCache locationCache, final RpcProtocol rpc,
-        final Redirector redirector)
+        final Redirector redirector, final CallerLanes lanes)
     {
         this.info = info;
         this.oneSided = oneSided;
         this.locationCache = locationCache;
         this.rpc = rpc;
         this.redirector = redirector;
+        this.lanes = lanes;
+        if (lanes != null)
+        {
+            lanes.servedBy(this);
+        }
     }
 
     /** Where this node's values were last seen (off when the cache is configured off or GETs go by RPC). */
@@ -77,6 +85,12 @@ final class NodeSession implements EndpointHandler
     NodeInfo info()
     {
         return info;
+    }
+
+    /** The node's caller lanes, or null when requests go by the endpoint only. */
+    CallerLanes lanes()
+    {
+        return lanes;
     }
 
     Endpoint endpoint()
@@ -223,6 +237,10 @@ final class NodeSession implements EndpointHandler
     void close()
     {
         alive = false;
+        if (lanes != null)
+        {
+            lanes.close(); // a borrowed lane is closed when its caller gives it back
+        }
         final Endpoint e = endpoint;
         if (e != null)
         {

@@ -12,6 +12,7 @@ import io.rdmakv.protocol.wire.PutRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.transport.Endpoint;
+import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.TransportStatus;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
@@ -32,6 +33,9 @@ import java.util.concurrent.locks.LockSupport;
 final class RpcProtocol
 {
     private static final Logger LOG = LoggerFactory.getLogger(RpcProtocol.class);
+
+    /** A caller on a lane looks up from its socket at least this often (its request may have ended elsewhere). */
+    private static final long LANE_WAIT_SLICE_NANOS = 100_000_000L;
 
     private static final int SENT = 0;
     private static final int AGAIN = 1;
@@ -146,6 +150,49 @@ final class RpcProtocol
 
     /** A message from a node (progress thread): match it to its request and complete that. */
     void onMessage(final NodeSession session, final DirectBuffer buffer, final int offset, final int length)
+    {
+        onMessage(session, decoder, buffer, offset, length);
+    }
+
+    /**
+     * Send the slot's request on a caller lane and read answers from it on this thread until the request has its
+     * answer, or left the lane (redirected, or timed out by the conductor), or its deadline passed (the conductor then
+     * times it out). A lane that fails hands its request to the session's endpoint: sent again, it is applied at most
+     * once (the write id), and then answered the shared way. The caller gives the lane back afterwards.
+     */
+    void callOnLane(final RequestSlot slot, final CallerLanes.Handle lane)
+    {
+        counters.increment(ClientCounter.RPCS);
+        counters.increment(ClientCounter.LANE_REQUESTS);
+        final Encoder encoder = encoders.get();
+        final int length = encoder.encode(slot, slots.nextCorrelationId(slot), slots.writes());
+        slot.phase = RequestSlot.PHASE_AWAIT_RESPONSE;
+        slot.sentNanos = ReadLease.now();
+        try
+        {
+            lane.lane.send(encoder.buffer, 0, length);
+            long remaining;
+            // In slices, so a request failed meanwhile (the client closing) or an interrupt ends the wait soon.
+            while (slot.phase == RequestSlot.PHASE_AWAIT_RESPONSE &&
+                (remaining = slot.deadlineNanos - System.nanoTime()) > 0 && !Thread.currentThread().isInterrupted())
+            {
+                lane.lane.receive(lane.answers, Math.min(remaining, LANE_WAIT_SLICE_NANOS));
+            }
+        }
+        catch (final TransportException ex)
+        {
+            if (RequestSlots.claim(slot, RequestSlot.PHASE_AWAIT_RESPONSE))
+            {
+                LOG.debug("caller lane to node {} failed ({}); {} goes the shared way", slot.session.info().nodeId(),
+                    ex.getMessage(), slot.describe());
+                resume(slot);
+            }
+        }
+    }
+
+    /** A message from a node, decoded with {@code decoder} (the progress thread's, or a lane's). */
+    void onMessage(final NodeSession session, final MessageDecoder decoder, final DirectBuffer buffer,
+        final int offset, final int length)
     {
         final MessageType type;
         try
