@@ -32,6 +32,19 @@ public interface Worker extends Agent, AutoCloseable
      */
     CompletableFuture<Endpoint> connect(InetSocketAddress remoteAddress, EndpointHandler handler);
 
+    /**
+     * Transports with {@link TransportCapability#CALLER_LANES} only: open a {@link Lane} to a listener, blocking the
+     * caller until it is connected or {@code timeout} has passed. Any thread; the lane is not one of this worker's
+     * endpoints and needs none of its progress.
+     *
+     * @throws TransportException when the connection cannot be made within {@code timeout}.
+     * @throws UnsupportedOperationException when the transport offers no lanes.
+     */
+    default Lane openLane(final InetSocketAddress remoteAddress, final Duration timeout)
+    {
+        throw new UnsupportedOperationException(roleName() + " offers no caller lanes");
+    }
+
     /** How this worker's progress may be driven; POLLED unless the transport has a wake-up source. */
     default ProgressModel progressModel()
     {
