@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import io.rdmakv.protocol.ProtocolLimits;
 
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -82,7 +83,7 @@ record BackupManifest(int format, String createdAt, String seed, long mapEpoch, 
         {
             manifest = JSON.readValue(file.toFile(), BackupManifest.class);
         }
-        catch (final NoSuchFileException | java.io.FileNotFoundException ex)
+        catch (final NoSuchFileException | FileNotFoundException ex)
         {
             throw new IOException("no " + FILE_NAME + " in " + file.getParent() + ": not a cluster backup (a " +
                 "node's backup, a data directory, is restored with --server)", ex);

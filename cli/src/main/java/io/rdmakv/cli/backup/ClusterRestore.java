@@ -5,6 +5,7 @@ import io.rdmakv.client.KvException;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -71,7 +73,7 @@ final class ClusterRestore
         final BackupManifest manifest = BackupManifest.read(dir);
         checkFiles(manifest);
         RestoreProgress progress = restart ?
-            new RestoreProgress(RestoreProgress.identity(manifest, target), java.util.Map.of()) :
+            new RestoreProgress(RestoreProgress.identity(manifest, target), Map.of()) :
             RestoreProgress.readOrStart(progressFile, manifest, target);
         long written = 0;
         long resumedPast = 0;
@@ -274,7 +276,7 @@ final class ClusterRestore
         try
         {
             final String text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                .onUnmappableCharacter(CodingErrorAction.REPORT).decode(java.nio.ByteBuffer.wrap(key)).toString();
+                .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(key)).toString();
             if (text.chars().noneMatch(Character::isISOControl))
             {
                 return "'" + text + "'";

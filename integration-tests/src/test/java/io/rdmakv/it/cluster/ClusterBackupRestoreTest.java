@@ -23,6 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -32,6 +33,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
@@ -192,7 +194,7 @@ class ClusterBackupRestoreTest
             // Again, with the default timeout: the nodes may be electing a leader after their pause.
             final ByteArrayOutputStream out = new ByteArrayOutputStream();
             final int code = new CommandLine(new RestoreCommand(new PrintStream(out, true),
-                new PrintStream(err, true))).execute(java.util.Arrays.copyOf(args, 8));
+                new PrintStream(err, true))).execute(Arrays.copyOf(args, 8));
             assertEquals(0, code, out + "\n" + err);
             assertTrue(out.toString(StandardCharsets.UTF_8).contains("(continued after "), out.toString());
             checkValues(four, ackedAtStart, startedAtEnd);
@@ -293,7 +295,7 @@ class ClusterBackupRestoreTest
             {
                 throw new AssertionError("never saw " + what + ": " + acked.get() + " of " + count + " acknowledged");
             }
-            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
         }
     }
 
