@@ -133,12 +133,25 @@ final class ClusterRestore
 
         void add(final byte[] key, final byte[] value) throws IOException
         {
-            if (seen++ < skip)
+            if (seen < skip)
             {
+                seen++;
                 return;
             }
+            final CompletableFuture<Void> put;
+            try
+            {
+                put = client.putAsync(key, value);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                flush();
+                throw new IOException("the target cluster refuses key " + printable(key) + " (range " + range.slots() +
+                    "): " + ex.getMessage() + "; the keys before it are written (" + progressFile + ")", ex);
+            }
+            seen++;
             keys.add(key);
-            inFlight.add(client.putAsync(key, value));
+            inFlight.add(put);
             if (inFlight.size() == batch)
             {
                 flush();
