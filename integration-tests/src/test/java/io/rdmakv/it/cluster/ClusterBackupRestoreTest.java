@@ -5,10 +5,15 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.rdmakv.cli.backup.BackupCommand;
 import io.rdmakv.cli.backup.RestoreCommand;
 import io.rdmakv.client.GetMode;
+import io.rdmakv.client.HostPort;
 import io.rdmakv.client.KvClient;
+import io.rdmakv.client.control.ControlPlaneClient;
 import io.rdmakv.it.support.ProcessJanitor;
-import io.rdmakv.it.support.ServerProcess;
 import io.rdmakv.it.support.faults.ProcessFaults;
+import io.rdmakv.protocol.wire.Admin;
+import io.rdmakv.protocol.wire.AdminReply;
+import io.rdmakv.protocol.wire.ClusterNode;
+import io.rdmakv.server.backup.NodeConnection;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -16,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -24,9 +30,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
+import java.util.Comparator;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -44,8 +49,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code rdmakv backup --cluster} / {@code restore --cluster} with real node processes: a 3-node cluster backed up
- * while a writer keeps overwriting its keys (the tool waits, between two ranges, until the writer acknowledged more
- * writes, so writes surely land while the backup runs), restored into a 2-node and a 4-node cluster. Every key holds
+ * while a writer keeps overwriting its keys (the tool is held after its first range until the last range failed over
+ * to its backup and the writer acknowledged more writes, so writes surely land while the backup runs and the tool
+ * must follow the map), restored into a 2-node and a 4-node cluster. Every key holds
  * the value acknowledged before the backup began or a newer one the writer wrote; the 4-node restore is cut off by
  * stopping every target node after its first range (PUTs time out) and continues from its progress marker; a
  * damaged range file writes nothing.
@@ -113,12 +119,20 @@ class ClusterBackupRestoreTest
                 ackedAtStart[i] = ackedVersion.get(i);
             }
             final long ackedBefore = acked.get();
+            final List<ClusterNode> map = NodeConnection.handshake(source.node(2).controlAddress(), "").clusterMap()
+                .stream().sorted(Comparator.comparingInt(ClusterNode::firstSlot)).toList();
+            final ClusterNode last = map.get(map.size() - 1);
+            final int newPrimary = last.backups().get(0);
             final AtomicLong ackedAtFirstRange = new AtomicLong(-1);
-            // After the first range's snapshot, hold the backup until the writer acknowledged 200 more writes.
+            final List<String> printed = new ArrayList<>();
+            // After the first range's snapshot, hold the backup until the writer acknowledged 200 more writes and
+            // the last range failed over to its backup (its old primary knows): the tool must read it from there.
             final Consumer<String> hold = line ->
             {
+                printed.add(line);
                 if (line.startsWith("range ") && ackedAtFirstRange.compareAndSet(-1, acked.get()))
                 {
+                    failOver(source, last, newPrimary);
                     awaitAcked(ackedAtFirstRange.get() + 200, "writes while the backup runs");
                 }
             };
@@ -138,19 +152,23 @@ class ClusterBackupRestoreTest
             final JsonNode manifest = JSON.readTree(backup.resolve("manifest.json").toFile());
             assertEquals(3, manifest.path("ranges").size(), manifest.toString());
             assertEquals(KEYS, manifest.path("keys").asLong(), "every key once: " + manifest);
-            final Set<Integer> primaries = new HashSet<>();
             long next = 0;
             for (final JsonNode r : manifest.path("ranges"))
             {
                 assertEquals(next, r.path("firstSlot").asLong(), manifest.toString());
                 next = r.path("lastSlot").asLong() + 1;
-                primaries.add(r.path("primary").asInt());
                 assertTrue(Files.isRegularFile(backup.resolve(r.path("file").asText())), r.toString());
                 assertEquals(64, r.path("sha256").asText().length(), r.toString());
             }
             assertEquals(16_384, next, "every slot: " + manifest);
-            assertEquals(Set.of(1, 2, 3), primaries, "each range from its own primary, not the seed: " + manifest);
-            assertTrue(manifest.path("mapEpoch").asLong() > 0, manifest.toString());
+            final JsonNode moved = manifest.path("ranges").get(2);
+            assertEquals(List.of(map.get(0).nodeId(), map.get(1).nodeId(), newPrimary),
+                List.of(manifest.path("ranges").get(0).path("primary").asInt(),
+                    manifest.path("ranges").get(1).path("primary").asInt(), moved.path("primary").asInt()),
+                "each range from its primary (not the seed), the failed-over one from its new primary: " + manifest);
+            assertTrue(moved.path("epoch").asLong() > last.rangeEpoch(), manifest.toString());
+            assertTrue(manifest.path("mapEpoch").asLong() >= moved.path("epoch").asLong(), manifest.toString());
+            assertTrue(printed.stream().anyMatch(l -> l.startsWith("the cluster map changed")), printed.toString());
         }
 
         try (LocalCluster two = LocalCluster.start(dir.resolve("two"), 2, 1, LEASE_MS))
@@ -199,6 +217,36 @@ class ClusterBackupRestoreTest
             assertTrue(out.toString(StandardCharsets.UTF_8).contains("(continued after "), out.toString());
             checkValues(four, ackedAtStart, startedAtEnd);
         }
+    }
+
+    /** Manual failover of {@code range} to {@code to}; returns once its old primary's own map says so. */
+    private static void failOver(final LocalCluster cluster, final ClusterNode range, final int to)
+    {
+        try (ControlPlaneClient control = new ControlPlaneClient())
+        {
+            final AdminReply reply = control.admin(HostPort.parse(cluster.node(to).seed()),
+                new Admin(new byte[0], "failover " + range.firstSlot() + " " + to), Duration.ofMinutes(1));
+            assertTrue(reply.ok(), reply.text());
+        }
+        final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        List<ClusterNode> seen = List.of();
+        while (System.nanoTime() < deadline)
+        {
+            try
+            {
+                seen = NodeConnection.handshake(cluster.node(range.nodeId()).controlAddress(), "").clusterMap();
+            }
+            catch (final IOException ex)
+            {
+                throw new AssertionError(ex);
+            }
+            if (seen.stream().anyMatch(r -> r.firstSlot() == range.firstSlot() && r.nodeId() == to))
+            {
+                return;
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+        }
+        throw new AssertionError("node " + range.nodeId() + " never learnt of the failover: " + seen);
     }
 
     /** A copy of the backup with one byte of a range file changed is refused before anything is written. */
