@@ -1,5 +1,6 @@
 package io.rdmakv.cli.backup;
 
+import io.rdmakv.protocol.wire.Welcome;
 import io.rdmakv.server.backup.Backup;
 import io.rdmakv.server.backup.NodeConnection;
 import io.rdmakv.server.cluster.ClusterState;
@@ -110,6 +111,14 @@ public final class BackupCommand implements Callable<Integer>
     {
         try (NodeConnection node = NodeConnection.open(address, secret))
         {
+            final Welcome welcome = node.welcome();
+            if (welcome.clusterMap().stream().anyMatch(r -> r.nodeId() != welcome.nodeId()))
+            {
+                err.printf("rdmakv backup: warning: node %d is one of a cluster (%d ranges, map epoch %d): this " +
+                    "backup holds what node %d stores, as primary or backup, not the cluster; back the cluster up " +
+                    "with --cluster%n", welcome.nodeId(), welcome.clusterMap().size(), welcome.clusterEpoch(),
+                    welcome.nodeId());
+            }
             final Backup.Result r = Backup.backup(node, range[0], range[1], pageBytes, outDir);
             out.printf("backed up %d keys (%.1f MiB) of slots %d-%d from node %d at %s into %s in %d ms%n", r.keys(),
                 r.bytes() / (double)(1 << 20), range[0], range[1], node.welcome().nodeId(), source.server,

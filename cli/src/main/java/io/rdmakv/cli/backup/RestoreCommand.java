@@ -3,6 +3,7 @@ package io.rdmakv.cli.backup;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvClientBuilder;
 import io.rdmakv.client.KvException;
+import io.rdmakv.protocol.wire.Welcome;
 import io.rdmakv.server.backup.Backup;
 import io.rdmakv.server.backup.NodeConnection;
 import io.rdmakv.server.store.StoreException;
@@ -19,6 +20,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 
 /**
  * {@code rdmakv restore}: PUT every key of a node's backup into a running node ({@code --server}), or of a cluster
@@ -149,6 +151,17 @@ public final class RestoreCommand implements Callable<Integer>
     {
         try (NodeConnection node = NodeConnection.open(address, secret))
         {
+            final Welcome welcome = node.welcome();
+            final String owned = welcome.clusterMap().stream().filter(r -> r.nodeId() == welcome.nodeId())
+                .map(r -> r.firstSlot() + "-" + r.lastSlot()).collect(Collectors.joining(", "));
+            if (welcome.clusterMap().stream().anyMatch(r -> r.nodeId() != welcome.nodeId()))
+            {
+                throw new IOException("node " + welcome.nodeId() + " at " + target.server + " is primary of slots " +
+                    (owned.isEmpty() ? "none" : owned) + " only, of a cluster of " + welcome.clusterMap().size() +
+                    " ranges: through it the restore would stop at the first key another node owns; nothing was " +
+                    "written. Restore a cluster backup with --cluster; to move this node's backup into a cluster, " +
+                    "start a node on it (it is a data directory), back that node up with --cluster and restore that");
+            }
             final Backup.Result r = Backup.restore(in, node);
             out.printf("restored %d keys (%.1f MiB) from %s into node %d at %s in %d ms%n", r.keys(),
                 r.bytes() / (double)(1 << 20), in.toAbsolutePath(), node.welcome().nodeId(), target.server,

@@ -54,7 +54,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * must follow the map), restored into a 2-node and a 4-node cluster. Every key holds
  * the value acknowledged before the backup began or a newer one the writer wrote; the 4-node restore is cut off by
  * stopping every target node after its first range (PUTs time out) and continues from its progress marker; a
- * damaged range file writes nothing.
+ * damaged range file writes nothing, nor does a node's backup restored through one node of a cluster.
  */
 @ExtendWith(ProcessJanitor.class)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
@@ -169,10 +169,25 @@ class ClusterBackupRestoreTest
             assertTrue(moved.path("epoch").asLong() > last.rangeEpoch(), manifest.toString());
             assertTrue(manifest.path("mapEpoch").asLong() >= moved.path("epoch").asLong(), manifest.toString());
             assertTrue(printed.stream().anyMatch(l -> l.startsWith("the cluster map changed")), printed.toString());
+
+            // A node's backup of a cluster node still works (what that node stores), with a warning.
+            final ByteArrayOutputStream nodeErr = new ByteArrayOutputStream();
+            assertEquals(0, new CommandLine(new BackupCommand(new PrintStream(new ByteArrayOutputStream()),
+                new PrintStream(nodeErr, true))).execute("--server", source.node(1).seed(), "--out",
+                dir.resolve("node-1-backup").toString()));
+            assertTrue(nodeErr.toString(StandardCharsets.UTF_8).contains("warning: node 1 is one of a cluster (3 " +
+                "ranges"), nodeErr.toString());
         }
 
         try (LocalCluster two = LocalCluster.start(dir.resolve("two"), 2, 1, LEASE_MS))
         {
+            final ByteArrayOutputStream refused = new ByteArrayOutputStream();
+            assertEquals(1, new CommandLine(new RestoreCommand(new PrintStream(new ByteArrayOutputStream()),
+                new PrintStream(refused, true))).execute("--in", dir.resolve("node-1-backup").toString(), "--server",
+                two.node(1).seed()), "a node's restore into one node of a cluster");
+            assertTrue(refused.toString(StandardCharsets.UTF_8).contains("is primary of slots ") &&
+                refused.toString(StandardCharsets.UTF_8).contains("nothing was written"), refused.toString());
+            assertNothingWritten(two);
             final ByteArrayOutputStream out = new ByteArrayOutputStream();
             final ByteArrayOutputStream err = new ByteArrayOutputStream();
             final int code = new CommandLine(new RestoreCommand(new PrintStream(out, true), new PrintStream(err, true)))
@@ -273,6 +288,11 @@ class ClusterBackupRestoreTest
         assertEquals(1, code, err.toString());
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("the backup is damaged, nothing was written: " +
             first.path("file").asText()), err.toString());
+        assertNothingWritten(target);
+    }
+
+    private static void assertNothingWritten(final LocalCluster target)
+    {
         try (KvClient client = client(target, Duration.ofSeconds(30)))
         {
             final List<byte[]> keys = new ArrayList<>();
