@@ -172,6 +172,7 @@ public final class RestoreCommand implements Callable<Integer>
 
     private int cluster(final List<String> seeds) throws IOException, ClusterRestore.MismatchException
     {
+        BackupManifest.read(in); // not a cluster backup: said before connecting
         final KvClientBuilder builder = KvClient.builder().servers(seeds).transport(transport)
             .connectTimeout(Duration.ofMillis(timeoutMillis)).requestTimeout(Duration.ofMillis(timeoutMillis))
             .maxQueuedRequests(Math.max(batch, KvClientBuilder.DEFAULT_MAX_QUEUED_REQUESTS));

@@ -14,7 +14,7 @@ import java.nio.file.Path;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Usage errors of backup and restore exit 2 with the reason, before any connection; a bad backup exits 1. */
+/** Usage errors of backup and restore exit 2 with the reason, before any connection; so does a missing backup (1). */
 class BackupOptionsTest
 {
     @TempDir
@@ -57,6 +57,8 @@ class BackupOptionsTest
         assertEquals(2, restore("--in", out, "--cluster", "127.0.0.1:1", "--batch", "0"));
         assertTrue(err().contains("--batch must be 1 to 65536"), err());
         assertEquals(2, restore("--in", out, "--cluster", "127.0.0.1:1,bad"));
+        assertEquals(1, restore("--in", out, "--cluster", "127.0.0.1:1"));
+        assertTrue(err().contains("not a cluster backup"), err());
         assertTrue(Files.notExists(dir.resolve("out")), "nothing written");
     }
 }
