@@ -3,6 +3,7 @@ package io.rdmakv.client.internal;
 import io.rdmakv.client.HostPort;
 import io.rdmakv.protocol.ProtocolLimits;
 import io.rdmakv.protocol.wire.ClusterNode;
+import io.rdmakv.protocol.wire.MemberAddress;
 import io.rdmakv.protocol.wire.Welcome;
 
 import java.util.Arrays;
@@ -52,6 +53,12 @@ final class ClusterMap
             map.controlAddresses.put(node.nodeId(), node.nodeId() == welcome.nodeId() ?
                 answeredAt : new HostPort(reachableHost(node.host(), answeredAt), node.controlPort()));
         }
+        // Members that are primary of nothing: not routed to, but reachable (STATS of every node).
+        for (final MemberAddress member : welcome.members())
+        {
+            map.controlAddresses.putIfAbsent(member.nodeId(), member.nodeId() == welcome.nodeId() ?
+                answeredAt : new HostPort(reachableHost(member.host(), answeredAt), member.controlPort()));
+        }
         return map;
     }
 
@@ -91,6 +98,7 @@ final class ClusterMap
         return controlAddresses.get(nodeId);
     }
 
+    /** Every node the map names: the ranges' primaries and the members that are primary of nothing. */
     java.util.Set<Integer> nodeIds()
     {
         return controlAddresses.keySet();
