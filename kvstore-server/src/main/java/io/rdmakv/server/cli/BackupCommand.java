@@ -39,6 +39,9 @@ public final class BackupCommand implements Callable<Integer>
         description = "slot range to back up. Default: ${DEFAULT-VALUE}.")
     String slots;
 
+    @Option(names = "--json", description = "print the summary as one JSON object (docs/operations.md)")
+    boolean json;
+
     @Option(names = "--page-bytes", defaultValue = "1048576", description = "bytes per page. Default: ${DEFAULT-VALUE}.")
     int pageBytes;
 
@@ -74,6 +77,13 @@ public final class BackupCommand implements Callable<Integer>
         try (NodeConnection node = NodeConnection.open(address, secret))
         {
             final Backup.Result r = Backup.backup(node, range[0], range[1], pageBytes, outDir);
+            if (json)
+            {
+                out.println(SummaryJson.write("from", range[0], "to", range[1], "keys", r.keys(), "bytes", r.bytes(),
+                    "node", node.welcome().nodeId(), "server", server, "dir", outDir.toAbsolutePath().toString(),
+                    "millis", r.millis()));
+                return 0;
+            }
             out.printf("backed up %d keys (%.1f MiB) of slots %d-%d from node %d at %s into %s in %d ms%n", r.keys(),
                 r.bytes() / (double)(1 << 20), range[0], range[1], node.welcome().nodeId(), server,
                 outDir.toAbsolutePath(), r.millis());

@@ -30,6 +30,9 @@ public final class RestoreCommand implements Callable<Integer>
     @Option(names = "--server", required = true, paramLabel = "HOST:PORT", description = "the node's control port")
     String server;
 
+    @Option(names = "--json", description = "print the summary as one JSON object (docs/operations.md)")
+    boolean json;
+
     @Option(names = "--secret", defaultValue = "", description = "the node's auth.secret, if it has one")
     String secret;
 
@@ -63,6 +66,12 @@ public final class RestoreCommand implements Callable<Integer>
         try (NodeConnection node = NodeConnection.open(address, secret))
         {
             final Backup.Result r = Backup.restore(in, node);
+            if (json)
+            {
+                out.println(SummaryJson.write("keys", r.keys(), "bytes", r.bytes(), "dir", in.toAbsolutePath().toString(),
+                    "node", node.welcome().nodeId(), "server", server, "millis", r.millis()));
+                return 0;
+            }
             out.printf("restored %d keys (%.1f MiB) from %s into node %d at %s in %d ms%n", r.keys(),
                 r.bytes() / (double)(1 << 20), in.toAbsolutePath(), node.welcome().nodeId(), server, r.millis());
             return 0;
