@@ -64,7 +64,8 @@ class ClusterJsonProcessTest
                 assertInt(join, "node", 4);
                 assertInt(join, "raftPort", base + 32);
                 assertEquals(3, join.get("voters").size(), join.toString());
-                join.get("voters").forEach(v -> assertTrue(v.get("id").isInt() && v.get("port").isInt(), join.toString()));
+                join.get("voters").forEach(v -> assertTrue(v.get("id").isInt() && v.get("port").isInt(),
+                    join.toString()));
                 LocalClusters.awaitStatus(seed, s -> member(s, 4) != null &&
                     member(s, 4).get("state").asText().equals("LIVE"), "node 4 joining");
 

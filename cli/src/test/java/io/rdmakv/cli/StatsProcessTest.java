@@ -61,7 +61,8 @@ class StatsProcessTest
             assertTrue(node.get("memory.heap.used").asLong() > 0);
             assertTrue(node.get("memory.direct.used").asLong() > 0);
             assertTrue(node.get("memory.pinned.bytes").isNumber());
-            assertTrue(node.get("pool.keys").isIntegralNumber() && node.get("puts").isIntegralNumber(), node.toString());
+            assertTrue(node.get("pool.keys").isIntegralNumber() && node.get("puts").isIntegralNumber(),
+                node.toString());
             assertEquals(1, node.get("pool.keys").asLong());
             assertEquals(1, node.get("puts").asLong());
             // Latencies: numbers in microseconds, the max over the same span as the quantiles (never 0 beside them).

@@ -106,7 +106,8 @@ public final class ReportJson
         final ArrayNode gids = o.putArray("gids");
         for (final GidEntry g : p.gids())
         {
-            gids.addObject().put("index", g.index()).put("gid", g.gid()).put("type", g.type()).put("netdev", g.netdev());
+            gids.addObject().put("index", g.index()).put("gid", g.gid()).put("type", g.type())
+                .put("netdev", g.netdev());
         }
         counters(o.putObject("counters"), p.counters());
         counters(o.putObject("hwCounters"), p.hwCounters());

@@ -68,8 +68,9 @@ public final class RestoreCommand implements Callable<Integer>
             final Backup.Result r = Backup.restore(in, node);
             if (json)
             {
-                out.println(SummaryJson.write("keys", r.keys(), "bytes", r.bytes(), "dir", in.toAbsolutePath().toString(),
-                    "node", node.welcome().nodeId(), "server", server, "millis", r.millis()));
+                out.println(SummaryJson.write("keys", r.keys(), "bytes", r.bytes(), "dir",
+                    in.toAbsolutePath().toString(), "node", node.welcome().nodeId(), "server", server, "millis",
+                    r.millis()));
                 return 0;
             }
             out.printf("restored %d keys (%.1f MiB) from %s into node %d at %s in %d ms%n", r.keys(),
