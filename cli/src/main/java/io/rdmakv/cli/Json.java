@@ -27,22 +27,20 @@ public final class Json
     /** {@code value} as one indented document. */
     public static String pretty(final Object value)
     {
-        try
-        {
-            return PRETTY.writeValueAsString(value);
-        }
-        catch (final JsonProcessingException ex)
-        {
-            throw new IllegalStateException("cannot write " + value.getClass().getSimpleName() + " as JSON", ex);
-        }
+        return write(PRETTY, value);
     }
 
     /** {@code value} on one line (for output read line by line). */
     public static String line(final Object value)
     {
+        return write(MAPPER, value);
+    }
+
+    private static String write(final ObjectMapper mapper, final Object value)
+    {
         try
         {
-            return MAPPER.writeValueAsString(value);
+            return mapper.writeValueAsString(value);
         }
         catch (final JsonProcessingException ex)
         {

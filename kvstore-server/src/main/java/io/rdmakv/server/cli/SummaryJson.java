@@ -1,7 +1,6 @@
 package io.rdmakv.server.cli;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.rdmakv.server.cluster.ClusterJson;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -9,8 +8,6 @@ import java.util.Map;
 /** A command's one-line summary as JSON ({@code backup --json}, {@code restore --json}), written by Jackson. */
 final class SummaryJson
 {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     private SummaryJson()
     {
     }
@@ -23,13 +20,6 @@ final class SummaryJson
         {
             fields.put((String)namesAndValues[i], namesAndValues[i + 1]);
         }
-        try
-        {
-            return JSON.writeValueAsString(fields);
-        }
-        catch (final JsonProcessingException ex)
-        {
-            throw new IllegalStateException("cannot write the summary as JSON", ex);
-        }
+        return ClusterJson.write(fields);
     }
 }

@@ -7,8 +7,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.List;
 
 /**
- * The JSON the node writes for operators (ADMIN {@code status json}, {@code lag} and every command's json form):
- * one {@link ObjectMapper} and the shapes several answers share. Numbers are numbers, lists are arrays, states are
+ * The JSON the node writes for operators (ADMIN {@code status json}, {@code lag} and every command's json form; the
+ * {@code backup} and {@code restore} summaries): one {@link ObjectMapper} and the shapes several answers share. Numbers are numbers, lists are arrays, states are
  * their enum names; a value that does not apply is {@code null}.
  */
 public final class ClusterJson
