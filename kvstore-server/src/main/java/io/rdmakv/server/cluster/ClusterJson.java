@@ -1,6 +1,5 @@
 package io.rdmakv.server.cluster;
 
-import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
@@ -8,12 +7,12 @@ import java.util.List;
 
 /**
  * The JSON the node writes for operators (ADMIN {@code status json}, {@code lag} and every command's json form; the
- * {@code backup} and {@code restore} summaries): one {@link ObjectMapper} and the shapes several answers share. Numbers are numbers, lists are arrays, states are
- * their enum names; a value that does not apply is {@code null}.
+ * {@code backup} and {@code restore} summaries): one {@link ObjectMapper} and the shapes several answers share.
+ * Numbers are numbers, lists are arrays, states are their enum names; a value that does not apply is {@code null}.
  */
 public final class ClusterJson
 {
-    private static final ObjectMapper MAPPER = new ObjectMapper().setSerializationInclusion(JsonInclude.Include.ALWAYS);
+    private static final ObjectMapper MAPPER = new ObjectMapper();
 
     private ClusterJson()
     {
