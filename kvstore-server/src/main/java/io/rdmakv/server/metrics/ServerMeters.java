@@ -14,6 +14,7 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAccumulator;
 import java.util.function.LongSupplier;
 import java.util.function.ToDoubleFunction;
 
@@ -48,6 +49,12 @@ public final class ServerMeters implements RequestTimer
     private static final Set<String> GAUGES_THAT_ARE_TOTALS = Set.of("pool.evictions", "store.syncs");
 
     private final Map<Operation, Timer> timers = new EnumMap<>(Operation.class);
+    /**
+     * The longest request per operation since the start. A Timer's max is a decaying window (two minutes by default)
+     * while the percentile buckets count since the start, so after two quiet minutes it read 0 beside a p50 of
+     * 150 us; the summary reports this one, over the same span as its count and quantiles.
+     */
+    private final Map<Operation, LongAccumulator> maxNanos = new EnumMap<>(Operation.class);
 
     /**
      * Request timers alone (no counters bound), for a node without a metrics endpoint: STATS still has latencies.
@@ -61,7 +68,8 @@ public final class ServerMeters implements RequestTimer
 
     /**
      * {@code count=N mean=Xus p50<=Yus p99<=Zus max=Wus} for one operation: quantiles as the histogram bucket that
-     * holds them (upper bound, as Prometheus' histogram_quantile reads them), max over the last minutes.
+     * holds them (upper bound, as Prometheus' histogram_quantile reads them), max since the start (as count, mean
+     * and the buckets).
      */
     public String summary(final Operation operation)
     {
@@ -72,7 +80,7 @@ public final class ServerMeters implements RequestTimer
         }
         return "count=" + s.count() + " mean=" + micros(s.mean(TimeUnit.NANOSECONDS)) +
             "us p50<=" + micros(bucketOf(s, 0.5)) + "us p99<=" + micros(bucketOf(s, 0.99)) +
-            "us max=" + micros(s.max(TimeUnit.NANOSECONDS)) + "us";
+            "us max=" + micros(Math.max(maxNanos.get(operation).get(), s.max(TimeUnit.NANOSECONDS))) + "us";
     }
 
     /**
@@ -123,6 +131,7 @@ public final class ServerMeters implements RequestTimer
                 .minimumExpectedValue(Duration.ofNanos(500))
                 .maximumExpectedValue(Duration.ofSeconds(1))
                 .register(registry));
+            maxNanos.put(op, new LongAccumulator(Math::max, 0));
         }
     }
 
@@ -178,5 +187,6 @@ public final class ServerMeters implements RequestTimer
     public void record(final Operation operation, final long nanos)
     {
         timers.get(operation).record(nanos, TimeUnit.NANOSECONDS);
+        maxNanos.get(operation).accumulate(nanos);
     }
 }
