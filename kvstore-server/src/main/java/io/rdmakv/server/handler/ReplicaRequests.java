@@ -105,7 +105,7 @@ final class ReplicaRequests implements AutoCloseable, LocalWrites
         {
             replicas.takeRevertedWriteIds(request, undoneWriteIds); // undone here: a retry must apply them again
         }
-        writeIds.beginReplicated(endpoint, correlationId, request, System.nanoTime());
+        writeIds.beginReplicated(endpoint, correlationId, request, request.recordedAnswer(), System.nanoTime());
         if (request.op() == ReplicateRequestFlyweight.OP_DELETE)
         {
             writes.delete(endpoint, correlationId, request.buffer(), request.keyIndex(), request.keyLength());

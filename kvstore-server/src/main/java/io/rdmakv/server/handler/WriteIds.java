@@ -28,7 +28,8 @@ import java.util.List;
  *                                         PENDING (a retry while the first is being made durable or replicated)
  *                                                         -> the retry waits for the first's outcome
  *                                         DONE(status)    -> answered with that status, nothing applied
- *   outcome of the write        -> DONE(OK | NOT_FOUND), waiters answered alike
+ *   outcome of the write        -> DONE(OK | NOT_FOUND), waiters answered alike (a fix-up carrying the new
+ *                                  primary's answer of the write id: DONE(that answer), whatever it did here)
  *   failure (nothing applied)   -> forgotten, waiters get the same failure (a retry may apply it)
  *   replicated write (a backup) -> recorded like a client write: once promoted, this node answers the client's retry
  *   forget (a reconcile undid it) -> the record goes: a retry applies the write again
@@ -179,6 +180,17 @@ public final class WriteIds
     public void beginReplicated(final Endpoint endpoint, final long correlationId,
         final MessageHeaderFlyweight request, final long nowNanos)
     {
+        beginReplicated(endpoint, correlationId, request, null, nowNanos);
+    }
+
+    /**
+     * As {@link #beginReplicated(Endpoint, long, MessageHeaderFlyweight, long)}, recording {@code answer} for the
+     * write id instead of this node's outcome when not null: a reconcile's fix-up carries the answer the new primary
+     * recorded for the client's write (a DELETE it answered OK may find nothing left to delete here).
+     */
+    public void beginReplicated(final Endpoint endpoint, final long correlationId,
+        final MessageHeaderFlyweight request, final Status answer, final long nowNanos)
+    {
         if (!request.hasWriteId())
         {
             return;
@@ -190,7 +202,18 @@ public final class WriteIds
         {
             return; // sent again (a link re-established), answered, or beyond the bound: applied as before
         }
-        await(writer, sequence, endpoint, correlationId);
+        await(writer, sequence, endpoint, correlationId).answer = answer == null ? PENDING : answer.code();
+    }
+
+    /**
+     * The answer recorded for write {@code sequence} of {@code writerId}: what this node answers its retry with; null
+     * when there is no record or its outcome is not known yet.
+     */
+    public Status answered(final long writerId, final long sequence)
+    {
+        final Writer writer = writers.get(writerId);
+        final Record r = writer == null ? null : writer.records.get(sequence);
+        return r == null || r.status == PENDING ? null : Status.fromCode(r.status);
     }
 
     /**
@@ -323,12 +346,12 @@ public final class WriteIds
         {
             return;
         }
-        r.status = status.code();
+        r.status = r.answer == PENDING ? status.code() : r.answer;
         if (r.waiters != null)
         {
             for (final Waiter w : r.waiters)
             {
-                responses.answer(w.endpoint, w.correlationId, status, 0, 0);
+                responses.answer(w.endpoint, w.correlationId, Status.fromCode(r.status), 0, 0);
             }
             r.waiters = null;
         }
@@ -344,7 +367,7 @@ public final class WriteIds
         }
     }
 
-    private void await(final Writer writer, final long sequence, final Endpoint endpoint, final long correlationId)
+    private Record await(final Writer writer, final long sequence, final Endpoint endpoint, final long correlationId)
     {
         final Record r = free.isEmpty() ? new Record() : free.poll();
         r.writer = writer;
@@ -352,9 +375,11 @@ public final class WriteIds
         r.endpoint = endpoint;
         r.correlationId = correlationId;
         r.status = PENDING;
+        r.answer = PENDING;
         r.forgotten = false;
         writer.records.put(sequence, r);
         r.nextAwaited = awaited.put(correlationId, r);
+        return r;
     }
 
     private void recycle(final Record r)
@@ -451,6 +476,8 @@ public final class WriteIds
         long correlationId;
         Record nextAwaited;
         int status;
+        /** The answer to record instead of this node's outcome (a fix-up's, see beginReplicated), or PENDING. */
+        int answer;
         /** Taken out of the writer's records while its outcome was awaited ({@link #forget}). */
         boolean forgotten;
     }
