@@ -262,6 +262,43 @@ class ReconcileTest
     }
 
     /**
+     * Node 3 alone took node 1's last write, then restarted (on the same ports, still listed in sync) just as node 1
+     * stopped. Its window went with the process, but the store kept the sequence it applied: it answers node 2's query
+     * "not covered" (it cannot say which writes it applied past node 2's last) and leaves the in-sync set, instead of
+     * answering "nothing past 0" and staying in sync with a value node 2 never had.
+     */
+    @Test
+    @Timeout(120)
+    void shouldAskARestartedBackupOutOfTheInSyncSetWhenItAppliedMoreThanTheNewPrimary() throws Exception
+    {
+        startAndWrite();
+        final long p = nodes[1].replicationIncarnation();
+        try (RawClient toThree = RawClient.attached(nodes[3]))
+        {
+            assertEquals(Status.OK, toThree.raw(replicate(range, p, KEYS + 1, OP.PUT, keys.get(KEYS), "only-three", 0))
+                .status());
+        }
+        nodes[1].close();
+        nodes[1] = null;
+        final int control = nodes[3].controlAddress().getPort();
+        final int data = nodes[3].dataAddress().getPort();
+        nodes[3].close();
+        nodes[3] = KvServer.start(KvServerTest.testConfig(dir.resolve("n3"), Map.of("node.id", "3", "control.port",
+            Integer.toString(control), "data.port", Integer.toString(data))), cluster.viewOf(3));
+        assertArrayEquals(b("only-three"), nodes[3].store().get(b(keys.get(KEYS))), "kept across the restart");
+
+        coord = apply(coord, new ClusterCommand.FailNode(1, 0));
+        cluster.set(coord.cluster());
+        try (RawClient client = RawClient.attached(nodes[2]))
+        {
+            assertEquals(Status.OK, untilNotBusy(() -> client.put(b("after"), b("failover"))).status());
+        }
+        assertEquals(List.of(), cluster.current().rangeOf(range.firstSlot()).backups(),
+            "node 3 left the in-sync set of the range");
+        assertEquals(1, cluster.removalRequests());
+    }
+
+    /**
      * Node 3's window of node 1 belongs to another incarnation than node 2's (it cannot tell which writes it lacks):
      * node 2 asks it out of the in-sync set (the coordinator makes it a learner that catches up) instead of
      * acknowledging writes without it.

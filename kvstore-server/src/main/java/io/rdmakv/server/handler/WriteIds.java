@@ -4,6 +4,7 @@ import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.transport.Endpoint;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Long2ObjectHashMap;
@@ -39,9 +40,11 @@ import java.util.List;
  * in-flight window outstanding) and writers idle longer than {@code retainNanos} are dropped (a retry comes within
  * the client's request timeout, far less). Memory: one record and one map entry per write in flight, per writer.
  *
- * <p>What it does not cover: a node started afresh (records are in memory) and the writes a catching-up replica
- * takes from a checkpoint copy (they carry no write id). A retry reaching such a node applies the write again, as
- * before. Request thread only.
+ * <p>Under durability DEFAULT each record is written with its write, in the same RocksDB batch ({@link
+ * DurableRecords}), and loaded at start ({@link #restore}): a restarted node answers a retry as before. What it does
+ * not cover: a node under FSYNC started afresh (its records are in memory) and the writes a catching-up replica takes
+ * from a checkpoint copy (they carry no write id). A retry reaching such a node applies the write again, as before.
+ * Request thread only.
  */
 public final class WriteIds
 {
@@ -67,6 +70,8 @@ public final class WriteIds
     public static final long RETAIN_NANOS = 600_000_000_000L;
 
     private final ResponseSender responses;
+    /** The records kept with the data ({@link DurableRecords#NONE}: in memory only). */
+    private final DurableRecords durable;
     /** Counts the retries answered ({@link ServerCounter#RETRIES_ANSWERED}). */
     private final ServerCounters counters;
     private final int maxWriters;
@@ -91,6 +96,21 @@ public final class WriteIds
     public WriteIds(final ResponseSender responses, final ServerCounters counters, final int maxWriters,
         final int maxWritesPerWriter, final long retainNanos)
     {
+        this(responses, counters, maxWriters, maxWritesPerWriter, retainNanos, DurableRecords.NONE);
+    }
+
+    /** The default bounds, the records kept with the data of {@code store} (DEFAULT durability). */
+    static WriteIds keptIn(final RocksStore store, final ResponseSender responses, final ServerCounters counters)
+    {
+        return new WriteIds(responses, counters, MAX_WRITERS, MAX_WRITES_PER_WRITER, RETAIN_NANOS,
+            new DurableRecords(store));
+    }
+
+    /** As above, keeping the records with the data through {@code durable}. */
+    WriteIds(final ResponseSender responses, final ServerCounters counters, final int maxWriters,
+        final int maxWritesPerWriter, final long retainNanos, final DurableRecords durable)
+    {
+        this.durable = durable;
         this.responses = responses;
         this.counters = counters;
         this.maxWriters = maxWriters;
@@ -134,6 +154,7 @@ public final class WriteIds
                 return Start.REFUSED;
             }
             await(writer, sequence, endpoint, correlationId);
+            durable.write(request.writerId(), sequence, request.writesCompletedBelow(), null);
             currentWriter = request.writerId();
             currentSequence = sequence;
             currentCompletedBelow = request.writesCompletedBelow();
@@ -171,6 +192,44 @@ public final class WriteIds
     public void endCurrent()
     {
         currentWriter = 0;
+        durable.clear();
+    }
+
+    /**
+     * The replicated write about to be applied is {@code sequence} of {@code sender}'s {@code incarnation}: kept with
+     * it, so a restarted replica knows what it applied ({@link #endCurrent} after handing it over).
+     */
+    void appliedFrom(final int sender, final long incarnation, final long sequence)
+    {
+        durable.applied(sender, incarnation, sequence);
+    }
+
+    /** The records kept with the data, for the local write paths. */
+    DurableRecords durable()
+    {
+        return durable;
+    }
+
+    /**
+     * A record kept with the data, found at start: its retry is answered {@code answer} as before the restart (the
+     * writer is remembered from {@code nowNanos} on, like a new one).
+     */
+    public void restore(final long writerId, final long sequence, final long completedBelow, final Status answer,
+        final long nowNanos)
+    {
+        final Writer writer = writer(writerId, completedBelow, nowNanos);
+        if (writer == null || answer == null || sequence < writer.completedBelow ||
+            writer.records.containsKey(sequence) || writer.records.size() >= maxWritesPerWriter)
+        {
+            return;
+        }
+        final Record r = free.isEmpty() ? new Record() : free.poll();
+        r.writer = writer;
+        r.sequence = sequence;
+        r.status = answer.code();
+        r.answer = PENDING;
+        r.forgotten = false;
+        writer.records.put(sequence, r);
     }
 
     /**
@@ -203,6 +262,7 @@ public final class WriteIds
             return; // sent again (a link re-established), answered, or beyond the bound: applied as before
         }
         await(writer, sequence, endpoint, correlationId).answer = answer == null ? PENDING : answer.code();
+        durable.write(request.writerId(), sequence, request.writesCompletedBelow(), answer);
     }
 
     /**
@@ -229,6 +289,7 @@ public final class WriteIds
         {
             return;
         }
+        durable.forget(writerId, sequence); // with the fix-up that undoes it, in its batch
         if (r.status == PENDING)
         {
             r.forgotten = true; // still linked among the awaited: done() or failed() recycles it
@@ -270,6 +331,7 @@ public final class WriteIds
                     if (!r.forgotten)
                     {
                         r.writer.records.remove(r.sequence);
+                        durable.forgetNow(r.writer.id, r.sequence); // kept if the write reached the store
                     }
                     if (r.waiters != null)
                     {
@@ -299,6 +361,7 @@ public final class WriteIds
             if (nowNanos - w.lastSeenNanos > retainNanos && !w.awaitsAnOutcome())
             {
                 it.remove();
+                durable.forgetWriter(w.id);
             }
         }
     }
@@ -331,7 +394,7 @@ public final class WriteIds
             {
                 return null;
             }
-            w = new Writer();
+            w = new Writer(id);
             writers.put(id, w);
         }
         w.lastSeenNanos = nowNanos;
@@ -427,7 +490,14 @@ public final class WriteIds
 
     private final class Writer
     {
+        final long id;
         final Long2ObjectHashMap<Record> records = new Long2ObjectHashMap<>();
+
+        Writer(final long id)
+        {
+            this.id = id;
+        }
+
         long completedBelow;
         long lastSeenNanos;
 
