@@ -36,7 +36,7 @@ final class DurableRecords
     private int sender;
     private long incarnation;
     private long replicationSequence;
-    private final long[] forgetWriters = new long[MAX_FORGETS];
+    private final long[] forgetWriterIds = new long[MAX_FORGETS];
     private final long[] forgetSequences = new long[MAX_FORGETS];
     private int forgets;
 
@@ -104,7 +104,7 @@ final class DurableRecords
         {
             flushForgets();
         }
-        forgetWriters[forgets] = writer;
+        forgetWriterIds[forgets] = writer;
         forgetSequences[forgets] = sequence;
         forgets++;
     }
@@ -116,21 +116,24 @@ final class DurableRecords
         flushForgets();
     }
 
-    /** Remove every record of {@code writer} now. */
-    void forgetWriter(final long writer)
+    /** Remove every record of each of {@code writers} now, in one batch (a sweep's idle writers). */
+    void forgetWriters(final long[] writers, final int count)
     {
-        if (records == null)
+        if (records == null || count == 0)
         {
             return;
         }
         try (WriteBatch batch = new WriteBatch())
         {
-            records.addForgetWriter(batch, writer);
+            for (int i = 0; i < count; i++)
+            {
+                records.addForgetWriter(batch, writers[i]);
+            }
             store.write(batch);
         }
         catch (final RocksDBException | StoreException ex)
         {
-            // Its records stay on disk: loaded again at the next start, then forgotten again when idle.
+            // Their records stay on disk: loaded again at the next start, then forgotten again when idle.
         }
     }
 
@@ -143,7 +146,7 @@ final class DurableRecords
     {
         for (int i = 0; i < forgets; i++)
         {
-            records.addForget(batch, forgetWriters[i], forgetSequences[i]);
+            records.addForget(batch, forgetWriterIds[i], forgetSequences[i]);
         }
         forgets = 0;
         if (hasWrite)
@@ -166,7 +169,7 @@ final class DurableRecords
         {
             for (int i = 0; i < forgets; i++)
             {
-                records.addForget(batch, forgetWriters[i], forgetSequences[i]);
+                records.addForget(batch, forgetWriterIds[i], forgetSequences[i]);
             }
             store.write(batch);
         }

@@ -354,6 +354,8 @@ public final class WriteIds
             return;
         }
         nextSweepNanos = nowNanos + 1_000_000_000L;
+        long[] gone = null;
+        int count = 0;
         final Iterator<Writer> it = writers.values().iterator();
         while (it.hasNext())
         {
@@ -361,9 +363,14 @@ public final class WriteIds
             if (nowNanos - w.lastSeenNanos > retainNanos && !w.awaitsAnOutcome())
             {
                 it.remove();
-                durable.forgetWriter(w.id);
+                if (gone == null || count == gone.length)
+                {
+                    gone = java.util.Arrays.copyOf(gone == null ? new long[0] : gone, Math.max(16, 2 * count));
+                }
+                gone[count++] = w.id;
             }
         }
+        durable.forgetWriters(gone, count); // their records on disk too, one batch for the sweep
     }
 
     /** Writers remembered now. */
