@@ -187,6 +187,18 @@ final class RawClient implements AutoCloseable
         return keyRequest(MessageType.DELETE_REQUEST, key);
     }
 
+    /** A DELETE carrying a write id, as {@link #put(byte[], byte[], long, long, long)}. */
+    Reply delete(final byte[] key, final long writer, final long sequence, final long below) throws Exception
+    {
+        final long id = nextCorrelationId++;
+        final KeyRequestFlyweight r = new KeyRequestFlyweight();
+        r.wrap(request, 0, request.capacity()).header(MessageType.DELETE_REQUEST, id);
+        r.key(key);
+        r.appendWriteId(writer, sequence, below);
+        send(r.encodedLength());
+        return await(id);
+    }
+
     Reply stats() throws Exception
     {
         final long id = nextCorrelationId++;

@@ -227,6 +227,78 @@ class ReconcileTest
     }
 
     /**
+     * Node 2 alone took node 1's last two writes of a key all held: a PUT, then a DELETE it answered OK. Its reconcile
+     * sends node 3 the key's absence once per write id; node 3 finds the key at the first and nothing at the second.
+     * After node 2 stops too, the retries at node 3 must be answered as node 2 answered them (OK), not from node 3's
+     * outcome of the fix-ups (a DELETE of nothing: NOT_FOUND).
+     */
+    @Test
+    @Timeout(120)
+    void shouldAnswerAtTheOtherBackupARetriedDeleteAsTheNewPrimaryAnsweredIt() throws Exception
+    {
+        startAndWrite();
+        final long p = nodes[1].replicationIncarnation();
+        final long writer = 0x5EEDL;
+        final String key = keys.get(0);
+        try (RawClient toTwo = RawClient.attached(nodes[2]))
+        {
+            assertEquals(Status.OK, toTwo.raw(replicate(range, p, KEYS + 1, OP.PUT, key, "put", writer, 1)).status());
+            assertEquals(Status.OK, toTwo.raw(replicate(range, p, KEYS + 2, OP.DELETE, key, null, writer, 2))
+                .status(), "the key existed at node 2");
+        }
+        failOverToTwo();
+        assertHeldAlike(nodes[3], key, null);
+        assertEquals(2, nodes[2].counters().get(ServerCounter.RECONCILE_FIX_UPS), "one per write id");
+
+        failOverToThree();
+        try (RawClient client = RawClient.attached(nodes[3]))
+        {
+            assertEquals(Status.OK, untilNotBusy(() -> client.delete(b(key), writer, 2, 1)).status(),
+                "the DELETE's retry: answered as node 2 answered it");
+            assertEquals(Status.OK, client.put(b(key), b("put"), writer, 1, 1).status(), "the PUT's retry");
+            assertTrue(client.stats().text().contains("writes.retriesAnswered=2"), "answered, not applied again");
+        }
+        assertArrayEquals(null, nodes[3].store().get(b(key)), "nothing applied again");
+    }
+
+    /**
+     * Node 3 alone took node 1's last write, then restarted (on the same ports, still listed in sync) just as node 1
+     * stopped. Its window went with the process, but the store kept the sequence it applied: it answers node 2's query
+     * "not covered" (it cannot say which writes it applied past node 2's last) and leaves the in-sync set, instead of
+     * answering "nothing past 0" and staying in sync with a value node 2 never had.
+     */
+    @Test
+    @Timeout(120)
+    void shouldAskARestartedBackupOutOfTheInSyncSetWhenItAppliedMoreThanTheNewPrimary() throws Exception
+    {
+        startAndWrite();
+        final long p = nodes[1].replicationIncarnation();
+        try (RawClient toThree = RawClient.attached(nodes[3]))
+        {
+            assertEquals(Status.OK, toThree.raw(replicate(range, p, KEYS + 1, OP.PUT, keys.get(KEYS), "only-three", 0))
+                .status());
+        }
+        nodes[1].close();
+        nodes[1] = null;
+        final int control = nodes[3].controlAddress().getPort();
+        final int data = nodes[3].dataAddress().getPort();
+        nodes[3].close();
+        nodes[3] = KvServer.start(KvServerTest.testConfig(dir.resolve("n3"), Map.of("node.id", "3", "control.port",
+            Integer.toString(control), "data.port", Integer.toString(data))), cluster.viewOf(3));
+        assertArrayEquals(b("only-three"), nodes[3].store().get(b(keys.get(KEYS))), "kept across the restart");
+
+        coord = apply(coord, new ClusterCommand.FailNode(1, 0));
+        cluster.set(coord.cluster());
+        try (RawClient client = RawClient.attached(nodes[2]))
+        {
+            assertEquals(Status.OK, untilNotBusy(() -> client.put(b("after"), b("failover"))).status());
+        }
+        assertEquals(List.of(), cluster.current().rangeOf(range.firstSlot()).backups(),
+            "node 3 left the in-sync set of the range");
+        assertEquals(1, cluster.removalRequests());
+    }
+
+    /**
      * Node 3's window of node 1 belongs to another incarnation than node 2's (it cannot tell which writes it lacks):
      * node 2 asks it out of the in-sync set (the coordinator makes it a learner that catches up) instead of
      * acknowledging writes without it.
@@ -404,6 +476,13 @@ class ReconcileTest
     private static byte[] replicate(final SlotRange range, final long incarnation, final long sequence, final OP op,
         final String key, final String value, final long writer)
     {
+        return replicate(range, incarnation, sequence, op, key, value, writer, 1);
+    }
+
+    /** As above, the client's write numbered {@code writeSequence}. */
+    private static byte[] replicate(final SlotRange range, final long incarnation, final long sequence, final OP op,
+        final String key, final String value, final long writer, final long writeSequence)
+    {
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[512]);
         final byte[] v = value == null ? new byte[0] : b(value);
         final ReplicateRequestFlyweight r = new ReplicateRequestFlyweight().wrap(buffer, 0, 512)
@@ -413,7 +492,7 @@ class ReconcileTest
                 new UnsafeBuffer(b(key)), 0, key.length(), new UnsafeBuffer(v), 0, v.length);
         if (writer != 0)
         {
-            r.appendWriteId(writer, 1, 1);
+            r.appendWriteId(writer, writeSequence, 1);
         }
         r.appendSequence(incarnation, sequence);
         final byte[] bytes = new byte[r.encodedLength()];

@@ -508,7 +508,7 @@ class ClusterFaultsTest
         System.out.printf(Locale.ROOT, "[ClusterFaultsTest] %s: 300 operations before it in %.1f s, the fault " +
             "committed in %.1f s, 300 operations after it in %.1f s; %s; on the live nodes: %s%n", fault, (phases[1] - phases[0]) / 1e9, (phases[2] - phases[1]) / 1e9,
             (phases[3] - phases[2]) / 1e9, clients, nodeCounters(cluster));
-        check(fault, recorder, workload);
+        check(cluster, fault, recorder, workload);
     }
 
     /**
@@ -561,14 +561,18 @@ class ClusterFaultsTest
         void inject() throws Exception;
     }
 
-    private static void check(final String fault, final HistoryRecorder recorder, final RegisterWorkload workload)
+    private static void check(final FaultCluster cluster, final String fault, final HistoryRecorder recorder,
+        final RegisterWorkload workload)
     {
-        final LinearizabilityChecker.Report report = new LinearizabilityChecker().check(recorder.history());
+        final List<Operation> history = recorder.history();
+        final LinearizabilityChecker.Report report = new LinearizabilityChecker().check(history);
         System.out.println("[ClusterFaultsTest] " + fault + ": " + report + "; one-sided GET hits " +
             workload.oneSidedHits() + " (read lease renewals " + workload.counter(ClientCounter.GET_LEASE_RENEWALS) +
             ", ownership refusals " + workload.counter(ClientCounter.GET_OWNERSHIP_REFUSALS) + "), calls failed or " +
             "timed out " + workload.errorCount() + "; " + HistoryFigures.of(recorder.history()));
-        report.assertLinearizable();
+        final Path kept = FailedHistoryKeeper.keepIfFailed(report, history, fault, cluster.logs(),
+            FailedHistoryKeeper.defaultRoot());
+        assertTrue(report.linearizable(), report + "\nthe history and the nodes' logs are kept in " + kept);
         assertTrue(workload.oneSidedHits() > 0, "the history holds one-sided GETs");
     }
 

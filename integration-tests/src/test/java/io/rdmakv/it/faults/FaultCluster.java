@@ -208,6 +208,17 @@ final class FaultCluster implements AutoCloseable
         return nodes.get(id - 1);
     }
 
+    /** Every node's logs (each start's stdout and stderr, its RocksDB LOG files), for a failed check to keep. */
+    List<Path> logs()
+    {
+        final List<Path> out = new ArrayList<>();
+        for (final ServerProcess p : nodes)
+        {
+            out.addAll(FailedHistoryKeeper.nodeLogs(p.stdoutLog(), p.dataDir()));
+        }
+        return out;
+    }
+
     /** The Raft port node {@code id} listens on (0: none). */
     int raftPort(final int id)
     {

@@ -9,6 +9,7 @@ import io.rdmakv.it.support.TestTransport;
 import io.rdmakv.it.support.faults.ProcessFaults;
 import io.rdmakv.it.support.history.HistoryRecorder;
 import io.rdmakv.it.support.history.LinearizabilityChecker;
+import io.rdmakv.it.support.history.Operation;
 import io.rdmakv.it.support.history.RegisterWorkload;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -61,10 +63,13 @@ class SingleNodeHistoryTest
                 assertTrue(workload.errorCount() > errorsBefore);
                 assertTrue(workload.awaitOk(400, 180_000), "operations after SIGCONT");
             }
-            final LinearizabilityChecker.Report report = new LinearizabilityChecker().check(recorder.history());
+            final List<Operation> history = recorder.history();
+            final LinearizabilityChecker.Report report = new LinearizabilityChecker().check(history);
             System.out.println("[SingleNodeHistoryTest] " + report + "; one-sided GET hits " + workload.oneSidedHits() +
                 ", calls that failed or timed out " + workload.errorCount());
-            report.assertLinearizable();
+            final Path kept = FailedHistoryKeeper.keepIfFailed(report, history, "single node kill -9, restart, pause",
+                FailedHistoryKeeper.nodeLogs(server.stdoutLog(), server.dataDir()), FailedHistoryKeeper.defaultRoot());
+            assertTrue(report.linearizable(), report + "\nthe history and the node's logs are kept in " + kept);
             assertTrue(workload.oneSidedHits() > 0, "GETs were answered one-sided");
         }
     }

@@ -8,6 +8,8 @@ import io.rdmakv.server.store.StoreKeys;
 import io.rdmakv.transport.Endpoint;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteBatch;
 
 import java.nio.ByteBuffer;
 
@@ -19,7 +21,10 @@ import java.nio.ByteBuffer;
  * <pre>
  *   put    -> PutBatch.add (staging copy) ... flush() / doWork() -> store.write(batch) -> outcome.putDurable each
  *   delete -> flush() -> exists? (pool hit, else RocksDB) -> store.delete -> outcome.deleteDurable(existed)
+ *             (with records: the deletion and the records as one batch)
  * </pre>
+ * The write's records ({@link DurableRecords}: its write id's answer, a replica's replication sequence) go into the
+ * batch that writes it.
  * Inline writes keep the pool a subset of RocksDB, so a pool hit proves existence without a lookup.
  */
 final class InlineBatchWritePath implements WritePath
@@ -29,6 +34,9 @@ final class InlineBatchWritePath implements WritePath
     private final WriteOutcome outcome;
     private final PutBatch puts;
     private final ByteBuffer keyScratch;
+    private final DurableRecords records;
+    /** A DELETE with records: the deletion (if the key existed) and the records, as one batch. */
+    private final WriteBatch deleteBatch = new WriteBatch();
     private final UnsafeBuffer keyScratchBuffer;
 
     /**
@@ -37,13 +45,14 @@ final class InlineBatchWritePath implements WritePath
      * @param wakeUp        wakes the request thread when a batch gets its first PUT (it commits at its duty cycle).
      */
     InlineBatchWritePath(final RocksStore store, final PoolIndex index, final WriteOutcome outcome,
-        final int maxKeyBytes, final int maxValueBytes, final Runnable wakeUp)
+        final int maxKeyBytes, final int maxValueBytes, final Runnable wakeUp, final DurableRecords records)
     {
         this.store = store;
+        this.records = records;
         this.index = index;
         this.outcome = outcome;
         this.puts = new PutBatch(store, Math.max(1 << 20, StoreKeys.PREFIX_LENGTH + maxKeyBytes + maxValueBytes),
-            new Committer(), wakeUp);
+            new Committer(), wakeUp, records);
         this.keyScratch = ByteBuffer.allocateDirect(StoreKeys.PREFIX_LENGTH + maxKeyBytes);
         this.keyScratchBuffer = new UnsafeBuffer(keyScratch);
     }
@@ -65,7 +74,11 @@ final class InlineBatchWritePath implements WritePath
         {
             existed = index.contains(buffer, keyIndex, keyLength) ||
                 store.contains(scratchKey(buffer, keyIndex, keyLength));
-            if (existed)
+            if (records.pending())
+            {
+                deleteWithRecords(buffer, keyIndex, keyLength, existed);
+            }
+            else if (existed)
             {
                 store.delete(scratchKey(buffer, keyIndex, keyLength));
             }
@@ -76,6 +89,29 @@ final class InlineBatchWritePath implements WritePath
             return;
         }
         outcome.deleteDurable(endpoint, correlationId, buffer, keyIndex, keyLength, existed);
+    }
+
+    /** The deletion, if the key existed, and the records as one batch (one WAL write, like a lone delete). */
+    private void deleteWithRecords(final DirectBuffer buffer, final int keyIndex, final int keyLength,
+        final boolean existed)
+    {
+        try
+        {
+            if (existed)
+            {
+                store.addDelete(deleteBatch, scratchKey(buffer, keyIndex, keyLength));
+            }
+            records.addTo(deleteBatch, existed ? Status.OK : Status.NOT_FOUND);
+            store.write(deleteBatch);
+        }
+        catch (final RocksDBException ex)
+        {
+            throw new StoreException("delete failed: " + ex.getMessage(), ex);
+        }
+        finally
+        {
+            deleteBatch.clear();
+        }
     }
 
     @Override
@@ -100,6 +136,7 @@ final class InlineBatchWritePath implements WritePath
     public void close()
     {
         puts.close();
+        deleteBatch.close();
     }
 
     /** The store key (slot prefix + key) of {@code key} in the direct scratch buffer. */

@@ -18,7 +18,8 @@ import java.nio.ByteBuffer;
  *
  * <pre>
  *   add(PUT)  -> store key (slot prefix + key) and value copied into the staging buffer (the message buffer dies
- *                with the callback) and into the WriteBatch; the first of a step wakes the request thread
+ *                with the callback) and into the WriteBatch, with the PUT's records ({@link DurableRecords}); the
+ *                first of a step wakes the request thread
  *   commit()  -> store.write(batch) -> for each PUT in order: Committer.committed (pool, answer OK)
  *                                   | on failure: Committer.failed for each (STORE_ERROR), nothing placed in the pool
  *   commit happens: at the request thread's next duty cycle (after the I/O that is ready), before any request that
@@ -43,6 +44,8 @@ final class PutBatch implements AutoCloseable
     static final int MAX_PUTS = 256;
 
     private final RocksStore store;
+    /** The records of the PUT being added, written in its batch. */
+    private final DurableRecords records;
     private final Committer committer;
     private final Runnable firstAdded;
     private final WriteBatch batch = new WriteBatch();
@@ -62,9 +65,11 @@ final class PutBatch implements AutoCloseable
      * @param capacity   staging bytes; at least one largest key plus one largest value.
      * @param firstAdded called when a PUT joins an empty batch (wakes the request thread for the commit).
      */
-    PutBatch(final RocksStore store, final int capacity, final Committer committer, final Runnable firstAdded)
+    PutBatch(final RocksStore store, final int capacity, final Committer committer, final Runnable firstAdded,
+        final DurableRecords records)
     {
         this.store = store;
+        this.records = records;
         this.committer = committer;
         this.firstAdded = firstAdded;
         this.staging = ByteBuffer.allocateDirect(capacity);
@@ -94,6 +99,10 @@ final class PutBatch implements AutoCloseable
         try
         {
             store.addPut(batch, keyView, valueView);
+            if (records.pending())
+            {
+                records.addTo(batch, io.rdmakv.protocol.wire.Status.OK);
+            }
         }
         catch (final RocksDBException ex)
         {

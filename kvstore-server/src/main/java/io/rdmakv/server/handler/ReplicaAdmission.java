@@ -37,6 +37,14 @@ public interface ReplicaAdmission
     {
     }
 
+    /**
+     * At start: the store says this node applied {@code sender}'s writes up to {@code sequence} of its {@code
+     * incarnation} before it stopped ({@code WriteRecords}), though what they were is gone with the process.
+     */
+    default void recovered(final int sender, final long incarnation, final long sequence)
+    {
+    }
+
     /** The replica side's local write path, once built (a new primary's reconcile flushes and waits for it). */
     default void replicaWrites(final LocalWrites writes)
     {

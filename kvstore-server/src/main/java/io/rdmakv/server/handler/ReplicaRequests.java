@@ -105,14 +105,21 @@ final class ReplicaRequests implements AutoCloseable, LocalWrites
         {
             replicas.takeRevertedWriteIds(request, undoneWriteIds); // undone here: a retry must apply them again
         }
-        writeIds.beginReplicated(endpoint, correlationId, request, System.nanoTime());
+        writeIds.beginReplicated(endpoint, correlationId, request, request.recordedAnswer(), System.nanoTime());
+        if (request.hasSequence())
+        {
+            writeIds.appliedFrom(request.primary(), request.senderIncarnation(), request.replicationSequence());
+        }
         if (request.op() == ReplicateRequestFlyweight.OP_DELETE)
         {
             writes.delete(endpoint, correlationId, request.buffer(), request.keyIndex(), request.keyLength());
-            return;
         }
-        writes.put(endpoint, correlationId, request.buffer(), request.keyIndex(), request.keyLength(),
-            request.valueIndex(), request.valueLength());
+        else
+        {
+            writes.put(endpoint, correlationId, request.buffer(), request.keyIndex(), request.keyLength(),
+                request.valueIndex(), request.valueLength());
+        }
+        writeIds.endCurrent(); // what it carried went into its batch
     }
 
     /**

@@ -104,7 +104,6 @@ public final class RequestHandler implements EndpointHandler
     private final long[] scanResult = new long[2];
     /** Set once metrics start (after listening), read per request. */
     private volatile RequestTimer timer = RequestTimer.NONE;
-
     private long nextAdmissionCheckNanos;
     /** Wakes the request thread after a hand-off from another thread (the group committer). */
     private volatile Runnable wakeUp = () -> { };
@@ -144,17 +143,18 @@ public final class RequestHandler implements EndpointHandler
         this.responses = new ResponseSender(counters, limits.maxResponseBytes());
         this.keyScratch = ByteBuffer.allocateDirect(StoreKeys.PREFIX_LENGTH + limits.maxKeyBytes());
         this.keyScratchBuffer = new UnsafeBuffer(keyScratch);
-        this.writeIds = new WriteIds(responses, counters, WriteIds.MAX_WRITERS, WriteIds.MAX_WRITES_PER_WRITER,
-            WriteIds.RETAIN_NANOS);
+        this.writeIds = WriteIds.keptIn(store, responses, counters);
+        final DurableRecords durable = writeIds.durable();
         final Runnable wake = () -> wakeUp.run();
-        this.writes = writePath.create(outcome -> WritePaths.local(store, index, counters, limits, outcome, wake),
-            writeIds.around(new PoolAndAnswer(index, counters, responses)), wake, writeIds);
+        this.writes = writePath.create(outcome -> WritePaths.local(store, index, counters, limits, outcome, wake,
+            durable), writeIds.around(new PoolAndAnswer(index, counters, responses)), wake, writeIds);
         this.scans = new ScanPages(store);
         this.replicaRequests = new ReplicaRequests(replicas, replicas == ReplicaAdmission.NONE ? null :
             WritePaths.local(store, index, counters, limits,
-                writeIds.around(new PoolAndAnswer(index, counters, responses)), wake),
+                writeIds.around(new PoolAndAnswer(index, counters, responses)), wake, durable),
             store, index, counters, limits, responses, writeIds, this::flushWrites);
         replicas.replicaWrites(replicaRequests);
+        RestoredRecords.load(store, writeIds, replicas);
     }
 
     @Override

@@ -4,6 +4,7 @@ import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.transport.Endpoint;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Long2ObjectHashMap;
@@ -28,7 +29,8 @@ import java.util.List;
  *                                         PENDING (a retry while the first is being made durable or replicated)
  *                                                         -> the retry waits for the first's outcome
  *                                         DONE(status)    -> answered with that status, nothing applied
- *   outcome of the write        -> DONE(OK | NOT_FOUND), waiters answered alike
+ *   outcome of the write        -> DONE(OK | NOT_FOUND), waiters answered alike (a fix-up carrying the new
+ *                                  primary's answer of the write id: DONE(that answer), whatever it did here)
  *   failure (nothing applied)   -> forgotten, waiters get the same failure (a retry may apply it)
  *   replicated write (a backup) -> recorded like a client write: once promoted, this node answers the client's retry
  *   forget (a reconcile undid it) -> the record goes: a retry applies the write again
@@ -38,9 +40,11 @@ import java.util.List;
  * in-flight window outstanding) and writers idle longer than {@code retainNanos} are dropped (a retry comes within
  * the client's request timeout, far less). Memory: one record and one map entry per write in flight, per writer.
  *
- * <p>What it does not cover: a node started afresh (records are in memory) and the writes a catching-up replica
- * takes from a checkpoint copy (they carry no write id). A retry reaching such a node applies the write again, as
- * before. Request thread only.
+ * <p>Under durability DEFAULT each record is written with its write, in the same RocksDB batch ({@link
+ * DurableRecords}), and loaded at start ({@link #restore}): a restarted node answers a retry as before. What it does
+ * not cover: a node under FSYNC started afresh (its records are in memory) and the writes a catching-up replica takes
+ * from a checkpoint copy (they carry no write id). A retry reaching such a node applies the write again, as before.
+ * Request thread only.
  */
 public final class WriteIds
 {
@@ -66,6 +70,8 @@ public final class WriteIds
     public static final long RETAIN_NANOS = 600_000_000_000L;
 
     private final ResponseSender responses;
+    /** The records kept with the data ({@link DurableRecords#NONE}: in memory only). */
+    private final DurableRecords durable;
     /** Counts the retries answered ({@link ServerCounter#RETRIES_ANSWERED}). */
     private final ServerCounters counters;
     private final int maxWriters;
@@ -90,6 +96,21 @@ public final class WriteIds
     public WriteIds(final ResponseSender responses, final ServerCounters counters, final int maxWriters,
         final int maxWritesPerWriter, final long retainNanos)
     {
+        this(responses, counters, maxWriters, maxWritesPerWriter, retainNanos, DurableRecords.NONE);
+    }
+
+    /** The default bounds, the records kept with the data of {@code store} (DEFAULT durability). */
+    static WriteIds keptIn(final RocksStore store, final ResponseSender responses, final ServerCounters counters)
+    {
+        return new WriteIds(responses, counters, MAX_WRITERS, MAX_WRITES_PER_WRITER, RETAIN_NANOS,
+            new DurableRecords(store));
+    }
+
+    /** As above, keeping the records with the data through {@code durable}. */
+    WriteIds(final ResponseSender responses, final ServerCounters counters, final int maxWriters,
+        final int maxWritesPerWriter, final long retainNanos, final DurableRecords durable)
+    {
+        this.durable = durable;
         this.responses = responses;
         this.counters = counters;
         this.maxWriters = maxWriters;
@@ -133,6 +154,7 @@ public final class WriteIds
                 return Start.REFUSED;
             }
             await(writer, sequence, endpoint, correlationId);
+            durable.write(request.writerId(), sequence, request.writesCompletedBelow(), null);
             currentWriter = request.writerId();
             currentSequence = sequence;
             currentCompletedBelow = request.writesCompletedBelow();
@@ -170,6 +192,44 @@ public final class WriteIds
     public void endCurrent()
     {
         currentWriter = 0;
+        durable.clear();
+    }
+
+    /**
+     * The replicated write about to be applied is {@code sequence} of {@code sender}'s {@code incarnation}: kept with
+     * it, so a restarted replica knows what it applied ({@link #endCurrent} after handing it over).
+     */
+    void appliedFrom(final int sender, final long incarnation, final long sequence)
+    {
+        durable.applied(sender, incarnation, sequence);
+    }
+
+    /** The records kept with the data, for the local write paths. */
+    DurableRecords durable()
+    {
+        return durable;
+    }
+
+    /**
+     * A record kept with the data, found at start: its retry is answered {@code answer} as before the restart (the
+     * writer is remembered from {@code nowNanos} on, like a new one).
+     */
+    public void restore(final long writerId, final long sequence, final long completedBelow, final Status answer,
+        final long nowNanos)
+    {
+        final Writer writer = writer(writerId, completedBelow, nowNanos);
+        if (writer == null || answer == null || sequence < writer.completedBelow ||
+            writer.records.containsKey(sequence) || writer.records.size() >= maxWritesPerWriter)
+        {
+            return;
+        }
+        final Record r = free.isEmpty() ? new Record() : free.poll();
+        r.writer = writer;
+        r.sequence = sequence;
+        r.status = answer.code();
+        r.answer = PENDING;
+        r.forgotten = false;
+        writer.records.put(sequence, r);
     }
 
     /**
@@ -178,6 +238,17 @@ public final class WriteIds
      */
     public void beginReplicated(final Endpoint endpoint, final long correlationId,
         final MessageHeaderFlyweight request, final long nowNanos)
+    {
+        beginReplicated(endpoint, correlationId, request, null, nowNanos);
+    }
+
+    /**
+     * As {@link #beginReplicated(Endpoint, long, MessageHeaderFlyweight, long)}, recording {@code answer} for the
+     * write id instead of this node's outcome when not null: a reconcile's fix-up carries the answer the new primary
+     * recorded for the client's write (a DELETE it answered OK may find nothing left to delete here).
+     */
+    public void beginReplicated(final Endpoint endpoint, final long correlationId,
+        final MessageHeaderFlyweight request, final Status answer, final long nowNanos)
     {
         if (!request.hasWriteId())
         {
@@ -190,7 +261,19 @@ public final class WriteIds
         {
             return; // sent again (a link re-established), answered, or beyond the bound: applied as before
         }
-        await(writer, sequence, endpoint, correlationId);
+        await(writer, sequence, endpoint, correlationId).answer = answer == null ? PENDING : answer.code();
+        durable.write(request.writerId(), sequence, request.writesCompletedBelow(), answer);
+    }
+
+    /**
+     * The answer recorded for write {@code sequence} of {@code writerId}: what this node answers its retry with; null
+     * when there is no record or its outcome is not known yet.
+     */
+    public Status answered(final long writerId, final long sequence)
+    {
+        final Writer writer = writers.get(writerId);
+        final Record r = writer == null ? null : writer.records.get(sequence);
+        return r == null || r.status == PENDING ? null : Status.fromCode(r.status);
     }
 
     /**
@@ -206,6 +289,7 @@ public final class WriteIds
         {
             return;
         }
+        durable.forget(writerId, sequence); // with the fix-up that undoes it, in its batch
         if (r.status == PENDING)
         {
             r.forgotten = true; // still linked among the awaited: done() or failed() recycles it
@@ -247,6 +331,7 @@ public final class WriteIds
                     if (!r.forgotten)
                     {
                         r.writer.records.remove(r.sequence);
+                        durable.forgetNow(r.writer.id, r.sequence); // kept if the write reached the store
                     }
                     if (r.waiters != null)
                     {
@@ -269,6 +354,8 @@ public final class WriteIds
             return;
         }
         nextSweepNanos = nowNanos + 1_000_000_000L;
+        long[] gone = null;
+        int count = 0;
         final Iterator<Writer> it = writers.values().iterator();
         while (it.hasNext())
         {
@@ -276,8 +363,14 @@ public final class WriteIds
             if (nowNanos - w.lastSeenNanos > retainNanos && !w.awaitsAnOutcome())
             {
                 it.remove();
+                if (gone == null || count == gone.length)
+                {
+                    gone = java.util.Arrays.copyOf(gone == null ? new long[0] : gone, Math.max(16, 2 * count));
+                }
+                gone[count++] = w.id;
             }
         }
+        durable.forgetWriters(gone, count); // their records on disk too, one batch for the sweep
     }
 
     /** Writers remembered now. */
@@ -308,7 +401,7 @@ public final class WriteIds
             {
                 return null;
             }
-            w = new Writer();
+            w = new Writer(id);
             writers.put(id, w);
         }
         w.lastSeenNanos = nowNanos;
@@ -323,12 +416,12 @@ public final class WriteIds
         {
             return;
         }
-        r.status = status.code();
+        r.status = r.answer == PENDING ? status.code() : r.answer;
         if (r.waiters != null)
         {
             for (final Waiter w : r.waiters)
             {
-                responses.answer(w.endpoint, w.correlationId, status, 0, 0);
+                responses.answer(w.endpoint, w.correlationId, Status.fromCode(r.status), 0, 0);
             }
             r.waiters = null;
         }
@@ -344,7 +437,7 @@ public final class WriteIds
         }
     }
 
-    private void await(final Writer writer, final long sequence, final Endpoint endpoint, final long correlationId)
+    private Record await(final Writer writer, final long sequence, final Endpoint endpoint, final long correlationId)
     {
         final Record r = free.isEmpty() ? new Record() : free.poll();
         r.writer = writer;
@@ -352,9 +445,11 @@ public final class WriteIds
         r.endpoint = endpoint;
         r.correlationId = correlationId;
         r.status = PENDING;
+        r.answer = PENDING;
         r.forgotten = false;
         writer.records.put(sequence, r);
         r.nextAwaited = awaited.put(correlationId, r);
+        return r;
     }
 
     private void recycle(final Record r)
@@ -402,7 +497,14 @@ public final class WriteIds
 
     private final class Writer
     {
+        final long id;
         final Long2ObjectHashMap<Record> records = new Long2ObjectHashMap<>();
+
+        Writer(final long id)
+        {
+            this.id = id;
+        }
+
         long completedBelow;
         long lastSeenNanos;
 
@@ -451,6 +553,8 @@ public final class WriteIds
         long correlationId;
         Record nextAwaited;
         int status;
+        /** The answer to record instead of this node's outcome (a fix-up's, see beginReplicated), or PENDING. */
+        int answer;
         /** Taken out of the writer's records while its outcome was awaited ({@link #forget}). */
         boolean forgotten;
     }

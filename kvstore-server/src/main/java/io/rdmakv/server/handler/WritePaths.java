@@ -20,8 +20,16 @@ public final class WritePaths
     public static WritePath local(final RocksStore store, final PoolIndex index, final ServerCounters counters,
         final Limits limits, final WriteOutcome outcome, final Runnable wakeUp)
     {
+        return local(store, index, counters, limits, outcome, wakeUp, DurableRecords.NONE);
+    }
+
+    /** As above; a DEFAULT path writes {@code records} in the batches of the writes they describe. */
+    static WritePath local(final RocksStore store, final PoolIndex index, final ServerCounters counters,
+        final Limits limits, final WriteOutcome outcome, final Runnable wakeUp, final DurableRecords records)
+    {
         return store.writesInline() ?
-            new InlineBatchWritePath(store, index, outcome, limits.maxKeyBytes(), limits.maxValueBytes(), wakeUp) :
+            new InlineBatchWritePath(store, index, outcome, limits.maxKeyBytes(), limits.maxValueBytes(), wakeUp,
+                records) :
             new GroupCommitWritePath(store, counters, outcome, wakeUp);
     }
 }

@@ -8,6 +8,7 @@ import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.SlotRange;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.server.handler.WriteIds;
 import io.rdmakv.server.store.RangeStore;
 import io.rdmakv.server.store.StoreException;
 import org.agrona.collections.Int2ObjectHashMap;
@@ -37,7 +38,8 @@ import java.util.function.LongSupplier;
  *   fix-ups   for those keys and this node's own keys from P in the range past s_B: the current value here
  *             (PUT) or its absence (DELETE) -> B, in order on the link, flagged FIX_UP; B forgets the write ids of its
  *             writes of the key past s_T (undone: a retry applies them again), and each fix-up carries one write
- *             id of this node's writes of the key past s_B (B answers their retries as applied); all acknowledged
+ *             id of this node's writes of the key past s_B and the answer recorded here for it (B answers their
+ *             retries as applied, with that answer); all acknowledged
  *             -> B reconciled
  *   not covered / refused / link down / timeout -> B is asked out of the in-sync set (it catches up as a learner);
  *             reconciled once the view no longer lists it (asked again after a timeout if still listed)
@@ -96,6 +98,8 @@ final class Reconciles
     private final long incarnation;
     private final LongSupplier nextSequence;
     private final ServerCounters counters;
+    /** This node's write-id records: a fix-up carries the answer recorded for its write id. */
+    private final WriteIds writeIds;
     private InSyncRemovals removals;
     private final Int2ObjectHashMap<Range> byFirstSlot = new Int2ObjectHashMap<>();
     /** Queries and fix-ups not answered yet, by correlation id. */
@@ -107,10 +111,13 @@ final class Reconciles
      * @param incarnation  this node's incarnation (the fix-ups carry it with a sequence, like client writes).
      * @param nextSequence takes this node's next replication sequence.
      * @param counters     counts backups reconciled and fix-ups sent.
+     * @param writeIds     this node's write-id records (the answers its fix-ups carry).
      */
     Reconciles(final ClusterView view, final RangeStore ranges, final ReplicaLinks links, final ReplicaHistory history,
-        final long incarnation, final LongSupplier nextSequence, final ServerCounters counters)
+        final long incarnation, final LongSupplier nextSequence, final ServerCounters counters,
+        final WriteIds writeIds)
     {
+        this.writeIds = writeIds;
         this.counters = counters;
         this.view = view;
         this.localNodeId = view.localNodeId();
@@ -374,6 +381,12 @@ final class Reconciles
                 message.appendWriteId(writeIds.get(i)[0], writeIds.get(i)[1], 0);
             }
             message.appendSequence(incarnation, nextSequence.getAsLong()).markFixUp();
+            if (!writeIds.isEmpty())
+            {
+                // B records this node's answer of the write, not its own outcome of the fix-up (a DELETE answered
+                // OK here may find nothing left to delete there once a later write of the key was fixed up first).
+                message.recordedAnswer(this.writeIds.answered(writeIds.get(i)[0], writeIds.get(i)[1]));
+            }
             counters.increment(ServerCounter.RECONCILE_FIX_UPS);
             b.outstanding++;
             rangeOf.put(id, r);

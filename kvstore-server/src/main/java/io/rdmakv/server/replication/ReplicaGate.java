@@ -153,6 +153,12 @@ public final class ReplicaGate implements ReplicaAdmission
     }
 
     @Override
+    public void recovered(final int sender, final long incarnation, final long sequence)
+    {
+        history.recovered(sender, incarnation, sequence);
+    }
+
+    @Override
     public void replicaWrites(final LocalWrites writes)
     {
         history.replicaWrites(writes);

@@ -54,6 +54,23 @@ final class ReplicaHistory
     }
 
     /**
+     * Found at start: this node applied {@code sender}'s writes up to {@code sequence} of {@code incarnation} before it
+     * stopped. Its window starts there, empty: it covers only what comes after, so a new primary asking about an
+     * earlier point learns that this node cannot say what it applied (and asks it out of the in-sync set) instead of
+     * hearing "nothing".
+     */
+    void recovered(final int sender, final long incarnation, final long sequence)
+    {
+        SenderWindow window = windows.get(sender);
+        if (window == null)
+        {
+            window = new SenderWindow(maxEntries, keyBytes);
+            windows.put(sender, window);
+        }
+        window.recovered(incarnation, sequence);
+    }
+
+    /**
      * This node answered {@code asker}'s RECONCILE query for slots {@code firstSlot..lastSlot}: the keys of what it
      * applied from {@code previous} past {@code after} (all it holds of it when {@code after} is 0).
      */

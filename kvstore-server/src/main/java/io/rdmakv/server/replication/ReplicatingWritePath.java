@@ -152,7 +152,7 @@ public final class ReplicatingWritePath implements WritePath
             catchUps = new LearnerCatchUps(f, ranges, links, pending, lag);
             removals = new InSyncRemovals(f, links, pending, catchUps);
             reconciles = new Reconciles(f, ranges, links, history, incarnation, () -> ++replicationSequence,
-                counters);
+                counters, writeIds);
             reconciles.removals(removals);
             reviewLearners = true;
         }

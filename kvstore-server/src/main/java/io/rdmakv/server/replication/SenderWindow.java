@@ -111,6 +111,20 @@ final class SenderWindow
         lastSequence = Math.max(lastSequence, sequence);
     }
 
+    /**
+     * Start afresh at {@code sequence} of {@code senderIncarnation}, known applied though its entries are gone (a
+     * restart): nothing at or before it is covered.
+     */
+    void recovered(final long senderIncarnation, final long sequence)
+    {
+        incarnation = senderIncarnation;
+        head = 0;
+        count = 0;
+        keyTail = 0;
+        lastSequence = sequence;
+        evictedUpTo = sequence;
+    }
+
     /** Where a key of {@code length} bytes goes, evicting the oldest entries until it fits. */
     private int keyPosition(final int length)
     {

@@ -94,6 +94,7 @@ public final class RocksStore implements AutoCloseable
     private final ReadOptions readOptions;
     private final RocksDB db;
     private final GroupCommitter committer;
+    private final WriteRecords writeRecords;
     private volatile boolean closed;
     /** What opening found missing against the last {@link SequenceMark}, or null. */
     private final String walLoss;
@@ -115,6 +116,7 @@ public final class RocksStore implements AutoCloseable
         this.families = families;
         this.keys = families.get(1);
         this.db = db;
+        this.writeRecords = new WriteRecords(db, families.get(2));
         // WAL on (disableWAL=false), no sync: the record reaches the kernel before the write returns.
         this.walOptions = new WriteOptions().setSync(false).setDisableWAL(false);
         this.readOptions = new ReadOptions();
@@ -335,6 +337,18 @@ public final class RocksStore implements AutoCloseable
     public void addPut(final WriteBatch batch, final ByteBuffer key, final ByteBuffer value) throws RocksDBException
     {
         batch.put(keys, key, value);
+    }
+
+    /** Add the deletion of store key {@code key} (direct buffer, position..limit) to {@code batch}. */
+    public void addDelete(final WriteBatch batch, final ByteBuffer key) throws RocksDBException
+    {
+        batch.delete(keys, key);
+    }
+
+    /** The replication state kept beside the data, written in the data's batches ({@link WriteRecords}). */
+    public WriteRecords writeRecords()
+    {
+        return writeRecords;
     }
 
     /**

@@ -18,7 +18,8 @@ import java.util.List;
 
 /**
  * Opens a {@link RocksStore}: creates the data directory, sets RocksDB's options (info-log rotation, no compression,
- * the memtable size), opens the default and {@value RocksStore#KEYS_FAMILY} column families under a
+ * the memtable size), opens the default, {@value RocksStore#KEYS_FAMILY} and {@value WriteRecords#FAMILY} column
+ * families (the last created in a store of an older format) under a
  * {@link WalRecovery} policy ({@link WalRecoveryOpener}) and migrates a store of the format before the slot prefix
  * ({@link LegacyKeyMigration}); what it opened is closed again when a step fails. Stateless; runs on the caller's
  * thread.
@@ -59,13 +60,15 @@ final class RocksStoreOpener
         final ColumnFamilyOptions familyOptions = new ColumnFamilyOptions()
             .setCompressionType(CompressionType.NO_COMPRESSION)
             .setWriteBufferSize(writeBufferSize);
-        final List<ColumnFamilyHandle> families = new ArrayList<>(2);
+        final List<ColumnFamilyHandle> families = new ArrayList<>(3);
         try
         {
             final RocksDB db = WalRecoveryOpener.open(options, directory, walRecovery, List.of(
                 new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, familyOptions),
                 new ColumnFamilyDescriptor(RocksStore.KEYS_FAMILY.getBytes(StandardCharsets.US_ASCII),
-                    familyOptions)), families);
+                    familyOptions),
+                new ColumnFamilyDescriptor(WriteRecords.FAMILY.getBytes(StandardCharsets.US_ASCII), familyOptions)),
+                families);
             LOG.info("RocksDB opened at {} (durability {}, WAL on, recovery {}, memtable {} KiB)",
                 directory.toAbsolutePath(), durability, walRecovery.setting(), writeBufferSize >> 10);
             final String loss = checkSequenceMark(directory, db.getLatestSequenceNumber(), walRecovery);

@@ -113,7 +113,8 @@ public record SequenceMark(long sequence, Instant recordedAt, String event)
             return Optional.empty();
         }
         return Optional.of("the store lost writes it had applied: at least " + (sequence - recovered) +
-            " writes lost (sequence " + recovered + " recovered, " + sequence + " recorded at " + recordedAt + " at " +
+            " store entries lost (one per key written or deleted, one more per client write id recorded with it, one " +
+            "more per replication sequence a replica records) (sequence " + recovered + " recovered, " + sequence + " recorded at " + recordedAt + " at " +
             event + " in " + file + "; writes applied after that record cannot be counted). RocksDB opened under " +
             "store.walRecovery=" + recovery.setting() + "; the usual cause is a write-ahead log cut short or that " +
             "lost unsynced data (a power loss under durability DEFAULT, a bad copy), or an older copy of the data " +

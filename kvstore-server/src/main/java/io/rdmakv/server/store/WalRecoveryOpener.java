@@ -172,7 +172,8 @@ final class WalRecoveryOpener
         return "store.walRecovery=" + recovery.setting() + " dropped write-ahead log data to start: " +
             (where.length() == 0 ? "damage RocksDB found" : where) + ", " + unreadable + " bytes unreadable; " +
             "recovered up to sequence " + recovered + ", the WAL's intact records reach sequence " + lastSequence +
-            ": at least " + lost + " writes lost. The WAL files as found are copied to " + copy;
+            ": at least " + lost + " store entries lost (a write is one, or two or three with its write-id record " +
+            "and replication sequence). The WAL files as found are copied to " + copy;
     }
 
     private static Path copyAside(final Path directory)

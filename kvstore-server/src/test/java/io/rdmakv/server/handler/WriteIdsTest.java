@@ -89,6 +89,28 @@ class WriteIdsTest
     }
 
     @Test
+    void shouldRecordTheAnswerAFixUpCarriesInsteadOfThisNodesOutcome()
+    {
+        final ReplicateRequestFlyweight fixUp = new ReplicateRequestFlyweight().wrap(buffer, 0, buffer.capacity());
+        fixUp.header(MessageType.REPLICATE_REQUEST, 78);
+        fixUp.write(2, 0, 16383, 6, ReplicateRequestFlyweight.OP_DELETE, key, 0, 1, key, 0, 0);
+        fixUp.appendWriteId(WRITER, 13, 0);
+        fixUp.appendSequence(9, 4).markFixUp().recordedAnswer(Status.OK);
+        ids.beginReplicated(first, 78, fixUp, fixUp.recordedAnswer(), NOW);
+        assertEquals(null, ids.answered(WRITER, 13), "not known before it is durable");
+        outcome.deleteDurable(first, 78, key, 0, 1, false); // nothing left to delete here
+        assertEquals(List.of("78 NOT_FOUND"), first.answers, "the new primary hears this node's outcome");
+        assertEquals(Status.OK, ids.answered(WRITER, 13));
+
+        // Promoted: the client's retry of its DELETE gets the answer the new primary gave it.
+        final KeyRequestFlyweight delete = new KeyRequestFlyweight().wrap(buffer, 0, buffer.capacity());
+        delete.header(MessageType.DELETE_REQUEST, 41).key(key, 0, 1);
+        delete.appendWriteId(WRITER, 13, 0);
+        assertEquals(WriteIds.Start.RETRY, ids.begin(retry, 41, delete, NOW));
+        assertEquals(List.of("41 OK"), retry.answers);
+    }
+
+    @Test
     void shouldAnswerARetryOfAnAppliedWriteWithoutApplyingItAgain()
     {
         assertEquals(WriteIds.Start.APPLY, ids.begin(first, 1, put(1, WRITER, 7, 7), NOW));

@@ -60,15 +60,18 @@ class RocksStoreTest
         {
             store.put(b("a"), b("1"));
         }
-        // Both column families (the default one only ever holds keys of the format before slot prefixes).
-        assertEquals(List.of(String.valueOf(3L << 20), String.valueOf(3L << 20)), writeBufferSizesInOptionsFiles(dir));
+        // Every column family (the default one only ever holds keys of the format before slot prefixes; the third
+        // the write-id records and replication sequences, WriteRecords).
+        assertEquals(List.of(String.valueOf(3L << 20), String.valueOf(3L << 20), String.valueOf(3L << 20)),
+            writeBufferSizesInOptionsFiles(dir));
         final Path other = dir.resolve("default");
         try (RocksStore store = RocksStore.open(other, Durability.DEFAULT))
         {
             store.put(b("a"), b("1"));
         }
         assertEquals(List.of(String.valueOf(RocksStore.DEFAULT_WRITE_BUFFER_SIZE),
-            String.valueOf(RocksStore.DEFAULT_WRITE_BUFFER_SIZE)), writeBufferSizesInOptionsFiles(other));
+            String.valueOf(RocksStore.DEFAULT_WRITE_BUFFER_SIZE), String.valueOf(RocksStore.DEFAULT_WRITE_BUFFER_SIZE)),
+            writeBufferSizesInOptionsFiles(other));
         assertThrows(IllegalArgumentException.class, () -> RocksStore.open(dir, Durability.DEFAULT,
             RocksStore.DEFAULT_QUEUE_CAPACITY, 1024L, WalRecovery.TOLERATE_TAIL));
     }

@@ -93,7 +93,7 @@ class WalRecoveryTest
             present = (int)java.util.stream.IntStream.range(0, KEYS).filter(k -> store.get(key(k)) != null).count();
             assertTrue(present > 0 && present < KEYS, "a prefix survives: " + present);
             final String report = store.walLossReport().orElseThrow(() -> new AssertionError("no loss reported"));
-            final java.util.regex.Matcher lost = java.util.regex.Pattern.compile("at least (\\d+) writes lost " +
+            final java.util.regex.Matcher lost = java.util.regex.Pattern.compile("at least (\\d+) store entries lost .*" +
                 "\\(sequence (\\d+) recovered, (\\d+) recorded at ").matcher(report);
             assertTrue(lost.find(), report);
             assertEquals(KEYS - present, Integer.parseInt(lost.group(1)), "one sequence number per put: " + report);

@@ -19,7 +19,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  *  +---------------------------------------------------------------+
  *  |                 Message header (16 B, type REPLICATE)        ...  0
  *  +-------------------------------+---------------+---------------+
- *  |  Range's first slot (u16)     |   Op (u8)     | Reserved (u8) |  16
+ *  |  Range's first slot (u16)     |   Op (u8)     |  Answer (u8)  |  16
  *  +-------------------------------+---------------+---------------+
  *  |       Key length K (u16)      |  Range's last slot (u16)      |  20
  *  +-------------------------------+-------------------------------+
@@ -40,6 +40,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  *  |           Replication sequence (u64, >= 1, PUT and DELETE only with FLAG_SEQUENCE)      |
  *  +---------------------------------------------------------------+
  *  flags: 0x1 write id, 0x2 sequence, 0x4 fix-up (a reconcile's PUT or DELETE; only with 0x2)
+ *  Answer: 0, or (a fix-up with a write id only) 1 + the status code (OK or NOT_FOUND) the sender answered that write
+ *  id with: the replica records it for the write id instead of its own outcome of the fix-up
  *  body length = 24 + K + V (+ 24) (+ 16); Op: 1 PUT, 2 DELETE, 3 COPY (an entry of the range's checkpoint during
  *  catch-up: applied only if no PUT/DELETE of the key arrived since the catch-up began, so the tail always wins),
  *  4 DROP (K = V = 0: the catch-up begins; the replica drops what it holds of the range, and remembers the keys the
@@ -81,6 +83,7 @@ public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
 
     public static final int FIRST_SLOT_OFFSET = HEADER_LENGTH;
     public static final int OP_OFFSET = HEADER_LENGTH + 2;
+    public static final int ANSWER_OFFSET = HEADER_LENGTH + 3;
     public static final int KEY_LENGTH_OFFSET = HEADER_LENGTH + 4;
     public static final int LAST_SLOT_OFFSET = HEADER_LENGTH + 6;
     public static final int EPOCH_OFFSET = HEADER_LENGTH + 8;
@@ -149,6 +152,12 @@ public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
                 valueLength + " disagree with body length " + bodyLength + " (op " + op + ")");
         }
         validateWriteId();
+        final int answer = buffer.getByte(offset + ANSWER_OFFSET) & 0xFF;
+        if (answer != 0 && (!isFixUp() || !hasWriteId() || !answerable(Status.fromCode(answer - 1))))
+        {
+            throw new ProtocolException(ErrorCode.MALFORMED, "answer byte " + answer + " on a message that is no " +
+                "fix-up with a write id, or no OK/NOT_FOUND answer");
+        }
         if (hasSequence())
         {
             checkSequence(senderIncarnation(), replicationSequence());
@@ -182,6 +191,36 @@ public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
         }
         flags(flags() | FLAG_FIX_UP);
         return this;
+    }
+
+    /**
+     * The answer the sender recorded for the write id this fix-up carries (what it answered, or would answer, that
+     * write's client), or null: the replica then records its own outcome of the fix-up.
+     */
+    public Status recordedAnswer()
+    {
+        final int answer = buffer.getByte(offset + ANSWER_OFFSET) & 0xFF;
+        return answer == 0 ? null : Status.fromCode(answer - 1);
+    }
+
+    /**
+     * Carry {@code answer} (OK or NOT_FOUND) as the answer recorded for this fix-up's write id (after {@link
+     * #appendWriteId} and {@link #markFixUp}); null carries none.
+     */
+    public ReplicateRequestFlyweight recordedAnswer(final Status answer)
+    {
+        if (answer != null && (!isFixUp() || !hasWriteId() || !answerable(answer)))
+        {
+            throw new IllegalStateException("only a fix-up with a write id carries an answer, OK or NOT_FOUND: " +
+                answer);
+        }
+        mutable().putByte(offset + ANSWER_OFFSET, (byte)(answer == null ? 0 : answer.code() + 1));
+        return this;
+    }
+
+    private static boolean answerable(final Status answer)
+    {
+        return answer == Status.OK || answer == Status.NOT_FOUND;
     }
 
     /** The sending node's incarnation (valid once validated and {@link #hasSequence()}). */
@@ -343,7 +382,7 @@ public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
         final MutableDirectBuffer b = mutable();
         b.putShort(offset + FIRST_SLOT_OFFSET, (short)firstSlot, ORDER);
         b.putByte(offset + OP_OFFSET, (byte)op);
-        b.putByte(offset + OP_OFFSET + 1, (byte)0);
+        b.putByte(offset + ANSWER_OFFSET, (byte)0);
         b.putShort(offset + KEY_LENGTH_OFFSET, (short)keyLength, ORDER);
         b.putShort(offset + LAST_SLOT_OFFSET, (short)lastSlot, ORDER);
         b.putLong(offset + EPOCH_OFFSET, rangeEpoch, ORDER);

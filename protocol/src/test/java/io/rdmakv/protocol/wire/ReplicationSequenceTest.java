@@ -100,6 +100,36 @@ class ReplicationSequenceTest
     }
 
     @Test
+    void shouldCarryTheAnswerRecordedForAFixUpsWriteIdAndRefuseItElsewhere()
+    {
+        final ReplicateRequestFlyweight r = put();
+        r.appendWriteId(77, 41, 0);
+        assertThrows(IllegalStateException.class, () -> r.recordedAnswer(Status.OK), "no fix-up yet");
+        r.appendSequence(5, 10).markFixUp().recordedAnswer(Status.NOT_FOUND);
+        assertThrows(IllegalStateException.class, () -> r.recordedAnswer(Status.BUSY), "only OK or NOT_FOUND");
+        assertEquals(MessageType.REPLICATE_REQUEST, decoder.decode(buffer, 0, r.encodedLength()));
+        assertEquals(Status.NOT_FOUND, decoder.replicateRequest().recordedAnswer());
+        r.recordedAnswer(Status.OK);
+        assertEquals(MessageType.REPLICATE_REQUEST, decoder.decode(buffer, 0, r.encodedLength()));
+        assertEquals(Status.OK, decoder.replicateRequest().recordedAnswer(), "OK is code 0: carried as 1");
+
+        final ReplicateRequestFlyweight plain = put().appendSequence(5, 11);
+        assertEquals(MessageType.REPLICATE_REQUEST, decoder.decode(buffer, 0, plain.encodedLength()));
+        assertEquals(null, decoder.replicateRequest().recordedAnswer(), "none: the replica's own outcome");
+
+        // Written past the encoder's checks: on a write that is no fix-up, and an answer that is no write's.
+        buffer.putByte(ReplicateRequestFlyweight.ANSWER_OFFSET, (byte)1);
+        assertEquals(ErrorCode.MALFORMED, assertThrows(ProtocolException.class,
+            () -> decoder.decode(buffer, 0, plain.encodedLength())).errorCode());
+        final ReplicateRequestFlyweight fixUp = put();
+        fixUp.appendWriteId(77, 42, 0);
+        fixUp.appendSequence(5, 12).markFixUp();
+        buffer.putByte(ReplicateRequestFlyweight.ANSWER_OFFSET, (byte)(Status.BUSY.code() + 1));
+        assertEquals(ErrorCode.MALFORMED, assertThrows(ProtocolException.class,
+            () -> decoder.decode(buffer, 0, fixUp.encodedLength())).errorCode());
+    }
+
+    @Test
     void shouldRefuseHostileSequences()
     {
         assertThrows(ProtocolException.class, () -> put().appendSequence(0, 1), "incarnation 0");

@@ -1,0 +1,182 @@
+package io.rdmakv.server.handler;
+
+import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.server.store.RocksStore;
+import io.rdmakv.server.store.StoreException;
+import io.rdmakv.server.store.WriteRecords;
+import org.rocksdb.RocksDBException;
+import org.rocksdb.WriteBatch;
+
+/**
+ * What the write being handed to the local write path records beside its data ({@link WriteRecords}), in the same
+ * RocksDB batch: the answer for its client write id (set by {@link WriteIds}) and, for a primary's REPLICATE, the
+ * replication sequence applied from the sender. Set just before the write path's put or delete, taken by the path
+ * when it adds the write to its batch ({@link #addTo}), cleared after. Removals of records (a reconcile undid a
+ * write, a write failed, a writer was forgotten) go with the next batch or, when no write may come soon, at once.
+ *
+ * <p>DEFAULT durability only (writes on the request thread, {@link InlineBatchWritePath}); under FSYNC the group
+ * committer builds the batches and {@link #kept()} is false: records stay in memory, as before. Request thread only.
+ */
+final class DurableRecords
+{
+    /** Keeps nothing (FSYNC durability, or a test without a store). */
+    static final DurableRecords NONE = new DurableRecords(null);
+
+    private static final int NO_ANSWER = -1;
+    private static final int MAX_FORGETS = 64;
+
+    private final RocksStore store;
+    private final WriteRecords records;
+    private boolean hasWrite;
+    private long writer;
+    private long sequence;
+    private long completedBelow;
+    private int answer = NO_ANSWER;
+    private boolean hasApplied;
+    private int sender;
+    private long incarnation;
+    private long replicationSequence;
+    private final long[] forgetWriterIds = new long[MAX_FORGETS];
+    private final long[] forgetSequences = new long[MAX_FORGETS];
+    private int forgets;
+
+    /** @param store null keeps nothing; else its {@link WriteRecords} when its writes are inline (DEFAULT). */
+    DurableRecords(final RocksStore store)
+    {
+        this.store = store != null && store.writesInline() ? store : null;
+        this.records = this.store == null ? null : this.store.writeRecords();
+    }
+
+    /** Whether records are kept on disk. */
+    boolean kept()
+    {
+        return records != null;
+    }
+
+    /** The write about to be handed over carries this client write id; {@code answer} overrides its outcome. */
+    void write(final long writer, final long sequence, final long completedBelow, final Status answer)
+    {
+        if (records == null)
+        {
+            return;
+        }
+        hasWrite = true;
+        this.writer = writer;
+        this.sequence = sequence;
+        this.completedBelow = completedBelow;
+        this.answer = answer == null ? NO_ANSWER : answer.code();
+    }
+
+    /** The write about to be handed over is {@code sequence} of {@code sender}'s {@code incarnation}. */
+    void applied(final int sender, final long incarnation, final long sequence)
+    {
+        if (records == null)
+        {
+            return;
+        }
+        hasApplied = true;
+        this.sender = sender;
+        this.incarnation = incarnation;
+        this.replicationSequence = sequence;
+    }
+
+    /** The write was handed over (or refused): what it carried is no longer current. */
+    void clear()
+    {
+        hasWrite = false;
+        hasApplied = false;
+    }
+
+    /** Whether {@link #addTo} would add anything. */
+    boolean pending()
+    {
+        return hasWrite || hasApplied || forgets > 0;
+    }
+
+    /** Remove the record of write {@code sequence} of {@code writer} with the next batch. */
+    void forget(final long writer, final long sequence)
+    {
+        if (records == null)
+        {
+            return;
+        }
+        if (forgets == MAX_FORGETS)
+        {
+            flushForgets();
+        }
+        forgetWriterIds[forgets] = writer;
+        forgetSequences[forgets] = sequence;
+        forgets++;
+    }
+
+    /** Remove the record of write {@code sequence} of {@code writer} now (no write may follow soon). */
+    void forgetNow(final long writer, final long sequence)
+    {
+        forget(writer, sequence);
+        flushForgets();
+    }
+
+    /** Remove every record of each of {@code writers} now, in one batch (a sweep's idle writers). */
+    void forgetWriters(final long[] writers, final int count)
+    {
+        if (records == null || count == 0)
+        {
+            return;
+        }
+        try (WriteBatch batch = new WriteBatch())
+        {
+            for (int i = 0; i < count; i++)
+            {
+                records.addForgetWriter(batch, writers[i]);
+            }
+            store.write(batch);
+        }
+        catch (final RocksDBException | StoreException ex)
+        {
+            // Their records stay on disk: loaded again at the next start, then forgotten again when idle.
+        }
+    }
+
+    /**
+     * Add the current write's records and the removals waiting to {@code batch}, which also holds the write.
+     *
+     * @param outcome the write's own answer (OK, or NOT_FOUND for a DELETE of nothing), unless one was carried.
+     */
+    void addTo(final WriteBatch batch, final Status outcome) throws RocksDBException
+    {
+        for (int i = 0; i < forgets; i++)
+        {
+            records.addForget(batch, forgetWriterIds[i], forgetSequences[i]);
+        }
+        forgets = 0;
+        if (hasWrite)
+        {
+            records.addWrite(batch, writer, sequence, completedBelow, answer == NO_ANSWER ? outcome.code() : answer);
+        }
+        if (hasApplied)
+        {
+            records.addApplied(batch, sender, incarnation, replicationSequence);
+        }
+    }
+
+    private void flushForgets()
+    {
+        if (forgets == 0)
+        {
+            return;
+        }
+        try (WriteBatch batch = new WriteBatch())
+        {
+            for (int i = 0; i < forgets; i++)
+            {
+                records.addForget(batch, forgetWriterIds[i], forgetSequences[i]);
+            }
+            store.write(batch);
+        }
+        catch (final RocksDBException | StoreException ex)
+        {
+            // The record stays on disk: a retry after a restart is answered from it (the write may be applied).
+        }
+        forgets = 0;
+    }
+}
