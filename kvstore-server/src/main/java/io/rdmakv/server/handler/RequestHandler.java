@@ -2,10 +2,8 @@ package io.rdmakv.server.handler;
 
 import io.rdmakv.protocol.ProtocolException;
 import io.rdmakv.protocol.layout.KeyHash;
-import io.rdmakv.protocol.wire.AttachRequestFlyweight;
 import io.rdmakv.protocol.wire.KeyRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageDecoder;
-import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
 import io.rdmakv.protocol.wire.ScanRequestFlyweight;
@@ -19,14 +17,11 @@ import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.metrics.RequestTimer;
 import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.session.SessionTickets;
-import io.rdmakv.server.session.TransportOffer;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.server.store.StoreException;
 import io.rdmakv.server.store.StoreKeys;
 import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
-import io.rdmakv.transport.Transport;
-import io.rdmakv.transport.TransportCapability;
 import io.rdmakv.transport.TransportStatus;
 import io.rdmakv.transport.log.RateLimitedLog;
 import org.agrona.DirectBuffer;
@@ -72,9 +67,6 @@ public final class RequestHandler implements EndpointHandler
     /** Peers decide how often these happen; one site per kind. */
     private static final RateLimitedLog SHED_LOG = RateLimitedLog.of(LOG);
     private static final RateLimitedLog TIMEOUT_LOG = RateLimitedLog.of(LOG);
-    private static final RateLimitedLog REFUSAL_LOG = RateLimitedLog.of(LOG);
-    private static final RateLimitedLog BUSY_LOG = RateLimitedLog.of(LOG);
-    private static final RateLimitedLog ATTACH_LOG = RateLimitedLog.of(LOG);
     private static final long ADMISSION_CHECK_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private final RocksStore store;
@@ -87,12 +79,13 @@ public final class RequestHandler implements EndpointHandler
     private volatile ClusterView leaseHolder;
     /** The clock the node lease is timed on (the node's, which a test may run fast or slow). */
     private volatile org.agrona.concurrent.NanoClock leaseClock = System::nanoTime;
-    private final SessionTickets tickets;
     private final AdmissionSettings admissionSettings;
     private final EndpointAdmission admission;
 
     private final MessageDecoder decoder = new MessageDecoder();
     private final ResponseSender responses;
+    /** Where a new endpoint's first message is judged: an ATTACH with a ticket, or refused. */
+    private final AttachDoor door;
     private final ByteBuffer keyScratch;
     private final UnsafeBuffer keyScratchBuffer;
     private final WritePath writes;
@@ -137,10 +130,10 @@ public final class RequestHandler implements EndpointHandler
         this.counters = counters;
         this.limits = limits;
         this.router = router;
-        this.tickets = tickets;
         this.admissionSettings = admission;
         this.admission = new EndpointAdmission(admission, limits.maxConnections());
         this.responses = new ResponseSender(counters, limits.maxResponseBytes());
+        this.door = new AttachDoor(this.admission, tickets, counters, responses, limits.maxConnections());
         this.keyScratch = ByteBuffer.allocateDirect(StoreKeys.PREFIX_LENGTH + limits.maxKeyBytes());
         this.keyScratchBuffer = new UnsafeBuffer(keyScratch);
         this.writeIds = WriteIds.keptIn(store, responses, counters);
@@ -187,7 +180,7 @@ public final class RequestHandler implements EndpointHandler
     {
         if (!admission.isAttached(endpoint))
         {
-            onFirstMessage(endpoint, buffer, offset, length);
+            door.onFirstMessage(endpoint, buffer, offset, length);
             return;
         }
         final MessageType type;
@@ -335,83 +328,6 @@ public final class RequestHandler implements EndpointHandler
     public int connectionCount()
     {
         return admission.size();
-    }
-
-    /**
-     * The first message on an endpoint must be an ATTACH with a ticket that redeems. Whatever else arrives (a request,
-     * garbage, a wrong, used or expired ticket) gets UNAUTHENTICATED, the same answer for all so nothing is learned,
-     * and the endpoint is closed. Once per connection: may allocate.
-     */
-    private void onFirstMessage(final Endpoint endpoint, final DirectBuffer buffer, final int offset, final int length)
-    {
-        if (!admission.isWaiting(endpoint))
-        {
-            return; // refused and closed already (or never admitted): what it pipelined behind gets nothing
-        }
-        MessageType type = null;
-        try
-        {
-            type = decoder.decode(buffer, offset, length);
-        }
-        catch (final ProtocolException ex)
-        {
-            // Not even a well-formed ATTACH: refused below.
-        }
-        if (type == MessageType.ATTACH_REQUEST)
-        {
-            final AttachRequestFlyweight attach = decoder.attachRequest();
-            final TransportOffer offered = tickets.redeemOffer(attach.ticketHigh(), attach.ticketLow());
-            if (offered != null)
-            {
-                final boolean lane = (attach.flags() & MessageHeaderFlyweight.FLAG_LANE) != 0;
-                final int admitted = admission.attach(endpoint, lane);
-                if (admitted == EndpointAdmission.ATTACHED)
-                {
-                    counters.increment(ServerCounter.ATTACHES);
-                    if (offered != TransportOffer.NONE)
-                    {
-                        final Transport transport = endpoint.worker().transport();
-                        ATTACH_LOG.info("client {} attached over {}: {}", endpoint.remoteAddress(), transport.name(),
-                            offered.explain(transport.name(),
-                                transport.capabilities().has(TransportCapability.HOST_LOCAL)));
-                    }
-                    responses.answer(endpoint, decoder.correlationId(), Status.OK, 0, 0);
-                    return;
-                }
-                if (admitted == EndpointAdmission.FULL)
-                {
-                    counters.increment(ServerCounter.CONNECTIONS_REFUSED);
-                    counters.decrement(ServerCounter.CONNECTIONS);
-                    if (lane)
-                    {
-                        // Normal under load: the client keeps its first connection and goes without this lane.
-                        LOG.debug("refusing a caller lane from {}: three quarters of the limit of {} reached",
-                            endpoint.remoteAddress(), limits.maxConnections());
-                    }
-                    else
-                    {
-                        BUSY_LOG.warn("refusing data connection from {}: limit of {} attached connections reached",
-                            endpoint.remoteAddress(), limits.maxConnections());
-                    }
-                    responses.answerError(endpoint, decoder.correlationId(), Status.BUSY,
-                        "too many data connections (limit " + limits.maxConnections() + (lane ?
-                        ", a caller lane only below three quarters of it" : "") + "); retry later");
-                    endpoint.close();
-                    return;
-                }
-            }
-        }
-        counters.increment(ServerCounter.ATTACH_REFUSALS);
-        REFUSAL_LOG.info("refusing data connection from {}: {}", endpoint.remoteAddress(),
-            type == MessageType.ATTACH_REQUEST ? "session ticket unknown, used or expired" :
-            "first message is not an ATTACH");
-        responses.answerError(endpoint, decoder.correlationId(), Status.UNAUTHENTICATED,
-            "attach with a valid session ticket from the control-plane handshake first");
-        if (admission.onDisconnected(endpoint))
-        {
-            counters.decrement(ServerCounter.CONNECTIONS);
-        }
-        endpoint.close();
     }
 
     private void onPut(final Endpoint endpoint, final long correlationId, final PutRequestFlyweight put)
