@@ -16,8 +16,8 @@ public final class StoreMeters
     /** Property name -> meter name (under {@code rdmakv.rocksdb.}) and what it means. */
     private static final Map<String, String[]> PROPERTIES = Map.of(
         "rocksdb.is-write-stopped", new String[] {"write.stopped", "1 while RocksDB stops writes (a stall)"},
-        "rocksdb.actual-delayed-write-rate", new String[] {"write.delayed.rate",
-            "Bytes/s writes are slowed to; 0 when not delayed"},
+        "rocksdb.actual-delayed-write-rate", new String[] {"delayed.write.rate.bytes.per.second",
+            "Bytes per second writes are slowed to; 0 when not delayed"},
         "rocksdb.compaction-pending", new String[] {"compaction.pending", "1 while a compaction is pending"},
         "rocksdb.estimate-pending-compaction-bytes", new String[] {"compaction.pending.bytes",
             "Bytes compaction must rewrite to settle"},
