@@ -1,0 +1,105 @@
+package io.rdmakv.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code rdmakv cluster local --metrics-base-port P}: node i serves its metrics and health checks on P + i - 1; the
+ * command names the targets, each node's line names its endpoint, and every node's {@code /health/ready} turns 200
+ * once the cluster is laid out, with its build in {@code rdmakv_build_info}.
+ */
+@Timeout(600)
+class ClusterLocalMetricsTest
+{
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void shouldGiveEveryLocalNodeAMetricsPort() throws Exception
+    {
+        final int base = freeBlock();
+        final int metrics = base + 5; // node i: base + 5 + i - 1, beside the control, data and Raft ports
+        final String[] ready = new String[1];
+        try (ChildJvm local = ChildJvm.startUntil(tmp, "READY cluster", ready, RdmakvMain.class.getName(), "cluster",
+            "local", "--nodes", "3", "--replicas", "1", "--base-port", Integer.toString(base),
+            "--metrics-base-port", Integer.toString(metrics), "--data-dir", tmp.resolve("cluster").toString(),
+            "-S", "pool.size=16MiB"))
+        {
+            final String lines = String.join("\n", local.linesRead());
+            assertTrue(lines.contains("metrics: Prometheus targets 127.0.0.1:" + metrics + "..127.0.0.1:" +
+                (metrics + 2)), lines);
+            for (int i = 1; i <= 3; i++)
+            {
+                final int port = metrics + i - 1;
+                assertTrue(lines.contains("metrics=127.0.0.1:" + port), "node " + i + "'s line: " + lines);
+                final HttpResponse<String> readiness = awaitReady("http://127.0.0.1:" + port + "/health/ready");
+                assertEquals(200, readiness.statusCode(), "node " + i + ": " + readiness.body());
+                final String scrape = get("http://127.0.0.1:" + port + "/metrics").body();
+                assertTrue(scrape.contains("rdmakv_build_info{"), scrape);
+            }
+        }
+    }
+
+    /** Ready is the node's own view of the map: poll until it answers 200 (bounded), return the last answer. */
+    private static HttpResponse<String> awaitReady(final String url) throws Exception
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        HttpResponse<String> last = get(url);
+        while (last.statusCode() != 200 && System.nanoTime() < deadline)
+        {
+            Thread.sleep(100);
+            last = get(url);
+        }
+        return last;
+    }
+
+    private static HttpResponse<String> get(final String url) throws Exception
+    {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30)).build(),
+            HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** A base port with base..base+29 free now (three nodes' blocks of ten). */
+    private static int freeBlock() throws IOException
+    {
+        for (int attempt = 0; attempt < 200; attempt++)
+        {
+            final int base = ThreadLocalRandom.current().nextInt(20_000, 60_000);
+            boolean free = true;
+            for (int p = base; p < base + 30 && free; p++)
+            {
+                try (ServerSocket s = new ServerSocket(p, 1, InetAddress.getLoopbackAddress()))
+                {
+                    s.setReuseAddress(true);
+                }
+                catch (final IOException ex)
+                {
+                    free = false;
+                }
+            }
+            if (free)
+            {
+                return base;
+            }
+        }
+        throw new IOException("no free block of 30 ports");
+    }
+}
