@@ -119,7 +119,7 @@ class MetricsEndpointTest
 
     @Test
     @Timeout(180)
-    void shouldServeEverySeriesTheGrafanaDashboardQueries() throws Exception
+    void shouldServeEverySeriesTheGrafanaDashboardAndTheAlertRulesQuery() throws Exception
     {
         // A described RDMA port, so the port-counter panels have their series on a host without RDMA.
         final Path port = tmp.resolve("sysfs/rxe0/ports/1");
@@ -161,6 +161,29 @@ class MetricsEndpointTest
             .filter(series -> !scrape.hasSeries(series) && !MetricsScrape.CLUSTER_ONLY.contains(series)).toList();
         assertEquals(List.of(), missing, "series the dashboard queries but no scrape has; scraped: " +
             scrape.families().keySet());
+
+        // The alert rules (docker/rdmakv-alerts.yml): one "expr:" line per rule, each series in a node's scrape.
+        final List<String> rules = Files.readAllLines(REPO_ROOT.resolve("docker/rdmakv-alerts.yml"));
+        final Set<String> alerted = new TreeSet<>();
+        final Set<String> alerts = new TreeSet<>();
+        for (final String line : rules)
+        {
+            final Matcher expr = Pattern.compile("^\\s+expr: (.+)$").matcher(line);
+            if (expr.matches())
+            {
+                alerted.addAll(seriesIn(expr.group(1)));
+            }
+            final Matcher alert = Pattern.compile("^\\s+- alert: (\\w+)$").matcher(line);
+            if (alert.matches())
+            {
+                alerts.add(alert.group(1));
+            }
+        }
+        assertTrue(alerts.containsAll(Set.of("RdmakvNodeDown", "RdmakvLeaseLost", "RdmakvReplicaLagging",
+            "RdmakvRangeFencedTooLong", "RdmakvDiskNearlyFull")), alerts.toString());
+        assertEquals(List.of(), alerted.stream()
+            .filter(series -> !scrape.hasSeries(series) && !MetricsScrape.CLUSTER_ONLY.contains(series)).toList(),
+            "series the alert rules query but no scrape has");
         assertEquals(0, server.stop(java.time.Duration.ofSeconds(60)), server.diagnosis());
     }
 

@@ -59,6 +59,8 @@ class MetricsPracticesTest
                 "le=\"+Inf\""));
             assertEquals(1, scrape.value("rdmakv_server_puts_total"));
             assertEquals(1, scrape.value("rdmakv_cluster_ranges", "role=\"primary\""), "a single node's one range");
+            final double available = scrape.value("rdmakv_store_disk_available_bytes");
+            assertTrue(available > 0 && available <= scrape.value("rdmakv_store_disk_size_bytes"), "disk space");
             assertEquals(1, scrape.value("rdmakv_cluster_range_role", "range=\"0-16383\"", "role=\"primary\"",
                 "state=\"live\""));
 
