@@ -37,11 +37,9 @@ class MetricsPracticesTest
     @Timeout(180)
     void shouldExposeOnlyFamiliesThatFollowTheNamingPracticesAndServeHealth() throws Exception
     {
-        final int port = FreePorts.take(1)[0];
-        try (ServerProcess server = ServerProcess.builder(tmp.resolve("data")).name("practices")
-            .setting("transport", "tcp").setting("metrics.port", Integer.toString(port)).start())
+        try (ServerProcess server = node("practices"))
         {
-            final String base = "http://127.0.0.1:" + port;
+            final String base = "http://" + server.readyFields().get("metrics");
             try (KvClient client = KvClient.builder().server(server.seed()).transport("tcp").build())
             {
                 client.put("k".getBytes(StandardCharsets.UTF_8), "v".getBytes(StandardCharsets.UTF_8));
@@ -79,11 +77,9 @@ class MetricsPracticesTest
     @Timeout(180)
     void shouldCountAFrameTheDataPortRefusesAsMalformed() throws Exception
     {
-        final int port = FreePorts.take(1)[0];
-        try (ServerProcess server = ServerProcess.builder(tmp.resolve("data")).name("malformed")
-            .setting("transport", "tcp").setting("metrics.port", Integer.toString(port)).start())
+        try (ServerProcess server = node("malformed"))
         {
-            final String metrics = "127.0.0.1:" + port;
+            final String metrics = server.readyFields().get("metrics");
             final double before = MetricsScrape.of(metrics).value("rdmakv_server_requests_malformed");
             try (RawConnection raw = RawConnection.open(server.dataAddress()))
             {
@@ -105,6 +101,13 @@ class MetricsPracticesTest
                 "the data port logged the protocol error: " + server.diagnosis());
             assertTrue(server.isAlive(), server.diagnosis());
         }
+    }
+
+    /** A node on tcp with a metrics port, started. */
+    private ServerProcess node(final String name)
+    {
+        return ServerProcess.builder(tmp.resolve("data")).name(name).setting("transport", "tcp")
+            .setting("metrics.port", Integer.toString(FreePorts.take(1)[0])).start();
     }
 
     private static String text(final HttpResponse<byte[]> response)
