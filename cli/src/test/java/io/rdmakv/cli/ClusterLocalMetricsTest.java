@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@code rdmakv cluster local --metrics-base-port P}: node i serves its metrics and health checks on P + i - 1; the
  * command names the targets, each node's line names its endpoint, and every node's {@code /health/ready} turns 200
- * once the cluster is laid out, with its build in {@code rdmakv_build_info}.
+ * once the cluster is laid out, with its build in {@code rdmakv_build_info} and its log lines by level.
  */
 @Timeout(600)
 class ClusterLocalMetricsTest
@@ -54,6 +54,8 @@ class ClusterLocalMetricsTest
                 assertEquals(200, readiness.statusCode(), "node " + i + ": " + readiness.body());
                 final String scrape = get("http://127.0.0.1:" + port + "/metrics").body();
                 assertTrue(scrape.contains("rdmakv_build_info{"), scrape);
+                // The launcher logs through logback: the node's log lines by level (each node logged its start).
+                assertTrue(scrape.matches("(?s).*\\nlogback_events_total\\{level=\"info\"} [1-9].*"), scrape);
             }
         }
     }

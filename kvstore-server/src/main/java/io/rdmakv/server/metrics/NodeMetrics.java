@@ -32,12 +32,14 @@ public final class NodeMetrics implements AutoCloseable
     private final ServerMeters requestTimer;
     private final MetricsEndpoint endpoint;
     private final int rdmaCounters;
+    private final AutoCloseable logEvents;
     private volatile ClusterMeters cluster;
 
     private NodeMetrics(final PrometheusMeterRegistry registry, final ServerMeters requestTimer, final int rdmaCounters,
         final InetSocketAddress bind, final Readiness readiness)
     {
         this.registry = registry;
+        this.logEvents = LogEventMeters.bindIfLogback(registry);
         this.requestTimer = requestTimer;
         this.rdmaCounters = rdmaCounters;
         this.endpoint = MetricsEndpoint.start(bind, registry, this::beforeScrape, readiness);
@@ -121,6 +123,17 @@ public final class NodeMetrics implements AutoCloseable
     public void close()
     {
         endpoint.close();
+        if (logEvents != null)
+        {
+            try
+            {
+                logEvents.close();
+            }
+            catch (final Exception ex)
+            {
+                // Only detaches its appender from logback; nothing to report at shutdown.
+            }
+        }
         registry.close();
     }
 }
