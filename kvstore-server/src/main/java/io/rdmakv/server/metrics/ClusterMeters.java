@@ -88,8 +88,8 @@ final class ClusterMeters
         {
             bindCluster(registry, ratis);
         }
+        view.subscribe(m::onState); // first: a map committed meanwhile is then seen (seeing one twice counts nothing)
         m.onState(view.current());
-        view.subscribe(m::onState);
         m.refresh();
         return m;
     }

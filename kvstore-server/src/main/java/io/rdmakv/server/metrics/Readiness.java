@@ -16,8 +16,6 @@ public interface Readiness
 {
     /** Never ready: a node between binding its metrics port and completing its start. */
     Readiness STARTING = () -> State.notReady("starting");
-    /** Thread-safe once configured. */
-    ObjectMapper JSON = new ObjectMapper();
 
     State state();
 
@@ -28,6 +26,9 @@ public interface Readiness
      */
     record State(boolean ready, String reason, int ranges)
     {
+        /** Thread-safe once configured. */
+        private static final ObjectMapper JSON = new ObjectMapper();
+
         public static State ready(final int ranges)
         {
             return new State(true, "", ranges);
