@@ -75,7 +75,7 @@ done
 
 if [ -n "${RDMAKV_BASE_JAR:-}" ]; then
   # Before: the node (and bench) of the base jar; YCSB's client with this tree's client changes switched off.
-  old_client="-Drdmakv.transport.tcp.directWrites=false -Drdmakv.client.waitYieldMicros=0"
+  old_client="-Drdmakv.transport.tcp.directWrites=false -Drdmakv.client.waitYieldMicros=0 -Drdmakv.client.callerLanes=0"
   for t in 1 16; do
     log "YCSB A, $t threads, BASE"
     RDMAKV_JAR="$RDMAKV_BASE_JAR" RDMAKV_YCSB_JAVA_OPTS="$old_client" "$cmp" --ycsb A --threads "$t" \

@@ -133,6 +133,13 @@ then
     echo "JDK 17 leg (JNA; same boot, same perftest baselines and RocksDB write):"
     "$(dirname "$0")/verbs-targets.sh" "$SHARE/results/jdk17" || echo "(verbs-targets.sh could not summarise the JDK 17 figures)"
 fi
+if [ -f "$SHARE/results/verbs-counters.properties" ]
+then
+    # VerbsFastPathCountersTest's windows (docs/transport.md, "Fast-path counters"): values only, the test asserts.
+    echo "verbs fast-path counters (results/verbs-counters.properties):"
+    grep -E '\.(sends|reads|sendDoorbells|signaledSends|inlineSends|recvs|recvDoorbells|systemCalls|postsPerDoorbell|signaledShare|inlineShare|recvsPerDoorbell|completionsPerPoll)=' \
+        "$SHARE/results/verbs-counters.properties" | sed 's/^/  /'
+fi
 if [ -f "$SHARE/results/doctor.txt" ]
 then
     echo "rdmakv doctor (results/doctor.txt): $(grep '^verdict:' "$SHARE/results/doctor.txt" || echo 'no verdict line')"

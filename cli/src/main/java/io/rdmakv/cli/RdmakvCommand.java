@@ -1,11 +1,11 @@
 package io.rdmakv.cli;
 
+import io.rdmakv.cli.backup.BackupCommand;
+import io.rdmakv.cli.backup.RestoreCommand;
 import io.rdmakv.cli.bench.BenchCommand;
 import io.rdmakv.cli.cluster.ClusterCommand;
 import io.rdmakv.cli.doctor.DoctorCommand;
-import io.rdmakv.server.cli.BackupCommand;
 import io.rdmakv.server.cli.LoadCommand;
-import io.rdmakv.server.cli.RestoreCommand;
 import io.rdmakv.server.cli.ServerCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;

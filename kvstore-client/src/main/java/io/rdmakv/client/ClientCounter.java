@@ -55,6 +55,13 @@ public enum ClientCounter
      * tcp: the event loop completes the request and the caller sees it with no unpark; {@code RequestSlots}).
      */
     CALLER_YIELD_COMPLETIONS("progress.yieldCompletions"),
+    /**
+     * Synchronous requests sent and answered on a caller lane (tcp, {@code KvClientBuilder.callerLanes}): the caller
+     * wrote the request and read its answer itself, woken by the kernel, with no hand-off through the event loop.
+     */
+    LANE_REQUESTS("rpc.laneRequests"),
+    /** Caller lanes opened (each a connection of its own to a node, with a handshake and an ATTACH). */
+    LANES_OPENED("rpc.lanesOpened"),
     /** Requests that failed (any error, including timeouts). */
     FAILURES("requests.failed"),
     /** Requests that timed out. */

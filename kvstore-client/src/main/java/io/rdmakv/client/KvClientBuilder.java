@@ -41,6 +41,13 @@ public final class KvClientBuilder
     public static final int DEFAULT_ENDPOINT_SLOTS = 4;
     /** Async requests that may wait for an in-flight slot by default ({@link #maxQueuedRequests(int)}). */
     public static final int DEFAULT_MAX_QUEUED_REQUESTS = 4096;
+    /**
+     * Caller lanes per node by default ({@link #callerLanes(int)}); the system property
+     * {@code rdmakv.client.callerLanes} overrides it (a benchmark's before and after).
+     */
+    public static final int DEFAULT_CALLER_LANES = Integer.getInteger("rdmakv.client.callerLanes", 16);
+    /** The most {@link #callerLanes(int)} accepts. */
+    public static final int MAX_CALLER_LANES = 1024;
     /** The most {@link #maxQueuedRequests(int)} accepts. */
     public static final int MAX_QUEUED_REQUESTS = 1 << 20;
 
@@ -58,6 +65,7 @@ public final class KvClientBuilder
     private int locationCacheEntries = DEFAULT_LOCATION_CACHE_ENTRIES;
     private final Map<String, String> transportProperties = new TreeMap<>();
     private boolean callerDrivenProgress = true;
+    private int callerLanes = DEFAULT_CALLER_LANES;
 
     KvClientBuilder()
     {
@@ -302,6 +310,29 @@ public final class KvClientBuilder
     }
 
     /**
+     * Caller lanes per node ({@code callerLanes}, default 16): over a transport that
+     * offers them (tcp), a synchronous call borrows a connection of its own to the key's node, writes its request
+     * and reads the answer itself, woken by the kernel when the answer lands, as a thread of a Jedis pool does; over
+     * the node's one shared connection the client's event loop reads every answer and wakes its caller, two wake-ups
+     * per request instead of one, which is what many threads pay for on few cores. Lanes are opened on demand (a
+     * control-plane handshake and an ATTACH each) up to this number per node and kept; a call that finds none free
+     * takes the shared connection, so no call ever waits for a lane. Asynchronous calls always take the shared
+     * connection. 0 turns lanes off.
+     *
+     * @param perNode 0 to {@value #MAX_CALLER_LANES}.
+     * @return this builder.
+     */
+    public KvClientBuilder callerLanes(final int perNode)
+    {
+        if (perNode < 0 || perNode > MAX_CALLER_LANES)
+        {
+            throw new IllegalArgumentException("callerLanes must be 0.." + MAX_CALLER_LANES + ", got " + perNode);
+        }
+        this.callerLanes = perNode;
+        return this;
+    }
+
+    /**
      * The settings as they stand, without connecting.
      *
      * @return the immutable settings.
@@ -315,7 +346,7 @@ public final class KvClientBuilder
         }
         return new KvClientConfig(seeds, transport, connectTimeout, requestTimeout, credential, getMode, readRetries,
             maxRedirects, maxInFlight, maxQueuedRequests, oneSidedBufferBytes, locationCacheEntries, transportProperties,
-            callerDrivenProgress);
+            callerDrivenProgress, callerLanes);
     }
 
     /**

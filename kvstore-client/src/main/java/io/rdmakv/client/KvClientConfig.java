@@ -24,6 +24,8 @@ import java.util.Map;
  * @param transportProperties transport-specific settings passed through (e.g. {@code verbs.device}).
  * @param callerDrivenProgress whether a synchronous call drives the worker's progress itself while it waits
  *                            ({@code progress.callerDriven}; verbs only, tcp's I/O thread always drives its own).
+ * @param callerLanes         caller lanes per node a transport with lanes (tcp) may open for synchronous requests
+ *                            (0 = none: every request goes by the node's shared connection).
  */
 public record KvClientConfig(
     List<HostPort> seeds,
@@ -39,7 +41,8 @@ public record KvClientConfig(
     int oneSidedBufferBytes,
     int locationCacheEntries,
     Map<String, String> transportProperties,
-    boolean callerDrivenProgress)
+    boolean callerDrivenProgress,
+    int callerLanes)
 {
     /**
      * Copies the collections and the credential, so the settings cannot change once made.
@@ -58,6 +61,7 @@ public record KvClientConfig(
      * @param locationCacheEntries see {@link #locationCacheEntries()}.
      * @param transportProperties see {@link #transportProperties()}.
      * @param callerDrivenProgress see {@link #callerDrivenProgress()}.
+     * @param callerLanes see {@link #callerLanes()}.
      */
     public KvClientConfig
     {

@@ -154,13 +154,15 @@ class KvClientAgainstServerTest
             // Failing the handshake and going to the data port directly does not help: refused and disconnected.
             assertEquals(Status.UNAUTHENTICATED, putWithoutHandshake(server, bytes("k"), bytes("stolen")));
             assertEquals(0, server.counters().get(ServerCounter.PUTS));
+            final long lanes;
             try (KvClient client = client(server).credential("s3cret").build())
             {
                 assertNull(client.get(bytes("k")), "the refused PUT was not applied");
                 client.put(bytes("k"), bytes("v"));
                 assertArrayEquals(bytes("v"), client.get(bytes("k")));
+                lanes = client.diagnostics().counter(ClientCounter.LANES_OPENED);
             }
-            assertEquals(1, server.counters().get(ServerCounter.ATTACHES));
+            assertEquals(1 + lanes, server.counters().get(ServerCounter.ATTACHES), "the client's connection and lanes");
             assertEquals(1, server.counters().get(ServerCounter.ATTACH_REFUSALS));
         }
     }

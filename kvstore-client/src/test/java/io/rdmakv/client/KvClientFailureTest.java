@@ -167,7 +167,9 @@ class KvClientFailureTest
     {
         // Node 1 moves: the same node id answers at another address, and the old process redirects there.
         try (LaidOutPoolNode moved = new LaidOutPoolNode(LaidOutPoolNode.NODE_ID);
-             KvClient client = node.client().getMode(GetMode.RPC).requestTimeout(Duration.ofSeconds(3)).build())
+             // The shared connection's retirement is the subject: no caller lanes to count beside it.
+             KvClient client = node.client().getMode(GetMode.RPC).requestTimeout(Duration.ofSeconds(3)).callerLanes(0)
+                 .build())
         {
             client.put(bytes("k"), bytes("before"));
             node.wrongNodeTarget = moved.controlAddress().toString();

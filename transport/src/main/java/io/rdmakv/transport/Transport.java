@@ -1,5 +1,7 @@
 package io.rdmakv.transport;
 
+import java.util.Map;
+
 /**
  * An opened transport: the memory domain plus a factory of workers. Closing it closes every worker and
  * endpoint and deregisters every region it registered.
@@ -21,6 +23,16 @@ public interface Transport extends AutoCloseable
     default int endpointSlots()
     {
         return 0;
+    }
+
+    /**
+     * The transport's own counters, summed over its workers (closed ones included), by name: a snapshot for logs,
+     * metrics and tests. Verbs has its fast path's (docs/transport.md, "Fast-path counters"); a transport without any
+     * returns an empty map.
+     */
+    default Map<String, Number> counters()
+    {
+        return Map.of();
     }
 
     /**

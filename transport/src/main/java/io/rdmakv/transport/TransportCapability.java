@@ -32,5 +32,10 @@ public enum TransportCapability
      * created: size it with {@link TransportConfig#endpointSlots()}, read it back with
      * {@link Transport#endpointSlots()}. A connect beyond the slots is refused.
      */
-    ENDPOINT_SLOTS
+    ENDPOINT_SLOTS,
+    /**
+     * A caller can open a {@link Lane} ({@link Worker#openLane}): a connection it sends on and receives from itself,
+     * blocking, answered by the peer like any endpoint of this transport.
+     */
+    CALLER_LANES
 }

@@ -5,6 +5,7 @@ import org.agrona.concurrent.Agent;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -30,6 +31,19 @@ public interface Worker extends Agent, AutoCloseable
      * operations, or exceptionally with a {@link TransportException} naming the cause.
      */
     CompletableFuture<Endpoint> connect(InetSocketAddress remoteAddress, EndpointHandler handler);
+
+    /**
+     * Transports with {@link TransportCapability#CALLER_LANES} only: open a {@link Lane} to a listener, blocking the
+     * caller until it is connected or {@code timeout} has passed. Any thread; the lane is not one of this worker's
+     * endpoints and needs none of its progress.
+     *
+     * @throws TransportException when the connection cannot be made within {@code timeout}.
+     * @throws UnsupportedOperationException when the transport offers no lanes.
+     */
+    default Lane openLane(final InetSocketAddress remoteAddress, final Duration timeout)
+    {
+        throw new UnsupportedOperationException(roleName() + " offers no caller lanes");
+    }
 
     /** How this worker's progress may be driven; POLLED unless the transport has a wake-up source. */
     default ProgressModel progressModel()
@@ -60,6 +74,12 @@ public interface Worker extends Agent, AutoCloseable
     default WorkerProgress driveProgress(final Agent duty, final Duration timerInterval, final ErrorHandler errors)
     {
         throw new UnsupportedOperationException(roleName() + " has no wake-up source: it must be polled");
+    }
+
+    /** This worker's share of {@link Transport#counters()}: a snapshot by name; empty when the transport has none. */
+    default Map<String, Number> counters()
+    {
+        return Map.of();
     }
 
     /** The transport that created this worker. */

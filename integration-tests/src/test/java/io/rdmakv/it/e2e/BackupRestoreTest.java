@@ -1,12 +1,12 @@
 package io.rdmakv.it.e2e;
 
+import io.rdmakv.cli.backup.BackupCommand;
+import io.rdmakv.cli.backup.RestoreCommand;
 import io.rdmakv.client.GetMode;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.it.support.ProcessJanitor;
 import io.rdmakv.it.support.ServerProcess;
 import io.rdmakv.it.support.TestTransport;
-import io.rdmakv.server.cli.BackupCommand;
-import io.rdmakv.server.cli.RestoreCommand;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;

@@ -178,8 +178,8 @@ class LayeringTest
         noClasses().that().resideOutsideOfPackages("io.rdmakv.cli..", "io.rdmakv.server.cli..")
             .should().dependOnClassesThat().resideInAPackage("picocli..")
             .because("command-line code lives in cli/ (the rdmakv launcher, client commands, bench, doctor, demo, " +
-                "cluster admin); kvstore-server keeps only server.cli: the commands that start a node or work on " +
-                "its data directory offline (server, load, backup, restore), which need the server's internals " +
+                "cluster admin, backup and restore); kvstore-server keeps only server.cli: the commands that start " +
+                "a node or work on its data directory offline (server, load), which need the server's internals " +
                 "and run from the server module alone")
             .check(production);
         noClasses().that().resideInAPackage("io.rdmakv.server..").and().resideOutsideOfPackage("io.rdmakv.server.cli..")

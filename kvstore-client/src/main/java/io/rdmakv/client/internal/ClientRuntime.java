@@ -91,19 +91,21 @@ public final class ClientRuntime implements AutoCloseable
             EnumSet.of(MemoryAccess.LOCAL_WRITE));
         opened.add(readRegion);
 
-        final OneSidedGetProtocol getProtocol = new OneSidedGetProtocol(config.readRetries(),
-            transport.capabilities().has(TransportCapability.READ_IMMEDIATE), counters);
-        final RpcProtocol rpc = new RpcProtocol(counters);
         final RequestSlots slots =
-            new RequestSlots(config.maxInFlight(), readMemory, stride, extentCapacity, getProtocol, counters);
-        final ClientConductor conductor = new ClientConductor(slots, getProtocol, rpc);
-
+            new RequestSlots(config.maxInFlight(), readMemory, stride, extentCapacity, counters);
+        final DeferredPosts deferred = new DeferredPosts(slots.capacity());
         final Worker worker = transport.createWorker("rdmakv-client");
         opened.add(worker);
+        // The router makes the two protocols (they route through it again when a node cannot answer).
+        this.router = new ClusterRouter(config, control, worker, transport.name(),
+            negotiated.offered(), endpointSlots, getMode == GetMode.ONE_SIDED,
+            transport.capabilities().has(TransportCapability.READ_IMMEDIATE), slots, deferred, counters);
+        opened.add(router);
+        final ClientConductor conductor = new ClientConductor(slots, deferred, router.getProtocol(), router.rpc());
         this.progress = Progress.start(worker, conductor, "rdmakv-client-progress",
             ex -> LOG.error("error on the client's progress thread", ex));
         opened.add(progress);
-        conductor.wakeUpWith(progress::signal);
+        deferred.wakeUpWith(progress::signal);
         final boolean pollable = worker.progressModel() != ProgressModel.EVENT_DRIVEN;
         final WorkerProgress callerDriver = config.callerDrivenProgress() && pollable ? progress : null;
         final String progressSummary = callerDriver != null ?
@@ -111,11 +113,6 @@ public final class ClientRuntime implements AutoCloseable
             pollable ? "progress: progress thread only (progress.callerDriven=false)" :
                 "progress: the transport's I/O thread (" + worker.progressModel() + " worker: callers cannot drive it)";
 
-        this.router = new ClusterRouter(config, control, worker, transport.name(), negotiated.offered(), endpointSlots,
-            getMode == GetMode.ONE_SIDED, slots, getProtocol, rpc, conductor, counters);
-        opened.add(router);
-        getProtocol.wire(slots, rpc, conductor);
-        rpc.wire(slots, conductor, router);
         router.bootstrap(negotiated.seed(), negotiated.welcome());
 
         final Welcome welcome = router.firstWelcome();

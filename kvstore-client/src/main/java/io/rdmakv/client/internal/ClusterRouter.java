@@ -14,6 +14,7 @@ import io.rdmakv.protocol.wire.TransportAddress;
 import io.rdmakv.protocol.wire.Welcome;
 import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.RemoteKey;
+import io.rdmakv.transport.TransportCapability;
 import io.rdmakv.transport.Worker;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,7 +56,6 @@ final class ClusterRouter implements Redirector, AutoCloseable
     private final RequestSlots slots;
     private final OneSidedGetProtocol getProtocol;
     private final RpcProtocol rpc;
-    private final ClientConductor conductor;
     private final ClientCounters counters;
     private final Hello hello;
     /** Slack beyond the request timeout before a retired session is closed (the expiry scan's lateness and more). */
@@ -79,13 +79,17 @@ final class ClusterRouter implements Redirector, AutoCloseable
     private volatile Welcome firstWelcome;
 
     /**
-     * @param endpointSlots data connections the worker can have open at once ({@code Transport.endpointSlots()}), 0
-     *                      when the transport sets no such bound; named in the failure when they are all taken.
+     * Creates the two protocols requests are dispatched to; both route through this router again when a node cannot
+     * answer (it is their {@link Redirector}).
+     *
+     * @param endpointSlots  data connections the worker can have open at once ({@code Transport.endpointSlots()}), 0
+     *                       when the transport sets no such bound; named in the failure when they are all taken.
+     * @param immediateReads whether the transport completes reads on return ({@code Endpoint.readImmediate}).
+     * @param deferred       where the protocols leave back-pressured posts for the conductor.
      */
     ClusterRouter(final KvClientConfig config, final ControlPlaneClient control, final Worker worker,
         final String transportName, final List<String> offered, final int endpointSlots, final boolean oneSidedGets,
-        final RequestSlots slots,
-        final OneSidedGetProtocol getProtocol, final RpcProtocol rpc, final ClientConductor conductor,
+        final boolean immediateReads, final RequestSlots slots, final DeferredPosts deferred,
         final ClientCounters counters)
     {
         this.config = config;
@@ -95,12 +99,24 @@ final class ClusterRouter implements Redirector, AutoCloseable
         this.endpointSlots = endpointSlots;
         this.oneSidedGets = oneSidedGets;
         this.slots = slots;
-        this.getProtocol = getProtocol;
-        this.rpc = rpc;
-        this.conductor = conductor;
         this.counters = counters;
+        this.rpc = new RpcProtocol(counters, slots, deferred, this);
+        this.getProtocol = new OneSidedGetProtocol(config.readRetries(), immediateReads, counters, slots, rpc,
+            deferred);
         this.hello = new Hello(ControlFrameCodec.PROTOCOL_VERSION, offered, config.credential());
         this.maps = new ClusterMapRefresher(config, control, hello, connectLock);
+    }
+
+    /** GETs by one-sided reads (the conductor re-posts them). */
+    OneSidedGetProtocol getProtocol()
+    {
+        return getProtocol;
+    }
+
+    /** Requests by send/receive (the conductor re-sends them). */
+    RpcProtocol rpc()
+    {
+        return rpc;
     }
 
     /**
@@ -135,7 +151,6 @@ final class ClusterRouter implements Redirector, AutoCloseable
                 }
                 if (maps.current().changes())
                 {
-                    conductor.reroutesWith(this);
                     redirects.scheduleWithFixedDelay(maps::refreshQuietly, REFRESH_EVERY_NANOS, REFRESH_EVERY_NANOS,
                         TimeUnit.NANOSECONDS);
                 }
@@ -230,11 +245,27 @@ final class ClusterRouter implements Redirector, AutoCloseable
         if (slot.type == RequestSlot.TYPE_GET && session.oneSided())
         {
             getProtocol.start(slot);
+            return;
         }
-        else
+        final CallerLanes lanes = session.lanes();
+        // A caller lane only for a synchronous request on its caller's own thread (not a redirect's re-send).
+        if (lanes != null && slot.call == null && slot.waiter == Thread.currentThread())
         {
-            rpc.start(slot);
+            final CallerLanes.Handle lane = lanes.borrow();
+            if (lane != null)
+            {
+                try
+                {
+                    rpc.callOnLane(slot, lane);
+                }
+                finally
+                {
+                    lanes.giveBack(lane);
+                }
+                return;
+            }
         }
+        rpc.start(slot);
     }
 
     java.util.Set<Integer> nodeIds()
@@ -365,7 +396,11 @@ final class ClusterRouter implements Redirector, AutoCloseable
             welcome.poolHeaderAddress(), welcome.layoutEpoch(), welcome.maxKeyLength(), welcome.maxValueLength());
         final LocationCache locationCache = new LocationCache(oneSidedGets ? config.locationCacheEntries() : 0,
             info.geometry(), config.oneSidedBufferBytes());
-        final NodeSession session = new NodeSession(info, oneSidedGets, locationCache, rpc, conductor);
+        final CallerLanes lanes = config.callerLanes() > 0 &&
+            worker.transport().capabilities().has(TransportCapability.CALLER_LANES) ?
+            new CallerLanes(info, config.callerLanes(), worker, control, hello, config.connectTimeout(), rpc, counters) :
+            null;
+        final NodeSession session = new NodeSession(info, oneSidedGets, locationCache, rpc, this, lanes);
         try
         {
             final Endpoint endpoint = worker.connect(dataAddress, session)
@@ -448,7 +483,30 @@ final class ClusterRouter implements Redirector, AutoCloseable
     }
 
     @Override
-    public boolean reroute(final RequestSlot slot, final String why)
+    public void sessionLost(final NodeSession session, final String why)
+    {
+        for (int i = 0, n = slots.capacity(); i < n; i++)
+        {
+            final RequestSlot slot = slots.slot(i);
+            if (slot.phase == RequestSlot.PHASE_AWAIT_RESPONSE && slot.session == session &&
+                RequestSlots.claim(slot, RequestSlot.PHASE_AWAIT_RESPONSE))
+            {
+                final String lost = slot.describe() + " lost its connection to node " + session.info().nodeId() +
+                    " at " + session.info().dataAddress() + ": " + why;
+                if (!reroute(slot, lost))
+                {
+                    slot.fail(KvError.CONNECTION_FAILED, lost);
+                    slots.complete(slot);
+                }
+            }
+        }
+    }
+
+    /**
+     * In a replicated cluster the lost request's range may have failed over: take it to be routed again (within its
+     * deadline). False when it should fail: a single node, or its deadline has passed.
+     */
+    private boolean reroute(final RequestSlot slot, final String why)
     {
         if (!maps.current().changes() || System.nanoTime() - slot.deadlineNanos > 0)
         {

@@ -41,7 +41,9 @@ final class NodeSession implements EndpointHandler
     private final NodeInfo info;
     private final boolean oneSided;
     private final RpcProtocol rpc;
-    private final ClientConductor conductor;
+    private final Redirector redirector;
+    /** Its caller lanes (tcp with {@code callerLanes} > 0), or null. */
+    private final CallerLanes lanes;
     private volatile Endpoint endpoint;
     private volatile boolean alive = true;
     private volatile boolean poolStale;
@@ -54,14 +56,24 @@ final class NodeSession implements EndpointHandler
     private volatile int attachLeaseGrant;
     private volatile long[] rangeEpochBySlot = NO_RANGE_EPOCHS;
 
+    /**
+     * @param rpc        reads this node's answers.
+     * @param redirector told when the connection is lost, with requests still waiting for its answers.
+     * @param lanes      the node's caller lanes, or null.
+     */
     NodeSession(final NodeInfo info, final boolean oneSided, final LocationCache locationCache, final RpcProtocol rpc,
-        final ClientConductor conductor)
+        final Redirector redirector, final CallerLanes lanes)
     {
         this.info = info;
         this.oneSided = oneSided;
         this.locationCache = locationCache;
         this.rpc = rpc;
-        this.conductor = conductor;
+        this.redirector = redirector;
+        this.lanes = lanes;
+        if (lanes != null)
+        {
+            lanes.servedBy(this);
+        }
     }
 
     /** Where this node's values were last seen (off when the cache is configured off or GETs go by RPC). */
@@ -73,6 +85,12 @@ final class NodeSession implements EndpointHandler
     NodeInfo info()
     {
         return info;
+    }
+
+    /** The node's caller lanes, or null when requests go by the endpoint only. */
+    CallerLanes lanes()
+    {
+        return lanes;
     }
 
     Endpoint endpoint()
@@ -219,6 +237,10 @@ final class NodeSession implements EndpointHandler
     void close()
     {
         alive = false;
+        if (lanes != null)
+        {
+            lanes.close(); // a borrowed lane is closed when its caller gives it back
+        }
         final Endpoint e = endpoint;
         if (e != null)
         {
@@ -262,6 +284,6 @@ final class NodeSession implements EndpointHandler
         attachAnswer.complete(null);
         LOG.info("connection to node {} at {} closed: {}{}", info.nodeId(), info.dataAddress(), status.description(),
             detail == null ? "" : " (" + detail + ")");
-        conductor.onSessionLost(this, status.description() + (detail == null ? "" : ": " + detail));
+        redirector.sessionLost(this, status.description() + (detail == null ? "" : ": " + detail));
     }
 }

@@ -11,6 +11,7 @@ import io.rdmakv.protocol.layout.PoolHeaderFlyweight;
 import io.rdmakv.protocol.layout.SlotOwnershipTable;
 import io.rdmakv.protocol.layout.ValueExtentFlyweight;
 import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.transport.CompletionHandler;
 import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.TransportStatus;
 
@@ -84,9 +85,12 @@ final class OneSidedGetProtocol
     private final int readRetries;
     private final StepReads reads;
     private final ClientCounters counters;
-    private RequestSlots slots;
-    private RpcProtocol rpc;
-    private ClientConductor conductor;
+    private final RequestSlots slots;
+    private final RpcProtocol rpc;
+    private final DeferredPosts deferred;
+    /** Per slot (by index): what the transport calls when a bucket-step read, or the extent read, completes. */
+    private final CompletionHandler[] bucketReadHandlers;
+    private final CompletionHandler[] extentReadHandlers;
 
     /** The flyweights are not thread-safe (the extent one keeps a CRC32C state): one pair per thread. */
     private static final ThreadLocal<Flyweights> FLYWEIGHTS = ThreadLocal.withInitial(Flyweights::new);
@@ -94,19 +98,28 @@ final class OneSidedGetProtocol
     /**
      * @param readRetries    torn reads retried before a GET falls back to RPC.
      * @param immediateReads whether the transport completes reads on return ({@link Endpoint#readImmediate}).
+     * @param slots          the requests this protocol runs GETs on.
+     * @param rpc            where a GET falls back to (no lease, torn reads exhausted, not in the pool).
+     * @param deferred       where a back-pressured post waits for the conductor.
      */
-    OneSidedGetProtocol(final int readRetries, final boolean immediateReads, final ClientCounters counters)
+    OneSidedGetProtocol(final int readRetries, final boolean immediateReads, final ClientCounters counters,
+        final RequestSlots slots, final RpcProtocol rpc, final DeferredPosts deferred)
     {
         this.readRetries = readRetries;
         this.reads = new StepReads(immediateReads);
         this.counters = counters;
-    }
-
-    void wire(final RequestSlots slots, final RpcProtocol rpc, final ClientConductor conductor)
-    {
         this.slots = slots;
         this.rpc = rpc;
-        this.conductor = conductor;
+        this.deferred = deferred;
+        final int n = slots.capacity();
+        this.bucketReadHandlers = new CompletionHandler[n];
+        this.extentReadHandlers = new CompletionHandler[n];
+        for (int i = 0; i < n; i++)
+        {
+            final RequestSlot slot = slots.slot(i);
+            bucketReadHandlers[i] = (status, requestId) -> onBucketRead(slot, status);
+            extentReadHandlers[i] = (status, requestId) -> onExtentRead(slot, status);
+        }
     }
 
     /**
@@ -162,7 +175,7 @@ final class OneSidedGetProtocol
         if (result == BACK_PRESSURED)
         {
             counters.increment(ClientCounter.BACK_PRESSURED_POSTS);
-            conductor.defer(slot, ClientConductor.ACTION_POST_READS);
+            deferred.defer(slot, DeferredPosts.POST_READS);
         }
         else if (result < 0)
         {
@@ -223,14 +236,14 @@ final class OneSidedGetProtocol
         final long primary = KeyHash.primaryBucket(slot.hash, geometry.bucketCount());
         final long secondary = KeyHash.secondaryBucket(slot.hash, geometry.bucketCount());
         slot.batch[0].set(base + geometry.bucketOffset(primary), node.remoteKey(), IndexBucketFlyweight.BUCKET_LENGTH,
-            slot.readBuffer, RequestSlot.PRIMARY_BUCKET_OFFSET, slot.bucketReadHandler);
+            slot.readBuffer, RequestSlot.PRIMARY_BUCKET_OFFSET, bucketReadHandlers[slot.index]);
         slot.batch[1].set(base + geometry.bucketOffset(secondary), node.remoteKey(),
             IndexBucketFlyweight.BUCKET_LENGTH, slot.readBuffer, RequestSlot.SECONDARY_BUCKET_OFFSET,
-            slot.bucketReadHandler);
+            bucketReadHandlers[slot.index]);
         slot.batch[2].set(base, node.remoteKey(), RequestSlot.HEADER_READ_LENGTH, slot.readBuffer,
-            RequestSlot.HEADER_OFFSET, slot.bucketReadHandler);
+            RequestSlot.HEADER_OFFSET, bucketReadHandlers[slot.index]);
         slot.batch[3].set(base + SlotOwnershipTable.poolOffsetOf(KeyHash.clusterSlot(slot.hash)), node.remoteKey(),
-            SlotOwnershipTable.WORD_LENGTH, slot.readBuffer, RequestSlot.OWNERSHIP_OFFSET, slot.bucketReadHandler);
+            SlotOwnershipTable.WORD_LENGTH, slot.readBuffer, RequestSlot.OWNERSHIP_OFFSET, bucketReadHandlers[slot.index]);
         slot.batchSize = 4;
         slot.batchPosted = 0;
         slot.readFailure = null;
@@ -256,7 +269,7 @@ final class OneSidedGetProtocol
         final NodeInfo node = slot.session.info();
         slot.batch[1].set(node.poolBase() + SlotOwnershipTable.poolOffsetOf(KeyHash.clusterSlot(slot.hash)),
             node.remoteKey(), SlotOwnershipTable.WORD_LENGTH, slot.readBuffer, RequestSlot.OWNERSHIP_OFFSET,
-            slot.extentReadHandler);
+            extentReadHandlers[slot.index]);
         slot.batchSize = 2;
         slot.pendingReads.set(2);
         return true;
@@ -268,7 +281,7 @@ final class OneSidedGetProtocol
         slot.followedSlot = indexSlot;
         slot.extentLength = IndexSlot.extentLength(indexSlot);
         slot.batch[0].set(node.poolBase() + IndexSlot.extentOffset(indexSlot), node.remoteKey(), slot.extentLength,
-            slot.readBuffer, RequestSlot.EXTENT_OFFSET, slot.extentReadHandler);
+            slot.readBuffer, RequestSlot.EXTENT_OFFSET, extentReadHandlers[slot.index]);
         slot.batchSize = 1;
         slot.batchPosted = 0;
         slot.readFailure = null;

@@ -1,24 +1,25 @@
 package io.rdmakv.client.internal;
 
-/** Follows a WRONG_NODE answer: refreshes the cluster map and sends the request again, off the progress thread. */
+/**
+ * Routes a request again when its node cannot answer it: a WRONG_NODE answer, or a lost connection. Implemented by
+ * the {@link ClusterRouter}; the protocols and sessions it creates hold it as this interface.
+ */
 interface Redirector
 {
     /**
+     * Follows a WRONG_NODE answer: refreshes the cluster map and sends the request again, off the progress thread.
+     *
      * @param slot   the request, claimed (no longer waiting for an answer).
      * @param target the right node's {@code host:port} as the server gave it (may be empty or garbage).
      */
     void redirect(RequestSlot slot, String target);
 
     /**
-     * The request's connection was lost before it was answered. In a replicated cluster the key's range may have
-     * failed over: returns true when the request was taken to be routed again (within its deadline); false when the
-     * caller should fail it.
+     * A node's connection is gone (progress thread): each request still waiting for its answer is routed again when
+     * its range may have failed over (a replicated cluster, within the request's deadline), else failed.
      *
-     * @param slot the request, claimed.
-     * @param why  what happened, for the failure if the deadline passes.
+     * @param session the lost node's session.
+     * @param why     what happened, for the failures.
      */
-    default boolean reroute(final RequestSlot slot, final String why)
-    {
-        return false;
-    }
+    void sessionLost(NodeSession session, String why);
 }

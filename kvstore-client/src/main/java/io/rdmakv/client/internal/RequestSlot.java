@@ -3,7 +3,6 @@ package io.rdmakv.client.internal;
 import io.rdmakv.client.KvError;
 import io.rdmakv.client.KvException;
 import io.rdmakv.protocol.wire.Status;
-import io.rdmakv.transport.CompletionHandler;
 import io.rdmakv.transport.Endpoint;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -73,8 +72,6 @@ final class RequestSlot
     final AtomicInteger pendingReads = new AtomicInteger();
     /** Matching slots found in the buckets, tried in order: primary bucket first. */
     final long[] candidates = new long[16];
-    final CompletionHandler bucketReadHandler;
-    final CompletionHandler extentReadHandler;
 
     // The request: views over the caller's memory, never copies.
     final UnsafeBuffer key = new UnsafeBuffer(new byte[0]);
@@ -137,14 +134,11 @@ final class RequestSlot
     /** The sequencer's completed-below mark when the write was last numbered (sent with it). */
     long writeCompletedBelow;
 
-    RequestSlot(final int index, final UnsafeBuffer readBuffer, final int extentCapacity,
-        final OneSidedGetProtocol getProtocol)
+    RequestSlot(final int index, final UnsafeBuffer readBuffer, final int extentCapacity)
     {
         this.index = index;
         this.readBuffer = readBuffer;
         this.extentCapacity = extentCapacity;
-        this.bucketReadHandler = (status, requestId) -> getProtocol.onBucketRead(this, status);
-        this.extentReadHandler = (status, requestId) -> getProtocol.onExtentRead(this, status);
     }
 
     /** Prepare for a new request (caller thread, right after taking the slot from the pool). */

@@ -64,22 +64,21 @@ final class RequestSlots
     private volatile Runnable onRelease = () -> { };
 
     RequestSlots(final int count, final UnsafeBuffer readMemory, final int slotStride, final int extentCapacity,
-        final OneSidedGetProtocol getProtocol, final ClientCounters counters)
+        final ClientCounters counters)
     {
-        this(count, readMemory, slotStride, extentCapacity, getProtocol, counters, CallerDriveBudget.SHARED);
+        this(count, readMemory, slotStride, extentCapacity, counters, CallerDriveBudget.SHARED);
     }
 
     /** @param driveBudget how many callers may drive progress at once (tests give their own). */
     RequestSlots(final int count, final UnsafeBuffer readMemory, final int slotStride, final int extentCapacity,
-        final OneSidedGetProtocol getProtocol, final ClientCounters counters, final CallerDriveBudget driveBudget)
+        final ClientCounters counters, final CallerDriveBudget driveBudget)
     {
-        this(count, readMemory, slotStride, extentCapacity, getProtocol, counters, driveBudget, WAIT_YIELD_NANOS);
+        this(count, readMemory, slotStride, extentCapacity, counters, driveBudget, WAIT_YIELD_NANOS);
     }
 
     /** @param waitYieldNanos how long a caller that cannot drive yields before it parks ({@link #WAIT_YIELD_NANOS}). */
     RequestSlots(final int count, final UnsafeBuffer readMemory, final int slotStride, final int extentCapacity,
-        final OneSidedGetProtocol getProtocol, final ClientCounters counters, final CallerDriveBudget driveBudget,
-        final long waitYieldNanos)
+        final ClientCounters counters, final CallerDriveBudget driveBudget, final long waitYieldNanos)
     {
         this.driveBudget = driveBudget;
         this.waitYieldNanos = waitYieldNanos;
@@ -93,7 +92,7 @@ final class RequestSlots
         for (int i = 0; i < count; i++)
         {
             final UnsafeBuffer view = new UnsafeBuffer(readMemory, i * slotStride, slotStride);
-            slots[i] = new RequestSlot(i, view, extentCapacity, getProtocol);
+            slots[i] = new RequestSlot(i, view, extentCapacity);
         }
         for (int i = count - 1; i >= 0; i--)
         {

@@ -12,6 +12,7 @@ import io.rdmakv.protocol.wire.PutRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.transport.Endpoint;
+import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.TransportStatus;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
@@ -33,29 +34,34 @@ final class RpcProtocol
 {
     private static final Logger LOG = LoggerFactory.getLogger(RpcProtocol.class);
 
+    /** A caller on a lane looks up from its socket at least this often (its request may have ended elsewhere). */
+    private static final long LANE_WAIT_SLICE_NANOS = 100_000_000L;
+
     private static final int SENT = 0;
     private static final int AGAIN = 1;
     private static final int FINISHED = 2;
 
     private final ClientCounters counters;
-    private RequestSlots slots;
-    private ClientConductor conductor;
-    private Redirector redirector;
+    private final RequestSlots slots;
+    private final DeferredPosts deferred;
+    private final Redirector redirector;
 
     /** Send copies the bytes before it returns, so one encode buffer per sending thread is enough. */
     private final ThreadLocal<Encoder> encoders = ThreadLocal.withInitial(Encoder::new);
     /** Progress thread only. */
     private final MessageDecoder decoder = new MessageDecoder();
 
-    RpcProtocol(final ClientCounters counters)
+    /**
+     * @param slots      the requests this protocol sends and answers.
+     * @param deferred   where a back-pressured send waits for the conductor.
+     * @param redirector follows a WRONG_NODE answer.
+     */
+    RpcProtocol(final ClientCounters counters, final RequestSlots slots, final DeferredPosts deferred,
+        final Redirector redirector)
     {
         this.counters = counters;
-    }
-
-    void wire(final RequestSlots slots, final ClientConductor conductor, final Redirector redirector)
-    {
         this.slots = slots;
-        this.conductor = conductor;
+        this.deferred = deferred;
         this.redirector = redirector;
     }
 
@@ -101,7 +107,7 @@ final class RpcProtocol
         if (trySend(slot) == AGAIN)
         {
             counters.increment(ClientCounter.BACK_PRESSURED_POSTS);
-            conductor.defer(slot, ClientConductor.ACTION_SEND);
+            deferred.defer(slot, DeferredPosts.SEND);
         }
     }
 
@@ -144,6 +150,49 @@ final class RpcProtocol
 
     /** A message from a node (progress thread): match it to its request and complete that. */
     void onMessage(final NodeSession session, final DirectBuffer buffer, final int offset, final int length)
+    {
+        onMessage(session, decoder, buffer, offset, length);
+    }
+
+    /**
+     * Send the slot's request on a caller lane and read answers from it on this thread until the request has its
+     * answer, or left the lane (redirected, or timed out by the conductor), or its deadline passed (the conductor then
+     * times it out). A lane that fails hands its request to the session's endpoint: sent again, it is applied at most
+     * once (the write id), and then answered the shared way. The caller gives the lane back afterwards.
+     */
+    void callOnLane(final RequestSlot slot, final CallerLanes.Handle lane)
+    {
+        counters.increment(ClientCounter.RPCS);
+        counters.increment(ClientCounter.LANE_REQUESTS);
+        final Encoder encoder = encoders.get();
+        final int length = encoder.encode(slot, slots.nextCorrelationId(slot), slots.writes());
+        slot.phase = RequestSlot.PHASE_AWAIT_RESPONSE;
+        slot.sentNanos = ReadLease.now();
+        try
+        {
+            lane.lane.send(encoder.buffer, 0, length);
+            long remaining;
+            // In slices, so a request failed meanwhile (the client closing) or an interrupt ends the wait soon.
+            while (slot.phase == RequestSlot.PHASE_AWAIT_RESPONSE &&
+                (remaining = slot.deadlineNanos - System.nanoTime()) > 0 && !Thread.currentThread().isInterrupted())
+            {
+                lane.lane.receive(lane.answers, Math.min(remaining, LANE_WAIT_SLICE_NANOS));
+            }
+        }
+        catch (final TransportException ex)
+        {
+            if (RequestSlots.claim(slot, RequestSlot.PHASE_AWAIT_RESPONSE))
+            {
+                LOG.debug("caller lane to node {} failed ({}); {} goes the shared way", slot.session.info().nodeId(),
+                    ex.getMessage(), slot.describe());
+                resume(slot);
+            }
+        }
+    }
+
+    /** A message from a node, decoded with {@code decoder} (the progress thread's, or a lane's). */
+    void onMessage(final NodeSession session, final MessageDecoder decoder, final DirectBuffer buffer,
+        final int offset, final int length)
     {
         final MessageType type;
         try

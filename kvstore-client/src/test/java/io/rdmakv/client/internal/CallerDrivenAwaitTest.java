@@ -33,7 +33,7 @@ class CallerDrivenAwaitTest
     private final ClientCounters counters = new ClientCounters();
     private final RequestSlots slots = new RequestSlots(SLOTS,
         new UnsafeBuffer(ByteBuffer.allocateDirect(SLOTS * (RequestSlot.EXTENT_OFFSET + 64))),
-        RequestSlot.EXTENT_OFFSET + 64, 64, new OneSidedGetProtocol(0, false, counters), counters);
+        RequestSlot.EXTENT_OFFSET + 64, 64, counters);
 
     @Test
     @Timeout(30)
@@ -214,7 +214,7 @@ class CallerDrivenAwaitTest
     {
         return new RequestSlots(SLOTS,
             new UnsafeBuffer(ByteBuffer.allocateDirect(SLOTS * (RequestSlot.EXTENT_OFFSET + 64))),
-            RequestSlot.EXTENT_OFFSET + 64, 64, new OneSidedGetProtocol(0, false, counters), counters, budget,
+            RequestSlot.EXTENT_OFFSET + 64, 64, counters, budget,
             waitYieldNanos);
     }
 

@@ -28,7 +28,7 @@ class LocationCacheTest
     private static final PoolGeometry GEOMETRY = PoolGeometry.plan(1 << 20, 64);
     private static final int MAX_EXTENT = 4096;
 
-    private final RequestSlot out = new RequestSlot(0, new UnsafeBuffer(new byte[512]), 256, null);
+    private final RequestSlot out = new RequestSlot(0, new UnsafeBuffer(new byte[512]), 256);
 
     @Test
     void shouldRememberForgetAndPreferNewerVersions()
@@ -149,7 +149,7 @@ class LocationCacheTest
         {
             threads.add(new Thread(() ->
             {
-                final RequestSlot mine = new RequestSlot(1, new UnsafeBuffer(new byte[512]), 256, null);
+                final RequestSlot mine = new RequestSlot(1, new UnsafeBuffer(new byte[512]), 256);
                 int i = 0;
                 while (running.get())
                 {
@@ -211,7 +211,7 @@ class LocationCacheTest
         }
         final Thread reader = new Thread(() ->
         {
-            final RequestSlot mine = new RequestSlot(1, new UnsafeBuffer(new byte[512]), 256, null);
+            final RequestSlot mine = new RequestSlot(1, new UnsafeBuffer(new byte[512]), 256);
             int i = 0;
             while (writing.get())
             {

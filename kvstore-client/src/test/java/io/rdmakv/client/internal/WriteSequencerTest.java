@@ -19,7 +19,7 @@ class WriteSequencerTest
         final RequestSlot[] slots = new RequestSlot[n];
         for (int i = 0; i < n; i++)
         {
-            slots[i] = new RequestSlot(i, new UnsafeBuffer(new byte[512]), 256, null);
+            slots[i] = new RequestSlot(i, new UnsafeBuffer(new byte[512]), 256);
         }
         return slots;
     }

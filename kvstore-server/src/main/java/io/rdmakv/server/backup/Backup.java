@@ -27,6 +27,13 @@ public final class Backup
     {
     }
 
+    /** Where {@link #scan} hands each entry: the client's key and the value. */
+    @FunctionalInterface
+    public interface EntrySink
+    {
+        void accept(byte[] key, byte[] value) throws IOException;
+    }
+
     /** PUTs in flight during a restore. */
     private static final int RESTORE_WINDOW = 64;
 
@@ -53,45 +60,59 @@ public final class Backup
             }
         }
         final long start = System.nanoTime();
-        long keys = 0;
-        long bytes = 0;
+        final long[] keysAndBytes = new long[2];
         try (RocksStore store = RocksStore.open(out, Durability.DEFAULT);
             BulkLoad load = store.bulkLoad(8L << 20))
         {
-            long snapshot = 0;
-            byte[] cursor = new byte[0];
-            while (true)
+            scan(node, firstSlot, lastSlot, pageBytes, (key, value) ->
             {
-                final NodeConnection.Answer page = node.scan(firstSlot, lastSlot, pageBytes, snapshot, cursor);
-                if (page.status() != Status.OK)
-                {
-                    throw new IOException("node answered the scan with " + page.status() + ": " + page.text());
-                }
-                snapshot = page.version();
-                final byte[] entries = page.value();
-                if (entries.length == 0)
-                {
-                    break;
-                }
-                final UnsafeBuffer view = new UnsafeBuffer(entries);
-                int at = 0;
-                while (at < entries.length)
-                {
-                    final int keyLength = view.getShort(at, ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
-                    final int valueLength = view.getInt(at + 2, ByteOrder.LITTLE_ENDIAN);
-                    final byte[] storeKey = new byte[keyLength];
-                    final byte[] value = new byte[valueLength];
-                    view.getBytes(at + StoreSnapshot.ENTRY_HEADER_LENGTH, storeKey);
-                    view.getBytes(at + StoreSnapshot.ENTRY_HEADER_LENGTH + keyLength, value);
-                    load.put(StoreKeys.clientKey(storeKey), value);
-                    keys++;
-                    bytes += keyLength - StoreKeys.PREFIX_LENGTH + valueLength;
-                    cursor = storeKey;
-                    at += StoreSnapshot.ENTRY_HEADER_LENGTH + keyLength + valueLength;
-                }
+                load.put(key, value);
+                keysAndBytes[0]++;
+                keysAndBytes[1] += key.length + (long)value.length;
+            });
+        }
+        return new Result(keysAndBytes[0], keysAndBytes[1], (System.nanoTime() - start) / 1_000_000);
+    }
+
+    /**
+     * Read slots {@code firstSlot..lastSlot} of the node behind {@code node} page by page from one snapshot of its
+     * store (opened by the first page) and hand every entry to {@code sink}, in the store's order (slot, then key).
+     *
+     * @throws IOException when the node fails or refuses, or the sink fails.
+     */
+    public static void scan(final NodeConnection node, final int firstSlot, final int lastSlot, final int pageBytes,
+        final EntrySink sink) throws IOException
+    {
+        long snapshot = 0;
+        byte[] cursor = new byte[0];
+        while (true)
+        {
+            final NodeConnection.Answer page = node.scan(firstSlot, lastSlot, pageBytes, snapshot, cursor);
+            if (page.status() != Status.OK)
+            {
+                throw new IOException("node answered the scan with " + page.status() + ": " + page.text());
+            }
+            snapshot = page.version();
+            final byte[] entries = page.value();
+            if (entries.length == 0)
+            {
+                return;
+            }
+            final UnsafeBuffer view = new UnsafeBuffer(entries);
+            int at = 0;
+            while (at < entries.length)
+            {
+                final int keyLength = view.getShort(at, ByteOrder.LITTLE_ENDIAN) & 0xFFFF;
+                final int valueLength = view.getInt(at + 2, ByteOrder.LITTLE_ENDIAN);
+                final byte[] storeKey = new byte[keyLength];
+                final byte[] value = new byte[valueLength];
+                view.getBytes(at + StoreSnapshot.ENTRY_HEADER_LENGTH, storeKey);
+                view.getBytes(at + StoreSnapshot.ENTRY_HEADER_LENGTH + keyLength, value);
+                sink.accept(StoreKeys.clientKey(storeKey), value);
+                cursor = storeKey;
+                at += StoreSnapshot.ENTRY_HEADER_LENGTH + keyLength + valueLength;
             }
         }
-        return new Result(keys, bytes, (System.nanoTime() - start) / 1_000_000);
     }
 
     /**

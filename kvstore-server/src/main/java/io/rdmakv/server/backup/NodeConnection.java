@@ -137,6 +137,16 @@ public final class NodeConnection implements AutoCloseable
     }
 
     /**
+     * The WELCOME of the node at {@code control} alone (its view of the cluster map), no data endpoint opened.
+     *
+     * @throws IOException when the node cannot be reached or refuses the credential.
+     */
+    public static Welcome handshake(final InetSocketAddress control, final String credential) throws IOException
+    {
+        return hello(control, credential);
+    }
+
+    /**
      * One page of slots {@code firstSlot..lastSlot} (see {@code ScanRequestFlyweight}): snapshot 0 opens one.
      */
     public Answer scan(final int firstSlot, final int lastSlot, final int pageBytes, final long snapshotId,

@@ -71,14 +71,18 @@ final class EndpointAdmission
         return attached.containsKey(endpoint);
     }
 
-    /** Move a waiting endpoint to attached: {@link #ATTACHED}, {@link #NOT_WAITING} or {@link #FULL}. */
-    int attach(final Endpoint endpoint)
+    /**
+     * Move a waiting endpoint to attached: {@link #ATTACHED}, {@link #NOT_WAITING} or {@link #FULL}. A client's caller
+     * lane ({@code lane}) is admitted only below three quarters of the limit: the last quarter is kept for clients'
+     * first connections.
+     */
+    int attach(final Endpoint endpoint, final boolean lane)
     {
         if (!waiting.authenticated(endpoint))
         {
             return NOT_WAITING;
         }
-        if (attached.size() >= maxAttached)
+        if (attached.size() >= (lane ? maxAttached - maxAttached / 4 : maxAttached))
         {
             return FULL;
         }

@@ -5,6 +5,7 @@ import io.rdmakv.protocol.layout.KeyHash;
 import io.rdmakv.protocol.wire.AttachRequestFlyweight;
 import io.rdmakv.protocol.wire.KeyRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageDecoder;
+import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
 import io.rdmakv.protocol.wire.ScanRequestFlyweight;
@@ -367,7 +368,8 @@ public final class RequestHandler implements EndpointHandler
             final TransportOffer offered = tickets.redeemOffer(attach.ticketHigh(), attach.ticketLow());
             if (offered != null)
             {
-                final int admitted = admission.attach(endpoint);
+                final boolean lane = (attach.flags() & MessageHeaderFlyweight.FLAG_LANE) != 0;
+                final int admitted = admission.attach(endpoint, lane);
                 if (admitted == EndpointAdmission.ATTACHED)
                 {
                     counters.increment(ServerCounter.ATTACHES);
@@ -385,10 +387,20 @@ public final class RequestHandler implements EndpointHandler
                 {
                     counters.increment(ServerCounter.CONNECTIONS_REFUSED);
                     counters.decrement(ServerCounter.CONNECTIONS);
-                    BUSY_LOG.warn("refusing data connection from {}: limit of {} attached connections reached",
-                        endpoint.remoteAddress(), limits.maxConnections());
+                    if (lane)
+                    {
+                        // Normal under load: the client keeps its first connection and goes without this lane.
+                        LOG.debug("refusing a caller lane from {}: three quarters of the limit of {} reached",
+                            endpoint.remoteAddress(), limits.maxConnections());
+                    }
+                    else
+                    {
+                        BUSY_LOG.warn("refusing data connection from {}: limit of {} attached connections reached",
+                            endpoint.remoteAddress(), limits.maxConnections());
+                    }
                     responses.answerError(endpoint, decoder.correlationId(), Status.BUSY,
-                        "too many data connections (limit " + limits.maxConnections() + "); retry later");
+                        "too many data connections (limit " + limits.maxConnections() + (lane ?
+                        ", a caller lane only below three quarters of it" : "") + "); retry later");
                     endpoint.close();
                     return;
                 }

@@ -6,9 +6,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@code logback_events_total{level}}: the log lines the node wrote, by level (Micrometer's {@code LogbackMetrics}),
- * when logback is the process's slf4j backend, as under {@code rdmakv server}. A storm of WARN lines (Ratis retrying
- * a dead peer, a peer sending garbage) shows as a rate an operator can graph and alert on, without reading the log.
- * An embedder with another backend gets none (absent, not zero).
+ * when logback is the process's slf4j backend, as under {@code rdmakv server}: WARN and ERROR rates an operator can
+ * graph and alert on without reading the log. Counted after the turbo filters configured before it (the launcher's
+ * repeated-lines filter): a line it leaves out is not counted. An embedder with another backend gets none (absent).
  */
 final class LogEventMeters
 {

@@ -42,6 +42,12 @@ public class MessageHeaderFlyweight
      * write they already applied with that write's outcome instead of applying it again.
      */
     public static final int FLAG_WRITE_ID = 0x1;
+    /**
+     * Flag, ATTACH only: the connection is one of a client's caller lanes (an extra connection for its synchronous
+     * requests, besides its first). A node admits a lane only while a quarter of its connection limit stays free, so
+     * lanes never lock another client's first connection out; a refused lane costs the client nothing but the lane.
+     */
+    public static final int FLAG_LANE = 0x2;
     public static final int WRITE_ID_LENGTH = 24;
 
     public static final int VERSION_OFFSET = 0;

@@ -8,6 +8,7 @@ import io.rdmakv.transport.libc.NativeBindings;
 import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -63,6 +64,8 @@ public final class EventFdWakeup implements WorkerWakeup, AutoCloseable
     private volatile long signalWakeups;
     private volatile long sourceWakeups;
     private volatile long sourceEvents;
+    /** poll, read and write calls on the eventfd (signal() writes from any thread). */
+    private final LongAdder systemCalls = new LongAdder();
     /** Set once when another thread's event loop hosts this wake-up (see {@link #hostBy}). */
     private volatile Runnable hostSignal;
 
@@ -164,6 +167,7 @@ public final class EventFdWakeup implements WorkerWakeup, AutoCloseable
                 if (!closed)
                 {
                     CALLS.eventfdWrite(eventFd, pollFds + WRITE_BUF);
+                    systemCalls.increment();
                 }
             }
         }
@@ -195,6 +199,7 @@ public final class EventFdWakeup implements WorkerWakeup, AutoCloseable
         }
         clearRevents();
         final int n = CALLS.poll(pollFds, pollFdCount, timeoutMillis(Math.min(timeoutNanos, maxIdleBlockNanos)));
+        systemCalls.increment();
         final int errno = n < 0 ? CALLS.errno() : 0;
         blocking = false;
         wakeups++;
@@ -209,6 +214,7 @@ public final class EventFdWakeup implements WorkerWakeup, AutoCloseable
             if ((eventRevents & LibCLayout.POLLIN) != 0)
             {
                 CALLS.eventfdRead(eventFd, pollFds + READ_BUF);
+                systemCalls.increment();
                 signalWakeups++;
                 woken = true;
             }
@@ -284,7 +290,9 @@ public final class EventFdWakeup implements WorkerWakeup, AutoCloseable
             return;
         }
         // Non-blocking eventfd: EAGAIN when a peer did not write it, 8 bytes (reset to 0) when one did.
-        if (CALLS.eventfdRead(eventFd, pollFds + READ_BUF) == 8)
+        final long read = CALLS.eventfdRead(eventFd, pollFds + READ_BUF);
+        systemCalls.increment();
+        if (read == 8)
         {
             signalWakeups++;
         }
@@ -323,6 +331,12 @@ public final class EventFdWakeup implements WorkerWakeup, AutoCloseable
     public boolean isBlocking()
     {
         return blocking;
+    }
+
+    /** System calls this wake-up made: poll(2), and read(2) / write(2) of its eventfd (not the source's calls). */
+    public long systemCalls()
+    {
+        return systemCalls.sum();
     }
 
     /** Waits ended by the eventfd (a signal). */

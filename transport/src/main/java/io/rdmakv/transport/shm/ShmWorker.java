@@ -19,6 +19,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -47,7 +48,15 @@ final class ShmWorker implements Worker
      * is only a safety net then. At 1 ms it cost a tcp node's request thread an accept4 (EAGAIN) every 5 requests.
      */
     private static final long HOSTED_CONTROL_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-    private static final int MAX_PENDING_HANDSHAKES = 1024;
+    /**
+     * Incoming connections that have not said HELLO yet, at most. A newcomer is always taken: when they are all
+     * waiting, the oldest incoming one is dropped (shed) instead, as the node's unauthenticated budget does on its TCP
+     * ports, so idle connections held against the listener cannot lock a client out. Bounded low because every waiting
+     * handshake costs a receive on each control poll.
+     */
+    static final int MAX_PENDING_HANDSHAKES = 256;
+    /** Beyond this many waiting handshakes (a flood), they are polled at most once per {@link #CONTROL_POLL_NANOS}. */
+    private static final int BUSY_HANDSHAKES = 16;
 
     private final ShmTransport transport;
     private final String name;
@@ -57,6 +66,8 @@ final class ShmWorker implements Worker
     private final ArrayList<ShmEndpoint> endpoints = new ArrayList<>();
     private final ShmWakeup wakeup;
     private long lastControlPoll;
+    /** Incoming handshakes dropped to make room for newer ones (the worker's thread writes, any thread reads). */
+    private volatile long handshakesShed;
     private volatile boolean closed;
 
     ShmWorker(final ShmTransport transport, final String name)
@@ -228,7 +239,8 @@ final class ShmWorker implements Worker
         }
         final long now = System.nanoTime();
         final long controlPollNanos = wakeup.wakeup().isHosted() ? HOSTED_CONTROL_POLL_NANOS : CONTROL_POLL_NANOS;
-        final boolean pollControl = now - lastControlPoll >= controlPollNanos || !handshakes.isEmpty() ||
+        final boolean pollControl = now - lastControlPoll >= controlPollNanos ||
+            !handshakes.isEmpty() && (handshakes.size() <= BUSY_HANDSHAKES || now - lastControlPoll >= CONTROL_POLL_NANOS) ||
             wakeup.takeControlReady();
         if (pollControl)
         {
@@ -281,10 +293,10 @@ final class ShmWorker implements Worker
             while ((child = listener.socket().accept()) != null)
             {
                 work++;
-                if (handshakes.size() >= MAX_PENDING_HANDSHAKES)
+                if (handshakes.size() >= MAX_PENDING_HANDSHAKES && !shedOldestIncoming())
                 {
-                    LOG.warn("shm: {} handshakes already wait; a new connection on {} is refused", handshakes.size(),
-                        listener.localAddress());
+                    LOG.warn("shm: {} handshakes of this worker's own connects wait; a new connection on {} is " +
+                        "refused", handshakes.size(), listener.localAddress());
                     child.close();
                     continue;
                 }
@@ -294,6 +306,35 @@ final class ShmWorker implements Worker
             }
         }
         return work;
+    }
+
+    /** Drop the oldest incoming handshake (not one of this worker's own connects); false when there is none. */
+    private boolean shedOldestIncoming()
+    {
+        for (int i = 0; i < handshakes.size(); i++)
+        {
+            final Handshake h = handshakes.get(i);
+            if (h.future == null)
+            {
+                handshakes.remove(i);
+                h.fail(TransportStatus.TIMED_OUT, "shm: shed for a newer connection (" + MAX_PENDING_HANDSHAKES +
+                    " waited for their HELLO)");
+                handshakesShed++;
+                if (handshakesShed == 1 || Long.bitCount(handshakesShed) == 1)
+                {
+                    LOG.warn("shm: {} connections without HELLO at once on this worker: the oldest are dropped " +
+                        "({} so far)", MAX_PENDING_HANDSHAKES, handshakesShed);
+                }
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public Map<String, Number> counters()
+    {
+        return Map.of("handshakesShed", handshakesShed);
     }
 
     private int handshake(final long now)

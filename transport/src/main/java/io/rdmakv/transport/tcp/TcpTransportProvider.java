@@ -79,7 +79,8 @@ public final class TcpTransportProvider implements TransportProvider
 
     static TransportCapabilities capabilitiesFor(final TransportConfig config)
     {
-        final EnumSet<TransportCapability> flags = EnumSet.of(TransportCapability.SEND_RECV);
+        final EnumSet<TransportCapability> flags =
+            EnumSet.of(TransportCapability.SEND_RECV, TransportCapability.CALLER_LANES);
         if (config.booleanProperty(PROP_EMULATED_READ, true))
         {
             flags.add(TransportCapability.READ_EMULATED);

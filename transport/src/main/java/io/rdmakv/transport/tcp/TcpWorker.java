@@ -11,6 +11,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.util.AttributeKey;
 import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
+import io.rdmakv.transport.Lane;
 import io.rdmakv.transport.Listener;
 import io.rdmakv.transport.ProgressModel;
 import io.rdmakv.transport.Transport;
@@ -230,6 +231,13 @@ public final class TcpWorker implements Worker
             listeners.add(listener);
         }
         return listener;
+    }
+
+    /** A {@link TcpLane}: a socket of the caller's own, outside this worker's event loop. */
+    @Override
+    public Lane openLane(final InetSocketAddress remoteAddress, final Duration timeout)
+    {
+        return TcpLane.open(remoteAddress, timeout, transport.config().maxMessageBytes());
     }
 
     @Override

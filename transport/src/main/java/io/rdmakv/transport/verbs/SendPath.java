@@ -9,16 +9,15 @@ import org.agrona.MutableDirectBuffer;
 
 import java.util.function.Consumer;
 
-import static io.rdmakv.transport.verbs.ffi.VerbsLayout.SEND_INLINE;
-import static io.rdmakv.transport.verbs.ffi.VerbsLayout.SEND_SIGNALED;
-
 /**
  * Everything one endpoint posts, within its limits: send credits (receives the peer has posted), send-queue slots
  * and read bounce space. A message is cut into fragments of the peer's receive-buffer size, each a
  * Send-with-immediate that uses one credit and carries the credits we give back ({@link ImmediateData}); the peer
  * starts with its receive depth minus one credit, the last receive being kept for explicit credit messages, so a post
  * never fails for lack of room. Only the last fragment of a message with a handler, every read, and every
- * {@code signalInterval}-th other send are signaled. What does not fit waits in the {@link PendingQueue}, in order.
+ * {@code signalInterval}-th other send are signaled; sends up to the QP's inline limit are inline ({@link SendFlags},
+ * which counts them in {@link #counts()} with the doorbells). What does not fit waits in the {@link PendingQueue}, in
+ * order.
  *
  * <p>Not thread-safe: every call is made under the owning endpoint's lock (its window's).
  */
@@ -27,16 +26,16 @@ final class SendPath
     private final EndpointResources res;
     private final SendQueueRing ring;
     private final PendingQueue pending;
-    private final VerbsConfig config;
     private final Consumer<String> failures;
     private final ExpandableRingBuffer.MessageConsumer pendingSendConsumer = this::postPendingPayload;
+    private final PostCounts counts = new PostCounts();
+    private final SendFlags flags;
 
     private boolean open;
     private int sendCredits;
     private int creditsToReturn;
     private int creditThreshold;
     private int peerFragment;
-    private int unsignaledRun;
     private int trackedInRing;
     private boolean lastPostComplete;
     private PendingQueue.Op drainingOp;
@@ -50,8 +49,14 @@ final class SendPath
         this.res = res;
         this.ring = ring;
         this.pending = pending;
-        this.config = config;
         this.failures = failures;
+        this.flags = new SendFlags(config.signalInterval, res.qp.maxInline, counts);
+    }
+
+    /** This endpoint's post-side counts; read and written under the endpoint's lock. */
+    PostCounts counts()
+    {
+        return counts;
     }
 
     /** Credits and fragment size from the peer's handshake. */
@@ -142,7 +147,7 @@ final class SendPath
             res.view.putBytes(res.sendOffset(slot), src, srcOffset + (sent - sentBytes), chunk);
             final int imm = ImmediateData.encode(takeCreditsToReturn(), !last, false);
             res.sendWrs.prepareSend(slot, slot, res.sendAddress(slot), chunk, res.lkey,
-                signalFlag(tracked) | (chunk <= res.qp.maxInline ? SEND_INLINE : 0), imm);
+                flags.send(chunk, tracked), imm);
             if (previous >= 0)
             {
                 res.sendWrs.link(previous, slot);
@@ -167,16 +172,6 @@ final class SendPath
         return sent - sentBytes;
     }
 
-    private int signalFlag(final boolean mustSignal)
-    {
-        if (mustSignal || ++unsignaledRun >= config.signalInterval)
-        {
-            unsignaledRun = 0;
-            return SEND_SIGNALED;
-        }
-        return 0;
-    }
-
     int prepareRead(final long id, final long remoteAddress, final RemoteKey remoteKey, final int length,
         final MutableDirectBuffer destination, final int destinationOffset, final CompletionHandler handler)
     {
@@ -193,15 +188,15 @@ final class SendPath
         ring.destinationOffset[slot] = destinationOffset;
         ring.length[slot] = length;
         trackedInRing++;
-        unsignaledRun = 0;
         res.sendWrs.prepareRead(slot, slot, res.bounceAddress(bounce), length, res.lkey, remoteAddress,
-            remoteKey.nativeKey(), SEND_SIGNALED);
+            remoteKey.nativeKey(), flags.read());
         return slot;
     }
 
     boolean postChain(final int firstSlot)
     {
         final int rc = res.postSend(firstSlot);
+        flags.sendDoorbell();
         if (rc != 0)
         {
             open = false;
@@ -280,8 +275,7 @@ final class SendPath
         }
         final int slot = ring.claim(SendQueueRing.KIND_CREDIT, -1, null, false, System.nanoTime());
         final int imm = ImmediateData.encode(takeCreditsToReturn(), false, true);
-        res.sendWrs.prepareSend(slot, slot, res.sendAddress(slot), 0, res.lkey,
-            signalFlag(false) | SEND_INLINE, imm);
+        res.sendWrs.prepareSend(slot, slot, res.sendAddress(slot), 0, res.lkey, flags.send(0, false), imm);
         postChain(slot);
     }
 
@@ -289,6 +283,7 @@ final class SendPath
     void repostReceives(final int[] indexes, final int count)
     {
         final int rc = res.postRecvList(indexes, count);
+        flags.recvDoorbell(count);
         if (rc != 0)
         {
             open = false;

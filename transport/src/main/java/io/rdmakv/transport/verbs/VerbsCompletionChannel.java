@@ -33,6 +33,8 @@ final class VerbsCompletionChannel implements ArmableEventSource
     private long cq;
     private int unacked;
     private long events;
+    /** ibv_req_notify_cq and ibv_get_cq_event calls (kernel calls on SoftRoCE); one writer: under the wait lock. */
+    private volatile long systemCalls;
     private boolean destroyed;
 
     private VerbsCompletionChannel(final VerbsOps ops, final long channel, final int fd)
@@ -94,6 +96,7 @@ final class VerbsCompletionChannel implements ArmableEventSource
     public void arm()
     {
         final int rc = notifyCall.arm();
+        systemCalls++;
         if (rc != 0)
         {
             throw new TransportException("ibv_req_notify_cq failed: " + LibIbverbs.describeErrno(rc));
@@ -109,6 +112,7 @@ final class VerbsCompletionChannel implements ArmableEventSource
         {
             n++;
         }
+        systemCalls += n + 1; // each event read, and the read that found none
         unacked += n;
         events += n;
         if (unacked >= ACK_BATCH)
@@ -132,6 +136,12 @@ final class VerbsCompletionChannel implements ArmableEventSource
     long events()
     {
         return events;
+    }
+
+    /** Arms and event reads since creation: kernel calls (not on a NIC whose arm is a doorbell, counted anyway). */
+    long systemCalls()
+    {
+        return systemCalls;
     }
 
     /** Destroy the channel: after every CQ on it. Idempotent. */

@@ -60,7 +60,8 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
     private final int fragmentBytes;
     private final SendQueueRing ring;
     private final PendingQueue pending;
-    private final SendPath sendPath;
+    /** Posting; its {@link PostCounts} are read under {@link #lock()} by {@link WorkerCounters}. */
+    final SendPath sendPath;
     private final SendQueueCompletions completions;
     private final ReceivePath receivePath;
 

@@ -15,6 +15,7 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -32,6 +33,8 @@ final class VerbsTransport implements Transport
     private final EventLoopGroup eventLoops;
     private final List<VerbsWorker> workers = new ArrayList<>();
     private boolean closed;
+    /** The counters of closed workers. Guarded by this. */
+    private VerbsCounters closedWorkers = VerbsCounters.ZERO;
 
     VerbsTransport(final VerbsTransportProvider provider, final VerbsConfig config)
     {
@@ -94,7 +97,33 @@ final class VerbsTransport implements Transport
 
     synchronized void workerClosed(final VerbsWorker worker)
     {
-        workers.remove(worker);
+        if (workers.remove(worker))
+        {
+            closedWorkers = closedWorkers.plus(worker.fastPath.snapshot());
+        }
+    }
+
+    /** The fast path's counters of every worker this transport created, closed ones included. */
+    VerbsCounters fastPathCounters()
+    {
+        final List<VerbsWorker> open;
+        VerbsCounters total;
+        synchronized (this)
+        {
+            open = new ArrayList<>(workers);
+            total = closedWorkers;
+        }
+        for (final VerbsWorker worker : open)
+        {
+            total = total.plus(worker.fastPath.snapshot());
+        }
+        return total;
+    }
+
+    @Override
+    public Map<String, Number> counters()
+    {
+        return fastPathCounters().toMap();
     }
 
     @Override

@@ -29,6 +29,7 @@ import org.slf4j.LoggerFactory;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -76,6 +77,8 @@ final class VerbsWorker implements Worker
     private final VerbsCompletionChannel channel;
     private final EventFdWakeup events;
     private final WorkerWakeup wakeup;
+    /** The fast path's counters of this worker and its endpoints, closed ones included ({@link VerbsCounters}). */
+    final WorkerCounters fastPath;
     private int cqReserved;
     private long nextTimeoutCheck;
     private volatile boolean closing;
@@ -122,6 +125,7 @@ final class VerbsWorker implements Worker
         }
         this.events = eventFd;
         this.wakeup = eventFd == null ? null : new ChannelWakeup();
+        this.fastPath = new WorkerCounters(channel, eventFd, progressLock, endpoints);
         LOG.info("verbs worker {}: buffers for {} endpoints registered ({} KiB each, {} MiB) in {} ms; idle: {}", name,
             config.maxEndpoints, layout.sliceBytes / 1024, buffers.bytes() >> 20,
             TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), channel == null ?
@@ -131,11 +135,6 @@ final class VerbsWorker implements Worker
                     "doubling while idle up to " + TimeUnit.NANOSECONDS.toMillis(config.idleMaxWaitNs) + " ms)");
         this.completions = new WorkCompletions(config.pollBatch);
         this.pollCall = device.ops.pollCq(cq, config.pollBatch, completions.address());
-    }
-
-    VerbsOps ops()
-    {
-        return device.ops;
     }
 
     VerbsDevice device()
@@ -178,6 +177,12 @@ final class VerbsWorker implements Worker
             return Worker.super.wakeup();
         }
         return wakeup;
+    }
+
+    @Override
+    public Map<String, Number> counters()
+    {
+        return fastPath.snapshot().toMap();
     }
 
     /** verbs.idle=events only: the eventfd wake-up and its counters (tests, diagnostics). */
@@ -255,6 +260,7 @@ final class VerbsWorker implements Worker
             byQpNumber.remove(ep.qp.qpNumber);
         }
         cqReserved -= cqEntriesPerEndpoint();
+        fastPath.retire(ep);
         // Teardown released the QP before asking for this; released again to be certain (idempotent) before the
         // slice can go to another endpoint.
         ep.resources().release();
@@ -304,6 +310,7 @@ final class VerbsWorker implements Worker
             return 0;
         }
         final int n = pollCall.poll();
+        fastPath.polled(n);
         if (n < 0)
         {
             failAll(TransportStatus.TRANSPORT_ERROR, "ibv_poll_cq failed (" + n + "): completion queue in error");

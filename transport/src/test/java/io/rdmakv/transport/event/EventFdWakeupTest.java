@@ -33,6 +33,7 @@ class EventFdWakeupTest
             assertTrue(woken.get(10, TimeUnit.SECONDS), "the wait must end by the signal, not the bound");
             assertEquals(1, wakeup.wakeups());
             assertEquals(1, wakeup.signalWakeups());
+            assertEquals(3, wakeup.systemCalls(), "the wait's poll, the signal's write and the wait's read");
         }
     }
 
@@ -63,6 +64,7 @@ class EventFdWakeupTest
             wakeup.signal();
             assertTrue(wakeup.await(FOREVER));
             assertEquals(0, wakeup.wakeups(), "a signal seen before the wait means no poll at all");
+            assertEquals(0, wakeup.systemCalls(), "nor a write: nobody was blocked when it came");
         }
     }
 
@@ -75,6 +77,7 @@ class EventFdWakeupTest
             assertFalse(wakeup.await(FOREVER), "the wait is capped at maxBlockNanos and nothing woke it");
             assertEquals(1, wakeup.wakeups());
             assertEquals(0, wakeup.signalWakeups());
+            assertEquals(1, wakeup.systemCalls(), "the poll alone");
         }
     }
 

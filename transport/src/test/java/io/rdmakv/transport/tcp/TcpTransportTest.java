@@ -56,13 +56,13 @@ class TcpTransportTest extends TransportConformanceSupport
     }
 
     @Test
-    void shouldDeclareSendRecvAndEmulatedReadOnly()
+    void shouldDeclareSendRecvEmulatedReadAndCallerLanesOnly()
     {
         final TcpTransportProvider p = new TcpTransportProvider();
         assertEquals("tcp", p.name());
         assertTrue(p.isAvailable());
-        assertEquals(EnumSet.of(TransportCapability.SEND_RECV, TransportCapability.READ_EMULATED),
-            p.capabilities().flags());
+        assertEquals(EnumSet.of(TransportCapability.SEND_RECV, TransportCapability.READ_EMULATED,
+            TransportCapability.CALLER_LANES), p.capabilities().flags());
     }
 
     @Test

@@ -1,0 +1,76 @@
+package io.rdmakv.cli.log;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A storm of one library warning becomes its first lines and one summary per window; every window lets the first
+ * lines through again; other loggers, other patterns and lines below WARN are untouched. The window is ended by the
+ * test ({@link RepeatedLinesFilter#endWindow}), not by time.
+ */
+class RepeatedLinesFilterTest
+{
+    @Test
+    void shouldWriteTheFirstLinesOfAStormAndSummarizeTheRestPerWindow()
+    {
+        final LoggerContext context = new LoggerContext();
+        final RepeatedLinesFilter filter = new RepeatedLinesFilter();
+        filter.setContext(context);
+        filter.setLinesPerWindow(5);
+        context.addTurboFilter(filter); // not started: no timer, the test ends windows
+        final ListAppender<ILoggingEvent> out = new ListAppender<>();
+        out.setContext(context);
+        out.start();
+        final Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
+        root.setLevel(Level.INFO);
+        root.addAppender(out);
+        // The summary goes through SLF4J's factory, not this context: catch it on the global one as well.
+        final ListAppender<ILoggingEvent> summaries = new ListAppender<>();
+        final Logger summary = (Logger)org.slf4j.LoggerFactory.getLogger(RepeatedLinesFilter.class);
+        summaries.setContext(summary.getLoggerContext());
+        summaries.start();
+        summary.addAppender(summaries);
+
+        final Logger ratis = context.getLogger("org.apache.ratis.server.impl.LeaderStateImpl");
+        for (int i = 0; i < 240; i++)
+        {
+            ratis.warn("{}: Failed to send heartbeat to {}", "s1", "peer-" + (i % 3));
+        }
+        ratis.warn("another kind of warning");
+        ratis.info("below WARN: not counted");
+        context.getLogger("io.rdmakv.server.KvServer").warn("{}: ours, never filtered", 1);
+        context.getLogger("io.rdmakv.server.KvServer").warn("{}: ours, never filtered", 2);
+        assertEquals(5, count(out.list, "Failed to send heartbeat"), "the storm's first lines");
+        assertEquals(1, count(out.list, "another kind"));
+        assertEquals(1, count(out.list, "below WARN"));
+        assertEquals(2, count(out.list, "ours, never filtered"));
+
+        filter.endWindow();
+        final List<ILoggingEvent> said = summaries.list;
+        assertEquals(1, said.size(), "one summary for the one pattern over its limit");
+        final String line = said.get(0).getFormattedMessage();
+        assertTrue(line.contains("235 more lines") && line.contains("Failed to send heartbeat") &&
+            line.contains("LeaderStateImpl"), line);
+
+        for (int i = 0; i < 10; i++)
+        {
+            ratis.warn("{}: Failed to send heartbeat to {}", "s1", "peer-0");
+        }
+        assertEquals(10, count(out.list, "Failed to send heartbeat"), "a new window lets the first lines through");
+        summary.detachAppender(summaries);
+    }
+
+    private static long count(final List<ILoggingEvent> events, final String text)
+    {
+        return events.stream().filter(e -> e.getFormattedMessage().contains(text)).count();
+    }
+}
