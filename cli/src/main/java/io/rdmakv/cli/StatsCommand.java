@@ -1,9 +1,5 @@
 package io.rdmakv.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.rdmakv.client.ClientCounter;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvStats;
 import picocli.CommandLine.Command;
@@ -18,7 +14,8 @@ import java.util.concurrent.Callable;
 /**
  * {@code rdmakv stats}: what every node reports (Redis INFO-like: version, uptime, transport and why, memory, keys,
  * latency per operation, counters) and this client's counters; text {@code name=value} lines or one JSON document.
- * Exits {@link ExitCodes#FAILED} when a node of the cluster map did not answer (the others are still printed).
+ * Every node: the ranges' primaries and, in a replicated cluster, the members that are primary of nothing. Exits
+ * {@link ExitCodes#FAILED} when a node did not answer (the others are still printed).
  */
 @Command(name = "stats", mixinStandardHelpOptions = true,
     description = {"Print what every node reports (node.<id>.<name>=value: version, uptime.ms, transport and "
@@ -35,7 +32,8 @@ public final class StatsCommand implements Callable<Integer>
     @Mixin
     ClientOptions client;
 
-    @Option(names = "--json", description = "one JSON document: {\"nodes\": {id: {name: value}}, \"client\": {...}}")
+    @Option(names = "--json", description = "one JSON document: {\"nodes\": [{\"id\": 1, name: value, \"latency\": " +
+        "{op: {count, meanUs, p50Us, p99Us, maxUs}}}], \"client\": {...}} (docs/operations.md)")
     boolean json;
 
     @Override
@@ -46,7 +44,7 @@ public final class StatsCommand implements Callable<Integer>
         {
             stats = kv.stats();
         }
-        parent.io().out().print(json ? json(stats) + "\n" : stats.format());
+        parent.io().out().print(json ? StatsJson.render(stats) + "\n" : stats.format());
         parent.io().out().flush();
         int code = ExitCodes.OK;
         for (final Map.Entry<Integer, Map<String, String>> node : new TreeMap<>(stats.nodes()).entrySet())
@@ -59,34 +57,5 @@ public final class StatsCommand implements Callable<Integer>
             }
         }
         return code;
-    }
-
-    /** Numbers as JSON numbers, everything else (version, reasons, latency summaries) as strings. */
-    static String json(final KvStats stats) throws Exception
-    {
-        final ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
-        final ObjectNode root = mapper.createObjectNode();
-        final ObjectNode nodes = root.putObject("nodes");
-        new TreeMap<>(stats.nodes()).forEach((id, values) ->
-        {
-            final ObjectNode node = nodes.putObject(Integer.toString(id));
-            values.forEach((name, value) ->
-            {
-                try
-                {
-                    node.put(name, Long.parseLong(value));
-                }
-                catch (final NumberFormatException notANumber)
-                {
-                    node.put(name, value);
-                }
-            });
-        });
-        final ObjectNode clientNode = root.putObject("client");
-        for (final ClientCounter c : ClientCounter.values())
-        {
-            clientNode.put(c.label(), stats.client(c));
-        }
-        return mapper.writeValueAsString(root);
     }
 }

@@ -1,26 +1,15 @@
 package io.rdmakv.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.rdmakv.client.HostPort;
 import io.rdmakv.client.KvClient;
-import io.rdmakv.client.KvException;
-import io.rdmakv.client.control.ControlPlaneClient;
-import io.rdmakv.protocol.wire.Admin;
-import io.rdmakv.protocol.wire.AdminReply;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
@@ -40,8 +29,6 @@ class ClusterLocalProcessTest
 {
     private static final String MAIN = RdmakvMain.class.getName();
     private static final Pattern NODE_LINE = Pattern.compile("^node (\\d+) pid (\\d+) ");
-    /** Bounds each wait for the cluster to reach a state (seconds); a loaded host takes minutes to start JVMs. */
-    private static final long WAIT_SECONDS = 240;
 
     @TempDir
     Path tmp;
@@ -49,7 +36,7 @@ class ClusterLocalProcessTest
     @Test
     void shouldReportACrashedNodeAndBringItBackWithItsRestartScript() throws Exception
     {
-        final int base = freeBasePort(3);
+        final int base = LocalClusters.freeBasePort(3);
         final String seed = "127.0.0.1:" + base;
         final Path dataDir = tmp.resolve("cluster");
         final String[] ready = new String[1];
@@ -61,7 +48,7 @@ class ClusterLocalProcessTest
             final long pid3 = pidOf(local.linesRead(), 3);
             final Path script = dataDir.resolve("node-3").resolve("restart.sh");
             assertTrue(Files.isExecutable(script), script + " is written for every node");
-            try (KvClient client = client(seed))
+            try (KvClient client = LocalClusters.client(seed))
             {
                 for (int i = 0; i < 20; i++)
                 {
@@ -83,7 +70,7 @@ class ClusterLocalProcessTest
                 awaitNode(seed, 3, false);
                 assertEquals(1, local.errText().lines().filter(l -> l.contains("exited")).count(),
                     "only the crash is reported: " + local.errText());
-                try (KvClient client = client("127.0.0.1:" + (base + 20)))
+                try (KvClient client = LocalClusters.client("127.0.0.1:" + (base + 20)))
                 {
                     for (int i = 0; i < 20; i++)
                     {
@@ -118,7 +105,7 @@ class ClusterLocalProcessTest
     /** Wait until the command's stderr passes {@code test}; its text. */
     private static String awaitErr(final ChildJvm local, final Predicate<String> test) throws Exception
     {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(LocalClusters.WAIT_SECONDS);
         String err = local.errText();
         while (!test.test(err))
         {
@@ -135,74 +122,16 @@ class ClusterLocalProcessTest
     /** Wait until the committed state, as node 1 answers it, says node {@code id} is (or is not) declared failed. */
     private static void awaitNode(final String seed, final int id, final boolean failed) throws Exception
     {
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
-        String last = "";
-        try (ControlPlaneClient control = new ControlPlaneClient())
+        LocalClusters.awaitStatus(seed, status ->
         {
-            while (System.nanoTime() < deadline)
+            for (final JsonNode node : status.get("nodes"))
             {
-                try
+                if (node.get("id").asInt() == id && node.get("failed").asBoolean() == failed)
                 {
-                    final AdminReply reply = control.admin(HostPort.parse(seed), new Admin(new byte[0], "status json"),
-                        Duration.ofSeconds(10));
-                    last = reply.text();
-                    if (reply.ok())
-                    {
-                        for (final JsonNode node : new ObjectMapper().readTree(reply.text()).get("nodes"))
-                        {
-                            if (node.get("id").asInt() == id && node.get("failed").asBoolean() == failed)
-                            {
-                                return;
-                            }
-                        }
-                    }
-                }
-                catch (final KvException ex)
-                {
-                    last = ex.toString(); // node 1 busy electing or applying: ask again
-                }
-                Thread.sleep(200);
-            }
-        }
-        fail("node " + id + " never became " + (failed ? "declared failed" : "live again") + ": " + last);
-    }
-
-    private static KvClient client(final String seed)
-    {
-        return KvClient.builder().server(seed).transport("tcp").connectTimeout(Duration.ofSeconds(30))
-            .requestTimeout(Duration.ofSeconds(30)).build();
-    }
-
-    /** A base port whose nodes' ports (control, data, Raft: base + 10(i-1) + 0..2) are free now. */
-    private static int freeBasePort(final int nodes) throws IOException
-    {
-        for (int attempt = 0; attempt < 200; attempt++)
-        {
-            final int base = ThreadLocalRandom.current().nextInt(20_000, 60_000);
-            if (allFree(base, nodes))
-            {
-                return base;
-            }
-        }
-        throw new IOException("no free block of ports for " + nodes + " nodes");
-    }
-
-    private static boolean allFree(final int base, final int nodes)
-    {
-        for (int i = 0; i < nodes; i++)
-        {
-            for (int k = 0; k < 3; k++)
-            {
-                try (ServerSocket s = new ServerSocket(base + 10 * i + k, 1, InetAddress.getLoopbackAddress()))
-                {
-                    s.setReuseAddress(true);
-                }
-                catch (final IOException ex)
-                {
-                    return false;
+                    return true;
                 }
             }
-        }
-        return true;
+            return false;
+        }, "node " + id + (failed ? " declared failed" : " live again"));
     }
 }

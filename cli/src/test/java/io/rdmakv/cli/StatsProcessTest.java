@@ -49,7 +49,10 @@ class StatsProcessTest
 
             final ChildJvm.Result json = cli("stats", "-s", seed, "--credential", "s3cret", "--json");
             assertEquals(ExitCodes.OK, json.code(), json.err());
-            final JsonNode node = new ObjectMapper().readTree(json.out()).get("nodes").get("1");
+            final JsonNode nodes = new ObjectMapper().readTree(json.out()).get("nodes");
+            assertTrue(nodes.isArray() && nodes.size() == 1, nodes.toString());
+            final JsonNode node = nodes.get(0);
+            assertTrue(node.get("id").isInt() && node.get("id").asInt() == 1, node.toString());
             assertEquals("tcp", node.get("transport").asText());
             assertTrue(node.get("transport.reason").asText().length() > 10, node.toString());
             assertTrue(node.get("version").isTextual());
@@ -58,10 +61,23 @@ class StatsProcessTest
             assertTrue(node.get("memory.heap.used").asLong() > 0);
             assertTrue(node.get("memory.direct.used").asLong() > 0);
             assertTrue(node.get("memory.pinned.bytes").isNumber());
+            assertTrue(node.get("pool.keys").isIntegralNumber() && node.get("puts").isIntegralNumber(),
+                node.toString());
             assertEquals(1, node.get("pool.keys").asLong());
             assertEquals(1, node.get("puts").asLong());
-            assertTrue(node.get("latency.put").asText().startsWith("count=1 "), node.toString());
-            assertTrue(node.get("latency.get").asText().matches("count=1 mean=.*p99<=.*"), node.toString());
+            // Latencies: numbers in microseconds, the max over the same span as the quantiles (never 0 beside them).
+            for (final String op : new String[] {"get", "put"})
+            {
+                final JsonNode latency = node.get("latency").get(op);
+                assertEquals(1, latency.get("count").asLong(), latency.toString());
+                for (final String field : new String[] {"meanUs", "p50Us", "p99Us", "maxUs"})
+                {
+                    assertTrue(latency.get(field).isNumber() && latency.get(field).asDouble() > 0, latency.toString());
+                }
+                assertTrue(latency.get("maxUs").asDouble() <= latency.get("p50Us").asDouble(),
+                    "one request: the max lies in the bucket the p50 bound closes: " + latency);
+            }
+            assertEquals(0, node.get("latency").get("delete").get("count").asLong(), node.toString());
 
             final Path secretFile = tmp.resolve("secret");
             java.nio.file.Files.writeString(secretFile, "s3cret\n");

@@ -2,6 +2,7 @@ package io.rdmakv.server;
 
 import io.rdmakv.protocol.layout.PoolGeometry;
 import io.rdmakv.protocol.wire.Hello;
+import io.rdmakv.protocol.wire.MemberAddress;
 import io.rdmakv.protocol.wire.TransportAddress;
 import io.rdmakv.protocol.wire.Welcome;
 import io.rdmakv.server.cluster.ClusterState;
@@ -109,7 +110,13 @@ final class NodeWelcomes
         final List<io.rdmakv.protocol.wire.ClusterNode> map = ClusterViews.wireMap(state);
         final List<TransportAddress> addresses = addresses(preference);
         final byte[] remoteKey = addresses.get(0).remoteKey(mainRemoteKey);
+        final List<MemberAddress> members = new ArrayList<>();
+        if (config.cluster().enabled())
+        {
+            state.members().forEach(m -> members.add(new MemberAddress(m.nodeId(), m.host(), m.controlPort())));
+        }
         return new Welcome(config.nodeId(), geometry, remoteKey, epoch, poolAddress, addresses,
-            config.maxKeyBytes(), config.maxValueBytes(), map, ticket, config.cluster().enabled() ? state.epoch() : 0);
+            config.maxKeyBytes(), config.maxValueBytes(), map, ticket, config.cluster().enabled() ? state.epoch() : 0,
+            members);
     }
 }

@@ -1,5 +1,6 @@
 package io.rdmakv.cli.backup;
 
+import io.rdmakv.cli.Json;
 import io.rdmakv.protocol.wire.Welcome;
 import io.rdmakv.server.backup.Backup;
 import io.rdmakv.server.backup.NodeConnection;
@@ -54,6 +55,9 @@ public final class BackupCommand implements Callable<Integer>
 
     @Option(names = "--secret", defaultValue = "", description = "the nodes' auth.secret, if they have one")
     String secret;
+
+    @Option(names = "--json", description = "print the summary as one JSON object (docs/operations.md)")
+    boolean json;
 
     @Option(names = "--slots", paramLabel = "FIRST-LAST",
         description = "with --server: slot range to back up. Default: 0-16383.")
@@ -120,6 +124,13 @@ public final class BackupCommand implements Callable<Integer>
                     welcome.nodeId());
             }
             final Backup.Result r = Backup.backup(node, range[0], range[1], pageBytes, outDir);
+            if (json)
+            {
+                out.println(Json.line(Json.fields("from", range[0], "to", range[1], "keys", r.keys(), "bytes",
+                    r.bytes(), "node", node.welcome().nodeId(), "server", source.server, "dir",
+                    outDir.toAbsolutePath().toString(), "millis", r.millis())));
+                return 0;
+            }
             out.printf("backed up %d keys (%.1f MiB) of slots %d-%d from node %d at %s into %s in %d ms%n", r.keys(),
                 r.bytes() / (double)(1 << 20), range[0], range[1], node.welcome().nodeId(), source.server,
                 outDir.toAbsolutePath(), r.millis());
@@ -130,7 +141,14 @@ public final class BackupCommand implements Callable<Integer>
     private int cluster(final InetSocketAddress address) throws IOException
     {
         final long start = System.nanoTime();
-        final BackupManifest m = new ClusterBackup(address, secret, pageBytes, outDir, out).run();
+        final BackupManifest m = new ClusterBackup(address, secret, pageBytes, outDir, json ? err : out).run();
+        if (json)
+        {
+            out.println(Json.line(Json.fields("keys", m.keys(), "bytes", m.bytes(), "ranges", m.ranges().size(),
+                "cluster", source.cluster, "mapEpoch", m.mapEpoch(), "dir", outDir.toAbsolutePath().toString(),
+                "millis", (System.nanoTime() - start) / 1_000_000)));
+            return 0;
+        }
         out.printf("backed up %d keys (%.1f MiB) of %d ranges of the cluster at %s (map epoch %d) into %s in %d ms%n",
             m.keys(), m.bytes() / (double)(1 << 20), m.ranges().size(), source.cluster, m.mapEpoch(),
             outDir.toAbsolutePath(), (System.nanoTime() - start) / 1_000_000);

@@ -1,5 +1,6 @@
 package io.rdmakv.cli.backup;
 
+import io.rdmakv.cli.Json;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvClientBuilder;
 import io.rdmakv.client.KvException;
@@ -63,6 +64,9 @@ public final class RestoreCommand implements Callable<Integer>
 
     @Option(names = "--secret", defaultValue = "", description = "the nodes' auth.secret, if they have one")
     String secret;
+
+    @Option(names = "--json", description = "print the summary as one JSON object (docs/operations.md)")
+    boolean json;
 
     @Option(names = "--transport", defaultValue = "auto", paramLabel = "NAME",
         description = "with --cluster: the client's transport, auto, tcp or verbs. Default: ${DEFAULT-VALUE}.")
@@ -163,6 +167,13 @@ public final class RestoreCommand implements Callable<Integer>
                     "start a node on it (it is a data directory), back that node up with --cluster and restore that");
             }
             final Backup.Result r = Backup.restore(in, node);
+            if (json)
+            {
+                out.println(Json.line(Json.fields("keys", r.keys(), "bytes", r.bytes(), "dir",
+                    in.toAbsolutePath().toString(), "node", node.welcome().nodeId(), "server", target.server,
+                    "millis", r.millis())));
+                return 0;
+            }
             out.printf("restored %d keys (%.1f MiB) from %s into node %d at %s in %d ms%n", r.keys(),
                 r.bytes() / (double)(1 << 20), in.toAbsolutePath(), node.welcome().nodeId(), target.server,
                 r.millis());
@@ -184,7 +195,14 @@ public final class RestoreCommand implements Callable<Integer>
         try (KvClient client = builder.build())
         {
             final ClusterRestore.Result r = new ClusterRestore(client, in, marker, String.join(",", seeds), restart,
-                batch, out).run();
+                batch, json ? err : out).run();
+            if (json)
+            {
+                out.println(Json.line(Json.fields("keys", r.written(), "verified", r.verified(), "resumedPast",
+                    r.resumedPast(), "dir", in.toAbsolutePath().toString(), "cluster", target.cluster, "millis",
+                    r.millis())));
+                return 0;
+            }
             out.printf("restored %d keys from %s into the cluster at %s in %d ms%s; all %d keys read back and " +
                 "verified%n", r.written(), in.toAbsolutePath(), target.cluster, r.millis(),
                 r.resumedPast() > 0 ? " (continued after " + r.resumedPast() + " keys written before)" : "",

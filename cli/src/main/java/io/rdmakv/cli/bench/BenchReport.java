@@ -1,5 +1,7 @@
 package io.rdmakv.cli.bench;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rdmakv.cli.Json;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
@@ -144,59 +146,55 @@ public final class BenchReport
             us(h.getMaxValue()), errors == null ? 0 : errors);
     }
 
-    /** The result as a JSON object (hand-written: every value is a number or a plain string). */
+    /** The result as one JSON document (Jackson): counts and microseconds are numbers, a figure not measured null. */
     public static String json(final String driverName, final BenchSettings s, final BenchResult r)
     {
-        final StringBuilder b = new StringBuilder(1024);
-        b.append("{\n  \"driver\": ").append(quote(driverName));
-        b.append(",\n  \"target\": ").append(quote(r.driverLine()));
-        b.append(",\n  \"workload\": ").append(quote(s.workload().name()));
-        b.append(",\n  \"mix\": {\"get\": ").append(s.workload().getPercent()).append(", \"put\": ")
-            .append(s.workload().putPercent()).append(", \"insert\": ").append(s.workload().insertPercent())
-            .append('}');
-        b.append(",\n  \"distribution\": ").append(quote(s.distribution()));
-        b.append(",\n  \"keys\": ").append(s.keys()).append(", \"keySize\": ").append(s.keySize())
-            .append(", \"valueSize\": ").append(s.valueSize());
-        b.append(",\n  \"connections\": ").append(s.connections()).append(", \"threads\": ").append(s.threads())
-            .append(", \"inFlight\": ").append(s.inFlight());
-        b.append(",\n  \"measuredSeconds\": ").append(num(r.measuredNanos() / 1e9));
-        b.append(",\n  \"throughput\": ").append(num(r.throughput(r.totalOps())));
-        b.append(",\n  \"operations\": {");
-        boolean first = true;
+        final ObjectNode root = Json.mapper().createObjectNode();
+        root.put("driver", driverName).put("target", r.driverLine()).put("workload", s.workload().name());
+        root.putObject("mix").put("get", s.workload().getPercent()).put("put", s.workload().putPercent())
+            .put("insert", s.workload().insertPercent());
+        root.put("distribution", s.distribution()).put("keys", s.keys()).put("keySize", s.keySize())
+            .put("valueSize", s.valueSize()).put("connections", s.connections()).put("threads", s.threads())
+            .put("inFlight", s.inFlight());
+        num(root, "measuredSeconds", r.measuredNanos() / 1e9);
+        num(root, "throughput", r.throughput(r.totalOps()));
+        final ObjectNode operations = root.putObject("operations");
         for (final Map.Entry<OpType, Histogram> e : r.histograms().entrySet())
         {
-            b.append(first ? "\n" : ",\n");
-            first = false;
             final Histogram h = e.getValue();
-            b.append("    ").append(quote(e.getKey().name())).append(": {\"count\": ").append(h.getTotalCount())
-                .append(", \"throughput\": ").append(num(r.throughput(h.getTotalCount())))
-                .append(", \"errors\": ").append(r.errors().getOrDefault(e.getKey(), 0L))
-                .append(", \"p50Us\": ").append(num(us(h.getValueAtPercentile(50))))
-                .append(", \"p90Us\": ").append(num(us(h.getValueAtPercentile(90))))
-                .append(", \"p99Us\": ").append(num(us(h.getValueAtPercentile(99))))
-                .append(", \"p999Us\": ").append(num(us(h.getValueAtPercentile(99.9))))
-                .append(", \"maxUs\": ").append(num(us(h.getMaxValue())))
-                .append(", \"meanUs\": ").append(num(us(h.getMean()))).append('}');
+            final ObjectNode op = operations.putObject(e.getKey().name()).put("count", h.getTotalCount());
+            num(op, "throughput", r.throughput(h.getTotalCount()));
+            op.put("errors", r.errors().getOrDefault(e.getKey(), 0L));
+            num(op, "p50Us", us(h.getValueAtPercentile(50)));
+            num(op, "p90Us", us(h.getValueAtPercentile(90)));
+            num(op, "p99Us", us(h.getValueAtPercentile(99)));
+            num(op, "p999Us", us(h.getValueAtPercentile(99.9)));
+            num(op, "maxUs", us(h.getMaxValue()));
+            num(op, "meanUs", us(h.getMean()));
         }
-        b.append("\n  },\n  \"getHits\": ").append(r.getHits());
+        root.put("getHits", r.getHits());
         final Histogram gets = r.histograms().get(OpType.GET);
-        b.append(",\n  \"singleReadGetShare\": ").append(gets == null || gets.getTotalCount() == 0 ? "null" :
-            num((double)r.counterDeltas().getOrDefault(CACHE_SERVICE[0], 0L) / gets.getTotalCount()));
-        b.append(",\n  \"clientCounters\": ");
-        appendCounters(b, r.counterDeltas());
-        b.append(",\n  \"serverCounters\": ");
-        appendCounters(b, r.serverCounterDeltas());
-        b.append(",\n  \"serverCpuUsPerOp\": ").append(r.serverCpuNanos() >= 0 && r.totalOps() > 0 ?
-            num(r.serverCpuNanos() / 1000.0 / r.totalOps()) : "null");
-        b.append(",\n  \"generatorCpuUsPerOp\": ").append(r.generatorCpuNanos() >= 0 && r.totalOps() > 0 ?
-            num(r.generatorCpuNanos() / 1000.0 / r.totalOps()) : "null");
-        b.append(",\n  \"generatorJvmCpuUsPerOp\": ").append(r.generatorJvmCpuNanos() >= 0 && r.totalOps() > 0 ?
-            num(r.generatorJvmCpuNanos() / 1000.0 / r.totalOps()) : "null");
-        b.append(",\n  \"serverCpuShare\": ").append(r.serverCpuNanos() >= 0 && r.measuredNanos() > 0 ?
-            num((double)r.serverCpuNanos() / r.measuredNanos()) : "null");
-        b.append(",\n  \"serverPid\": ").append(r.serverPid() >= 0 ? Long.toString(r.serverPid()) : "null");
-        b.append("\n}\n");
-        return b.toString();
+        num(root, "singleReadGetShare", gets == null || gets.getTotalCount() == 0 ? Double.NaN :
+            (double)r.counterDeltas().getOrDefault(CACHE_SERVICE[0], 0L) / gets.getTotalCount());
+        r.counterDeltas().forEach(root.putObject("clientCounters")::put);
+        r.serverCounterDeltas().forEach(root.putObject("serverCounters")::put);
+        num(root, "serverCpuUsPerOp", r.serverCpuNanos() >= 0 && r.totalOps() > 0 ?
+            r.serverCpuNanos() / 1000.0 / r.totalOps() : Double.NaN);
+        num(root, "generatorCpuUsPerOp", r.generatorCpuNanos() >= 0 && r.totalOps() > 0 ?
+            r.generatorCpuNanos() / 1000.0 / r.totalOps() : Double.NaN);
+        num(root, "generatorJvmCpuUsPerOp", r.generatorJvmCpuNanos() >= 0 && r.totalOps() > 0 ?
+            r.generatorJvmCpuNanos() / 1000.0 / r.totalOps() : Double.NaN);
+        num(root, "serverCpuShare", r.serverCpuNanos() >= 0 && r.measuredNanos() > 0 ?
+            (double)r.serverCpuNanos() / r.measuredNanos() : Double.NaN);
+        if (r.serverPid() >= 0)
+        {
+            root.put("serverPid", r.serverPid());
+        }
+        else
+        {
+            root.putNull("serverPid");
+        }
+        return Json.pretty(root) + "\n";
     }
 
     /** Write {@code <prefix>-<OP>.hgrm} per operation; returns the files written. */
@@ -230,50 +228,16 @@ public final class BenchReport
         return String.format(Locale.ROOT, "%.2f s", nanos / 1e9);
     }
 
-    private static String num(final double v)
+    /** {@code v} to three decimals, or null when it was not measured (NaN, infinite). */
+    private static void num(final ObjectNode o, final String name, final double v)
     {
-        return Double.isFinite(v) ? String.format(Locale.ROOT, "%.3f", v) : "null";
-    }
-
-    /** {@code counters} as a JSON object of numbers, in their order. */
-    private static void appendCounters(final StringBuilder b, final Map<String, Long> counters)
-    {
-        b.append('{');
-        boolean first = true;
-        for (final Map.Entry<String, Long> e : counters.entrySet())
+        if (Double.isFinite(v))
         {
-            b.append(first ? "" : ", ").append(quote(e.getKey())).append(": ").append(e.getValue());
-            first = false;
+            o.put(name, Math.round(v * 1000) / 1000.0);
         }
-        b.append('}');
-    }
-
-    static String quote(final String s)
-    {
-        final StringBuilder b = new StringBuilder(s.length() + 2).append('"');
-        for (int i = 0; i < s.length(); i++)
+        else
         {
-            final char c = s.charAt(i);
-            switch (c)
-            {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                case '\n' -> b.append("\\n");
-                case '\r' -> b.append("\\r");
-                case '\t' -> b.append("\\t");
-                default ->
-                {
-                    if (c < 0x20)
-                    {
-                        b.append(String.format(Locale.ROOT, "\\u%04x", (int)c));
-                    }
-                    else
-                    {
-                        b.append(c);
-                    }
-                }
-            }
+            o.putNull(name);
         }
-        return b.append('"').toString();
     }
 }

@@ -1,6 +1,9 @@
 package io.rdmakv.cli.cluster;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rdmakv.cli.ExitCodes;
+import io.rdmakv.cli.Json;
 import io.rdmakv.client.KvException;
 import io.rdmakv.protocol.wire.AdminReply;
 import io.rdmakv.server.cli.ServerCommand;
@@ -15,8 +18,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * {@code rdmakv cluster add-node}: run a new node (in the foreground, as {@code rdmakv server} does) that joins the
@@ -28,8 +29,6 @@ import java.util.regex.Pattern;
     description = "Run a new node that joins the cluster of --server (foreground); then run 'cluster rebalance'.")
 public final class AddNodeCommand implements Callable<Integer>
 {
-    private static final Pattern VOTERS = Pattern.compile("\"voters\":\"([^\"]*)\"");
-
     @ParentCommand
     ClusterCommand cluster;
 
@@ -57,6 +56,10 @@ public final class AddNodeCommand implements Callable<Integer>
         description = "shared secret of the cluster")
     String credential;
 
+    @Option(names = "--json", description = "announce the join as one JSON line (node, voters, next commands) " +
+        "before the node's own output")
+    boolean json;
+
     @Option(names = {"-S", "--set"}, paramLabel = "KEY=VALUE", description = "any other server setting")
     Map<String, String> settings = new LinkedHashMap<>();
 
@@ -66,28 +69,40 @@ public final class AddNodeCommand implements Callable<Integer>
         final AdminReply status;
         try
         {
-            status = AdminCall.send(server, credential, "status json", Duration.ofSeconds(10));
+            status = AdminCall.send(server, credential, "json status", Duration.ofSeconds(10));
         }
         catch (final KvException ex)
         {
             cluster.root().io().err().println("rdmakv cluster add-node: " + ex.getMessage());
             return ExitCodes.FAILED;
         }
-        final Matcher m = VOTERS.matcher(status.text());
-        if (!status.ok() || !m.find() || m.group(1).isEmpty())
+        final JsonNode root = status.ok() ? Json.read(status.text()) : null;
+        final List<String> voterList = new ArrayList<>();
+        if (root != null)
+        {
+            root.path("voters").forEach(v -> voterList.add(v.path("id").asInt() + "@" + v.path("host").asText() + ":" +
+                v.path("port").asInt()));
+        }
+        if (voterList.isEmpty())
         {
             cluster.root().io().err().println("rdmakv cluster add-node: " + server + " runs no replicated cluster: " +
                 status.text());
             return ExitCodes.FAILED;
         }
-        if (status.text().contains("{\"id\":" + nodeId + ","))
+        final String voters = String.join(",", voterList);
+        boolean taken = false;
+        for (final JsonNode n : root.path("nodes"))
+        {
+            taken |= n.path("id").asInt() == nodeId;
+        }
+        if (taken)
         {
             cluster.root().io().err().println("rdmakv cluster add-node: node id " + nodeId + " is taken");
             return ExitCodes.USAGE;
         }
         final List<String> args = new ArrayList<>(List.of("--node-id", Integer.toString(nodeId), "--host", host,
             "--port", Integer.toString(port), "--data-port", Integer.toString(port + 1), "--data-dir",
-            dataDir.toString(), "-S", "cluster.voters=" + m.group(1)));
+            dataDir.toString(), "-S", "cluster.voters=" + voters));
         if (raftPort != null)
         {
             args.addAll(List.of("-S", "cluster.raftPort=" + raftPort));
@@ -97,10 +112,23 @@ public final class AddNodeCommand implements Callable<Integer>
             args.addAll(List.of("-S", "auth.secret=" + credential));
         }
         settings.forEach((k, v) -> args.addAll(List.of("-S", k + "=" + v)));
-        cluster.root().io().out().println("node " + nodeId + " joins the cluster of voters " + m.group(1) +
-            "; then: rdmakv cluster rebalance --server " + server + (raftPort == null ? "" :
-            "; to make it a voter: rdmakv cluster add-voter --server " + server + " --node " + nodeId +
-            " --raft-address " + host + ":" + raftPort));
+        final String rebalance = "rdmakv cluster rebalance --server " + server;
+        final String addVoter = raftPort == null ? null : "rdmakv cluster add-voter --server " + server + " --node " +
+            nodeId + " --raft-address " + host + ":" + raftPort;
+        if (json)
+        {
+            final ObjectNode joins = Json.mapper().createObjectNode().put("node", nodeId).put("host", host)
+                .put("controlPort", port).put("dataPort", port + 1);
+            joins.set("raftPort", raftPort == null ? joins.nullNode() : joins.numberNode(raftPort));
+            joins.set("voters", root.path("voters"));
+            joins.put("rebalance", rebalance).put("addVoter", addVoter);
+            cluster.root().io().out().println(Json.line(joins));
+        }
+        else
+        {
+            cluster.root().io().out().println("node " + nodeId + " joins the cluster of voters " + voters +
+                "; then: " + rebalance + (addVoter == null ? "" : "; to make it a voter: " + addVoter));
+        }
         cluster.root().io().out().flush();
         return ServerCommand.run(args.toArray(String[]::new));
     }

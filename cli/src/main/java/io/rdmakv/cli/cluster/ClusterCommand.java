@@ -1,6 +1,8 @@
 package io.rdmakv.cli.cluster;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rdmakv.cli.ExitCodes;
+import io.rdmakv.cli.Json;
 import io.rdmakv.cli.RdmakvCommand;
 import io.rdmakv.client.KvException;
 import io.rdmakv.protocol.wire.AdminReply;
@@ -27,6 +29,9 @@ import java.util.concurrent.Callable;
  *   rdmakv cluster remove-voter --server ... --node 3 [--force]
  *   rdmakv cluster replace-voter --server ... --node 3 --with 4 --raft-address 127.0.0.1:7432
  * </pre>
+ *
+ * Every command takes {@code --json}: the node answers its json form (ADMIN {@code json COMMAND}), printed as one
+ * document; the fields are listed in docs/operations.md.
  */
 @Command(name = "cluster", mixinStandardHelpOptions = true,
     description = "Run a local replicated cluster, or administer one (status, failover, moves).",
@@ -64,6 +69,9 @@ public final class ClusterCommand implements Runnable
             description = "shared secret of the cluster (default: the RDMAKV_CREDENTIAL environment variable)")
         String credential;
 
+        @Option(names = "--json", description = "print one JSON object (fields: docs/operations.md)")
+        boolean json;
+
         @Option(names = "--timeout-ms", paramLabel = "MS", description = "answer within (default: 10000; 600000 " +
             "for remove-node and rebalance, 120000 for the voter changes)")
         Long timeoutMs;
@@ -85,17 +93,39 @@ public final class ClusterCommand implements Runnable
         public Integer call()
         {
             final AdminReply reply;
+            final String command = command();
             try
             {
-                reply = AdminCall.send(server, credential, command(), Duration.ofMillis(timeout()));
+                reply = AdminCall.send(server, credential, json ? "json " + command : command,
+                    Duration.ofMillis(timeout()));
             }
             catch (final KvException ex)
             {
-                cluster.root().io().err().println("rdmakv cluster: " + ex.getMessage());
-                return ExitCodes.FAILED;
+                return unreachable(command, ex);
             }
-            (reply.ok() ? cluster.root().io().out() : cluster.root().io().err()).println(reply.text());
+            if (json)
+            {
+                // The node's outcome document, on stdout whether or not the command was carried out ("ok").
+                cluster.root().io().out().println(Json.pretty(Json.read(reply.text())));
+            }
+            else
+            {
+                (reply.ok() ? cluster.root().io().out() : cluster.root().io().err()).println(reply.text());
+            }
             return reply.ok() ? ExitCodes.OK : ExitCodes.FAILED;
+        }
+
+        /** The node did not answer: the reason on stderr, and with --json an outcome that says so on stdout. */
+        int unreachable(final String command, final KvException ex)
+        {
+            cluster.root().io().err().println("rdmakv cluster: " + ex.getMessage());
+            if (json)
+            {
+                final ObjectNode outcome = Json.mapper().createObjectNode().put("ok", false)
+                    .put("command", command.split(" ")[0]).put("error", ex.getMessage());
+                cluster.root().io().out().println(Json.pretty(outcome));
+            }
+            return ExitCodes.FAILED;
         }
     }
 
@@ -104,13 +134,10 @@ public final class ClusterCommand implements Runnable
             "replica's lag as its primary sees it (every live node is asked).")
     static final class Status extends AdminCommand
     {
-        @Option(names = "--json", description = "one JSON object")
-        boolean json;
-
         @Override
         String command()
         {
-            return json ? "status json" : "status";
+            return "status";
         }
 
         @Override
@@ -121,13 +148,12 @@ public final class ClusterCommand implements Runnable
             final AdminReply structured;
             try
             {
-                structured = AdminCall.send(server, credential, "status json", timeout);
+                structured = AdminCall.send(server, credential, "json status", timeout);
                 text = json || !structured.ok() ? structured : AdminCall.send(server, credential, "status", timeout);
             }
             catch (final KvException ex)
             {
-                cluster.root().io().err().println("rdmakv cluster: " + ex.getMessage());
-                return ExitCodes.FAILED;
+                return unreachable("status", ex);
             }
             if (!structured.ok())
             {

@@ -1,6 +1,9 @@
 package io.rdmakv.cli.cluster;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.rdmakv.cli.ExitCodes;
+import io.rdmakv.cli.Json;
 import io.rdmakv.cli.RdmakvMain;
 import io.rdmakv.client.KvException;
 import io.rdmakv.protocol.wire.AdminReply;
@@ -70,6 +73,10 @@ public final class LocalClusterCommand implements Callable<Integer>
     @Option(names = {"-S", "--set"}, paramLabel = "KEY=VALUE", description = "any server setting, for every node")
     Map<String, String> settings = new LinkedHashMap<>();
 
+    @Option(names = "--json", description = "print each started node and the READY line as one JSON object a line " +
+        "(fields: docs/operations.md)")
+    boolean json;
+
     @Option(names = "--ready-timeout-ms", defaultValue = "180000", description = "give up starting after this")
     long readyTimeoutMs;
 
@@ -119,8 +126,9 @@ public final class LocalClusterCommand implements Callable<Integer>
                 final Path dir = dataDir.resolve("node-" + i).toAbsolutePath();
                 final Process p = children.get(i - 1);
                 final String ready = awaitReady(p, dir.resolve("node-" + i + ".log"), deadline);
-                out.println("node " + i + " pid " + p.pid() + (i <= voterCount ? " voter" : " follower") + " " +
-                    ready + " log " + dir.resolve("node-" + i + ".log"));
+                final Path log = dir.resolve("node-" + i + ".log");
+                out.println(json ? nodeJson(i, p.pid(), i <= voterCount, ready, log) : "node " + i + " pid " + p.pid() +
+                    (i <= voterCount ? " voter" : " follower") + " " + ready + " log " + log);
                 out.flush();
             }
             awaitLayout(deadline);
@@ -135,16 +143,76 @@ public final class LocalClusterCommand implements Callable<Integer>
             stopAll();
             return ExitCodes.FAILED;
         }
-        if (metricsBasePort > 0)
+        if (metricsBasePort > 0 && !json)
         {
             out.println("metrics: Prometheus targets " + host + ":" + metricsBasePort + ".." + host + ":" +
                 (metricsBasePort + nodes - 1) + " (/metrics, /health/live, /health/ready)");
         }
-        out.println("READY cluster of " + nodes + " nodes, " + replicas + " backup(s) per range, seed " + host + ":" +
+        out.println(json ? Json.line(readyJson()) :
+            "READY cluster of " + nodes + " nodes, " + replicas + " backup(s) per range, seed " + host + ":" +
             port(1) + " (rdmakv cluster status --server " + host + ":" + port(1) + "); Ctrl-C stops all");
         out.flush();
         stop.await();
         return ExitCodes.OK;
+    }
+
+    /** The READY event as JSON; with metrics ports, their targets ({@code metrics}: ["host:port", ...]). */
+    private ObjectNode readyJson()
+    {
+        final ObjectNode ready = Json.mapper().createObjectNode().put("event", "READY").put("nodes", nodes)
+            .put("replicas", replicas).put("seed", host + ":" + port(1));
+        if (metricsBasePort > 0)
+        {
+            final ArrayNode targets = ready.putArray("metrics");
+            for (int i = 0; i < nodes; i++)
+            {
+                targets.add(host + ":" + (metricsBasePort + i));
+            }
+        }
+        return ready;
+    }
+
+    /**
+     * A started node as one JSON line: its id, pid, role, the fields of its READY line (numbers and booleans typed,
+     * comma lists as arrays) and its log.
+     */
+    private static String nodeJson(final int id, final long pid, final boolean voter, final String ready,
+        final Path log)
+    {
+        final ObjectNode node = Json.mapper().createObjectNode().put("event", "NODE").put("id", id).put("pid", pid)
+            .put("role", voter ? "VOTER" : "FOLLOWER");
+        final ObjectNode fields = node.putObject("ready");
+        for (final String field : ready.trim().split("\\s+"))
+        {
+            final int eq = field.indexOf('=');
+            if (eq <= 0)
+            {
+                continue;
+            }
+            final String name = field.substring(0, eq);
+            final String value = field.substring(eq + 1);
+            if (value.matches("-?\\d{1,18}"))
+            {
+                fields.put(name, Long.parseLong(value));
+            }
+            else if (value.equals("true") || value.equals("false"))
+            {
+                fields.put(name, Boolean.parseBoolean(value));
+            }
+            else if (value.contains(",") && !value.contains(":"))
+            {
+                final ArrayNode list = fields.putArray(name);
+                for (final String v : value.split(","))
+                {
+                    list.add(v);
+                }
+            }
+            else
+            {
+                fields.put(name, value);
+            }
+        }
+        return Json.line(node.put("log", log.toString()));
     }
 
     private int port(final int node)
@@ -290,8 +358,8 @@ public final class LocalClusterCommand implements Callable<Integer>
             try
             {
                 final AdminReply reply = AdminCall.send(host + ":" + port(1), settings.get("auth.secret"),
-                    "status json", Duration.ofSeconds(2));
-                if (reply.ok() && reply.text().contains("\"ranges\":[{"))
+                    "json status", Duration.ofSeconds(2));
+                if (reply.ok() && !Json.read(reply.text()).path("ranges").isEmpty())
                 {
                     return;
                 }

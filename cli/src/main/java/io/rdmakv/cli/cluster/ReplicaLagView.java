@@ -1,10 +1,9 @@
 package io.rdmakv.cli.cluster;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rdmakv.cli.Json;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -17,8 +16,6 @@ import java.util.function.Function;
  */
 final class ReplicaLagView
 {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     private ReplicaLagView()
     {
     }
@@ -74,18 +71,12 @@ final class ReplicaLagView
                 row.put("replica", r.path("node").asInt());
                 row.set("ranges", r.path("ranges"));
                 row.put("sent", r.path("sent").asLong()).put("acked", r.path("acked").asLong())
-                    .put("outstanding", r.path("outstanding").asLong())
-                    .put("lastAckAgoMs", r.path("lastAckAgoMs").asLong());
+                    .put("outstanding", r.path("outstanding").asLong());
+                row.set("lastAckAgoMs", r.path("lastAckAgoMs").isNumber() ? r.path("lastAckAgoMs") :
+                    row.nullNode());
             }
         }
-        try
-        {
-            return JSON.writeValueAsString(root);
-        }
-        catch (final JsonProcessingException ex)
-        {
-            throw new IllegalStateException(ex);
-        }
+        return Json.pretty(root);
     }
 
     /** The lag table printed under the text status. */
@@ -105,8 +96,9 @@ final class ReplicaLagView
             for (final JsonNode r : read(l.json()).path("replicas"))
             {
                 final List<String> ranges = new ArrayList<>();
-                r.path("ranges").forEach(x -> ranges.add(x.asText()));
-                final long ago = r.path("lastAckAgoMs").asLong();
+                r.path("ranges").forEach(x -> ranges.add(x.path("from").asInt() + "-" + x.path("to").asInt() +
+                    (x.path("role").asText().equals("LEARNER") ? " learner" : "")));
+                final long ago = r.path("lastAckAgoMs").asLong(-1);
                 b.append(String.format("%-8d %-8d %-24s %-10d %-10d %-12d %s%n", l.nodeId(), r.path("node").asInt(),
                     ranges.isEmpty() ? "-" : String.join(",", ranges), r.path("sent").asLong(),
                     r.path("acked").asLong(), r.path("outstanding").asLong(), ago < 0 ? "never" : ago + " ms ago"));
@@ -117,13 +109,6 @@ final class ReplicaLagView
 
     private static JsonNode read(final String json)
     {
-        try
-        {
-            return JSON.readTree(json);
-        }
-        catch (final JsonProcessingException ex)
-        {
-            throw new IllegalArgumentException("not JSON: " + json, ex);
-        }
+        return Json.read(json);
     }
 }

@@ -1,9 +1,13 @@
 package io.rdmakv.cli.doctor;
 
-import io.rdmakv.transport.device.RdmaDevice;
-import io.rdmakv.transport.device.RdmaPort;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.rdmakv.cli.Json;
 import io.rdmakv.transport.device.GidEntry;
 import io.rdmakv.transport.device.PortAttributes;
+import io.rdmakv.transport.device.RdmaDevice;
+import io.rdmakv.transport.device.RdmaPort;
+
 import java.util.Map;
 
 /**
@@ -21,7 +25,7 @@ import java.util.Map;
  *                          "counters":{"symbol_error":0,...},"hwCounters":{...},"unreadable":[]}]}]}
  * </pre>
  * {@code activeMtu}/{@code maxMtu} and {@code portQuery} (what {@code ibv_query_port} said) are null without a port
- * query; {@code fix} is null for OK checks.
+ * query; {@code fix} is null for OK checks. Written by Jackson, on one line.
  */
 public final class ReportJson
 {
@@ -31,109 +35,88 @@ public final class ReportJson
 
     public static String render(final DoctorReport report)
     {
-        final JsonWriter w = new JsonWriter();
-        w.beginObject();
-        w.field("verdict", report.verdict().name());
-        w.field("exitCode", report.exitCode());
-        w.name("sections").beginArray();
+        final ObjectNode root = Json.mapper().createObjectNode();
+        root.put("verdict", report.verdict().name());
+        root.put("exitCode", report.exitCode());
+        final ArrayNode sections = root.putArray("sections");
         for (final ReportSection section : report.sections())
         {
-            w.beginObject();
-            w.field("title", section.title());
-            w.field("status", section.severity().name());
-            w.name("checks").beginArray();
+            final ObjectNode s = sections.addObject();
+            s.put("title", section.title());
+            s.put("status", section.severity().name());
+            final ArrayNode checks = s.putArray("checks");
             for (final Check c : section.checks())
             {
-                w.beginObject();
-                w.field("name", c.name());
-                w.field("status", c.severity().name());
-                w.field("message", c.message());
-                w.name("details").beginArray();
-                c.details().forEach(w::value);
-                w.endArray();
-                w.field("fix", c.fix());
-                w.endObject();
+                final ObjectNode check = checks.addObject();
+                check.put("name", c.name());
+                check.put("status", c.severity().name());
+                check.put("message", c.message());
+                final ArrayNode details = check.putArray("details");
+                c.details().forEach(details::add);
+                check.put("fix", c.fix());
             }
-            w.endArray();
-            w.endObject();
         }
-        w.endArray();
-        w.name("devices").beginArray();
+        final ArrayNode devices = root.putArray("devices");
         for (final RdmaDevice d : report.devices())
         {
-            w.beginObject();
-            w.field("name", d.name());
-            w.field("nodeType", d.nodeType().label());
-            w.field("firmware", d.firmware());
-            w.field("nodeGuid", d.nodeGuid());
-            w.field("boardId", d.boardId());
-            w.name("ports").beginArray();
+            final ObjectNode device = devices.addObject();
+            device.put("name", d.name());
+            device.put("nodeType", d.nodeType().label());
+            device.put("firmware", d.firmware());
+            device.put("nodeGuid", d.nodeGuid());
+            device.put("boardId", d.boardId());
+            final ArrayNode ports = device.putArray("ports");
             for (final RdmaPort p : d.ports())
             {
-                port(w, p, report.portAttributes().get(d.name() + "/" + p.number()));
+                port(ports.addObject(), p, report.portAttributes().get(d.name() + "/" + p.number()));
             }
-            w.endArray();
-            w.endObject();
         }
-        w.endArray();
-        w.endObject();
-        return w.toString();
+        return Json.line(root);
     }
 
-    private static void port(final JsonWriter w, final RdmaPort p, final PortAttributes attributes)
+    private static void port(final ObjectNode o, final RdmaPort p, final PortAttributes attributes)
     {
-        w.beginObject();
-        w.field("port", p.number());
-        w.field("state", p.state().label());
-        w.field("stateCode", p.state().code());
-        w.field("physState", p.physState().label());
-        w.field("physStateCode", p.physState().code());
-        w.field("rate", p.rate());
-        w.field("linkLayer", p.linkLayer());
-        w.field("lid", p.lid());
+        o.put("port", p.number());
+        o.put("state", p.state().label());
+        o.put("stateCode", p.state().code());
+        o.put("physState", p.physState().label());
+        o.put("physStateCode", p.physState().code());
+        o.put("rate", p.rate());
+        o.put("linkLayer", p.linkLayer());
+        o.put("lid", p.lid());
         if (attributes == null)
         {
-            w.field("activeMtu", null);
-            w.field("maxMtu", null);
-            w.field("portQuery", null);
+            o.putNull("activeMtu");
+            o.putNull("maxMtu");
+            o.putNull("portQuery");
         }
         else
         {
-            w.field("activeMtu", attributes.activeMtuBytes());
-            w.field("maxMtu", attributes.maxMtuBytes());
-            w.name("portQuery").beginObject();
-            w.field("state", attributes.state());
-            w.field("activeMtu", attributes.activeMtuBytes());
-            w.field("maxMtu", attributes.maxMtuBytes());
-            w.field("width", attributes.width());
-            w.field("speed", attributes.speed());
-            w.field("linkLayer", attributes.linkLayer());
-            w.field("lid", attributes.lid());
-            w.endObject();
+            o.put("activeMtu", attributes.activeMtuBytes());
+            o.put("maxMtu", attributes.maxMtuBytes());
+            final ObjectNode query = o.putObject("portQuery");
+            query.put("state", attributes.state());
+            query.put("activeMtu", attributes.activeMtuBytes());
+            query.put("maxMtu", attributes.maxMtuBytes());
+            query.put("width", attributes.width());
+            query.put("speed", attributes.speed());
+            query.put("linkLayer", attributes.linkLayer());
+            query.put("lid", attributes.lid());
         }
-        w.name("gids").beginArray();
+        final ArrayNode gids = o.putArray("gids");
         for (final GidEntry g : p.gids())
         {
-            w.beginObject();
-            w.field("index", g.index());
-            w.field("gid", g.gid());
-            w.field("type", g.type());
-            w.field("netdev", g.netdev());
-            w.endObject();
+            gids.addObject().put("index", g.index()).put("gid", g.gid()).put("type", g.type())
+                .put("netdev", g.netdev());
         }
-        w.endArray();
-        counters(w, "counters", p.counters());
-        counters(w, "hwCounters", p.hwCounters());
-        w.name("unreadable").beginArray();
-        p.unreadable().forEach(w::value);
-        w.endArray();
-        w.endObject();
+        counters(o.putObject("counters"), p.counters());
+        counters(o.putObject("hwCounters"), p.hwCounters());
+        final ArrayNode unreadable = o.putArray("unreadable");
+        p.unreadable().forEach(unreadable::add);
     }
 
-    private static void counters(final JsonWriter w, final String name, final Map<String, Long> counters)
+    private static void counters(final ObjectNode o, final Map<String, Long> counters)
     {
-        w.name(name).beginObject();
-        counters.forEach(w::field);
-        w.endObject();
+        counters.forEach(o::put);
     }
 }

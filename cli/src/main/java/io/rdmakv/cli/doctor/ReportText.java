@@ -10,7 +10,7 @@ import java.util.List;
  *          fix: load the HCA driver ...
  *   == transport selection ==
  *   [OK  ] providers: tcp
- *          tcp: available; [SEND_RECV, READ_EMULATED]
+ *          tcp: available; [SEND_RECV, READ_EMULATED, CALLER_LANES]
  *   ...
  *   verdict: WARN (exit 0): 2 warning(s), 0 failure(s)
  * </pre>

@@ -1,5 +1,7 @@
 package io.rdmakv.cli.doctor;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.rdmakv.cli.Io;
 import io.rdmakv.cli.RdmakvMain;
 import io.rdmakv.pool.MemlockLimit;
@@ -120,6 +122,14 @@ class DoctorCommandTest
         assertTrue(r.out.contains("\"devices\":[{\"name\":\"rxe0\""), r.out);
         assertTrue(r.out.contains("\"hwCounters\":{\"rcvd_rnr_err\":0,\"retry_exceeded_err\":5}"), r.out);
         assertTrue(r.out.contains("pool.size=16777216"), r.out);
+
+        final JsonNode root = new ObjectMapper().readTree(r.out);
+        assertEquals("WARN", root.get("verdict").asText());
+        assertTrue(root.get("exitCode").isInt() && root.get("sections").isArray(), r.out);
+        final JsonNode port = root.get("devices").get(0).get("ports").get(0);
+        assertTrue(port.get("port").isInt() && port.get("stateCode").isInt() && port.get("lid").isInt(), r.out);
+        assertEquals(5, port.get("hwCounters").get("retry_exceeded_err").asLong(), r.out);
+        assertTrue(port.get("gids").isArray() && port.get("unreadable").isArray(), r.out);
     }
 
     @Test

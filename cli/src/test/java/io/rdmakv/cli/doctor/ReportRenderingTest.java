@@ -66,15 +66,4 @@ class ReportRenderingTest
             "\"unreadable\":[\"counters/symbol_error\"]}]}]}",
             ReportJson.render(REPORT));
     }
-
-    @Test
-    void shouldEscapeControlCharactersInJsonStrings()
-    {
-        assertEquals("[\"a\\u0001b\\\\c\",null,true,-1]",
-            new JsonWriter().beginArray().value("a\u0001b\\c").value((String)null).value(true).value(-1).endArray()
-                .toString());
-        assertEquals("{\"a\":{},\"b\":[]}",
-            new JsonWriter().beginObject().name("a").beginObject().endObject().name("b").beginArray().endArray()
-                .endObject().toString());
-    }
 }

@@ -103,7 +103,8 @@ class TransportChecksTest
         assertEquals(Severity.FAIL, auto.severity());
         assertTrue(auto.message().startsWith("no usable transport"), auto.message());
         assertTrue(named(s, "providers").details().contains(
-            "tcp: unavailable: disabled by -Drdmakv.transport.tcp.disabled=true; [SEND_RECV, READ_EMULATED]"),
+            "tcp: unavailable: disabled by -Drdmakv.transport.tcp.disabled=true; " +
+                "[SEND_RECV, READ_EMULATED, CALLER_LANES]"),
             () -> named(s, "providers").details().toString());
         assertEquals(DoctorReport.EXIT_CANNOT_WORK, report(s).exitCode());
     }

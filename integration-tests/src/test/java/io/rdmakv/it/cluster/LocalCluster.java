@@ -1,5 +1,7 @@
 package io.rdmakv.it.cluster;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.rdmakv.client.HostPort;
 import io.rdmakv.client.control.ControlPlaneClient;
 import io.rdmakv.it.support.FreePorts;
@@ -12,8 +14,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * A replicated cluster of real node processes, shaped as {@code rdmakv cluster local} starts it: node i (from 1)
@@ -22,12 +22,10 @@ import java.util.regex.Pattern;
  */
 public final class LocalCluster implements AutoCloseable
 {
-    private static final Pattern RANGE = Pattern.compile(
-        "\\{\"first\":(\\d+),\"last\":(\\d+),\"epoch\":(\\d+),\"primary\":(\\d+),\"backups\":\\[([0-9,]*)\\]");
-    private static final Pattern LEADER = Pattern.compile("\"leader\":(-?\\d+)");
+    private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** One range of the committed map. */
-    public record Range(int first, int last, long epoch, int primary, List<Integer> backups)
+    /** One range of the committed map; {@code state}: LIVE, MIGRATING or FENCED. */
+    public record Range(int first, int last, long epoch, int primary, List<Integer> backups, String state)
     {
         public boolean contains(final int slot)
         {
@@ -175,28 +173,33 @@ public final class LocalCluster implements AutoCloseable
     public static List<Range> ranges(final String statusJson)
     {
         final List<Range> ranges = new ArrayList<>();
-        final Matcher m = RANGE.matcher(statusJson);
-        while (m.find())
+        for (final JsonNode r : read(statusJson).path("ranges"))
         {
             final List<Integer> backups = new ArrayList<>();
-            for (final String b : m.group(5).split(","))
-            {
-                if (!b.isEmpty())
-                {
-                    backups.add(Integer.parseInt(b));
-                }
-            }
-            ranges.add(new Range(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)),
-                Long.parseLong(m.group(3)), Integer.parseInt(m.group(4)), backups));
+            r.path("backups").forEach(b -> backups.add(b.asInt()));
+            ranges.add(new Range(r.path("from").asInt(), r.path("to").asInt(), r.path("epoch").asLong(),
+                r.path("primary").asInt(), backups, r.path("state").asText()));
         }
         return ranges;
     }
 
-    /** The coordination group's leader as {@link #statusJson} reports it (-1 when the answering node is no voter). */
+    /** The coordination group's leader as {@link #statusJson} reports it (-1 when the answering node knows none). */
     public static int leader(final String statusJson)
     {
-        final Matcher m = LEADER.matcher(statusJson);
-        return m.find() ? Integer.parseInt(m.group(1)) : -1;
+        final JsonNode leader = read(statusJson).path("leader");
+        return leader.isInt() ? leader.asInt() : -1;
+    }
+
+    private static JsonNode read(final String statusJson)
+    {
+        try
+        {
+            return JSON.readTree(statusJson);
+        }
+        catch (final java.io.IOException ex)
+        {
+            throw new IllegalStateException("not a status document: " + statusJson, ex);
+        }
     }
 
     private void awaitLayout(final Duration timeout) throws InterruptedException

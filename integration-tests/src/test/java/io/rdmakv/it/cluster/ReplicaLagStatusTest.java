@@ -71,8 +71,8 @@ class ReplicaLagStatusTest
             final JsonNode after = replica(lag(cluster, primary), backup);
             assertEquals(sentBefore + 50, after.path("sent").asLong(), "every write went to the backup: " + after);
             assertEquals(0, after.path("outstanding").asLong(), "every acknowledged write was answered: " + after);
-            assertTrue(after.path("ranges").toString().contains(range.first() + "-" + range.last()),
-                "the row names the range: " + after);
+            final String named = "{\"from\":" + range.first() + ",\"to\":" + range.last() + ",\"role\":\"BACKUP\"}";
+            assertTrue(after.path("ranges").toString().contains(named), "the row names the range: " + after);
             // Every node serves shm beside tcp by default, yet replication stays on the main transport: a link
             // offers only it in its HELLO.
             cluster.nodes().forEach(n -> assertEquals("tcp,shm", n.readyFields().get("serves"), n.readyFields()

@@ -191,7 +191,8 @@ class ReshardingFiguresTest
 
     private static boolean rangeLive(final LocalCluster cluster, final int first)
     {
-        return cluster.statusJson().matches("(?s).*\\{\"first\":" + first + ",[^}]*\"state\":\"LIVE\"\\}.*");
+        return LocalCluster.ranges(cluster.statusJson()).stream()
+            .anyMatch(r -> r.first() == first && r.state().equals("LIVE"));
     }
 
     private static void awaitRange(final LocalCluster cluster, final int first,

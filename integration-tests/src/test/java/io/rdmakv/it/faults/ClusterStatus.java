@@ -45,20 +45,17 @@ record ClusterStatus(long epoch, int leader, List<Integer> members, List<Integer
             final List<Range> ranges = new ArrayList<>();
             for (final JsonNode r : root.path("ranges"))
             {
-                ranges.add(new Range(r.path("first").asInt(), r.path("last").asInt(), r.path("epoch").asLong(),
+                ranges.add(new Range(r.path("from").asInt(), r.path("to").asInt(), r.path("epoch").asLong(),
                     r.path("primary").asInt(), ints(r.path("backups")), ints(r.path("learners")),
                     r.path("state").asText()));
             }
             final List<Integer> voters = new ArrayList<>();
-            for (final String v : root.path("voters").asText("").split(","))
+            for (final JsonNode v : root.path("voters"))
             {
-                if (v.contains("@"))
-                {
-                    voters.add(Integer.parseInt(v.substring(0, v.indexOf('@'))));
-                }
+                voters.add(v.path("id").asInt());
             }
-            return new ClusterStatus(root.path("epoch").asLong(), root.path("leader").asInt(-1), members, failed, ranges,
-                voters, json);
+            return new ClusterStatus(root.path("epoch").asLong(),
+                root.path("leader").isInt() ? root.path("leader").asInt() : -1, members, failed, ranges, voters, json);
         }
         catch (final IOException ex)
         {

@@ -114,7 +114,7 @@ class LayeringTest
     {
         noClasses().that().resideInAPackage("io.rdmakv.transport..")
             .should().haveNameMatching("io\\.rdmakv\\.transport\\.(diag\\..*|.*Doctor.*|.*\\.Report[A-Z]\\w*|" +
-                ".*\\.CommandRunner|.*\\.JsonWriter|.*\\.ProcessCpuTime)")
+                ".*\\.CommandRunner|.*\\.ProcessCpuTime)")
             .because("every embedder loads the transport jar; `rdmakv doctor` and the benchmarks' helpers live " +
                 "where they are used (cli)")
             .check(production);

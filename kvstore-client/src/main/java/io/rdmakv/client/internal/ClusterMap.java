@@ -3,6 +3,7 @@ package io.rdmakv.client.internal;
 import io.rdmakv.client.HostPort;
 import io.rdmakv.protocol.ProtocolLimits;
 import io.rdmakv.protocol.wire.ClusterNode;
+import io.rdmakv.protocol.wire.MemberAddress;
 import io.rdmakv.protocol.wire.Welcome;
 
 import java.util.Arrays;
@@ -23,6 +24,8 @@ final class ClusterMap
     private final int[] ownerBySlot = new int[ProtocolLimits.CLUSTER_SLOT_COUNT];
     private final long[] rangeEpochBySlot = new long[ProtocolLimits.CLUSTER_SLOT_COUNT];
     private final Map<Integer, HostPort> controlAddresses = new HashMap<>();
+    /** Every member of a replicated cluster (primary of a range or not): reached for STATS, never routed to. */
+    private final Map<Integer, HostPort> memberAddresses = new HashMap<>();
     private final long epoch;
 
     private ClusterMap(final long epoch)
@@ -52,6 +55,13 @@ final class ClusterMap
             map.controlAddresses.put(node.nodeId(), node.nodeId() == welcome.nodeId() ?
                 answeredAt : new HostPort(reachableHost(node.host(), answeredAt), node.controlPort()));
         }
+        // Every member, those that are primary of nothing too: reachable for STATS, but neither routed to nor asked
+        // for a newer map (a member declared failed stays one until it is removed).
+        for (final MemberAddress member : welcome.members())
+        {
+            map.memberAddresses.put(member.nodeId(), member.nodeId() == welcome.nodeId() ?
+                answeredAt : new HostPort(reachableHost(member.host(), answeredAt), member.controlPort()));
+        }
         return map;
     }
 
@@ -79,21 +89,25 @@ final class ClusterMap
         return rangeEpochBySlot[clusterSlot];
     }
 
-    /** Every control address the map names. */
+    /** Every control address of a range's primary (the members that are primary of nothing are left out). */
     java.util.Collection<HostPort> addresses()
     {
         return controlAddresses.values();
     }
 
-    /** The control address of {@code nodeId}, or {@code null} when the map does not name it. */
+    /** The control address of {@code nodeId} (a primary, or any member), or {@code null} when the map names neither. */
     HostPort controlAddress(final int nodeId)
     {
-        return controlAddresses.get(nodeId);
+        final HostPort primary = controlAddresses.get(nodeId);
+        return primary != null ? primary : memberAddresses.get(nodeId);
     }
 
+    /** Every node the map names: the ranges' primaries and the members that are primary of nothing. */
     java.util.Set<Integer> nodeIds()
     {
-        return controlAddresses.keySet();
+        final java.util.Set<Integer> ids = new java.util.TreeSet<>(controlAddresses.keySet());
+        ids.addAll(memberAddresses.keySet());
+        return ids;
     }
 
     /** A server bound to the wildcard address names it; the client reaches it where it reached the node that said so. */

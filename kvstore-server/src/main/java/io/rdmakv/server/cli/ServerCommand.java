@@ -107,7 +107,8 @@ public final class ServerCommand implements Callable<Integer>
     Path secretFile;
 
     @Option(names = "--list-settings", arity = "0..1", paramLabel = "FORMAT", fallbackValue = "text",
-        description = "print every setting with its default and meaning (text, or markdown for docs/settings.md) and exit")
+        description = "print every setting with its default and meaning (text; json; markdown for docs/settings.md) " +
+            "and exit")
     String listSettings;
 
     @Option(names = "--cluster-nodes", description = "id@host:controlPort:first-last,...")
@@ -198,7 +199,20 @@ public final class ServerCommand implements Callable<Integer>
     {
         if (listSettings != null)
         {
-            out.print(listSettings.equals("markdown") ? SettingsReference.markdown() : SettingsReference.text());
+            final String listed = switch (listSettings)
+            {
+                case "text" -> SettingsReference.text();
+                case "json" -> SettingsReference.json();
+                case "markdown" -> SettingsReference.markdown();
+                default -> null;
+            };
+            if (listed == null)
+            {
+                err.println("rdmakv server: --list-settings takes text, json or markdown, not '" + listSettings + "'");
+                err.flush();
+                return 2;
+            }
+            out.print(listed);
             out.flush();
             return 0;
         }

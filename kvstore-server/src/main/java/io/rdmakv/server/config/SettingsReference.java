@@ -1,11 +1,16 @@
 package io.rdmakv.server.config;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
 import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
  * The settings reference, from the code: every name {@link ServerConfig#KNOWN} accepts, its default there and its
- * meaning here. {@code rdmakv server --list-settings} prints {@link #text()}; {@code docs/settings.md} is
+ * meaning here. {@code rdmakv server --list-settings} prints {@link #text()} ({@code =json}: {@link #json()}); {@code docs/settings.md} is
  * {@link #markdown()}, and {@code ServerCommandHelpTest} fails when the file and the code differ (regenerate with
  * {@code rdmakv server --list-settings=markdown > docs/settings.md}).
  */
@@ -111,6 +116,8 @@ public final class SettingsReference
     /** Settings passed through to the transport as properties. */
     public static final String PASS_THROUGH = "tcp.*, verbs.* and shm.*: passed to the transports as properties.";
 
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     private SettingsReference()
     {
     }
@@ -123,6 +130,28 @@ public final class SettingsReference
             def == null ? "-" : def, meaning(name))));
         return sb.append(PASS_THROUGH).append(System.lineSeparator()).append(SIZES).append(System.lineSeparator())
             .toString();
+    }
+
+    /**
+     * Every setting as JSON: {@code {"settings":[{"name":"pool.size","default":"1GiB","meaning":"..."}],
+     * "passThrough":["tcp.*","verbs.*","shm.*"],"sizes":"..."}} ({@code default} null where there is none).
+     */
+    public static String json()
+    {
+        final ObjectNode root = JSON.createObjectNode();
+        final ArrayNode settings = root.putArray("settings");
+        ServerConfig.KNOWN.forEach((name, def) -> settings.addObject().put("name", name).put("default", def)
+            .put("meaning", meaning(name)));
+        root.putArray("passThrough").add("tcp.*").add("verbs.*").add("shm.*");
+        root.put("sizes", SIZES);
+        try
+        {
+            return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(root) + System.lineSeparator();
+        }
+        catch (final JsonProcessingException ex)
+        {
+            throw new IllegalStateException("cannot write the settings as JSON", ex);
+        }
     }
 
     /** The page {@code docs/settings.md}. */

@@ -1,5 +1,6 @@
 package io.rdmakv.server.replication;
 
+import io.rdmakv.server.cluster.ClusterJson;
 import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.SlotRange;
 import io.rdmakv.server.counters.ServerCounters;
@@ -85,33 +86,28 @@ public final class Replication
 
     /**
      * {@link #lag()} as JSON, with the ranges each replica is a backup or learner of where {@code view}'s node is
-     * primary: {@code {"node":1,"replicas":[{"node":2,"ranges":["0-5460"],"sent":9,"acked":9,"outstanding":0,
-     * "lastAckAgoMs":12}]}}.
+     * primary: {@code {"node":1,"replicas":[{"node":2,"ranges":[{"from":0,"to":5460,"role":"BACKUP"}],"sent":9,
+     * "acked":9,"outstanding":0,"lastAckAgoMs":12}]}} ({@code lastAckAgoMs} null before the first acknowledgement).
      */
     public String lagJson(final ClusterView view)
     {
-        final StringBuilder b = new StringBuilder("{\"node\":").append(view.localNodeId()).append(",\"replicas\":[");
-        boolean first = true;
+        final java.util.List<ClusterJson.ReplicaLag> replicas = new java.util.ArrayList<>();
         for (final ReplicaLag.Snapshot s : lag().values())
         {
-            b.append(first ? "" : ",").append("{\"node\":").append(s.nodeId()).append(",\"ranges\":[");
-            boolean firstRange = true;
+            final java.util.List<ClusterJson.ReplicaRange> served = new java.util.ArrayList<>();
             for (final SlotRange r : view.current().ranges())
             {
                 if (r.primary() == view.localNodeId() &&
                     (r.backups().contains(s.nodeId()) || r.learners().contains(s.nodeId())))
                 {
-                    b.append(firstRange ? "" : ",").append('"').append(r.firstSlot()).append('-').append(r.lastSlot())
-                        .append(r.backups().contains(s.nodeId()) ? "" : " learner").append('"');
-                    firstRange = false;
+                    served.add(new ClusterJson.ReplicaRange(r.firstSlot(), r.lastSlot(), r.backups()
+                        .contains(s.nodeId()) ? ClusterJson.ReplicaRole.BACKUP : ClusterJson.ReplicaRole.LEARNER));
                 }
             }
-            b.append("],\"sent\":").append(s.sent()).append(",\"acked\":").append(s.acked())
-                .append(",\"outstanding\":").append(s.outstanding()).append(",\"lastAckAgoMs\":")
-                .append(s.lastAckAgoMillis()).append('}');
-            first = false;
+            replicas.add(new ClusterJson.ReplicaLag(s.nodeId(), served, s.sent(), s.acked(), s.outstanding(),
+                s.lastAckAgoMillis() < 0 ? null : s.lastAckAgoMillis()));
         }
-        return b.append("]}").toString();
+        return ClusterJson.write(new ClusterJson.Lag(view.localNodeId(), replicas));
     }
 
     /** This run's incarnation: the replication sequence of its REPLICATEs counts from 1 under it. */

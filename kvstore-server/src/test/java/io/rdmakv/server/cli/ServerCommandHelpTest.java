@@ -1,5 +1,7 @@
 package io.rdmakv.server.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.rdmakv.server.config.ConfigException;
 import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.config.SettingsReference;
@@ -12,6 +14,8 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -54,6 +58,40 @@ class ServerCommandHelpTest
         }
         assertTrue(text.contains("metrics.port"), text);
         assertTrue(text.contains("1.5GiB = 1610612736"), text);
+    }
+
+    @Test
+    void shouldListEverySettingAsJsonAndRefuseAnUnknownFormat() throws Exception
+    {
+        final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        final ServerCommand command = new ServerCommand(new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertEquals(0, new CommandLine(command).execute("--list-settings=json"));
+        final JsonNode root = new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8));
+        final List<String> names = new ArrayList<>();
+        for (final JsonNode setting : root.get("settings"))
+        {
+            final String name = setting.get("name").asText();
+            names.add(name);
+            assertEquals(SettingsReference.MEANINGS.get(name), setting.get("meaning").asText(), name);
+            final String def = ServerConfig.KNOWN.get(name);
+            assertEquals(def == null, setting.get("default").isNull(), setting.toString());
+            if (def != null)
+            {
+                assertEquals(def, setting.get("default").asText(), setting.toString());
+            }
+        }
+        assertEquals(List.copyOf(ServerConfig.KNOWN.keySet()), names, "every setting, in the code's order");
+        assertEquals("tcp.*", root.get("passThrough").get(0).asText());
+        assertTrue(root.get("sizes").asText().contains("1.5GiB = 1610612736"), root.toString());
+
+        out.reset();
+        final ServerCommand yaml = new ServerCommand(new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertEquals(2, new CommandLine(yaml).execute("--list-settings=yaml"));
+        assertEquals("", out.toString(StandardCharsets.UTF_8));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("text, json or markdown, not 'yaml'"), err.toString());
     }
 
     @Test

@@ -30,6 +30,8 @@ public final class ControlFrameCodec
     private static final int MAX_TRANSPORT_NAME_LENGTH = 32;
     private static final int MIN_TRANSPORT_ADDRESS_LENGTH = 1 + 1 + 1 + 2 + 2;
     private static final int MIN_CLUSTER_NODE_LENGTH = 4 + 2 + 2 + 2 + 1 + 8 + 1;
+    /** Node id, control port, host length (an empty host). */
+    private static final int MIN_MEMBER_LENGTH = 4 + 2 + 1;
 
     private ControlFrameCodec()
     {
@@ -208,6 +210,11 @@ public final class ControlFrameCodec
             }
         }
         w.i64(welcome.clusterEpoch());
+        w.u16(welcome.members().size());
+        for (final MemberAddress m : welcome.members())
+        {
+            w.i32(m.nodeId()).u16(m.controlPort()).shortString(m.host(), "host");
+        }
     }
 
     private static Welcome decodeWelcome(final FrameReader r)
@@ -277,9 +284,18 @@ public final class ControlFrameCodec
         {
             throw new ProtocolException(ErrorCode.MALFORMED, "cluster epoch " + clusterEpoch + " < 0");
         }
+        final int memberCount = r.u16("member count");
+        r.checkCount(memberCount, MIN_MEMBER_LENGTH, "member");
+        final List<MemberAddress> members = new ArrayList<>(memberCount);
+        for (int i = 0; i < memberCount; i++)
+        {
+            final int id = r.i32("member id");
+            final int controlPort = r.u16("member control port");
+            members.add(new MemberAddress(id, r.utf8(r.u8("host length"), "host"), controlPort));
+        }
         r.expectEnd("WELCOME");
         return new Welcome(nodeId, geometry, remoteKey, epoch, poolHeaderAddress, transports,
-            maxKeyLength, maxValueLength, clusterMap, sessionTicket, clusterEpoch);
+            maxKeyLength, maxValueLength, clusterMap, sessionTicket, clusterEpoch, members);
     }
 
     private static Reject decodeReject(final FrameReader r)

@@ -37,7 +37,9 @@ import java.util.List;
  *  |  Cluster node count (u16)     |  ClusterNode entries         ...
  *  +-------------------------------+-------------------------------+
  *  |                  Cluster epoch (u64)                          |
- *  +---------------------------------------------------------------+
+ *  +-------------------------------+-------------------------------+
+ *  |  Member count (u16)           |  MemberAddress entries       ...
+ *  +-------------------------------+-------------------------------+
  * </pre>
  *
  * @param nodeId            the answering node.
@@ -54,6 +56,8 @@ import java.util.List;
  *                          The node accepts a ticket once, and only for a limited time after the WELCOME.
  * @param clusterEpoch      the epoch of the configuration the map comes from (0 for a static map); a client keeps
  *                          the map with the highest epoch it has seen.
+ * @param members           every member of a replicated cluster with its control address, those that are primary of
+ *                          no range too (empty for a static map: its nodes are the map's).
  */
 public record Welcome(
     int nodeId,
@@ -66,7 +70,8 @@ public record Welcome(
     int maxValueLength,
     List<ClusterNode> clusterMap,
     byte[] sessionTicket,
-    long clusterEpoch) implements ControlFrame
+    long clusterEpoch,
+    List<MemberAddress> members) implements ControlFrame
 {
     /** 128 bits: not guessable, and large enough that random tickets never collide. */
     public static final int SESSION_TICKET_LENGTH = 16;
@@ -78,6 +83,16 @@ public record Welcome(
     {
         this(nodeId, geometry, remoteKey, layoutEpoch, poolHeaderAddress, transports, maxKeyLength, maxValueLength,
             clusterMap, sessionTicket, 0);
+    }
+
+    /** A WELCOME without a member list (a static map, or tests of the map alone). */
+    public Welcome(final int nodeId, final PoolGeometry geometry, final byte[] remoteKey, final long layoutEpoch,
+        final long poolHeaderAddress, final List<TransportAddress> transports, final int maxKeyLength,
+        final int maxValueLength, final List<ClusterNode> clusterMap, final byte[] sessionTicket,
+        final long clusterEpoch)
+    {
+        this(nodeId, geometry, remoteKey, layoutEpoch, poolHeaderAddress, transports, maxKeyLength, maxValueLength,
+            clusterMap, sessionTicket, clusterEpoch, List.of());
     }
 
     /**
@@ -94,6 +109,11 @@ public record Welcome(
         remoteKey = remoteKey.clone();
         transports = List.copyOf(transports);
         clusterMap = List.copyOf(clusterMap);
+        members = List.copyOf(members);
+        if (members.size() > 0xFFFF)
+        {
+            throw new IllegalArgumentException("more than 65535 members: " + members.size());
+        }
     }
 
     @Override
@@ -134,7 +154,7 @@ public record Welcome(
             Arrays.equals(w.remoteKey, remoteKey) && w.layoutEpoch == layoutEpoch &&
             w.poolHeaderAddress == poolHeaderAddress && w.transports.equals(transports) &&
             w.maxKeyLength == maxKeyLength && w.maxValueLength == maxValueLength && w.clusterMap.equals(clusterMap) &&
-            Arrays.equals(w.sessionTicket, sessionTicket) && w.clusterEpoch == clusterEpoch;
+            Arrays.equals(w.sessionTicket, sessionTicket) && w.clusterEpoch == clusterEpoch && w.members.equals(members);
     }
 
     @Override
@@ -150,6 +170,7 @@ public record Welcome(
         return "Welcome{node=" + nodeId + ", geometry=" + geometry + ", rkey=" + remoteKey.length + " bytes, epoch=" +
             layoutEpoch + ", poolHeader=0x" + Long.toHexString(poolHeaderAddress) + ", transports=" + transports +
             ", maxKey=" + maxKeyLength + ", maxValue=" + maxValueLength + ", clusterMap=" + clusterMap + ", clusterEpoch=" + clusterEpoch +
+            ", members=" + members +
             ", ticket=" + sessionTicket.length + " bytes}"; // never print the ticket: it opens a data endpoint
     }
 }

@@ -90,15 +90,34 @@ class ControlFrameCodecTest
         assertEquals(9, decoded.clusterEpoch());
         assertEquals(List.of(2, 3), decoded.ownerOf(100).backups());
         assertEquals(7, decoded.ownerOf(100).rangeEpoch());
-        // The last range's epoch is the frame's cluster epoch's 8 bytes + 1 backup count byte before the end: make
-        // it negative and the frame is refused.
+        // The last range's epoch is the member count's 2 bytes, the cluster epoch's 8 bytes and 1 backup count byte
+        // before the end: make it negative and the frame is refused.
         final byte[] bytes = ControlFrameCodec.encode(cluster);
-        final int rangeEpochAt = bytes.length - 8 - 1 - 8;
+        final int rangeEpochAt = bytes.length - 2 - 8 - 1 - 8;
         bytes[rangeEpochAt + 7] = (byte)0x80;
         assertError(ErrorCode.MALFORMED, bytes);
         final byte[] negativeClusterEpoch = ControlFrameCodec.encode(cluster);
-        negativeClusterEpoch[negativeClusterEpoch.length - 1] = (byte)0x80;
+        negativeClusterEpoch[negativeClusterEpoch.length - 2 - 1] = (byte)0x80;
         assertError(ErrorCode.MALFORMED, negativeClusterEpoch);
+    }
+
+    @Test
+    void shouldCarryEveryMemberAlsoThoseThatArePrimaryOfNothing()
+    {
+        final List<MemberAddress> members = List.of(new MemberAddress(1, "127.0.0.1", 7400),
+            new MemberAddress(2, "10.0.0.2", 7402), new MemberAddress(4, "node-4.example", 7430));
+        final Welcome cluster = new Welcome(2, WELCOME.geometry(), WELCOME.remoteKey(), 1, 0x1000L,
+            WELCOME.transports(), 1024, 4096, List.of(new ClusterNode(1, "127.0.0.1", 7400, 0, 16383, 7, List.of(2))),
+            WELCOME.sessionTicket(), 9, members);
+        final Welcome decoded = (Welcome)ControlFrameCodec.decode(ControlFrameCodec.encode(cluster));
+        assertEquals(members, decoded.members());
+        assertEquals(cluster, decoded);
+        // A member count beyond what the frame holds is refused, not read past the end.
+        final byte[] bytes = ControlFrameCodec.encode(cluster);
+        final int countAt = bytes.length - (4 + 2 + 1 + 9) - (4 + 2 + 1 + 8) - (4 + 2 + 1 + 14) - 2;
+        bytes[countAt] = (byte)0x7F;
+        assertEquals(ErrorCode.BAD_LENGTH, assertThrows(ProtocolException.class,
+            () -> ControlFrameCodec.decode(bytes)).errorCode());
     }
 
     @Test

@@ -1,8 +1,7 @@
 package io.rdmakv.server.cluster.ratis;
 
 import io.rdmakv.protocol.wire.AdminReply;
-import io.rdmakv.server.cluster.ClusterMember;
-import io.rdmakv.server.cluster.ClusterState;
+import io.rdmakv.server.cluster.ClusterJson;
 import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.SlotRange;
 import io.rdmakv.server.config.ClusterSettings;
@@ -10,6 +9,7 @@ import io.rdmakv.server.config.ConfigException;
 import io.rdmakv.server.control.AdminCommands;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -21,6 +21,8 @@ import java.util.function.Supplier;
  *
  * <pre>
  *   status [json]                   members, roles, leases, ranges with epochs, primaries, backups, learners
+ *   json COMMAND ...                any command answered in JSON (status as StatusReport, lag as it is, the others
+ *                                   as an AdminOutcome: ok, error, and the epoch, ranges and voters after it)
  *   lag                             JSON: per replica this node sends writes to, writes sent, answered, outstanding
  *   failover SLOT NODE              the in-sync backup NODE becomes primary of the range starting at SLOT
  *   failover-node NODE              every range NODE is primary of fails over to its first in-sync backup
@@ -48,7 +50,7 @@ public final class ClusterAdmin implements AdminCommands
     /** Commands on a node without replication state ({@code lag} answers no replicas). */
     public ClusterAdmin(final ClusterView view)
     {
-        this(view, () -> "{\"node\":" + view.localNodeId() + ",\"replicas\":[]}");
+        this(view, () -> ClusterJson.write(new ClusterJson.Lag(view.localNodeId(), List.of())));
     }
 
     /**
@@ -64,6 +66,34 @@ public final class ClusterAdmin implements AdminCommands
     public CompletableFuture<AdminReply> run(final String command)
     {
         final String[] w = command.trim().split("\\s+");
+        if (w[0].equalsIgnoreCase("json"))
+        {
+            return json(Arrays.copyOfRange(w, 1, w.length));
+        }
+        return run(w);
+    }
+
+    /** {@code w} answered in JSON: status and lag as their own documents, the other commands as an outcome. */
+    private CompletableFuture<AdminReply> json(final String[] w)
+    {
+        if (w.length == 0)
+        {
+            return CompletableFuture.completedFuture(AdminOutcome.of("json", new AdminReply(false,
+                "usage: json COMMAND ..."), null, view, null));
+        }
+        final String name = w[0].toLowerCase(Locale.ROOT);
+        if (name.equals("status") || name.equals("lag"))
+        {
+            return name.equals("status") ? status(true) : run(w);
+        }
+        final List<AdminOutcome.Move> plan = name.equals("rebalance") && w.length > 1 &&
+            w[1].equalsIgnoreCase("plan") && view instanceof RatisClusterView ratis ?
+            AdminOutcome.moves(Rebalancer.plan(ratis.coordState())) : null;
+        return run(w).handle((reply, failure) -> AdminOutcome.of(name, reply, failure, view, plan));
+    }
+
+    private CompletableFuture<AdminReply> run(final String[] w)
+    {
         try
         {
             switch (w[0].toLowerCase(Locale.ROOT))
@@ -342,115 +372,5 @@ public final class ClusterAdmin implements AdminCommands
     private static CompletableFuture<AdminReply> refuse(final String why)
     {
         return CompletableFuture.completedFuture(new AdminReply(false, why));
-    }
-
-    /** Renders the state for {@code status}. */
-    static final class StatusReport
-    {
-        private StatusReport()
-        {
-        }
-
-        static String text(final CoordState coord, final ClusterView view, final RatisClusterView ratis)
-        {
-            final ClusterState c = coord.cluster();
-            final StringBuilder b = new StringBuilder();
-            b.append("epoch ").append(c.epoch()).append(", answered by node ").append(view.localNodeId());
-            final RaftVoter own = ratis == null ? null : ratis.voter();
-            if (own != null)
-            {
-                b.append(", coordination leader node ").append(own.leaderNodeId());
-            }
-            if (ratis != null)
-            {
-                b.append(", voters ").append(VoterChanges.text(ratis.voters()));
-            }
-            b.append('\n').append(String.format("%-5s %-22s %-6s %-9s %-7s %s%n", "node", "control", "data", "role",
-                "state", "lease"));
-            for (final ClusterMember m : c.members())
-            {
-                b.append(String.format("%-5d %-22s %-6d %-9s %-7s %s%n", m.nodeId(), m.host() + ":" + m.controlPort(),
-                    m.dataPort(), role(ratis, m.nodeId()), coord.isFailed(m.nodeId()) ? "FAILED" : "live",
-                    lease(view, ratis, m.nodeId(), coord)));
-            }
-            b.append(String.format("%-13s %-6s %-8s %-8s %-10s %s%n", "slots", "epoch", "primary", "backups",
-                "learners", "state"));
-            for (final SlotRange r : c.ranges())
-            {
-                b.append(String.format("%-13s %-6d %-8d %-8s %-10s %s%n", r.firstSlot() + "-" + r.lastSlot(),
-                    r.epoch(), r.primary(), ids(r.backups()), ids(r.learners()), r.state()));
-            }
-            return b.toString();
-        }
-
-        static String json(final CoordState coord, final ClusterView view, final RatisClusterView ratis)
-        {
-            final ClusterState c = coord.cluster();
-            final StringBuilder b = new StringBuilder();
-            b.append("{\"epoch\":").append(c.epoch()).append(",\"answeredBy\":").append(view.localNodeId());
-            final RaftVoter own = ratis == null ? null : ratis.voter();
-            b.append(",\"leader\":").append(own != null ? own.leaderNodeId() : -1);
-            b.append(",\"voters\":\"");
-            if (ratis != null)
-            {
-                b.append(VoterChanges.text(ratis.voters()));
-            }
-            b.append('"');
-            b.append(",\"nodes\":[");
-            for (int i = 0; i < c.members().size(); i++)
-            {
-                final ClusterMember m = c.members().get(i);
-                b.append(i == 0 ? "" : ",").append("{\"id\":").append(m.nodeId()).append(",\"host\":\"")
-                    .append(m.host().replace("\\", "\\\\").replace("\"", "\\\"")).append("\",\"controlPort\":")
-                    .append(m.controlPort()).append(",\"dataPort\":").append(m.dataPort()).append(",\"role\":\"")
-                    .append(role(ratis, m.nodeId())).append("\",\"failed\":").append(coord.isFailed(m.nodeId()))
-                    .append(",\"renewals\":").append(coord.renewalsOf(m.nodeId())).append(",\"lease\":\"")
-                    .append(lease(view, ratis, m.nodeId(), coord)).append("\"}");
-            }
-            b.append("],\"ranges\":[");
-            for (int i = 0; i < c.ranges().size(); i++)
-            {
-                final SlotRange r = c.ranges().get(i);
-                b.append(i == 0 ? "" : ",").append("{\"first\":").append(r.firstSlot()).append(",\"last\":")
-                    .append(r.lastSlot()).append(",\"epoch\":").append(r.epoch()).append(",\"primary\":")
-                    .append(r.primary()).append(",\"backups\":").append(r.backups()).append(",\"learners\":")
-                    .append(r.learners()).append(",\"state\":\"").append(r.state()).append("\"}");
-            }
-            return b.append("]}").toString().replace(", ", ",");
-        }
-
-        private static String role(final RatisClusterView ratis, final int nodeId)
-        {
-            if (ratis == null)
-            {
-                return "static";
-            }
-            if (!VoterChanges.contains(ratis.voters(), nodeId))
-            {
-                return "follower";
-            }
-            final RaftVoter own = ratis.voter();
-            return own != null && own.leaderNodeId() == nodeId ? "leader" : "voter";
-        }
-
-        private static String lease(final ClusterView view, final RatisClusterView ratis, final int nodeId,
-            final CoordState coord)
-        {
-            if (ratis == null)
-            {
-                return "-";
-            }
-            if (nodeId == view.localNodeId())
-            {
-                final long left = view.leaseDeadlineNanos() - System.nanoTime();
-                return view.holdsLease(System.nanoTime()) ? "held, " + left / 1_000_000 + " ms left" : "NOT held";
-            }
-            return coord.isFailed(nodeId) ? "expired" : coord.renewalsOf(nodeId) + " renewals";
-        }
-
-        private static String ids(final List<Integer> ids)
-        {
-            return ids.isEmpty() ? "-" : ids.toString().replace(" ", "");
-        }
     }
 }

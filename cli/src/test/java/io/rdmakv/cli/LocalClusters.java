@@ -1,0 +1,99 @@
+package io.rdmakv.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.rdmakv.client.HostPort;
+import io.rdmakv.client.KvClient;
+import io.rdmakv.client.KvException;
+import io.rdmakv.client.control.ControlPlaneClient;
+import io.rdmakv.protocol.wire.Admin;
+import io.rdmakv.protocol.wire.AdminReply;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+import static org.junit.jupiter.api.Assertions.fail;
+
+/** What the tests of {@code rdmakv cluster local} share: free ports for its nodes, a client, waiting for a state. */
+final class LocalClusters
+{
+    /** Bounds each wait for the cluster to reach a state (seconds); a loaded host takes minutes to start JVMs. */
+    static final long WAIT_SECONDS = 240;
+
+    private LocalClusters()
+    {
+    }
+
+    /** Wait until the committed state as {@code seed} answers it (ADMIN "json status") passes {@code test}. */
+    static void awaitStatus(final String seed, final Predicate<JsonNode> test, final String what) throws Exception
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        String last = "";
+        try (ControlPlaneClient control = new ControlPlaneClient())
+        {
+            while (System.nanoTime() < deadline)
+            {
+                try
+                {
+                    final AdminReply reply = control.admin(HostPort.parse(seed), new Admin(new byte[0], "json status"),
+                        Duration.ofSeconds(10));
+                    last = reply.text();
+                    if (reply.ok() && test.test(new ObjectMapper().readTree(reply.text())))
+                    {
+                        return;
+                    }
+                }
+                catch (final KvException ex)
+                {
+                    last = ex.toString(); // the node busy electing or applying: ask again
+                }
+                Thread.sleep(200);
+            }
+        }
+        fail(what + " never happened: " + last);
+    }
+
+    static KvClient client(final String seed)
+    {
+        return KvClient.builder().server(seed).transport("tcp").connectTimeout(Duration.ofSeconds(30))
+            .requestTimeout(Duration.ofSeconds(30)).build();
+    }
+
+    /** A base port whose nodes' ports (control, data, Raft: base + 10(i-1) + 0..2) are free now. */
+    static int freeBasePort(final int nodes) throws IOException
+    {
+        for (int attempt = 0; attempt < 200; attempt++)
+        {
+            final int base = ThreadLocalRandom.current().nextInt(20_000, 60_000);
+            if (allFree(base, nodes))
+            {
+                return base;
+            }
+        }
+        throw new IOException("no free block of ports for " + nodes + " nodes");
+    }
+
+    private static boolean allFree(final int base, final int nodes)
+    {
+        for (int i = 0; i < nodes; i++)
+        {
+            for (int k = 0; k < 3; k++)
+            {
+                try (ServerSocket s = new ServerSocket(base + 10 * i + k, 1, InetAddress.getLoopbackAddress()))
+                {
+                    s.setReuseAddress(true);
+                }
+                catch (final IOException ex)
+                {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+}
