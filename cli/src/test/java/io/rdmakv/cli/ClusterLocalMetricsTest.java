@@ -1,5 +1,7 @@
 package io.rdmakv.cli;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -13,16 +15,18 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code rdmakv cluster local --metrics-base-port P}: node i serves its metrics and health checks on P + i - 1; the
  * command names the targets, each node's line names its endpoint, and every node's {@code /health/ready} turns 200
- * once the cluster is laid out, with its build in {@code rdmakv_build_info} and its log lines by level.
+ * once the cluster is laid out (with {@code --json}, the READY event lists the targets), with its build in {@code rdmakv_build_info} and its log lines by level.
  */
 @Timeout(600)
 class ClusterLocalMetricsTest
@@ -35,8 +39,8 @@ class ClusterLocalMetricsTest
     @Test
     void shouldGiveEveryLocalNodeAMetricsPort() throws Exception
     {
-        final int base = freeBlock();
-        final int metrics = base + 5; // node i: base + 5 + i - 1, beside the control, data and Raft ports
+        final int base = LocalClusters.freeBasePort(3);
+        final int metrics = freeMetricsBase(base);
         final String[] ready = new String[1];
         try (ChildJvm local = ChildJvm.startUntil(tmp, "READY cluster", ready, RdmakvMain.class.getName(), "cluster",
             "local", "--nodes", "3", "--replicas", "1", "--base-port", Integer.toString(base),
@@ -60,6 +64,54 @@ class ClusterLocalMetricsTest
         }
     }
 
+    @Test
+    void shouldListTheMetricsTargetsInTheJsonReadyEvent() throws Exception
+    {
+        final int base = LocalClusters.freeBasePort(3);
+        final int metrics = freeMetricsBase(base);
+        final String[] ready = new String[1];
+        try (ChildJvm local = ChildJvm.startUntil(tmp, "{\"event\":\"READY\"", ready, RdmakvMain.class.getName(),
+            "cluster", "local", "--json", "--nodes", "3", "--replicas", "1", "--base-port", Integer.toString(base),
+            "--metrics-base-port", Integer.toString(metrics), "--data-dir", tmp.resolve("cluster").toString(),
+            "-S", "pool.size=16MiB"))
+        {
+            final ObjectMapper json = new ObjectMapper();
+            final List<String> targets = new ArrayList<>();
+            json.readTree(ready[0]).get("metrics").forEach(t -> targets.add(t.asText()));
+            assertEquals(List.of("127.0.0.1:" + metrics, "127.0.0.1:" + (metrics + 1), "127.0.0.1:" + (metrics + 2)),
+                targets);
+            int nodes = 0;
+            for (final String line : local.linesRead())
+            {
+                final JsonNode event = line.startsWith("{") ? json.readTree(line) : null;
+                if (event != null && event.path("event").asText().equals("NODE"))
+                {
+                    assertEquals(targets.get(event.get("id").asInt() - 1), event.path("ready").path("metrics").asText(),
+                        line);
+                    nodes++;
+                }
+            }
+            assertEquals(3, nodes, "a NODE event per node: " + local.linesRead());
+            assertFalse(local.linesRead().stream().anyMatch(l -> l.startsWith("metrics:")), "only JSON on stdout");
+        }
+    }
+
+    /**
+     * Three free ports for the metrics of the nodes whose control ports start at {@code base}: {@code base + 5 ..
+     * base + 7}, in node 1's block of ten beside its control, data and Raft ports.
+     */
+    private static int freeMetricsBase(final int base) throws IOException
+    {
+        for (int p = base + 5; p < base + 8; p++)
+        {
+            try (ServerSocket s = new ServerSocket(p, 1, InetAddress.getLoopbackAddress()))
+            {
+                s.setReuseAddress(true);
+            }
+        }
+        return base + 5;
+    }
+
     /** Ready is the node's own view of the map: poll until it answers 200 (bounded), return the last answer. */
     private static HttpResponse<String> awaitReady(final String url) throws Exception
     {
@@ -77,31 +129,5 @@ class ClusterLocalMetricsTest
     {
         return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(30)).build(),
             HttpResponse.BodyHandlers.ofString());
-    }
-
-    /** A base port with base..base+29 free now (three nodes' blocks of ten). */
-    private static int freeBlock() throws IOException
-    {
-        for (int attempt = 0; attempt < 200; attempt++)
-        {
-            final int base = ThreadLocalRandom.current().nextInt(20_000, 60_000);
-            boolean free = true;
-            for (int p = base; p < base + 30 && free; p++)
-            {
-                try (ServerSocket s = new ServerSocket(p, 1, InetAddress.getLoopbackAddress()))
-                {
-                    s.setReuseAddress(true);
-                }
-                catch (final IOException ex)
-                {
-                    free = false;
-                }
-            }
-            if (free)
-            {
-                return base;
-            }
-        }
-        throw new IOException("no free block of 30 ports");
     }
 }
