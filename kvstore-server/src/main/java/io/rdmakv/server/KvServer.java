@@ -18,6 +18,7 @@ import io.rdmakv.server.handler.SlotRouter;
 import io.rdmakv.server.metrics.MetricsEndpoint;
 import io.rdmakv.server.metrics.NodeGauges;
 import io.rdmakv.server.metrics.NodeMetrics;
+import io.rdmakv.server.metrics.NodeReadiness;
 import io.rdmakv.server.metrics.ServerMeters;
 import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.pool.PoolSizing;
@@ -111,6 +112,8 @@ public final class KvServer implements AutoCloseable
     private NodeMetrics metrics;
     private ServerMeters requestTimes;
     private volatile boolean closed;
+    /** From the end of the start until close begins: what /health/ready needs first. */
+    private volatile boolean serving;
 
     private KvServer(final ServerConfig config, final ClusterView givenView)
     {
@@ -291,6 +294,10 @@ public final class KvServer implements AutoCloseable
         opened.push(control);
         controlAddress = control.start();
         startClusterView();
+        if (metrics != null)
+        {
+            metrics.followCluster(clusterView, replication);
+        }
         timeline.mark("listen");
         registrationsWhenReady = memoryDomain.registrationCount();
         startup = timeline.build(index.keyCount(), warmUp.loadedBytes(), warmUp.keysInStore(), warmUp.scannedAll(),
@@ -299,6 +306,7 @@ public final class KvServer implements AutoCloseable
             controlAddress, dataAddress, transportName, transportReason, config.advertisedHost(),
             advertisedControlPort(), config.advertisedHost(), advertisedDataPort());
         LOG.info("startup: {}", startup.format());
+        serving = true;
     }
 
     /**
@@ -379,12 +387,14 @@ public final class KvServer implements AutoCloseable
         // A test can show the node a described sysfs (RDMA port counters on a host without RDMA).
         final String sysfs = System.getProperty("rdmakv.metrics.sysfsRoot");
         metrics = NodeMetrics.start(new InetSocketAddress(config.host(), config.metricsPort()), counters, store,
-            sysfs == null ? InfinibandSysfs.DEFAULT_ROOT : java.nio.file.Path.of(sysfs));
+            sysfs == null ? InfinibandSysfs.DEFAULT_ROOT : java.nio.file.Path.of(sysfs),
+            new NodeReadiness(() -> serving, () -> clusterView));
         opened.push(metrics);
         requestTimes = metrics.requestTimer();
         handler.timeRequestsWith(requestTimes);
-        LOG.info("metrics: http://{}:{}{} ({} RDMA port counters from sysfs)", config.advertisedHost(),
-            metrics.address().getPort(), MetricsEndpoint.PATH, metrics.rdmaCounters());
+        LOG.info("metrics: http://{}:{}{} ({} RDMA port counters from sysfs), health {} and {}",
+            config.advertisedHost(), metrics.address().getPort(), MetricsEndpoint.PATH, metrics.rdmaCounters(),
+            MetricsEndpoint.LIVE, MetricsEndpoint.READY);
     }
 
     /** Where metrics are served, or {@code null} when {@code metrics.port} is 0. */
@@ -525,6 +535,7 @@ public final class KvServer implements AutoCloseable
             return;
         }
         closed = true;
+        serving = false;
         LOG.info("node {} stopping", config.nodeId());
         if (control != null)
         {

@@ -32,7 +32,8 @@ import java.util.concurrent.TimeUnit;
  * {@code rdmakv cluster local}: a replicated cluster of separate node processes on this machine, in the foreground,
  * as Redis's create-cluster script does. Node i (from 1) listens on control port {@code base + 10(i-1)}, data port
  * {@code + 1} and, when it is a voter (the first three, or five from five nodes on), Raft port {@code + 2}; its data
- * and log ({@code node-i.log}) live in {@code data-dir/node-i}. Prints one line per node with its pid, then the seed
+ * and log ({@code node-i.log}) live in {@code data-dir/node-i}. With {@code --metrics-base-port P}, node i serves its
+ * metrics and health checks on {@code P + i - 1} (setting {@code metrics.port}). Prints one line per node with its pid, then the seed
  * address once the first slot layout is committed; Ctrl-C (or SIGTERM) stops every node.
  * <p>
  * A node that exits on its own (a crash, a {@code kill -9} in a failure drill) is reported on stderr with the way
@@ -55,6 +56,10 @@ public final class LocalClusterCommand implements Callable<Integer>
 
     @Option(names = "--base-port", defaultValue = "7400", description = "control port of node 1 (default 7400)")
     int basePort;
+
+    @Option(names = "--metrics-base-port", paramLabel = "P", defaultValue = "0",
+        description = "node i serves /metrics and /health/* on P+i-1 (metrics.port); default 0 = no metrics ports")
+    int metricsBasePort;
 
     @Option(names = "--data-dir", defaultValue = "./cluster", description = "one directory per node under it")
     Path dataDir;
@@ -87,6 +92,11 @@ public final class LocalClusterCommand implements Callable<Integer>
         {
             throw new IllegalArgumentException("need 1..64 nodes and fewer replicas than nodes: --nodes " + nodes +
                 " --replicas " + replicas);
+        }
+        if (metricsBasePort < 0 || metricsBasePort > 0 && metricsBasePort + nodes - 1 > 65_535)
+        {
+            throw new IllegalArgumentException("--metrics-base-port " + metricsBasePort + " gives node " + nodes +
+                " a port outside 1..65535");
         }
         final int voterCount = nodes >= 5 ? 5 : Math.min(nodes, 3);
         final StringBuilder voters = new StringBuilder();
@@ -133,13 +143,33 @@ public final class LocalClusterCommand implements Callable<Integer>
             stopAll();
             return ExitCodes.FAILED;
         }
-        out.println(json ? Json.line(Json.mapper().createObjectNode().put("event", "READY").put("nodes", nodes)
-            .put("replicas", replicas).put("seed", host + ":" + port(1))) :
+        if (metricsBasePort > 0 && !json)
+        {
+            out.println("metrics: Prometheus targets " + host + ":" + metricsBasePort + ".." + host + ":" +
+                (metricsBasePort + nodes - 1) + " (/metrics, /health/live, /health/ready)");
+        }
+        out.println(json ? Json.line(readyJson()) :
             "READY cluster of " + nodes + " nodes, " + replicas + " backup(s) per range, seed " + host + ":" +
             port(1) + " (rdmakv cluster status --server " + host + ":" + port(1) + "); Ctrl-C stops all");
         out.flush();
         stop.await();
         return ExitCodes.OK;
+    }
+
+    /** The READY event as JSON; with metrics ports, their targets ({@code metrics}: ["host:port", ...]). */
+    private ObjectNode readyJson()
+    {
+        final ObjectNode ready = Json.mapper().createObjectNode().put("event", "READY").put("nodes", nodes)
+            .put("replicas", replicas).put("seed", host + ":" + port(1));
+        if (metricsBasePort > 0)
+        {
+            final ArrayNode targets = ready.putArray("metrics");
+            for (int i = 0; i < nodes; i++)
+            {
+                targets.add(host + ":" + (metricsBasePort + i));
+            }
+        }
+        return ready;
     }
 
     /**
@@ -212,6 +242,10 @@ public final class LocalClusterCommand implements Callable<Integer>
         s.put("cluster.replicas", Integer.toString(replicas));
         s.put("cluster.initialNodes", Integer.toString(nodes));
         s.put("cluster.leaseMs", Long.toString(leaseMs));
+        if (metricsBasePort > 0)
+        {
+            s.put("metrics.port", Integer.toString(metricsBasePort + node - 1));
+        }
         s.putAll(settings);
         s.forEach((k, v) -> cmd.addAll(List.of("-S", k + "=" + v)));
         writeRestartScript(node, dir, cmd);

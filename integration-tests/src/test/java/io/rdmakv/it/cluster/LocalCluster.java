@@ -46,7 +46,8 @@ public final class LocalCluster implements AutoCloseable
         final String... extraSettings) throws Exception
     {
         final LocalCluster cluster = new LocalCluster(leaseMs);
-        final int[] ports = FreePorts.take(3 * count);
+        // One call: ports released by one call may come back from the next. After the 3 per node: metrics ports.
+        final int[] ports = FreePorts.take(4 * count);
         final int voters = Math.min(count, 3);
         final StringBuilder voterSpec = new StringBuilder();
         for (int i = 1; i <= voters; i++)
@@ -66,7 +67,8 @@ public final class LocalCluster implements AutoCloseable
                     .setting("cluster.voters", voterSpec.toString())
                     .setting("cluster.replicas", Integer.toString(replicas))
                     .setting("cluster.initialNodes", Integer.toString(count))
-                    .setting("cluster.leaseMs", Long.toString(leaseMs));
+                    .setting("cluster.leaseMs", Long.toString(leaseMs))
+                    .setting("metrics.port", Integer.toString(ports[3 * count + i - 1]));
                 for (int k = 0; k + 1 < extraSettings.length; k += 2)
                 {
                     b.setting(extraSettings[k], extraSettings[k + 1]);
@@ -108,6 +110,12 @@ public final class LocalCluster implements AutoCloseable
             cluster.close();
             throw ex;
         }
+    }
+
+    /** Node {@code id}'s metrics endpoint, {@code 127.0.0.1:port} (every node serves one). */
+    public String metrics(final int id)
+    {
+        return node(id).readyFields().get("metrics");
     }
 
     public ServerProcess node(final int id)

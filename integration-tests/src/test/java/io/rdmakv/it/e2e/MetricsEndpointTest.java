@@ -108,8 +108,8 @@ class MetricsEndpointTest
         assertEquals(1, delta(before, after, "rdmakv_server_rejects", "cause", "handshake"), "the wrong credential");
         assertEquals(0, delta(before, after, "rdmakv_server_rejects", "cause", "over_limit"));
         assertTrue(delta(before, after, "rdmakv_server_connections_data_accepted") >= 2);
-        assertTrue(after.value("rdmakv_server_pool_bytesInUse") > before.value("rdmakv_server_pool_bytesInUse"));
-        assertEquals(1, after.value("rdmakv_server_registrations"), "the pool, registered once");
+        assertTrue(after.value("rdmakv_server_pool_used_bytes") > before.value("rdmakv_server_pool_used_bytes"));
+        assertEquals(1, after.value("rdmakv_server_memory_registrations"), "the pool, registered once");
         assertEquals(0, after.value("rdmakv_rocksdb_write_stopped"));
         assertTrue(after.value("rdmakv_rocksdb_memtables_bytes") > 0);
         assertTrue(after.value("jvm_buffer_memory_used_bytes", "id", "direct") > 0);
@@ -119,7 +119,7 @@ class MetricsEndpointTest
 
     @Test
     @Timeout(180)
-    void shouldServeEverySeriesTheGrafanaDashboardQueries() throws Exception
+    void shouldServeEverySeriesTheGrafanaDashboardAndTheAlertRulesQuery() throws Exception
     {
         // A described RDMA port, so the port-counter panels have their series on a host without RDMA.
         final Path port = tmp.resolve("sysfs/rxe0/ports/1");
@@ -156,9 +156,34 @@ class MetricsEndpointTest
             }
         }
         assertTrue(queried.size() >= 30, "the dashboard queries the node, client, RocksDB, RDMA and JVM: " + queried);
-        final List<String> missing = queried.stream().filter(series -> !scrape.hasSeries(series)).toList();
+        // A single node has no lease, Raft group or replicas: ClusterMetricsTest finds those in a cluster's scrapes.
+        final List<String> missing = queried.stream()
+            .filter(series -> !scrape.hasSeries(series) && !MetricsScrape.CLUSTER_ONLY.contains(series)).toList();
         assertEquals(List.of(), missing, "series the dashboard queries but no scrape has; scraped: " +
             scrape.families().keySet());
+
+        // The alert rules (docker/rdmakv-alerts.yml): one "expr:" line per rule, each series in a node's scrape.
+        final List<String> rules = Files.readAllLines(REPO_ROOT.resolve("docker/rdmakv-alerts.yml"));
+        final Set<String> alerted = new TreeSet<>();
+        final Set<String> alerts = new TreeSet<>();
+        for (final String line : rules)
+        {
+            final Matcher expr = Pattern.compile("^\\s+expr: (.+)$").matcher(line);
+            if (expr.matches())
+            {
+                alerted.addAll(seriesIn(expr.group(1)));
+            }
+            final Matcher alert = Pattern.compile("^\\s+- alert: (\\w+)$").matcher(line);
+            if (alert.matches())
+            {
+                alerts.add(alert.group(1));
+            }
+        }
+        assertTrue(alerts.containsAll(Set.of("RdmakvNodeDown", "RdmakvLeaseLost", "RdmakvReplicaLagging",
+            "RdmakvRangeFencedTooLong", "RdmakvDiskNearlyFull")), alerts.toString());
+        assertEquals(List.of(), alerted.stream()
+            .filter(series -> !scrape.hasSeries(series) && !MetricsScrape.CLUSTER_ONLY.contains(series)).toList(),
+            "series the alert rules query but no scrape has");
         assertEquals(0, server.stop(java.time.Duration.ofSeconds(60)), server.diagnosis());
     }
 

@@ -2,7 +2,7 @@ package io.rdmakv.it.support;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 
 /**
@@ -24,8 +24,12 @@ public final class FreePorts
         {
             for (int i = 0; i < count; i++)
             {
-                sockets[i] = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-                sockets[i].setReuseAddress(true);
+                // On the wildcard address and without SO_REUSEADDR (Java sets it by default): the kernel then skips a
+                // port a connection in TIME_WAIT still holds, which a server binding the wildcard without it (Ratis'
+                // gRPC) could not bind. Thousands of those follow a flood test.
+                sockets[i] = new ServerSocket();
+                sockets[i].setReuseAddress(false);
+                sockets[i].bind(new InetSocketAddress(0), 1);
                 ports[i] = sockets[i].getLocalPort();
             }
             return ports;

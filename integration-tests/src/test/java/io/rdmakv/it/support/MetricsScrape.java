@@ -21,6 +21,12 @@ import java.util.Map;
  */
 public final class MetricsScrape
 {
+    /** Families only a node of a Ratis cluster exports (lease, Raft group, replication to its replicas). */
+    public static final java.util.Set<String> CLUSTER_ONLY = java.util.Set.of("rdmakv_cluster_lease_held",
+        "rdmakv_cluster_lease_remaining_seconds", "rdmakv_cluster_failed_nodes", "rdmakv_ratis_leader",
+        "rdmakv_ratis_leader_node_id", "rdmakv_ratis_term", "rdmakv_replication_outstanding_writes",
+        "rdmakv_replication_last_ack_age_seconds");
+
     public static final String PROTOBUF =
         "application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited";
 

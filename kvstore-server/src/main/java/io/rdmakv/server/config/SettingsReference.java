@@ -105,7 +105,7 @@ public final class SettingsReference
         m.put("cluster.electionTimeoutMs", "a voter that hears no leader for a random time between this and twice " +
             "this starts an election; raise it where the group's hosts stall (emulation, a loaded VM, a slow network), " +
             "keeping twice it well under cluster.leaseMs");
-        m.put("metrics.port", "Prometheus endpoint http://host:port/metrics; 0 = off");
+        m.put("metrics.port", "Prometheus endpoint http://host:port/metrics, and /health/live, /health/ready; 0 = off");
         MEANINGS = java.util.Collections.unmodifiableMap(m);
     }
 

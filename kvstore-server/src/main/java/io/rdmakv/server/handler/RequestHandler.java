@@ -169,6 +169,11 @@ public final class RequestHandler implements EndpointHandler
     @Override
     public void onDisconnected(final Endpoint endpoint, final TransportStatus status, final String detail)
     {
+        if (status == TransportStatus.TRANSPORT_ERROR)
+        {
+            // The transport refused what the peer sent (a malformed or oversized frame; logged there, rate-limited).
+            counters.increment(ServerCounter.MALFORMED_REQUESTS);
+        }
         if (admission.onDisconnected(endpoint))
         {
             counters.decrement(ServerCounter.CONNECTIONS);

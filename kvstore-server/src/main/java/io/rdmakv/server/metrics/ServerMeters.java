@@ -6,34 +6,43 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.CountAtBucket;
 import io.micrometer.core.instrument.distribution.HistogramSnapshot;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAccumulator;
 import java.util.function.LongSupplier;
 import java.util.function.ToDoubleFunction;
 
 /**
- * Binds what the node counts to Micrometer meters read at scrape time, and times requests by operation.
+ * Binds what the node counts to Micrometer meters read at scrape time, and times requests by operation. Names and
+ * HELP come from {@link MeterCatalog}.
  *
  * <pre>
- *   rdmakv_server_&lt;label&gt;_total      every ServerCounter total (label dots become underscores)
- *   rdmakv_server_&lt;label&gt;            the ServerCounter levels (connections, writes in flight) and every gauge
- *                                     ServerCounters holds (pool keys/bytes/evictions/complete, registrations, syncs)
- *   rdmakv_server_rejects_total{cause}  the rejection counters again under one name, by cause
- *   rdmakv_server_request_seconds{op}   request-thread time per operation (histogram buckets for quantiles)
+ *   rdmakv_server_&lt;label&gt;_total         every ServerCounter total (label in snake_case: gets_rpc_not_found_total)
+ *   rdmakv_server_&lt;label&gt;               the ServerCounter levels (connections, writes in flight) and the node's
+ *                                        gauges (pool keys/bytes, registrations, memory)
+ *   rdmakv_server_rejects_total{cause}   the rejection counters again under one name, by cause
+ *   rdmakv_server_request_seconds{op}    request-thread time per operation: {@link #SLO_BUCKETS} buckets only
  * </pre>
+ *
+ * <p>STATS' latency summaries read finer timers of their own (a percentile histogram of about 100 buckets per
+ * operation) kept in a registry that is never scraped: 396 bucket series per node were exported before.
  */
 public final class ServerMeters implements RequestTimer
 {
-    /** Counters that are levels (up and down), not totals. */
-    private static final Set<ServerCounter> LEVELS =
-        Set.of(ServerCounter.CONNECTIONS, ServerCounter.CONTROL_CONNECTIONS, ServerCounter.IN_FLIGHT_WRITES);
+    /**
+     * Upper bounds of the exported request-time buckets: 10 bounds and +Inf, 11 series per operation, 44 per node
+     * (the percentile histogram exported before had 99 per operation, 396 per node).
+     */
+    static final Duration[] SLO_BUCKETS = {Duration.ofNanos(10_000), Duration.ofNanos(50_000),
+        Duration.ofNanos(100_000), Duration.ofNanos(250_000), Duration.ofNanos(500_000), Duration.ofMillis(1),
+        Duration.ofMillis(5), Duration.ofMillis(25), Duration.ofMillis(100), Duration.ofSeconds(1)};
 
     /** Rejections by cause: the {@code cause} tag of {@code rdmakv_server_rejects_total}. */
     private static final Map<ServerCounter, String> REJECTS = Map.of(
@@ -45,10 +54,10 @@ public final class ServerMeters implements RequestTimer
         ServerCounter.HANDSHAKE_REJECTS, "handshake",
         ServerCounter.ATTACH_REFUSALS, "attach");
 
-    /** Gauges of {@link ServerCounters} that only grow: exposed as counters, so rate() reads them right. */
-    private static final Set<String> GAUGES_THAT_ARE_TOTALS = Set.of("pool.evictions", "store.syncs");
-
+    /** Fine timers for STATS (never scraped). */
     private final Map<Operation, Timer> timers = new EnumMap<>(Operation.class);
+    /** The exported timers with few buckets; empty without a metrics endpoint. */
+    private final Map<Operation, Timer> exported = new EnumMap<>(Operation.class);
     /**
      * The longest request per operation since the start. A Timer's max is a decaying window (two minutes by default)
      * while the percentile buckets count since the start, so after two quiet minutes it read 0 beside a p50 of
@@ -63,7 +72,7 @@ public final class ServerMeters implements RequestTimer
      */
     public static ServerMeters timersOnly(final MeterRegistry registry)
     {
-        return new ServerMeters(registry);
+        return new ServerMeters(registry, null);
     }
 
     /**
@@ -120,18 +129,25 @@ public final class ServerMeters implements RequestTimer
         return String.format(java.util.Locale.ROOT, "%.1f", nanos / 1000.0);
     }
 
-    private ServerMeters(final MeterRegistry registry)
+    private ServerMeters(final MeterRegistry statsRegistry, final MeterRegistry exportRegistry)
     {
         for (final Operation op : Operation.values())
         {
             timers.put(op, Timer.builder("rdmakv.server.request")
-                .description("Time on the request thread per request (PUT: until written or batched for commit)")
                 .tag("op", op.tag())
                 .publishPercentileHistogram()
                 .minimumExpectedValue(Duration.ofNanos(500))
                 .maximumExpectedValue(Duration.ofSeconds(1))
-                .register(registry));
+                .register(statsRegistry));
             maxNanos.put(op, new LongAccumulator(Math::max, 0));
+            if (exportRegistry != null)
+            {
+                exported.put(op, Timer.builder("rdmakv.server.request")
+                    .description("Time on the request thread per request (PUT: until written or batched for commit)")
+                    .tag("op", op.tag())
+                    .serviceLevelObjectives(SLO_BUCKETS)
+                    .register(exportRegistry));
+            }
         }
     }
 
@@ -144,16 +160,15 @@ public final class ServerMeters implements RequestTimer
     {
         for (final ServerCounter c : ServerCounter.values())
         {
-            // connections.data (a level) and connections.data.total would both be rdmakv_server_connections_data.
-            final String name = "rdmakv.server." +
-                (c == ServerCounter.CONNECTIONS_TOTAL ? "connections.data.accepted" : c.label());
-            if (LEVELS.contains(c))
+            final String name = MeterCatalog.name(c);
+            if (MeterCatalog.LEVELS.contains(c))
             {
-                Gauge.builder(name, counters, cs -> cs.get(c)).register(registry);
+                Gauge.builder(name, counters, cs -> cs.get(c)).description(MeterCatalog.help(c)).register(registry);
             }
             else
             {
-                FunctionCounter.builder(name, counters, cs -> cs.get(c)).register(registry);
+                FunctionCounter.builder(name, counters, cs -> cs.get(c)).description(MeterCatalog.help(c))
+                    .register(registry);
             }
             final String cause = REJECTS.get(c);
             if (cause != null)
@@ -164,29 +179,40 @@ public final class ServerMeters implements RequestTimer
         }
         for (final String label : counters.gaugeLabels())
         {
-            if (GAUGES_THAT_ARE_TOTALS.contains(label))
+            final MeterCatalog.GaugeExport export = MeterCatalog.GAUGES.get(label);
+            if (export == null)
             {
-                FunctionCounter.builder("rdmakv.server." + label, counters, cs -> cs.gauge(label)).register(registry);
+                continue; // MeterCatalog.GAUGES_NOT_EXPORTED: another family carries it
+            }
+            if (export.total())
+            {
+                FunctionCounter.builder(export.name(), counters, cs -> cs.gauge(label)).description(export.help())
+                    .register(registry);
             }
             else
             {
-                gauge(registry, "rdmakv.server." + label, () -> counters.gauge(label));
+                gauge(registry, export.name(), export.help(), () -> counters.gauge(label));
             }
         }
-        return new ServerMeters(registry);
+        return new ServerMeters(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), registry);
     }
 
     /** A gauge over any long source (no strong reference is needed: the registry holds the supplier). */
-    static void gauge(final MeterRegistry registry, final String name, final LongSupplier value)
+    static void gauge(final MeterRegistry registry, final String name, final String help, final LongSupplier value)
     {
         final ToDoubleFunction<LongSupplier> read = LongSupplier::getAsLong;
-        Gauge.builder(name, value, read).strongReference(true).register(registry);
+        Gauge.builder(name, value, read).description(help).strongReference(true).register(registry);
     }
 
     @Override
     public void record(final Operation operation, final long nanos)
     {
         timers.get(operation).record(nanos, TimeUnit.NANOSECONDS);
+        final Timer export = exported.get(operation);
+        if (export != null)
+        {
+            export.record(nanos, TimeUnit.NANOSECONDS);
+        }
         maxNanos.get(operation).accumulate(nanos);
     }
 }

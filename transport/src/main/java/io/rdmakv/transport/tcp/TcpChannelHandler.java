@@ -16,7 +16,8 @@ import java.util.List;
  * event-driven, else handed to its queue); read requests are answered right here by the
  * {@link TcpEmulatedReadResponder}, below the application and without its worker, and flushed once per read batch.
  * A malformed or oversized frame closes the connection with one clear log line (rate-limited: a peer causes it);
- * outstanding operations then fail.
+ * outstanding operations then fail, and the endpoint reports its disconnect as TRANSPORT_ERROR (a server counts it
+ * as a malformed request).
  */
 final class TcpChannelHandler extends ByteToMessageDecoder
 {
@@ -175,7 +176,7 @@ final class TcpChannelHandler extends ByteToMessageDecoder
     {
         failed = true;
         in.skipBytes(in.readableBytes());
-        endpoint.recordFailure(detail);
+        endpoint.recordProtocolError(detail);
         ctx.close();
     }
 

@@ -55,6 +55,8 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
     private final TcpTransport transport;
     private final Channel channel;
     private volatile String downDetail;
+    /** The peer sent a frame this end refused (malformed or oversized): the disconnect is a TRANSPORT_ERROR. */
+    private volatile boolean protocolError;
     /** Frames posted (any thread) and frames received (event loop): their difference is what is still unanswered. */
     private final AtomicLong framesOut = new AtomicLong();
     private volatile long framesIn;
@@ -254,6 +256,13 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
         worker.execute(this::onDownOnWorker);
     }
 
+    /** The peer sent what this end cannot decode; reported as {@link TransportStatus#TRANSPORT_ERROR}, as on shm. */
+    void recordProtocolError(final String detail)
+    {
+        protocolError = true;
+        recordFailure(detail);
+    }
+
     void recordFailure(final String detail)
     {
         if (downDetail == null)
@@ -271,7 +280,8 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
             return;
         }
         disconnectSeen = true;
-        disconnectStatus = window.isClosedLocally() ? TransportStatus.CLOSED : TransportStatus.PEER_FAILED;
+        disconnectStatus = window.isClosedLocally() ? TransportStatus.CLOSED :
+            protocolError ? TransportStatus.TRANSPORT_ERROR : TransportStatus.PEER_FAILED;
         drainInbound(Integer.MAX_VALUE);
         operations.failAll(disconnectStatus);
         if (worker.isDriven())

@@ -145,6 +145,9 @@ class TcpTransportTest extends TransportConformanceSupport
         assertTrue(c.clientEndpoint().send(big, 0, 200 * 1024, null) >= 0);
         assertTrue(c.client().handler.disconnected.await(10, TimeUnit.SECONDS), "the server must close");
         assertEquals(TransportStatus.PEER_FAILED, c.client().handler.disconnectStatus.get());
+        // The end that refused the frame reports a protocol error, not a lost peer (a node counts it as malformed).
+        assertTrue(c.server().handler.disconnected.await(10, TimeUnit.SECONDS));
+        assertEquals(TransportStatus.TRANSPORT_ERROR, c.server().handler.disconnectStatus.get());
         assertEquals(0, c.server().handler.messages.get());
 
         final Region region = region(c.server().transport, 4096);

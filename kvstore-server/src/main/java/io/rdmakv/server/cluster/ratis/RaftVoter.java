@@ -192,6 +192,19 @@ public final class RaftVoter implements AutoCloseable
         }
     }
 
+    /** The Raft term this voter is in (the metrics' rdmakv_ratis_term), or -1 when its division cannot be read. */
+    public long currentTerm()
+    {
+        try
+        {
+            return server.getDivision(GROUP_ID).getInfo().getCurrentTerm();
+        }
+        catch (final IOException ex)
+        {
+            return -1;
+        }
+    }
+
     /** The leader's node id as this voter knows it, or -1. */
     public int leaderNodeId()
     {
