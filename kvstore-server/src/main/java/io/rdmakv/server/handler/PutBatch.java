@@ -83,6 +83,32 @@ final class PutBatch implements AutoCloseable
         return count == 0;
     }
 
+    /** Whether a PUT in the batch came on {@code endpoint} or is of {@code key} (see {@link WritePath#holdsWriteFor}). */
+    boolean holds(final Endpoint endpoint, final DirectBuffer key, final int keyIndex, final int keyLength)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            if (endpoints[i] == endpoint || keyLengths[i] == keyLength && sameBytes(keyIndexes[i], key, keyIndex,
+                keyLength))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean sameBytes(final int stagedIndex, final DirectBuffer key, final int keyIndex, final int keyLength)
+    {
+        for (int j = 0; j < keyLength; j++)
+        {
+            if (stagingBuffer.getByte(stagedIndex + j) != key.getByte(keyIndex + j))
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Join the batch (committing the current one first when it is full). */
     void add(final Endpoint endpoint, final long correlationId, final DirectBuffer buffer, final int keyIndex,
         final int keyLength, final int valueIndex, final int valueLength)

@@ -205,9 +205,18 @@ public final class RequestHandler implements EndpointHandler
             responses.answerError(endpoint, decoder.correlationId(), status, ex.getMessage());
             return;
         }
-        if (type != MessageType.PUT_REQUEST)
+        if (type == MessageType.GET_REQUEST)
         {
-            flushWrites(); // a GET, DELETE or STATS sees every PUT that arrived before it
+            final KeyRequestFlyweight get = decoder.keyRequest();
+            if (writes.holdsWriteFor(endpoint, get.buffer(), get.keyIndex(), get.keyLength()) ||
+                replicaRequests.inFlightWrites() > 0)
+            {
+                flushWrites(); // it sees a pending PUT of its key, and its connection's answers stay in order
+            }
+        }
+        else if (type != MessageType.PUT_REQUEST)
+        {
+            flushWrites(); // a DELETE or STATS sees every PUT that arrived before it
         }
         final long correlationId = decoder.correlationId();
         final RequestTimer timer = this.timer;

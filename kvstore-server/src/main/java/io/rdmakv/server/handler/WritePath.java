@@ -41,6 +41,19 @@ public interface WritePath extends AutoCloseable
      */
     int flush();
 
+    /**
+     * Whether a GET of {@code key} arriving on {@code endpoint} now must wait for {@link #flush}: true while a write
+     * this path holds unwritten is of the same key (the GET must see it) or came on the same endpoint (answers leave a
+     * connection in the order its requests came). A GET of another key on another connection need not see a write
+     * that is not acknowledged yet: it is ordered before it, and every PUT of other connections arriving in the same
+     * read cycle still joins one batch. The default, true, flushes before every GET.
+     */
+    default boolean holdsWriteFor(final Endpoint endpoint, final DirectBuffer buffer, final int keyIndex,
+        final int keyLength)
+    {
+        return true;
+    }
+
     /** The request thread's duty cycle: flush, and complete writes that became durable on other threads. */
     int doWork();
 
