@@ -311,7 +311,8 @@ public final class KvClientBuilder
 
     /**
      * Caller lanes per node ({@code callerLanes}, default 16): over a transport that
-     * offers them (tcp), a synchronous call borrows a connection of its own to the key's node, writes its request
+     * offers them (tcp), a synchronous call made while other requests are in flight borrows a connection of its own
+     * to the key's node, writes its request
      * and reads the answer itself, woken by the kernel when the answer lands, as a thread of a Jedis pool does; over
      * the node's one shared connection the client's event loop reads every answer and wakes its caller, two wake-ups
      * per request instead of one, which is what many threads pay for on few cores. Lanes are opened on demand (a

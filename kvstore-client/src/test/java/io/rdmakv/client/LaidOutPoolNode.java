@@ -78,6 +78,8 @@ final class LaidOutPoolNode implements AutoCloseable
     final Map<String, byte[]> store = new ConcurrentHashMap<>();
     final AtomicInteger requests = new AtomicInteger();
     volatile boolean silent;
+    /** A GET or DELETE of this key is never answered (it stays in flight until the client's timeout). */
+    volatile String unansweredKey;
     volatile String wrongNodeTarget;
     volatile Reject reject;
     /** What ATTACH is answered with: OK for the issued ticket unless set; null = never answer. */
@@ -443,6 +445,10 @@ final class LaidOutPoolNode implements AutoCloseable
                 final byte[] k = new byte[request.keyLength()];
                 buffer.getBytes(request.keyIndex(), k);
                 final String key = new String(k, StandardCharsets.UTF_8);
+                if (key.equals(unansweredKey))
+                {
+                    return;
+                }
                 final byte[] v = type == MessageType.DELETE_REQUEST ? store.remove(key) : store.get(key);
                 if (v == null)
                 {

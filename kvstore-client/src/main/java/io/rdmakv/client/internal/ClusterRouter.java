@@ -248,8 +248,9 @@ final class ClusterRouter implements Redirector, AutoCloseable
             return;
         }
         final CallerLanes lanes = session.lanes();
-        // A caller lane only for a synchronous request on its caller's own thread (not a redirect's re-send).
-        if (lanes != null && slot.call == null && slot.waiter == Thread.currentThread())
+        // A lane for a synchronous request on its caller's thread (not a redirect's re-send) while others are in
+        // flight: alone, yielding for the loop's answer beats a blocking read's wake-up (docs/transport.md).
+        if (lanes != null && slot.call == null && slot.waiter == Thread.currentThread() && !slots.alone())
         {
             final CallerLanes.Handle lane = lanes.borrow();
             if (lane != null)
