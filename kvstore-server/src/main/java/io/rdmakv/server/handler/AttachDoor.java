@@ -18,6 +18,10 @@ import org.agrona.DirectBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
 /**
  * The data port's door: a new endpoint's first message must be an ATTACH whose session ticket redeems, and the
  * endpoint must fit the node's connection limit (a client's caller lane only below three quarters of it). Owned by
@@ -29,7 +33,9 @@ final class AttachDoor
     private static final Logger LOG = LoggerFactory.getLogger(RequestHandler.class);
     private static final RateLimitedLog REFUSAL_LOG = RateLimitedLog.of(LOG);
     private static final RateLimitedLog BUSY_LOG = RateLimitedLog.of(LOG);
-    private static final RateLimitedLog ATTACH_LOG = RateLimitedLog.of(LOG);
+    private static final long SUMMARY_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
+    /** The reasons are a handful of sentences per transport; a bound keeps a node of many fleets from growing it. */
+    private static final int MAX_REASONS_KEPT = 64;
 
     private final EndpointAdmission admission;
     private final SessionTickets tickets;
@@ -37,6 +43,10 @@ final class AttachDoor
     private final ResponseSender responses;
     private final int maxConnections;
     private final MessageDecoder decoder = new MessageDecoder();
+    /** Transports and reasons clients attached with already (the first of each is logged at INFO, the rest at DEBUG). */
+    private final Set<String> firstOver = new HashSet<>();
+    private long attachesSinceSummary;
+    private long lastSummaryNanos = System.nanoTime();
 
     AttachDoor(final EndpointAdmission admission, final SessionTickets tickets, final ServerCounters counters,
         final ResponseSender responses, final int maxConnections)
@@ -46,6 +56,27 @@ final class AttachDoor
         this.counters = counters;
         this.responses = responses;
         this.maxConnections = maxConnections;
+    }
+
+    /**
+     * Once a minute at most, when clients attached since the last one: one INFO line with how many, instead of a line
+     * per connection (a client opens one per node and one per caller lane). Request thread, from its duty cycle.
+     */
+    void summarize(final long nowNanos, final int attachedNow)
+    {
+        if (attachesSinceSummary > 0 && nowNanos - lastSummaryNanos >= SUMMARY_INTERVAL_NANOS)
+        {
+            LOG.info("{} data connections attached in the last {} s; {} attached now", attachesSinceSummary,
+                TimeUnit.NANOSECONDS.toSeconds(nowNanos - lastSummaryNanos), attachedNow);
+            attachesSinceSummary = 0;
+            lastSummaryNanos = nowNanos;
+        }
+    }
+
+    /** Whether {@link #summarize} has something to say (a field read, for the duty cycle). */
+    boolean attachedSinceSummary()
+    {
+        return attachesSinceSummary > 0;
     }
 
     /**
@@ -79,12 +110,21 @@ final class AttachDoor
                 if (admitted == EndpointAdmission.ATTACHED)
                 {
                     counters.increment(ServerCounter.ATTACHES);
+                    attachesSinceSummary++;
                     if (offered != TransportOffer.NONE)
                     {
                         final Transport transport = endpoint.worker().transport();
-                        ATTACH_LOG.info("client {} attached over {}: {}", endpoint.remoteAddress(), transport.name(),
-                            offered.explain(transport.name(),
-                                transport.capabilities().has(TransportCapability.HOST_LOCAL)));
+                        final String why = offered.explain(transport.name(),
+                            transport.capabilities().has(TransportCapability.HOST_LOCAL));
+                        if (firstOver.size() < MAX_REASONS_KEPT && firstOver.add(transport.name() + ": " + why))
+                        {
+                            LOG.info("client {} attached over {}: {} (the first for this reason; the next at DEBUG, " +
+                                "counted in a line a minute)", endpoint.remoteAddress(), transport.name(), why);
+                        }
+                        else
+                        {
+                            LOG.debug("client {} attached over {}: {}", endpoint.remoteAddress(), transport.name(), why);
+                        }
                     }
                     responses.answer(endpoint, decoder.correlationId(), Status.OK, 0, 0);
                     return;

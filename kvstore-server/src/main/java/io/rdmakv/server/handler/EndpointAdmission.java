@@ -90,6 +90,12 @@ final class EndpointAdmission
         return ATTACHED;
     }
 
+    /** Endpoints attached now. */
+    int attachedCount()
+    {
+        return attached.size();
+    }
+
     /** Connected, not attached yet, not refused. */
     boolean isWaiting(final Endpoint endpoint)
     {

@@ -266,6 +266,10 @@ public final class RequestHandler implements EndpointHandler
     public int doWork()
     {
         int work = writes.doWork() + replicaRequests.doWork();
+        if (door.attachedSinceSummary())
+        {
+            door.summarize(System.nanoTime(), admission.attachedCount());
+        }
         if (admission.anyWaiting())
         {
             final long now = System.nanoTime();
