@@ -95,8 +95,8 @@ class MetricsEndpointTest
         assertThrows(KvException.class, () -> client(server, GetMode.RPC, "wrong").close());
         final MetricsScrape after = MetricsScrape.of(metrics);
 
-        final double fallbacks = clientRegistry.get("rdmakv.client.get.oneSided.fallbacks").functionCounter().count();
-        assertEquals(ONE_SIDED_GETS, clientRegistry.get("rdmakv.client.get.oneSided.hits").functionCounter().count() +
+        final double fallbacks = clientRegistry.get("rdmakv.client.get.one_sided.fallbacks").functionCounter().count();
+        assertEquals(ONE_SIDED_GETS, clientRegistry.get("rdmakv.client.get.one_sided.hits").functionCounter().count() +
             fallbacks, "each one-sided GET is a hit or fell back to RPC");
         assertEquals(PUTS, delta(before, after, "rdmakv_server_puts"));
         assertEquals(PUTS, delta(before, after, "rdmakv_server_request_seconds", "op", "put"));

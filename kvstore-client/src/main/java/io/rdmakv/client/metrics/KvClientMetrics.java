@@ -11,12 +11,13 @@ import java.util.List;
 
 /**
  * Binds a {@link KvClient}'s counters ({@link ClientCounter}: one-sided hits, torn-read retries, RPC fallbacks,
- * redirects, timeouts, ...) to a service's registry as {@code rdmakv.client.<counter>} function counters, read at
- * scrape time from the counters the client keeps anyway (nothing is counted twice):
+ * redirects, timeouts, ...) to a service's registry as {@code rdmakv.client.<counter>} function counters, named in
+ * snake case after the counter's label ({@code get.oneSided.hits}: {@code rdmakv.client.get.one_sided.hits}) and read
+ * at scrape time from the counters the client keeps anyway (nothing is counted twice):
  * <pre>
  *   new KvClientMetrics(client, Tags.of("cluster", "sessions")).bindTo(meterRegistry);
  * </pre>
- * In Prometheus: {@code rdmakv_client_get_oneSided_hits_total}, {@code rdmakv_client_rpc_requests_total}, ...
+ * In Prometheus: {@code rdmakv_client_get_one_sided_hits_total}, {@code rdmakv_client_rpc_requests_total}, ...
  */
 public final class KvClientMetrics implements MeterBinder
 {
@@ -35,12 +36,33 @@ public final class KvClientMetrics implements MeterBinder
         this.tags = tags;
     }
 
+    /** {@code rdmakv.client.} and the counter's label in snake case ({@code oneSided} becomes {@code one_sided}). */
+    public static String meterName(final ClientCounter counter)
+    {
+        final String label = counter.label();
+        final StringBuilder name = new StringBuilder("rdmakv.client.");
+        for (int i = 0; i < label.length(); i++)
+        {
+            final char ch = label.charAt(i);
+            if (Character.isUpperCase(ch))
+            {
+                name.append('_').append(Character.toLowerCase(ch));
+            }
+            else
+            {
+                name.append(ch);
+            }
+        }
+        return name.toString();
+    }
+
     @Override
     public void bindTo(final MeterRegistry registry)
     {
         for (final ClientCounter c : ClientCounter.values())
         {
-            FunctionCounter.builder("rdmakv.client." + c.label(), client, kv -> kv.diagnostics().counter(c))
+            FunctionCounter.builder(meterName(c), client, kv -> kv.diagnostics().counter(c))
+                .description("rdmakv client counter " + c.label() + " (ClientCounter." + c.name() + ")")
                 .tags(tags)
                 .register(registry);
         }
