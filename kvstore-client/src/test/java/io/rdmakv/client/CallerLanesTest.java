@@ -125,38 +125,13 @@ class CallerLanesTest
         {
             node.unansweredKey = "in flight";
             final CompletableFuture<byte[]> held = client.getAsync(bytes("in flight")); // no caller is ever alone
-            final CyclicBarrier start = new CyclicBarrier(threads);
-            final AtomicReference<Throwable> failure = new AtomicReference<>();
-            final List<Thread> workers = new ArrayList<>();
-            for (int t = 0; t < threads; t++)
+            assertNull(concurrently(threads, (me, i) ->
             {
-                final int me = t;
-                final Thread w = new Thread(() ->
-                {
-                    try
-                    {
-                        start.await();
-                        for (int i = 0; i < perThread; i++)
-                        {
-                            final byte[] key = bytes("t" + me + "-" + i);
-                            final byte[] value = bytes("value of t" + me + " at " + i);
-                            client.put(key, value);
-                            assertArrayEquals(value, client.get(key), "own write read back");
-                        }
-                    }
-                    catch (final Throwable ex)
-                    {
-                        failure.compareAndSet(null, ex);
-                    }
-                }, "caller-" + t);
-                workers.add(w);
-                w.start();
-            }
-            for (final Thread w : workers)
-            {
-                w.join();
-            }
-            assertNull(failure.get());
+                final byte[] key = bytes("t" + me + "-" + i);
+                final byte[] value = bytes("value of t" + me + " at " + i);
+                client.put(key, value);
+                assertArrayEquals(value, client.get(key), "own write read back");
+            }, perThread));
             final KvClientDiagnostics d = client.diagnostics();
             final long total = 2L * threads * perThread;
             assertTrue(d.counter(ClientCounter.LANES_OPENED) <= 2, "at most two lanes to the node");
@@ -175,36 +150,8 @@ class CallerLanesTest
         try (KvServer server = InProcessNode.start(dir, Map.of("limits.maxConnections", "4"));
              KvClient greedy = client(server).callerLanes(8).build())
         {
-            final int threads = 6;
-            final CyclicBarrier start = new CyclicBarrier(threads);
-            final AtomicReference<Throwable> failure = new AtomicReference<>();
-            final List<Thread> workers = new ArrayList<>();
-            for (int t = 0; t < threads; t++)
-            {
-                final int me = t;
-                final Thread w = new Thread(() ->
-                {
-                    try
-                    {
-                        start.await();
-                        for (int i = 0; i < 100; i++)
-                        {
-                            greedy.put(bytes("g" + me + "-" + i), bytes("v"));
-                        }
-                    }
-                    catch (final Throwable ex)
-                    {
-                        failure.compareAndSet(null, ex);
-                    }
-                });
-                workers.add(w);
-                w.start();
-            }
-            for (final Thread w : workers)
-            {
-                w.join();
-            }
-            assertNull(failure.get(), "refused lanes cost no request");
+            assertNull(concurrently(6, (me, i) -> greedy.put(bytes("g" + me + "-" + i), bytes("v")), 100),
+                "refused lanes cost no request");
             assertTrue(greedy.diagnostics().counter(ClientCounter.LANES_OPENED) <= 2,
                 "its first connection and at most two lanes: " + greedy.diagnostics().counter(ClientCounter.LANES_OPENED));
             try (KvClient other = client(server).callerLanes(0).build())
@@ -237,5 +184,46 @@ class CallerLanesTest
         {
             node.close();
         }
+    }
+
+    /** One step of a caller thread: its number and the step's. */
+    private interface Step
+    {
+        void run(int thread, int step) throws Exception;
+    }
+
+    /** {@code threads} callers, started together, each running {@code steps} steps; the first failure, or null. */
+    private static Throwable concurrently(final int threads, final Step step, final int steps)
+        throws InterruptedException
+    {
+        final CyclicBarrier start = new CyclicBarrier(threads);
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
+        final List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++)
+        {
+            final int me = t;
+            final Thread w = new Thread(() ->
+            {
+                try
+                {
+                    start.await();
+                    for (int i = 0; i < steps; i++)
+                    {
+                        step.run(me, i);
+                    }
+                }
+                catch (final Throwable ex)
+                {
+                    failure.compareAndSet(null, ex);
+                }
+            }, "caller-" + t);
+            workers.add(w);
+            w.start();
+        }
+        for (final Thread w : workers)
+        {
+            w.join();
+        }
+        return failure.get();
     }
 }

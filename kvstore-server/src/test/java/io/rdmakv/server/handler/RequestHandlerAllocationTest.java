@@ -1,25 +1,13 @@
 package io.rdmakv.server.handler;
 
-import io.rdmakv.pool.HugePages;
-import io.rdmakv.pool.PinPolicy;
-import io.rdmakv.pool.PinnedArena;
-import io.rdmakv.pool.alloc.EpochReclaimer;
-import io.rdmakv.pool.alloc.ExtentAllocator;
-import io.rdmakv.protocol.layout.PoolGeometry;
 import io.rdmakv.protocol.wire.AttachRequestFlyweight;
 import io.rdmakv.protocol.wire.KeyRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
-import io.rdmakv.server.config.ServerConfig;
-import io.rdmakv.server.counters.ServerCounters;
-import io.rdmakv.server.pool.PoolIndex;
-import io.rdmakv.server.pool.PoolSizing;
 import io.rdmakv.server.session.SessionTickets;
 import io.rdmakv.server.store.Durability;
-import io.rdmakv.server.store.RocksStore;
-import org.agrona.concurrent.SystemNanoClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,7 +16,6 @@ import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -61,18 +48,10 @@ class RequestHandlerAllocationTest
     @Test
     void shouldNotAllocatePerRequestOnTheDefaultDurabilityPath()
     {
-        final long size = 8L << 20;
-        final int partition = 1 << 20;
-        try (RocksStore store = RocksStore.open(dir, Durability.DEFAULT);
-             PinnedArena arena = PinnedArena.map(size, PinPolicy.OFF, HugePages.NONE, partition))
+        try (HandlerOnOneThread node = new HandlerOnOneThread(dir))
         {
-            final PoolGeometry geometry = PoolSizing.plan(size, 224);
-            final ExtentAllocator allocator = PoolSizing.newAllocator(geometry, partition,
-                new EpochReclaimer(0, new SystemNanoClock()));
-            final PoolIndex index = new PoolIndex(arena.partitions(), geometry, allocator, 1, 1);
-            final SessionTickets tickets = new SessionTickets(Duration.ofSeconds(30), 16, new SystemNanoClock());
-            final RequestHandler handler = new RequestHandler(store, index, new ServerCounters(),
-                new Limits(64, 4096, 16), SlotRouter.singleNode(), tickets, ServerConfig.defaults().admission());
+            final SessionTickets tickets = node.tickets;
+            final RequestHandler handler = node.handler;
             final AnswerCounter endpoint = new AnswerCounter();
             handler.onConnected(endpoint);
             final UnsafeBuffer attach = new UnsafeBuffer(new byte[AttachRequestFlyweight.ENCODED_LENGTH]);

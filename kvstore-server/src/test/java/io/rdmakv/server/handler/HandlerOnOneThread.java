@@ -1,0 +1,53 @@
+package io.rdmakv.server.handler;
+
+import io.rdmakv.pool.HugePages;
+import io.rdmakv.pool.PinPolicy;
+import io.rdmakv.pool.PinnedArena;
+import io.rdmakv.pool.alloc.EpochReclaimer;
+import io.rdmakv.pool.alloc.ExtentAllocator;
+import io.rdmakv.protocol.layout.PoolGeometry;
+import io.rdmakv.server.config.ServerConfig;
+import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.server.pool.PoolIndex;
+import io.rdmakv.server.pool.PoolSizing;
+import io.rdmakv.server.session.SessionTickets;
+import io.rdmakv.server.store.Durability;
+import io.rdmakv.server.store.RocksStore;
+import org.agrona.concurrent.SystemNanoClock;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * A single node's {@link RequestHandler} over a real RocksDB in {@code dir} and an 8 MiB unpinned pool, for tests that
+ * hand it messages on their own thread (no transport): DEFAULT durability, limits of 64 B keys, 4 KiB values and 16
+ * connections. Close it to close the store and the pool.
+ */
+final class HandlerOnOneThread implements AutoCloseable
+{
+    final RocksStore store;
+    final PinnedArena arena;
+    final SessionTickets tickets = new SessionTickets(Duration.ofSeconds(30), 16, new SystemNanoClock());
+    final RequestHandler handler;
+
+    HandlerOnOneThread(final Path dir)
+    {
+        final long size = 8L << 20;
+        final int partition = 1 << 20;
+        this.store = RocksStore.open(dir, Durability.DEFAULT);
+        this.arena = PinnedArena.map(size, PinPolicy.OFF, HugePages.NONE, partition);
+        final PoolGeometry geometry = PoolSizing.plan(size, 224);
+        final ExtentAllocator allocator = PoolSizing.newAllocator(geometry, partition,
+            new EpochReclaimer(0, new SystemNanoClock()));
+        final PoolIndex index = new PoolIndex(arena.partitions(), geometry, allocator, 1, 1);
+        this.handler = new RequestHandler(store, index, new ServerCounters(), new Limits(64, 4096, 16),
+            SlotRouter.singleNode(), tickets, ServerConfig.defaults().admission());
+    }
+
+    @Override
+    public void close()
+    {
+        arena.close();
+        store.close();
+    }
+}
