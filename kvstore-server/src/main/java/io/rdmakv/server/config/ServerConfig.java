@@ -59,6 +59,7 @@ public final class ServerConfig
         m.put("replication.ackPollMicros", "0");
         m.put("store.writeBufferSize", "8MiB");
         m.put("store.walRecovery", WalRecovery.TOLERATE_TAIL.setting());
+        m.put("store.diskReserve", "64MiB");
         m.put("pool.size", "64MiB");
         m.put("pool.partitionSize", "1GiB");
         m.put("pool.pin", "AUTO");
@@ -103,6 +104,7 @@ public final class ServerConfig
     private final long replicationAckPollMicros;
     private final long writeBufferSize;
     private final WalRecovery walRecovery;
+    private final long diskReserve;
     private final long poolSize;
     private final long poolPartitionSize;
     private final PinMode pinMode;
@@ -139,6 +141,7 @@ public final class ServerConfig
         replicationAckPollMicros = intSetting(s, "replication.ackPollMicros", 0, 10_000);
         writeBufferSize = sizeSetting(s, "store.writeBufferSize", 1L << 20, 1L << 30);
         walRecovery = enumSetting(s, "store.walRecovery", () -> WalRecovery.parse(s.get("store.walRecovery")));
+        diskReserve = sizeSetting(s, "store.diskReserve", 0, 1L << 40);
         poolSize = sizeSetting(s, "pool.size", 1L << 20, 1L << 40);
         if ((poolSize & 4095) != 0)
         {
@@ -317,6 +320,12 @@ public final class ServerConfig
     public WalRecovery walRecovery()
     {
         return walRecovery;
+    }
+
+    /** Bytes of the reserve file released when the disk is full ({@code store.diskReserve}); 0 = none. */
+    public long diskReserve()
+    {
+        return diskReserve;
     }
 
     public long poolSize()
