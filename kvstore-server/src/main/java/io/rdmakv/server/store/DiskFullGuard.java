@@ -255,7 +255,7 @@ public final class DiskFullGuard implements AutoCloseable
             {
                 LOG.warn("disk full at {}: flush and compaction failed ({}); tried again after further writes, at " +
                     "most every {} ms (logged once until the disk has room)", directory.toAbsolutePath(),
-                    describe(ex), RECLAIM_RETRY_MILLIS);
+                    ex.getMessage(), RECLAIM_RETRY_MILLIS);
                 reclaimFailureLogged = true;
             }
             reclaimedAt = sequence;
@@ -291,13 +291,6 @@ public final class DiskFullGuard implements AutoCloseable
         }
         LOG.info("disk has room again at {}: {} bytes free, the {}-byte reserve is back; PUTs are accepted",
             directory.toAbsolutePath(), free, reserve.bytes());
-    }
-
-    private static String describe(final RocksDBException ex)
-    {
-        final Status status = ex.getStatus();
-        return status == null ? String.valueOf(ex.getMessage()) :
-            status.getCodeString() + (status.getState() == null ? "" : " " + status.getState());
     }
 
     private long usableSpace()
