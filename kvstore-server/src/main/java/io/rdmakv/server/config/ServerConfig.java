@@ -141,7 +141,9 @@ public final class ServerConfig
         replicationAckPollMicros = intSetting(s, "replication.ackPollMicros", 0, 10_000);
         writeBufferSize = sizeSetting(s, "store.writeBufferSize", 1L << 20, 1L << 30);
         walRecovery = enumSetting(s, "store.walRecovery", () -> WalRecovery.parse(s.get("store.walRecovery")));
-        diskReserve = sizeSetting(s, "store.diskReserve", 0, 1L << 40);
+        // RocksDB's resume after a full disk flushes the memtable into the space the reserve frees.
+        final long reserve = sizeSetting(s, "store.diskReserve", 0, 1L << 40);
+        diskReserve = reserve == 0 ? 0 : Math.max(reserve, writeBufferSize);
         poolSize = sizeSetting(s, "pool.size", 1L << 20, 1L << 40);
         if ((poolSize & 4095) != 0)
         {
@@ -322,7 +324,10 @@ public final class ServerConfig
         return walRecovery;
     }
 
-    /** Bytes of the reserve file released when the disk is full ({@code store.diskReserve}); 0 = none. */
+    /**
+     * Bytes of the reserve file released when the disk is full ({@code store.diskReserve}, raised to the memtable
+     * size when smaller); 0 = none.
+     */
     public long diskReserve()
     {
         return diskReserve;
