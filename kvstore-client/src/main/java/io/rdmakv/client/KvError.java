@@ -36,7 +36,10 @@ public enum KvError
     KEY_TOO_LARGE,
     /** The node answered that the value is longer than it allows. */
     VALUE_TOO_LARGE,
-    /** The node's memory pool or store has no room for the value. */
+    /**
+     * The node's memory pool or store has no room for the value; a node whose disk is full (status DISK_FULL) refuses
+     * PUTs this way until space is freed, and still serves DELETEs.
+     */
     STORE_FULL,
     /** The node's durable store failed the operation. */
     STORE_FAILED,

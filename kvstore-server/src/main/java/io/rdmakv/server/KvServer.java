@@ -174,7 +174,7 @@ public final class KvServer implements AutoCloseable
         // threads of their own while this one maps and pins the pool.
         final StartupTask<RocksStore> storeOpening = StartupTask.start("open-store",
             () -> RocksStore.open(config.dataDir(), config.durability(), RocksStore.DEFAULT_QUEUE_CAPACITY,
-                config.writeBufferSize(), config.walRecovery()));
+                config.writeBufferSize(), config.walRecovery(), config.diskReserve()));
         final Limits limits = limitsOf(config);
         final StartupTask<Transport> transportOpening;
         try

@@ -116,7 +116,7 @@ final class RequestType<T>
         {
             case KEY_TOO_LARGE -> KvError.KEY_TOO_LARGE;
             case VALUE_TOO_LARGE -> KvError.VALUE_TOO_LARGE;
-            case POOL_FULL -> KvError.STORE_FULL;
+            case POOL_FULL, DISK_FULL -> KvError.STORE_FULL;
             case STORE_ERROR -> KvError.STORE_FAILED;
             case BUSY -> KvError.SERVER_BUSY;
             case MALFORMED, UNKNOWN_TYPE, UNSUPPORTED_VERSION -> KvError.REQUEST_REFUSED;

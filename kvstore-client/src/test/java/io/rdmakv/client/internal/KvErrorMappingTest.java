@@ -59,6 +59,7 @@ class KvErrorMappingTest
         assertEquals(KvError.KEY_TOO_LARGE, RequestType.errorOf(Status.KEY_TOO_LARGE));
         assertEquals(KvError.VALUE_TOO_LARGE, RequestType.errorOf(Status.VALUE_TOO_LARGE));
         assertEquals(KvError.STORE_FULL, RequestType.errorOf(Status.POOL_FULL));
+        assertEquals(KvError.STORE_FULL, RequestType.errorOf(Status.DISK_FULL));
         assertEquals(KvError.STORE_FAILED, RequestType.errorOf(Status.STORE_ERROR));
         assertEquals(KvError.SERVER_BUSY, RequestType.errorOf(Status.BUSY));
         assertEquals(KvError.REQUEST_REFUSED, RequestType.errorOf(Status.MALFORMED));

@@ -59,6 +59,7 @@ public final class ServerConfig
         m.put("replication.ackPollMicros", "0");
         m.put("store.writeBufferSize", "8MiB");
         m.put("store.walRecovery", WalRecovery.TOLERATE_TAIL.setting());
+        m.put("store.diskReserve", "64MiB");
         m.put("pool.size", "64MiB");
         m.put("pool.partitionSize", "1GiB");
         m.put("pool.pin", "AUTO");
@@ -103,6 +104,7 @@ public final class ServerConfig
     private final long replicationAckPollMicros;
     private final long writeBufferSize;
     private final WalRecovery walRecovery;
+    private final long diskReserve;
     private final long poolSize;
     private final long poolPartitionSize;
     private final PinMode pinMode;
@@ -139,6 +141,9 @@ public final class ServerConfig
         replicationAckPollMicros = intSetting(s, "replication.ackPollMicros", 0, 10_000);
         writeBufferSize = sizeSetting(s, "store.writeBufferSize", 1L << 20, 1L << 30);
         walRecovery = enumSetting(s, "store.walRecovery", () -> WalRecovery.parse(s.get("store.walRecovery")));
+        // RocksDB's resume after a full disk flushes the memtable into the space the reserve frees.
+        final long reserve = sizeSetting(s, "store.diskReserve", 0, 1L << 40);
+        diskReserve = reserve == 0 ? 0 : Math.max(reserve, writeBufferSize);
         poolSize = sizeSetting(s, "pool.size", 1L << 20, 1L << 40);
         if ((poolSize & 4095) != 0)
         {
@@ -317,6 +322,15 @@ public final class ServerConfig
     public WalRecovery walRecovery()
     {
         return walRecovery;
+    }
+
+    /**
+     * Bytes of the reserve file released when the disk is full ({@code store.diskReserve}, raised to the memtable
+     * size when smaller); 0 = none.
+     */
+    public long diskReserve()
+    {
+        return diskReserve;
     }
 
     public long poolSize()

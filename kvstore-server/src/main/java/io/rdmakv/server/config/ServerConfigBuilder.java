@@ -90,6 +90,12 @@ public final class ServerConfigBuilder
         return set("store.writeBufferSize", Long.toString(bytes));
     }
 
+    /** Bytes of the reserve file released when the disk is full; 0 = none. */
+    public ServerConfigBuilder diskReserve(final long bytes)
+    {
+        return set("store.diskReserve", Long.toString(bytes));
+    }
+
     public ServerConfigBuilder poolSize(final long bytes)
     {
         return set("pool.size", Long.toString(bytes));

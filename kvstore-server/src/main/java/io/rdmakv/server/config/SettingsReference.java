@@ -36,6 +36,10 @@ public final class SettingsReference
             "crash, refuse any other damage naming file, offset and fix) | strict (refuse a torn last record too) | " +
             "point-in-time (keep the writes before the damage) | skip-corrupted (drop only the damaged records); the " +
             "last two copy the WAL aside and log the loss at ERROR");
+        m.put("store.diskReserve", "space preallocated in data.dir (file disk-reserve) and released when the disk " +
+            "is full (ENOSPC): RocksDB resumes, PUTs are refused (DISK_FULL) and DELETEs served until twice this " +
+            "is free again, then the reserve is re-created; 0 = none; raised to store.writeBufferSize when " +
+            "smaller (RocksDB's resume flushes the memtable)");
         m.put("pool.size", "pinned, registered pool (header + index + extents)");
         m.put("pool.partitionSize", "pool view partition (power of two, at most 1 GiB)");
         m.put("pool.pin", "AUTO | REQUIRED | BEST_EFFORT | OFF (AUTO: REQUIRED on verbs, else BEST_EFFORT)");

@@ -51,7 +51,9 @@ public enum ServerCounter
     /** Fix-ups this node's reconciles sent (a key's current value, or its absence, to a backup). */
     RECONCILE_FIX_UPS(33, "replication.fixUps"),
     /** Write-id records this replica dropped because a new primary's fix-up undid their writes here. */
-    WRITE_IDS_UNDONE(34, "replication.writeIdsUndone");
+    WRITE_IDS_UNDONE(34, "replication.writeIdsUndone"),
+    /** PUTs refused with DISK_FULL because the node's disk is full ({@code store.DiskFullGuard}). */
+    DISK_FULL_REFUSALS(35, "requests.diskFull");
 
     private final int id;
     private final String label;

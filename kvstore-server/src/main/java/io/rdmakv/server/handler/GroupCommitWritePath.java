@@ -21,7 +21,8 @@ import java.util.function.Consumer;
  *                     (more than MAX_IN_FLIGHT_WRITES waiting, or the committer's queue full -> BUSY)
  *   committer thread: synced -> outcome (failure, whether a deleted key existed) into the PendingWrite
  *                     -> bounded MPSC queue -> wake the request thread
- *   request thread:   doWork() -> outcome.putDurable | deleteDurable(existed) | failed(STORE_ERROR), in order
+ *   request thread:   doWork() -> outcome.putDurable | deleteDurable(existed) | failed(STORE_ERROR or DISK_FULL),
+ *                     in order
  * </pre>
  * The committer decides a DELETE's existence in submission order (the pool lags the writes waiting for their sync).
  */
@@ -158,7 +159,8 @@ final class GroupCommitWritePath implements WritePath
         counters.decrement(ServerCounter.IN_FLIGHT_WRITES);
         if (pending.failure != null)
         {
-            outcome.failed(pending.endpoint, pending.correlationId, Status.STORE_ERROR, pending.failure.getMessage());
+            outcome.failed(pending.endpoint, pending.correlationId, ResponseSender.storeStatus(pending.failure),
+                pending.failure.getMessage());
             return;
         }
         keyView.wrap(pending.key);

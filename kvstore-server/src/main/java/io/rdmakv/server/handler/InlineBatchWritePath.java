@@ -85,7 +85,7 @@ final class InlineBatchWritePath implements WritePath
         }
         catch (final StoreException ex)
         {
-            outcome.failed(endpoint, correlationId, Status.STORE_ERROR, ex.getMessage());
+            outcome.failed(endpoint, correlationId, ResponseSender.storeStatus(ex), ex.getMessage());
             return;
         }
         outcome.deleteDurable(endpoint, correlationId, buffer, keyIndex, keyLength, existed);
@@ -167,7 +167,7 @@ final class InlineBatchWritePath implements WritePath
         @Override
         public void failed(final Endpoint endpoint, final long correlationId, final StoreException failure)
         {
-            outcome.failed(endpoint, correlationId, Status.STORE_ERROR, failure.getMessage());
+            outcome.failed(endpoint, correlationId, ResponseSender.storeStatus(failure), failure.getMessage());
         }
     }
 }

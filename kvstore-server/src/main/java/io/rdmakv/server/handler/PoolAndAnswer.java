@@ -4,7 +4,6 @@ import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.pool.PoolIndex;
-import io.rdmakv.server.store.StoreException;
 import io.rdmakv.transport.Endpoint;
 import org.agrona.DirectBuffer;
 
@@ -54,9 +53,9 @@ final class PoolAndAnswer implements WriteOutcome
     @Override
     public void failed(final Endpoint endpoint, final long correlationId, final Status status, final String reason)
     {
-        if (status == Status.STORE_ERROR)
+        if (status == Status.STORE_ERROR || status == Status.DISK_FULL)
         {
-            responses.answerStoreFailure(endpoint, correlationId, new StoreException(reason));
+            responses.answerStoreFailure(endpoint, correlationId, status, reason);
             return;
         }
         if (status == Status.WRONG_NODE)

@@ -17,6 +17,7 @@ import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.metrics.RequestTimer;
 import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.session.SessionTickets;
+import io.rdmakv.server.store.DiskFullGuard;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.server.store.StoreException;
 import io.rdmakv.server.store.StoreKeys;
@@ -41,6 +42,7 @@ import java.util.concurrent.TimeUnit;
  *   first message on an endpoint: ATTACH with a valid session ticket -> RESPONSE OK; the endpoint is served
  *                                 anything else -> RESPONSE UNAUTHENTICATED and the endpoint is closed
  *   PUT    : limits -> route -> RocksDB (durable) -> pool (fresh extent, one ordered slot store) -> RESPONSE OK + slot
+ *            (a full disk: DISK_FULL, nothing written)
  *   DELETE : limits -> route -> exists? (pool hit, else RocksDB lookup) -> RocksDB -> pool (slot := 0, retire extent)
  *            -> RESPONSE OK, or NOT_FOUND (nothing written) when the key did not exist
  *   GET    : limits -> route -> pool ? value : RocksDB ? (promote into pool) value : NOT_FOUND
@@ -364,6 +366,13 @@ public final class RequestHandler implements EndpointHandler
             return;
         }
         counters.increment(ServerCounter.PUTS);
+        if (store.diskGuard().full())
+        {
+            // A full disk: refused before anything is written, so the space freed by DELETEs is not taken again.
+            counters.increment(ServerCounter.DISK_FULL_REFUSALS);
+            responses.answerError(endpoint, correlationId, Status.DISK_FULL, DiskFullGuard.REFUSAL);
+            return;
+        }
         if (held(endpoint, correlationId, put.buffer(), put.keyIndex(), keyLength) ||
             writeIds.begin(endpoint, correlationId, put, System.nanoTime()) != WriteIds.Start.APPLY)
         {

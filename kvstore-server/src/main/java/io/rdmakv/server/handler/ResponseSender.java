@@ -35,6 +35,10 @@ final class ResponseSender
     private static final Logger LOG = LoggerFactory.getLogger(ResponseSender.class);
     /** A client that does not read its answers decides how often this happens. */
     private static final RateLimitedLog SLOW_READERS = RateLimitedLog.of(LOG);
+    /** Every request may fail the same way while the store is sick: one site per kind. */
+    private static final RateLimitedLog STORE_FAILURES = RateLimitedLog.of(LOG);
+    /** A full disk is logged once at ERROR by the store's DiskFullGuard; the writes it failed, here. */
+    private static final RateLimitedLog DISK_FULL_FAILURES = RateLimitedLog.of(LOG);
     /** Error reasons longer than this are cut. */
     private static final int MAX_REASON_CHARS = 512;
 
@@ -121,12 +125,32 @@ final class ResponseSender
         send(endpoint, response.encodedLength());
     }
 
-    /** RocksDB failed: STORE_ERROR with its message (counted and logged). */
+    /** RocksDB failed: {@link #storeStatus} with its message (counted, and logged at a bounded rate). */
     void answerStoreFailure(final Endpoint endpoint, final long correlationId, final StoreException ex)
     {
+        answerStoreFailure(endpoint, correlationId, storeStatus(ex), ex.getMessage());
+    }
+
+    /** A write failed in RocksDB: STORE_ERROR or DISK_FULL with the store's message (counted, logged rate-limited). */
+    void answerStoreFailure(final Endpoint endpoint, final long correlationId, final Status status,
+        final String reason)
+    {
         counters.increment(ServerCounter.STORE_ERRORS);
-        LOG.error("store failure: {}", ex.getMessage());
-        answerError(endpoint, correlationId, Status.STORE_ERROR, ex.getMessage());
+        if (status == Status.DISK_FULL)
+        {
+            DISK_FULL_FAILURES.warn("store write failed, disk full: {}", reason);
+        }
+        else
+        {
+            STORE_FAILURES.error("store failure: {}", reason);
+        }
+        answerError(endpoint, correlationId, status, reason);
+    }
+
+    /** The status a store failure is answered with: DISK_FULL for a full disk (ENOSPC), else STORE_ERROR. */
+    static Status storeStatus(final StoreException ex)
+    {
+        return ex.noSpace() ? Status.DISK_FULL : Status.STORE_ERROR;
     }
 
     /** WRONG_NODE with the owning node's address. */

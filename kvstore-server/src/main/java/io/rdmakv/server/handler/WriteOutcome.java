@@ -18,6 +18,9 @@ public interface WriteOutcome
     void deleteDurable(Endpoint endpoint, long correlationId, DirectBuffer key, int keyIndex, int keyLength,
         boolean existed);
 
-    /** The write failed or was refused ({@code STORE_ERROR}, {@code BUSY}, ...): nothing became visible. */
+    /**
+     * The write failed or was refused ({@code STORE_ERROR}, {@code DISK_FULL}, {@code BUSY}, ...): nothing became
+     * visible.
+     */
     void failed(Endpoint endpoint, long correlationId, Status status, String reason);
 }

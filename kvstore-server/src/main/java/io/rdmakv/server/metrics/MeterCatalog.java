@@ -91,6 +91,8 @@ final class MeterCatalog
         help(ServerCounter.RECONCILES, "Backups this node reconciled as a new primary");
         help(ServerCounter.RECONCILE_FIX_UPS, "Fix-ups this node's reconciles sent to backups");
         help(ServerCounter.WRITE_IDS_UNDONE, "Write-id records dropped because a new primary's fix-up undid them");
+        help(ServerCounter.DISK_FULL_REFUSALS, "PUTs refused as DISK_FULL while the node's disk is full (DELETEs are " +
+            "served)");
     }
 
     private MeterCatalog()

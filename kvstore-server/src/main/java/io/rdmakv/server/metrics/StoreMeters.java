@@ -44,6 +44,10 @@ public final class StoreMeters
             .description("Bytes this process may still write on the file system of the store's directory " +
                 "(alert: RdmakvDiskNearlyFull)")
             .strongReference(true).register(registry);
+        Gauge.builder("rdmakv.store.disk.full", store, s -> s.diskGuard().full() ? 1 : 0)
+            .description("1 while the disk is full: PUTs refused (DISK_FULL), DELETEs served; 0 otherwise " +
+                "(docs/operations.md, \"Recover a full disk\")")
+            .register(registry);
         Gauge.builder("rdmakv.store.disk.size.bytes", dir, d -> space(d, true))
             .description("Size in bytes of the file system holding the store's directory")
             .strongReference(true).register(registry);

@@ -140,8 +140,11 @@ final class GroupCommitter implements AutoCloseable
         }
         catch (final RocksDBException ex)
         {
-            LOG.error("group commit of {} writes failed: {}", batch.size(), ex.getMessage());
             failure = new StoreException("synced write failed: " + ex.getMessage(), ex);
+            if (!failure.noSpace()) // a full disk is logged once by the DiskFullGuard, not per batch
+            {
+                LOG.error("group commit of {} writes failed: {}", batch.size(), ex.getMessage());
+            }
         }
         for (int i = 0, n = batch.size(); i < n; i++)
         {

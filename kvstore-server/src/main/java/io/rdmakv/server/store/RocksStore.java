@@ -13,15 +13,10 @@ import org.rocksdb.WriteOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The durable store of one node: RocksDB in its own data directory with the write-ahead log on.
@@ -41,7 +36,8 @@ import java.util.concurrent.TimeUnit;
  * position and limit and allocate nothing on the Java side; the server's writer thread uses them with preallocated
  * scratch buffers in DEFAULT mode. A store written before the prefix (keys in the default column family) is migrated
  * when opened ({@link LegacyKeyMigration}). Opening (directory, RocksDB options, column families, WAL recovery):
- * {@link RocksStoreOpener}.
+ * {@link RocksStoreOpener}. A full disk: {@link DiskFullGuard} (a reserve file released on ENOSPC; PUTs refused,
+ * DELETEs served until there is room again), told of every write that failed with ENOSPC.
  *
  * <p>Thread-safety: all methods may be called from any thread (RocksDB is thread-safe).
  */
@@ -57,23 +53,8 @@ public final class RocksStore implements AutoCloseable
     public static final long DEFAULT_WRITE_BUFFER_SIZE = 8L << 20;
     /** Writes that may wait for the group commit (FSYNC) unless configured. */
     public static final int DEFAULT_QUEUE_CAPACITY = 65_536;
-    /**
-     * RocksDB's own info logs kept ({@code keep_log_file_num}): LOG and at most this many minus one LOG.old.* files.
-     * Every open rotates LOG, so RocksDB's default of 1,000 left one file per restart.
-     */
-    public static final int INFO_LOG_FILES = 5;
-    /** Size at which RocksDB's info LOG rotates ({@code max_log_file_size}): with {@link #INFO_LOG_FILES}, at most
-     * 80 MiB of info logs. */
-    public static final long INFO_LOG_FILE_BYTES = 16L << 20;
     /** The column family of the slot-prefixed keys (the default one holds only keys of the format before it). */
     public static final String KEYS_FAMILY = "slot-keys";
-    /**
-     * How often the store records its sequence number outside RocksDB ({@link SequenceMark}) while it moves: a small
-     * synced file write at most this often, never per write. A WAL cut short is then reported at the next start
-     * with at least the writes applied up to the last record.
-     */
-    public static final long SEQUENCE_MARK_INTERVAL_MILLIS = 1_000;
-
     private static final Logger LOG = LoggerFactory.getLogger(RocksStore.class);
     /** The value buffer of an existence check: capacity 0, so RocksDB reports the length, copies nothing, and the
      * buffer can be shared by every thread (its position and limit cannot move). */
@@ -98,16 +79,14 @@ public final class RocksStore implements AutoCloseable
     private volatile boolean closed;
     /** What opening found missing against the last {@link SequenceMark}, or null. */
     private final String walLoss;
-    private final ScheduledExecutorService marker;
-    /** The sequence last recorded; touched by the marker thread and, once it stopped, by close. */
-    private long marked = -1;
-    private boolean markFailed;
+    private final SequenceMarker marker;
+    private final DiskFullGuard diskGuard;
 
     /** Called by {@link RocksStoreOpener} once RocksDB is open. */
     RocksStore(
         final Path directory, final Durability durability, final DBOptions options,
         final ColumnFamilyOptions familyOptions, final List<ColumnFamilyHandle> families, final RocksDB db,
-        final int queueCapacity, final String walLoss)
+        final int queueCapacity, final String walLoss, final DiskFullGuard diskGuard)
     {
         this.directory = directory;
         this.durability = durability;
@@ -123,15 +102,9 @@ public final class RocksStore implements AutoCloseable
         this.committer = durability == Durability.FSYNC ?
             new GroupCommitter(db, keys, queueCapacity, 1024, "rdmakv-group-commit") : null;
         this.walLoss = walLoss;
-        recordSequenceMark("open");
-        this.marker = Executors.newSingleThreadScheduledExecutor(r ->
-        {
-            final Thread t = new Thread(r, "rdmakv-sequence-mark");
-            t.setDaemon(true);
-            return t;
-        });
-        marker.scheduleWithFixedDelay(() -> recordSequenceMark("periodic"), SEQUENCE_MARK_INTERVAL_MILLIS,
-            SEQUENCE_MARK_INTERVAL_MILLIS, TimeUnit.MILLISECONDS);
+        this.marker = new SequenceMarker(directory, db);
+        this.diskGuard = diskGuard;
+        diskGuard.start(new DiskActions(db, keys, families, walOptions));
     }
 
     /**
@@ -145,36 +118,10 @@ public final class RocksStore implements AutoCloseable
         return Optional.ofNullable(walLoss);
     }
 
-    /**
-     * Record the latest sequence number in {@link SequenceMark#FILE} when it moved since the last record. Runs on
-     * the marker thread (and at open and close); a failure is logged once, then again only after a success.
-     */
-    synchronized void recordSequenceMark(final String event)
+    /** Record the latest sequence number now, when it moved ({@link SequenceMarker}). */
+    void recordSequenceMark(final String event)
     {
-        if (closed)
-        {
-            return;
-        }
-        final long sequence = db.getLatestSequenceNumber();
-        if (sequence == marked)
-        {
-            return;
-        }
-        try
-        {
-            new SequenceMark(sequence, Instant.now(), event).write(directory);
-            marked = sequence;
-            markFailed = false;
-        }
-        catch (final IOException | RuntimeException ex)
-        {
-            if (!markFailed)
-            {
-                LOG.warn("cannot record the sequence number in {}: {} (a WAL cut short would not be counted)",
-                    directory.resolve(SequenceMark.FILE), ex.toString());
-                markFailed = true;
-            }
-        }
+        marker.record(event);
     }
 
     /**
@@ -185,7 +132,7 @@ public final class RocksStore implements AutoCloseable
     public static RocksStore open(final Path directory, final Durability durability)
     {
         return open(directory, durability, DEFAULT_QUEUE_CAPACITY, DEFAULT_WRITE_BUFFER_SIZE,
-            WalRecovery.TOLERATE_TAIL);
+            WalRecovery.TOLERATE_TAIL, 0);
     }
 
     /**
@@ -196,15 +143,23 @@ public final class RocksStore implements AutoCloseable
      *                        inserts into the memtable on the request thread, where a skiplist that stays in cache is
      *                        cheaper per write ({@link #DEFAULT_WRITE_BUFFER_SIZE}); the WAL is written either way.
      * @param walRecovery what to do with a damaged write-ahead log ({@link WalRecoveryOpener}).
+     * @param diskReserve bytes of the reserve file kept for a full disk ({@link DiskFullGuard}); 0 for none (tools
+     *                    that open a store no node serves).
      * @throws StoreException if the directory cannot be created or RocksDB refuses to open (e.g. locked by another
      *                        process, or a damaged WAL that {@code walRecovery} does not drop: the message names the
      *                        file, the offset and the fix).
      */
     public static RocksStore open(
         final Path directory, final Durability durability, final int queueCapacity, final long writeBufferSize,
-        final WalRecovery walRecovery)
+        final WalRecovery walRecovery, final long diskReserve)
     {
-        return RocksStoreOpener.open(directory, durability, queueCapacity, writeBufferSize, walRecovery);
+        return RocksStoreOpener.open(directory, durability, queueCapacity, writeBufferSize, walRecovery, diskReserve);
+    }
+
+    /** The full-disk state: PUTs are refused while {@link DiskFullGuard#full()}. */
+    public DiskFullGuard diskGuard()
+    {
+        return diskGuard;
     }
 
     public Path directory()
@@ -291,7 +246,7 @@ public final class RocksStore implements AutoCloseable
         }
         catch (final RocksDBException ex)
         {
-            throw new StoreException("put failed: " + ex.getMessage(), ex);
+            throw writeFailed("put failed", ex);
         }
     }
 
@@ -310,7 +265,7 @@ public final class RocksStore implements AutoCloseable
         }
         catch (final RocksDBException ex)
         {
-            throw new StoreException("delete failed: " + ex.getMessage(), ex);
+            throw writeFailed("delete failed", ex);
         }
     }
 
@@ -329,7 +284,7 @@ public final class RocksStore implements AutoCloseable
         }
         catch (final RocksDBException ex)
         {
-            throw new StoreException("put failed: " + ex.getMessage(), ex);
+            throw writeFailed("put failed", ex);
         }
     }
 
@@ -364,7 +319,7 @@ public final class RocksStore implements AutoCloseable
         }
         catch (final RocksDBException ex)
         {
-            throw new StoreException("batch write failed: " + ex.getMessage(), ex);
+            throw writeFailed("batch write failed", ex);
         }
     }
 
@@ -378,7 +333,7 @@ public final class RocksStore implements AutoCloseable
         }
         catch (final RocksDBException ex)
         {
-            throw new StoreException("delete failed: " + ex.getMessage(), ex);
+            throw writeFailed("delete failed", ex);
         }
     }
 
@@ -433,7 +388,7 @@ public final class RocksStore implements AutoCloseable
         }
         catch (final RocksDBException ex)
         {
-            failure = new StoreException("write failed: " + ex.getMessage(), ex);
+            failure = writeFailed("write failed", ex);
         }
         if (value == null)
         {
@@ -569,15 +524,8 @@ public final class RocksStore implements AutoCloseable
         {
             committer.close();
         }
-        marker.shutdown(); // the periodic task stops; one running finishes its write
-        try
-        {
-            marker.awaitTermination(10, TimeUnit.SECONDS);
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-        }
+        diskGuard.close();
+        marker.stopPeriodic();
         try
         {
             flush();
@@ -586,18 +534,30 @@ public final class RocksStore implements AutoCloseable
         {
             LOG.warn("flush on close failed: {}", ex.getMessage());
         }
-        recordSequenceMark("close");
+        marker.finish();
         synchronized (this)
         {
-            closed = true; // a marker run still going (its write stuck past the wait) finds it and leaves
+            closed = true;
             families.forEach(ColumnFamilyHandle::close);
             db.close();
         }
+        diskGuard.closeListener();
         walOptions.close();
         readOptions.close();
         familyOptions.close();
         options.close();
         LOG.info("RocksDB at {} closed", directory.toAbsolutePath());
+    }
+
+    /** A failed write; a full disk is reported to the {@link DiskFullGuard}. */
+    private StoreException writeFailed(final String what, final RocksDBException ex)
+    {
+        final StoreException failure = new StoreException(what + ": " + ex.getMessage(), ex);
+        if (failure.noSpace())
+        {
+            diskGuard.onNoSpace(what + ": " + ex.getMessage());
+        }
+        return failure;
     }
 
     private void awaitCommit(final byte[] key, final byte[] value)

@@ -21,11 +21,20 @@ import java.util.List;
  * the memtable size), opens the default, {@value RocksStore#KEYS_FAMILY} and {@value WriteRecords#FAMILY} column
  * families (the last created in a store of an older format) under a
  * {@link WalRecovery} policy ({@link WalRecoveryOpener}) and migrates a store of the format before the slot prefix
- * ({@link LegacyKeyMigration}); what it opened is closed again when a step fails. Stateless; runs on the caller's
- * thread.
+ * ({@link LegacyKeyMigration}), with the {@link DiskFullGuard}'s listener; what it opened is closed again when a step
+ * fails. Stateless; runs on the caller's thread.
  */
 final class RocksStoreOpener
 {
+    /**
+     * RocksDB's own info logs kept ({@code keep_log_file_num}): LOG and at most this many minus one LOG.old.* files.
+     * Every open rotates LOG, so RocksDB's default of 1,000 left one file per restart.
+     */
+    public static final int INFO_LOG_FILES = 5;
+    /** Size at which RocksDB's info LOG rotates ({@code max_log_file_size}): with {@link #INFO_LOG_FILES}, at most
+     * 80 MiB of info logs. */
+    public static final long INFO_LOG_FILE_BYTES = 16L << 20;
+
     /** Logs as the store it opens. */
     private static final Logger LOG = LoggerFactory.getLogger(RocksStore.class);
 
@@ -33,10 +42,10 @@ final class RocksStoreOpener
     {
     }
 
-    /** See {@link RocksStore#open(Path, Durability, int, long, WalRecovery)}. */
+    /** See {@link RocksStore#open(Path, Durability, int, long, WalRecovery, long)}. */
     static RocksStore open(
         final Path directory, final Durability durability, final int queueCapacity, final long writeBufferSize,
-        final WalRecovery walRecovery)
+        final WalRecovery walRecovery, final long diskReserve)
     {
         if (writeBufferSize < 64 * 1024)
         {
@@ -50,13 +59,15 @@ final class RocksStoreOpener
         {
             throw new StoreException("cannot create data directory " + directory.toAbsolutePath() + ": " + ex, ex);
         }
+        final DiskFullGuard diskGuard = new DiskFullGuard(directory, diskReserve, writeBufferSize);
         final DBOptions options = new DBOptions()
             .setCreateIfMissing(true)
             .setCreateMissingColumnFamilies(true)
             // Shutdown flushes explicitly; the WAL covers everything else.
             .setAvoidFlushDuringShutdown(false)
-            .setKeepLogFileNum(RocksStore.INFO_LOG_FILES)
-            .setMaxLogFileSize(RocksStore.INFO_LOG_FILE_BYTES);
+            .setKeepLogFileNum(INFO_LOG_FILES)
+            .setMaxLogFileSize(INFO_LOG_FILE_BYTES)
+            .setListeners(List.of(diskGuard.listener()));
         final ColumnFamilyOptions familyOptions = new ColumnFamilyOptions()
             .setCompressionType(CompressionType.NO_COMPRESSION)
             .setWriteBufferSize(writeBufferSize);
@@ -73,7 +84,7 @@ final class RocksStoreOpener
                 directory.toAbsolutePath(), durability, walRecovery.setting(), writeBufferSize >> 10);
             final String loss = checkSequenceMark(directory, db.getLatestSequenceNumber(), walRecovery);
             final RocksStore store = new RocksStore(directory, durability, options, familyOptions, families, db,
-                queueCapacity, loss);
+                queueCapacity, loss, diskGuard);
             try
             {
                 LegacyKeyMigration.migrate(db, families.get(0), families.get(1), directory);
@@ -89,6 +100,7 @@ final class RocksStoreOpener
         {
             options.close();
             familyOptions.close();
+            diskGuard.closeListener();
             throw ex;
         }
     }

@@ -17,7 +17,7 @@ import java.util.Optional;
  * How far a store's RocksDB sequence number had reached, recorded outside RocksDB: the file {@value #FILE} in the
  * data directory, one line {@code sequence <n> recorded <instant> at <event>}, written to a temporary file, synced
  * and renamed over the old one. A store records it when it opens, about once a second while its sequence moves
- * ({@link RocksStore#SEQUENCE_MARK_INTERVAL_MILLIS}, never per write) and when it closes.
+ * ({@link SequenceMarker#SEQUENCE_MARK_INTERVAL_MILLIS}, never per write) and when it closes.
  *
  * <p>What it makes knowable: RocksDB opened under {@code store.walRecovery=tolerate-tail} drops a write-ahead log cut
  * short without telling how many writes it held (a cut looks like a torn last record). If the sequence RocksDB

@@ -130,6 +130,17 @@ class ServerConfigTest
     }
 
     @Test
+    void shouldKeepADiskReserveOfAtLeastTheMemtableUnlessOff()
+    {
+        assertEquals(64L << 20, ServerConfig.from(new Properties(), Map.of()).diskReserve());
+        assertEquals(0, ServerConfig.from(new Properties(), Map.of("store.diskReserve", "0")).diskReserve());
+        assertEquals(32L << 20, ServerConfig.from(new Properties(), Map.of("store.diskReserve", "4MiB",
+            "store.writeBufferSize", "32MiB")).diskReserve(), "raised to the memtable: RocksDB's resume flushes it");
+        assertMessage("store.diskReserve must be a size like 65536, 64MiB or 1GiB: 'lots'",
+            Map.of("store.diskReserve", "lots"));
+    }
+
+    @Test
     void shouldReadTheAckPollSleepingAtOnceByDefaultAndRejectOneOutsideZeroToTenMilliseconds()
     {
         assertEquals(0, ServerConfig.from(new Properties(), Map.of()).replicationAckPollMicros());

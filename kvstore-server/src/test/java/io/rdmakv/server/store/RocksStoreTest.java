@@ -56,7 +56,7 @@ class RocksStoreTest
     void shouldOpenWithTheMemtableSizeAskedForAndRejectATinyOne() throws Exception
     {
         try (RocksStore store = RocksStore.open(dir, Durability.DEFAULT, RocksStore.DEFAULT_QUEUE_CAPACITY, 3L << 20,
-            WalRecovery.TOLERATE_TAIL))
+            WalRecovery.TOLERATE_TAIL, 0))
         {
             store.put(b("a"), b("1"));
         }
@@ -73,7 +73,7 @@ class RocksStoreTest
             String.valueOf(RocksStore.DEFAULT_WRITE_BUFFER_SIZE), String.valueOf(RocksStore.DEFAULT_WRITE_BUFFER_SIZE)),
             writeBufferSizesInOptionsFiles(other));
         assertThrows(IllegalArgumentException.class, () -> RocksStore.open(dir, Durability.DEFAULT,
-            RocksStore.DEFAULT_QUEUE_CAPACITY, 1024L, WalRecovery.TOLERATE_TAIL));
+            RocksStore.DEFAULT_QUEUE_CAPACITY, 1024L, WalRecovery.TOLERATE_TAIL, 0));
     }
 
     /** The write_buffer_size RocksDB recorded in the newest OPTIONS file of {@code db}, one per column family. */

@@ -189,7 +189,7 @@ class WalRecoveryTest
     void shouldKeepABoundedNumberOfRocksDbLogFilesAcrossRestarts() throws Exception
     {
         final Path dir = tmp.resolve("restarts");
-        for (int i = 0; i < RocksStore.INFO_LOG_FILES + 7; i++)
+        for (int i = 0; i < RocksStoreOpener.INFO_LOG_FILES + 7; i++)
         {
             try (RocksStore store = RocksStore.open(dir, Durability.DEFAULT))
             {
@@ -200,15 +200,15 @@ class WalRecoveryTest
         {
             final List<String> logs = files.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("LOG"))
                 .toList();
-            assertTrue(logs.size() <= RocksStore.INFO_LOG_FILES, "at most " + RocksStore.INFO_LOG_FILES +
-                " info LOG files after " + (RocksStore.INFO_LOG_FILES + 7) + " restarts: " + logs);
+            assertTrue(logs.size() <= RocksStoreOpener.INFO_LOG_FILES, "at most " + RocksStoreOpener.INFO_LOG_FILES +
+                " info LOG files after " + (RocksStoreOpener.INFO_LOG_FILES + 7) + " restarts: " + logs);
         }
     }
 
     private static RocksStore open(final Path dir, final WalRecovery recovery)
     {
         return RocksStore.open(dir, Durability.DEFAULT, RocksStore.DEFAULT_QUEUE_CAPACITY,
-            RocksStore.DEFAULT_WRITE_BUFFER_SIZE, recovery);
+            RocksStore.DEFAULT_WRITE_BUFFER_SIZE, recovery, 0);
     }
 
     /** KEYS puts, then a copy of the directory taken while the store is still open. */

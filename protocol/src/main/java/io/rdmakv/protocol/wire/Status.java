@@ -21,7 +21,12 @@ public enum Status
     BUSY(10, "server busy, retry later"),
     POOL_FULL(11, "no pool space for the value"),
     /** A replication message (or request) carries a range epoch older than the receiver's: the sender is stale. */
-    STALE_EPOCH(12, "range epoch older than the receiver's");
+    STALE_EPOCH(12, "range epoch older than the receiver's"),
+    /**
+     * The node's disk is full: it refuses PUTs until space is freed, and serves DELETEs (which free it). The text says
+     * more (a DELETE refused while the store resumes may be retried).
+     */
+    DISK_FULL(13, "the node's disk is full: PUTs refused, DELETEs served");
 
     private static final Status[] BY_CODE;
 

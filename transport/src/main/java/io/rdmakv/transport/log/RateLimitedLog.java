@@ -47,6 +47,19 @@ public final class RateLimitedLog
         return new RateLimitedLog(logger, new LogRateLimiter(linesPerWindow, window, clock));
     }
 
+    /** ERROR, slf4j {@code {}} formatting, unless this site is over its rate. */
+    public void error(final String format, final Object... args)
+    {
+        if (logger.isErrorEnabled())
+        {
+            final String line = line(format, args);
+            if (line != null)
+            {
+                logger.error(line);
+            }
+        }
+    }
+
     /** WARN, slf4j {@code {}} formatting, unless this site is over its rate. */
     public void warn(final String format, final Object... args)
     {
