@@ -68,6 +68,8 @@ final class ShmWorker implements Worker
     private long lastControlPoll;
     /** Incoming handshakes dropped to make room for newer ones (the worker's thread writes, any thread reads). */
     private volatile long handshakesShed;
+    /** Connections its listeners accepted (the worker's thread writes, any thread reads). */
+    private volatile long accepted;
     private volatile boolean closed;
 
     ShmWorker(final ShmTransport transport, final String name)
@@ -300,6 +302,7 @@ final class ShmWorker implements Worker
                     child.close();
                     continue;
                 }
+                accepted++;
                 handshakes.add(new Handshake(child, listener.handler(), null,
                     new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), deadline()));
                 wakeup.watch(child.fd());
@@ -334,7 +337,7 @@ final class ShmWorker implements Worker
     @Override
     public Map<String, Number> counters()
     {
-        return Map.of("handshakesShed", handshakesShed);
+        return Map.of("handshakesShed", handshakesShed, "accepted", accepted);
     }
 
     private int handshake(final long now)
