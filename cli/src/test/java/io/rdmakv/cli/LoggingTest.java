@@ -34,12 +34,14 @@ class LoggingTest
     @Test
     void shouldLogDatedLinesAtInfoWithNettyAtWarnByDefault() throws Exception
     {
-        final String err = run(Map.of(), "server");
+        final String err = run(Map.of("RDMAKV_PROBE_STORM", "1"), "server");
         assertTrue(err.matches("(?s)\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z INFO  \\[main] probe - probe info 42\\R.*"),
             err);
         assertTrue(err.contains(" WARN  [main] probe - probe warn"), err);
         assertFalse(err.contains("probe debug"), err);
         assertFalse(err.contains("netty info"), "io.netty is at WARN: " + err);
+        assertEquals(5, err.lines().filter(l -> l.contains("probe storm: heartbeat to")).count(),
+            "50 Ratis warnings of one kind: the first 5 are written (RepeatedLinesFilter): " + err);
     }
 
     @Test
