@@ -25,12 +25,15 @@ public interface Lane extends AutoCloseable
     }
 
     /**
-     * Write one message, blocking until the kernel has taken all of it.
+     * Write one message, blocking until the kernel has taken all of it, at most {@code timeoutNanos} (a peer that stops
+     * reading fills the socket: the caller must not wait past its own deadline).
      *
-     * @throws TransportException when the message is larger than the transport's message limit, the lane is closed,
-     *                            or the connection failed (the lane is closed then).
+     * @throws TransportException when the message is larger than the transport's message limit or the lane is closed;
+     *                            when the connection failed, or the message could not be written within the timeout
+     *                            ({@link TransportStatus#TIMED_OUT}): the lane is closed then, since part of the message
+     *                            may be written.
      */
-    void send(DirectBuffer buffer, int offset, int length);
+    void send(DirectBuffer buffer, int offset, int length, long timeoutNanos);
 
     /**
      * Wait up to {@code timeoutNanos} for the next message and hand it to {@code handler} on this thread.

@@ -52,15 +52,23 @@ final class CallerLanes implements AutoCloseable
         }
     }
 
+    /**
+     * What opening a lane takes, the same for every node of a client.
+     *
+     * @param perNode        lanes per node at most.
+     * @param worker         opens the lanes ({@code Worker.openLane}).
+     * @param control        asks each node for a lane's ticket.
+     * @param connectTimeout bounds a lane's handshake, connect and ATTACH.
+     */
+    record Settings(int perNode, Worker worker, ControlPlaneClient control, Hello hello, Duration connectTimeout,
+        ClientCounters counters)
+    {
+    }
+
     private final NodeInfo info;
-    private final int max;
-    private final Worker worker;
-    private final ControlPlaneClient control;
-    private final Hello hello;
-    private final Duration connectTimeout;
-    private final ClientCounters counters;
+    private final Settings settings;
     private final RpcProtocol rpc;
-    private NodeSession session;
+    private final NodeSession session;
     /** Idle lanes; a borrowed lane's place is null until it is given back. */
     private final AtomicReferenceArray<Handle> idle;
     private final AtomicInteger open = new AtomicInteger();
@@ -69,25 +77,15 @@ final class CallerLanes implements AutoCloseable
     private int failures;
     private volatile boolean closed;
 
-    CallerLanes(final NodeInfo info, final int max, final Worker worker, final ControlPlaneClient control,
-        final Hello hello, final Duration connectTimeout, final RpcProtocol rpc, final ClientCounters counters)
+    /** Made by {@code session}'s constructor: its lanes answer into it. */
+    CallerLanes(final Settings settings, final RpcProtocol rpc, final NodeSession session)
     {
-        this.info = info;
-        this.max = max;
-        this.worker = worker;
-        this.control = control;
-        this.hello = hello;
-        this.connectTimeout = connectTimeout;
+        this.info = session.info();
+        this.settings = settings;
         this.rpc = rpc;
-        this.counters = counters;
-        this.idle = new AtomicReferenceArray<>(max);
-        this.lastFailureNanos = System.nanoTime() - REOPEN_AFTER_FAILURE_NANOS;
-    }
-
-    /** The session whose requests these lanes carry (set once by the session's constructor). */
-    void servedBy(final NodeSession session)
-    {
         this.session = session;
+        this.idle = new AtomicReferenceArray<>(settings.perNode());
+        this.lastFailureNanos = System.nanoTime() - REOPEN_AFTER_FAILURE_NANOS;
     }
 
     /** An idle lane, a newly opened one, or null: then the caller goes the shared way. */
@@ -97,7 +95,7 @@ final class CallerLanes implements AutoCloseable
         {
             return null;
         }
-        for (int i = 0; i < max; i++)
+        for (int i = 0; i < settings.perNode(); i++)
         {
             final Handle h = idle.get(i);
             if (h != null && idle.compareAndSet(i, h, null))
@@ -106,7 +104,7 @@ final class CallerLanes implements AutoCloseable
             }
         }
         final int n = open.get();
-        if (n >= max || System.nanoTime() - lastFailureNanos < REOPEN_AFTER_FAILURE_NANOS ||
+        if (n >= settings.perNode() || System.nanoTime() - lastFailureNanos < REOPEN_AFTER_FAILURE_NANOS ||
             !open.compareAndSet(n, n + 1))
         {
             return null;
@@ -114,7 +112,7 @@ final class CallerLanes implements AutoCloseable
         try
         {
             final Handle h = new Handle(connect(), rpc, session);
-            counters.increment(ClientCounter.LANES_OPENED);
+            settings.counters().increment(ClientCounter.LANES_OPENED);
             return h;
         }
         catch (final RuntimeException ex)
@@ -141,7 +139,7 @@ final class CallerLanes implements AutoCloseable
     {
         if (!closed && !h.lane.isClosed())
         {
-            for (int i = 0; i < max; i++)
+            for (int i = 0; i < settings.perNode(); i++)
             {
                 if (idle.get(i) == null && idle.compareAndSet(i, null, h))
                 {
@@ -157,17 +155,11 @@ final class CallerLanes implements AutoCloseable
         open.decrementAndGet();
     }
 
-    /** Lanes open now (borrowed or idle). */
-    int open()
-    {
-        return open.get();
-    }
-
     @Override
     public void close()
     {
         closed = true;
-        for (int i = 0; i < max; i++)
+        for (int i = 0; i < settings.perNode(); i++)
         {
             final Handle h = idle.getAndSet(i, null);
             if (h != null)
@@ -181,24 +173,25 @@ final class CallerLanes implements AutoCloseable
     /** A ticket of its own from the node's control plane, the connection, and its ATTACH. */
     private Lane connect()
     {
-        final Welcome welcome = control.handshake(info.controlAddress(), hello, connectTimeout);
+        final Welcome welcome =
+            settings.control().handshake(info.controlAddress(), settings.hello(), settings.connectTimeout());
         if (welcome.nodeId() != info.nodeId())
         {
             throw new IllegalStateException("the control address now answers as node " + welcome.nodeId());
         }
-        final Lane lane = worker.openLane(info.dataAddress(), connectTimeout);
+        final Lane lane = settings.worker().openLane(info.dataAddress(), settings.connectTimeout());
         try
         {
             final UnsafeBuffer message = new UnsafeBuffer(new byte[AttachRequestFlyweight.ENCODED_LENGTH]);
             final AttachRequestFlyweight attach = new AttachRequestFlyweight().wrap(message, 0, message.capacity())
                 .header(MessageType.ATTACH_REQUEST, 0).ticket(welcome.sessionTicket());
             attach.flags(attach.flags() | MessageHeaderFlyweight.FLAG_LANE);
-            lane.send(message, 0, message.capacity());
+            lane.send(message, 0, message.capacity(), settings.connectTimeout().toNanos());
             final Status[] status = new Status[1];
             if (!lane.receive((buffer, offset, length) -> status[0] = attachStatus(buffer, offset, length),
-                connectTimeout.toNanos()))
+                settings.connectTimeout().toNanos()))
             {
-                throw new IllegalStateException("no answer to ATTACH within " + connectTimeout);
+                throw new IllegalStateException("no answer to ATTACH within " + settings.connectTimeout());
             }
             if (status[0] != Status.OK)
             {

@@ -58,6 +58,8 @@ final class ClusterRouter implements Redirector, AutoCloseable
     private final RpcProtocol rpc;
     private final ClientCounters counters;
     private final Hello hello;
+    /** How sessions open caller lanes, or null (none, or a transport without them). */
+    private final CallerLanes.Settings laneSettings;
     /** Slack beyond the request timeout before a retired session is closed (the expiry scan's lateness and more). */
     static final long RETIRE_SLACK_NANOS = 1_000_000_000L;
     /** A replicated cluster's map is refreshed this often even when no answer says it changed. */
@@ -104,6 +106,9 @@ final class ClusterRouter implements Redirector, AutoCloseable
         this.getProtocol = new OneSidedGetProtocol(config.readRetries(), immediateReads, counters, slots, rpc,
             deferred);
         this.hello = new Hello(ControlFrameCodec.PROTOCOL_VERSION, offered, config.credential());
+        this.laneSettings = config.callerLanes() == 0 ||
+            !worker.transport().capabilities().has(TransportCapability.CALLER_LANES) ? null :
+            new CallerLanes.Settings(config.callerLanes(), worker, control, hello, config.connectTimeout(), counters);
         this.maps = new ClusterMapRefresher(config, control, hello, connectLock);
     }
 
@@ -248,8 +253,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
             return;
         }
         final CallerLanes lanes = session.lanes();
-        // A lane for a synchronous request on its caller's thread (not a redirect's re-send) while others are in
-        // flight: alone, yielding for the loop's answer beats a blocking read's wake-up (docs/transport.md).
+        // Sync, on its caller's thread (not a redirect's re-send), others in flight: see docs/transport.md, lanes.
         if (lanes != null && slot.call == null && slot.waiter == Thread.currentThread() && !slots.alone())
         {
             final CallerLanes.Handle lane = lanes.borrow();
@@ -397,11 +401,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
             welcome.poolHeaderAddress(), welcome.layoutEpoch(), welcome.maxKeyLength(), welcome.maxValueLength());
         final LocationCache locationCache = new LocationCache(oneSidedGets ? config.locationCacheEntries() : 0,
             info.geometry(), config.oneSidedBufferBytes());
-        final CallerLanes lanes = config.callerLanes() > 0 &&
-            worker.transport().capabilities().has(TransportCapability.CALLER_LANES) ?
-            new CallerLanes(info, config.callerLanes(), worker, control, hello, config.connectTimeout(), rpc, counters) :
-            null;
-        final NodeSession session = new NodeSession(info, oneSidedGets, locationCache, rpc, this, lanes);
+        final NodeSession session = new NodeSession(info, oneSidedGets, locationCache, rpc, this, laneSettings);
         try
         {
             final Endpoint endpoint = worker.connect(dataAddress, session)

@@ -59,21 +59,17 @@ final class NodeSession implements EndpointHandler
     /**
      * @param rpc        reads this node's answers.
      * @param redirector told when the connection is lost, with requests still waiting for its answers.
-     * @param lanes      the node's caller lanes, or null.
+     * @param lanes      how to open caller lanes to the node, or null for none.
      */
     NodeSession(final NodeInfo info, final boolean oneSided, final LocationCache locationCache, final RpcProtocol rpc,
-        final Redirector redirector, final CallerLanes lanes)
+        final Redirector redirector, final CallerLanes.Settings lanes)
     {
         this.info = info;
         this.oneSided = oneSided;
         this.locationCache = locationCache;
         this.rpc = rpc;
         this.redirector = redirector;
-        this.lanes = lanes;
-        if (lanes != null)
-        {
-            lanes.servedBy(this);
-        }
+        this.lanes = lanes == null ? null : new CallerLanes(lanes, rpc, this);
     }
 
     /** Where this node's values were last seen (off when the cache is configured off or GETs go by RPC). */

@@ -170,7 +170,7 @@ final class RpcProtocol
         slot.sentNanos = ReadLease.now();
         try
         {
-            lane.lane.send(encoder.buffer, 0, length);
+            lane.lane.send(encoder.buffer, 0, length, slot.deadlineNanos - System.nanoTime());
             long remaining;
             // In slices, so a request failed meanwhile (the client closing) or an interrupt ends the wait soon.
             while (slot.phase == RequestSlot.PHASE_AWAIT_RESPONSE &&

@@ -79,7 +79,7 @@ final class TcpLane implements Lane
     }
 
     @Override
-    public void send(final DirectBuffer buffer, final int offset, final int length)
+    public void send(final DirectBuffer buffer, final int offset, final int length, final long timeoutNanos)
     {
         ensureOpen();
         if (length < 0 || length > maxMessageBytes)
@@ -96,15 +96,22 @@ final class TcpLane implements Lane
         out.putInt(TcpFrames.TYPE_LENGTH + length).put(TcpFrames.TYPE_MESSAGE);
         buffer.getBytes(offset, out, TcpFrames.MESSAGE_OVERHEAD, length);
         out.position(frame).flip();
+        final long deadline = System.nanoTime() + Math.max(0, timeoutNanos);
         try
         {
             while (out.hasRemaining())
             {
                 if (channel.write(out) == 0)
                 {
-                    // The socket's send buffer is full: wait until it drains (the peer reads).
+                    // The socket's send buffer is full: wait until it drains (the peer reads), not past the deadline.
+                    final long remaining = deadline - System.nanoTime();
+                    if (remaining <= 0)
+                    {
+                        throw fail(TransportStatus.TIMED_OUT, remoteAddress + " took no more of a " + length +
+                            "-byte message within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms", null);
+                    }
                     key.interestOps(SelectionKey.OP_WRITE);
-                    selector.select(1_000);
+                    selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining + 999_999)));
                     selector.selectedKeys().clear();
                     key.interestOps(SelectionKey.OP_READ);
                 }
@@ -238,8 +245,13 @@ final class TcpLane implements Lane
 
     private TransportException fail(final String what, final Throwable cause)
     {
+        return fail(TransportStatus.PEER_FAILED, what, cause);
+    }
+
+    private TransportException fail(final TransportStatus status, final String what, final Throwable cause)
+    {
         close();
-        return new TransportException(TransportStatus.PEER_FAILED, "tcp lane: " + what, cause);
+        return new TransportException(status, "tcp lane: " + what, cause);
     }
 
     private static ByteBuffer allocate(final int bytes)

@@ -15,6 +15,7 @@ import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.WorkerProgress;
 import io.rdmakv.transport.progress.Progress;
 import org.agrona.DirectBuffer;
+import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.CompositeAgent;
@@ -56,6 +57,22 @@ public abstract class TransportConformanceSupport
     private final List<AutoCloseable> resources = new ArrayList<>();
 
     /** The transport under test. */
+    /** A worker's duty with nothing of its own to do (its transport's progress only). */
+    public static final class IdleDuty implements Agent
+    {
+        @Override
+        public int doWork()
+        {
+            return 0;
+        }
+
+        @Override
+        public String roleName()
+        {
+            return "idle";
+        }
+    }
+
     protected abstract TransportProvider provider();
 
     /**

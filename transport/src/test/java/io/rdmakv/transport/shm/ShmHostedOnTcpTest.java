@@ -7,12 +7,12 @@ import io.rdmakv.transport.Transport;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportStatus;
 import io.rdmakv.transport.Worker;
+import io.rdmakv.transport.conformance.TransportConformanceSupport;
 import io.rdmakv.transport.WorkerProgress;
 import io.rdmakv.transport.event.EventFdWakeup;
 import io.rdmakv.transport.tcp.TcpTransport;
 import io.rdmakv.transport.tcp.TcpTransportProvider;
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentInvoker;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
@@ -69,7 +69,8 @@ class ShmHostedOnTcpTest
         assumeTrue(shm.isAvailable(), () -> "shm unavailable: " + shm.unavailabilityCause());
         tcp = new TcpTransportProvider().open(TransportConfig.defaults());
         assumeTrue(((TcpTransport)tcp).usesNativeEpoll(), "hosting needs the native epoll event loop");
-        loop = tcp.createWorker("host").driveProgress(new Idle(), Duration.ofMinutes(1), Throwable::printStackTrace);
+        loop = tcp.createWorker("host").driveProgress(new TransportConformanceSupport.IdleDuty(), Duration.ofMinutes(1),
+            Throwable::printStackTrace);
         serverShm = shm.open(TransportConfig.builder().property(ShmTransportProvider.PROP_SPIN_MICROS, "0").build());
         clientShm = shm.open(TransportConfig.defaults());
         serverWorker = serverShm.createWorker("hosted");
@@ -224,19 +225,4 @@ class ShmHostedOnTcpTest
         }
     }
 
-    /** The tcp worker's duty: nothing of its own. */
-    private static final class Idle implements Agent
-    {
-        @Override
-        public int doWork()
-        {
-            return 0;
-        }
-
-        @Override
-        public String roleName()
-        {
-            return "idle";
-        }
-    }
 }

@@ -9,7 +9,6 @@ import io.rdmakv.transport.TransportStatus;
 import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.conformance.TransportConformanceSupport;
 import io.rdmakv.transport.progress.Progress;
-import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -199,20 +198,6 @@ class TcpDirectWritesTest extends TransportConformanceSupport
     {
     }
 
-    private static final class IdleDuty implements Agent
-    {
-        @Override
-        public int doWork()
-        {
-            return 0;
-        }
-
-        @Override
-        public String roleName()
-        {
-            return "idle";
-        }
-    }
 
     /** Checks that each sender's sequence numbers arrive in order, without a gap, and counts them. */
     private static final class Receiver implements io.rdmakv.transport.EndpointHandler

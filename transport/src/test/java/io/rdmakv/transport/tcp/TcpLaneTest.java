@@ -12,7 +12,6 @@ import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.conformance.TransportConformanceSupport;
 import io.rdmakv.transport.progress.Progress;
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -38,12 +37,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The TCP transport's caller lanes ({@link Lane}): a lane reaches an ordinary listener of the transport, which answers
  * on it as on any endpoint; messages of every size up to the limit go both ways intact and in order; a receive with
  * nothing to read returns false at its timeout; the peer's close, a malformed frame and an oversized send fail with
- * the right status and close the lane.
+ * the right status and close the lane; a send to a peer that stopped reading gives up at its timeout.
  */
 class TcpLaneTest extends TransportConformanceSupport
 {
     private static final Duration CONNECT = Duration.ofSeconds(10);
     private static final long RECEIVE_NANOS = TimeUnit.SECONDS.toNanos(20);
+    private static final long SEND_NANOS = TimeUnit.SECONDS.toNanos(20);
 
     @Override
     protected TransportProvider provider()
@@ -65,7 +65,7 @@ class TcpLaneTest extends TransportConformanceSupport
                 TcpLane.INITIAL_BUFFER_BYTES + 1, 200_000, max})
             {
                 final byte[] sent = payload(size);
-                lane.send(new UnsafeBuffer(sent), 0, size);
+                lane.send(new UnsafeBuffer(sent), 0, size, SEND_NANOS);
                 final List<byte[]> got = new ArrayList<>();
                 assertTrue(lane.receive((b, o, l) -> got.add(copy(b, o, l)), RECEIVE_NANOS), "answer to " + size);
                 assertArrayEquals(sent, got.get(0), "message of " + size + " bytes");
@@ -81,7 +81,7 @@ class TcpLaneTest extends TransportConformanceSupport
         try (Lane lane = echo.client.openLane(echo.address, CONNECT))
         {
             final byte[] sent = payload(300);
-            lane.send(new UnsafeBuffer(sent), 0, sent.length);
+            lane.send(new UnsafeBuffer(sent), 0, sent.length, SEND_NANOS);
             for (int i = 0; i < 3; i++)
             {
                 final List<byte[]> got = new ArrayList<>();
@@ -113,7 +113,7 @@ class TcpLaneTest extends TransportConformanceSupport
         final Echo echo = echo(1);
         final Lane lane = closeLater(echo.client.openLane(echo.address, CONNECT));
         final byte[] sent = payload(10);
-        lane.send(new UnsafeBuffer(sent), 0, sent.length);
+        lane.send(new UnsafeBuffer(sent), 0, sent.length, SEND_NANOS);
         assertTrue(lane.receive((b, o, l) -> { }, RECEIVE_NANOS));
         echo.accepted.get().close(); // the server side closes the lane's connection
         final TransportException ex = assertThrows(TransportException.class,
@@ -121,7 +121,7 @@ class TcpLaneTest extends TransportConformanceSupport
         assertEquals(TransportStatus.PEER_FAILED, ex.status());
         assertTrue(lane.isClosed());
         assertEquals(TransportStatus.CLOSED, assertThrows(TransportException.class,
-            () -> lane.send(new UnsafeBuffer(sent), 0, sent.length)).status());
+            () -> lane.send(new UnsafeBuffer(sent), 0, sent.length, SEND_NANOS)).status());
     }
 
     @Test
@@ -133,11 +133,44 @@ class TcpLaneTest extends TransportConformanceSupport
         {
             final int max = echo.client.transport().capabilities().maxSendBytes();
             final TransportException ex = assertThrows(TransportException.class,
-                () -> lane.send(new UnsafeBuffer(new byte[max + 1]), 0, max + 1));
+                () -> lane.send(new UnsafeBuffer(new byte[max + 1]), 0, max + 1, SEND_NANOS));
             assertEquals(TransportStatus.MESSAGE_TOO_LARGE, ex.status());
             assertFalse(lane.isClosed(), "nothing was written: the lane stays usable");
-            lane.send(new UnsafeBuffer(payload(5)), 0, 5);
+            lane.send(new UnsafeBuffer(payload(5)), 0, 5, SEND_NANOS);
             assertTrue(lane.receive((b, o, l) -> { }, RECEIVE_NANOS));
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldGiveUpASendAtItsTimeoutWhenThePeerStopsReading() throws Exception
+    {
+        final Worker client = open(config()).createWorker("lane-client");
+        closeLater(client);
+        try (ServerSocket server = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress()))
+        {
+            final Lane lane = closeLater(client.openLane(new InetSocketAddress("127.0.0.1", server.getLocalPort()),
+                CONNECT));
+            try (Socket peer = server.accept()) // accepted, never read: the socket buffers fill
+            {
+                final int max = client.transport().capabilities().maxSendBytes();
+                final UnsafeBuffer big = new UnsafeBuffer(new byte[max]);
+                TransportException refused = null;
+                for (int i = 0; i < 1_000 && refused == null; i++)
+                {
+                    try
+                    {
+                        lane.send(big, 0, max, TimeUnit.MILLISECONDS.toNanos(200));
+                    }
+                    catch (final TransportException ex)
+                    {
+                        refused = ex;
+                    }
+                }
+                assertTrue(refused != null, "a send gave up once the buffers were full");
+                assertEquals(TransportStatus.TIMED_OUT, refused.status(), refused.getMessage());
+                assertTrue(lane.isClosed(), "part of a message may be written: the lane is closed");
+            }
         }
     }
 
@@ -173,7 +206,7 @@ class TcpLaneTest extends TransportConformanceSupport
     private Echo echo(final int copies) throws Exception
     {
         final Worker server = open(config()).createWorker("lane-server");
-        closeLater(Progress.start(server, new Idle(), "lane-server", Throwable::printStackTrace));
+        closeLater(Progress.start(server, new IdleDuty(), "lane-server", Throwable::printStackTrace));
         final AtomicReference<Endpoint> accepted = new AtomicReference<>();
         final CountDownLatch connected = new CountDownLatch(1);
         final Listener listener = closeLater(server.listen(LOOPBACK, new EndpointHandler()
@@ -231,18 +264,4 @@ class TcpLaneTest extends TransportConformanceSupport
     {
     }
 
-    private static final class Idle implements Agent
-    {
-        @Override
-        public int doWork()
-        {
-            return 0;
-        }
-
-        @Override
-        public String roleName()
-        {
-            return "idle";
-        }
-    }
 }
