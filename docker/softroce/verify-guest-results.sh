@@ -56,9 +56,13 @@ do
     skipped=$(( skipped + s ))
     if [ "$f" -gt 0 ]
     then
-        # name the failed tests: the last <testcase> opened before each <failure> or <error>
+        # name the failed tests (the last <testcase> opened before each <failure> or <error>) with the first 600
+        # characters of the failure's message: CI keeps only this output, not the guest's reports
         awk 'match($0, /<testcase name="[^"]*" classname="[^"]*"/) { t = substr($0, RSTART + 10, RLENGTH - 10) }
-             /<(failure|error)[ >]/ && t != "" { print "  FAILED " t; t = "" }' "$report"
+             /<(failure|error)[ >]/ && t != "" {
+               print "  FAILED " t; t = ""
+               if (match($0, /message="[^"]*"/)) { print "    message: " substr($0, RSTART + 9, (RLENGTH - 10 > 600) ? 600 : RLENGTH - 10) }
+             }' "$report"
     fi
 done < <(find "$SHARE/reports" -name 'TEST-*.xml' -print0 2>/dev/null | sort -z)
 

@@ -25,6 +25,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -56,6 +57,8 @@ class MultiNodeTest
             map.append(n == 0 ? "" : ",").append(n + 1).append("@127.0.0.1:").append(ports[n]).append(':')
                 .append(SLOTS[n][0]).append('-').append(SLOTS[n][1]);
         }
+        // The three JVMs start side by side: in the SoftRoCE guest (TCG) each takes tens of seconds to READY.
+        final long started = System.nanoTime();
         final List<ServerProcess> nodes = new ArrayList<>();
         for (int n = 0; n < NODES; n++)
         {
@@ -65,8 +68,18 @@ class MultiNodeTest
                 .setting("cluster.nodes", map.toString())
                 .setting("pool.size", "16MiB")
                 .setting("transport", TestTransport.name())
-                .start());
+                .build());
         }
+        final List<CompletableFuture<ServerProcess>> starting = new ArrayList<>();
+        for (final ServerProcess node : nodes)
+        {
+            starting.add(CompletableFuture.supplyAsync(node::start));
+        }
+        for (final CompletableFuture<ServerProcess> start : starting)
+        {
+            start.join();
+        }
+        phase("three nodes READY", started);
 
         final int[] expected = new int[NODES];
         try (KvClient client = client(nodes.get(0)))
@@ -76,6 +89,7 @@ class MultiNodeTest
                 client.put(key(k), SelfCheckingValue.encode(key(k), k, 48 + k));
                 expected[owner(key(k))]++;
             }
+            phase(KEYS + " PUTs", started);
             for (int n = 0; n < NODES; n++)
             {
                 assertTrue(expected[n] > 0, "300 keys must reach every node: " + java.util.Arrays.toString(expected));
@@ -134,6 +148,12 @@ class MultiNodeTest
                 }
             }
         }
+    }
+
+    /** Where the test's time went, in its output (in the guest under TCG the whole test takes minutes). */
+    private static void phase(final String what, final long startedNanos)
+    {
+        System.out.printf("MultiNodeTest: %s after %,d ms%n", what, (System.nanoTime() - startedNanos) / 1_000_000);
     }
 
     /** Three server JVMs may still be warming up: the tests' connect timeout, and as long for each request. */
