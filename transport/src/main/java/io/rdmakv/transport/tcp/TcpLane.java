@@ -22,8 +22,9 @@ import java.util.concurrent.TimeUnit;
  * The TCP transport's {@link Lane}: a socket of its own, in the transport's frame format ({@link TcpFrames}, MESSAGE
  * frames only), that the calling thread writes and reads itself. The socket is non-blocking with a selector of its
  * own, so a receive waits in {@code epoll_wait} with the caller's timeout and is woken by the kernel when the answer
- * lands: per request a {@code write}, a {@code read} that finds nothing yet, the wait and the {@code read} of the
- * answer, as a blocking client such as Jedis does with its socket timeout.
+ * lands: per request a {@code write}, the wait and the {@code read} of the answer (a blocking client such as Jedis,
+ * with its socket timeout, also tries a {@code read} before it waits: one more system call, which finds nothing when
+ * the answer is a round trip away).
  *
  * <p>Buffers start at {@value #INITIAL_BUFFER_BYTES} bytes and grow to the largest frame seen, at most the
  * transport's message limit; a frame announcing more is a protocol error and closes the lane.
@@ -130,27 +131,33 @@ final class TcpLane implements Lane
         final long deadline = System.nanoTime() + Math.max(0, timeoutNanos);
         try
         {
+            // A caller receives right after it sent: its answer is a round trip away, so the first read would find
+            // nothing. Wait first, then read; a read that returns bytes is followed by another (more may be there).
+            boolean readable = false;
             while (true)
             {
                 if (deliverFrame(handler))
                 {
                     return true;
                 }
-                final int n = channel.read(in);
-                if (n < 0)
+                if (readable)
                 {
-                    throw fail(remoteAddress + " closed the connection", null);
-                }
-                if (n > 0)
-                {
-                    continue;
+                    final int n = channel.read(in);
+                    if (n < 0)
+                    {
+                        throw fail(remoteAddress + " closed the connection", null);
+                    }
+                    if (n > 0)
+                    {
+                        continue;
+                    }
                 }
                 final long remaining = deadline - System.nanoTime();
                 if (remaining <= 0)
                 {
                     return false;
                 }
-                selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining + 999_999)));
+                readable = selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining + 999_999))) > 0;
                 selector.selectedKeys().clear();
             }
         }
