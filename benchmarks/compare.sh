@@ -34,7 +34,10 @@
 # the ratios rdmakv/redis and rdmakv/redis-aof per pair with their median and spread. --threads = YCSB threads
 # (default 1 here). --ycsb-check instead runs YCSB C through the redis binding against redis and redis-benchmark GETs
 # of a value of the record's size (1,122 B) at the same shape (connections = --threads, 1 in flight), ABBA, so one sees
-# whether YCSB's side limits the figures.
+# whether YCSB's side limits the figures. --ycsb-steady S also reports each store's throughput after the first S
+# seconds of every run (from YCSB's status line each second): each run is a new JVM that compiles its client's code
+# while it runs (the rdmakv binding compiles about twice the methods Jedis does), so the first seconds measure the JIT
+# as much as the store; a service that embeds a client runs warm.
 # Every process it starts is stopped on exit. Results (one JSON per trial) stay in --out.
 set -euo pipefail
 
@@ -42,6 +45,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$here")"
 
 pairs=10
+ycsb_steady=0
 trial=3s
 warmup=3s
 workload=C
@@ -67,7 +71,7 @@ trial_set=no
 pairs_set=no
 warmup_set=no
 
-usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; echo "options: --pairs N --trial T --warmup T --workload W --distribution D --keys N --key-size N --value-size N"; echo "         --connections N --threads N --inflight N --clients N (rdmakv) --peers redis,memcached --transport tcp --get-mode M --out DIR --base-port P --peer-tool"; echo "         --ycsb A|B|C|F --ycsb-check --records N (with --threads --pairs --trial --warmup --transport --out --base-port)"; }
+usage() { sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; echo "options: --pairs N --trial T --warmup T --workload W --distribution D --keys N --key-size N --value-size N"; echo "         --connections N --threads N --inflight N --clients N (rdmakv) --peers redis,memcached --transport tcp --get-mode M --out DIR --base-port P --peer-tool"; echo "         --ycsb A|B|C|F --ycsb-check --records N --ycsb-steady S (with --threads --pairs --trial --warmup --transport --out --base-port)"; }
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -90,6 +94,7 @@ while [ $# -gt 0 ]; do
     --base-port) base_port="$2"; shift 2 ;;
     --peer-tool) peer_tool=yes; shift ;;
     --ycsb) ycsb="$(tr '[:lower:]' '[:upper:]' <<<"$2")"; shift 2 ;;
+    --ycsb-steady) ycsb_steady="$2"; shift 2 ;;
     --ycsb-check) ycsb_check=yes; ycsb=C; shift ;;
     --records) records="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
@@ -223,6 +228,8 @@ if [ -n "$ycsb" ]; then
       args=(-load "${args[@]}" -threads "$load_threads")
     else
       args=(-t "${args[@]}" -threads "$threads" -p "maxexecutiontime=$run_secs")
+      # --ycsb-steady: YCSB's status line every second (standard error), for the throughput after its first S seconds
+      [ "$ycsb_steady" != 0 ] && args+=(-s -p status.interval=1)
     fi
     la="$(cut -d' ' -f1 /proc/loadavg)"
     before="$(cpu_ticks "$server")"
@@ -244,11 +251,18 @@ if [ -n "$ycsb" ]; then
       exit 1
     fi
     python3 - "$out/$label.txt" "$out/$label.json" "$store" "$before" "$after" "${start:-0}" "$last" \
-      "$(getconf CLK_TCK)" "$la" <<'PY'
-import json, sys
-text, path, store, before, after, start, last, hz, load = sys.argv[1:]
+      "$(getconf CLK_TCK)" "$la" "$out/$label.err" "$ycsb_steady" <<'PY'
+import json, re, sys
+text, path, store, before, after, start, last, hz, load, err, steady = sys.argv[1:]
 hz = int(hz)
 r = {"store": store, "operations": {}, "returns": {}, "loadAverage": float(load)}
+# The throughput after the first `steady` seconds, from the status lines ("... 7 sec: 81234 operations; ..."): the
+# trial's JVM compiles the client's code while it runs, so the first seconds measure the JIT as much as the store.
+if int(steady) > 0:
+    marks = [(int(t), int(n)) for t, n in re.findall(r" (\d+) sec: (\d+) operations;", open(err).read())]
+    after_skip = [m for m in marks if m[0] >= int(steady)]
+    if len(after_skip) >= 2 and after_skip[-1][0] > after_skip[0][0]:
+        r["steadyThroughput"] = (after_skip[-1][1] - after_skip[0][1]) / (after_skip[-1][0] - after_skip[0][0])
 for line in open(text):
     parts = [p.strip() for p in line.split(",")]
     if len(parts) != 3 or not parts[0].startswith("["):
@@ -395,6 +409,14 @@ for k, name in enumerate(names):
 for k, peer in ((1, "redis"), (2, "redis-aof")):
     v = sorted(rs[0]["throughput"] / rs[k]["throughput"] for _, rs in rows)
     print(f"throughput rdmakv/{peer}: median {statistics.median(v):.2f} (min {v[0]:.2f}, max {v[-1]:.2f}, n={len(v)})")
+if all("steadyThroughput" in r for _, rs in rows for r in rs):
+    for k, name in enumerate(names):
+        print(f"  {name:>9}: {spread([rs[k]['steadyThroughput'] for _, rs in rows])} ops/s after the first seconds"
+              " of each run (--ycsb-steady)")
+    for k, peer in ((1, "redis"), (2, "redis-aof")):
+        v = sorted(rs[0]["steadyThroughput"] / rs[k]["steadyThroughput"] for _, rs in rows)
+        print(f"steady throughput rdmakv/{peer}: median {statistics.median(v):.2f} (min {v[0]:.2f}, max {v[-1]:.2f},"
+              f" n={len(v)})")
 loads = [r["loadAverage"] for _, rs in rows for r in rs]
 print(f"load average during the runs: {min(loads):.1f}-{max(loads):.1f}")
 PY
