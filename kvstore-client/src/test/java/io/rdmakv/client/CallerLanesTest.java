@@ -186,6 +186,41 @@ class CallerLanesTest
         }
     }
 
+    @Test
+    void shouldEndACallBlockedOnItsLaneWhenTheClientCloses() throws Exception
+    {
+        try (LaidOutPoolNode node = new LaidOutPoolNode())
+        {
+            final KvClient client = node.client().getMode(GetMode.RPC).callerLanes(2)
+                .requestTimeout(Duration.ofSeconds(120)).build();
+            node.unansweredKey = "in flight";
+            client.getAsync(bytes("in flight")); // in flight throughout: the sync call below takes a lane
+            final CompletableFuture<Throwable> blocked = new CompletableFuture<>();
+            final Thread caller = new Thread(() ->
+            {
+                try
+                {
+                    client.get(bytes("in flight")); // never answered: blocks in its lane's read
+                    blocked.complete(null);
+                }
+                catch (final Throwable t)
+                {
+                    blocked.complete(t);
+                }
+            }, "lane-caller");
+            caller.start();
+            while (client.diagnostics().counter(ClientCounter.LANE_REQUESTS) == 0)
+            {
+                Thread.onSpinWait(); // the caller is on its lane (sending, or blocked in the read)
+            }
+            client.close();
+            // Its deadline is two minutes away: only the close can end it, and must (the class's timeout is 60 s).
+            final Throwable ended = blocked.get();
+            assertTrue(ended instanceof KvException, String.valueOf(ended));
+            caller.join();
+        }
+    }
+
     /** One step of a caller thread: its number and the step's. */
     private interface Step
     {

@@ -38,7 +38,8 @@ public interface Lane extends AutoCloseable
     /**
      * Wait up to {@code timeoutNanos} for the next message and hand it to {@code handler} on this thread.
      *
-     * @return true when a message was handed over; false when none came within the timeout.
+     * @return true when a message was handed over; false when none came within the timeout (a transport may close
+     *         the lane then, as tcp's does: an answer that comes later would be read as the next request's).
      * @throws TransportException when the peer closed the connection, sent a malformed frame, or the connection failed
      *                            (the lane is closed then).
      */

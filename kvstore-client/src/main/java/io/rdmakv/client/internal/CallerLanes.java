@@ -18,6 +18,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -72,6 +74,8 @@ final class CallerLanes implements AutoCloseable
     /** Idle lanes; a borrowed lane's place is null until it is given back. */
     private final AtomicReferenceArray<Handle> idle;
     private final AtomicInteger open = new AtomicInteger();
+    /** Every open lane, idle or borrowed: {@link #close} closes the borrowed ones under their callers too. */
+    private final Set<Handle> opened = ConcurrentHashMap.newKeySet();
     private volatile long lastFailureNanos;
     /** Failed opens (only the first is logged at INFO); a benign race between openers may miss a count. */
     private int failures;
@@ -113,6 +117,11 @@ final class CallerLanes implements AutoCloseable
         {
             final Handle h = new Handle(connect(), rpc, session);
             settings.counters().increment(ClientCounter.LANES_OPENED);
+            opened.add(h);
+            if (closed)
+            {
+                h.lane.close(); // closed meanwhile: close() may have passed the set already
+            }
             return h;
         }
         catch (final RuntimeException ex)
@@ -152,6 +161,7 @@ final class CallerLanes implements AutoCloseable
             }
         }
         h.lane.close();
+        opened.remove(h);
         open.decrementAndGet();
     }
 
@@ -165,8 +175,14 @@ final class CallerLanes implements AutoCloseable
             if (h != null)
             {
                 h.lane.close();
+                opened.remove(h);
                 open.decrementAndGet();
             }
+        }
+        // Borrowed lanes: their callers block in a read; closing the lane ends it (the caller then gives it back).
+        for (final Handle h : opened)
+        {
+            h.lane.close();
         }
     }
 

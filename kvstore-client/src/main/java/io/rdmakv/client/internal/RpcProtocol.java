@@ -34,8 +34,6 @@ final class RpcProtocol
 {
     private static final Logger LOG = LoggerFactory.getLogger(RpcProtocol.class);
 
-    /** A caller on a lane looks up from its socket at least this often (its request may have ended elsewhere). */
-    private static final long LANE_WAIT_SLICE_NANOS = 100_000_000L;
 
     private static final int SENT = 0;
     private static final int AGAIN = 1;
@@ -172,11 +170,12 @@ final class RpcProtocol
         {
             lane.lane.send(encoder.buffer, 0, length, slot.deadlineNanos - System.nanoTime());
             long remaining;
-            // In slices, so a request failed meanwhile (the client closing) or an interrupt ends the wait soon.
+            // Until the deadline: the lane's read blocks in the kernel. A client that closes closes its lanes under
+            // their callers, and an interrupt closes the lane (an interruptible channel): both end the wait at once.
             while (slot.phase == RequestSlot.PHASE_AWAIT_RESPONSE &&
                 (remaining = slot.deadlineNanos - System.nanoTime()) > 0 && !Thread.currentThread().isInterrupted())
             {
-                lane.lane.receive(lane.answers, Math.min(remaining, LANE_WAIT_SLICE_NANOS));
+                lane.lane.receive(lane.answers, remaining);
             }
         }
         catch (final TransportException ex)

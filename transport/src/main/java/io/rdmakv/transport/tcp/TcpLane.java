@@ -12,19 +12,19 @@ import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 
 /**
  * The TCP transport's {@link Lane}: a socket of its own, in the transport's frame format ({@link TcpFrames}, MESSAGE
- * frames only), that the calling thread writes and reads itself. The socket is non-blocking with a selector of its
- * own, so a receive waits in {@code epoll_wait} with the caller's timeout and is woken by the kernel when the answer
- * lands: per request a {@code write}, the wait and the {@code read} of the answer (a blocking client such as Jedis,
- * with its socket timeout, also tries a {@code read} before it waits: one more system call, which finds nothing when
- * the answer is a round trip away).
+ * frames only), that the calling thread writes and reads itself. The socket blocks: per request the caller's thread
+ * makes a {@code write} and a {@code read} that sleeps in the kernel until the answer lands (a client with a socket
+ * timeout, such as Jedis, also polls: a {@code read} that finds nothing, {@code poll}, the {@code read}). The
+ * deadlines are kept by the {@link LaneWatchdog}: a call still blocked at its deadline has its lane closed under it
+ * (a write cut short leaves part of a message on the socket, and an answer after the deadline would be read as the
+ * next request's: the lane cannot be used again either way).
  *
  * <p>Buffers start at {@value #INITIAL_BUFFER_BYTES} bytes and grow to the largest frame seen, at most the
  * transport's message limit; a frame announcing more is a protocol error and closes the lane.
@@ -32,48 +32,51 @@ import java.util.concurrent.TimeUnit;
 final class TcpLane implements Lane
 {
     static final int INITIAL_BUFFER_BYTES = 16 * 1024;
+    /** {@link #armedDeadline()} of a lane that is not blocked in a call. */
+    static final long DISARMED = Long.MIN_VALUE;
+
+    private static final AtomicLongFieldUpdater<TcpLane> DEADLINE =
+        AtomicLongFieldUpdater.newUpdater(TcpLane.class, "deadlineNanos");
 
     private final SocketChannel channel;
-    private final Selector selector;
-    private final SelectionKey key;
     private final InetSocketAddress remoteAddress;
     private final int maxMessageBytes;
+    private final LaneWatchdog watchdog;
     private ByteBuffer out;
     private ByteBuffer in;
     private final UnsafeBuffer inView = new UnsafeBuffer(0, 0);
-    private boolean closed;
+    /** The deadline of the call blocked now ({@link System#nanoTime()}), or {@link #DISARMED}. */
+    private volatile long deadlineNanos = DISARMED;
+    private volatile boolean expired;
+    private volatile boolean closed;
 
-    private TcpLane(final SocketChannel channel, final Selector selector, final InetSocketAddress remoteAddress,
-        final int maxMessageBytes) throws IOException
+    private TcpLane(final SocketChannel channel, final InetSocketAddress remoteAddress, final int maxMessageBytes,
+        final LaneWatchdog watchdog)
     {
         this.channel = channel;
-        this.selector = selector;
         this.remoteAddress = remoteAddress;
         this.maxMessageBytes = maxMessageBytes;
-        this.key = channel.register(selector, SelectionKey.OP_READ);
+        this.watchdog = watchdog;
         this.out = allocate(INITIAL_BUFFER_BYTES);
         this.in = allocate(INITIAL_BUFFER_BYTES);
         inView.wrap(in);
+        watchdog.watch(this);
     }
 
     /** Connect, blocking up to {@code timeout}. */
     static TcpLane open(final InetSocketAddress remoteAddress, final Duration timeout, final int maxMessageBytes)
     {
         SocketChannel channel = null;
-        Selector selector = null;
         try
         {
             channel = SocketChannel.open();
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
             channel.socket().connect(remoteAddress, (int)Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis())));
-            channel.configureBlocking(false);
-            selector = Selector.open();
-            return new TcpLane(channel, selector, remoteAddress, maxMessageBytes);
+            return new TcpLane(channel, remoteAddress, maxMessageBytes, LaneWatchdog.INSTANCE);
         }
         catch (final IOException | RuntimeException ex)
         {
             closeQuietly(channel);
-            closeQuietly(selector);
             throw new TransportException(TransportStatus.PEER_FAILED, "tcp: cannot open a lane to " + remoteAddress +
                 " within " + timeout + ": " + ex.getMessage(), ex);
         }
@@ -97,74 +100,107 @@ final class TcpLane implements Lane
         out.putInt(TcpFrames.TYPE_LENGTH + length).put(TcpFrames.TYPE_MESSAGE);
         buffer.getBytes(offset, out, TcpFrames.MESSAGE_OVERHEAD, length);
         out.position(frame).flip();
-        final long deadline = System.nanoTime() + Math.max(0, timeoutNanos);
+        arm(timeoutNanos);
         try
         {
             while (out.hasRemaining())
             {
-                if (channel.write(out) == 0)
-                {
-                    // The socket's send buffer is full: wait until it drains (the peer reads), not past the deadline.
-                    final long remaining = deadline - System.nanoTime();
-                    if (remaining <= 0)
-                    {
-                        throw fail(TransportStatus.TIMED_OUT, remoteAddress + " took no more of a " + length +
-                            "-byte message within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms", null);
-                    }
-                    key.interestOps(SelectionKey.OP_WRITE);
-                    selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining + 999_999)));
-                    selector.selectedKeys().clear();
-                    key.interestOps(SelectionKey.OP_READ);
-                }
+                channel.write(out);
             }
         }
         catch (final IOException ex)
         {
-            throw fail("cannot write to " + remoteAddress + ": " + ex.getMessage(), ex);
+            if (disarm())
+            {
+                throw fail("cannot write to " + remoteAddress + ": " + ex.getMessage(), ex);
+            }
+            throw fail(TransportStatus.TIMED_OUT, remoteAddress + " took no more of a " + length +
+                "-byte message within " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms", null);
+        }
+        if (!disarm())
+        {
+            // Written, but the watchdog closed the lane at the deadline meanwhile: the message may not have left.
+            throw fail(TransportStatus.TIMED_OUT, "the lane to " + remoteAddress + " was closed at the send's " +
+                "deadline", null);
         }
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * <p>A timeout closes the lane (see the class comment). {@code timeoutNanos <= 0} hands over a message already
+     * read, without reading.
+     */
     @Override
     public boolean receive(final MessageHandler handler, final long timeoutNanos)
     {
         ensureOpen();
-        final long deadline = System.nanoTime() + Math.max(0, timeoutNanos);
+        if (deliverFrame(handler))
+        {
+            return true;
+        }
+        if (timeoutNanos <= 0)
+        {
+            return false;
+        }
+        arm(timeoutNanos);
         try
         {
-            // A caller receives right after it sent: its answer is a round trip away, so the first read would find
-            // nothing. Wait first, then read; a read that returns bytes is followed by another (more may be there).
-            boolean readable = false;
-            while (true)
+            do
             {
-                if (deliverFrame(handler))
+                if (channel.read(in) < 0)
                 {
-                    return true;
+                    disarm();
+                    throw fail(remoteAddress + " closed the connection", null);
                 }
-                if (readable)
-                {
-                    final int n = channel.read(in);
-                    if (n < 0)
-                    {
-                        throw fail(remoteAddress + " closed the connection", null);
-                    }
-                    if (n > 0)
-                    {
-                        continue;
-                    }
-                }
-                final long remaining = deadline - System.nanoTime();
-                if (remaining <= 0)
-                {
-                    return false;
-                }
-                readable = selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining + 999_999))) > 0;
-                selector.selectedKeys().clear();
             }
+            while (!deliverFrame(handler));
         }
         catch (final IOException ex)
         {
-            throw fail("cannot read from " + remoteAddress + ": " + ex.getMessage(), ex);
+            if (disarm())
+            {
+                throw fail("cannot read from " + remoteAddress + ": " + ex.getMessage(), ex);
+            }
+            close();
+            return false; // the watchdog closed the lane at the deadline
         }
+        disarm(); // the answer came in time; if the watchdog closed the lane at that moment, the next call says so
+        return true;
+    }
+
+    /** The deadline of the call blocked now, or {@link #DISARMED} (the watchdog reads it). */
+    long armedDeadline()
+    {
+        return deadlineNanos;
+    }
+
+    /** The watchdog: the call armed with {@code deadline} is still blocked past it; close the lane under it. */
+    void expire(final long deadline)
+    {
+        if (DEADLINE.compareAndSet(this, deadline, DISARMED))
+        {
+            expired = true;
+            close();
+        }
+    }
+
+    private void arm(final long timeoutNanos)
+    {
+        long deadline = System.nanoTime() + Math.max(0, timeoutNanos);
+        if (deadline == DISARMED)
+        {
+            deadline++;
+        }
+        deadlineNanos = deadline;
+        watchdog.armed(deadline);
+    }
+
+    /** True when the call ended before the watchdog expired it. */
+    private boolean disarm()
+    {
+        final long deadline = deadlineNanos;
+        return deadline != DISARMED && DEADLINE.compareAndSet(this, deadline, DISARMED);
     }
 
     /** Hand over the first whole frame in {@code in}, if there is one; grows {@code in} for a larger frame. */
@@ -224,13 +260,14 @@ final class TcpLane implements Lane
         return remoteAddress;
     }
 
+    /** Thread-safe: closing from another thread ends a call blocked in it (the client's close, the watchdog). */
     @Override
     public void close()
     {
         if (!closed)
         {
             closed = true;
-            closeQuietly(selector);
+            watchdog.forget(this);
             closeQuietly(channel);
         }
     }
@@ -245,8 +282,8 @@ final class TcpLane implements Lane
     {
         if (closed)
         {
-            throw new TransportException(TransportStatus.CLOSED, "tcp: the lane to " + remoteAddress + " is closed",
-                null);
+            throw new TransportException(TransportStatus.CLOSED, "tcp: the lane to " + remoteAddress + " is closed" +
+                (expired ? " (a call on it passed its deadline)" : ""), null);
         }
     }
 
