@@ -16,13 +16,13 @@ import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
- * The operations of one endpoint and its connection state, under one short lock ({@link #lock()}) that any thread
+ * The operations of one endpoint, under one short lock ({@link #lock()}) that any thread
  * may take: request ids, credits, the bounded pending queue, the in-flight table (request id to operation), pooled
  * operations and their deadlines. The transport decides what "posting" means; the window keeps the books.
  * <pre>
  *   send / read (any thread), under lock():
- *     admit():       state CONNECTED? else NOT_CONNECTED (CLOSED once closed locally)
- *                    credits and pending queue both full? -> BACK_PRESSURED
+ *     (the endpoint's EndpointLifecycle refused it unless connected)
+ *     admit():       credits and pending queue both full? -> BACK_PRESSURED
  *     acquire():     an operation from the pool, the next request id, deadline = clock + timeout
  *     mayPost()?     credit(op) [+ track(op) when its answer is matched by id] -> the transport posts it
  *     else           enqueue(op) -> pollPending() in order as credits come back
@@ -38,11 +38,6 @@ public final class OperationWindow<O extends Operation>
 {
     private static final Logger LOG = LoggerFactory.getLogger(OperationWindow.class);
 
-    private enum State
-    {
-        CONNECTING, CONNECTED, DOWN
-    }
-
     private final Object lock = new Object();
     private final Supplier<O> factory;
     private final int maxInflight;
@@ -56,12 +51,6 @@ public final class OperationWindow<O extends Operation>
     private final ArrayList<O> scratch = new ArrayList<>();
     private int credited;
     private long nextRequestId;
-    /**
-     * Written under the lock only; volatile so {@link #isConnected()} reads it without the lock: callers ask before
-     * every request (the client's routing), and with the lock two caller threads of one endpoint contended on it.
-     */
-    private volatile State state = State.CONNECTING;
-    private boolean closedLocally;
 
     /**
      * @param factory      makes a new operation while the pool is still filling.
@@ -94,24 +83,17 @@ public final class OperationWindow<O extends Operation>
 
     // ---------------------------------------------------------------- admitting and posting (under lock)
 
-    /** 0 when a new operation may be accepted, else the negative sentinel to return. */
+    /**
+     * 0 when a new operation fits (a credit or room in the pending queue), else BACK_PRESSURED's sentinel. Whether
+     * the endpoint admits operations at all is its {@link EndpointLifecycle}'s to say, asked first.
+     */
     public long admitLocked()
     {
-        if (state != State.CONNECTED)
-        {
-            return refusedStatusLocked().sentinel();
-        }
         if (credited >= maxInflight && pending.size() >= maxPending)
         {
             return TransportStatus.BACK_PRESSURED.sentinel();
         }
         return 0;
-    }
-
-    /** 0 while connected, else the negative sentinel to return (for transports that count their own credits). */
-    public long refusalLocked()
-    {
-        return state == State.CONNECTED ? 0 : refusedStatusLocked().sentinel();
     }
 
     /** A pooled operation with the next request id and its deadline. */
@@ -424,90 +406,5 @@ public final class OperationWindow<O extends Operation>
         {
             return credited + pending.size();
         }
-    }
-
-    // ---------------------------------------------------------------- connection state
-
-    /** Connected: operations are admitted from now on (unless it went down or was closed first). */
-    public void markConnected()
-    {
-        synchronized (lock)
-        {
-            if (state == State.CONNECTING)
-            {
-                state = State.CONNECTED;
-            }
-        }
-    }
-
-    /** Gone: no operation is admitted or promoted any more. */
-    public void markDown()
-    {
-        synchronized (lock)
-        {
-            state = State.DOWN;
-        }
-    }
-
-    /** The application closed the endpoint; false when it had done so already. */
-    public boolean markClosedLocally()
-    {
-        synchronized (lock)
-        {
-            if (closedLocally)
-            {
-                return false;
-            }
-            closedLocally = true;
-            return true;
-        }
-    }
-
-    /** Closed locally and down at once (a worker closing its endpoints). */
-    public void markClosedAndDown()
-    {
-        synchronized (lock)
-        {
-            closedLocally = true;
-            state = State.DOWN;
-        }
-    }
-
-    /** A snapshot, without the lock (as with it, the state may change right after). */
-    public boolean isConnected()
-    {
-        return state == State.CONNECTED;
-    }
-
-    public boolean isConnectedLocked()
-    {
-        return state == State.CONNECTED;
-    }
-
-    public boolean isDownLocked()
-    {
-        return state == State.DOWN;
-    }
-
-    public boolean isClosedLocally()
-    {
-        synchronized (lock)
-        {
-            return closedLocally;
-        }
-    }
-
-    /** Why an operation is refused on an endpoint that is not connected. */
-    public TransportStatus refusedStatus()
-    {
-        synchronized (lock)
-        {
-            return refusedStatusLocked();
-        }
-    }
-
-    private TransportStatus refusedStatusLocked()
-    {
-        return closedLocally ? TransportStatus.CLOSED : TransportStatus.NOT_CONNECTED;
     }
 }

@@ -8,7 +8,7 @@ import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportStatus;
 import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.base.AbstractEndpoint;
-import io.rdmakv.transport.base.Callbacks;
+import io.rdmakv.transport.base.EndpointLifecycle;
 import io.rdmakv.transport.base.OperationWindow;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -69,8 +69,6 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
     /** Region ids to ask the peer for (with the token to present), progress thread sends them. */
     private final Int2ObjectHashMap<Long> mapRequests = new Int2ObjectHashMap<>();
     private final Int2ObjectHashMap<Long> mapAsked = new Int2ObjectHashMap<>();
-    private TransportStatus downStatus = TransportStatus.PEER_FAILED;
-    private String downDetail = "peer closed the connection";
 
     private final RingBufferReader reader = new RingBufferReader();
     private final ArrayList<ShmOperation> completing = new ArrayList<>();
@@ -91,7 +89,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
         this.remoteAddress = remoteAddress;
         this.maxSendBytes = worker.maxSendBytes();
         this.maxReadBytes = worker.maxReadBytes();
-        window.markConnected(); // the handshake is over when an endpoint is made
+        markConnected(); // the handshake is over when an endpoint is made
     }
 
     private static OperationWindow<ShmOperation> newWindow(final TransportConfig config)
@@ -115,13 +113,13 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
     // ---------------------------------------------------------------- operations (any thread)
 
     @Override
-    protected long postSend(final DirectBuffer buffer, final int offset, final int length,
+    protected long doPostSend(final DirectBuffer buffer, final int offset, final int length,
         final CompletionHandler handler)
     {
         final long id;
         synchronized (lock)
         {
-            final long refused = window.admitLocked();
+            final long refused = admitLocked();
             if (refused < 0)
             {
                 return refused;
@@ -156,13 +154,13 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
     }
 
     @Override
-    protected long postRead(final long remoteAddress, final RemoteKey remoteKey, final int length,
+    protected long doPostRead(final long remoteAddress, final RemoteKey remoteKey, final int length,
         final MutableDirectBuffer destination, final int destinationOffset, final CompletionHandler handler)
     {
         final long id;
         synchronized (lock)
         {
-            final long refused = window.admitLocked();
+            final long refused = admitLocked();
             if (refused < 0)
             {
                 return refused;
@@ -212,7 +210,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
         }
         synchronized (lock)
         {
-            final long refused = window.refusalLocked();
+            final long refused = lifecycle.refusalSentinel();
             if (refused < 0)
             {
                 return TransportStatus.fromSentinel(refused);
@@ -221,6 +219,13 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
             return region == null ? null :
                 copy(region, remoteAddress, remoteKey.token(), length, destination, destinationOffset);
         }
+    }
+
+    /** Under lock: 0 when a new operation is admitted (connected, a credit or pending room), else its refusal. */
+    private long admitLocked()
+    {
+        final long refused = lifecycle.refusalSentinel();
+        return refused < 0 ? refused : window.admitLocked();
     }
 
     /** Under lock: copy a posted read out of the peer's mapped region. */
@@ -270,16 +275,13 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
     @Override
     public void close()
     {
+        if (!requestClose())
+        {
+            return;
+        }
         synchronized (lock)
         {
-            if (!window.markClosedLocally())
-            {
-                return;
-            }
-            if (!window.isDownLocked())
-            {
-                goDown(TransportStatus.CLOSED, "closed locally");
-            }
+            goDown(TransportStatus.CLOSED, "closed locally");
         }
         worker.wake();
     }
@@ -290,7 +292,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
     int doWork(final long nowNanos, final boolean pollControl, final ShmMemoryDomain localDomain)
     {
         int work = 0;
-        if (!isDown())
+        if (!lifecycle.isClosing())
         {
             reader.count = 0;
             work += rings.inbound().read(reader, MAX_MESSAGES_PER_CYCLE);
@@ -302,35 +304,19 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
         work += promotePending();
         work += expire(nowNanos);
         work += deliverCompletions();
+        if (lifecycle.state() == EndpointLifecycle.State.CLOSED)
+        {
+            return -1;
+        }
         synchronized (lock)
         {
-            if (window.isDownLocked() && window.outstanding() == 0 && window.trackedCountLocked() == 0 &&
-                done.isEmpty())
-            {
-                if (claimDisconnect())
-                {
-                    releaseLocked();
-                }
-                else
-                {
-                    return -1;
-                }
-            }
-            else
+            if (!lifecycle.isClosing() || window.outstanding() != 0 || window.trackedCountLocked() != 0 ||
+                !done.isEmpty())
             {
                 return work;
             }
         }
-        Callbacks.disconnected(handler, this, downStatus, downDetail);
-        return work + 1;
-    }
-
-    private boolean isDown()
-    {
-        synchronized (lock)
-        {
-            return window.isDownLocked();
-        }
+        return finishClose() ? work + 1 : -1;
     }
 
     private boolean hasMapRequests()
@@ -347,7 +333,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
         int work = 0;
         synchronized (lock)
         {
-            if (window.isDownLocked())
+            if (lifecycle.isClosing())
             {
                 return 0;
             }
@@ -379,10 +365,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
                 rings.inbound().read(reader, Integer.MAX_VALUE);
                 synchronized (lock)
                 {
-                    if (!window.isDownLocked())
-                    {
-                        goDown(TransportStatus.PEER_FAILED, "peer closed the connection or exited");
-                    }
+                    goDown(TransportStatus.PEER_FAILED, "peer closed the connection or exited");
                 }
                 break;
             }
@@ -467,7 +450,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
             mapAsked.remove(regionId);
             if (region != null)
             {
-                if (window.isDownLocked())
+                if (lifecycle.isClosing())
                 {
                     region.mapping().close();
                     return;
@@ -491,7 +474,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
         synchronized (lock)
         {
             final ManyToOneRingBuffer ring = rings.outbound();
-            while (window.isConnectedLocked() && window.hasCreditLocked() && window.hasPendingLocked())
+            while (lifecycle.isConnected() && window.hasCreditLocked() && window.hasPendingLocked())
             {
                 final ShmOperation op = window.peekPendingLocked();
                 if (!ring.write(MESSAGE_TYPE, op.payload, 0, op.length))
@@ -537,17 +520,30 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
         return n;
     }
 
-    /** Under lock: no operation is admitted any more; every waiting one completes with {@code status}. */
+    /**
+     * Under lock: unless going down already, no operation is admitted any more and every waiting one completes with
+     * {@code status} (also {@code onDisconnected}'s, with {@code detail}).
+     */
     private void goDown(final TransportStatus status, final String detail)
     {
-        window.markDown();
-        downStatus = status;
-        downDetail = detail;
+        if (!beginClose(status, detail))
+        {
+            return;
+        }
         window.takeAll(status, done);
         mapRequests.clear();
     }
 
-    /** Under lock, once nothing is outstanding: unmap and close everything the connection holds. */
+    /** Once nothing is outstanding: unmap and close everything the connection holds. */
+    @Override
+    protected void doTeardown()
+    {
+        synchronized (lock)
+        {
+            releaseLocked();
+        }
+    }
+
     private void releaseLocked()
     {
         for (final PeerRegion r : peerRegions.values())
@@ -564,28 +560,13 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
     /** The worker is closing: fail everything now, on the closing thread, and release. */
     void closeFromWorker()
     {
+        requestClose();
         synchronized (lock)
         {
-            if (!window.isDownLocked())
-            {
-                goDown(TransportStatus.CLOSED, "worker closed");
-            }
+            goDown(TransportStatus.CLOSED, "worker closed");
         }
         deliverCompletions();
-        final boolean deliver;
-        synchronized (lock)
-        {
-            deliver = claimDisconnect();
-            if (deliver)
-            {
-                releaseLocked();
-            }
-        }
-        if (deliver)
-        {
-            // As tcp and verbs do on a worker close: the handler hears of every endpoint it loses, once.
-            Callbacks.disconnected(handler, this, downStatus, downDetail);
-        }
+        finishClose(); // as tcp and verbs do on a worker close: the handler hears of every endpoint it loses, once
     }
 
     /** Delivers inbound ring records to the handler, in place. */

@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.rdmakv.transport.CompletionHandler;
 import io.rdmakv.transport.RemoteKey;
 import io.rdmakv.transport.TransportStatus;
+import io.rdmakv.transport.base.EndpointLifecycle;
 import io.rdmakv.transport.base.OperationWindow;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -28,18 +29,21 @@ import java.util.ArrayList;
 final class TcpOperationTable
 {
     private final OperationWindow<TcpOperation> window;
+    private final EndpointLifecycle lifecycle;
     private final TcpOutbound outbound;
     private final ByteBufAllocator alloc;
 
     /**
-     * @param window   the endpoint's operations.
-     * @param outbound where posted frames go.
-     * @param alloc    allocates read request frames.
+     * @param window    the endpoint's operations.
+     * @param lifecycle the endpoint's state: operations are admitted and promoted only while it is connected.
+     * @param outbound  where posted frames go.
+     * @param alloc     allocates read request frames.
      */
-    TcpOperationTable(final OperationWindow<TcpOperation> window, final TcpOutbound outbound,
-        final ByteBufAllocator alloc)
+    TcpOperationTable(final OperationWindow<TcpOperation> window, final EndpointLifecycle lifecycle,
+        final TcpOutbound outbound, final ByteBufAllocator alloc)
     {
         this.window = window;
+        this.lifecycle = lifecycle;
         this.outbound = outbound;
         this.alloc = alloc;
     }
@@ -57,7 +61,7 @@ final class TcpOperationTable
         final boolean schedule;
         synchronized (window.lock())
         {
-            final long result = window.admitLocked();
+            final long result = admitLocked();
             if (result < 0)
             {
                 return result;
@@ -108,7 +112,7 @@ final class TcpOperationTable
         final boolean schedule;
         synchronized (window.lock())
         {
-            final long result = window.admitLocked();
+            final long result = admitLocked();
             if (result < 0)
             {
                 return result;
@@ -128,6 +132,13 @@ final class TcpOperationTable
             outbound.schedule();
         }
         return id;
+    }
+
+    /** Under lock: 0 when a new operation is admitted (connected, a credit or pending room), else its refusal. */
+    private long admitLocked()
+    {
+        final long refused = lifecycle.refusalSentinel();
+        return refused < 0 ? refused : window.admitLocked();
     }
 
     /** Under lock: post now or queue as pending; true when the caller must schedule the write task. */
@@ -161,13 +172,16 @@ final class TcpOperationTable
         return outbound.add(frame, op.isSend ? op.requestId() : TcpOutbound.NOT_A_SEND);
     }
 
-    /** Post pending operations while credits are free (any thread; the write task is scheduled outside the lock). */
+    /**
+     * Post pending operations while credits are free and the connection is up (after a local close too: what was
+     * posted before the close leaves before it); any thread, the write task is scheduled outside the lock.
+     */
     void promotePending()
     {
         boolean schedule = false;
         synchronized (window.lock())
         {
-            while (window.isConnectedLocked() && window.hasCreditLocked() && window.hasPendingLocked())
+            while (lifecycle.state() == EndpointLifecycle.State.CONNECTED && window.hasCreditLocked() && window.hasPendingLocked())
             {
                 schedule |= post(window.pollPendingLocked());
             }
@@ -201,7 +215,7 @@ final class TcpOperationTable
         synchronized (window.lock())
         {
             op = window.takeLocked(id);
-            local = window.isClosedLocally();
+            local = lifecycle.isCloseRequested();
         }
         if (op != null)
         {

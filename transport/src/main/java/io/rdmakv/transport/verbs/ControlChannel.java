@@ -12,6 +12,7 @@ import io.netty.handler.codec.LengthFieldPrepender;
 import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.TransportException;
+import io.rdmakv.transport.base.EndpointLifecycle;
 import io.rdmakv.transport.TransportStatus;
 import io.rdmakv.transport.log.RateLimitedLog;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -170,7 +171,7 @@ final class ControlChannel
         private void handshakeExpired(final ChannelHandlerContext ctx)
         {
             final VerbsEndpoint ep = endpoint;
-            if (ep != null && ep.state() != VerbsEndpoint.State.CONNECTING)
+            if (ep != null && ep.state() != EndpointLifecycle.State.CONNECTING)
             {
                 return;
             }
@@ -361,7 +362,7 @@ final class ControlChannel
             try
             {
                 ep.connectQueuePair(remote);
-                ep.markConnected();
+                ep.connected();
                 sendHeader(channel, HandshakeMessage.TYPE_READY);
                 future.complete(ep);
             }

@@ -37,13 +37,15 @@ class OperationWindowTest
     /** What the fake wire has posted, in order. */
     private final List<Long> posted = new ArrayList<>();
     private OperationWindow<TestOperation> window;
+    /** The fake endpoint's state: the window admits nothing while it refuses. */
+    private final EndpointLifecycle lifecycle = new EndpointLifecycle();
 
     @BeforeEach
     void setUp()
     {
         clock.update(0);
         window = new OperationWindow<>(TestOperation::new, 2, 3, TIMEOUT, clock);
-        window.markConnected();
+        lifecycle.connect();
     }
 
     @Test
@@ -129,8 +131,8 @@ class OperationWindowTest
         }
         answeredBeforeClose.status(TransportStatus.OK);
 
-        assertTrue(window.markClosedLocally());
-        window.markDown();
+        assertTrue(lifecycle.requestClose());
+        assertTrue(lifecycle.beginClose(TransportStatus.CLOSED, "closed locally"));
         assertEquals(4, window.failAll(TransportStatus.CLOSED));
         window.complete(answeredBeforeClose); // its answer was taken before the close: it completes with its own
         assertEquals(0, window.failAll(TransportStatus.CLOSED));
@@ -166,25 +168,6 @@ class OperationWindowTest
     }
 
     @Test
-    void shouldRefuseBeforeConnectAndAfterClose()
-    {
-        final OperationWindow<TestOperation> fresh = new OperationWindow<>(TestOperation::new, 1, 1, TIMEOUT, clock);
-        synchronized (fresh.lock())
-        {
-            assertEquals(TransportStatus.NOT_CONNECTED.sentinel(), fresh.admitLocked());
-        }
-        fresh.markConnected();
-        fresh.markDown();
-        fresh.markConnected(); // down is final
-        synchronized (fresh.lock())
-        {
-            assertEquals(TransportStatus.NOT_CONNECTED.sentinel(), fresh.admitLocked());
-        }
-        assertTrue(fresh.markClosedLocally());
-        assertEquals(TransportStatus.CLOSED, fresh.refusedStatus());
-    }
-
-    @Test
     void shouldCountAnonymousSendsByCreditOnly()
     {
         synchronized (window.lock())
@@ -206,7 +189,7 @@ class OperationWindowTest
     {
         synchronized (window.lock())
         {
-            final long refused = window.admitLocked();
+            final long refused = lifecycle.refusal() != null ? lifecycle.refusalSentinel() : window.admitLocked();
             if (refused < 0)
             {
                 return refused;
