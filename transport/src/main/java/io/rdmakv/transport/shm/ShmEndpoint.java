@@ -119,7 +119,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
         final long id;
         synchronized (lock)
         {
-            final long refused = admitLocked();
+            final long refused = window.admitLocked(lifecycle);
             if (refused < 0)
             {
                 return refused;
@@ -136,7 +136,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
             op.isRead = false;
             if (window.mayPostLocked() && rings.outbound().write(MESSAGE_TYPE, buffer, offset, length))
             {
-                window.creditLocked(op);
+                window.credits().take(op);
                 op.status(TransportStatus.OK);
                 done.addLast(op);
                 rings.wakePeerIfParked(peerEventFd);
@@ -145,7 +145,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
             {
                 op.payload.putBytes(0, buffer, offset, length);
                 op.length = length;
-                window.enqueueLocked(op);
+                window.pending().add(op);
             }
             id = op.requestId();
         }
@@ -160,7 +160,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
         final long id;
         synchronized (lock)
         {
-            final long refused = admitLocked();
+            final long refused = window.admitLocked(lifecycle);
             if (refused < 0)
             {
                 return refused;
@@ -172,7 +172,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
             op.length = length;
             op.destination = destination;
             op.destinationOffset = destinationOffset;
-            window.creditLocked(op);
+            window.credits().take(op);
             final PeerRegion region = peerRegions.get(remoteKey.nativeKey());
             if (region != null)
             {
@@ -181,7 +181,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
             }
             else
             {
-                window.trackLocked(op); // waits in the in-flight table for MAPPED
+                window.inflight().track(op); // waits in the in-flight table for MAPPED
                 if (!mapAsked.containsKey(remoteKey.nativeKey()))
                 {
                     mapRequests.put(remoteKey.nativeKey(), Long.valueOf(remoteKey.token()));
@@ -219,13 +219,6 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
             return region == null ? null :
                 copy(region, remoteAddress, remoteKey.token(), length, destination, destinationOffset);
         }
-    }
-
-    /** Under lock: 0 when a new operation is admitted (connected, a credit or pending room), else its refusal. */
-    private long admitLocked()
-    {
-        final long refused = lifecycle.refusalSentinel();
-        return refused < 0 ? refused : window.admitLocked();
     }
 
     /** Under lock: copy a posted read out of the peer's mapped region. */
@@ -310,7 +303,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
         }
         synchronized (lock)
         {
-            if (!lifecycle.isClosing() || window.outstanding() != 0 || window.trackedCountLocked() != 0 ||
+            if (!lifecycle.isClosing() || window.outstanding() != 0 || window.inflight().size() != 0 ||
                 !done.isEmpty())
             {
                 return work;
@@ -323,7 +316,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
     {
         synchronized (lock)
         {
-            return !mapRequests.isEmpty() || window.trackedCountLocked() > 0;
+            return !mapRequests.isEmpty() || window.inflight().size() > 0;
         }
     }
 
@@ -457,7 +450,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
                 }
                 peerRegions.put(regionId, region);
             }
-            window.takeInflightLocked(op -> op.remoteKey.nativeKey() == regionId, mappedNow);
+            window.inflight().takeIf(op -> op.remoteKey.nativeKey() == regionId, mappedNow);
             for (int i = 0; i < mappedNow.size(); i++)
             {
                 final ShmOperation op = mappedNow.get(i);
@@ -474,15 +467,15 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
         synchronized (lock)
         {
             final ManyToOneRingBuffer ring = rings.outbound();
-            while (lifecycle.isConnected() && window.hasCreditLocked() && window.hasPendingLocked())
+            while (lifecycle.isConnected() && window.credits().available() && !window.pending().isEmpty())
             {
-                final ShmOperation op = window.peekPendingLocked();
+                final ShmOperation op = window.pending().peek();
                 if (!ring.write(MESSAGE_TYPE, op.payload, 0, op.length))
                 {
                     break;
                 }
-                window.pollPendingLocked();
-                window.creditLocked(op);
+                window.pending().poll();
+                window.credits().take(op);
                 op.status(TransportStatus.OK);
                 done.addLast(op);
                 work++;

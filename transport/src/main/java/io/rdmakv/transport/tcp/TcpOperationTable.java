@@ -61,7 +61,7 @@ final class TcpOperationTable
         final boolean schedule;
         synchronized (window.lock())
         {
-            final long result = admitLocked();
+            final long result = window.admitLocked(lifecycle);
             if (result < 0)
             {
                 return result;
@@ -79,8 +79,8 @@ final class TcpOperationTable
                     final TcpOperation op = window.acquireLocked(handler);
                     op.isSend = true;
                     id = op.requestId();
-                    window.creditLocked(op);
-                    window.trackLocked(op);
+                    window.credits().take(op);
+                    window.inflight().track(op);
                     schedule = outbound.addMessage(buffer, offset, length, id);
                 }
             }
@@ -92,7 +92,7 @@ final class TcpOperationTable
                 final ByteBuf frame = TcpFrames.messageFrame(alloc, length);
                 TcpCopy.append(buffer, offset, frame, length);
                 op.frame = frame;
-                window.enqueueLocked(op);
+                window.pending().add(op);
                 schedule = false;
             }
         }
@@ -112,7 +112,7 @@ final class TcpOperationTable
         final boolean schedule;
         synchronized (window.lock())
         {
-            final long result = admitLocked();
+            final long result = window.admitLocked(lifecycle);
             if (result < 0)
             {
                 return result;
@@ -134,13 +134,6 @@ final class TcpOperationTable
         return id;
     }
 
-    /** Under lock: 0 when a new operation is admitted (connected, a credit or pending room), else its refusal. */
-    private long admitLocked()
-    {
-        final long refused = lifecycle.refusalSentinel();
-        return refused < 0 ? refused : window.admitLocked();
-    }
-
     /** Under lock: post now or queue as pending; true when the caller must schedule the write task. */
     private boolean submit(final TcpOperation op)
     {
@@ -148,7 +141,7 @@ final class TcpOperationTable
         {
             return post(op);
         }
-        window.enqueueLocked(op);
+        window.pending().add(op);
         return false;
     }
 
@@ -166,8 +159,8 @@ final class TcpOperationTable
             window.creditAnonymousLocked(op);
             return outbound.add(frame, TcpOutbound.ANONYMOUS_SEND);
         }
-        window.creditLocked(op);
-        window.trackLocked(op);
+        window.credits().take(op);
+        window.inflight().track(op);
         // A send completes locally once written; a read completes with its response.
         return outbound.add(frame, op.isSend ? op.requestId() : TcpOutbound.NOT_A_SEND);
     }
@@ -181,9 +174,9 @@ final class TcpOperationTable
         boolean schedule = false;
         synchronized (window.lock())
         {
-            while (lifecycle.state() == EndpointLifecycle.State.CONNECTED && window.hasCreditLocked() && window.hasPendingLocked())
+            while (lifecycle.state() == EndpointLifecycle.State.CONNECTED && window.credits().available() && !window.pending().isEmpty())
             {
-                schedule |= post(window.pollPendingLocked());
+                schedule |= post(window.pending().poll());
             }
         }
         if (schedule)
@@ -197,7 +190,7 @@ final class TcpOperationTable
     {
         synchronized (window.lock())
         {
-            window.returnCreditsLocked(count);
+            window.credits().giveBack(count);
         }
         promotePending();
     }
@@ -214,7 +207,7 @@ final class TcpOperationTable
         final boolean local;
         synchronized (window.lock())
         {
-            op = window.takeLocked(id);
+            op = window.inflight().take(id);
             local = lifecycle.isCloseRequested();
         }
         if (op != null)
@@ -229,7 +222,7 @@ final class TcpOperationTable
     {
         synchronized (window.lock())
         {
-            return window.takeLocked(correlationId);
+            return window.inflight().take(correlationId);
         }
     }
 
@@ -249,7 +242,7 @@ final class TcpOperationTable
         {
             synchronized (window.lock())
             {
-                window.returnCreditsLocked(dropped); // anonymous sends never written: their credits come back here
+                window.credits().giveBack(dropped); // anonymous sends never written: their credits come back here
             }
         }
         window.completeAll(taken);
