@@ -5,6 +5,7 @@ import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.RemoteKey;
 import io.rdmakv.transport.TransportStatus;
+import io.rdmakv.transport.Worker;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
@@ -33,17 +34,21 @@ public abstract class AbstractEndpoint<O extends Operation> implements Endpoint
     /** The endpoint's life; its helpers read it, only this class moves it. */
     protected final EndpointLifecycle lifecycle = new EndpointLifecycle();
     private final int transportId;
+    private final Worker worker;
 
     /**
      * @param window      the endpoint's operations.
      * @param handler     the application's events of this endpoint.
      * @param transportId the {@link RemoteKey} transport id reads must carry.
+     * @param worker      the worker whose progress runs the endpoint's callbacks.
      */
-    protected AbstractEndpoint(final OperationWindow<O> window, final EndpointHandler handler, final int transportId)
+    protected AbstractEndpoint(final OperationWindow<O> window, final EndpointHandler handler, final int transportId,
+        final Worker worker)
     {
         this.window = window;
         this.handler = handler;
         this.transportId = transportId;
+        this.worker = worker;
     }
 
     /** The largest message {@link #send} accepts. */
@@ -131,6 +136,12 @@ public abstract class AbstractEndpoint<O extends Operation> implements Endpoint
     public int outstanding()
     {
         return window.outstanding();
+    }
+
+    @Override
+    public final Worker worker()
+    {
+        return worker;
     }
 
     /** The application's events of this endpoint. */

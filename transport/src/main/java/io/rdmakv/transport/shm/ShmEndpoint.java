@@ -6,7 +6,6 @@ import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.RemoteKey;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportStatus;
-import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.base.AbstractEndpoint;
 import io.rdmakv.transport.base.EndpointLifecycle;
 import io.rdmakv.transport.base.OperationWindow;
@@ -78,7 +77,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
         final ShmRings rings, final SharedMapping peerRegionTable, final int peerEventFd,
         final InetSocketAddress remoteAddress)
     {
-        super(newWindow(worker.config()), handler, RemoteKey.TRANSPORT_SHM);
+        super(newWindow(worker.config()), handler, RemoteKey.TRANSPORT_SHM, worker);
         this.lock = window.lock();
         this.peerEventFd = peerEventFd;
         this.worker = worker;
@@ -256,12 +255,6 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
     public InetSocketAddress remoteAddress()
     {
         return remoteAddress;
-    }
-
-    @Override
-    public Worker worker()
-    {
-        return worker;
     }
 
     /** Close: outstanding operations complete with CLOSED on the progress thread; the peer sees end of file. */

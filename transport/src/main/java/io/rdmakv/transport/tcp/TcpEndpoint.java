@@ -9,7 +9,6 @@ import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.RemoteKey;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportStatus;
-import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.base.AbstractEndpoint;
 import io.rdmakv.transport.base.EndpointLifecycle;
 import io.rdmakv.transport.base.OperationWindow;
@@ -74,7 +73,7 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
     TcpEndpoint(final TcpWorker worker, final Channel channel, final EndpointHandler handler,
         final long directWriteGapNanos)
     {
-        super(newWindow(worker.tcpTransport().config()), handler, RemoteKey.TRANSPORT_TCP);
+        super(newWindow(worker.tcpTransport().config()), handler, RemoteKey.TRANSPORT_TCP, worker);
         this.worker = worker;
         this.transport = worker.tcpTransport();
         this.channel = channel;
@@ -365,12 +364,6 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
     public InetSocketAddress remoteAddress()
     {
         return (InetSocketAddress)channel.remoteAddress();
-    }
-
-    @Override
-    public Worker worker()
-    {
-        return worker;
     }
 
     @Override

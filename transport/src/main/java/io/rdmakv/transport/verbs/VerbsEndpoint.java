@@ -6,7 +6,6 @@ import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.RemoteKey;
 import io.rdmakv.transport.TransportStatus;
-import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.base.AbstractEndpoint;
 import io.rdmakv.transport.base.EndpointLifecycle;
 import io.rdmakv.transport.base.OperationWindow;
@@ -72,7 +71,7 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
         final EndpointBufferLayout layout, final EndpointBufferPool.Slice slice, final EndpointHandler handler,
         final InetSocketAddress remoteAddress, final int psn)
     {
-        super(newWindow(config), handler, RemoteKey.TRANSPORT_VERBS);
+        super(newWindow(config), handler, RemoteKey.TRANSPORT_VERBS, worker);
         this.lock = window.lock();
         this.worker = worker;
         this.config = config;
@@ -568,12 +567,6 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
         {
             return sendPath.tracked() + pending.size();
         }
-    }
-
-    @Override
-    public Worker worker()
-    {
-        return worker;
     }
 
     @Override
