@@ -11,12 +11,8 @@ import io.rdmakv.transport.base.EndpointLifecycle;
 import io.rdmakv.transport.base.OperationWindow;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
-import org.agrona.UnsafeApi;
-import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.SystemNanoClock;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
-import org.agrona.concurrent.ringbuffer.RingBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,10 +21,11 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 
 /**
- * One shm connection over the shared {@link AbstractEndpoint} (argument checks, the operation window: state, credits,
- * pending queue, reads waiting for a mapping in its in-flight table, deadlines): sends are records in the outbound ring of the connection's shared file, received messages are
- * read out of the inbound ring in place, and a one-sided read is a copy out of the peer's registered memory file,
- * mapped read-only into this process after the peer checked the remote key's token.
+ * One shm connection over the shared {@link AbstractEndpoint} (its life, argument checks, the operation window:
+ * credits, pending queue, reads waiting for a mapping in its in-flight table, deadlines): sends are records in the
+ * outbound ring of the connection's shared file, received messages are read out of the inbound ring in place, and a
+ * one-sided read is a copy out of the peer's registered memory file, mapped read-only into this process after the
+ * peer checked the remote key's token ({@link ShmPeerRegions}).
  * <pre>
  *   send (any thread):  admit (connected? credits and pending full? -> BACK_PRESSURED)
  *                       ring has room and nothing waits -> record written; no handler: done on return,
@@ -56,7 +53,6 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
     private final ShmRings rings;
     private final SharedMapping peerRegionTable;
     private final int peerEventFd;
-    private final UnsafeBuffer regionTable;
     private final InetSocketAddress remoteAddress;
     private final int maxSendBytes;
     private final int maxReadBytes;
@@ -64,10 +60,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
     private final Object lock;
     /** Completed operations (taken out of the window) waiting for the progress thread to deliver them. */
     private final ArrayDeque<ShmOperation> done = new ArrayDeque<>();
-    private final Int2ObjectHashMap<PeerRegion> peerRegions = new Int2ObjectHashMap<>();
-    /** Region ids to ask the peer for (with the token to present), progress thread sends them. */
-    private final Int2ObjectHashMap<Long> mapRequests = new Int2ObjectHashMap<>();
-    private final Int2ObjectHashMap<Long> mapAsked = new Int2ObjectHashMap<>();
+    private final ShmPeerRegions peerRegions;
 
     private final RingBufferReader reader = new RingBufferReader();
     private final ArrayList<ShmOperation> completing = new ArrayList<>();
@@ -84,7 +77,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
         this.control = control;
         this.rings = rings;
         this.peerRegionTable = peerRegionTable;
-        this.regionTable = peerRegionTable.buffer();
+        this.peerRegions = new ShmPeerRegions(peerRegionTable.buffer());
         this.remoteAddress = remoteAddress;
         this.maxSendBytes = worker.maxSendBytes();
         this.maxReadBytes = worker.maxReadBytes();
@@ -172,7 +165,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
             op.destination = destination;
             op.destinationOffset = destinationOffset;
             window.credits().take(op);
-            final PeerRegion region = peerRegions.get(remoteKey.nativeKey());
+            final PeerRegion region = peerRegions.get(remoteKey);
             if (region != null)
             {
                 op.status(copy(region, op));
@@ -181,11 +174,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
             else
             {
                 window.inflight().track(op); // waits in the in-flight table for MAPPED
-                if (!mapAsked.containsKey(remoteKey.nativeKey()))
-                {
-                    mapRequests.put(remoteKey.nativeKey(), Long.valueOf(remoteKey.token()));
-                    mapAsked.put(remoteKey.nativeKey(), Long.valueOf(remoteKey.token()));
-                }
+                peerRegions.ask(remoteKey);
             }
             id = op.requestId();
         }
@@ -214,41 +203,17 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
             {
                 return TransportStatus.fromSentinel(refused);
             }
-            final PeerRegion region = peerRegions.get(remoteKey.nativeKey());
+            final PeerRegion region = peerRegions.get(remoteKey);
             return region == null ? null :
-                copy(region, remoteAddress, remoteKey.token(), length, destination, destinationOffset);
+                peerRegions.copy(region, remoteAddress, remoteKey.token(), length, destination, destinationOffset);
         }
     }
 
     /** Under lock: copy a posted read out of the peer's mapped region. */
     private TransportStatus copy(final PeerRegion region, final ShmOperation op)
     {
-        return copy(region, op.remoteAddress, op.remoteKey.token(), op.length, op.destination, op.destinationOffset);
-    }
-
-    /** Under lock: copy a read out of the peer's mapped region, checking token, bounds and the registration. */
-    private TransportStatus copy(final PeerRegion region, final long remoteAddress, final long token, final int length,
-        final MutableDirectBuffer destination, final int destinationOffset)
-    {
-        if (region.token() != token)
-        {
-            return TransportStatus.INVALID_RKEY;
-        }
-        if (!region.covers(remoteAddress, length))
-        {
-            return TransportStatus.OUT_OF_BOUNDS;
-        }
-        final int word = region.regionId() * 8;
-        if (regionTable.getLongVolatile(word) != region.generation())
-        {
-            return TransportStatus.INVALID_RKEY;
-        }
-        final long source = region.mapping().address() + (remoteAddress - region.base());
-        UnsafeApi.copyMemory(null, source, destination.byteArray(), destination.addressOffset() + destinationOffset,
-            length);
-        // A region closed while we copied: its bytes may already belong to something else.
-        return regionTable.getLongVolatile(word) == region.generation() ? TransportStatus.OK :
-            TransportStatus.INVALID_RKEY;
+        return peerRegions.copy(region, op.remoteAddress, op.remoteKey.token(), op.length, op.destination,
+            op.destinationOffset);
     }
 
     @Override
@@ -309,7 +274,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
     {
         synchronized (lock)
         {
-            return !mapRequests.isEmpty() || window.inflight().size() > 0;
+            return peerRegions.hasRequests() || window.inflight().size() > 0;
         }
     }
 
@@ -323,18 +288,13 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
             {
                 return 0;
             }
-            for (final Int2ObjectHashMap<Long>.EntryIterator it = mapRequests.entrySet().iterator(); it.hasNext(); )
+            final int sent = peerRegions.sendRequests(control);
+            if (sent < 0)
             {
-                it.next();
-                final int len = ShmControl.map(control.payload(), it.getIntKey(), it.getValue());
-                if (!control.send(len))
-                {
-                    goDown(TransportStatus.PEER_FAILED, "control socket closed");
-                    return 1;
-                }
-                it.remove();
-                work++;
+                goDown(TransportStatus.PEER_FAILED, "control socket closed");
+                return 1;
             }
+            work += sent;
         }
         for (int i = 0; i < 16; i++)
         {
@@ -383,17 +343,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
     /** The peer asks for one of our regions: check its token, send a read-only descriptor. */
     private void answerMap(final ShmMemoryDomain localDomain)
     {
-        final UnsafeBuffer b = control.payload();
-        final int o = UnixSeqPacket.payloadOffset();
-        final int regionId = b.getInt(o + 4);
-        final long token = b.getLong(o + 8);
-        final ShmMemoryRegion region = localDomain.lookup(regionId);
-        final int status = region == null ? ShmControl.MAPPED_UNKNOWN_REGION :
-            region.token() != token ? ShmControl.MAPPED_BAD_TOKEN : ShmControl.MAPPED_OK;
-        final int len = ShmControl.mapped(b, regionId, status, status == ShmControl.MAPPED_OK ? region : null);
-        final boolean sent = status == ShmControl.MAPPED_OK ? control.send(len, region.readOnlyFd()) :
-            control.send(len);
-        if (!sent)
+        if (!ShmControl.answerMap(control, localDomain))
         {
             synchronized (lock)
             {
@@ -405,44 +355,22 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
     /** The peer answered MAP: map the region read-only and run the reads that waited for it. */
     private void onMapped()
     {
-        final UnsafeBuffer b = control.payload();
-        final int o = UnixSeqPacket.payloadOffset();
-        final int regionId = b.getInt(o + 4);
-        final int status = b.getInt(o + 8);
-        PeerRegion region = null;
-        if (status == ShmControl.MAPPED_OK && control.receivedFdCount() == 1)
-        {
-            final long generation = b.getLong(o + 12);
-            final long fileOffset = b.getLong(o + 20);
-            final long base = b.getLong(o + 28);
-            final long length = b.getLong(o + 36);
-            try
-            {
-                final SharedMapping m = SharedMapping.mapReadOnly(control.receivedFd(0), fileOffset, length);
-                final Long token = mapAsked.get(regionId);
-                region = new PeerRegion(regionId, token == null ? 0 : token, generation, base, length, m);
-            }
-            catch (final RuntimeException e)
-            {
-                LOG.warn("shm: cannot map region {} of {}: {}", regionId, remoteAddress, e.getMessage());
-            }
-        }
-        else
-        {
-            control.closeReceivedFds();
-        }
+        final int regionId = control.payload().getInt(UnixSeqPacket.payloadOffset() + 4);
+        final long token;
         synchronized (lock)
         {
-            mapAsked.remove(regionId);
-            if (region != null)
+            token = peerRegions.askedToken(regionId);
+        }
+        final PeerRegion region = ShmPeerRegions.mapAnswer(control, regionId, token, remoteAddress);
+        synchronized (lock)
+        {
+            if (region != null && lifecycle.isClosing())
             {
-                if (lifecycle.isClosing())
-                {
-                    region.mapping().close();
-                    return;
-                }
-                peerRegions.put(regionId, region);
+                peerRegions.answered(regionId, null);
+                region.mapping().close();
+                return;
             }
+            peerRegions.answered(regionId, region);
             window.inflight().takeIf(op -> op.remoteKey.nativeKey() == regionId, mappedNow);
             for (int i = 0; i < mappedNow.size(); i++)
             {
@@ -517,7 +445,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
             return;
         }
         window.takeAll(status, done);
-        mapRequests.clear();
+        peerRegions.clearRequests();
     }
 
     /** Once nothing is outstanding: unmap and close everything the connection holds. */
@@ -532,11 +460,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
 
     private void releaseLocked()
     {
-        for (final PeerRegion r : peerRegions.values())
-        {
-            r.mapping().close();
-        }
-        peerRegions.clear();
+        peerRegions.closeAll();
         worker.unwatch(control.fd());
         control.close();
         peerRegionTable.close(); // the rings stay mapped until the worker has forgotten them (ShmWakeup.arm)
