@@ -254,10 +254,17 @@ public abstract class AbstractDisconnectConformanceTest extends TransportConform
         for (final String arg : ManagementFactory.getRuntimeMXBean().getInputArguments())
         {
             if (arg.startsWith("--add-opens") || arg.startsWith("--add-exports") ||
-                arg.startsWith("--enable-native-access") || arg.startsWith("-Djava.library.path") ||
-                arg.startsWith("-Drdmakv."))
+                arg.startsWith("--enable-native-access") || arg.startsWith("-Djava.library.path"))
             {
                 command.add(arg);
+            }
+        }
+        // The project's own settings (a device, a forced binding), however the runner set them.
+        for (final String name : System.getProperties().stringPropertyNames())
+        {
+            if (name.startsWith("rdmakv."))
+            {
+                command.add("-D" + name + "=" + System.getProperty(name));
             }
         }
         command.addAll(List.of("--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED",
