@@ -25,8 +25,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A TCP connection to one peer over the shared {@link AbstractEndpoint} (argument checks, the operation window with
- * its state, credits, in-flight table and pending queue): matches what arrives (written sends, read answers,
+ * A TCP connection to one peer over the shared {@link AbstractEndpoint} (its life, argument checks, the operation
+ * window with its credits, in-flight table and pending queue): matches what arrives (written sends, read answers,
  * messages) to operations, and runs the connection's life on its {@link TcpWorker}'s progress. Operations may start
  * on any thread; {@link TcpOperationTable} posts them to the wire.
  *

@@ -24,8 +24,8 @@ import java.util.List;
 import static io.rdmakv.transport.verbs.ffi.VerbsLayout.*;
 
 /**
- * One RC connection over the shared {@link AbstractEndpoint} (argument checks; the window's request ids, pending
- * queue, deadlines and refusal once down): its state, the operations of {@link Endpoint} and its teardown. The native
+ * One RC connection over the shared {@link AbstractEndpoint} (its life and refusal unless connected; argument checks;
+ * the window's request ids, pending queue, deadlines): the operations of {@link Endpoint} and its teardown. The native
  * side (QP, work requests, a slice of the worker's buffers) is {@link EndpointResources}; posting within credits and
  * queue room is {@link SendPath}; completing what the send queue finished is {@link SendQueueCompletions}; receiving
  * is {@link ReceivePath}.
