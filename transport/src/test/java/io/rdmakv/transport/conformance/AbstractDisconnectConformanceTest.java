@@ -46,13 +46,9 @@ public abstract class AbstractDisconnectConformanceTest extends TransportConform
     {
         final Connection c = connect();
         c.serverEndpoint().close();
-        awaitDisconnect(c.server());
-        awaitDisconnect(c.client());
-        c.server().awaitFullCycle();
-        c.client().awaitFullCycle();
-        assertOnce(c.server(), "the closing side");
+        assertDeliveredOnce(c.server(), "the closing side");
         assertEquals(TransportStatus.CLOSED, c.server().handler.disconnectStatus.get());
-        assertOnce(c.client(), "the peer");
+        assertDeliveredOnce(c.client(), "the peer");
         assertTrue(c.serverEndpoint().send(message(), 0, 8, null) < 0, "a closed endpoint refuses sends");
     }
 
@@ -89,13 +85,9 @@ public abstract class AbstractDisconnectConformanceTest extends TransportConform
         {
             t.join();
         }
-        awaitDisconnect(c.client());
-        awaitDisconnect(c.server());
-        c.client().awaitFullCycle();
-        c.server().awaitFullCycle();
-        assertOnce(c.client(), "the closing side, closed by " + threads + " threads at once");
+        assertDeliveredOnce(c.client(), "the closing side, closed by " + threads + " threads at once");
         assertEquals(TransportStatus.CLOSED, c.client().handler.disconnectStatus.get());
-        assertOnce(c.server(), "the peer");
+        assertDeliveredOnce(c.server(), "the peer");
     }
 
     @Test
@@ -112,9 +104,7 @@ public abstract class AbstractDisconnectConformanceTest extends TransportConform
         assertOnce(c.client(), "the closing side");
         assertEquals(TransportStatus.CLOSED, c.client().handler.disconnectStatus.get());
         assertEquals(accepted, completions.total.get(), "every accepted operation completes once");
-        awaitDisconnect(c.server());
-        c.server().awaitFullCycle();
-        assertOnce(c.server(), "the peer");
+        assertDeliveredOnce(c.server(), "the peer");
     }
 
     // ---------------------------------------------------------------- (b) peer loss
@@ -125,9 +115,7 @@ public abstract class AbstractDisconnectConformanceTest extends TransportConform
     {
         final Connection c = connect();
         c.server().progress.close(); // stops the server's progress and closes its worker
-        awaitDisconnect(c.client());
-        c.client().awaitFullCycle();
-        assertOnce(c.client(), "the side whose peer went");
+        assertDeliveredOnce(c.client(), "the side whose peer went");
         assertNotEquals(TransportStatus.OK, c.client().handler.disconnectStatus.get());
         assertTrue(c.clientEndpoint().send(message(), 0, 8, null) < 0, "an endpoint whose peer went refuses sends");
     }
@@ -147,9 +135,7 @@ public abstract class AbstractDisconnectConformanceTest extends TransportConform
             assertTrue(ep.isConnected());
             child.destroyForcibly(); // SIGKILL: nothing of the peer says goodbye
             assertTrue(child.waitFor(30, TimeUnit.SECONDS), "the child exits");
-            awaitDisconnect(client);
-            client.awaitFullCycle();
-            assertOnce(client, "the side whose peer's process was killed");
+            assertDeliveredOnce(client, "the side whose peer's process was killed");
             assertNotEquals(TransportStatus.OK, client.handler.disconnectStatus.get());
             assertTrue(ep.send(message(), 0, 8, null) < 0, "an endpoint whose peer died refuses sends");
         }
@@ -171,9 +157,7 @@ public abstract class AbstractDisconnectConformanceTest extends TransportConform
             "onDisconnected was delivered by the time the accepting worker's close returned");
         assertOnce(c.server(), "the closed worker's side");
         assertEquals(TransportStatus.CLOSED, c.server().handler.disconnectStatus.get());
-        awaitDisconnect(c.client());
-        c.client().awaitFullCycle();
-        assertOnce(c.client(), "the peer");
+        assertDeliveredOnce(c.client(), "the peer");
         assertOnce(c.server(), "the closed worker's side, after the peer saw it");
     }
 
@@ -188,9 +172,7 @@ public abstract class AbstractDisconnectConformanceTest extends TransportConform
             "onDisconnected was delivered by the time the worker's close returned");
         assertOnce(c.client(), "endpoint closed, then its worker");
         assertEquals(TransportStatus.CLOSED, c.client().handler.disconnectStatus.get());
-        awaitDisconnect(c.server());
-        c.server().awaitFullCycle();
-        assertOnce(c.server(), "the peer");
+        assertDeliveredOnce(c.server(), "the peer");
     }
 
     @Test
@@ -207,9 +189,7 @@ public abstract class AbstractDisconnectConformanceTest extends TransportConform
         assertOnce(c.client(), "the closed worker's side");
         assertEquals(TransportStatus.CLOSED, c.client().handler.disconnectStatus.get());
         assertEquals(accepted, completions.total.get(), "every accepted operation completes once");
-        awaitDisconnect(c.server());
-        c.server().awaitFullCycle();
-        assertOnce(c.server(), "the peer");
+        assertDeliveredOnce(c.server(), "the peer");
     }
 
     // ---------------------------------------------------------------- helpers
@@ -234,6 +214,14 @@ public abstract class AbstractDisconnectConformanceTest extends TransportConform
         }
         assertTrue(accepted > 0, "the connected endpoint accepted no send");
         return accepted;
+    }
+
+    /** Waits for {@code peer}'s onDisconnected, lets its progress run a whole cycle, then counts: exactly one. */
+    private static void assertDeliveredOnce(final Peer peer, final String side) throws InterruptedException
+    {
+        awaitDisconnect(peer);
+        peer.awaitFullCycle();
+        assertOnce(peer, side);
     }
 
     private static void awaitDisconnect(final Peer peer) throws InterruptedException
