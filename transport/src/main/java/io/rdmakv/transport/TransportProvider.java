@@ -10,8 +10,14 @@ public interface TransportProvider
     /** Short stable name, e.g. {@code "tcp"} or {@code "verbs"}. */
     String name();
 
-    /** Whether the transport can be opened on this machine now. Cheap after the first call (probe is cached). */
-    boolean isAvailable();
+    /**
+     * Whether the transport can be opened on this machine now: no {@link #unavailabilityCause()}. Cheap after the
+     * first call (probe is cached).
+     */
+    default boolean isAvailable()
+    {
+        return unavailabilityCause() == null;
+    }
 
     /** Why the transport is not available, as a sentence an operator can act on; {@code null} when available. */
     String unavailabilityCause();

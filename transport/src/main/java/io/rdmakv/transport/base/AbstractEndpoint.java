@@ -5,16 +5,25 @@ import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.RemoteKey;
 import io.rdmakv.transport.TransportStatus;
+import io.rdmakv.transport.Worker;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * What every transport's endpoint shares: the argument checks of {@link #send} and {@link #read} (so a transport's
- * {@link #postSend} / {@link #postRead} see only valid arguments), the {@link OperationWindow} (state, credits,
- * pending queue, in-flight ids, deadlines), and {@code onDisconnected} delivered at most once. A transport extends it
- * with its wire: how a frame, a ring record or a work request is posted and how its answer comes back.
+ * What every transport's endpoint shares, as Netty's {@code AbstractChannel}/{@code AbstractUnsafe}: its life (one
+ * {@link EndpointLifecycle}: connecting, connected, closing, closed), the argument checks of {@link #send} and
+ * {@link #read} and the refusal of operations unless connected (so a transport's {@link #doPostSend} /
+ * {@link #doPostRead} see only valid arguments on a connected endpoint), the {@link OperationWindow} (credits, pending
+ * queue, in-flight ids, deadlines), and {@code onConnected} / {@code onDisconnected} each delivered exactly once. A
+ * transport extends it with its wire: how a frame, a ring record or a work request is posted, how its answer comes
+ * back, and what it releases at the end ({@link #doTeardown}).
+ * <pre>
+ *   markConnected()             CONNECTING -> CONNECTED (the handshake is over)
+ *   requestClose()              the application closed it: refused with CLOSED from now on
+ *   beginClose(status, detail)  -> CLOSING, once: its caller fails what is outstanding (the cause is kept)
+ *   finishClose()               CLOSING -> CLOSED, once: doTeardown(), then onDisconnected(cause)
+ * </pre>
  *
  * @param <O> the transport's pooled operation.
  */
@@ -22,19 +31,24 @@ public abstract class AbstractEndpoint<O extends Operation> implements Endpoint
 {
     protected final OperationWindow<O> window;
     protected final EndpointHandler handler;
+    /** The endpoint's life; its helpers read it, only this class moves it. */
+    protected final EndpointLifecycle lifecycle = new EndpointLifecycle();
     private final int transportId;
-    private final AtomicBoolean disconnectDelivered = new AtomicBoolean();
+    private final Worker worker;
 
     /**
      * @param window      the endpoint's operations.
      * @param handler     the application's events of this endpoint.
      * @param transportId the {@link RemoteKey} transport id reads must carry.
+     * @param worker      the worker whose progress runs the endpoint's callbacks.
      */
-    protected AbstractEndpoint(final OperationWindow<O> window, final EndpointHandler handler, final int transportId)
+    protected AbstractEndpoint(final OperationWindow<O> window, final EndpointHandler handler, final int transportId,
+        final Worker worker)
     {
         this.window = window;
         this.handler = handler;
         this.transportId = transportId;
+        this.worker = worker;
     }
 
     /** The largest message {@link #send} accepts. */
@@ -43,12 +57,21 @@ public abstract class AbstractEndpoint<O extends Operation> implements Endpoint
     /** The largest read {@link #read} accepts. */
     protected abstract int maxReadBytes();
 
-    /** Post a send whose arguments were checked; a request id or a negative sentinel. */
-    protected abstract long postSend(DirectBuffer buffer, int offset, int length, CompletionHandler handler);
+    /**
+     * Post a send whose arguments were checked on an endpoint that was connected at the check; a request id or a
+     * negative sentinel. The transport checks {@link EndpointLifecycle#refusalSentinel()} again under its lock.
+     */
+    protected abstract long doPostSend(DirectBuffer buffer, int offset, int length, CompletionHandler handler);
 
-    /** Post a read whose arguments were checked; a request id or a negative sentinel. */
-    protected abstract long postRead(long remoteAddress, RemoteKey remoteKey, int length,
+    /** Post a read whose arguments were checked, as {@link #doPostSend}; a request id or a negative sentinel. */
+    protected abstract long doPostRead(long remoteAddress, RemoteKey remoteKey, int length,
         MutableDirectBuffer destination, int destinationOffset, CompletionHandler handler);
+
+    /**
+     * Release what the connection holds (mappings, descriptors, the worker's reference): called once, by
+     * {@link #finishClose()}, on the thread that delivers {@code onDisconnected}, just before it.
+     */
+    protected abstract void doTeardown();
 
     /** A refusal of every read before its arguments are looked at (tcp: emulated reads switched off); else null. */
     protected TransportStatus readRefusal()
@@ -67,7 +90,12 @@ public abstract class AbstractEndpoint<O extends Operation> implements Endpoint
         final CompletionHandler handler)
     {
         final TransportStatus invalid = OperationChecks.checkSend(buffer, offset, length, maxSendBytes());
-        return invalid != null ? invalid.sentinel() : postSend(buffer, offset, length, handler);
+        if (invalid != null)
+        {
+            return invalid.sentinel();
+        }
+        final long refused = lifecycle.refusalSentinel(); // before anything is copied
+        return refused < 0 ? refused : doPostSend(buffer, offset, length, handler);
     }
 
     @Override
@@ -75,8 +103,13 @@ public abstract class AbstractEndpoint<O extends Operation> implements Endpoint
         final MutableDirectBuffer destination, final int destinationOffset, final CompletionHandler handler)
     {
         final TransportStatus invalid = checkRead(remoteAddress, remoteKey, length, destination, destinationOffset);
-        return invalid != null ? invalid.sentinel() :
-            postRead(remoteAddress, remoteKey, length, destination, destinationOffset, handler);
+        if (invalid != null)
+        {
+            return invalid.sentinel();
+        }
+        final long refused = lifecycle.refusalSentinel();
+        return refused < 0 ? refused :
+            doPostRead(remoteAddress, remoteKey, length, destination, destinationOffset, handler);
     }
 
     /** {@code null} when a read with these arguments may be posted, else the status that refuses it. */
@@ -96,7 +129,7 @@ public abstract class AbstractEndpoint<O extends Operation> implements Endpoint
     @Override
     public boolean isConnected()
     {
-        return window.isConnected();
+        return lifecycle.isConnected();
     }
 
     @Override
@@ -105,32 +138,63 @@ public abstract class AbstractEndpoint<O extends Operation> implements Endpoint
         return window.outstanding();
     }
 
+    @Override
+    public final Worker worker()
+    {
+        return worker;
+    }
+
     /** The application's events of this endpoint. */
     public final EndpointHandler handler()
     {
         return handler;
     }
 
-    /** True once {@code onDisconnected} was delivered (or claimed by {@link #claimDisconnect()}). */
-    protected final boolean isDisconnectDelivered()
+    // ---------------------------------------------------------------- lifecycle
+
+    /** CONNECTING to CONNECTED; false when it was not connecting any more (a close came first). */
+    protected final boolean markConnected()
     {
-        return disconnectDelivered.get();
+        return lifecycle.connect();
     }
 
-    /** Claim the one delivery of {@code onDisconnected}; false when it was claimed already. */
-    protected final boolean claimDisconnect()
+    /**
+     * Deliver {@code onConnected} (an accepted endpoint, on the progress thread): once, and never after
+     * {@code onDisconnected}.
+     */
+    public final void deliverConnected()
     {
-        return disconnectDelivered.compareAndSet(false, true);
+        if (lifecycle.claimConnectedDelivery())
+        {
+            Callbacks.connected(handler, this);
+        }
     }
 
-    /** Deliver {@code onDisconnected} unless it was delivered already; true when it ran now. */
-    protected final boolean notifyDisconnected(final TransportStatus status, final String detail)
+    /** The application closed the endpoint: refused with CLOSED from now on; false when it had done so already. */
+    protected final boolean requestClose()
     {
-        if (!claimDisconnect())
+        return lifecycle.requestClose();
+    }
+
+    /**
+     * Start going down with this cause ({@code onDisconnected}'s status and detail): true for the one caller that
+     * moved the endpoint to CLOSING, which then fails what is outstanding and, once nothing is, calls
+     * {@link #finishClose()}.
+     */
+    protected final boolean beginClose(final TransportStatus status, final String detail)
+    {
+        return lifecycle.beginClose(status, detail);
+    }
+
+    /** CLOSING to CLOSED, once: {@link #doTeardown()}, then {@code onDisconnected}; true when it ran now. */
+    protected final boolean finishClose()
+    {
+        if (!lifecycle.finish())
         {
             return false;
         }
-        Callbacks.disconnected(handler, this, status, detail);
+        doTeardown();
+        Callbacks.disconnected(handler, this, lifecycle.closeStatus(), lifecycle.closeDetail());
         return true;
     }
 }

@@ -33,6 +33,19 @@ public final class Callbacks
         }
     }
 
+    /** Tell {@code handler} that {@code endpoint} is connected (an accepted one). */
+    public static void connected(final EndpointHandler handler, final Endpoint endpoint)
+    {
+        try
+        {
+            handler.onConnected(endpoint);
+        }
+        catch (final Throwable t)
+        {
+            LOG.error("onConnected handler of {} threw", endpoint, t);
+        }
+    }
+
     /** Tell {@code handler} that {@code endpoint} is gone. */
     public static void disconnected(final EndpointHandler handler, final Endpoint endpoint,
         final TransportStatus status, final String detail)

@@ -2,7 +2,6 @@ package io.rdmakv.transport.base;
 
 import io.rdmakv.transport.CompletionHandler;
 import io.rdmakv.transport.TransportStatus;
-import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.concurrent.NanoClock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -12,61 +11,47 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
-import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
- * The operations of one endpoint and its connection state, under one short lock ({@link #lock()}) that any thread
- * may take: request ids, credits, the bounded pending queue, the in-flight table (request id to operation), pooled
- * operations and their deadlines. The transport decides what "posting" means; the window keeps the books.
+ * The operations of one endpoint, under one short lock ({@link #lock()}) that any thread may take: request ids, pooled
+ * operations and their deadlines here; the {@link Credits}, the {@link PendingOperations} queue and the
+ * {@link InflightTable} by request id beside. The transport decides what "posting" means; the window keeps the books.
  * <pre>
  *   send / read (any thread), under lock():
- *     admit():       state CONNECTED? else NOT_CONNECTED (CLOSED once closed locally)
+ *     admitLocked(lifecycle): connected? else NOT_CONNECTED (CLOSED once closed locally)
  *                    credits and pending queue both full? -> BACK_PRESSURED
  *     acquire():     an operation from the pool, the next request id, deadline = clock + timeout
- *     mayPost()?     credit(op) [+ track(op) when its answer is matched by id] -> the transport posts it
- *     else           enqueue(op) -> pollPending() in order as credits come back
- *   answer by id:    take(id) -> null when completed already (timed out, failed): a late answer is dropped
+ *     mayPost()?     credits().take(op) [+ inflight().track(op) when its answer is matched by id] -> posted
+ *     else           pending().add(op) -> pending().poll() in order as credits come back
+ *   answer by id:    inflight().take(id) -> null when completed already (timed out, failed): a late answer is dropped
  *   complete(op):    credit back, op cleared and pooled, then its handler (outside the lock)
  *   expire / takeAll (progress or closing thread): out of the table and the queue, each completed once
  * </pre>
  * Request ids grow without reuse (a pooled operation gets a new id each time), so a late answer for an id that
- * expired can never complete another operation. Methods named {@code ...Locked} require {@link #lock()}; the others
- * take it themselves.
+ * expired can never complete another operation. Methods named {@code ...Locked}, and every method of the three parts,
+ * require {@link #lock()}; the others take it themselves.
  */
 public final class OperationWindow<O extends Operation>
 {
     private static final Logger LOG = LoggerFactory.getLogger(OperationWindow.class);
 
-    private enum State
-    {
-        CONNECTING, CONNECTED, DOWN
-    }
-
     private final Object lock = new Object();
     private final Supplier<O> factory;
-    private final int maxInflight;
-    private final int maxPending;
     private final long timeoutNanos;
     private final NanoClock clock;
 
-    private final Long2ObjectHashMap<O> inflight = new Long2ObjectHashMap<>();
-    private final ArrayDeque<O> pending = new ArrayDeque<>();
+    private final Credits credits;
+    private final PendingOperations<O> pending;
+    private final InflightTable<O> inflight = new InflightTable<>();
     private final ArrayDeque<O> free = new ArrayDeque<>();
     private final ArrayList<O> scratch = new ArrayList<>();
-    private int credited;
     private long nextRequestId;
-    /**
-     * Written under the lock only; volatile so {@link #isConnected()} reads it without the lock: callers ask before
-     * every request (the client's routing), and with the lock two caller threads of one endpoint contended on it.
-     */
-    private volatile State state = State.CONNECTING;
-    private boolean closedLocally;
 
     /**
      * @param factory      makes a new operation while the pool is still filling.
      * @param maxInflight  credits: operations posted and not yet completed.
-     * @param maxPending   operations that may wait for a credit before {@link #admitLocked()} is BACK_PRESSURED.
+     * @param maxPending   operations that may wait for a credit before {@link #admitLocked} is BACK_PRESSURED.
      * @param timeoutNanos how long an operation may take from its acquisition to its completion.
      * @param clock        the clock deadlines are on ({@code SystemNanoClock.INSTANCE}; tests inject their own).
      */
@@ -74,44 +59,47 @@ public final class OperationWindow<O extends Operation>
         final long timeoutNanos, final NanoClock clock)
     {
         this.factory = factory;
-        this.maxInflight = maxInflight;
-        this.maxPending = maxPending;
         this.timeoutNanos = timeoutNanos;
         this.clock = clock;
+        this.credits = new Credits(maxInflight);
+        this.pending = new PendingOperations<>(maxPending);
     }
 
-    /** The lock every {@code ...Locked} method needs; a transport may hold it around its own posting too. */
+    /** The lock every {@code ...Locked} method and the three parts need; a transport may hold it around its posting. */
     public Object lock()
     {
         return lock;
     }
 
-    /** The clock deadlines are on. */
-    public NanoClock clock()
+    public Credits credits()
     {
-        return clock;
+        return credits;
+    }
+
+    public PendingOperations<O> pending()
+    {
+        return pending;
+    }
+
+    public InflightTable<O> inflight()
+    {
+        return inflight;
     }
 
     // ---------------------------------------------------------------- admitting and posting (under lock)
 
-    /** 0 when a new operation may be accepted, else the negative sentinel to return. */
-    public long admitLocked()
+    /**
+     * 0 when a new operation is admitted: the endpoint is connected ({@code lifecycle}) and a credit or room in the
+     * pending queue is free; else the negative sentinel to return.
+     */
+    public long admitLocked(final EndpointLifecycle lifecycle)
     {
-        if (state != State.CONNECTED)
+        final long refused = lifecycle.refusalSentinel();
+        if (refused < 0)
         {
-            return refusedStatusLocked().sentinel();
+            return refused;
         }
-        if (credited >= maxInflight && pending.size() >= maxPending)
-        {
-            return TransportStatus.BACK_PRESSURED.sentinel();
-        }
-        return 0;
-    }
-
-    /** 0 while connected, else the negative sentinel to return (for transports that count their own credits). */
-    public long refusalLocked()
-    {
-        return state == State.CONNECTED ? 0 : refusedStatusLocked().sentinel();
+        return !credits.available() && pending.isFull() ? TransportStatus.BACK_PRESSURED.sentinel() : 0;
     }
 
     /** A pooled operation with the next request id and its deadline. */
@@ -155,42 +143,16 @@ public final class OperationWindow<O extends Operation>
         return op;
     }
 
-    /** Give back an operation acquired but then refused (never posted nor queued); its id is reused when last. */
-    public void refuseLocked(final O op)
-    {
-        unissueLocked(op.requestId);
-        recycleLocked(op);
-    }
-
     /** A credit is free and nothing waits before it: post now rather than queue. */
     public boolean mayPostLocked()
     {
-        return credited < maxInflight && pending.isEmpty();
-    }
-
-    /** A credit is free (for promoting pending operations). */
-    public boolean hasCreditLocked()
-    {
-        return credited < maxInflight;
-    }
-
-    /** The operation holds a credit from now until it is completed. */
-    public void creditLocked(final O op)
-    {
-        op.credited = true;
-        credited++;
-    }
-
-    /** {@code count} credits taken without an operation object (sends nobody waits for) come back. */
-    public void returnCreditsLocked(final int count)
-    {
-        credited -= count;
+        return credits.available() && pending.isEmpty();
     }
 
     /** Take a credit for an operation nobody will complete (a send without a handler), and pool it now. */
     public void creditAnonymousLocked(final O op)
     {
-        credited++;
+        credits.takeAnonymous();
         recycleLocked(op);
     }
 
@@ -201,86 +163,8 @@ public final class OperationWindow<O extends Operation>
      */
     public long postAnonymousLocked()
     {
-        credited++;
+        credits.takeAnonymous();
         return nextRequestId++;
-    }
-
-    /** Put an admitted operation in the in-flight table, where its answer finds it by id ({@link #takeLocked}). */
-    public void trackLocked(final O op)
-    {
-        inflight.put(op.requestId, op);
-    }
-
-    /** Queue an admitted operation behind the others (bounded by {@link #admitLocked()}). */
-    public void enqueueLocked(final O op)
-    {
-        pending.addLast(op);
-    }
-
-    /** Queue an operation unless the pending queue is full (for transports that count their own credits). */
-    public boolean offerPendingLocked(final O op)
-    {
-        if (pending.size() >= maxPending)
-        {
-            return false;
-        }
-        pending.addLast(op);
-        return true;
-    }
-
-    /** The pending queue holds {@code maxPending} operations: the next one to wait is refused. */
-    public boolean pendingFullLocked()
-    {
-        return pending.size() >= maxPending;
-    }
-
-    public O peekPendingLocked()
-    {
-        return pending.peekFirst();
-    }
-
-    public O pollPendingLocked()
-    {
-        return pending.pollFirst();
-    }
-
-    public boolean hasPendingLocked()
-    {
-        return !pending.isEmpty();
-    }
-
-    public int pendingCountLocked()
-    {
-        return pending.size();
-    }
-
-    /** Take an operation out of the in-flight table; {@code null} when it was completed already. */
-    public O takeLocked(final long requestId)
-    {
-        return inflight.remove(requestId);
-    }
-
-    /** Take every in-flight operation {@code filter} accepts into {@code out}; returns how many. */
-    public int takeInflightLocked(final Predicate<O> filter, final Collection<? super O> out)
-    {
-        int n = 0;
-        for (final Iterator<O> it = inflight.values().iterator(); it.hasNext(); )
-        {
-            final O op = it.next();
-            if (filter.test(op))
-            {
-                it.remove();
-                out.add(op);
-                n++;
-            }
-        }
-        return n;
-    }
-
-    /** Operations in the in-flight table. */
-    public int trackedCountLocked()
-    {
-        return inflight.size();
     }
 
     /** Clear an operation and return it to the pool without completing it (its handler is not called). */
@@ -312,13 +196,21 @@ public final class OperationWindow<O extends Operation>
             h = op.handler;
             status = op.status;
             id = op.requestId;
-            if (op.credited)
-            {
-                credited--;
-            }
+            credits.release(op);
             recycleLocked(op);
         }
         Callbacks.complete(h, status, id);
+    }
+
+    /** Complete each taken operation of {@code ops}, in order, and clear the list. */
+    public void completeAll(final List<O> ops)
+    {
+        final int n = ops.size();
+        for (int i = 0; i < n; i++)
+        {
+            complete(ops.get(i));
+        }
+        ops.clear();
     }
 
     /**
@@ -333,8 +225,7 @@ public final class OperationWindow<O extends Operation>
             {
                 return 0;
             }
-            return takeExpired(inflight.values().iterator(), nowNanos, out) +
-                takeExpired(pending.iterator(), nowNanos, out);
+            return takeExpired(inflight.iterator(), nowNanos, out) + takeExpired(pending.iterator(), nowNanos, out);
         }
     }
 
@@ -365,31 +256,22 @@ public final class OperationWindow<O extends Operation>
         return n;
     }
 
-    /** Whether the oldest pending operation is past its deadline (for transports that fail whole endpoints). */
-    public boolean pendingHeadExpired(final long nowNanos)
-    {
-        synchronized (lock)
-        {
-            final O head = pending.peekFirst();
-            return head != null && head.deadlineNanos - nowNanos <= 0;
-        }
-    }
-
     /** Take every in-flight and pending operation into {@code out}, in-flight first, each with {@code status}. */
     public int takeAll(final TransportStatus status, final Collection<? super O> out)
     {
         synchronized (lock)
         {
             final int before = out.size();
-            for (final O op : inflight.values())
+            for (final Iterator<O> it = inflight.iterator(); it.hasNext(); )
             {
+                final O op = it.next();
                 op.status = status;
                 out.add(op);
             }
             inflight.clear();
-            while (!pending.isEmpty())
+            O op;
+            while ((op = pending.poll()) != null)
             {
-                final O op = pending.pollFirst();
                 op.status = status;
                 out.add(op);
             }
@@ -397,117 +279,12 @@ public final class OperationWindow<O extends Operation>
         }
     }
 
-    /** Complete every in-flight and pending operation with {@code status}; returns how many. */
-    public int failAll(final TransportStatus status)
-    {
-        final ArrayList<O> taken = new ArrayList<>(); // rare, and maybe on a closing thread beside the progress one
-        final int n = takeAll(status, taken);
-        completeAll(taken);
-        return n;
-    }
-
-    /** Complete each taken operation of {@code ops}, in order, and clear the list. */
-    public void completeAll(final List<O> ops)
-    {
-        final int n = ops.size();
-        for (int i = 0; i < n; i++)
-        {
-            complete(ops.get(i));
-        }
-        ops.clear();
-    }
-
     /** Operations holding a credit or waiting for one. */
     public int outstanding()
     {
         synchronized (lock)
         {
-            return credited + pending.size();
+            return credits.used() + pending.size();
         }
-    }
-
-    // ---------------------------------------------------------------- connection state
-
-    /** Connected: operations are admitted from now on (unless it went down or was closed first). */
-    public void markConnected()
-    {
-        synchronized (lock)
-        {
-            if (state == State.CONNECTING)
-            {
-                state = State.CONNECTED;
-            }
-        }
-    }
-
-    /** Gone: no operation is admitted or promoted any more. */
-    public void markDown()
-    {
-        synchronized (lock)
-        {
-            state = State.DOWN;
-        }
-    }
-
-    /** The application closed the endpoint; false when it had done so already. */
-    public boolean markClosedLocally()
-    {
-        synchronized (lock)
-        {
-            if (closedLocally)
-            {
-                return false;
-            }
-            closedLocally = true;
-            return true;
-        }
-    }
-
-    /** Closed locally and down at once (a worker closing its endpoints). */
-    public void markClosedAndDown()
-    {
-        synchronized (lock)
-        {
-            closedLocally = true;
-            state = State.DOWN;
-        }
-    }
-
-    /** A snapshot, without the lock (as with it, the state may change right after). */
-    public boolean isConnected()
-    {
-        return state == State.CONNECTED;
-    }
-
-    public boolean isConnectedLocked()
-    {
-        return state == State.CONNECTED;
-    }
-
-    public boolean isDownLocked()
-    {
-        return state == State.DOWN;
-    }
-
-    public boolean isClosedLocally()
-    {
-        synchronized (lock)
-        {
-            return closedLocally;
-        }
-    }
-
-    /** Why an operation is refused on an endpoint that is not connected. */
-    public TransportStatus refusedStatus()
-    {
-        synchronized (lock)
-        {
-            return refusedStatusLocked();
-        }
-    }
-
-    private TransportStatus refusedStatusLocked()
-    {
-        return closedLocally ? TransportStatus.CLOSED : TransportStatus.NOT_CONNECTED;
     }
 }

@@ -97,4 +97,21 @@ final class ShmControl
         final int n = length >= 8 ? Math.min(b.getInt(o + 4), length - 8) : 0;
         return n <= 0 ? "refused" : b.getStringWithoutLengthUtf8(o + 8, n);
     }
+
+    /**
+     * Answer the peer's MAP (in {@code control}'s payload) for one of {@code localDomain}'s regions: MAPPED with a
+     * read-only descriptor when the token matches, else MAPPED with the refusal. False when the socket is closed.
+     */
+    static boolean answerMap(final UnixSeqPacket control, final ShmMemoryDomain localDomain)
+    {
+        final UnsafeBuffer b = control.payload();
+        final int o = UnixSeqPacket.payloadOffset();
+        final int regionId = b.getInt(o + 4);
+        final long token = b.getLong(o + 8);
+        final ShmMemoryRegion region = localDomain.lookup(regionId);
+        final int status = region == null ? MAPPED_UNKNOWN_REGION :
+            region.token() != token ? MAPPED_BAD_TOKEN : MAPPED_OK;
+        final int len = mapped(b, regionId, status, status == MAPPED_OK ? region : null);
+        return status == MAPPED_OK ? control.send(len, region.readOnlyFd()) : control.send(len);
+    }
 }

@@ -6,18 +6,13 @@ import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.RemoteKey;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportStatus;
-import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.base.AbstractEndpoint;
-import io.rdmakv.transport.base.Callbacks;
+import io.rdmakv.transport.base.EndpointLifecycle;
 import io.rdmakv.transport.base.OperationWindow;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
-import org.agrona.UnsafeApi;
-import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.SystemNanoClock;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
-import org.agrona.concurrent.ringbuffer.RingBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,10 +21,11 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 
 /**
- * One shm connection over the shared {@link AbstractEndpoint} (argument checks, the operation window: state, credits,
- * pending queue, reads waiting for a mapping in its in-flight table, deadlines): sends are records in the outbound ring of the connection's shared file, received messages are
- * read out of the inbound ring in place, and a one-sided read is a copy out of the peer's registered memory file,
- * mapped read-only into this process after the peer checked the remote key's token.
+ * One shm connection over the shared {@link AbstractEndpoint} (its life, argument checks, the operation window:
+ * credits, pending queue, reads waiting for a mapping in its in-flight table, deadlines): sends are records in the
+ * outbound ring of the connection's shared file, received messages are read out of the inbound ring in place, and a
+ * one-sided read is a copy out of the peer's registered memory file, mapped read-only into this process after the
+ * peer checked the remote key's token ({@link ShmPeerRegions}).
  * <pre>
  *   send (any thread):  admit (connected? credits and pending full? -> BACK_PRESSURED)
  *                       ring has room and nothing waits -> record written; no handler: done on return,
@@ -57,7 +53,6 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
     private final ShmRings rings;
     private final SharedMapping peerRegionTable;
     private final int peerEventFd;
-    private final UnsafeBuffer regionTable;
     private final InetSocketAddress remoteAddress;
     private final int maxSendBytes;
     private final int maxReadBytes;
@@ -65,12 +60,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
     private final Object lock;
     /** Completed operations (taken out of the window) waiting for the progress thread to deliver them. */
     private final ArrayDeque<ShmOperation> done = new ArrayDeque<>();
-    private final Int2ObjectHashMap<PeerRegion> peerRegions = new Int2ObjectHashMap<>();
-    /** Region ids to ask the peer for (with the token to present), progress thread sends them. */
-    private final Int2ObjectHashMap<Long> mapRequests = new Int2ObjectHashMap<>();
-    private final Int2ObjectHashMap<Long> mapAsked = new Int2ObjectHashMap<>();
-    private TransportStatus downStatus = TransportStatus.PEER_FAILED;
-    private String downDetail = "peer closed the connection";
+    private final ShmPeerRegions peerRegions;
 
     private final RingBufferReader reader = new RingBufferReader();
     private final ArrayList<ShmOperation> completing = new ArrayList<>();
@@ -80,18 +70,18 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
         final ShmRings rings, final SharedMapping peerRegionTable, final int peerEventFd,
         final InetSocketAddress remoteAddress)
     {
-        super(newWindow(worker.config()), handler, RemoteKey.TRANSPORT_SHM);
+        super(newWindow(worker.config()), handler, RemoteKey.TRANSPORT_SHM, worker);
         this.lock = window.lock();
         this.peerEventFd = peerEventFd;
         this.worker = worker;
         this.control = control;
         this.rings = rings;
         this.peerRegionTable = peerRegionTable;
-        this.regionTable = peerRegionTable.buffer();
+        this.peerRegions = new ShmPeerRegions(peerRegionTable.buffer());
         this.remoteAddress = remoteAddress;
         this.maxSendBytes = worker.maxSendBytes();
         this.maxReadBytes = worker.maxReadBytes();
-        window.markConnected(); // the handshake is over when an endpoint is made
+        markConnected(); // the handshake is over when an endpoint is made
     }
 
     private static OperationWindow<ShmOperation> newWindow(final TransportConfig config)
@@ -115,13 +105,13 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
     // ---------------------------------------------------------------- operations (any thread)
 
     @Override
-    protected long postSend(final DirectBuffer buffer, final int offset, final int length,
+    protected long doPostSend(final DirectBuffer buffer, final int offset, final int length,
         final CompletionHandler handler)
     {
         final long id;
         synchronized (lock)
         {
-            final long refused = window.admitLocked();
+            final long refused = window.admitLocked(lifecycle);
             if (refused < 0)
             {
                 return refused;
@@ -138,7 +128,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
             op.isRead = false;
             if (window.mayPostLocked() && rings.outbound().write(MESSAGE_TYPE, buffer, offset, length))
             {
-                window.creditLocked(op);
+                window.credits().take(op);
                 op.status(TransportStatus.OK);
                 done.addLast(op);
                 rings.wakePeerIfParked(peerEventFd);
@@ -147,7 +137,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
             {
                 op.payload.putBytes(0, buffer, offset, length);
                 op.length = length;
-                window.enqueueLocked(op);
+                window.pending().add(op);
             }
             id = op.requestId();
         }
@@ -156,13 +146,13 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
     }
 
     @Override
-    protected long postRead(final long remoteAddress, final RemoteKey remoteKey, final int length,
+    protected long doPostRead(final long remoteAddress, final RemoteKey remoteKey, final int length,
         final MutableDirectBuffer destination, final int destinationOffset, final CompletionHandler handler)
     {
         final long id;
         synchronized (lock)
         {
-            final long refused = window.admitLocked();
+            final long refused = window.admitLocked(lifecycle);
             if (refused < 0)
             {
                 return refused;
@@ -174,8 +164,8 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
             op.length = length;
             op.destination = destination;
             op.destinationOffset = destinationOffset;
-            window.creditLocked(op);
-            final PeerRegion region = peerRegions.get(remoteKey.nativeKey());
+            window.credits().take(op);
+            final PeerRegion region = peerRegions.get(remoteKey);
             if (region != null)
             {
                 op.status(copy(region, op));
@@ -183,12 +173,8 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
             }
             else
             {
-                window.trackLocked(op); // waits in the in-flight table for MAPPED
-                if (!mapAsked.containsKey(remoteKey.nativeKey()))
-                {
-                    mapRequests.put(remoteKey.nativeKey(), Long.valueOf(remoteKey.token()));
-                    mapAsked.put(remoteKey.nativeKey(), Long.valueOf(remoteKey.token()));
-                }
+                window.inflight().track(op); // waits in the in-flight table for MAPPED
+                peerRegions.ask(remoteKey);
             }
             id = op.requestId();
         }
@@ -212,46 +198,22 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
         }
         synchronized (lock)
         {
-            final long refused = window.refusalLocked();
+            final long refused = lifecycle.refusalSentinel();
             if (refused < 0)
             {
                 return TransportStatus.fromSentinel(refused);
             }
-            final PeerRegion region = peerRegions.get(remoteKey.nativeKey());
+            final PeerRegion region = peerRegions.get(remoteKey);
             return region == null ? null :
-                copy(region, remoteAddress, remoteKey.token(), length, destination, destinationOffset);
+                peerRegions.copy(region, remoteAddress, remoteKey.token(), length, destination, destinationOffset);
         }
     }
 
     /** Under lock: copy a posted read out of the peer's mapped region. */
     private TransportStatus copy(final PeerRegion region, final ShmOperation op)
     {
-        return copy(region, op.remoteAddress, op.remoteKey.token(), op.length, op.destination, op.destinationOffset);
-    }
-
-    /** Under lock: copy a read out of the peer's mapped region, checking token, bounds and the registration. */
-    private TransportStatus copy(final PeerRegion region, final long remoteAddress, final long token, final int length,
-        final MutableDirectBuffer destination, final int destinationOffset)
-    {
-        if (region.token() != token)
-        {
-            return TransportStatus.INVALID_RKEY;
-        }
-        if (!region.covers(remoteAddress, length))
-        {
-            return TransportStatus.OUT_OF_BOUNDS;
-        }
-        final int word = region.regionId() * 8;
-        if (regionTable.getLongVolatile(word) != region.generation())
-        {
-            return TransportStatus.INVALID_RKEY;
-        }
-        final long source = region.mapping().address() + (remoteAddress - region.base());
-        UnsafeApi.copyMemory(null, source, destination.byteArray(), destination.addressOffset() + destinationOffset,
-            length);
-        // A region closed while we copied: its bytes may already belong to something else.
-        return regionTable.getLongVolatile(word) == region.generation() ? TransportStatus.OK :
-            TransportStatus.INVALID_RKEY;
+        return peerRegions.copy(region, op.remoteAddress, op.remoteKey.token(), op.length, op.destination,
+            op.destinationOffset);
     }
 
     @Override
@@ -260,26 +222,17 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
         return remoteAddress;
     }
 
-    @Override
-    public Worker worker()
-    {
-        return worker;
-    }
-
     /** Close: outstanding operations complete with CLOSED on the progress thread; the peer sees end of file. */
     @Override
     public void close()
     {
+        if (!requestClose())
+        {
+            return;
+        }
         synchronized (lock)
         {
-            if (!window.markClosedLocally())
-            {
-                return;
-            }
-            if (!window.isDownLocked())
-            {
-                goDown(TransportStatus.CLOSED, "closed locally");
-            }
+            goDown(TransportStatus.CLOSED, "closed locally");
         }
         worker.wake();
     }
@@ -290,7 +243,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
     int doWork(final long nowNanos, final boolean pollControl, final ShmMemoryDomain localDomain)
     {
         int work = 0;
-        if (!isDown())
+        if (!lifecycle.isClosing())
         {
             reader.count = 0;
             work += rings.inbound().read(reader, MAX_MESSAGES_PER_CYCLE);
@@ -302,42 +255,26 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
         work += promotePending();
         work += expire(nowNanos);
         work += deliverCompletions();
+        if (lifecycle.state() == EndpointLifecycle.State.CLOSED)
+        {
+            return -1;
+        }
         synchronized (lock)
         {
-            if (window.isDownLocked() && window.outstanding() == 0 && window.trackedCountLocked() == 0 &&
-                done.isEmpty())
-            {
-                if (claimDisconnect())
-                {
-                    releaseLocked();
-                }
-                else
-                {
-                    return -1;
-                }
-            }
-            else
+            if (!lifecycle.isClosing() || window.outstanding() != 0 || window.inflight().size() != 0 ||
+                !done.isEmpty())
             {
                 return work;
             }
         }
-        Callbacks.disconnected(handler, this, downStatus, downDetail);
-        return work + 1;
-    }
-
-    private boolean isDown()
-    {
-        synchronized (lock)
-        {
-            return window.isDownLocked();
-        }
+        return finishClose() ? work + 1 : -1;
     }
 
     private boolean hasMapRequests()
     {
         synchronized (lock)
         {
-            return !mapRequests.isEmpty() || window.trackedCountLocked() > 0;
+            return peerRegions.hasRequests() || window.inflight().size() > 0;
         }
     }
 
@@ -347,22 +284,17 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
         int work = 0;
         synchronized (lock)
         {
-            if (window.isDownLocked())
+            if (lifecycle.isClosing())
             {
                 return 0;
             }
-            for (final Int2ObjectHashMap<Long>.EntryIterator it = mapRequests.entrySet().iterator(); it.hasNext(); )
+            final int sent = peerRegions.sendRequests(control);
+            if (sent < 0)
             {
-                it.next();
-                final int len = ShmControl.map(control.payload(), it.getIntKey(), it.getValue());
-                if (!control.send(len))
-                {
-                    goDown(TransportStatus.PEER_FAILED, "control socket closed");
-                    return 1;
-                }
-                it.remove();
-                work++;
+                goDown(TransportStatus.PEER_FAILED, "control socket closed");
+                return 1;
             }
+            work += sent;
         }
         for (int i = 0; i < 16; i++)
         {
@@ -379,10 +311,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
                 rings.inbound().read(reader, Integer.MAX_VALUE);
                 synchronized (lock)
                 {
-                    if (!window.isDownLocked())
-                    {
-                        goDown(TransportStatus.PEER_FAILED, "peer closed the connection or exited");
-                    }
+                    goDown(TransportStatus.PEER_FAILED, "peer closed the connection or exited");
                 }
                 break;
             }
@@ -414,17 +343,7 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
     /** The peer asks for one of our regions: check its token, send a read-only descriptor. */
     private void answerMap(final ShmMemoryDomain localDomain)
     {
-        final UnsafeBuffer b = control.payload();
-        final int o = UnixSeqPacket.payloadOffset();
-        final int regionId = b.getInt(o + 4);
-        final long token = b.getLong(o + 8);
-        final ShmMemoryRegion region = localDomain.lookup(regionId);
-        final int status = region == null ? ShmControl.MAPPED_UNKNOWN_REGION :
-            region.token() != token ? ShmControl.MAPPED_BAD_TOKEN : ShmControl.MAPPED_OK;
-        final int len = ShmControl.mapped(b, regionId, status, status == ShmControl.MAPPED_OK ? region : null);
-        final boolean sent = status == ShmControl.MAPPED_OK ? control.send(len, region.readOnlyFd()) :
-            control.send(len);
-        if (!sent)
+        if (!ShmControl.answerMap(control, localDomain))
         {
             synchronized (lock)
             {
@@ -436,45 +355,23 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
     /** The peer answered MAP: map the region read-only and run the reads that waited for it. */
     private void onMapped()
     {
-        final UnsafeBuffer b = control.payload();
-        final int o = UnixSeqPacket.payloadOffset();
-        final int regionId = b.getInt(o + 4);
-        final int status = b.getInt(o + 8);
-        PeerRegion region = null;
-        if (status == ShmControl.MAPPED_OK && control.receivedFdCount() == 1)
-        {
-            final long generation = b.getLong(o + 12);
-            final long fileOffset = b.getLong(o + 20);
-            final long base = b.getLong(o + 28);
-            final long length = b.getLong(o + 36);
-            try
-            {
-                final SharedMapping m = SharedMapping.mapReadOnly(control.receivedFd(0), fileOffset, length);
-                final Long token = mapAsked.get(regionId);
-                region = new PeerRegion(regionId, token == null ? 0 : token, generation, base, length, m);
-            }
-            catch (final RuntimeException e)
-            {
-                LOG.warn("shm: cannot map region {} of {}: {}", regionId, remoteAddress, e.getMessage());
-            }
-        }
-        else
-        {
-            control.closeReceivedFds();
-        }
+        final int regionId = control.payload().getInt(UnixSeqPacket.payloadOffset() + 4);
+        final long token;
         synchronized (lock)
         {
-            mapAsked.remove(regionId);
-            if (region != null)
+            token = peerRegions.askedToken(regionId);
+        }
+        final PeerRegion region = ShmPeerRegions.mapAnswer(control, regionId, token, remoteAddress);
+        synchronized (lock)
+        {
+            if (region != null && lifecycle.isClosing())
             {
-                if (window.isDownLocked())
-                {
-                    region.mapping().close();
-                    return;
-                }
-                peerRegions.put(regionId, region);
+                peerRegions.answered(regionId, null);
+                region.mapping().close();
+                return;
             }
-            window.takeInflightLocked(op -> op.remoteKey.nativeKey() == regionId, mappedNow);
+            peerRegions.answered(regionId, region);
+            window.inflight().takeIf(op -> op.remoteKey.nativeKey() == regionId, mappedNow);
             for (int i = 0; i < mappedNow.size(); i++)
             {
                 final ShmOperation op = mappedNow.get(i);
@@ -491,15 +388,15 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
         synchronized (lock)
         {
             final ManyToOneRingBuffer ring = rings.outbound();
-            while (window.isConnectedLocked() && window.hasCreditLocked() && window.hasPendingLocked())
+            while (lifecycle.isConnected() && window.credits().available() && !window.pending().isEmpty())
             {
-                final ShmOperation op = window.peekPendingLocked();
+                final ShmOperation op = window.pending().peek();
                 if (!ring.write(MESSAGE_TYPE, op.payload, 0, op.length))
                 {
                     break;
                 }
-                window.pollPendingLocked();
-                window.creditLocked(op);
+                window.pending().poll();
+                window.credits().take(op);
                 op.status(TransportStatus.OK);
                 done.addLast(op);
                 work++;
@@ -537,24 +434,33 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
         return n;
     }
 
-    /** Under lock: no operation is admitted any more; every waiting one completes with {@code status}. */
+    /**
+     * Under lock: unless going down already, no operation is admitted any more and every waiting one completes with
+     * {@code status} (also {@code onDisconnected}'s, with {@code detail}).
+     */
     private void goDown(final TransportStatus status, final String detail)
     {
-        window.markDown();
-        downStatus = status;
-        downDetail = detail;
+        if (!beginClose(status, detail))
+        {
+            return;
+        }
         window.takeAll(status, done);
-        mapRequests.clear();
+        peerRegions.clearRequests();
     }
 
-    /** Under lock, once nothing is outstanding: unmap and close everything the connection holds. */
+    /** Once nothing is outstanding: unmap and close everything the connection holds. */
+    @Override
+    protected void doTeardown()
+    {
+        synchronized (lock)
+        {
+            releaseLocked();
+        }
+    }
+
     private void releaseLocked()
     {
-        for (final PeerRegion r : peerRegions.values())
-        {
-            r.mapping().close();
-        }
-        peerRegions.clear();
+        peerRegions.closeAll();
         worker.unwatch(control.fd());
         control.close();
         peerRegionTable.close(); // the rings stay mapped until the worker has forgotten them (ShmWakeup.arm)
@@ -564,28 +470,13 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
     /** The worker is closing: fail everything now, on the closing thread, and release. */
     void closeFromWorker()
     {
+        requestClose();
         synchronized (lock)
         {
-            if (!window.isDownLocked())
-            {
-                goDown(TransportStatus.CLOSED, "worker closed");
-            }
+            goDown(TransportStatus.CLOSED, "worker closed");
         }
         deliverCompletions();
-        final boolean deliver;
-        synchronized (lock)
-        {
-            deliver = claimDisconnect();
-            if (deliver)
-            {
-                releaseLocked();
-            }
-        }
-        if (deliver)
-        {
-            // As tcp and verbs do on a worker close: the handler hears of every endpoint it loses, once.
-            Callbacks.disconnected(handler, this, downStatus, downDetail);
-        }
+        finishClose(); // as tcp and verbs do on a worker close: the handler hears of every endpoint it loses, once
     }
 
     /** Delivers inbound ring records to the handler, in place. */

@@ -1,37 +1,31 @@
 package io.rdmakv.transport.shm;
 
 import io.rdmakv.transport.libc.LibC;
-import io.rdmakv.transport.MemoryRegion;
 import io.rdmakv.transport.RemoteKey;
+import io.rdmakv.transport.base.AbstractMemoryRegion;
 
 /**
  * A registered range of a shared memory file. A peer that presents its remote key (region id and token) gets a
  * read-only descriptor of the file and maps the range; the region's word in the domain's region table says whether
  * the registration still stands, and readers check it around every copy.
  */
-final class ShmMemoryRegion implements MemoryRegion
+final class ShmMemoryRegion extends AbstractMemoryRegion
 {
     private final ShmMemoryDomain domain;
     private final int regionId;
     private final long generation;
-    private final long address;
-    private final long length;
     private final long fileOffset;
     private final int readOnlyFd;
-    private final RemoteKey remoteKey;
-    private boolean closed;
 
     ShmMemoryRegion(final ShmMemoryDomain domain, final int regionId, final long generation, final long address,
         final long length, final long fileOffset, final int readOnlyFd, final long token)
     {
+        super(new RemoteKey(RemoteKey.TRANSPORT_SHM, regionId, address, length, token));
         this.domain = domain;
         this.regionId = regionId;
         this.generation = generation;
-        this.address = address;
-        this.length = length;
         this.fileOffset = fileOffset;
         this.readOnlyFd = readOnlyFd;
-        this.remoteKey = new RemoteKey(RemoteKey.TRANSPORT_SHM, regionId, address, length, token);
     }
 
     int regionId()
@@ -57,32 +51,14 @@ final class ShmMemoryRegion implements MemoryRegion
 
     long token()
     {
-        return remoteKey.token();
-    }
-
-    @Override
-    public long address()
-    {
-        return address;
-    }
-
-    @Override
-    public long length()
-    {
-        return length;
-    }
-
-    @Override
-    public RemoteKey remoteKey()
-    {
-        return remoteKey;
+        return remoteKey().token();
     }
 
     /** Deregister: readers see the region table word change and refuse the read; the memory itself stays mapped. */
     @Override
     public void close()
     {
-        if (markClosed())
+        if (claimClose())
         {
             domain.remove(this, true);
             LibC.close(readOnlyFd);
@@ -96,20 +72,10 @@ final class ShmMemoryRegion implements MemoryRegion
      */
     void release()
     {
-        if (markClosed())
+        if (claimClose())
         {
             domain.remove(this, false);
             LibC.close(readOnlyFd);
         }
-    }
-
-    private synchronized boolean markClosed()
-    {
-        if (closed)
-        {
-            return false;
-        }
-        closed = true;
-        return true;
     }
 }

@@ -5,8 +5,8 @@ import io.rdmakv.transport.Transport;
 import io.rdmakv.transport.TransportCapabilities;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.Worker;
+import io.rdmakv.transport.base.TransportWorkers;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /** An opened shm transport: its memory domain (with the region table peers map) and its workers. */
@@ -15,8 +15,7 @@ final class ShmTransport implements Transport
     private final TransportConfig config;
     private final TransportCapabilities capabilities;
     private final ShmMemoryDomain domain = new ShmMemoryDomain();
-    private final List<ShmWorker> workers = new ArrayList<>();
-    private boolean closed;
+    private final TransportWorkers<ShmWorker> workers = new TransportWorkers<>("shm");
 
     ShmTransport(final TransportConfig config)
     {
@@ -53,14 +52,12 @@ final class ShmTransport implements Transport
     }
 
     @Override
-    public synchronized Worker createWorker(final String name)
+    public Worker createWorker(final String name)
     {
-        final ShmWorker worker = new ShmWorker(this, name);
-        workers.add(worker);
-        return worker;
+        return workers.add(() -> new ShmWorker(this, name));
     }
 
-    synchronized void forget(final ShmWorker worker)
+    void forget(final ShmWorker worker)
     {
         workers.remove(worker);
     }
@@ -68,15 +65,10 @@ final class ShmTransport implements Transport
     @Override
     public void close()
     {
-        final List<ShmWorker> open;
-        synchronized (this)
+        final List<ShmWorker> open = workers.close();
+        if (open == null)
         {
-            if (closed)
-            {
-                return;
-            }
-            closed = true;
-            open = List.copyOf(workers);
+            return;
         }
         open.forEach(ShmWorker::close);
         domain.close();

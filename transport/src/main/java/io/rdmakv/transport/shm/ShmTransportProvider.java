@@ -40,12 +40,6 @@ public final class ShmTransportProvider implements TransportProvider
     }
 
     @Override
-    public boolean isAvailable()
-    {
-        return unavailabilityCause() == null;
-    }
-
-    @Override
     public String unavailabilityCause()
     {
         if (!System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).contains("linux"))

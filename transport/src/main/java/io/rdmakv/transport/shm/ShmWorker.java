@@ -478,14 +478,7 @@ final class ShmWorker implements Worker
     {
         endpoints.add(endpoint);
         publishRings();
-        try
-        {
-            h.handler.onConnected(endpoint);
-        }
-        catch (final Throwable t)
-        {
-            LOG.error("onConnected handler threw", t);
-        }
+        endpoint.deliverConnected();
         if (h.future != null)
         {
             h.future.complete(endpoint);

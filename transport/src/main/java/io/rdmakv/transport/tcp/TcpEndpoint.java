@@ -9,9 +9,8 @@ import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.RemoteKey;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportStatus;
-import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.base.AbstractEndpoint;
-import io.rdmakv.transport.base.Callbacks;
+import io.rdmakv.transport.base.EndpointLifecycle;
 import io.rdmakv.transport.base.OperationWindow;
 import io.rdmakv.transport.log.RateLimitedLog;
 import org.agrona.DirectBuffer;
@@ -26,8 +25,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A TCP connection to one peer over the shared {@link AbstractEndpoint} (argument checks, the operation window with
- * its state, credits, in-flight table and pending queue): matches what arrives (written sends, read answers,
+ * A TCP connection to one peer over the shared {@link AbstractEndpoint} (its life, argument checks, the operation
+ * window with its credits, in-flight table and pending queue): matches what arrives (written sends, read answers,
  * messages) to operations, and runs the connection's life on its {@link TcpWorker}'s progress. Operations may start
  * on any thread; {@link TcpOperationTable} posts them to the wire.
  *
@@ -66,10 +65,6 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
     private final TcpOutbound outbound;
     private final TcpOperationTable operations;
 
-    /** Worker-thread state. */
-    private boolean disconnectSeen;
-    private TransportStatus disconnectStatus;
-
     /**
      * @param directWriteGapNanos callers may write their frames to the socket themselves when the last direct write
      *                            ended at least this long ago ({@link TcpOutbound}; a connecting endpoint on epoll with
@@ -78,7 +73,7 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
     TcpEndpoint(final TcpWorker worker, final Channel channel, final EndpointHandler handler,
         final long directWriteGapNanos)
     {
-        super(newWindow(worker.tcpTransport().config()), handler, RemoteKey.TRANSPORT_TCP);
+        super(newWindow(worker.tcpTransport().config()), handler, RemoteKey.TRANSPORT_TCP, worker);
         this.worker = worker;
         this.transport = worker.tcpTransport();
         this.channel = channel;
@@ -87,7 +82,7 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
         this.inbound = new TcpInboundQueue(channel);
         this.outbound = new TcpOutbound(channel, this::onWritten, this::onAnonymousWritten, directWriteGapNanos,
             transport.directWritesWhenBusy() ? () -> true : this::answeredAll);
-        this.operations = new TcpOperationTable(window, outbound, channel.alloc());
+        this.operations = new TcpOperationTable(window, lifecycle, outbound, channel.alloc());
     }
 
     private static OperationWindow<TcpOperation> newWindow(final TransportConfig config)
@@ -127,13 +122,9 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
     }
 
     @Override
-    protected long postSend(final DirectBuffer buffer, final int offset, final int length,
+    protected long doPostSend(final DirectBuffer buffer, final int offset, final int length,
         final CompletionHandler handler)
     {
-        if (!isConnected())
-        {
-            return window.refusedStatus().sentinel(); // before anything is copied
-        }
         if (!sentAny)
         {
             sentAny = true;
@@ -143,7 +134,7 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
     }
 
     @Override
-    protected long postRead(
+    protected long doPostRead(
         final long remoteAddress, final RemoteKey remoteKey, final int length,
         final MutableDirectBuffer destination, final int destinationOffset, final CompletionHandler handler)
     {
@@ -164,7 +155,7 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
 
     void markActive()
     {
-        window.markConnected();
+        markConnected();
     }
 
     /** Event loop: {@code count} sends nobody waits for were written (or failed): return their credits. */
@@ -234,7 +225,7 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
         framesIn++; // event loop only
         if (worker.isDriven())
         {
-            if (!disconnectSeen) // else failed or closed already: nothing more is delivered
+            if (!lifecycle.isClosing()) // else failed or closed already: nothing more is delivered
             {
                 inbound.deliverNow(buf, index, length, this, handler);
             }
@@ -243,15 +234,20 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
         inbound.offer(buf.retainedSlice(index, length));
     }
 
-    /** The channel is gone: refuse new operations and let the worker fail what is outstanding. */
+    /**
+     * The channel is gone: refuse new operations (CLOSED when closed here, TRANSPORT_ERROR after a frame this end
+     * refused, else PEER_FAILED) and let the worker fail what is outstanding.
+     */
     void onInactive(final String detail)
     {
         outbound.closeDirect();
-        window.markDown();
         if (detail != null && downDetail == null)
         {
             downDetail = detail;
         }
+        beginClose(lifecycle.isCloseRequested() ? TransportStatus.CLOSED :
+            protocolError ? TransportStatus.TRANSPORT_ERROR : TransportStatus.PEER_FAILED,
+            downDetail == null ? "connection closed" : downDetail);
         inbound.releaseOverflow();
         worker.execute(this::onDownOnWorker);
     }
@@ -273,26 +269,24 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
 
     // ---------------------------------------------------------------- worker thread
 
+    /** After {@link #onInactive}: what arrived is delivered, what is outstanding fails (a no-op once done). */
     private void onDownOnWorker()
     {
-        if (disconnectSeen)
-        {
-            return;
-        }
-        disconnectSeen = true;
-        disconnectStatus = window.isClosedLocally() ? TransportStatus.CLOSED :
-            protocolError ? TransportStatus.TRANSPORT_ERROR : TransportStatus.PEER_FAILED;
         drainInbound(Integer.MAX_VALUE);
-        operations.failAll(disconnectStatus);
+        operations.failAll(lifecycle.closeStatus());
         if (worker.isDriven())
         {
             progress(); // delivers onDisconnected now that nothing is outstanding
         }
     }
 
-    /** One progress step; returns the work done. */
+    /**
+     * One progress step; returns the work done. Once the endpoint is going down, everything that arrived is
+     * delivered first (all of it arrived before the close began), then, with nothing outstanding, onDisconnected.
+     */
     int progress()
     {
+        final boolean closing = lifecycle.isClosing();
         int work = 0;
         TcpOperation op;
         while ((op = completions.poll()) != null)
@@ -300,19 +294,23 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
             operations.complete(op);
             work++;
         }
-        work += drainInbound(MESSAGES_PER_PROGRESS);
+        work += drainInbound(closing ? Integer.MAX_VALUE : MESSAGES_PER_PROGRESS);
         if (work > 0)
         {
             operations.promotePending();
         }
-        if (disconnectSeen && !isDisconnectDelivered() && outstanding() == 0 && claimDisconnect())
+        if (closing && lifecycle.state() == EndpointLifecycle.State.CLOSING && outstanding() == 0 && finishClose())
         {
-            worker.removeEndpoint(this);
-            Callbacks.disconnected(handler, this, disconnectStatus,
-                downDetail == null ? "connection closed" : downDetail);
             work++;
         }
         return work;
+    }
+
+    /** The worker forgets the endpoint just before its onDisconnected. */
+    @Override
+    protected void doTeardown()
+    {
+        worker.removeEndpoint(this);
     }
 
     private int drainInbound(final int limit)
@@ -341,15 +339,14 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
     /** Worker close: fail everything now on the closing thread and release queued messages. */
     void closeNow()
     {
-        window.markClosedAndDown();
+        requestClose();
+        beginClose(TransportStatus.CLOSED, "worker closed");
         outbound.closeDirect();
         final ChannelFuture closing = channel.close();
         if (!channel.eventLoop().inEventLoop())
         {
             closing.awaitUninterruptibly(2000);
         }
-        disconnectSeen = true;
-        disconnectStatus = TransportStatus.CLOSED;
         TcpOperation op;
         while ((op = completions.poll()) != null)
         {
@@ -358,7 +355,7 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
         }
         operations.failAll(TransportStatus.CLOSED);
         inbound.releaseQueued();
-        notifyDisconnected(TransportStatus.CLOSED, "worker closed");
+        finishClose();
     }
 
     // ---------------------------------------------------------------- Endpoint
@@ -370,15 +367,9 @@ final class TcpEndpoint extends AbstractEndpoint<TcpOperation>
     }
 
     @Override
-    public Worker worker()
-    {
-        return worker;
-    }
-
-    @Override
     public void close()
     {
-        if (!window.markClosedLocally())
+        if (!requestClose())
         {
             return;
         }

@@ -1,8 +1,8 @@
 package io.rdmakv.transport.tcp;
 
 import io.rdmakv.transport.MemoryAccess;
-import io.rdmakv.transport.MemoryRegion;
 import io.rdmakv.transport.RemoteKey;
+import io.rdmakv.transport.base.AbstractMemoryRegion;
 
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -11,47 +11,23 @@ import java.util.concurrent.atomic.AtomicInteger;
  * One entry of the {@link TcpMemoryDomain}'s region table. Emulated reads {@link #acquire()} it around the copy so
  * that {@link #close()} returns only when no read is still copying out of the memory (the owner may unmap it next).
  */
-public final class TcpMemoryRegion implements MemoryRegion
+public final class TcpMemoryRegion extends AbstractMemoryRegion
 {
     private final TcpMemoryDomain domain;
     private final int regionId;
-    private final long address;
-    private final long length;
     private final long token;
     private final boolean remoteRead;
-    private final RemoteKey remoteKey;
     private final AtomicInteger readers = new AtomicInteger();
-    private volatile boolean closed;
 
     TcpMemoryRegion(
         final TcpMemoryDomain domain, final int regionId, final long address, final long length, final long token,
         final Set<MemoryAccess> access)
     {
+        super(new RemoteKey(RemoteKey.TRANSPORT_TCP, regionId, address, length, token));
         this.domain = domain;
         this.regionId = regionId;
-        this.address = address;
-        this.length = length;
         this.token = token;
         this.remoteRead = access.contains(MemoryAccess.REMOTE_READ);
-        this.remoteKey = new RemoteKey(RemoteKey.TRANSPORT_TCP, regionId, address, length, token);
-    }
-
-    @Override
-    public long address()
-    {
-        return address;
-    }
-
-    @Override
-    public long length()
-    {
-        return length;
-    }
-
-    @Override
-    public RemoteKey remoteKey()
-    {
-        return remoteKey;
     }
 
     int regionId()
@@ -72,14 +48,15 @@ public final class TcpMemoryRegion implements MemoryRegion
     /** Overflow-safe: true when {@code [readAddress, readAddress + bytes)} lies inside the region. */
     boolean covers(final long readAddress, final long bytes)
     {
-        return bytes >= 0 && readAddress >= address && readAddress - address <= length - bytes;
+        final long address = address();
+        return bytes >= 0 && readAddress >= address && readAddress - address <= length() - bytes;
     }
 
     /** Pin the region for one copy; false when it is closed. Pair with {@link #release()}. */
     boolean acquire()
     {
         readers.incrementAndGet();
-        if (closed)
+        if (isClosed())
         {
             readers.decrementAndGet();
             return false;
@@ -92,20 +69,14 @@ public final class TcpMemoryRegion implements MemoryRegion
         readers.decrementAndGet();
     }
 
-    boolean isClosed()
-    {
-        return closed;
-    }
-
     /** Deregister: later reads are refused; waits for copies in progress (they are short) to finish. */
     @Override
     public void close()
     {
-        if (closed)
+        if (!claimClose())
         {
             return;
         }
-        closed = true;
         domain.remove(this);
         while (readers.get() != 0)
         {
@@ -116,7 +87,7 @@ public final class TcpMemoryRegion implements MemoryRegion
     @Override
     public String toString()
     {
-        return "TcpMemoryRegion{id=" + regionId + ", address=0x" + Long.toHexString(address) + ", length=" + length +
-            ", remoteRead=" + remoteRead + ", closed=" + closed + '}';
+        return "TcpMemoryRegion{id=" + regionId + ", address=0x" + Long.toHexString(address()) + ", length=" +
+            length() + ", remoteRead=" + remoteRead + ", closed=" + isClosed() + '}';
     }
 }

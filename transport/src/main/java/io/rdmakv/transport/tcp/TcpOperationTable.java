@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.rdmakv.transport.CompletionHandler;
 import io.rdmakv.transport.RemoteKey;
 import io.rdmakv.transport.TransportStatus;
+import io.rdmakv.transport.base.EndpointLifecycle;
 import io.rdmakv.transport.base.OperationWindow;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -28,18 +29,21 @@ import java.util.ArrayList;
 final class TcpOperationTable
 {
     private final OperationWindow<TcpOperation> window;
+    private final EndpointLifecycle lifecycle;
     private final TcpOutbound outbound;
     private final ByteBufAllocator alloc;
 
     /**
-     * @param window   the endpoint's operations.
-     * @param outbound where posted frames go.
-     * @param alloc    allocates read request frames.
+     * @param window    the endpoint's operations.
+     * @param lifecycle the endpoint's state: operations are admitted and promoted only while it is connected.
+     * @param outbound  where posted frames go.
+     * @param alloc     allocates read request frames.
      */
-    TcpOperationTable(final OperationWindow<TcpOperation> window, final TcpOutbound outbound,
-        final ByteBufAllocator alloc)
+    TcpOperationTable(final OperationWindow<TcpOperation> window, final EndpointLifecycle lifecycle,
+        final TcpOutbound outbound, final ByteBufAllocator alloc)
     {
         this.window = window;
+        this.lifecycle = lifecycle;
         this.outbound = outbound;
         this.alloc = alloc;
     }
@@ -57,7 +61,7 @@ final class TcpOperationTable
         final boolean schedule;
         synchronized (window.lock())
         {
-            final long result = window.admitLocked();
+            final long result = window.admitLocked(lifecycle);
             if (result < 0)
             {
                 return result;
@@ -75,8 +79,8 @@ final class TcpOperationTable
                     final TcpOperation op = window.acquireLocked(handler);
                     op.isSend = true;
                     id = op.requestId();
-                    window.creditLocked(op);
-                    window.trackLocked(op);
+                    window.credits().take(op);
+                    window.inflight().track(op);
                     schedule = outbound.addMessage(buffer, offset, length, id);
                 }
             }
@@ -88,7 +92,7 @@ final class TcpOperationTable
                 final ByteBuf frame = TcpFrames.messageFrame(alloc, length);
                 TcpCopy.append(buffer, offset, frame, length);
                 op.frame = frame;
-                window.enqueueLocked(op);
+                window.pending().add(op);
                 schedule = false;
             }
         }
@@ -108,7 +112,7 @@ final class TcpOperationTable
         final boolean schedule;
         synchronized (window.lock())
         {
-            final long result = window.admitLocked();
+            final long result = window.admitLocked(lifecycle);
             if (result < 0)
             {
                 return result;
@@ -137,7 +141,7 @@ final class TcpOperationTable
         {
             return post(op);
         }
-        window.enqueueLocked(op);
+        window.pending().add(op);
         return false;
     }
 
@@ -155,21 +159,24 @@ final class TcpOperationTable
             window.creditAnonymousLocked(op);
             return outbound.add(frame, TcpOutbound.ANONYMOUS_SEND);
         }
-        window.creditLocked(op);
-        window.trackLocked(op);
+        window.credits().take(op);
+        window.inflight().track(op);
         // A send completes locally once written; a read completes with its response.
         return outbound.add(frame, op.isSend ? op.requestId() : TcpOutbound.NOT_A_SEND);
     }
 
-    /** Post pending operations while credits are free (any thread; the write task is scheduled outside the lock). */
+    /**
+     * Post pending operations while credits are free and the connection is up (after a local close too: what was
+     * posted before the close leaves before it); any thread, the write task is scheduled outside the lock.
+     */
     void promotePending()
     {
         boolean schedule = false;
         synchronized (window.lock())
         {
-            while (window.isConnectedLocked() && window.hasCreditLocked() && window.hasPendingLocked())
+            while (lifecycle.state() == EndpointLifecycle.State.CONNECTED && window.credits().available() && !window.pending().isEmpty())
             {
-                schedule |= post(window.pollPendingLocked());
+                schedule |= post(window.pending().poll());
             }
         }
         if (schedule)
@@ -183,7 +190,7 @@ final class TcpOperationTable
     {
         synchronized (window.lock())
         {
-            window.returnCreditsLocked(count);
+            window.credits().giveBack(count);
         }
         promotePending();
     }
@@ -200,8 +207,8 @@ final class TcpOperationTable
         final boolean local;
         synchronized (window.lock())
         {
-            op = window.takeLocked(id);
-            local = window.isClosedLocally();
+            op = window.inflight().take(id);
+            local = lifecycle.isCloseRequested();
         }
         if (op != null)
         {
@@ -215,7 +222,7 @@ final class TcpOperationTable
     {
         synchronized (window.lock())
         {
-            return window.takeLocked(correlationId);
+            return window.inflight().take(correlationId);
         }
     }
 
@@ -235,7 +242,7 @@ final class TcpOperationTable
         {
             synchronized (window.lock())
             {
-                window.returnCreditsLocked(dropped); // anonymous sends never written: their credits come back here
+                window.credits().giveBack(dropped); // anonymous sends never written: their credits come back here
             }
         }
         window.completeAll(taken);

@@ -19,11 +19,11 @@ import io.rdmakv.transport.TransportCapabilities;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.Worker;
+import io.rdmakv.transport.base.TransportWorkers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.channels.spi.SelectorProvider;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -55,8 +55,7 @@ public final class TcpTransport implements Transport
     private final boolean emulatedRead;
     private final int maxReadBytes;
     private final int maxFrameLength;
-    private final List<TcpWorker> workers = new ArrayList<>();
-    private boolean closed;
+    private final TransportWorkers<TcpWorker> workers = new TransportWorkers<>("tcp");
 
     TcpTransport(final TransportConfig config)
     {
@@ -138,16 +137,7 @@ public final class TcpTransport implements Transport
     @Override
     public Worker createWorker(final String name)
     {
-        synchronized (workers)
-        {
-            if (closed)
-            {
-                throw new TransportException("tcp transport is closed");
-            }
-            final TcpWorker worker = new TcpWorker(this, name);
-            workers.add(worker);
-            return worker;
-        }
+        return workers.add(() -> new TcpWorker(this, name));
     }
 
     /** True when native epoll carries the traffic (false: NIO). */
@@ -210,25 +200,17 @@ public final class TcpTransport implements Transport
 
     void removeWorker(final TcpWorker worker)
     {
-        synchronized (workers)
-        {
-            workers.remove(worker);
-        }
+        workers.remove(worker);
     }
 
     /** Close workers, deregister regions, shut the event loops down and wait for their threads to end. */
     @Override
     public void close()
     {
-        final List<TcpWorker> toClose;
-        synchronized (workers)
+        final List<TcpWorker> toClose = workers.close();
+        if (toClose == null)
         {
-            if (closed)
-            {
-                return;
-            }
-            closed = true;
-            toClose = new ArrayList<>(workers);
+            return;
         }
         for (final TcpWorker w : toClose)
         {

@@ -60,15 +60,9 @@ public final class TcpTransportProvider implements TransportProvider
     }
 
     @Override
-    public boolean isAvailable()
-    {
-        return !TransportProvider.isDisabledByProperty(NAME);
-    }
-
-    @Override
     public String unavailabilityCause()
     {
-        return isAvailable() ? null : "disabled by -Drdmakv.transport.tcp.disabled=true";
+        return TransportProvider.isDisabledByProperty(NAME) ? "disabled by -Drdmakv.transport.tcp.disabled=true" : null;
     }
 
     @Override

@@ -300,7 +300,7 @@ public final class TcpWorker implements Worker
 
     void announceAccepted(final TcpEndpoint ep)
     {
-        execute(() -> ep.handler().onConnected(ep));
+        execute(ep::deliverConnected);
     }
 
     private void addEndpoint(final TcpEndpoint ep)

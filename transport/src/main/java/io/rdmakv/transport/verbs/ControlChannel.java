@@ -13,6 +13,7 @@ import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.TransportStatus;
+import io.rdmakv.transport.base.EndpointLifecycle;
 import io.rdmakv.transport.log.RateLimitedLog;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
@@ -170,7 +171,7 @@ final class ControlChannel
         private void handshakeExpired(final ChannelHandlerContext ctx)
         {
             final VerbsEndpoint ep = endpoint;
-            if (ep != null && ep.state() != VerbsEndpoint.State.CONNECTING)
+            if (ep != null && ep.state() != EndpointLifecycle.State.CONNECTING)
             {
                 return;
             }
@@ -361,7 +362,7 @@ final class ControlChannel
             try
             {
                 ep.connectQueuePair(remote);
-                ep.markConnected();
+                ep.connected();
                 sendHeader(channel, HandshakeMessage.TYPE_READY);
                 future.complete(ep);
             }

@@ -56,24 +56,24 @@ final class PendingQueue
 
     boolean isEmpty()
     {
-        return !window.hasPendingLocked();
+        return window.pending().isEmpty();
     }
 
     int size()
     {
-        return window.pendingCountLocked();
+        return window.pending().size();
     }
 
     Op peek()
     {
-        return window.peekPendingLocked();
+        return window.pending().peek();
     }
 
     /** Queue a send with the bytes not yet posted; false when the queue or its payload ring is full. */
     boolean addSend(final long requestId, final CompletionHandler handler, final DirectBuffer src, final int offset,
         final int length, final int alreadySent)
     {
-        if (window.pendingFullLocked() || !payload.append(src, offset, length))
+        if (window.pending().isFull() || !payload.append(src, offset, length))
         {
             return false;
         }
@@ -82,7 +82,7 @@ final class PendingQueue
         op.length = length + alreadySent;
         op.sentBytes = alreadySent;
         op.storedFrom = alreadySent;
-        window.enqueueLocked(op);
+        window.pending().add(op);
         return true;
     }
 
@@ -90,7 +90,7 @@ final class PendingQueue
         final RemoteKey remoteKey, final int length, final MutableDirectBuffer destination,
         final int destinationOffset)
     {
-        if (window.pendingFullLocked())
+        if (window.pending().isFull())
         {
             return false;
         }
@@ -101,7 +101,7 @@ final class PendingQueue
         op.length = length;
         op.destination = destination;
         op.destinationOffset = destinationOffset;
-        window.enqueueLocked(op);
+        window.pending().add(op);
         return true;
     }
 
@@ -117,7 +117,7 @@ final class PendingQueue
     /** Remove and recycle the head op (after it completed or was posted in full: the send-queue ring has it now). */
     void removeHead()
     {
-        final Op op = window.pollPendingLocked();
+        final Op op = window.pending().poll();
         if (op != null)
         {
             window.recycleLocked(op);
@@ -127,7 +127,7 @@ final class PendingQueue
     /** The oldest waiting operation is past its deadline (the window's operation timeout). */
     boolean headExpired(final long nowNanos)
     {
-        return window.pendingHeadExpired(nowNanos);
+        return window.pending().headExpired(nowNanos);
     }
 
     /** Drop the head send's payload without posting it (failure paths). */

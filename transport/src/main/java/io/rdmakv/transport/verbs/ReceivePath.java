@@ -1,6 +1,7 @@
 package io.rdmakv.transport.verbs;
 
 import io.rdmakv.transport.TransportStatus;
+import io.rdmakv.transport.base.EndpointLifecycle;
 import org.agrona.DirectBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,8 +52,8 @@ final class ReceivePath
     /** One successful receive completion: receive buffer {@code index} holds {@code byteLen} bytes. */
     void onReceive(final int index, final int byteLen, final int imm)
     {
-        final VerbsEndpoint.State state = endpoint.state();
-        if (state != VerbsEndpoint.State.CONNECTED && state != VerbsEndpoint.State.CONNECTING)
+        final EndpointLifecycle.State state = endpoint.state();
+        if (state != EndpointLifecycle.State.CONNECTED && state != EndpointLifecycle.State.CONNECTING)
         {
             return;
         }
@@ -105,8 +106,8 @@ final class ReceivePath
         repostCount = 0;
         synchronized (endpoint.lock())
         {
-            final VerbsEndpoint.State state = endpoint.state();
-            if (count == 0 || (state != VerbsEndpoint.State.CONNECTED && state != VerbsEndpoint.State.CONNECTING))
+            final EndpointLifecycle.State state = endpoint.state();
+            if (count == 0 || (state != EndpointLifecycle.State.CONNECTED && state != EndpointLifecycle.State.CONNECTING))
             {
                 return;
             }

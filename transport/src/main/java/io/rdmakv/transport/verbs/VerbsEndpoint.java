@@ -6,8 +6,8 @@ import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.RemoteKey;
 import io.rdmakv.transport.TransportStatus;
-import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.base.AbstractEndpoint;
+import io.rdmakv.transport.base.EndpointLifecycle;
 import io.rdmakv.transport.base.OperationWindow;
 import io.rdmakv.transport.verbs.ffi.LibIbverbs;
 import io.rdmakv.transport.verbs.ffi.RecvWorkRequests;
@@ -24,8 +24,8 @@ import java.util.List;
 import static io.rdmakv.transport.verbs.ffi.VerbsLayout.*;
 
 /**
- * One RC connection over the shared {@link AbstractEndpoint} (argument checks; the window's request ids, pending
- * queue, deadlines and refusal once down): its state, the operations of {@link Endpoint} and its teardown. The native
+ * One RC connection over the shared {@link AbstractEndpoint} (its life and refusal unless connected; argument checks;
+ * the window's request ids, pending queue, deadlines): the operations of {@link Endpoint} and its teardown. The native
  * side (QP, work requests, a slice of the worker's buffers) is {@link EndpointResources}; posting within credits and
  * queue room is {@link SendPath}; completing what the send queue finished is {@link SendQueueCompletions}; receiving
  * is {@link ReceivePath}.
@@ -45,11 +45,6 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
 {
     private static final Logger LOG = LoggerFactory.getLogger(VerbsEndpoint.class);
 
-    enum State
-    {
-        CONNECTING, CONNECTED, CLOSED, FAILED
-    }
-
     private final VerbsWorker worker;
     private final VerbsConfig config;
     private final Object lock;
@@ -65,12 +60,8 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
     private final SendQueueCompletions completions;
     private final ReceivePath receivePath;
 
-    private volatile State state = State.CONNECTING;
     private volatile Channel channel;
     private volatile boolean peerSaidBye;
-
-    /** Outstanding operations were completed (failed or closed): it happens once. Guarded by lock. */
-    private boolean callbacksRun;
 
     /**
      * Create the QP over a slice of the worker's registered buffers, move to INIT and post every receive (before RTR,
@@ -80,7 +71,7 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
         final EndpointBufferLayout layout, final EndpointBufferPool.Slice slice, final EndpointHandler handler,
         final InetSocketAddress remoteAddress, final int psn)
     {
-        super(newWindow(config), handler, RemoteKey.TRANSPORT_VERBS);
+        super(newWindow(config), handler, RemoteKey.TRANSPORT_VERBS, worker);
         this.lock = window.lock();
         this.worker = worker;
         this.config = config;
@@ -92,9 +83,11 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
         this.pending = new PendingQueue(window, Math.max(config.maxMessageBytes * 4, 1 << 22));
         this.sendPath = new SendPath(res, ring, pending, config, detail ->
         {
-            state = State.FAILED;
-            window.markDown();
-            worker.execute(() -> fail(TransportStatus.TRANSPORT_ERROR, detail));
+            if (beginClose(TransportStatus.TRANSPORT_ERROR, detail)) // refused from now on; failed on the worker
+            {
+                worker.execute(() -> failBegun(TransportStatus.TRANSPORT_ERROR, -1, TransportStatus.TRANSPORT_ERROR,
+                    detail));
+            }
         });
         this.completions = new SendQueueCompletions(res, ring, pending, sendPath);
         this.receivePath = new ReceivePath(this, worker, res, sendPath, config.maxMessageBytes);
@@ -142,13 +135,15 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
         }
     }
 
-    void markConnected()
+    /** The connecting side's handshake is over (READY sent). */
+    void connected()
     {
         synchronized (lock)
         {
-            state = State.CONNECTED;
-            window.markConnected();
-            sendPath.open(true);
+            if (markConnected())
+            {
+                sendPath.open(true);
+            }
         }
     }
 
@@ -160,22 +155,13 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
     {
         synchronized (lock)
         {
-            if (state != State.CONNECTING)
+            if (!markConnected())
             {
                 return;
             }
-            state = State.CONNECTED;
-            window.markConnected();
             sendPath.open(true);
         }
-        try
-        {
-            handler.onConnected(this);
-        }
-        catch (final RuntimeException e)
-        {
-            LOG.warn("onConnected handler threw for {}", this, e);
-        }
+        deliverConnected();
     }
 
     void attach(final Channel channel)
@@ -205,9 +191,9 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
         return fragmentBytes;
     }
 
-    State state()
+    EndpointLifecycle.State state()
     {
-        return state;
+        return lifecycle.state();
     }
 
     /** The QP and the slice of the worker's buffers (the worker gives the slice back after teardown). */
@@ -219,12 +205,12 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
     // ---------------------------------------------------------------------------------------------- operations
 
     @Override
-    protected long postSend(final DirectBuffer buffer, final int offset, final int length,
+    protected long doPostSend(final DirectBuffer buffer, final int offset, final int length,
         final CompletionHandler handler)
     {
         synchronized (lock)
         {
-            final long refused = window.refusalLocked();
+            final long refused = lifecycle.refusalSentinel();
             if (refused != 0)
             {
                 return refused;
@@ -260,12 +246,12 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
     }
 
     @Override
-    protected long postRead(final long remoteAddress, final RemoteKey remoteKey, final int length,
+    protected long doPostRead(final long remoteAddress, final RemoteKey remoteKey, final int length,
         final MutableDirectBuffer destination, final int destinationOffset, final CompletionHandler handler)
     {
         synchronized (lock)
         {
-            final long refused = window.refusalLocked();
+            final long refused = lifecycle.refusalSentinel();
             if (refused != 0)
             {
                 return refused;
@@ -294,7 +280,7 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
     {
         synchronized (lock)
         {
-            if (window.refusalLocked() != 0)
+            if (lifecycle.refusalSentinel() != 0)
             {
                 return 0;
             }
@@ -372,7 +358,7 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
      */
     private void onErrorCompletion(final WorkCompletions wcs, final int i, final long wrId, final int status)
     {
-        if (state == State.CLOSED || state == State.FAILED)
+        if (lifecycle.isClosing())
         {
             return; // flushes after we moved the QP to ERR ourselves
         }
@@ -427,7 +413,7 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
     {
         synchronized (lock)
         {
-            if (state != State.CONNECTED || !completions.collectUpTo(slot))
+            if (lifecycle.state() != EndpointLifecycle.State.CONNECTED || !completions.collectUpTo(slot))
             {
                 return;
             }
@@ -447,7 +433,7 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
         final boolean expired;
         synchronized (lock)
         {
-            if (state != State.CONNECTED)
+            if (lifecycle.state() != EndpointLifecycle.State.CONNECTED)
             {
                 return;
             }
@@ -476,25 +462,26 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
     private void fail(final TransportStatus status, final int failedSlot, final TransportStatus failedStatus,
         final String detail)
     {
-        final State previous;
+        if (beginClose(failedStatus, detail))
+        {
+            failBegun(status, failedSlot, failedStatus, detail);
+        }
+    }
+
+    /** The rest of {@link #fail} for the caller that began the close: drain, tear down, complete, disconnect. */
+    private void failBegun(final TransportStatus status, final int failedSlot, final TransportStatus failedStatus,
+        final String detail)
+    {
         final List<Runnable> callbacks;
         synchronized (lock)
         {
-            previous = state;
-            if (previous == State.CLOSED || (previous == State.FAILED && callbacksRun))
-            {
-                return;
-            }
-            state = State.FAILED;
-            window.markDown();
             sendPath.open(false);
-            callbacksRun = true;
             callbacks = completions.drainAll(status, failedSlot, failedStatus);
         }
         LOG.debug("{} failed: {} ({})", this, failedStatus, detail);
         teardown(false);
         callbacks.forEach(Runnable::run);
-        notifyDisconnected(failedStatus, detail);
+        finishClose();
     }
 
     /**
@@ -505,38 +492,45 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
      */
     void sideChannelLost(final String detail)
     {
-        final State s = state;
-        if (s == State.CLOSED || s == State.FAILED)
+        if (lifecycle.isClosing())
         {
             return;
         }
         final int taken = worker.drainCompletions();
-        LOG.debug("{}: side channel lost ({}); {} completion(s) taken first, endpoint {}", this, detail, taken, state);
+        LOG.debug("{}: side channel lost ({}); {} completion(s) taken first, endpoint {}", this, detail, taken,
+            lifecycle);
         fail(TransportStatus.PEER_FAILED, detail);
     }
 
     @Override
     public void close()
     {
+        requestClose();
         final List<Runnable> callbacks;
         synchronized (lock)
         {
-            if (state == State.CLOSED || (state == State.FAILED && callbacksRun))
+            if (!beginClose(TransportStatus.CLOSED, "closed locally"))
             {
                 return;
             }
-            state = State.CLOSED;
-            window.markClosedAndDown();
             sendPath.open(false);
-            callbacksRun = true;
             callbacks = completions.drainAll(TransportStatus.CLOSED);
         }
         teardown(true);
         worker.execute(() ->
         {
             callbacks.forEach(Runnable::run);
-            notifyDisconnected(TransportStatus.CLOSED, "closed locally");
+            finishClose();
         });
+    }
+
+    /**
+     * Nothing left for the base's teardown: verbs tears its QP down when the close begins ({@link #teardown}), before
+     * the completions run, so that none of them meets a QP being destroyed.
+     */
+    @Override
+    protected void doTeardown()
+    {
     }
 
     /** Destroy the QP, hand the slice back to the worker, close the control channel. Any thread, once. */
@@ -561,12 +555,6 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
     // ------------------------------------------------------------------------------------------------ queries
 
     @Override
-    public boolean isConnected()
-    {
-        return state == State.CONNECTED;
-    }
-
-    @Override
     public InetSocketAddress remoteAddress()
     {
         return remoteAddress;
@@ -582,14 +570,8 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
     }
 
     @Override
-    public Worker worker()
-    {
-        return worker;
-    }
-
-    @Override
     public String toString()
     {
-        return "VerbsEndpoint{qp=" + qp.qpNumber + ", peer=" + remoteAddress + ", state=" + state + '}';
+        return "VerbsEndpoint{qp=" + qp.qpNumber + ", peer=" + remoteAddress + ", state=" + lifecycle + '}';
     }
 }

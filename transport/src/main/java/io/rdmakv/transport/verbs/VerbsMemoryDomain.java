@@ -5,6 +5,7 @@ import io.rdmakv.transport.MemoryDomain;
 import io.rdmakv.transport.MemoryRegion;
 import io.rdmakv.transport.RemoteKey;
 import io.rdmakv.transport.TransportException;
+import io.rdmakv.transport.base.AbstractMemoryRegion;
 import io.rdmakv.transport.verbs.ffi.LibIbverbs;
 import com.sun.jna.Pointer;
 
@@ -133,38 +134,14 @@ final class VerbsMemoryDomain implements MemoryDomain
         regions.clear();
     }
 
-    private final class Region implements MemoryRegion
+    private final class Region extends AbstractMemoryRegion
     {
-        private final long address;
-        private final long length;
         private final long mr;
-        private final RemoteKey remoteKey;
-        private boolean regionClosed;
 
         Region(final long address, final long length, final long mr)
         {
-            this.address = address;
-            this.length = length;
+            super(new RemoteKey(RemoteKey.TRANSPORT_VERBS, rkey(mr), address, length, 0));
             this.mr = mr;
-            this.remoteKey = new RemoteKey(RemoteKey.TRANSPORT_VERBS, rkey(mr), address, length, 0);
-        }
-
-        @Override
-        public long address()
-        {
-            return address;
-        }
-
-        @Override
-        public long length()
-        {
-            return length;
-        }
-
-        @Override
-        public RemoteKey remoteKey()
-        {
-            return remoteKey;
         }
 
         @Override
@@ -172,20 +149,19 @@ final class VerbsMemoryDomain implements MemoryDomain
         {
             synchronized (VerbsMemoryDomain.this)
             {
-                if (regionClosed)
+                if (!claimClose())
                 {
                     return;
                 }
-                regionClosed = true;
                 regions.remove(this);
-                deregisterRaw(mr, length);
+                deregisterRaw(mr, length());
             }
         }
 
         @Override
         public String toString()
         {
-            return "VerbsMemoryRegion{" + remoteKey + '}';
+            return "VerbsMemoryRegion{" + remoteKey() + '}';
         }
     }
 }

@@ -7,13 +7,11 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.rdmakv.transport.MemoryDomain;
 import io.rdmakv.transport.Transport;
 import io.rdmakv.transport.TransportCapabilities;
-import io.rdmakv.transport.TransportException;
-import io.rdmakv.transport.TransportStatus;
 import io.rdmakv.transport.Worker;
+import io.rdmakv.transport.base.TransportWorkers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -31,8 +29,7 @@ final class VerbsTransport implements Transport
     private final VerbsMemoryDomain domain;
     private final TransportCapabilities capabilities;
     private final EventLoopGroup eventLoops;
-    private final List<VerbsWorker> workers = new ArrayList<>();
-    private boolean closed;
+    private final TransportWorkers<VerbsWorker> workers = new TransportWorkers<>("verbs");
     /** The counters of closed workers. Guarded by this. */
     private VerbsCounters closedWorkers = VerbsCounters.ZERO;
 
@@ -84,15 +81,9 @@ final class VerbsTransport implements Transport
     }
 
     @Override
-    public synchronized Worker createWorker(final String name)
+    public Worker createWorker(final String name)
     {
-        if (closed)
-        {
-            throw new TransportException(TransportStatus.CLOSED, "verbs transport is closed", null);
-        }
-        final VerbsWorker worker = new VerbsWorker(this, name, config, device);
-        workers.add(worker);
-        return worker;
+        return workers.add(() -> new VerbsWorker(this, name, config, device));
     }
 
     synchronized void workerClosed(final VerbsWorker worker)
@@ -110,7 +101,7 @@ final class VerbsTransport implements Transport
         VerbsCounters total;
         synchronized (this)
         {
-            open = new ArrayList<>(workers);
+            open = workers.snapshot();
             total = closedWorkers;
         }
         for (final VerbsWorker worker : open)
@@ -129,15 +120,10 @@ final class VerbsTransport implements Transport
     @Override
     public void close()
     {
-        final List<VerbsWorker> toClose;
-        synchronized (this)
+        final List<VerbsWorker> toClose = workers.close();
+        if (toClose == null)
         {
-            if (closed)
-            {
-                return;
-            }
-            closed = true;
-            toClose = new ArrayList<>(workers);
+            return;
         }
         toClose.forEach(VerbsWorker::close);
         domain.close();

@@ -44,12 +44,6 @@ public final class VerbsTransportProvider implements TransportProvider, PortAttr
     }
 
     @Override
-    public boolean isAvailable()
-    {
-        return unavailabilityCause() == null;
-    }
-
-    @Override
     public String unavailabilityCause()
     {
         if (TransportProvider.isDisabledByProperty(NAME))

@@ -37,13 +37,15 @@ class OperationWindowTest
     /** What the fake wire has posted, in order. */
     private final List<Long> posted = new ArrayList<>();
     private OperationWindow<TestOperation> window;
+    /** The fake endpoint's state: the window admits nothing while it refuses. */
+    private final EndpointLifecycle lifecycle = new EndpointLifecycle();
 
     @BeforeEach
     void setUp()
     {
         clock.update(0);
         window = new OperationWindow<>(TestOperation::new, 2, 3, TIMEOUT, clock);
-        window.markConnected();
+        lifecycle.connect();
     }
 
     @Test
@@ -125,15 +127,15 @@ class OperationWindowTest
         final TestOperation answeredBeforeClose;
         synchronized (window.lock())
         {
-            answeredBeforeClose = window.takeLocked(1);
+            answeredBeforeClose = window.inflight().take(1);
         }
         answeredBeforeClose.status(TransportStatus.OK);
 
-        assertTrue(window.markClosedLocally());
-        window.markDown();
-        assertEquals(4, window.failAll(TransportStatus.CLOSED));
+        assertTrue(lifecycle.requestClose());
+        assertTrue(lifecycle.beginClose(TransportStatus.CLOSED, "closed locally"));
+        assertEquals(4, failAll());
         window.complete(answeredBeforeClose); // its answer was taken before the close: it completes with its own
-        assertEquals(0, window.failAll(TransportStatus.CLOSED));
+        assertEquals(0, failAll());
         window.complete(answeredBeforeClose); // a second completion of the same operation is refused
         assertEquals(0, window.expire(Long.MAX_VALUE));
 
@@ -158,30 +160,11 @@ class OperationWindowTest
         assertSame(first, inflight(1));
         synchronized (window.lock())
         {
-            assertNull(window.takeLocked(0), "the late answer of id 0 must find nothing");
+            assertNull(window.inflight().take(0), "the late answer of id 0 must find nothing");
         }
         answer(1, TransportStatus.OK);
         assertEquals(List.of(TransportStatus.TIMED_OUT), statuses.get(0L));
         assertEquals(List.of(TransportStatus.OK), statuses.get(1L));
-    }
-
-    @Test
-    void shouldRefuseBeforeConnectAndAfterClose()
-    {
-        final OperationWindow<TestOperation> fresh = new OperationWindow<>(TestOperation::new, 1, 1, TIMEOUT, clock);
-        synchronized (fresh.lock())
-        {
-            assertEquals(TransportStatus.NOT_CONNECTED.sentinel(), fresh.admitLocked());
-        }
-        fresh.markConnected();
-        fresh.markDown();
-        fresh.markConnected(); // down is final
-        synchronized (fresh.lock())
-        {
-            assertEquals(TransportStatus.NOT_CONNECTED.sentinel(), fresh.admitLocked());
-        }
-        assertTrue(fresh.markClosedLocally());
-        assertEquals(TransportStatus.CLOSED, fresh.refusedStatus());
     }
 
     @Test
@@ -196,7 +179,7 @@ class OperationWindowTest
         assertEquals(2, window.outstanding());
         synchronized (window.lock())
         {
-            window.returnCreditsLocked(2);
+            window.credits().giveBack(2);
         }
         assertEquals(0, window.outstanding());
     }
@@ -206,7 +189,7 @@ class OperationWindowTest
     {
         synchronized (window.lock())
         {
-            final long refused = window.admitLocked();
+            final long refused = window.admitLocked(lifecycle);
             if (refused < 0)
             {
                 return refused;
@@ -218,16 +201,25 @@ class OperationWindowTest
             }
             else
             {
-                window.enqueueLocked(op);
+                window.pending().add(op);
             }
             return op.requestId();
         }
     }
 
+    /** What a transport does when its endpoint goes down: take everything out, complete each once. */
+    private int failAll()
+    {
+        final List<TestOperation> taken = new ArrayList<>();
+        final int n = window.takeAll(TransportStatus.CLOSED, taken);
+        window.completeAll(taken);
+        return n;
+    }
+
     private void post(final TestOperation op)
     {
-        window.creditLocked(op);
-        window.trackLocked(op);
+        window.credits().take(op);
+        window.inflight().track(op);
         posted.add(op.requestId());
     }
 
@@ -235,9 +227,9 @@ class OperationWindowTest
     {
         synchronized (window.lock())
         {
-            while (window.hasCreditLocked() && window.hasPendingLocked())
+            while (window.credits().available() && !window.pending().isEmpty())
             {
-                post(window.pollPendingLocked());
+                post(window.pending().poll());
             }
         }
     }
@@ -247,7 +239,7 @@ class OperationWindowTest
         final TestOperation op;
         synchronized (window.lock())
         {
-            op = window.takeLocked(id);
+            op = window.inflight().take(id);
         }
         assertNotNull(op, "operation " + id + " in flight");
         op.status(status);
@@ -258,8 +250,8 @@ class OperationWindowTest
     {
         synchronized (window.lock())
         {
-            final TestOperation op = window.takeLocked(id);
-            window.trackLocked(op);
+            final TestOperation op = window.inflight().take(id);
+            window.inflight().track(op);
             return op;
         }
     }

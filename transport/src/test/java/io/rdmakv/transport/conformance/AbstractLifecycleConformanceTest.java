@@ -134,6 +134,24 @@ public abstract class AbstractLifecycleConformanceTest extends TransportConforma
 
     @Test
     @Timeout(30)
+    void shouldRefuseAWorkerOnAClosedTransportAndCloseOnce()
+    {
+        assumeAvailable();
+        final Transport transport = provider().open(config());
+        final Worker worker = transport.createWorker("before-close");
+        transport.close();
+        transport.close(); // a second close changes nothing
+        final TransportException e = assertThrows(TransportException.class, () -> transport.createWorker("after"));
+        assertEquals(TransportStatus.CLOSED, e.status());
+        // The transport's close closed its worker: a connect fails at once (thrown, or a failed future).
+        final Throwable refused = assertThrows(Throwable.class,
+            () -> worker.connect(LOOPBACK, (ep, b, o, l) -> { }).join());
+        assertInstanceOf(TransportException.class,
+            refused instanceof java.util.concurrent.CompletionException ? refused.getCause() : refused);
+    }
+
+    @Test
+    @Timeout(30)
     void shouldFailToConnectWhereNothingListens() throws Exception
     {
         final Peer client = peer("client", config());
