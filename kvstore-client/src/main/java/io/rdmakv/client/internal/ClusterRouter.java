@@ -364,8 +364,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
     /** Connected, and still where the current map says the node is (a refreshed map may have moved it). */
     private boolean usable(final NodeSession session, final int nodeId)
     {
-        return session != null && session.isAlive() &&
-            session.info().controlAddress().equals(maps.current().controlAddress(nodeId));
+        return session != null && session.usableIn(maps.current(), nodeId);
     }
 
     private NodeSession open(final Welcome welcome, final HostPort controlAddress)

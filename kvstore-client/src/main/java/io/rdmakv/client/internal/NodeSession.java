@@ -55,6 +55,8 @@ final class NodeSession implements EndpointHandler
     /** The read lease the ATTACH answer granted (written before attachAnswer completes, read after). */
     private volatile int attachLeaseGrant;
     private volatile long[] rangeEpochBySlot = NO_RANGE_EPOCHS;
+    /** The last cluster map found to place this session at its node id's address ({@link #usableIn}). */
+    private volatile ClusterMap servesIn;
 
     /**
      * @param rpc        reads this node's answers.
@@ -210,6 +212,29 @@ final class NodeSession implements EndpointHandler
     }
 
     /** Usable for new requests: connected and not superseded. */
+    /**
+     * Live, and placed by {@code map} at its node id's address. The router asks for every request: the address
+     * comparison (a map lookup and a host string's equals) runs once per map, then an identity check (maps are
+     * replaced, never changed).
+     */
+    boolean usableIn(final ClusterMap map, final int nodeId)
+    {
+        if (!isAlive())
+        {
+            return false;
+        }
+        if (servesIn == map)
+        {
+            return true;
+        }
+        if (!info.controlAddress().equals(map.controlAddress(nodeId)))
+        {
+            return false;
+        }
+        servesIn = map;
+        return true;
+    }
+
     boolean isAlive()
     {
         final Endpoint e = endpoint;
