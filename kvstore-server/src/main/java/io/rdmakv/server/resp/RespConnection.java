@@ -9,6 +9,7 @@ import io.netty.handler.codec.TooLongFrameException;
 import io.netty.handler.codec.redis.ArrayRedisMessage;
 import io.netty.handler.codec.redis.FullBulkStringRedisMessage;
 import io.netty.handler.codec.redis.InlineCommandRedisMessage;
+import io.netty.handler.codec.redis.RedisCodecException;
 import io.netty.handler.codec.redis.RedisMessage;
 import io.netty.util.ReferenceCountUtil;
 import io.rdmakv.protocol.wire.MessageType;
@@ -145,7 +146,9 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements RespE
         {
             return;
         }
-        final String why = root instanceof TooLongFrameException ? "too big inline request" :
+        // RedisDecoder reports a line longer than its bound as "length: N (expected: <= M)".
+        final String why = root instanceof TooLongFrameException || root instanceof RedisCodecException &&
+            String.valueOf(root.getMessage()).startsWith("length:") ? "too big inline request" :
             root instanceof RespFrameGuard.RespProtocolException ? root.getMessage() :
             String.valueOf(root.getMessage());
         LOG.debug("RESP protocol error from {}: {}", ctx.channel().remoteAddress(), why);
