@@ -259,7 +259,9 @@ public final class ServerCommand implements Callable<Integer>
             " poolKeys=" + server.startupReport().poolKeys() +
             " poolComplete=" + server.startupReport().complete() +
             (server.metricsAddress() == null ? "" :
-                " metrics=" + hostPort(config.advertisedHost(), server.metricsAddress().getPort())));
+                " metrics=" + hostPort(config.advertisedHost(), server.metricsAddress().getPort())) +
+            (server.respAddress() == null ? "" :
+                " resp=" + hostPort(config.advertisedHost(), server.respAddress().getPort())));
         out.flush();
         try
         {
