@@ -327,7 +327,8 @@ public final class KvServer implements AutoCloseable
      */
     private void startClusterView()
     {
-        clusterView = cluster.start(advertisedControlPort(), advertisedDataPort(), opened);
+        clusterView = cluster.start(advertisedControlPort(), advertisedDataPort(),
+            resp == null ? 0 : resp.localAddress().getPort(), opened);
         cluster.follow(clusterView, config.advertisedHost() + ':' + advertisedControlPort(), handler, replication,
             ownership, control);
     }
