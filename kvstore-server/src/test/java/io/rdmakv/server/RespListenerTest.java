@@ -32,12 +32,26 @@ class RespListenerTest
     @TempDir
     Path dir;
 
-    private static int freePort() throws IOException
+    /**
+     * A free port below Linux's ephemeral range (32768 on): the node binds its control and data ports to port 0,
+     * which the kernel picks from that range, so a port freed there could be taken by the node itself first.
+     */
+    private static int freePort()
     {
-        try (ServerSocket s = new ServerSocket(0))
+        final java.util.Random random = new java.util.Random();
+        for (int attempt = 0; attempt < 1000; attempt++)
         {
-            return s.getLocalPort();
+            final int port = 20_000 + random.nextInt(12_000);
+            try (ServerSocket s = new ServerSocket(port))
+            {
+                return s.getLocalPort();
+            }
+            catch (final IOException taken)
+            {
+                // try another
+            }
         }
+        throw new IllegalStateException("no free port in 20000..31999");
     }
 
     private KvServer start(final Map<String, String> extra) throws Exception
@@ -178,7 +192,7 @@ class RespListenerTest
             {
                 assertTrue(info.contains(section), section);
             }
-            assertEquals(18L, resp.call("COMMAND", "COUNT"));
+            assertEquals(19L, resp.call("COMMAND", "COUNT"));
         }
     }
 
@@ -261,6 +275,29 @@ class RespListenerTest
             }
             assertEquals("v", first.call("GET", "k"), "the served connections keep working");
             assertEquals(2, server.counters().get(ServerCounter.ATTACHES));
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldDescribeASingleNodeAsAClusterOfOne() throws Exception
+    {
+        try (KvServer server = start(Map.of());
+             RespWire resp = new RespWire(server.respAddress()))
+        {
+            assertEquals(12739L, resp.call("CLUSTER", "KEYSLOT", "123456789"));
+            assertEquals(resp.call("CLUSTER", "KEYSLOT", "{user1000}.following"),
+                resp.call("CLUSTER", "KEYSLOT", "{user1000}.followers"));
+            assertEquals(String.format("%040x", 1), resp.call("CLUSTER", "MYID"));
+            final int port = server.respAddress().getPort();
+            assertEquals(List.of(List.of(0L, 16383L, List.of("127.0.0.1", (long)port, String.format("%040x", 1)))),
+                resp.call("CLUSTER", "SLOTS"));
+            assertTrue(((String)resp.call("CLUSTER", "INFO")).contains("cluster_state:ok"));
+            assertEquals("OK", resp.call("SET", "a", "1"));
+            assertEquals("OK", resp.call("SET", "b", "2"));
+            assertEquals(List.of("1", "2"), resp.call("MGET", "a", "b"),
+                "keys of several slots are served together outside a cluster");
+            assertTrue(err(resp.call("CLUSTER", "RESET")).text().startsWith("ERR unknown subcommand 'RESET'"));
         }
     }
 }

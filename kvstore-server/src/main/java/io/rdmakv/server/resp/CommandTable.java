@@ -93,6 +93,8 @@ final class CommandTable
         add(m, "dbsize", 1, fastRead, 0, 0, 0, "Returns the number of keys in the database.", "server");
         add(m, "info", -1, List.of("loading", "stale"), 0, 0, 0, "Returns information and statistics about the " +
             "server.", "server");
+        add(m, "cluster", -2, List.of("loading", "stale"), 0, 0, 0, "KEYSLOT, SLOTS, SHARDS, NODES, MYID, INFO of " +
+            "the cluster map.", "cluster");
         add(m, "command", -1, List.of("loading", "stale"), 0, 0, 0, "Returns detailed information about all " +
             "commands.", "server");
         return java.util.Collections.unmodifiableMap(m);

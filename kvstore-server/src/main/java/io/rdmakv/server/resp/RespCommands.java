@@ -18,12 +18,14 @@ final class RespCommands
     private final RespSettings settings;
     private final StoreCommands store;
     private final RespIntrospection introspection;
+    private final RespCluster cluster;
 
-    RespCommands(final RespSettings settings, final RespIntrospection introspection)
+    RespCommands(final RespSettings settings, final RespIntrospection introspection, final RespCluster cluster)
     {
         this.settings = settings;
-        this.store = new StoreCommands(settings.maxKeyBytes(), settings.maxValueBytes());
+        this.store = new StoreCommands(settings.maxKeyBytes(), settings.maxValueBytes(), cluster);
         this.introspection = introspection;
+        this.cluster = cluster;
     }
 
     /** The reply to {@code args} (the command name first), ready or waiting for the node's answers. */
@@ -61,7 +63,12 @@ final class RespCommands
             case "dbsize" -> ready(RespReply.integer(introspection.keyCount()));
             case "info" -> ready(RespReply.bulk(introspection.info(args)));
             case "command" -> ready(introspection.command(args));
-            default -> store.execute(name, args, calls);
+            case "cluster" -> ready(cluster.command(args));
+            default ->
+            {
+                final RespReply elsewhere = cluster.route(args, spec.firstKey(), spec.lastKey(), spec.step());
+                yield elsewhere != null ? ready(elsewhere) : store.execute(name, args, calls);
+            }
         };
     }
 

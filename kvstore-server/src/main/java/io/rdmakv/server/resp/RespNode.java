@@ -1,5 +1,6 @@
 package io.rdmakv.server.resp;
 
+import io.rdmakv.server.cluster.ClusterState;
 import io.rdmakv.transport.EndpointHandler;
 
 /**
@@ -29,4 +30,13 @@ public interface RespNode
 
     /** Whether the node runs in a cluster (INFO's {@code redis_mode}, HELLO's {@code mode}). */
     boolean clustered();
+
+    /** The newest cluster map this node knows (never null; no ranges before the first layout). */
+    ClusterState clusterState();
+
+    /** The host clients are told ({@code advertised.host}). */
+    String advertisedHost();
+
+    /** This node's RESP port. */
+    int respPort();
 }

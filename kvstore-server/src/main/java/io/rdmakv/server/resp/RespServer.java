@@ -61,7 +61,7 @@ public final class RespServer implements AutoCloseable
             NioIoHandler.newFactory());
         channels = new DefaultChannelGroup("resp", GlobalEventExecutor.INSTANCE);
         final RespIntrospection introspection = new RespIntrospection(node, settings.port());
-        final RespCommands commands = new RespCommands(settings, introspection);
+        final RespCommands commands = new RespCommands(settings, introspection, new RespCluster(node));
         final ServerBootstrap bootstrap = new ServerBootstrap()
             .group(group)
             .channel(NioServerSocketChannel.class)

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.IntFunction;
 
 /**
  * The key commands: each becomes binary GET, PUT or DELETE requests of the connection's {@link RespEndpoint}, and its
@@ -28,11 +29,13 @@ final class StoreCommands
 
     private final int maxKeyBytes;
     private final int maxValueBytes;
+    private final RespCluster cluster;
 
-    StoreCommands(final int maxKeyBytes, final int maxValueBytes)
+    StoreCommands(final int maxKeyBytes, final int maxValueBytes, final RespCluster cluster)
     {
         this.maxKeyBytes = maxKeyBytes;
         this.maxValueBytes = maxValueBytes;
+        this.cluster = cluster;
     }
 
     /** GET, SET, GETDEL, DEL, UNLINK, EXISTS, MGET or MSET ({@code name} lower case, arity already checked). */
@@ -43,15 +46,22 @@ final class StoreCommands
         {
             return PendingReply.ready(RespReply.error(limit));
         }
+        // The key of request i, for a WRONG_NODE answer's redirect.
+        final IntFunction<byte[]> keyOf = switch (name)
+        {
+            case "get", "set", "getdel" -> i -> args[1];
+            case "mset" -> i -> args[1 + 2 * i];
+            default -> i -> args[1 + i];
+        };
         return switch (name)
         {
-            case "get" -> one(calls, MessageType.GET_REQUEST, args[1], null, StoreCommands::valueReply);
-            case "set" -> set(args, calls);
-            case "getdel" -> getDel(args[1], calls);
-            case "del", "unlink" -> each(args, 1, 1, MessageType.DELETE_REQUEST, calls, StoreCommands::countFound);
-            case "exists" -> each(args, 1, 1, MessageType.GET_REQUEST, calls, StoreCommands::countFound);
-            case "mget" -> each(args, 1, 1, MessageType.GET_REQUEST, calls, StoreCommands::values);
-            case "mset" -> mset(args, calls);
+            case "get" -> one(calls, MessageType.GET_REQUEST, args[1], null, (st, p) -> valueReply(st, p, keyOf));
+            case "set" -> set(args, calls, keyOf);
+            case "getdel" -> getDel(args[1], calls, keyOf);
+            case "del", "unlink" -> each(args, MessageType.DELETE_REQUEST, calls, (st, p) -> countFound(st, p, keyOf));
+            case "exists" -> each(args, MessageType.GET_REQUEST, calls, (st, p) -> countFound(st, p, keyOf));
+            case "mget" -> each(args, MessageType.GET_REQUEST, calls, (st, p) -> values(st, p, keyOf));
+            case "mset" -> mset(args, calls, keyOf);
             default -> throw new IllegalArgumentException(name);
         };
     }
@@ -80,7 +90,7 @@ final class StoreCommands
         return null;
     }
 
-    private static PendingReply set(final byte[][] args, final StoreCalls calls)
+    private PendingReply set(final byte[][] args, final StoreCalls calls, final IntFunction<byte[]> keyOf)
     {
         for (int i = 3; i < args.length; i++)
         {
@@ -92,15 +102,15 @@ final class StoreCommands
             }
             return PendingReply.ready(RespReply.error("ERR syntax error"));
         }
-        return one(calls, MessageType.PUT_REQUEST, args[1], args[2], StoreCommands::okReply);
+        return one(calls, MessageType.PUT_REQUEST, args[1], args[2], (st, p) -> okReply(st, p, keyOf));
     }
 
     /** GET then DELETE of the key on the request thread, one after the other (not one atomic step: docs/resp.md). */
-    private static PendingReply getDel(final byte[] key, final StoreCalls calls)
+    private PendingReply getDel(final byte[] key, final StoreCalls calls, final IntFunction<byte[]> keyOf)
     {
         final PendingReply reply = PendingReply.waitingFor(2, (statuses, payloads) ->
         {
-            final RespReply failed = firstFailure(statuses, payloads);
+            final RespReply failed = firstFailure(statuses, payloads, keyOf);
             if (failed != null)
             {
                 return failed;
@@ -113,14 +123,14 @@ final class StoreCommands
         return reply;
     }
 
-    private static PendingReply mset(final byte[][] args, final StoreCalls calls)
+    private PendingReply mset(final byte[][] args, final StoreCalls calls, final IntFunction<byte[]> keyOf)
     {
         if (args.length % 2 == 0)
         {
             return PendingReply.ready(RespReply.error("ERR wrong number of arguments for 'mset' command"));
         }
         final int pairs = (args.length - 1) / 2;
-        final PendingReply reply = PendingReply.waitingFor(pairs, StoreCommands::okReply);
+        final PendingReply reply = PendingReply.waitingFor(pairs, (st, p) -> okReply(st, p, keyOf));
         for (int i = 0; i < pairs; i++)
         {
             calls.send(reply, i, MessageType.PUT_REQUEST, args[1 + 2 * i], args[2 + 2 * i]);
@@ -136,36 +146,37 @@ final class StoreCommands
         return reply;
     }
 
-    private static PendingReply each(final byte[][] args, final int from, final int step, final MessageType type,
-        final StoreCalls calls, final PendingReply.Combiner combiner)
+    /** One request of {@code type} per key, every argument after the name being a key. */
+    private static PendingReply each(final byte[][] args, final MessageType type, final StoreCalls calls,
+        final PendingReply.Combiner combiner)
     {
-        final int count = (args.length - from + step - 1) / step;
-        final PendingReply reply = PendingReply.waitingFor(count, combiner);
-        for (int i = 0; i < count; i++)
+        final PendingReply reply = PendingReply.waitingFor(args.length - 1, combiner);
+        for (int i = 1; i < args.length; i++)
         {
-            calls.send(reply, i, type, args[from + i * step], null);
+            calls.send(reply, i - 1, type, args[i], null);
         }
         return reply;
     }
 
-    private static RespReply valueReply(final Status[] statuses, final byte[][] payloads)
+    private RespReply valueReply(final Status[] statuses, final byte[][] payloads, final IntFunction<byte[]> keyOf)
     {
         if (statuses[0] == Status.NOT_FOUND)
         {
             return RespReply.NULL;
         }
-        return statuses[0] == Status.OK ? RespReply.bulk(orEmpty(payloads[0])) : error(statuses[0], payloads[0]);
+        return statuses[0] == Status.OK ? RespReply.bulk(orEmpty(payloads[0])) :
+            error(statuses[0], payloads[0], keyOf.apply(0));
     }
 
-    private static RespReply okReply(final Status[] statuses, final byte[][] payloads)
+    private RespReply okReply(final Status[] statuses, final byte[][] payloads, final IntFunction<byte[]> keyOf)
     {
-        final RespReply failed = firstFailure(statuses, payloads);
+        final RespReply failed = firstFailure(statuses, payloads, keyOf);
         return failed != null ? failed : RespReply.OK;
     }
 
-    private static RespReply countFound(final Status[] statuses, final byte[][] payloads)
+    private RespReply countFound(final Status[] statuses, final byte[][] payloads, final IntFunction<byte[]> keyOf)
     {
-        final RespReply failed = firstFailure(statuses, payloads);
+        final RespReply failed = firstFailure(statuses, payloads, keyOf);
         if (failed != null)
         {
             return failed;
@@ -178,9 +189,9 @@ final class StoreCommands
         return RespReply.integer(found);
     }
 
-    private static RespReply values(final Status[] statuses, final byte[][] payloads)
+    private RespReply values(final Status[] statuses, final byte[][] payloads, final IntFunction<byte[]> keyOf)
     {
-        final RespReply failed = firstFailure(statuses, payloads);
+        final RespReply failed = firstFailure(statuses, payloads, keyOf);
         if (failed != null)
         {
             return failed;
@@ -194,27 +205,29 @@ final class StoreCommands
     }
 
     /** The first answer that is neither OK nor NOT_FOUND, as an error reply; null when there is none. */
-    private static RespReply firstFailure(final Status[] statuses, final byte[][] payloads)
+    private RespReply firstFailure(final Status[] statuses, final byte[][] payloads, final IntFunction<byte[]> keyOf)
     {
         for (int i = 0; i < statuses.length; i++)
         {
             if (statuses[i] != Status.OK && statuses[i] != Status.NOT_FOUND)
             {
-                return error(statuses[i], payloads[i]);
+                return error(statuses[i], payloads[i], keyOf.apply(i));
             }
         }
         return null;
     }
 
-    /** A refusal of the node as a Redis error: {@code ERR} and the node's reason (a WRONG_NODE names the owner). */
-    static RespReply error(final Status status, final byte[] payload)
+    /**
+     * A refusal of the node as a Redis error: WRONG_NODE as {@code -MOVED} to the slot's primary in the newest map,
+     * anything else {@code ERR} with the node's status and reason.
+     */
+    private RespReply error(final Status status, final byte[] payload, final byte[] key)
     {
-        final String text = payload == null ? "" : new String(payload, StandardCharsets.UTF_8);
         if (status == Status.WRONG_NODE)
         {
-            return RespReply.error("ERR this node does not serve the key's slot now (owner or retry: " + text +
-                "); Redis Cluster redirects are not offered yet (docs/resp.md)");
+            return cluster.wrongNode(key);
         }
+        final String text = payload == null ? "" : new String(payload, StandardCharsets.UTF_8);
         return RespReply.error("ERR " + status.name() + (text.isEmpty() ? "" : ": " + text));
     }
 
