@@ -1,6 +1,7 @@
 package io.rdmakv.it.resp;
 
 import io.rdmakv.it.cluster.LocalCluster;
+import io.rdmakv.it.support.AwaitCount;
 import io.rdmakv.it.support.ProcessJanitor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -23,7 +24,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -88,10 +88,10 @@ class RespClusterFailoverTest
                     }
                 }, "jedis-writer");
                 writer.start();
-                awaitCount(acknowledged::size, 300);
+                AwaitCount.atLeast(acknowledged::size, 300, Duration.ofMinutes(3));
                 killedAt.set(System.nanoTime());
                 cluster.node(victim).kill();
-                awaitCount(victimWritesAfterKill::get, 50);
+                AwaitCount.atLeast(victimWritesAfterKill::get, 50, Duration.ofMinutes(3));
                 writing.set(false);
                 writer.join(TimeUnit.SECONDS.toMillis(60));
 
@@ -112,19 +112,6 @@ class RespClusterFailoverTest
                 .filter(r -> r.first() == victimRange.first()).findFirst().orElseThrow();
             assertTrue(after.primary() != victim && after.epoch() > victimRange.epoch(),
                 "the range failed over: " + after);
-        }
-    }
-
-    private static void awaitCount(final LongSupplier count, final long target) throws InterruptedException
-    {
-        final long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-        while (count.getAsLong() < target)
-        {
-            if (System.nanoTime() > deadline)
-            {
-                throw new AssertionError("count stayed at " + count.getAsLong() + " < " + target);
-            }
-            Thread.sleep(10);
         }
     }
 }
