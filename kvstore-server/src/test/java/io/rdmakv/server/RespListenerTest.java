@@ -141,10 +141,22 @@ class RespListenerTest
     @Timeout(60)
     void shouldAnswerPipelinedCommandsInTheOrderTheyCame() throws Exception
     {
-        try (KvServer server = start(Map.of());
+        pipelineInOrder(Map.of(), 3000);
+    }
+
+    /** Under FSYNC a SET is answered when the group committer synced it, on another thread: still in order. */
+    @Test
+    @Timeout(60)
+    void shouldAnswerPipelinedCommandsInOrderWhenWritesCompleteByGroupCommit() throws Exception
+    {
+        pipelineInOrder(Map.of("durability", "FSYNC"), 500);
+    }
+
+    private void pipelineInOrder(final Map<String, String> settings, final int n) throws Exception
+    {
+        try (KvServer server = start(settings);
              RespWire resp = new RespWire(server.respAddress()))
         {
-            final int n = 3000;
             final ByteArrayOutputStream burst = new ByteArrayOutputStream();
             for (int i = 0; i < n; i++)
             {

@@ -42,6 +42,9 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements RespE
     private final RespIntrospection stats;
     private final ArrayDeque<PendingReply> replies = new ArrayDeque<>();
     private final Long2ObjectHashMap<Part> waiting = new Long2ObjectHashMap<>();
+    private final ArrayDeque<Held> held = new ArrayDeque<>();
+    /** Writes sent to the node and not answered yet. */
+    private int writesInFlight;
     private ChannelHandlerContext ctx;
     private RespSession session;
     private RespEndpoint endpoint;
@@ -158,13 +161,42 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements RespE
         writeReady();
     }
 
-    /** Request {@code index} of {@code reply} to the node, through the endpoint. */
+    /**
+     * Request {@code index} of {@code reply} to the node, through the endpoint; a GET waits here while a write of this
+     * connection is unanswered (and everything after it waits behind it). The node orders a connection's writes, but
+     * answers a GET at once even when a write before it completes later (group commit, replication): to the native
+     * protocol the two are concurrent, while Redis runs a connection's commands one after another.
+     */
     @Override
     public void send(final PendingReply reply, final int index, final MessageType type, final byte[] key,
         final byte[] value)
     {
+        if (!held.isEmpty() || type == MessageType.GET_REQUEST && writesInFlight > 0)
+        {
+            held.add(new Held(reply, index, type, key, value));
+            return;
+        }
+        dispatch(reply, index, type, key, value);
+    }
+
+    private void dispatch(final PendingReply reply, final int index, final MessageType type, final byte[] key,
+        final byte[] value)
+    {
+        final boolean write = type != MessageType.GET_REQUEST;
         final long id = type == MessageType.PUT_REQUEST ? endpoint.put(key, value) : endpoint.keyRequest(type, key);
-        waiting.put(id, new Part(reply, index));
+        writesInFlight += write ? 1 : 0;
+        waiting.put(id, new Part(reply, index, write));
+    }
+
+    /** Send the held requests that may go now, in order. */
+    private void releaseHeld()
+    {
+        Held h;
+        while ((h = held.peekFirst()) != null && !(h.type == MessageType.GET_REQUEST && writesInFlight > 0))
+        {
+            held.pollFirst();
+            dispatch(h.reply, h.index, h.type, h.key, h.value);
+        }
     }
 
     @Override
@@ -182,7 +214,9 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements RespE
         final Part part = waiting.remove(correlationId);
         if (part != null)
         {
+            writesInFlight -= part.write ? 1 : 0;
             part.reply.answered(part.index, status, payload);
+            releaseHeld();
         }
     }
 
@@ -295,8 +329,13 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements RespE
         throw new RespFrameGuard.RespProtocolException("expected '*' or an inline command");
     }
 
-    /** Which request of which reply a correlation id answers. */
-    private record Part(PendingReply reply, int index)
+    /** Which request of which reply a correlation id answers, and whether it is a write. */
+    private record Part(PendingReply reply, int index, boolean write)
+    {
+    }
+
+    /** A request waiting for this connection's writes before it ({@link #send}). */
+    private record Held(PendingReply reply, int index, MessageType type, byte[] key, byte[] value)
     {
     }
 
