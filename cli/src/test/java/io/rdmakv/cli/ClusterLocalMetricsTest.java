@@ -6,9 +6,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -40,7 +37,7 @@ class ClusterLocalMetricsTest
     void shouldGiveEveryLocalNodeAMetricsPort() throws Exception
     {
         final int base = LocalClusters.freeBasePort(3);
-        final int metrics = freeMetricsBase(base);
+        final int metrics = LocalClusters.freeBesideNodeOne(base);
         final String[] ready = new String[1];
         try (ChildJvm local = ChildJvm.startUntil(tmp, "READY cluster", ready, RdmakvMain.class.getName(), "cluster",
             "local", "--nodes", "3", "--replicas", "1", "--base-port", Integer.toString(base),
@@ -68,7 +65,7 @@ class ClusterLocalMetricsTest
     void shouldListTheMetricsTargetsInTheJsonReadyEvent() throws Exception
     {
         final int base = LocalClusters.freeBasePort(3);
-        final int metrics = freeMetricsBase(base);
+        final int metrics = LocalClusters.freeBesideNodeOne(base);
         final String[] ready = new String[1];
         try (ChildJvm local = ChildJvm.startUntil(tmp, "{\"event\":\"READY\"", ready, RdmakvMain.class.getName(),
             "cluster", "local", "--json", "--nodes", "3", "--replicas", "1", "--base-port", Integer.toString(base),
@@ -94,22 +91,6 @@ class ClusterLocalMetricsTest
             assertEquals(3, nodes, "a NODE event per node: " + local.linesRead());
             assertFalse(local.linesRead().stream().anyMatch(l -> l.startsWith("metrics:")), "only JSON on stdout");
         }
-    }
-
-    /**
-     * Three free ports for the metrics of the nodes whose control ports start at {@code base}: {@code base + 5 ..
-     * base + 7}, in node 1's block of ten beside its control, data and Raft ports.
-     */
-    private static int freeMetricsBase(final int base) throws IOException
-    {
-        for (int p = base + 5; p < base + 8; p++)
-        {
-            try (ServerSocket s = new ServerSocket(p, 1, InetAddress.getLoopbackAddress()))
-            {
-                s.setReuseAddress(true);
-            }
-        }
-        return base + 5;
     }
 
     /** Ready is the node's own view of the map: poll until it answers 200 (bounded), return the last answer. */

@@ -65,6 +65,22 @@ final class LocalClusters
     }
 
     /** A base port whose nodes' ports (control, data, Raft: base + 10(i-1) + 0..2) are free now. */
+    /**
+     * Three free ports for the nodes whose control ports start at {@code base} (metrics or RESP ports):
+     * {@code base + 5 .. base + 7}, in node 1's block of ten beside its control, data and Raft ports.
+     */
+    static int freeBesideNodeOne(final int base) throws IOException
+    {
+        for (int p = base + 5; p < base + 8; p++)
+        {
+            try (ServerSocket s = new ServerSocket(p, 1, InetAddress.getLoopbackAddress()))
+            {
+                s.setReuseAddress(true);
+            }
+        }
+        return base + 5;
+    }
+
     static int freeBasePort(final int nodes) throws IOException
     {
         for (int attempt = 0; attempt < 200; attempt++)

@@ -301,7 +301,7 @@ final class LaidOutPoolNode implements AutoCloseable
     /** The cluster slot of {@code key}. */
     static int clusterSlot(final String key)
     {
-        return KeyHash.clusterSlot(KeyHash.hash(key.getBytes(StandardCharsets.UTF_8)));
+        return KeyHash.clusterSlot(key.getBytes(StandardCharsets.UTF_8));
     }
 
     void complete(final boolean complete)

@@ -23,14 +23,18 @@ final class ClusterViews
     {
     }
 
-    /** The view of a node whose ports are bound at {@code controlPort} and {@code dataPort}. */
-    static ClusterView start(final ServerConfig config, final int controlPort, final int dataPort)
+    /**
+     * The view of a node whose ports are bound at {@code controlPort} and {@code dataPort}, serving RESP on
+     * {@code respPort} (0: not).
+     */
+    static ClusterView start(final ServerConfig config, final int controlPort, final int dataPort, final int respPort)
     {
         if (!config.cluster().enabled())
         {
-            return new StaticClusterView(config.nodeId(), staticState(config, controlPort, dataPort));
+            return new StaticClusterView(config.nodeId(), staticState(config, controlPort, dataPort, respPort));
         }
-        final ClusterMember member = new ClusterMember(config.nodeId(), config.advertisedHost(), controlPort, dataPort);
+        final ClusterMember member = new ClusterMember(config.nodeId(), config.advertisedHost(), controlPort, dataPort,
+            respPort);
         final RatisClusterView view = RatisClusterView.start(config.cluster(), member);
         LOG.info("cluster mode: node {} joins the group of (bootstrap) voters {} as {} (lease {} ms, drift {}, {} backup(s) per " +
             "range)", config.nodeId(), config.cluster().voters(),
@@ -45,7 +49,8 @@ final class ClusterViews
      * The fixed map of {@code cluster.nodes} (or this node alone) as a cluster state at epoch 1: slots in a gap of
      * the map are this node's, and this node's own entry takes its bound ports.
      */
-    static ClusterState staticState(final ServerConfig config, final int controlPort, final int dataPort)
+    static ClusterState staticState(final ServerConfig config, final int controlPort, final int dataPort,
+        final int respPort)
     {
         final List<ClusterMember> members = new ArrayList<>();
         final int[] owner = new int[ClusterState.SLOT_COUNT];
@@ -56,7 +61,7 @@ final class ClusterViews
             if (members.stream().noneMatch(m -> m.nodeId() == n.nodeId()))
             {
                 members.add(new ClusterMember(n.nodeId(), self ? config.advertisedHost() : n.host(),
-                    self ? controlPort : n.controlPort(), self ? dataPort : 0));
+                    self ? controlPort : n.controlPort(), self ? dataPort : 0, self ? respPort : 0));
             }
             java.util.Arrays.fill(owner, n.firstSlot(), n.lastSlot() + 1, n.nodeId());
         }

@@ -48,7 +48,7 @@ final class ClusterWiring
         final ClusterState untilViewStarts = givenView != null ? givenView.current() : config.cluster().enabled() ?
             new ClusterState(0, List.of(), List.of()) :
             ClusterViews.staticState(config, config.advertisedControlPort(config.controlPort()),
-                config.advertisedDataPort(config.dataPort()));
+                config.advertisedDataPort(config.dataPort()), 0);
         return SlotRouter.of(untilViewStarts, config.nodeId(),
             config.advertisedHost() + ':' + config.advertisedControlPort(config.controlPort()));
     }
@@ -66,13 +66,14 @@ final class ClusterWiring
     }
 
     /** The given view (not ours to close), else the one the settings ask for, started and pushed on {@code opened}. */
-    ClusterView start(final int advertisedControlPort, final int advertisedDataPort, final OpenedResources opened)
+    ClusterView start(final int advertisedControlPort, final int advertisedDataPort, final int respPort,
+        final OpenedResources opened)
     {
         if (givenView != null)
         {
             return givenView;
         }
-        final ClusterView view = ClusterViews.start(config, advertisedControlPort, advertisedDataPort);
+        final ClusterView view = ClusterViews.start(config, advertisedControlPort, advertisedDataPort, respPort);
         opened.push(view);
         return view;
     }

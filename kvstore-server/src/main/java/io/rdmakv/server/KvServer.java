@@ -14,6 +14,8 @@ import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.handler.Limits;
 import io.rdmakv.server.replication.Replication;
 import io.rdmakv.server.handler.RequestHandler;
+import io.rdmakv.server.resp.NodeResp;
+import io.rdmakv.server.resp.RespServer;
 import io.rdmakv.server.handler.SlotRouter;
 import io.rdmakv.server.metrics.MetricsEndpoint;
 import io.rdmakv.server.metrics.NodeGauges;
@@ -103,6 +105,7 @@ public final class KvServer implements AutoCloseable
     private NodeWelcomes welcomes;
     private WorkerProgress progress;
     private ControlServer control;
+    private RespServer resp;
     private volatile ClusterView clusterView;
     private Replication replication;
     private InetSocketAddress controlAddress;
@@ -259,7 +262,8 @@ public final class KvServer implements AutoCloseable
         cluster.publishStaticOwnership(ownership, router);
         // The request thread: the worker's event loop on tcp (requests handled where they are read), a polling
         // thread on verbs. Started before listening: an event-driven worker must be driven before it has endpoints.
-        final HandOff handOff = sidePlan.isEmpty() ? null : new HandOff(handler);
+        // Events of transports served beside the main one, and of RESP connections, reach the handler here.
+        final HandOff handOff = sidePlan.isEmpty() && !config.resp().enabled() ? null : new HandOff(handler);
         progress = Progress.start(worker, new ServerAgent(handler, index, handOff), "rdmakv-server",
             t -> LOG.error("request thread error", t));
         opened.push(progress);
@@ -276,6 +280,9 @@ public final class KvServer implements AutoCloseable
         if (handOff != null)
         {
             handOff.wakeUpWith(progress::signal);
+        }
+        if (!sidePlan.isEmpty())
+        {
             side = SideTransports.open(sidePlan, config, transportConfig(config), arena.address(), arena.size(),
                 new SideTransports.RequestThread(progress, handler, handOff), config.serveShm() == ShmServing.AUTO);
             opened.push(side);
@@ -293,6 +300,11 @@ public final class KvServer implements AutoCloseable
             welcomes::issue, counters);
         opened.push(control);
         controlAddress = control.start();
+        resp = NodeResp.start(config, tickets, handOff, index, store, counters, arena.size(), () -> clusterView);
+        if (resp != null)
+        {
+            opened.push(resp); // closed before the request thread stops: its connections are that thread's endpoints
+        }
         startClusterView();
         if (metrics != null)
         {
@@ -315,7 +327,8 @@ public final class KvServer implements AutoCloseable
      */
     private void startClusterView()
     {
-        clusterView = cluster.start(advertisedControlPort(), advertisedDataPort(), opened);
+        clusterView = cluster.start(advertisedControlPort(), advertisedDataPort(),
+            resp == null ? 0 : resp.localAddress().getPort(), opened);
         cluster.follow(clusterView, config.advertisedHost() + ':' + advertisedControlPort(), handler, replication,
             ownership, control);
     }
@@ -395,6 +408,12 @@ public final class KvServer implements AutoCloseable
         LOG.info("metrics: http://{}:{}{} ({} RDMA port counters from sysfs), health {} and {}",
             config.advertisedHost(), metrics.address().getPort(), MetricsEndpoint.PATH, metrics.rdmaCounters(),
             MetricsEndpoint.LIVE, MetricsEndpoint.READY);
+    }
+
+    /** Where RESP clients connect, or {@code null} when {@code resp.port} is 0. */
+    public InetSocketAddress respAddress()
+    {
+        return resp == null ? null : resp.localAddress();
     }
 
     /** Where metrics are served, or {@code null} when {@code metrics.port} is 0. */

@@ -33,7 +33,8 @@ import java.util.concurrent.TimeUnit;
  * as Redis's create-cluster script does. Node i (from 1) listens on control port {@code base + 10(i-1)}, data port
  * {@code + 1} and, when it is a voter (the first three, or five from five nodes on), Raft port {@code + 2}; its data
  * and log ({@code node-i.log}) live in {@code data-dir/node-i}. With {@code --metrics-base-port P}, node i serves its
- * metrics and health checks on {@code P + i - 1} (setting {@code metrics.port}). Prints one line per node with its pid, then the seed
+ * metrics and health checks on {@code P + i - 1} (setting {@code metrics.port}); with {@code --resp-base-port R}, Redis
+ * clients on {@code R + i - 1} ({@code resp.port}). Prints one line per node with its pid, then the seed
  * address once the first slot layout is committed; Ctrl-C (or SIGTERM) stops every node.
  * <p>
  * A node that exits on its own (a crash, a {@code kill -9} in a failure drill) is reported on stderr with the way
@@ -60,6 +61,10 @@ public final class LocalClusterCommand implements Callable<Integer>
     @Option(names = "--metrics-base-port", paramLabel = "P", defaultValue = "0",
         description = "node i serves /metrics and /health/* on P+i-1 (metrics.port); default 0 = no metrics ports")
     int metricsBasePort;
+
+    @Option(names = "--resp-base-port", paramLabel = "P", defaultValue = "0",
+        description = "node i serves Redis clients (RESP) on P+i-1 (resp.port); default 0 = no RESP ports")
+    int respBasePort;
 
     @Option(names = "--data-dir", defaultValue = "./cluster", description = "one directory per node under it")
     Path dataDir;
@@ -93,11 +98,8 @@ public final class LocalClusterCommand implements Callable<Integer>
             throw new IllegalArgumentException("need 1..64 nodes and fewer replicas than nodes: --nodes " + nodes +
                 " --replicas " + replicas);
         }
-        if (metricsBasePort < 0 || metricsBasePort > 0 && metricsBasePort + nodes - 1 > 65_535)
-        {
-            throw new IllegalArgumentException("--metrics-base-port " + metricsBasePort + " gives node " + nodes +
-                " a port outside 1..65535");
-        }
+        checkBasePort("--metrics-base-port", metricsBasePort);
+        checkBasePort("--resp-base-port", respBasePort);
         final int voterCount = nodes >= 5 ? 5 : Math.min(nodes, 3);
         final StringBuilder voters = new StringBuilder();
         for (int i = 1; i <= voterCount; i++)
@@ -148,6 +150,11 @@ public final class LocalClusterCommand implements Callable<Integer>
             out.println("metrics: Prometheus targets " + host + ":" + metricsBasePort + ".." + host + ":" +
                 (metricsBasePort + nodes - 1) + " (/metrics, /health/live, /health/ready)");
         }
+        if (respBasePort > 0 && !json)
+        {
+            out.println("resp: Redis clients on " + host + ":" + respBasePort + ".." + host + ":" +
+                (respBasePort + nodes - 1) + " (redis-cli -p " + respBasePort + ")");
+        }
         out.println(json ? Json.line(readyJson()) :
             "READY cluster of " + nodes + " nodes, " + replicas + " backup(s) per range, seed " + host + ":" +
             port(1) + " (rdmakv cluster status --server " + host + ":" + port(1) + "); Ctrl-C stops all");
@@ -161,15 +168,31 @@ public final class LocalClusterCommand implements Callable<Integer>
     {
         final ObjectNode ready = Json.mapper().createObjectNode().put("event", "READY").put("nodes", nodes)
             .put("replicas", replicas).put("seed", host + ":" + port(1));
-        if (metricsBasePort > 0)
+        addresses(ready, "metrics", metricsBasePort);
+        addresses(ready, "resp", respBasePort);
+        return ready;
+    }
+
+    /** {@code name}: ["host:port", ...], one per node from {@code basePort}, when it is set. */
+    private void addresses(final ObjectNode ready, final String name, final int basePort)
+    {
+        if (basePort > 0)
         {
-            final ArrayNode targets = ready.putArray("metrics");
+            final ArrayNode targets = ready.putArray(name);
             for (int i = 0; i < nodes; i++)
             {
-                targets.add(host + ":" + (metricsBasePort + i));
+                targets.add(host + ":" + (basePort + i));
             }
         }
-        return ready;
+    }
+
+    private void checkBasePort(final String option, final int basePort)
+    {
+        if (basePort < 0 || basePort > 0 && basePort + nodes - 1 > 65_535)
+        {
+            throw new IllegalArgumentException(option + " " + basePort + " gives node " + nodes +
+                " a port outside 1..65535");
+        }
     }
 
     /**
@@ -245,6 +268,10 @@ public final class LocalClusterCommand implements Callable<Integer>
         if (metricsBasePort > 0)
         {
             s.put("metrics.port", Integer.toString(metricsBasePort + node - 1));
+        }
+        if (respBasePort > 0)
+        {
+            s.put("resp.port", Integer.toString(respBasePort + node - 1));
         }
         s.putAll(settings);
         s.forEach((k, v) -> cmd.addAll(List.of("-S", k + "=" + v)));

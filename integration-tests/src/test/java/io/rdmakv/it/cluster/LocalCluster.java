@@ -45,9 +45,23 @@ public final class LocalCluster implements AutoCloseable
     public static LocalCluster start(final Path dir, final int count, final int replicas, final long leaseMs,
         final String... extraSettings) throws Exception
     {
+        return start(dir, count, replicas, leaseMs, false, extraSettings);
+    }
+
+    /** As {@link #start(Path, int, int, long, String...)}, every node serving RESP too ({@link #resp}). */
+    public static LocalCluster startServingResp(final Path dir, final int count, final int replicas,
+        final long leaseMs) throws Exception
+    {
+        return start(dir, count, replicas, leaseMs, true);
+    }
+
+    private static LocalCluster start(final Path dir, final int count, final int replicas, final long leaseMs,
+        final boolean resp, final String... extraSettings) throws Exception
+    {
         final LocalCluster cluster = new LocalCluster(leaseMs);
-        // One call: ports released by one call may come back from the next. After the 3 per node: metrics ports.
-        final int[] ports = FreePorts.take(4 * count);
+        // One call: ports released by one call may come back from the next. After the 3 per node: metrics ports,
+        // then RESP ports.
+        final int[] ports = FreePorts.take(5 * count);
         final int voters = Math.min(count, 3);
         final StringBuilder voterSpec = new StringBuilder();
         for (int i = 1; i <= voters; i++)
@@ -69,6 +83,10 @@ public final class LocalCluster implements AutoCloseable
                     .setting("cluster.initialNodes", Integer.toString(count))
                     .setting("cluster.leaseMs", Long.toString(leaseMs))
                     .setting("metrics.port", Integer.toString(ports[3 * count + i - 1]));
+                if (resp)
+                {
+                    b.setting("resp.port", Integer.toString(ports[4 * count + i - 1]));
+                }
                 for (int k = 0; k + 1 < extraSettings.length; k += 2)
                 {
                     b.setting(extraSettings[k], extraSettings[k + 1]);
@@ -116,6 +134,12 @@ public final class LocalCluster implements AutoCloseable
     public String metrics(final int id)
     {
         return node(id).readyFields().get("metrics");
+    }
+
+    /** Node {@code id}'s RESP address, {@code 127.0.0.1:port} (started by {@link #startServingResp}). */
+    public String resp(final int id)
+    {
+        return node(id).readyFields().get("resp");
     }
 
     public ServerProcess node(final int id)

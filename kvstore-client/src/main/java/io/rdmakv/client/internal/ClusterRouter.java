@@ -188,7 +188,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
         final NodeSession session;
         try
         {
-            session = sessionFor(slot.hash);
+            session = sessionFor(slot.clusterSlot);
         }
         catch (final RuntimeException ex)
         {
@@ -234,7 +234,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
      */
     boolean dispatchIfConnected(final RequestSlot slot)
     {
-        final int nodeId = maps.current().ownerOf(KeyHash.clusterSlot(slot.hash));
+        final int nodeId = maps.current().ownerOf(slot.clusterSlot);
         final NodeSession session = nodeId < 0 ? null : sessions.get(nodeId);
         if (!usable(session, nodeId))
         {
@@ -278,13 +278,13 @@ final class ClusterRouter implements Redirector, AutoCloseable
         return maps.current().nodeIds();
     }
 
-    NodeSession sessionFor(final long hash)
+    NodeSession sessionFor(final int clusterSlot)
     {
-        final int nodeId = maps.current().ownerOf(KeyHash.clusterSlot(hash));
+        final int nodeId = maps.current().ownerOf(clusterSlot);
         if (nodeId < 0)
         {
             throw KvException.of(KvError.CONNECTION_FAILED, "the cluster map assigns no node to hash slot " +
-                KeyHash.clusterSlot(hash));
+                clusterSlot);
         }
         return session(nodeId);
     }

@@ -242,7 +242,7 @@ final class OneSidedGetProtocol
             bucketReadHandlers[slot.index]);
         slot.batch[2].set(base, node.remoteKey(), RequestSlot.HEADER_READ_LENGTH, slot.readBuffer,
             RequestSlot.HEADER_OFFSET, bucketReadHandlers[slot.index]);
-        slot.batch[3].set(base + SlotOwnershipTable.poolOffsetOf(KeyHash.clusterSlot(slot.hash)), node.remoteKey(),
+        slot.batch[3].set(base + SlotOwnershipTable.poolOffsetOf(slot.clusterSlot), node.remoteKey(),
             SlotOwnershipTable.WORD_LENGTH, slot.readBuffer, RequestSlot.OWNERSHIP_OFFSET, bucketReadHandlers[slot.index]);
         slot.batchSize = 4;
         slot.batchPosted = 0;
@@ -267,7 +267,7 @@ final class OneSidedGetProtocol
         prepareExtentRead(slot, slot.followedSlot, RequestSlot.PHASE_READ_CACHED);
         // The key's ownership word rides in the same batch: no extra round trip.
         final NodeInfo node = slot.session.info();
-        slot.batch[1].set(node.poolBase() + SlotOwnershipTable.poolOffsetOf(KeyHash.clusterSlot(slot.hash)),
+        slot.batch[1].set(node.poolBase() + SlotOwnershipTable.poolOffsetOf(slot.clusterSlot),
             node.remoteKey(), SlotOwnershipTable.WORD_LENGTH, slot.readBuffer, RequestSlot.OWNERSHIP_OFFSET,
             extentReadHandlers[slot.index]);
         slot.batchSize = 2;
@@ -542,7 +542,7 @@ final class OneSidedGetProtocol
      */
     private static boolean ownershipServes(final RequestSlot slot)
     {
-        final int clusterSlot = KeyHash.clusterSlot(slot.hash);
+        final int clusterSlot = slot.clusterSlot;
         return SlotOwnershipTable.serves(SlotOwnershipTable.readWord(slot.readBuffer, RequestSlot.OWNERSHIP_OFFSET),
             clusterSlot, slot.session.rangeEpoch(clusterSlot));
     }

@@ -80,6 +80,8 @@ final class RequestSlot
     int keyLength;
     int valueLength;
     long hash;
+    /** The key's cluster slot (Redis Cluster's CRC16 of its hash tag), set with {@link #hash}. */
+    int clusterSlot;
     long deadlineNanos;
     /** When the last RPC of this request was sent, on the read lease clock: a grant in its answer counts from here. */
     long sentNanos;
@@ -149,6 +151,7 @@ final class RequestSlot
         this.keyLength = 0;
         this.valueLength = 0;
         this.hash = 0;
+        this.clusterSlot = 0;
         this.redirects = 0;
         this.lastReroute = null;
         this.tornRetries = 0;

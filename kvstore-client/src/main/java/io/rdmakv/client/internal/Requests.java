@@ -293,6 +293,7 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
             return true;
         }
         slot.hash = KeyHash.hash(slot.key, 0, slot.keyLength);
+        slot.clusterSlot = KeyHash.clusterSlot(slot.key, 0, slot.keyLength);
         if (mayConnect)
         {
             router.dispatch(slot);
@@ -359,6 +360,7 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
     private <T> T run(final RequestSlot slot, final RequestType<T> type)
     {
         slot.hash = KeyHash.hash(slot.key, 0, slot.keyLength);
+        slot.clusterSlot = KeyHash.clusterSlot(slot.key, 0, slot.keyLength);
         router.dispatch(slot);
         return slots.await(slot, type, timeoutNanos, callerDriver);
     }

@@ -118,6 +118,10 @@ public final class ServerCommand implements Callable<Integer>
         description = "serve Prometheus metrics on http://HOST:P/metrics (setting metrics.port; default 0 = off)")
     Integer metricsPort;
 
+    @Option(names = "--resp-port", paramLabel = "P",
+        description = "serve Redis clients (RESP2/RESP3) on HOST:P (setting resp.port; default 0 = off; docs/resp.md)")
+    Integer respPort;
+
     @Option(names = {"-S", "--set"}, paramLabel = "KEY=VALUE", description = "any setting (see ServerConfig)")
     Map<String, String> settings = new LinkedHashMap<>();
 
@@ -160,6 +164,7 @@ public final class ServerCommand implements Callable<Integer>
         put(m, "auth.secret", secret(secret, secretFile, environment.apply("RDMAKV_SECRET")));
         put(m, "cluster.nodes", clusterNodes);
         put(m, "metrics.port", metricsPort);
+        put(m, "resp.port", respPort);
         return m;
     }
 
@@ -254,7 +259,9 @@ public final class ServerCommand implements Callable<Integer>
             " poolKeys=" + server.startupReport().poolKeys() +
             " poolComplete=" + server.startupReport().complete() +
             (server.metricsAddress() == null ? "" :
-                " metrics=" + hostPort(config.advertisedHost(), server.metricsAddress().getPort())));
+                " metrics=" + hostPort(config.advertisedHost(), server.metricsAddress().getPort())) +
+            (server.respAddress() == null ? "" :
+                " resp=" + hostPort(config.advertisedHost(), server.respAddress().getPort())));
         out.flush();
         try
         {

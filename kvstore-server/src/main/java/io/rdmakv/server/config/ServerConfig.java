@@ -94,6 +94,7 @@ public final class ServerConfig
         m.put("cluster.nodes", null);
         m.put("metrics.port", "0");
         m.putAll(ClusterSettings.DEFAULTS);
+        m.putAll(RespPortSettings.DEFAULTS);
         KNOWN = java.util.Collections.unmodifiableMap(m);
     }
 
@@ -128,6 +129,7 @@ public final class ServerConfig
     private final ClusterSettings cluster;
     private final Map<String, String> transportProperties;
     private final int metricsPort;
+    private final RespPortSettings resp;
     /** The settings as given (defaults + file + flags), so {@link #with} re-derives what was derived. */
     private final Map<String, String> given;
 
@@ -208,13 +210,14 @@ public final class ServerConfig
         final Map<String, String> tp = new TreeMap<>();
         s.forEach((k, v) ->
         {
-            if (isTransportProperty(k))
+            if (SettingValues.isTransportProperty(k))
             {
                 tp.put(k, v);
             }
         });
         transportProperties = java.util.Collections.unmodifiableMap(tp);
         metricsPort = intSetting(s, "metrics.port", 0, 65_535);
+        resp = RespPortSettings.parse(s);
     }
 
     /** All defaults. */
@@ -555,6 +558,12 @@ public final class ServerConfig
         return metricsPort;
     }
 
+    /** The RESP listener's settings ({@code resp.*}). */
+    public RespPortSettings resp()
+    {
+        return resp;
+    }
+
     @Override
     public String toString()
     {
@@ -575,21 +584,5 @@ public final class ServerConfig
     public static long parseSize(final String value)
     {
         return SettingValues.parseSize(value);
-    }
-
-    static String checkName(final String name)
-    {
-        if (KNOWN.containsKey(name) || isTransportProperty(name))
-        {
-            return name;
-        }
-        throw new ConfigException("unknown setting '" + name + "'; known: " + KNOWN.keySet() +
-            " and tcp.*, verbs.*, shm.*");
-    }
-
-    /** Whether {@code name} is passed to the transports as a property: {@code tcp.*}, {@code verbs.*}, {@code shm.*}. */
-    static boolean isTransportProperty(final String name)
-    {
-        return name.startsWith("tcp.") || name.startsWith("verbs.") || name.startsWith("shm.");
     }
 }

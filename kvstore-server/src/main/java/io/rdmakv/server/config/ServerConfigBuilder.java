@@ -38,14 +38,14 @@ public final class ServerConfigBuilder
      */
     public ServerConfigBuilder set(final String name, final String value)
     {
-        settings.put(ServerConfig.checkName(name), value.trim());
+        settings.put(SettingValues.checkName(name), value.trim());
         return this;
     }
 
     /** Forget a setting (its default, or nothing when it has none, applies again). */
     public ServerConfigBuilder clear(final String name)
     {
-        final String defaultValue = ServerConfig.KNOWN.get(ServerConfig.checkName(name));
+        final String defaultValue = ServerConfig.KNOWN.get(SettingValues.checkName(name));
         if (defaultValue == null)
         {
             settings.remove(name);
@@ -146,7 +146,7 @@ public final class ServerConfigBuilder
     /** A {@code tcp.*}, {@code verbs.*} or {@code shm.*} property for the transports. */
     public ServerConfigBuilder transportProperty(final String name, final String value)
     {
-        if (!ServerConfig.isTransportProperty(name))
+        if (!SettingValues.isTransportProperty(name))
         {
             throw new ConfigException("transport properties start with tcp., verbs. or shm.: " + name);
         }

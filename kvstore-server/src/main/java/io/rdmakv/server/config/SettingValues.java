@@ -138,4 +138,25 @@ final class SettingValues
             throw new ConfigException(name + ": invalid value '" + s.get(name) + "' (" + ex.getMessage() + ")");
         }
     }
+
+    /**
+     * {@code name} when it is a setting a node accepts.
+     *
+     * @throws ConfigException naming the known settings otherwise.
+     */
+    static String checkName(final String name)
+    {
+        if (ServerConfig.KNOWN.containsKey(name) || isTransportProperty(name))
+        {
+            return name;
+        }
+        throw new ConfigException("unknown setting '" + name + "'; known: " + ServerConfig.KNOWN.keySet() +
+            " and tcp.*, verbs.*, shm.*");
+    }
+
+    /** Whether {@code name} is passed to the transports as a property: {@code tcp.*}, {@code verbs.*}, {@code shm.*}. */
+    static boolean isTransportProperty(final String name)
+    {
+        return name.startsWith("tcp.") || name.startsWith("verbs.") || name.startsWith("shm.");
+    }
 }

@@ -110,6 +110,14 @@ public final class SettingsReference
             "this starts an election; raise it where the group's hosts stall (emulation, a loaded VM, a slow network), " +
             "keeping twice it well under cluster.leaseMs");
         m.put("metrics.port", "Prometheus endpoint http://host:port/metrics, and /health/live, /health/ready; 0 = off");
+        m.put("resp.port", "the RESP port: Redis clients (RESP2, RESP3 by HELLO 3) on host:port, served by the node's " +
+            "own request handling (docs/resp.md); 0 = off");
+        m.put("resp.maxInlineBytes", "longest inline RESP command (a line not starting with *); longer: -ERR " +
+            "Protocol error and the connection is closed");
+        m.put("resp.maxArguments", "most elements in one RESP command array; more: -ERR Protocol error and the " +
+            "connection is closed");
+        m.put("resp.maxPendingReplies", "replies one RESP connection may have waiting (pipelined commands not " +
+            "answered yet) before the node stops reading it until they are written");
         MEANINGS = java.util.Collections.unmodifiableMap(m);
     }
 

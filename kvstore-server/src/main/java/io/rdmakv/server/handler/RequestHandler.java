@@ -517,7 +517,7 @@ public final class RequestHandler implements EndpointHandler
                 "key of " + keyLength + " bytes exceeds the limit of " + limits.maxKeyBytes());
             return false;
         }
-        final int slot = KeyHash.clusterSlot(KeyHash.hash(buffer, keyIndex, keyLength));
+        final int slot = KeyHash.clusterSlot(buffer, keyIndex, keyLength);
         final SlotRouter routing = router;
         if (!routing.isLocal(slot))
         {

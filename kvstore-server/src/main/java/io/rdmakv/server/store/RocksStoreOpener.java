@@ -21,7 +21,8 @@ import java.util.List;
  * the memtable size), opens the default, {@value RocksStore#KEYS_FAMILY} and {@value WriteRecords#FAMILY} column
  * families (the last created in a store of an older format) under a
  * {@link WalRecovery} policy ({@link WalRecoveryOpener}) and migrates a store of the format before the slot prefix
- * ({@link LegacyKeyMigration}), with the {@link DiskFullGuard}'s listener; what it opened is closed again when a step
+ * ({@link LegacyKeyMigration}), refuses one of another key-to-slot mapping ({@link SlotHashMark}), with the
+ * {@link DiskFullGuard}'s listener; what it opened is closed again when a step
  * fails. Stateless; runs on the caller's thread.
  */
 final class RocksStoreOpener
@@ -87,6 +88,9 @@ final class RocksStoreOpener
                 queueCapacity, loss, diskGuard);
             try
             {
+                // Before the migration: keys it moves are placed by this build's mapping, which a store of
+                // slot-prefixed keys from an earlier mapping does not hold.
+                SlotHashMark.check(directory, db, families.get(1));
                 LegacyKeyMigration.migrate(db, families.get(0), families.get(1), directory);
             }
             catch (final RuntimeException ex)

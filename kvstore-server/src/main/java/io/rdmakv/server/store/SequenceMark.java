@@ -1,14 +1,10 @@
 package io.rdmakv.server.store;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Optional;
@@ -74,28 +70,8 @@ public record SequenceMark(long sequence, Instant recordedAt, String event)
      */
     void write(final Path directory) throws IOException
     {
-        final Path tmp = directory.resolve(FILE + ".tmp");
-        final byte[] line = ("sequence " + sequence + " recorded " + recordedAt + " at " + event + "\n")
-            .getBytes(StandardCharsets.US_ASCII);
-        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-            StandardOpenOption.TRUNCATE_EXISTING))
-        {
-            final ByteBuffer b = ByteBuffer.wrap(line);
-            while (b.hasRemaining())
-            {
-                ch.write(b);
-            }
-            ch.force(true);
-        }
-        Files.move(tmp, directory.resolve(FILE), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        try (FileChannel dir = FileChannel.open(directory, StandardOpenOption.READ))
-        {
-            dir.force(true);
-        }
-        catch (final IOException ex)
-        {
-            // Some file systems cannot sync a directory; the rename is still atomic.
-        }
+        DurableFiles.replace(directory, FILE, ("sequence " + sequence + " recorded " + recordedAt + " at " + event +
+            "\n").getBytes(StandardCharsets.US_ASCII));
     }
 
     /**

@@ -15,7 +15,8 @@ import org.agrona.MutableDirectBuffer;
  *  +-------------------------------+---------------------------
  *  |  Slot (u16, big-endian)       |  Client key bytes (K)   ...
  *  +-------------------------------+---------------------------
- *  big-endian, so byte order sorts by slot first; slot = KeyHash.clusterSlot(KeyHash.hash(key)), 0..16383
+ *  big-endian, so byte order sorts by slot first; slot = KeyHash.clusterSlot(key): Redis Cluster's
+ *  CRC16 of the key's hash tag, 0..16383; the store records the mapping it was written with (SlotHashMark)
  * </pre>
  */
 public final class StoreKeys
@@ -30,7 +31,7 @@ public final class StoreKeys
     /** The slot of a client key. */
     public static int slotOf(final DirectBuffer key, final int keyIndex, final int keyLength)
     {
-        return KeyHash.clusterSlot(KeyHash.hash(key, keyIndex, keyLength));
+        return KeyHash.clusterSlot(key, keyIndex, keyLength);
     }
 
     /**
@@ -52,7 +53,7 @@ public final class StoreKeys
     public static byte[] encode(final byte[] key)
     {
         final byte[] storeKey = new byte[PREFIX_LENGTH + key.length];
-        final int slot = KeyHash.clusterSlot(KeyHash.hash(key, 0, key.length));
+        final int slot = KeyHash.clusterSlot(key);
         storeKey[0] = (byte)(slot >>> 8);
         storeKey[1] = (byte)slot;
         System.arraycopy(key, 0, storeKey, PREFIX_LENGTH, key.length);

@@ -7,7 +7,8 @@ import org.agrona.concurrent.UnsafeBuffer;
 import java.nio.ByteOrder;
 
 /**
- * The one key hash clients and servers agree on: XXH64 (seed 0) of the key bytes, and what is derived from it.
+ * The key hashes clients and servers agree on: XXH64 (seed 0) of the key bytes for the pool's index, and Redis
+ * Cluster's slot for routing.
  *
  * <pre>
  *   h = XXH64(key, seed 0)
@@ -15,11 +16,13 @@ import java.nio.ByteOrder;
  *   primary bucket = h &amp; (bucketCount - 1)                         (low bits)
  *   m = splitmix-finaliser(h ^ 0x9E3779B97F4A7C15)                   (independent of h's low bits)
  *   secondary      = m &amp; (bucketCount - 1), flipped in its lowest bit if it equals the primary
- *   cluster slot   = m &gt;&gt;&gt; 50                           (0..16383, routes the key to a node)
+ *   cluster slot   = CRC16-XMODEM(hash tag of key) mod 16384         (0..16383, routes the key to a node)
+ *   hash tag       = the bytes between the first '{' and the first '}' after it, when there are any; else the key
  * </pre>
  *
- * The cluster slot is taken from the mixed value, not from h's low bits, so the keys one node owns still spread
- * over all of its buckets. All methods are static, allocation-free and thread-safe.
+ * The cluster slot is Redis Cluster's ({@code HASH_SLOT} in Redis's cluster.c), so a Redis Cluster client routes a key
+ * to the node that owns it, and keys with one hash tag share a slot. It is independent of the index hash, so the keys
+ * one node owns still spread over all of its buckets. All methods are static, allocation-free and thread-safe.
  */
 public final class KeyHash
 {
@@ -122,10 +125,65 @@ public final class KeyHash
         return secondary == (hash & mask) ? secondary ^ (1 & mask) : secondary;
     }
 
-    /** The cluster hash slot, {@code 0..}{@link ProtocolLimits#CLUSTER_SLOT_COUNT}{@code - 1}. */
-    public static int clusterSlot(final long hash)
+    /**
+     * The cluster slot of the key's {@code length} bytes at {@code offset}, {@code 0..}{@link
+     * ProtocolLimits#CLUSTER_SLOT_COUNT}{@code - 1}: Redis Cluster's CRC16 (XMODEM) of its hash tag, mod 16384.
+     */
+    public static int clusterSlot(final DirectBuffer key, final int offset, final int length)
     {
-        return (int)(mix(hash) >>> 50);
+        key.boundsCheck(offset, length);
+        final int end = offset + length;
+        int from = offset;
+        int to = end;
+        for (int open = offset; open < end; open++)
+        {
+            if (key.getByte(open) == '{')
+            {
+                for (int close = open + 1; close < end; close++)
+                {
+                    if (key.getByte(close) == '}')
+                    {
+                        if (close > open + 1)
+                        {
+                            from = open + 1;
+                            to = close;
+                        }
+                        break;
+                    }
+                }
+                break;
+            }
+        }
+        int crc = 0;
+        for (int i = from; i < to; i++)
+        {
+            crc = ((crc << 8) ^ CRC16_TABLE[((crc >>> 8) ^ key.getByte(i)) & 0xFF]) & 0xFFFF;
+        }
+        return crc & (ProtocolLimits.CLUSTER_SLOT_COUNT - 1);
+    }
+
+    /** {@link #clusterSlot(DirectBuffer, int, int)} of a whole array (wrapped: one small allocation). */
+    public static int clusterSlot(final byte[] key)
+    {
+        return clusterSlot(new UnsafeBuffer(key), 0, key.length);
+    }
+
+    /** CRC16-CCITT (XMODEM): polynomial 0x1021, initial value 0, no reflection, as Redis's crc16.c. */
+    private static final int[] CRC16_TABLE = crc16Table();
+
+    private static int[] crc16Table()
+    {
+        final int[] table = new int[256];
+        for (int b = 0; b < 256; b++)
+        {
+            int crc = b << 8;
+            for (int bit = 0; bit < 8; bit++)
+            {
+                crc = (crc & 0x8000) != 0 ? (crc << 1) ^ 0x1021 : crc << 1;
+            }
+            table[b] = crc & 0xFFFF;
+        }
+        return table;
     }
 
     private static long round(final long acc, final long input)

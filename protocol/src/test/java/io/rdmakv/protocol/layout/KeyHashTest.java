@@ -97,6 +97,51 @@ class KeyHashTest
     }
 
     @Test
+    void shouldMapKeysToSlotsAsRedisClusterDoes()
+    {
+        // Redis Cluster specification: HASH_SLOT = CRC16(key) mod 16384, CRC16 being XMODEM; "123456789" -> 0x31C3.
+        assertEquals(0x31C3, KeyHash.clusterSlot(ascii("123456789")));
+        assertEquals(12739, KeyHash.clusterSlot(ascii("123456789")));
+        // The slots redis-cli's CLUSTER KEYSLOT gives (and the Redis documentation's examples).
+        assertEquals(12182, KeyHash.clusterSlot(ascii("foo")));
+        assertEquals(5061, KeyHash.clusterSlot(ascii("bar")));
+        assertEquals(0, KeyHash.clusterSlot(ascii("")));
+        // Hash tags: only what is between the first { and the first } after it counts, when it is not empty.
+        assertEquals(KeyHash.clusterSlot(ascii("user1000")), KeyHash.clusterSlot(ascii("{user1000}.following")));
+        assertEquals(KeyHash.clusterSlot(ascii("{user1000}.following")),
+            KeyHash.clusterSlot(ascii("{user1000}.followers")));
+        assertEquals(KeyHash.clusterSlot(ascii("bar")), KeyHash.clusterSlot(ascii("foo{bar}{zap}")));
+        assertEquals(crc16Of("{bar"), KeyHash.clusterSlot(ascii("{bar")), "no closing brace: the whole key");
+        assertEquals(crc16Of("foo{}{bar}"), KeyHash.clusterSlot(ascii("foo{}{bar}")), "an empty tag: the whole key");
+        assertEquals(crc16Of("{zap"), KeyHash.clusterSlot(ascii("foo{{zap}}")), "the first { to the first }");
+        final Random random = new Random(34);
+        for (int i = 0; i < 1000; i++)
+        {
+            final String key = Long.toString(random.nextLong(), 36) + "-" + i;
+            assertEquals(crc16Of(key), KeyHash.clusterSlot(ascii(key)), key);
+        }
+        // A key inside a larger buffer hashes as the key alone.
+        final byte[] framed = ascii("xx{user1000}.followingyy");
+        assertEquals(KeyHash.clusterSlot(ascii("{user1000}.following")),
+            KeyHash.clusterSlot(new UnsafeBuffer(framed), 2, framed.length - 4));
+    }
+
+    /** CRC16-XMODEM bit by bit, without the table (the reference the table is checked against), mod 16384. */
+    private static int crc16Of(final String key)
+    {
+        int crc = 0;
+        for (final byte b : ascii(key))
+        {
+            crc ^= (b & 0xFF) << 8;
+            for (int i = 0; i < 8; i++)
+            {
+                crc = (crc & 0x8000) != 0 ? ((crc << 1) ^ 0x1021) & 0xFFFF : (crc << 1) & 0xFFFF;
+            }
+        }
+        return crc & 16383;
+    }
+
+    @Test
     void shouldSpreadKeysEvenlyOverBucketsAndSlots()
     {
         final int keys = 100_000;
@@ -110,7 +155,7 @@ class KeyHashTest
             final long h = KeyHash.hash(ascii("user:" + i));
             primary[(int)KeyHash.primaryBucket(h, buckets)]++;
             secondary[(int)KeyHash.secondaryBucket(h, buckets)]++;
-            final int slot = KeyHash.clusterSlot(h);
+            final int slot = KeyHash.clusterSlot(ascii("user:" + i));
             assertTrue(slot >= 0 && slot < ProtocolLimits.CLUSTER_SLOT_COUNT);
             slots[slot]++;
             if (slot < ProtocolLimits.CLUSTER_SLOT_COUNT / 4)

@@ -25,19 +25,22 @@ import java.util.Set;
  *
  * <pre>
  *   command: u8 version(1) | u8 type | fields of the type (u32 ints, u64 longs, member = u32 id, UTF host, u16, u16;
+ *            a join is type 1, or type 15 when the member has a RESP port, which follows its fields as a u16;
  *            voters = u32 n, n (u32 id, UTF host, u16 raftPort)); a renewal is type 2 (u32 node: answer with the
  *            state) or type 14 (u32 node, u64 the epoch it holds: answer without the state when it is current)
  *   state:   u8 version(2) | u32 initialNodes | u32 replicas | u64 epoch | u32 n, n members
  *            | u32 n, n ranges (u32 first, u32 last, u64 epoch, u32 primary, u32 n backups.., u32 n learners.., u8 state)
  *            | u32 n, n (u32 node, u64 renewals) | u32 n, n failed node ids | u32 n, n (u32 first, u32 node) handoffs
  *            | voters (version 2; a version-1 snapshot has none: the bootstrap list holds)
+ *            version 3: each member ends with u16 respPort (0 = none; earlier versions decode with 0)
  * </pre>
  */
 public final class CommandCodec
 {
     private static final int VERSION = 1;
-    /** Version 2 added the voters; version 1 states (older snapshots) still decode. */
-    private static final int STATE_VERSION = 2;
+    /** Version 2 added the voters, 3 the members' RESP ports; version 1 and 2 states (older snapshots) decode. */
+    private static final int STATE_VERSION = 3;
+    private static final int VOTERS_STATE_VERSION = 2;
 
     private CommandCodec()
     {
@@ -52,10 +55,15 @@ public final class CommandCodec
             out.writeByte(VERSION);
             if (command instanceof ClusterCommand.Join j)
             {
-                out.writeByte(1);
+                final boolean resp = j.member().respPort() != 0;
+                out.writeByte(resp ? 15 : 1);
                 writeMember(out, j.member());
                 out.writeInt(j.initialNodes());
                 out.writeInt(j.replicas());
+                if (resp)
+                {
+                    out.writeShort(j.member().respPort());
+                }
             }
             else if (command instanceof ClusterCommand.Renew r && r.knownEpoch() < 0)
             {
@@ -162,6 +170,7 @@ public final class CommandCodec
                 case 12 -> new ClusterCommand.ReleaseRange(in.readInt(), in.readInt());
                 case 13 -> new ClusterCommand.SetVoters(readVoters(in));
                 case 14 -> renewKnowing(in.readInt(), in.readLong());
+                case 15 -> readJoinWithResp(in);
                 default -> throw new IllegalArgumentException("unknown cluster command type " + type);
             };
             checkEnd(in);
@@ -185,10 +194,16 @@ public final class CommandCodec
     /** The bytes of {@code state}. */
     public static byte[] encode(final CoordState state)
     {
+        return encode(state, STATE_VERSION);
+    }
+
+    /** The bytes of {@code state} in the layout of {@code version} (tests write the snapshots of earlier versions). */
+    static byte[] encode(final CoordState state, final int version)
+    {
         final ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
         try (DataOutputStream out = new DataOutputStream(bytes))
         {
-            out.writeByte(STATE_VERSION);
+            out.writeByte(version);
             out.writeInt(state.initialNodes());
             out.writeInt(state.replicas());
             final ClusterState c = state.cluster();
@@ -197,6 +212,10 @@ public final class CommandCodec
             for (final ClusterMember m : c.members())
             {
                 writeMember(out, m);
+                if (version >= STATE_VERSION)
+                {
+                    out.writeShort(m.respPort());
+                }
             }
             out.writeInt(c.ranges().size());
             for (final SlotRange r : c.ranges())
@@ -222,7 +241,10 @@ public final class CommandCodec
                 out.writeInt(e.getKey());
                 out.writeInt(e.getValue());
             }
-            writeVoters(out, state.voters());
+            if (version >= VOTERS_STATE_VERSION)
+            {
+                writeVoters(out, state.voters());
+            }
         }
         catch (final IOException ex)
         {
@@ -237,10 +259,10 @@ public final class CommandCodec
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes)))
         {
             final int version = in.readUnsignedByte();
-            if (version != VERSION && version != STATE_VERSION)
+            if (version < VERSION || version > STATE_VERSION)
             {
                 throw new IllegalArgumentException("cluster state version " + version + ", expected " + VERSION +
-                    " or " + STATE_VERSION);
+                    " to " + STATE_VERSION);
             }
             final int initialNodes = in.readInt();
             final int replicas = in.readInt();
@@ -249,7 +271,8 @@ public final class CommandCodec
             final List<ClusterMember> members = new ArrayList<>(memberCount);
             for (int i = 0; i < memberCount; i++)
             {
-                members.add(readMember(in));
+                final ClusterMember m = readMember(in);
+                members.add(version < STATE_VERSION ? m : withResp(m, in.readUnsignedShort()));
             }
             final int rangeCount = count(in);
             final List<SlotRange> ranges = new ArrayList<>(rangeCount);
@@ -282,7 +305,7 @@ public final class CommandCodec
             {
                 handoffs.put(in.readInt(), in.readInt());
             }
-            final List<ClusterSettings.Voter> voters = version == VERSION ? List.of() : readVoters(in);
+            final List<ClusterSettings.Voter> voters = version < VOTERS_STATE_VERSION ? List.of() : readVoters(in);
             checkEnd(in);
             return new CoordState(new ClusterState(epoch, members, ranges), renewals, failed, initialNodes, replicas,
                 handoffs, voters);
@@ -313,6 +336,19 @@ public final class CommandCodec
     private static ClusterMember readMember(final DataInputStream in) throws IOException
     {
         return new ClusterMember(in.readInt(), in.readUTF(), in.readUnsignedShort(), in.readUnsignedShort());
+    }
+
+    private static ClusterMember withResp(final ClusterMember m, final int respPort)
+    {
+        return new ClusterMember(m.nodeId(), m.host(), m.controlPort(), m.dataPort(), respPort);
+    }
+
+    private static ClusterCommand.Join readJoinWithResp(final DataInputStream in) throws IOException
+    {
+        final ClusterMember m = readMember(in);
+        final int initialNodes = in.readInt();
+        final int replicas = in.readInt();
+        return new ClusterCommand.Join(withResp(m, in.readUnsignedShort()), initialNodes, replicas);
     }
 
     private static void writeVoters(final DataOutputStream out, final List<ClusterSettings.Voter> voters)

@@ -3,7 +3,6 @@ package io.rdmakv.server.cluster.ratis;
 import io.rdmakv.server.config.ClusterSettings;
 import org.junit.jupiter.api.Test;
 
-import java.util.Arrays;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -114,11 +113,12 @@ class VoterChangesTest
         // A snapshot of version 1 (before the voters): no voter count at the end; it decodes with none.
         final CoordState old = fourNodes();
         final byte[] current = CommandCodec.encode(old);
-        final byte[] versionOne = Arrays.copyOf(current, current.length - 4);
-        versionOne[0] = 1;
+        final byte[] versionOne = CommandCodec.encode(old, 1);
+        assertEquals(current.length - 4 - 2 * old.cluster().members().size(), versionOne.length,
+            "no voters, no RESP ports");
         assertEquals(old, CommandCodec.decodeState(versionOne));
         final byte[] unknown = current.clone();
-        unknown[0] = 3;
+        unknown[0] = 4;
         assertThrows(IllegalArgumentException.class, () -> CommandCodec.decodeState(unknown));
     }
 }

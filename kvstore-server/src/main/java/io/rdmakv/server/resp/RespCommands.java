@@ -1,0 +1,256 @@
+package io.rdmakv.server.resp;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Dispatch of one RESP command, with Redis's error texts: authentication first ({@code -NOAUTH}), then the arity of
+ * {@link CommandTable}, then the command. Connection commands are answered here; key commands by
+ * {@link StoreCommands}; INFO and COMMAND by {@link RespIntrospection}. Event loop only.
+ */
+final class RespCommands
+{
+    private static final String WRONGPASS = "WRONGPASS invalid username-password pair or user is disabled.";
+
+    private final RespSettings settings;
+    private final StoreCommands store;
+    private final RespIntrospection introspection;
+    private final RespCluster cluster;
+
+    RespCommands(final RespSettings settings, final RespIntrospection introspection, final RespCluster cluster)
+    {
+        this.settings = settings;
+        this.store = new StoreCommands(settings.maxKeyBytes(), settings.maxValueBytes(), cluster);
+        this.introspection = introspection;
+        this.cluster = cluster;
+    }
+
+    /** The reply to {@code args} (the command name first), ready or waiting for the node's answers. */
+    PendingReply execute(final RespSession session, final byte[][] args, final StoreCommands.StoreCalls calls)
+    {
+        final String name = CommandTable.lower(args[0]);
+        final CommandTable.Spec spec = CommandTable.find(name);
+        if (spec == null)
+        {
+            return ready(RespReply.error(unknownCommand(args)));
+        }
+        session.lastCommand = name;
+        if (!session.authenticated && !spec.flags().contains("no_auth"))
+        {
+            return ready(RespReply.error("NOAUTH Authentication required."));
+        }
+        if (!spec.arityFits(args.length))
+        {
+            return ready(RespReply.error("ERR wrong number of arguments for '" + name + "' command"));
+        }
+        return switch (name)
+        {
+            case "ping" -> ready(args.length == 1 ? RespReply.simple("PONG") : args.length == 2 ?
+                RespReply.bulk(args[1]) : RespReply.error("ERR wrong number of arguments for 'ping' command"));
+            case "echo" -> ready(RespReply.bulk(args[1]));
+            case "quit" ->
+            {
+                session.quitting = true;
+                yield ready(RespReply.OK);
+            }
+            case "select" -> ready(select(args[1]));
+            case "auth" -> ready(auth(session, args));
+            case "hello" -> ready(hello(session, args));
+            case "client" -> ready(client(session, args));
+            case "dbsize" -> ready(RespReply.integer(introspection.keyCount()));
+            case "info" -> ready(RespReply.bulk(introspection.info(args)));
+            case "command" -> ready(introspection.command(args));
+            case "cluster" -> ready(cluster.command(args));
+            default ->
+            {
+                final RespReply elsewhere = cluster.route(args, spec.firstKey(), spec.lastKey(), spec.step());
+                yield elsewhere != null ? ready(elsewhere) : store.execute(name, args, calls);
+            }
+        };
+    }
+
+    private static PendingReply ready(final RespReply reply)
+    {
+        return PendingReply.ready(reply);
+    }
+
+    /** Redis's words: {@code unknown command 'x', with args beginning with: 'a' 'b' }. */
+    static String unknownCommand(final byte[][] args)
+    {
+        final StringBuilder sb = new StringBuilder("ERR unknown command '")
+            .append(clip(new String(args[0], StandardCharsets.UTF_8))).append("', with args beginning with: ");
+        for (int i = 1; i < args.length && sb.length() < 256; i++)
+        {
+            sb.append('\'').append(clip(new String(args[i], StandardCharsets.UTF_8))).append("' ");
+        }
+        return sb.toString();
+    }
+
+    private static String clip(final String s)
+    {
+        return s.length() > 128 ? s.substring(0, 128) : s;
+    }
+
+    private static RespReply select(final byte[] index)
+    {
+        final String s = new String(index, StandardCharsets.US_ASCII);
+        try
+        {
+            return Long.parseLong(s) == 0 ? RespReply.OK : RespReply.error("ERR DB index is out of range");
+        }
+        catch (final NumberFormatException ex)
+        {
+            return RespReply.error("ERR value is not an integer or out of range");
+        }
+    }
+
+    private RespReply auth(final RespSession session, final byte[][] args)
+    {
+        if (args.length > 3)
+        {
+            return RespReply.error("ERR syntax error");
+        }
+        if (settings.secret() == null)
+        {
+            return RespReply.error("ERR AUTH <password> called without any password configured for the default " +
+                "user. Are you sure your configuration is correct?");
+        }
+        final boolean ok = args.length == 2 ? matches(args[1]) :
+            "default".equals(new String(args[1], StandardCharsets.UTF_8)) && matches(args[2]);
+        session.authenticated |= ok;
+        return ok ? RespReply.OK : RespReply.error(WRONGPASS);
+    }
+
+    private boolean matches(final byte[] password)
+    {
+        return settings.secret() != null && MessageDigest.isEqual(settings.secret(), password);
+    }
+
+    /** {@code HELLO [protover [AUTH username password] [SETNAME clientname]]}. */
+    private RespReply hello(final RespSession session, final byte[][] args)
+    {
+        int proto = session.proto;
+        if (args.length > 1)
+        {
+            try
+            {
+                proto = Integer.parseInt(new String(args[1], StandardCharsets.US_ASCII));
+            }
+            catch (final NumberFormatException ex)
+            {
+                return RespReply.error("ERR Protocol version is not an integer or out of range");
+            }
+            if (proto < 2 || proto > 3)
+            {
+                return RespReply.error("NOPROTO unsupported protocol version");
+            }
+        }
+        String setName = null;
+        boolean authenticated = session.authenticated;
+        for (int i = 2; i < args.length; i++)
+        {
+            final String option = CommandTable.lower(args[i]);
+            if (option.equals("auth") && i + 2 < args.length)
+            {
+                if (!"default".equals(new String(args[i + 1], StandardCharsets.UTF_8)) || !matches(args[i + 2]))
+                {
+                    return RespReply.error(WRONGPASS);
+                }
+                authenticated = true;
+                i += 2;
+            }
+            else if (option.equals("setname") && i + 1 < args.length)
+            {
+                setName = new String(args[++i], StandardCharsets.UTF_8);
+                if (!validName(setName))
+                {
+                    return RespReply.error(BAD_NAME);
+                }
+            }
+            else
+            {
+                return RespReply.error("ERR Syntax error in HELLO option '" + option + "'");
+            }
+        }
+        if (!authenticated)
+        {
+            return RespReply.error("NOAUTH HELLO must be called with the client already authenticated, otherwise " +
+                "the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the " +
+                "RESP protocol version at the same time");
+        }
+        session.authenticated = true;
+        session.proto = proto;
+        if (setName != null)
+        {
+            session.name = setName.isEmpty() ? null : setName;
+        }
+        return introspection.hello(session);
+    }
+
+    private static final String BAD_NAME = "ERR Client names cannot contain spaces, newlines or special characters.";
+
+    private static boolean validName(final String name)
+    {
+        for (int i = 0; i < name.length(); i++)
+        {
+            final char c = name.charAt(i);
+            if (c < '!' || c > '~')
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static RespReply client(final RespSession session, final byte[][] args)
+    {
+        final String sub = CommandTable.lower(args[1]);
+        switch (sub)
+        {
+            case "setname":
+                if (args.length != 3)
+                {
+                    break;
+                }
+                final String name = new String(args[2], StandardCharsets.UTF_8);
+                if (!validName(name))
+                {
+                    return RespReply.error(BAD_NAME);
+                }
+                session.name = name.isEmpty() ? null : name;
+                return RespReply.OK;
+            case "getname":
+                return args.length == 2 ? RespReply.bulk(session.name) : wrongArgs("client|getname");
+            case "id":
+                return args.length == 2 ? RespReply.integer(session.id) : wrongArgs("client|id");
+            case "info":
+                return args.length == 2 ? RespReply.bulk(session.info()) : wrongArgs("client|info");
+            case "setinfo":
+                // Clients announce their library's name and version after connecting; nothing keeps it yet.
+                return args.length == 4 ? RespReply.OK : wrongArgs("client|setinfo");
+            default:
+                return RespReply.error("ERR unknown subcommand '" + clip(new String(args[1], StandardCharsets.UTF_8)) +
+                    "'. Try CLIENT HELP.");
+        }
+        return wrongArgs("client|" + sub);
+    }
+
+    private static RespReply wrongArgs(final String name)
+    {
+        return RespReply.error("ERR wrong number of arguments for '" + name.toLowerCase(Locale.ROOT) + "' command");
+    }
+
+    /** Arguments as text, for tests and logs. */
+    static List<String> text(final byte[][] args)
+    {
+        final List<String> out = new ArrayList<>(args.length);
+        for (final byte[] a : args)
+        {
+            out.add(new String(a, StandardCharsets.UTF_8));
+        }
+        return out;
+    }
+}

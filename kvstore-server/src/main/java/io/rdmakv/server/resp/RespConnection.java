@@ -1,0 +1,348 @@
+package io.rdmakv.server.resp;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.DecoderException;
+import io.netty.handler.codec.TooLongFrameException;
+import io.netty.handler.codec.redis.ArrayRedisMessage;
+import io.netty.handler.codec.redis.FullBulkStringRedisMessage;
+import io.netty.handler.codec.redis.InlineCommandRedisMessage;
+import io.netty.handler.codec.redis.RedisCodecException;
+import io.netty.handler.codec.redis.RedisMessage;
+import io.netty.util.ReferenceCountUtil;
+import io.rdmakv.protocol.wire.MessageType;
+import io.rdmakv.protocol.wire.Status;
+import org.agrona.collections.Long2ObjectHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.List;
+
+/**
+ * One RESP connection on its event loop: commands in, replies out in the order the commands came (pipelining), each
+ * key command answered when the node answered its requests ({@link RespEndpoint}). At most
+ * {@link RespSettings#maxPendingReplies} replies wait: beyond, and while the socket is not writable, the connection
+ * is not read. A broken frame is answered {@code -ERR Protocol error: ...} after the replies before it, then closed.
+ */
+final class RespConnection extends ChannelInboundHandlerAdapter implements RespEndpoint.Answers,
+    StoreCommands.StoreCalls
+{
+    private static final Logger LOG = LoggerFactory.getLogger(RespConnection.class);
+    private static final String MAX_CLIENTS = "ERR max number of clients reached";
+
+    private final RespNode node;
+    private final RespSettings settings;
+    private final RespCommands commands;
+    private final RespIntrospection stats;
+    private final ArrayDeque<PendingReply> replies = new ArrayDeque<>();
+    private final Long2ObjectHashMap<Part> waiting = new Long2ObjectHashMap<>();
+    private final ArrayDeque<Held> held = new ArrayDeque<>();
+    /** Writes sent to the node and not answered yet. */
+    private int writesInFlight;
+    private ChannelHandlerContext ctx;
+    private RespSession session;
+    private RespEndpoint endpoint;
+    /** The reply after which the connection closes (QUIT's, a protocol error's), or null. */
+    private PendingReply last;
+    private boolean refused;
+
+    RespConnection(final RespNode node, final RespSettings settings, final RespCommands commands,
+        final RespIntrospection stats)
+    {
+        this.node = node;
+        this.settings = settings;
+        this.commands = commands;
+        this.stats = stats;
+    }
+
+    @Override
+    public void channelActive(final ChannelHandlerContext ctx)
+    {
+        this.ctx = ctx;
+        stats.connected.incrementAndGet();
+        stats.connectionsTotal.incrementAndGet();
+        session = new RespSession(ctx.channel().remoteAddress(), ctx.channel().localAddress(),
+            settings.secret() == null);
+        final byte[] ticket = node.issueTicket();
+        if (ticket == null)
+        {
+            refuse(MAX_CLIENTS);
+            return;
+        }
+        endpoint = new RespEndpoint(ctx.channel(), node.requestThread(), this);
+        endpoint.attach(ticket);
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(final ChannelHandlerContext ctx)
+    {
+        stats.connected.decrementAndGet();
+        if (endpoint != null)
+        {
+            endpoint.disconnected();
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void channelRead(final ChannelHandlerContext ctx, final Object msg)
+    {
+        try
+        {
+            if (last != null || refused)
+            {
+                return; // closing: nothing after QUIT or a broken frame is executed
+            }
+            final byte[][] args = arguments((RedisMessage)msg);
+            if (args == null)
+            {
+                return; // an empty command: ignored, as Redis does
+            }
+            stats.commandsTotal.incrementAndGet();
+            final PendingReply reply = commands.execute(session, args, this);
+            replies.add(reply);
+            if (session.quitting)
+            {
+                last = reply;
+            }
+            if (replies.size() >= settings.maxPendingReplies())
+            {
+                ctx.channel().config().setAutoRead(false);
+            }
+        }
+        finally
+        {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    @Override
+    public void channelReadComplete(final ChannelHandlerContext ctx)
+    {
+        writeReady();
+    }
+
+    @Override
+    public void channelWritabilityChanged(final ChannelHandlerContext ctx)
+    {
+        resumeReading();
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void exceptionCaught(final ChannelHandlerContext ctx, final Throwable cause)
+    {
+        if (cause instanceof IOException)
+        {
+            ctx.close(); // the peer reset: nothing to answer
+            return;
+        }
+        final Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
+        if (last != null || refused)
+        {
+            return;
+        }
+        // RedisDecoder reports a line longer than its bound as "length: N (expected: <= M)".
+        final String why = root instanceof TooLongFrameException || root instanceof RedisCodecException &&
+            String.valueOf(root.getMessage()).startsWith("length:") ? "too big inline request" :
+            root instanceof RespFrameGuard.RespProtocolException ? root.getMessage() :
+            String.valueOf(root.getMessage());
+        LOG.debug("RESP protocol error from {}: {}", ctx.channel().remoteAddress(), why);
+        ctx.channel().config().setAutoRead(false);
+        last = PendingReply.ready(RespReply.error("ERR Protocol error: " + why));
+        replies.add(last);
+        writeReady();
+    }
+
+    /**
+     * Request {@code index} of {@code reply} to the node, through the endpoint; a GET waits here while a write of this
+     * connection is unanswered (and everything after it waits behind it). The node orders a connection's writes, but
+     * answers a GET at once even when a write before it completes later (group commit, replication): to the native
+     * protocol the two are concurrent, while Redis runs a connection's commands one after another.
+     */
+    @Override
+    public void send(final PendingReply reply, final int index, final MessageType type, final byte[] key,
+        final byte[] value)
+    {
+        if (!held.isEmpty() || type == MessageType.GET_REQUEST && writesInFlight > 0)
+        {
+            held.add(new Held(reply, index, type, key, value));
+            return;
+        }
+        dispatch(reply, index, type, key, value);
+    }
+
+    private void dispatch(final PendingReply reply, final int index, final MessageType type, final byte[] key,
+        final byte[] value)
+    {
+        final boolean write = type != MessageType.GET_REQUEST;
+        final long id = type == MessageType.PUT_REQUEST ? endpoint.put(key, value) : endpoint.keyRequest(type, key);
+        writesInFlight += write ? 1 : 0;
+        waiting.put(id, new Part(reply, index, write));
+    }
+
+    /** Send the held requests that may go now, in order. */
+    private void releaseHeld()
+    {
+        Held h;
+        while ((h = held.peekFirst()) != null && !(h.type == MessageType.GET_REQUEST && writesInFlight > 0))
+        {
+            held.pollFirst();
+            dispatch(h.reply, h.index, h.type, h.key, h.value);
+        }
+    }
+
+    @Override
+    public void answered(final long correlationId, final Status status, final byte[] payload)
+    {
+        if (correlationId == RespEndpoint.ATTACH_ID)
+        {
+            if (status != Status.OK)
+            {
+                refuse(status == Status.BUSY ? MAX_CLIENTS : "ERR " + status.name() + ": " +
+                    (payload == null ? "" : new String(payload, StandardCharsets.UTF_8)));
+            }
+            return;
+        }
+        final Part part = waiting.remove(correlationId);
+        if (part != null)
+        {
+            writesInFlight -= part.write ? 1 : 0;
+            part.reply.answered(part.index, status, payload);
+            releaseHeld();
+        }
+    }
+
+    @Override
+    public void answersDelivered()
+    {
+        writeReady();
+    }
+
+    @Override
+    public void closedByNode()
+    {
+        refuse(MAX_CLIENTS);
+    }
+
+    /** The node would not serve this connection: one error, then close. */
+    private void refuse(final String text)
+    {
+        if (refused || ctx == null || !ctx.channel().isActive())
+        {
+            return;
+        }
+        refused = true;
+        stats.rejectedConnections.incrementAndGet();
+        final ByteBuf out = ctx.alloc().buffer();
+        RespReply.error(text).write(out, session == null ? 2 : session.proto);
+        ctx.writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    /** Write the replies at the head of the queue that are ready, in order, with one flush. */
+    private void writeReady()
+    {
+        if (refused || replies.isEmpty() || replies.peekFirst().reply() == null)
+        {
+            return;
+        }
+        final ByteBuf out = ctx.alloc().buffer();
+        boolean closeAfter = false;
+        PendingReply head;
+        while ((head = replies.peekFirst()) != null && head.reply() != null)
+        {
+            replies.pollFirst();
+            head.reply().write(out, session.proto);
+            if (head == last)
+            {
+                closeAfter = true;
+                replies.clear();
+                break;
+            }
+        }
+        if (closeAfter)
+        {
+            ctx.writeAndFlush(out).addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
+        ctx.writeAndFlush(out);
+        resumeReading();
+    }
+
+    private void resumeReading()
+    {
+        if (last == null && !refused && replies.size() < settings.maxPendingReplies() / 2 + 1 &&
+            ctx.channel().isWritable())
+        {
+            ctx.channel().config().setAutoRead(true);
+        }
+        else if (!ctx.channel().isWritable())
+        {
+            ctx.channel().config().setAutoRead(false);
+        }
+    }
+
+    /** The command's arguments, or null for an empty command; a frame that is not a command is a protocol error. */
+    private static byte[][] arguments(final RedisMessage msg)
+    {
+        if (msg instanceof InlineCommandRedisMessage inline)
+        {
+            final String line = inline.content().trim();
+            if (line.isEmpty())
+            {
+                return null;
+            }
+            final String[] words = line.split("\\s+");
+            final byte[][] args = new byte[words.length][];
+            for (int i = 0; i < words.length; i++)
+            {
+                args[i] = words[i].getBytes(StandardCharsets.UTF_8);
+            }
+            return args;
+        }
+        if (msg instanceof ArrayRedisMessage array)
+        {
+            final List<RedisMessage> children = array.children();
+            if (array.isNull() || children.isEmpty())
+            {
+                return null;
+            }
+            final byte[][] args = new byte[children.size()][];
+            for (int i = 0; i < args.length; i++)
+            {
+                if (!(children.get(i) instanceof FullBulkStringRedisMessage bulk) || bulk.isNull())
+                {
+                    throw new RespFrameGuard.RespProtocolException("expected '$', got another type");
+                }
+                args[i] = new byte[bulk.content().readableBytes()];
+                bulk.content().getBytes(bulk.content().readerIndex(), args[i]);
+            }
+            return args;
+        }
+        throw new RespFrameGuard.RespProtocolException("expected '*' or an inline command");
+    }
+
+    /** Which request of which reply a correlation id answers, and whether it is a write. */
+    private record Part(PendingReply reply, int index, boolean write)
+    {
+    }
+
+    /** A request waiting for this connection's writes before it ({@link #send}). */
+    private record Held(PendingReply reply, int index, MessageType type, byte[] key, byte[] value)
+    {
+    }
+
+    /** For logs. */
+    @Override
+    public String toString()
+    {
+        return "resp connection " + (ctx == null ? "" : (InetSocketAddress)ctx.channel().remoteAddress());
+    }
+}

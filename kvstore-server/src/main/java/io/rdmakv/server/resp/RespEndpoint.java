@@ -1,0 +1,200 @@
+package io.rdmakv.server.resp;
+
+import io.netty.channel.Channel;
+import io.rdmakv.protocol.wire.AttachRequestFlyweight;
+import io.rdmakv.protocol.wire.KeyRequestFlyweight;
+import io.rdmakv.protocol.wire.MessageType;
+import io.rdmakv.protocol.wire.PutRequestFlyweight;
+import io.rdmakv.protocol.wire.ResponseFlyweight;
+import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.transport.CompletionHandler;
+import io.rdmakv.transport.Endpoint;
+import io.rdmakv.transport.EndpointHandler;
+import io.rdmakv.transport.RemoteKey;
+import io.rdmakv.transport.TransportStatus;
+import io.rdmakv.transport.Worker;
+import org.agrona.DirectBuffer;
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.MutableDirectBuffer;
+
+import java.net.InetSocketAddress;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A RESP connection as the request handler sees it: a data endpoint that attached with a session ticket, sends it
+ * binary GET, PUT and DELETE requests and is answered with binary RESPONSEs. So a RESP command takes exactly the path
+ * a native client's request takes (limits, routing and lease, the {@code WritePath}, the pool, counters, the
+ * connection budget), and its answer comes when that path answers: after the WAL write, and after the backups'
+ * acknowledgements in a cluster.
+ *
+ * <pre>
+ *   RESP event loop: GET/SET/DEL ─► encode request (correlation id) ─► HandOff ─► request thread: RequestHandler
+ *   request thread:  RESPONSE ─► send() here: decoded, queued ─► RESP event loop: RespConnection.answered(...)
+ * </pre>
+ * Requests are encoded on the connection's event loop only; {@link #send} runs on the request thread.
+ */
+final class RespEndpoint implements Endpoint
+{
+    /** The correlation id of the ATTACH; requests count from 1. */
+    static final long ATTACH_ID = 0;
+
+    private final Channel channel;
+    private final EndpointHandler requestThread;
+    private final Answers answers;
+    private final ExpandableArrayBuffer message = new ExpandableArrayBuffer(256);
+    private final KeyRequestFlyweight keyRequest = new KeyRequestFlyweight();
+    private final PutRequestFlyweight putRequest = new PutRequestFlyweight();
+    private final ResponseFlyweight response = new ResponseFlyweight();
+    private final Queue<Answer> arrived = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private long nextCorrelationId = ATTACH_ID + 1;
+
+    /** Where answers go, on the connection's event loop. */
+    interface Answers
+    {
+        /** The request {@code correlationId} was answered with {@code status}; {@code payload}: value or reason. */
+        void answered(long correlationId, Status status, byte[] payload);
+
+        /** A run of answers was delivered: write what is ready. */
+        void answersDelivered();
+
+        /** The node closed this endpoint (the connection budget was full, or it is stopping). */
+        void closedByNode();
+    }
+
+    RespEndpoint(final Channel channel, final EndpointHandler requestThread, final Answers answers)
+    {
+        this.channel = channel;
+        this.requestThread = requestThread;
+        this.answers = answers;
+    }
+
+    /** Event loop: announce the connection and attach it with {@code ticket}; the answer comes as {@link #ATTACH_ID}. */
+    void attach(final byte[] ticket)
+    {
+        requestThread.onConnected(this);
+        final AttachRequestFlyweight attach = new AttachRequestFlyweight().wrap(message, 0,
+            AttachRequestFlyweight.ENCODED_LENGTH).header(MessageType.ATTACH_REQUEST, ATTACH_ID).ticket(ticket);
+        requestThread.onMessage(this, message, 0, attach.encodedLength());
+    }
+
+    /** Event loop: GET or DELETE of {@code key}; returns the request's correlation id. */
+    long keyRequest(final MessageType type, final byte[] key)
+    {
+        final long id = nextCorrelationId++;
+        message.checkLimit(KeyRequestFlyweight.KEY_OFFSET + key.length);
+        keyRequest.wrap(message, 0, KeyRequestFlyweight.KEY_OFFSET + key.length).header(type, id).key(key);
+        requestThread.onMessage(this, message, 0, keyRequest.encodedLength());
+        return id;
+    }
+
+    /** Event loop: PUT {@code key -> value}; returns the request's correlation id. */
+    long put(final byte[] key, final byte[] value)
+    {
+        final long id = nextCorrelationId++;
+        final int length = PutRequestFlyweight.KEY_OFFSET + key.length + value.length;
+        message.checkLimit(length);
+        putRequest.wrap(message, 0, length).header(MessageType.PUT_REQUEST, id);
+        putRequest.keyAndValue(key, value);
+        requestThread.onMessage(this, message, 0, putRequest.encodedLength());
+        return id;
+    }
+
+    /** Event loop: the RESP connection ended; the request thread forgets the endpoint. */
+    void disconnected()
+    {
+        if (closed.compareAndSet(false, true))
+        {
+            requestThread.onDisconnected(this, TransportStatus.CLOSED, "RESP connection closed");
+        }
+    }
+
+    /** Request thread: a RESPONSE to one of this connection's requests. */
+    @Override
+    public long send(final DirectBuffer buffer, final int offset, final int length, final CompletionHandler handler)
+    {
+        response.wrap(buffer, offset, length);
+        final Status status = response.status();
+        final byte[] payload = response.valueLength() == 0 ? null : response.value();
+        arrived.add(new Answer(response.correlationId(), status, payload));
+        if (drainScheduled.compareAndSet(false, true))
+        {
+            channel.eventLoop().execute(this::drain);
+        }
+        if (handler != null)
+        {
+            handler.onComplete(TransportStatus.OK, 0);
+        }
+        return 0;
+    }
+
+    private void drain()
+    {
+        drainScheduled.set(false);
+        Answer a;
+        while ((a = arrived.poll()) != null)
+        {
+            answers.answered(a.correlationId, a.status, a.payload);
+        }
+        answers.answersDelivered();
+    }
+
+    /** Request thread (or the event loop): the node ends this connection. */
+    @Override
+    public void close()
+    {
+        if (closed.compareAndSet(false, true))
+        {
+            channel.eventLoop().execute(() ->
+            {
+                drain();
+                answers.closedByNode();
+            });
+        }
+    }
+
+    @Override
+    public boolean isConnected()
+    {
+        return !closed.get() && channel.isActive();
+    }
+
+    @Override
+    public InetSocketAddress remoteAddress()
+    {
+        return (InetSocketAddress)channel.remoteAddress();
+    }
+
+    @Override
+    public int outstanding()
+    {
+        return 0;
+    }
+
+    @Override
+    public long read(final long remoteAddress, final RemoteKey remoteKey, final int length,
+        final MutableDirectBuffer destination, final int destinationOffset, final CompletionHandler handler)
+    {
+        return TransportStatus.ACCESS_DENIED.sentinel();
+    }
+
+    /** A RESP connection belongs to no transport worker (it is served by the RESP listener's event loop). */
+    @Override
+    public Worker worker()
+    {
+        throw new UnsupportedOperationException("a RESP connection has no transport worker");
+    }
+
+    @Override
+    public String toString()
+    {
+        return "resp:" + channel.remoteAddress();
+    }
+
+    private record Answer(long correlationId, Status status, byte[] payload)
+    {
+    }
+}
