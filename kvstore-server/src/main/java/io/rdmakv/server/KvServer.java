@@ -300,7 +300,8 @@ public final class KvServer implements AutoCloseable
             welcomes::issue, counters);
         opened.push(control);
         controlAddress = control.start();
-        resp = NodeResp.start(config, tickets, handOff, index, store, counters, arena.size(), () -> clusterView);
+        resp = NodeResp.start(config, tickets, worker, handler, handOff, index, store, counters, arena.size(),
+            () -> clusterView);
         if (resp != null)
         {
             opened.push(resp); // closed before the request thread stops: its connections are that thread's endpoints

@@ -152,6 +152,17 @@ class RespListenerTest
         pipelineInOrder(Map.of("durability", "FSYNC"), 500);
     }
 
+    /**
+     * A node whose request thread is no event loop (shm: a progress thread): RESP connections get a loop of their own
+     * and reach the handler through the hand-off; on tcp they live on the node's loop and call it directly.
+     */
+    @Test
+    @Timeout(60)
+    void shouldAnswerInOrderThroughTheHandOffWhenTheRequestThreadIsNoEventLoop() throws Exception
+    {
+        pipelineInOrder(Map.of("transport", "shm"), 500);
+    }
+
     private void pipelineInOrder(final Map<String, String> settings, final int n) throws Exception
     {
         try (KvServer server = start(settings);

@@ -82,6 +82,20 @@ public interface Worker extends Agent, AutoCloseable
         return Map.of();
     }
 
+    /**
+     * A facility of this worker's implementation that a component knowing that implementation's libraries may use
+     * (as JDBC's {@code unwrap}), or null: the SPI names no implementation's types. The tcp worker answers a Netty
+     * {@code ServerBootstrap} bound to its event loop (group and channel class set), so a listener of another protocol
+     * can keep its connections on the thread that progresses this worker: the node's RESP port.
+     *
+     * @param type the facility's type.
+     * @return the facility, or null when this worker has none of that type.
+     */
+    default <T> T unwrap(final Class<T> type)
+    {
+        return null;
+    }
+
     /** The transport that created this worker. */
     Transport transport();
 

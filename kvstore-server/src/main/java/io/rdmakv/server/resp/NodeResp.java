@@ -1,5 +1,6 @@
 package io.rdmakv.server.resp;
 
+import io.netty.bootstrap.ServerBootstrap;
 import io.rdmakv.server.cluster.ClusterState;
 import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.config.ServerConfig;
@@ -8,6 +9,8 @@ import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.session.SessionTickets;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.transport.EndpointHandler;
+import io.rdmakv.transport.ProgressModel;
+import io.rdmakv.transport.Worker;
 
 import java.util.List;
 import java.util.function.Supplier;
@@ -44,14 +47,17 @@ public final class NodeResp implements RespNode
     }
 
     /**
-     * Start the RESP listener of a node, or return null when {@code resp.port} is 0.
+     * Start the RESP listener of a node, or return null when {@code resp.port} is 0. On a node whose worker's event
+     * loop is its request thread (tcp: the worker offers a {@code ServerBootstrap} on that loop), RESP connections live
+     * on that loop and call {@code handler} directly, as the data port's connections do: a command is handled where it
+     * is read. Otherwise they have an event loop of their own and reach the request thread through {@code handOff}.
      *
-     * @param requestThread the node's hand-off to its request thread (events replayed there, in order).
-     * @param view          the node's cluster view once it started (null before).
+     * @param handOff the node's hand-off to its request thread (events replayed there, in order).
+     * @param view    the node's cluster view once it started (null before).
      * @throws IllegalStateException when the port cannot be bound.
      */
-    public static RespServer start(final ServerConfig config, final SessionTickets tickets,
-        final EndpointHandler requestThread, final PoolIndex index, final RocksStore store,
+    public static RespServer start(final ServerConfig config, final SessionTickets tickets, final Worker worker,
+        final EndpointHandler handler, final EndpointHandler handOff, final PoolIndex index, final RocksStore store,
         final ServerCounters counters, final long poolBytes, final Supplier<ClusterView> view)
     {
         if (!config.resp().enabled())
@@ -61,8 +67,13 @@ public final class NodeResp implements RespNode
         final RespSettings settings = new RespSettings(config.host(), config.resp().port(), config.maxKeyBytes(),
             config.maxValueBytes(), config.resp().maxInlineBytes(), config.resp().maxArguments(),
             config.resp().maxPendingReplies(), config.secret());
-        final RespServer server = new RespServer(settings,
-            new NodeResp(config, tickets, requestThread, index, store, counters, poolBytes, view));
+        final ServerBootstrap onRequestThread = worker.progressModel() == ProgressModel.EVENT_DRIVEN ?
+            worker.unwrap(ServerBootstrap.class) : null;
+        final RespServer server = onRequestThread != null ?
+            new RespServer(settings, new NodeResp(config, tickets, handler, index, store, counters, poolBytes, view),
+                RespServer.on(onRequestThread)) :
+            new RespServer(settings, new NodeResp(config, tickets, handOff, index, store, counters, poolBytes, view),
+                RespServer.ownLoop());
         server.start();
         return server;
     }

@@ -24,9 +24,12 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The RESP listener ({@code resp.port}): a Netty server whose one event loop decodes Redis commands (Netty's
- * {@code RedisDecoder}, bounded by {@link RespFrameGuard}) and answers them ({@link RespConnection}); key commands
- * reach the node's request thread as requests of an attached data endpoint ({@link RespEndpoint}).
+ * The RESP listener ({@code resp.port}): a Netty server that decodes Redis commands (Netty's {@code RedisDecoder},
+ * bounded by {@link RespFrameGuard}) and answers them ({@link RespConnection}); key commands reach the node's request
+ * handling as requests of an attached data endpoint ({@link RespEndpoint}). Where its connections live is the
+ * {@link Host}'s choice: on a tcp node, the node's own event loop, which is its request thread (a command is handled
+ * where it is read, as a native request is); elsewhere an event loop of its own, which reaches the request thread
+ * through the node's hand-off.
  *
  * <pre>
  *   pipeline: RedisDecoder(maxInlineBytes) -> RespFrameGuard(bulk, arguments) -> RedisBulkStringAggregator
@@ -37,16 +40,92 @@ public final class RespServer implements AutoCloseable
 {
     private static final Logger LOG = LoggerFactory.getLogger(RespServer.class);
 
+    /** Where the RESP port's connections live. */
+    public interface Host
+    {
+        /** Bind {@code address}; each accepted connection gets {@code initializer}. */
+        Channel bind(InetSocketAddress address, ChannelInitializer<SocketChannel> initializer) throws Exception;
+
+        /** After the listening channel and the connections are closed. */
+        void close();
+
+        /** Where the connections live, for the log. */
+        String where();
+    }
+
     private final RespSettings settings;
     private final RespNode node;
-    private EventLoopGroup group;
+    private final Host host;
     private ChannelGroup channels;
     private Channel serverChannel;
+    private boolean started;
 
-    public RespServer(final RespSettings settings, final RespNode node)
+    /** @param host where connections live: {@link #ownLoop()}, or a loop the node's request thread runs. */
+    public RespServer(final RespSettings settings, final RespNode node, final Host host)
     {
         this.settings = settings;
         this.node = node;
+        this.host = host;
+    }
+
+    /** The request thread's loop: {@code bootstrap} comes configured from the node's worker (its group, its channel). */
+    public static Host on(final ServerBootstrap bootstrap)
+    {
+        return new Host()
+        {
+            @Override
+            public Channel bind(final InetSocketAddress address, final ChannelInitializer<SocketChannel> initializer)
+                throws Exception
+            {
+                return bootstrap.childHandler(initializer).bind(address).sync().channel();
+            }
+
+            @Override
+            public void close()
+            {
+                // the loop is the worker's: it stops with the worker
+            }
+
+            @Override
+            public String where()
+            {
+                return "connections on the node's request thread (its event loop)";
+            }
+        };
+    }
+
+    /** An event loop of the listener's own (NIO, one thread), shut down with it. */
+    public static Host ownLoop()
+    {
+        final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("rdmakv-resp", true),
+            NioIoHandler.newFactory());
+        return new Host()
+        {
+            @Override
+            public Channel bind(final InetSocketAddress address, final ChannelInitializer<SocketChannel> initializer)
+                throws Exception
+            {
+                return new ServerBootstrap()
+                    .group(group)
+                    .channel(NioServerSocketChannel.class)
+                    .option(ChannelOption.SO_REUSEADDR, true)
+                    .childOption(ChannelOption.TCP_NODELAY, true)
+                    .childHandler(initializer)
+                    .bind(address).sync().channel();
+            }
+
+            @Override
+            public void close()
+            {
+                group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+            }
+
+            @Override
+            public String where()
+            {
+                return "connections on an event loop of their own, handed to the request thread";
+            }
+        };
     }
 
     /**
@@ -57,44 +136,39 @@ public final class RespServer implements AutoCloseable
      */
     public InetSocketAddress start()
     {
-        group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("rdmakv-resp", true),
-            NioIoHandler.newFactory());
+        started = true;
         channels = new DefaultChannelGroup("resp", GlobalEventExecutor.INSTANCE);
         final RespIntrospection introspection = new RespIntrospection(node, settings.port());
         final RespCommands commands = new RespCommands(settings, introspection, new RespCluster(node));
-        final ServerBootstrap bootstrap = new ServerBootstrap()
-            .group(group)
-            .channel(NioServerSocketChannel.class)
-            .option(ChannelOption.SO_REUSEADDR, true)
-            .childOption(ChannelOption.TCP_NODELAY, true)
-            .childHandler(new ChannelInitializer<SocketChannel>()
+        final ChannelInitializer<SocketChannel> initializer = new ChannelInitializer<>()
+        {
+            @Override
+            protected void initChannel(final SocketChannel ch)
             {
-                @Override
-                protected void initChannel(final SocketChannel ch)
-                {
-                    channels.add(ch);
-                    ch.pipeline()
-                        .addLast("decoder", new RedisDecoder(settings.maxInlineBytes(), FixedRedisMessagePool.INSTANCE,
-                            true))
-                        .addLast("guard", new RespFrameGuard(settings.maxBulkBytes(), settings.maxArguments()))
-                        .addLast("bulk", new RedisBulkStringAggregator())
-                        .addLast("array", new RedisArrayAggregator(settings.maxArguments(), 1))
-                        .addLast("connection", new RespConnection(node, settings, commands, introspection));
-                }
-            });
+                channels.add(ch);
+                ch.pipeline()
+                    .addLast("decoder", new RedisDecoder(settings.maxInlineBytes(), FixedRedisMessagePool.INSTANCE,
+                        true))
+                    .addLast("guard", new RespFrameGuard(settings.maxBulkBytes(), settings.maxArguments()))
+                    .addLast("bulk", new RedisBulkStringAggregator())
+                    .addLast("array", new RedisArrayAggregator(settings.maxArguments(), 1))
+                    .addLast("connection", new RespConnection(node, settings, commands, introspection));
+            }
+        };
         try
         {
-            serverChannel = bootstrap.bind(new InetSocketAddress(settings.host(), settings.port())).sync().channel();
+            serverChannel = host.bind(new InetSocketAddress(settings.host(), settings.port()), initializer);
         }
         catch (final Exception ex)
         {
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            host.close();
+            started = false;
             throw new IllegalStateException("cannot bind the RESP port " + settings.host() + ":" + settings.port() +
                 ": " + ex.getMessage(), ex);
         }
         final InetSocketAddress bound = (InetSocketAddress)serverChannel.localAddress();
-        LOG.info("RESP listening on {} (RESP2, RESP3 by HELLO 3; credential {}; bulk strings up to {} B, inline " +
-            "commands up to {} B, {} arguments, {} replies pending per connection)", bound,
+        LOG.info("RESP listening on {} ({}; RESP2, RESP3 by HELLO 3; credential {}; bulk strings up to {} B, " +
+            "inline commands up to {} B, {} arguments, {} replies pending per connection)", bound, host.where(),
             settings.secret() == null ? "not required" : "required (AUTH)", settings.maxBulkBytes(),
             settings.maxInlineBytes(), settings.maxArguments(), settings.maxPendingReplies());
         return bound;
@@ -110,16 +184,16 @@ public final class RespServer implements AutoCloseable
     @Override
     public void close()
     {
-        if (group == null)
+        if (!started)
         {
             return;
         }
+        started = false;
         if (serverChannel != null)
         {
             serverChannel.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
         }
         channels.close().awaitUninterruptibly(5, TimeUnit.SECONDS);
-        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
-        group = null;
+        host.close();
     }
 }

@@ -233,6 +233,28 @@ public final class TcpWorker implements Worker
         return listener;
     }
 
+    /**
+     * A Netty {@code ServerBootstrap} on this worker's event loop (group, channel class, {@code SO_REUSEADDR} and
+     * {@code TCP_NODELAY} set): a listener of another protocol binds it with its own child handler, and its
+     * connections' handlers run on the thread that progresses this worker (an event-driven worker's: its endpoints'
+     * callbacks run there too), so they may call what only that thread may call, with no hand-off. The node's RESP
+     * port uses it. Closing what it binds is the caller's.
+     */
+    @Override
+    public <T> T unwrap(final Class<T> type)
+    {
+        if (type == ServerBootstrap.class)
+        {
+            ensureOpen();
+            return type.cast(new ServerBootstrap()
+                .group(eventLoop, eventLoop)
+                .channel(transport.serverChannelClass())
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childOption(ChannelOption.TCP_NODELAY, true));
+        }
+        return null;
+    }
+
     /** A {@link TcpLane}: a socket of the caller's own, outside this worker's event loop. */
     @Override
     public Lane openLane(final InetSocketAddress remoteAddress, final Duration timeout)
