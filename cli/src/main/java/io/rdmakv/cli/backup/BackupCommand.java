@@ -8,7 +8,9 @@ import io.rdmakv.server.cluster.ClusterState;
 import io.rdmakv.server.store.StoreException;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
+import io.rdmakv.cli.SecretOptions;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
@@ -53,8 +55,10 @@ public final class BackupCommand implements Callable<Integer>
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "new, empty backup directory")
     Path outDir;
 
-    @Option(names = "--secret", defaultValue = "", description = "the nodes' auth.secret, if they have one")
-    String secret;
+    @Mixin
+    SecretOptions secretOptions = new SecretOptions();
+    /** The secret {@link #secretOptions} give, the empty string for none; read when the command runs. */
+    private String secret;
 
     @Option(names = "--json", description = "print the summary as one JSON object (docs/operations.md)")
     boolean json;
@@ -88,6 +92,7 @@ public final class BackupCommand implements Callable<Integer>
         final InetSocketAddress address;
         try
         {
+            secret = secretOptions.secretOrEmpty();
             if (source.cluster != null && slots != null)
             {
                 throw new IllegalArgumentException("--slots goes with --server: --cluster backs up every slot");

@@ -10,7 +10,9 @@ import io.rdmakv.server.backup.NodeConnection;
 import io.rdmakv.server.store.StoreException;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
+import io.rdmakv.cli.SecretOptions;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
@@ -62,8 +64,10 @@ public final class RestoreCommand implements Callable<Integer>
     @ArgGroup(exclusive = true, multiplicity = "1")
     Target target;
 
-    @Option(names = "--secret", defaultValue = "", description = "the nodes' auth.secret, if they have one")
-    String secret;
+    @Mixin
+    SecretOptions secretOptions = new SecretOptions();
+    /** The secret {@link #secretOptions} give, the empty string for none; read when the command runs. */
+    private String secret;
 
     @Option(names = "--json", description = "print the summary as one JSON object (docs/operations.md)")
     boolean json;
@@ -110,6 +114,7 @@ public final class RestoreCommand implements Callable<Integer>
         final List<String> seeds;
         try
         {
+            secret = secretOptions.secretOrEmpty();
             if (target.server != null)
             {
                 address = hostPort(target.server);
@@ -189,7 +194,7 @@ public final class RestoreCommand implements Callable<Integer>
             .maxQueuedRequests(Math.max(batch, KvClientBuilder.DEFAULT_MAX_QUEUED_REQUESTS));
         if (!secret.isEmpty())
         {
-            builder.credential(secret);
+            builder.secret(secret);
         }
         final Path marker = progress != null ? progress : in.resolve(RestoreProgress.FILE_NAME);
         try (KvClient client = builder.build())

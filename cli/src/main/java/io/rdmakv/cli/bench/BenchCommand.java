@@ -5,7 +5,9 @@ import io.rdmakv.cli.RdmakvCommand;
 import io.rdmakv.client.GetMode;
 import io.rdmakv.client.HostPort;
 import io.rdmakv.client.KvClientBuilder;
+import io.rdmakv.cli.SecretOptions;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
@@ -135,9 +137,8 @@ public final class BenchCommand implements Callable<Integer>
     @Option(names = "--timeout-ms", defaultValue = "10000", description = "Connect and request timeout.")
     long timeoutMillis;
 
-    @Option(names = "--credential", defaultValue = "${env:RDMAKV_CREDENTIAL}",
-        description = "rdmakv: the cluster's shared secret (default: RDMAKV_CREDENTIAL).")
-    String credential;
+    @Mixin
+    SecretOptions secret = new SecretOptions();
 
     @Override
     public Integer call() throws InterruptedException
@@ -213,7 +214,7 @@ public final class BenchCommand implements Callable<Integer>
                         KvClientBuilder.MAX_LOCATION_CACHE_ENTRIES + ", got " + locationCache);
                 }
                 return new RdmakvDriver(servers.isEmpty() ? List.of("127.0.0.1:7400") : servers, transport,
-                    GetMode.parse(getMode), timeout, credential, Math.min(clients, connections),
+                    GetMode.parse(getMode), timeout, secret.secret(), Math.min(clients, connections),
                     connections * inFlight, locationCache);
             case "resp":
             case "redis":

@@ -120,7 +120,7 @@ public final class RdmakvDriver implements KvDriver
             .locationCacheEntries(locationCacheEntries);
         if (credential != null && !credential.isEmpty())
         {
-            builder.credential(credential);
+            builder.secret(credential);
         }
         try
         {

@@ -6,7 +6,9 @@ import io.rdmakv.cli.Json;
 import io.rdmakv.cli.RdmakvCommand;
 import io.rdmakv.client.KvException;
 import io.rdmakv.protocol.wire.AdminReply;
+import io.rdmakv.cli.SecretOptions;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
@@ -65,9 +67,8 @@ public final class ClusterCommand implements Runnable
             description = "any node of the cluster (its control port)")
         String server;
 
-        @Option(names = "--credential", paramLabel = "SECRET", defaultValue = "${env:RDMAKV_CREDENTIAL}",
-            description = "shared secret of the cluster (default: the RDMAKV_CREDENTIAL environment variable)")
-        String credential;
+        @Mixin
+        SecretOptions secret = new SecretOptions();
 
         @Option(names = "--json", description = "print one JSON object (fields: docs/operations.md)")
         boolean json;
@@ -96,7 +97,7 @@ public final class ClusterCommand implements Runnable
             final String command = command();
             try
             {
-                reply = AdminCall.send(server, credential, json ? "json " + command : command,
+                reply = AdminCall.send(server, secret.secret(), json ? "json " + command : command,
                     Duration.ofMillis(timeout()));
             }
             catch (final KvException ex)
@@ -146,6 +147,7 @@ public final class ClusterCommand implements Runnable
             final Duration timeout = Duration.ofMillis(timeout());
             final AdminReply text;
             final AdminReply structured;
+            final String credential = secret.secret();
             try
             {
                 structured = AdminCall.send(server, credential, "json status", timeout);

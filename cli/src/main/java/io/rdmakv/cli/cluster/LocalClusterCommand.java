@@ -349,6 +349,15 @@ public final class LocalClusterCommand implements Callable<Integer>
         return ready[0];
     }
 
+    /** The nodes' secret: {@code auth.secret}, else {@code auth.secretFile}'s, else the environment they inherit. */
+    private String secret()
+    {
+        final String inline = settings.get("auth.secret");
+        final String file = settings.get("auth.secretFile");
+        return inline != null ? inline : io.rdmakv.protocol.SharedSecret.resolve(file == null ? null : Path.of(file),
+            System::getenv, w -> { });
+    }
+
     /** Poll node 1 until the coordination group committed the first slot layout. */
     private void awaitLayout(final long deadline)
     {
@@ -357,7 +366,7 @@ public final class LocalClusterCommand implements Callable<Integer>
         {
             try
             {
-                final AdminReply reply = AdminCall.send(host + ":" + port(1), settings.get("auth.secret"),
+                final AdminReply reply = AdminCall.send(host + ":" + port(1), secret(),
                     "json status", Duration.ofSeconds(2));
                 if (reply.ok() && !Json.read(reply.text()).path("ranges").isEmpty())
                 {

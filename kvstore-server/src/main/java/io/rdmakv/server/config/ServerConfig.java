@@ -87,13 +87,13 @@ public final class ServerConfig
         m.put("limits.maxUnauthenticated", "1024");
         m.put("limits.maxUnauthenticatedPerSource", "64");
         m.put("auth.handshakeTimeoutMs", "5000");
-        m.put("auth.secret", null);
         m.put("auth.failedCredentialBurst", "10");
         m.put("auth.failedCredentialIntervalMs", "1000");
         m.put("auth.ticketTtlMs", "30000");
         m.put("cluster.nodes", null);
         m.put("metrics.port", "0");
         m.putAll(ClusterSettings.DEFAULTS);
+        m.putAll(SecuritySettings.DEFAULTS);
         KNOWN = java.util.Collections.unmodifiableMap(m);
     }
 
@@ -121,7 +121,7 @@ public final class ServerConfig
     private final int maxValueBytes;
     private final int maxMessageBytes;
     private final int maxConnections;
-    private final byte[] secret;
+    private final SecuritySettings security;
     private final long ticketTtlMillis;
     private final AdmissionSettings admission;
     private final List<ClusterNode> clusterNodes;
@@ -176,8 +176,7 @@ public final class ServerConfig
             intSetting(s, "limits.maxMessageBytes", maxKeyBytes + maxValueBytes + MESSAGE_OVERHEAD_BYTES,
                 Integer.MAX_VALUE);
         maxConnections = intSetting(s, "limits.maxConnections", 1, 1_000_000);
-        final String sec = s.get("auth.secret");
-        secret = sec == null || sec.isEmpty() ? null : sec.getBytes(StandardCharsets.UTF_8);
+        security = new SecuritySettings(s);
         ticketTtlMillis = intSetting(s, "auth.ticketTtlMs", 1, 3_600_000);
         admission = new AdmissionSettings(intSetting(s, "limits.maxUnauthenticated", 1, 1_000_000),
             intSetting(s, "limits.maxUnauthenticatedPerSource", 1, 1_000_000),
@@ -511,7 +510,7 @@ public final class ServerConfig
     /** The shared secret clients must present, or {@code null} when authentication is off. A copy. */
     public byte[] secret()
     {
-        return secret == null ? null : secret.clone();
+        return security.secret();
     }
 
     /** How long a session ticket stays redeemable. */
@@ -528,7 +527,13 @@ public final class ServerConfig
 
     public boolean requiresCredential()
     {
-        return secret != null;
+        return security.requiresCredential();
+    }
+
+    /** The secret and TLS ({@code auth.secret}, {@code auth.secretFile}, {@code tls.*}). */
+    public SecuritySettings security()
+    {
+        return security;
     }
 
     /** The static cluster map: this node alone covering every slot unless {@code cluster.nodes} is set. */
