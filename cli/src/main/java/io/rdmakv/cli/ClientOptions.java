@@ -33,6 +33,9 @@ public final class ClientOptions
     @Mixin
     SecretOptions secret = new SecretOptions();
 
+    @Mixin
+    TlsOptions tls = new TlsOptions();
+
     /** Longest connect and request timeout accepted: an hour. */
     static final long MAX_TIMEOUT_MILLIS = 3_600_000L;
 
@@ -61,6 +64,7 @@ public final class ClientOptions
         {
             builder.servers(servers);
         }
+        tls.applyTo(builder);
         final String text = secret.secret();
         if (text != null)
         {

@@ -196,20 +196,25 @@ public final class KvClientBuilder
 
     /**
      * TLS 1.3 to the nodes' control ports and tcp data ports ({@code docs/security.md}): the CA that signs the
-     * nodes' certificates and, for a node with {@code tls.clientAuth}, this client's certificate and key. With TLS
-     * on, the client offers no verbs (RDMA traffic is not encrypted) and opens no caller lanes.
+     * nodes' certificates and, for a node with {@code tls.clientAuth}, this client's certificate and key (PEM files,
+     * read when the client connects). With TLS on, the client offers no verbs (RDMA traffic is not encrypted) and
+     * opens no caller lanes. All three null: plaintext (the default).
      *
-     * @param tls {@link TlsSettings#of(Path, Path, Path, TlsSettings.Auth)}; {@link TlsSettings#OFF} for plaintext.
+     * @param caFile   the CA certificates that sign the nodes' (null: the JDK's default CAs, with a certificate).
+     * @param certFile this client's certificate chain, or null.
+     * @param keyFile  its private key (PKCS#8), with {@code certFile}.
      * @return this builder.
+     * @throws IllegalArgumentException for a certificate without its key or the reverse.
      */
-    public KvClientBuilder tls(final TlsSettings tls)
+    public KvClientBuilder tls(final Path caFile, final Path certFile, final Path keyFile)
     {
+        final TlsSettings tls = TlsSettings.of(certFile, keyFile, caFile, TlsSettings.Auth.NONE);
         for (final String name : List.of(TlsSettings.CERT_FILE, TlsSettings.KEY_FILE, TlsSettings.CA_FILE,
             TlsSettings.CLIENT_AUTH))
         {
             transportProperties.remove(name);
         }
-        transportProperties.putAll(Objects.requireNonNull(tls, "tls").properties());
+        transportProperties.putAll(tls.properties());
         return this;
     }
 

@@ -9,6 +9,8 @@ import io.rdmakv.server.store.StoreException;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import io.rdmakv.cli.SecretOptions;
+import io.rdmakv.cli.TlsOptions;
+import io.rdmakv.transport.tls.TlsSettings;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -57,6 +59,11 @@ public final class BackupCommand implements Callable<Integer>
 
     @Mixin
     SecretOptions secretOptions = new SecretOptions();
+
+    @Mixin
+    TlsOptions tlsOptions = new TlsOptions();
+    /** The TLS settings {@link #tlsOptions} give; read when the command runs. */
+    private TlsSettings tls;
     /** The secret {@link #secretOptions} give, the empty string for none; read when the command runs. */
     private String secret;
 
@@ -93,6 +100,7 @@ public final class BackupCommand implements Callable<Integer>
         try
         {
             secret = secretOptions.secretOrEmpty();
+            tls = tlsOptions.settings();
             if (source.cluster != null && slots != null)
             {
                 throw new IllegalArgumentException("--slots goes with --server: --cluster backs up every slot");
@@ -118,7 +126,7 @@ public final class BackupCommand implements Callable<Integer>
 
     private int node(final InetSocketAddress address, final int[] range) throws IOException
     {
-        try (NodeConnection node = NodeConnection.open(address, secret))
+        try (NodeConnection node = NodeConnection.open(address, secret, tls))
         {
             final Welcome welcome = node.welcome();
             if (welcome.clusterMap().stream().anyMatch(r -> r.nodeId() != welcome.nodeId()))
@@ -146,7 +154,7 @@ public final class BackupCommand implements Callable<Integer>
     private int cluster(final InetSocketAddress address) throws IOException
     {
         final long start = System.nanoTime();
-        final BackupManifest m = new ClusterBackup(address, secret, pageBytes, outDir, json ? err : out).run();
+        final BackupManifest m = new ClusterBackup(address, secret, tls, pageBytes, outDir, json ? err : out).run();
         if (json)
         {
             out.println(Json.line(Json.fields("keys", m.keys(), "bytes", m.bytes(), "ranges", m.ranges().size(),

@@ -11,6 +11,8 @@ import io.rdmakv.server.store.StoreException;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import io.rdmakv.cli.SecretOptions;
+import io.rdmakv.cli.TlsOptions;
+import io.rdmakv.transport.tls.TlsSettings;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -66,6 +68,11 @@ public final class RestoreCommand implements Callable<Integer>
 
     @Mixin
     SecretOptions secretOptions = new SecretOptions();
+
+    @Mixin
+    TlsOptions tlsOptions = new TlsOptions();
+    /** The TLS settings {@link #tlsOptions} give; read when the command runs. */
+    private TlsSettings tls;
     /** The secret {@link #secretOptions} give, the empty string for none; read when the command runs. */
     private String secret;
 
@@ -115,6 +122,7 @@ public final class RestoreCommand implements Callable<Integer>
         try
         {
             secret = secretOptions.secretOrEmpty();
+            tls = tlsOptions.settings();
             if (target.server != null)
             {
                 address = hostPort(target.server);
@@ -158,7 +166,7 @@ public final class RestoreCommand implements Callable<Integer>
 
     private int node(final InetSocketAddress address) throws IOException
     {
-        try (NodeConnection node = NodeConnection.open(address, secret))
+        try (NodeConnection node = NodeConnection.open(address, secret, tls))
         {
             final Welcome welcome = node.welcome();
             final String owned = welcome.clusterMap().stream().filter(r -> r.nodeId() == welcome.nodeId())
@@ -196,6 +204,7 @@ public final class RestoreCommand implements Callable<Integer>
         {
             builder.secret(secret);
         }
+        TlsOptions.apply(builder, tls);
         final Path marker = progress != null ? progress : in.resolve(RestoreProgress.FILE_NAME);
         try (KvClient client = builder.build())
         {

@@ -6,6 +6,7 @@ import io.rdmakv.client.GetMode;
 import io.rdmakv.client.HostPort;
 import io.rdmakv.client.KvClientBuilder;
 import io.rdmakv.cli.SecretOptions;
+import io.rdmakv.cli.TlsOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -140,6 +141,9 @@ public final class BenchCommand implements Callable<Integer>
     @Mixin
     SecretOptions secret = new SecretOptions();
 
+    @Mixin
+    TlsOptions tls = new TlsOptions();
+
     @Override
     public Integer call() throws InterruptedException
     {
@@ -215,7 +219,7 @@ public final class BenchCommand implements Callable<Integer>
                 }
                 return new RdmakvDriver(servers.isEmpty() ? List.of("127.0.0.1:7400") : servers, transport,
                     GetMode.parse(getMode), timeout, secret.secret(), Math.min(clients, connections),
-                    connections * inFlight, locationCache);
+                    connections * inFlight, locationCache, tls.settings());
             case "resp":
             case "redis":
                 return new RespDriver(single(6379).toSocketAddress(), timeout);

@@ -8,6 +8,7 @@ import io.rdmakv.client.KvException;
 import io.rdmakv.protocol.wire.AdminReply;
 import io.rdmakv.server.cli.ServerCommand;
 import io.rdmakv.cli.SecretOptions;
+import io.rdmakv.cli.TlsOptions;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -57,6 +58,9 @@ public final class AddNodeCommand implements Callable<Integer>
     @Mixin
     SecretOptions secret = new SecretOptions();
 
+    @Mixin
+    TlsOptions tls = new TlsOptions();
+
     @Option(names = "--json", description = "announce the join as one JSON line (node, voters, next commands) " +
         "before the node's own output")
     boolean json;
@@ -70,7 +74,7 @@ public final class AddNodeCommand implements Callable<Integer>
         final AdminReply status;
         try
         {
-            status = AdminCall.send(server, secret.secret(), "json status", Duration.ofSeconds(10));
+            status = AdminCall.send(server, secret.secret(), tls.settings(), "json status", Duration.ofSeconds(10));
         }
         catch (final KvException ex)
         {

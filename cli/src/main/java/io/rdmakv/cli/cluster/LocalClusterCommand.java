@@ -366,7 +366,7 @@ public final class LocalClusterCommand implements Callable<Integer>
         {
             try
             {
-                final AdminReply reply = AdminCall.send(host + ":" + port(1), secret(),
+                final AdminReply reply = AdminCall.send(host + ":" + port(1), secret(), io.rdmakv.transport.tls.TlsSettings.OFF,
                     "json status", Duration.ofSeconds(2));
                 if (reply.ok() && !Json.read(reply.text()).path("ranges").isEmpty())
                 {

@@ -8,6 +8,7 @@ import io.rdmakv.it.support.FreePorts;
 import io.rdmakv.it.support.ServerProcess;
 import io.rdmakv.protocol.wire.Admin;
 import io.rdmakv.protocol.wire.AdminReply;
+import io.rdmakv.transport.tls.TlsSettings;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,17 +36,27 @@ public final class LocalCluster implements AutoCloseable
 
     private final List<ServerProcess> nodes = new ArrayList<>();
     private final long leaseMs;
+    /** What the test's own admin calls speak ({@link TlsSettings#OFF}: plaintext). */
+    private final TlsSettings clientTls;
 
-    private LocalCluster(final long leaseMs)
+    private LocalCluster(final long leaseMs, final TlsSettings clientTls)
     {
         this.leaseMs = leaseMs;
+        this.clientTls = clientTls;
     }
 
     /** Start {@code count} nodes with {@code replicas} backups per range and the given lease; wait for the layout. */
     public static LocalCluster start(final Path dir, final int count, final int replicas, final long leaseMs,
         final String... extraSettings) throws Exception
     {
-        final LocalCluster cluster = new LocalCluster(leaseMs);
+        return start(dir, count, replicas, leaseMs, TlsSettings.OFF, extraSettings);
+    }
+
+    /** As {@link #start(Path, int, int, long, String...)}; the test's own admin calls speak {@code clientTls}. */
+    public static LocalCluster start(final Path dir, final int count, final int replicas, final long leaseMs,
+        final TlsSettings clientTls, final String... extraSettings) throws Exception
+    {
+        final LocalCluster cluster = new LocalCluster(leaseMs, clientTls);
         // One call: ports released by one call may come back from the next. After the 3 per node: metrics ports.
         final int[] ports = FreePorts.take(4 * count);
         final int voters = Math.min(count, 3);
@@ -143,7 +154,7 @@ public final class LocalCluster implements AutoCloseable
     public String statusJson()
     {
         IllegalStateException last = null;
-        try (ControlPlaneClient control = new ControlPlaneClient())
+        try (ControlPlaneClient control = new ControlPlaneClient(clientTls))
         {
             for (final ServerProcess p : nodes)
             {

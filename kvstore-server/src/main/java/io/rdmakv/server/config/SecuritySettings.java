@@ -1,5 +1,6 @@
 package io.rdmakv.server.config;
 
+import io.netty.handler.ssl.SslContext;
 import io.rdmakv.protocol.SharedSecret;
 import io.rdmakv.transport.tls.TlsSettings;
 import org.slf4j.Logger;
@@ -22,6 +23,7 @@ public final class SecuritySettings
 
     private final byte[] secret;
     private final TlsSettings tls;
+    private final SslContext tlsServer;
 
     private static Map<String, String> defaults()
     {
@@ -62,6 +64,15 @@ public final class SecuritySettings
             throw new ConfigException(TlsSettings.CA_FILE + " is set but a node needs its own certificate: set " +
                 TlsSettings.CERT_FILE + " and " + TlsSettings.KEY_FILE);
         }
+        try
+        {
+            // Loaded once here, so an unreadable or malformed file is a configuration error at start.
+            tlsServer = tls.enabled() ? tls.serverContext() : null;
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new ConfigException(ex.getMessage(), ex);
+        }
     }
 
     /** The shared secret clients must present, or {@code null} when authentication is off. A copy. */
@@ -73,6 +84,12 @@ public final class SecuritySettings
     public boolean requiresCredential()
     {
         return secret != null;
+    }
+
+    /** The context the control port speaks TLS with, or null without TLS. */
+    public SslContext tlsServerContext()
+    {
+        return tlsServer;
     }
 
     /** TLS on the control port and the tcp data port ({@link TlsSettings#OFF} when no {@code tls.certFile}). */

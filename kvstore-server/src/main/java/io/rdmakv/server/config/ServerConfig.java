@@ -525,11 +525,6 @@ public final class ServerConfig
         return admission;
     }
 
-    public boolean requiresCredential()
-    {
-        return security.requiresCredential();
-    }
-
     /** The secret and TLS ({@code auth.secret}, {@code auth.secretFile}, {@code tls.*}). */
     public SecuritySettings security()
     {

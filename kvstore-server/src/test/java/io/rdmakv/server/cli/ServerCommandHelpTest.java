@@ -131,7 +131,7 @@ class ServerCommandHelpTest
         final ServerCommand none = new ServerCommand();
         none.environment = name -> null;
         new CommandLine(none).parseArgs();
-        assertFalse(ServerConfig.from(new java.util.Properties(), none.overrides()).requiresCredential());
+        assertFalse(ServerConfig.from(new java.util.Properties(), none.overrides()).security().requiresCredential());
 
         assertThrows(CommandLine.UnmatchedArgumentException.class,
             () -> new CommandLine(new ServerCommand()).parseArgs("--secret", "s"), "no flag takes the secret itself");

@@ -12,6 +12,7 @@ import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.rdmakv.transport.MemoryDomain;
 import io.rdmakv.transport.Transport;
@@ -19,6 +20,7 @@ import io.rdmakv.transport.TransportCapabilities;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.Worker;
+import io.rdmakv.transport.tls.TlsSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,6 +38,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code tcp.ioThreads} (default 2), {@code tcp.maxReadBytes} (default 1 MiB), {@code tcp.spinMicros} (how long an
  * idle event loop polls before it blocks; {@link TcpSpinSelectStrategy}), {@code tcp.directWrites} (default true:
  * a connecting endpoint's caller writes its requests to the socket itself while the loop holds none; {@link TcpOutbound}).
+ * With {@code tls.*} ({@link TlsSettings}) every connection speaks TLS 1.3: no direct writes and no caller lanes.
  */
 public final class TcpTransport implements Transport
 {
@@ -56,6 +59,9 @@ public final class TcpTransport implements Transport
     private final int maxReadBytes;
     private final int maxFrameLength;
     private final List<TcpWorker> workers = new ArrayList<>();
+    /** TLS 1.3 on every connection ({@code tls.*} properties), or null: the contexts of both sides when on. */
+    private final SslContext tlsServer;
+    private final SslContext tlsClient;
     private boolean closed;
 
     TcpTransport(final TransportConfig config)
@@ -76,7 +82,20 @@ public final class TcpTransport implements Transport
         this.nativeEpoll = wantEpoll && Epoll.isAvailable();
         // Direct writes duplicate the socket's descriptor through libc (JNA or FFM): an embedder without JNA on JDK 17
         // gets the loop's writes, as before.
-        this.directWrites = nativeEpoll && io.rdmakv.transport.libc.LibC.isLoaded() && config.booleanProperty(
+        final TlsSettings tls;
+        try
+        {
+            tls = TlsSettings.of(config.properties());
+            this.tlsServer = tls.certFile() == null ? null : tls.serverContext();
+            this.tlsClient = tls.enabled() ? tls.clientContext() : null;
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new TransportException(ex.getMessage(), ex);
+        }
+        // A direct write puts bytes on the socket beside the pipeline: with TLS every byte goes through its handler.
+        this.directWrites = !tls.enabled() && nativeEpoll && io.rdmakv.transport.libc.LibC.isLoaded() &&
+            config.booleanProperty(
             TcpTransportProvider.PROP_DIRECT_WRITES, Boolean.parseBoolean(System.getProperty(
             "rdmakv.transport." + TcpTransportProvider.PROP_DIRECT_WRITES, "true")));
         this.directWritesWhenBusy = config.booleanProperty(TcpTransportProvider.PROP_DIRECT_WRITES_WHEN_BUSY, false);
@@ -94,10 +113,33 @@ public final class TcpTransport implements Transport
             + "one-sided reads {}", nativeEpoll ? "epoll" : "NIO", ioThreads, spinMicros, directWrites ? "on" : "off",
             emulatedRead ? "EMULATED by the target's transport (software RMA)" :
             "disabled (tcp.emulatedRead=false)");
+        if (tls.enabled())
+        {
+            LOG.info("tcp transport: {} on every connection; no caller lanes (a lane is a plain socket of its own, " +
+                "docs/security.md)", tls);
+        }
         if (wantEpoll && !nativeEpoll)
         {
             LOG.info("tcp transport: native epoll unavailable ({}), using NIO", Epoll.unavailabilityCause());
         }
+    }
+
+    /** True when every connection speaks TLS. */
+    public boolean tls()
+    {
+        return tlsClient != null;
+    }
+
+    /** The context accepted connections speak TLS with; null without TLS or without this side's certificate. */
+    SslContext tlsServer()
+    {
+        return tlsServer;
+    }
+
+    /** The context connections made from here speak TLS with; null without TLS. */
+    SslContext tlsClient()
+    {
+        return tlsClient;
     }
 
     boolean directWrites()

@@ -1,10 +1,18 @@
 package io.rdmakv.transport.tls;
 
 import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.JdkSslContext;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
 
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLParameters;
+import javax.net.ssl.SSLSocket;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -190,6 +198,48 @@ public final class TlsSettings
             }
             return caFile == null ? b : b.trustManager(caFile.toFile());
         });
+    }
+
+    /**
+     * A blocking socket connected to {@code address}: plaintext when TLS is off, else a TLS 1.3 socket whose handshake
+     * is done (the peer's certificate checked against the CA and the host dialled), for the few blocking exchanges
+     * (a node's HELLO to a peer, the backup tool's).
+     *
+     * @throws IOException when the peer cannot be reached, or the handshake fails ({@link TlsFailures} wording).
+     */
+    public Socket connect(final InetSocketAddress address, final int timeoutMillis) throws IOException
+    {
+        final Socket plain = new Socket();
+        try
+        {
+            plain.connect(address, timeoutMillis);
+            plain.setSoTimeout(timeoutMillis);
+            if (!enabled())
+            {
+                return plain;
+            }
+            final SSLContext context = ((JdkSslContext)clientContext()).context();
+            final SSLSocket tls = (SSLSocket)context.getSocketFactory().createSocket(plain, address.getHostString(),
+                address.getPort(), true);
+            final SSLParameters parameters = tls.getSSLParameters();
+            parameters.setEndpointIdentificationAlgorithm("HTTPS");
+            parameters.setProtocols(new String[] {PROTOCOL});
+            tls.setSSLParameters(parameters);
+            try
+            {
+                tls.startHandshake();
+            }
+            catch (final SSLException ex)
+            {
+                throw new SSLException(TlsFailures.describe(address, ex), ex);
+            }
+            return tls;
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            plain.close();
+            throw ex;
+        }
     }
 
     private interface Configure
