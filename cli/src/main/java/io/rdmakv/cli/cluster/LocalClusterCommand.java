@@ -7,6 +7,7 @@ import io.rdmakv.cli.Json;
 import io.rdmakv.cli.RdmakvMain;
 import io.rdmakv.client.KvException;
 import io.rdmakv.protocol.wire.AdminReply;
+import io.rdmakv.transport.tls.TlsSettings;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
@@ -366,7 +367,8 @@ public final class LocalClusterCommand implements Callable<Integer>
         {
             try
             {
-                final AdminReply reply = AdminCall.send(host + ":" + port(1), secret(), io.rdmakv.transport.tls.TlsSettings.OFF,
+                // The nodes' own TLS files serve as a client's: their certificates may sign in as clients too.
+                final AdminReply reply = AdminCall.send(host + ":" + port(1), secret(), TlsSettings.of(settings),
                     "json status", Duration.ofSeconds(2));
                 if (reply.ok() && !Json.read(reply.text()).path("ranges").isEmpty())
                 {

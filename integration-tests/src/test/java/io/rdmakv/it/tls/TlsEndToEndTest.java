@@ -106,6 +106,10 @@ class TlsEndToEndTest
             final String untrusted = refused(() -> client(server, TlsSettings.of(client.cert(), client.key(),
                 other.caFile(), TlsSettings.Auth.NONE)).build());
             assertTrue(untrusted.contains("not trusted"), untrusted);
+            try (KvClient kv = client(server, withCert).build())
+            {
+                assertArrayEquals(b("v-RPC"), kv.get(b("k-RPC")), "the node keeps serving after every refusal");
+            }
 
             server.stop(Duration.ofSeconds(30));
             final String logs = Files.readString(server.stdoutLog()) + Files.readString(server.stderrLog());

@@ -334,8 +334,11 @@ public final class TcpWorker implements Worker
                 }
                 else if (transport.tls())
                 {
-                    ch.pipeline().addLast(transport.tlsClient().newHandler(ch.alloc(), remote.getHostString(),
-                        remote.getPort()));
+                    // A peer that accepts but never answers the handshake fails the connect within its timeout.
+                    final SslHandler tls = transport.tlsClient().newHandler(ch.alloc(), remote.getHostString(),
+                        remote.getPort());
+                    tls.setHandshakeTimeoutMillis(Math.max(1, transport.config().connectTimeout().toMillis()));
+                    ch.pipeline().addLast(tls);
                 }
                 // One handler: it cuts frames in place. No flush consolidation handler: endpoints coalesce their
                 // own writes (one flush per write task) and read answers are flushed once per read batch.

@@ -163,6 +163,24 @@ class TcpTlsTest extends TransportConformanceSupport
         assertTrue(why.contains("closed the connection during the handshake") || why.contains("plaintext"), why);
     }
 
+    @Test
+    void shouldFailAConnectWhosePeerNeverAnswersTheHandshake() throws Exception
+    {
+        // The kernel completes the TCP connect from the backlog; nothing ever reads the ClientHello.
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress()))
+        {
+            final TransportConfig client = TcpTls.on(config()).toBuilder().connectTimeout(Duration.ofSeconds(1))
+                .build();
+            final Peer c = peer("client", client);
+            final CompletableFuture<Endpoint> connecting = c.worker.connect(
+                new InetSocketAddress("127.0.0.1", silent.getLocalPort()), c.handler);
+            final ExecutionException ex = assertThrows(ExecutionException.class,
+                () -> connecting.get(HANG_GUARD_SECONDS, TimeUnit.SECONDS), "the handshake's own timeout ends it");
+            assertEquals(TransportStatus.NOT_CONNECTED,
+                assertInstanceOf(TransportException.class, ex.getCause()).status());
+        }
+    }
+
     /** Connect {@code client} to a listener of {@code server}: the connect must fail, fast; its message. */
     private String refusedConnect(final TransportConfig server, final TransportConfig client) throws Exception
     {
