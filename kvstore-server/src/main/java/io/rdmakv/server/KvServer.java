@@ -292,7 +292,7 @@ public final class KvServer implements AutoCloseable
         control = new ControlServer(new InetSocketAddress(config.host(), config.controlPort()),
             new ControlServer.ControlSettings(config.maxControlFrameBytes(), config.maxConnections(), config.secret(),
                 config.admission()),
-            welcomes::issue, counters, config.security().tlsServerContext());
+            welcomes::issue, counters, config.security().tlsContexts());
         opened.push(control);
         controlAddress = control.start();
         startClusterView();

@@ -1,7 +1,7 @@
 package io.rdmakv.server.config;
 
-import io.netty.handler.ssl.SslContext;
 import io.rdmakv.protocol.SharedSecret;
+import io.rdmakv.transport.tls.ReloadingTls;
 import io.rdmakv.transport.tls.TlsSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,7 +23,7 @@ public final class SecuritySettings
 
     private final byte[] secret;
     private final TlsSettings tls;
-    private final SslContext tlsServer;
+    private final ReloadingTls tlsContexts;
 
     private static Map<String, String> defaults()
     {
@@ -67,7 +67,7 @@ public final class SecuritySettings
         try
         {
             // Loaded once here, so an unreadable or malformed file is a configuration error at start.
-            tlsServer = tls.enabled() ? tls.serverContext() : null;
+            tlsContexts = tls.enabled() ? new ReloadingTls(tls, true) : null;
         }
         catch (final IllegalArgumentException ex)
         {
@@ -86,10 +86,10 @@ public final class SecuritySettings
         return secret != null;
     }
 
-    /** The context the control port speaks TLS with, or null without TLS. */
-    public SslContext tlsServerContext()
+    /** The contexts the control port speaks TLS with (reloaded when the files change), or null without TLS. */
+    public ReloadingTls tlsContexts()
     {
-        return tlsServer;
+        return tlsContexts;
     }
 
     /** TLS on the control port and the tcp data port ({@link TlsSettings#OFF} when no {@code tls.certFile}). */

@@ -14,7 +14,6 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
-import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import io.rdmakv.protocol.wire.ControlFrameCodec;
@@ -26,6 +25,7 @@ import io.rdmakv.server.admission.AdmissionSettings;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.transport.log.RateLimitedLog;
+import io.rdmakv.transport.tls.ReloadingTls;
 import io.rdmakv.transport.tls.TlsGate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -67,8 +67,8 @@ public final class ControlServer implements AutoCloseable
     private final ControlSettings settings;
     private final Function<Hello, Welcome> welcome;
     private final ServerCounters counters;
-    /** TLS 1.3 on every connection, or null for plaintext. */
-    private final SslContext tls;
+    /** TLS 1.3 on every connection (its contexts follow the files), or null for plaintext. */
+    private final ReloadingTls tls;
     private volatile AdminCommands admin = AdminCommands.NONE;
     private EventLoopGroup group;
     private ChannelGroup channels;
@@ -86,12 +86,13 @@ public final class ControlServer implements AutoCloseable
     }
 
     /**
-     * @param tls the context every connection speaks TLS with ({@code TlsSettings.serverContext()}), or null for
-     *            plaintext; either way a peer of the other kind is refused with a plaintext REJECT ({@link TlsGate}).
+     * @param tls the contexts every connection speaks TLS with, from the files as they are at its accept, or null
+     *            for plaintext; either way a peer of the other kind is refused with a plaintext REJECT
+     *            ({@link TlsGate}).
      */
     public ControlServer(
         final InetSocketAddress bindAddress, final ControlSettings settings, final Function<Hello, Welcome> welcome,
-        final ServerCounters counters, final SslContext tls)
+        final ServerCounters counters, final ReloadingTls tls)
     {
         this.bindAddress = bindAddress;
         this.settings = settings;
@@ -131,7 +132,8 @@ public final class ControlServer implements AutoCloseable
                 {
                     ch.pipeline()
                         .addLast("gate", tls == null ? TlsGate.plaintextOnly(ControlServer.this::refuse) :
-                            TlsGate.tlsOnly(tls.newHandler(ch.alloc()), ControlServer.this::refuse))
+                            TlsGate.tlsOnly(tls.serverContext().newHandler(ch.alloc()),
+                            ControlServer.this::refuse))
                         .addLast("frames", new LengthFieldBasedFrameDecoder(LENGTH_PREFIX_ORDER,
                             settings.maxFrameBytes() + LENGTH_PREFIX_BYTES, 0, LENGTH_PREFIX_BYTES, 0,
                             LENGTH_PREFIX_BYTES, true))

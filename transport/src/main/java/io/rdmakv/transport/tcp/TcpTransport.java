@@ -20,6 +20,7 @@ import io.rdmakv.transport.TransportCapabilities;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.Worker;
+import io.rdmakv.transport.tls.ReloadingTls;
 import io.rdmakv.transport.tls.TlsSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,9 +60,10 @@ public final class TcpTransport implements Transport
     private final int maxReadBytes;
     private final int maxFrameLength;
     private final List<TcpWorker> workers = new ArrayList<>();
-    /** TLS 1.3 on every connection ({@code tls.*} properties), or null: the contexts of both sides when on. */
-    private final SslContext tlsServer;
-    private final SslContext tlsClient;
+    /** TLS 1.3 on every connection ({@code tls.*} properties), or null; reloaded when its files change. */
+    private final ReloadingTls tls;
+    /** Whether accepted connections can speak TLS (this side has a certificate). */
+    private final boolean tlsAccepts;
     private boolean closed;
 
     TcpTransport(final TransportConfig config)
@@ -82,19 +84,19 @@ public final class TcpTransport implements Transport
         this.nativeEpoll = wantEpoll && Epoll.isAvailable();
         // Direct writes duplicate the socket's descriptor through libc (JNA or FFM): an embedder without JNA on JDK 17
         // gets the loop's writes, as before.
-        final TlsSettings tls;
+        final TlsSettings tlsSettings;
         try
         {
-            tls = TlsSettings.of(config.properties());
-            this.tlsServer = tls.certFile() == null ? null : tls.serverContext();
-            this.tlsClient = tls.enabled() ? tls.clientContext() : null;
+            tlsSettings = TlsSettings.of(config.properties());
+            this.tlsAccepts = tlsSettings.certFile() != null;
+            this.tls = tlsSettings.enabled() ? new ReloadingTls(tlsSettings, tlsAccepts) : null;
         }
         catch (final IllegalArgumentException ex)
         {
             throw new TransportException(ex.getMessage(), ex);
         }
         // A direct write puts bytes on the socket beside the pipeline: with TLS every byte goes through its handler.
-        this.directWrites = !tls.enabled() && nativeEpoll && io.rdmakv.transport.libc.LibC.isLoaded() &&
+        this.directWrites = !tlsSettings.enabled() && nativeEpoll && io.rdmakv.transport.libc.LibC.isLoaded() &&
             config.booleanProperty(
             TcpTransportProvider.PROP_DIRECT_WRITES, Boolean.parseBoolean(System.getProperty(
             "rdmakv.transport." + TcpTransportProvider.PROP_DIRECT_WRITES, "true")));
@@ -113,10 +115,10 @@ public final class TcpTransport implements Transport
             + "one-sided reads {}", nativeEpoll ? "epoll" : "NIO", ioThreads, spinMicros, directWrites ? "on" : "off",
             emulatedRead ? "EMULATED by the target's transport (software RMA)" :
             "disabled (tcp.emulatedRead=false)");
-        if (tls.enabled())
+        if (tlsSettings.enabled())
         {
-            LOG.info("tcp transport: {} on every connection; no caller lanes (a lane is a plain socket of its own, " +
-                "docs/security.md)", tls);
+            LOG.info("tcp transport: {} on every connection (reloaded when its files change); no caller lanes (a " +
+                "lane is a plain socket of its own, docs/security.md)", tlsSettings);
         }
         if (wantEpoll && !nativeEpoll)
         {
@@ -127,19 +129,25 @@ public final class TcpTransport implements Transport
     /** True when every connection speaks TLS. */
     public boolean tls()
     {
-        return tlsClient != null;
+        return tls != null;
     }
 
-    /** The context accepted connections speak TLS with; null without TLS or without this side's certificate. */
+    /** True when accepted connections can speak TLS: TLS on and this side has a certificate. */
+    boolean tlsAccepts()
+    {
+        return tlsAccepts;
+    }
+
+    /** The context an accepted connection speaks TLS with, from the files as they are now. */
     SslContext tlsServer()
     {
-        return tlsServer;
+        return tls.serverContext();
     }
 
-    /** The context connections made from here speak TLS with; null without TLS. */
+    /** The context a connection made from here speaks TLS with, from the files as they are now. */
     SslContext tlsClient()
     {
-        return tlsClient;
+        return tls.clientContext();
     }
 
     boolean directWrites()

@@ -219,7 +219,7 @@ public final class TcpWorker implements Worker
     public Listener listen(final InetSocketAddress bindAddress, final EndpointHandler handler)
     {
         ensureOpen();
-        if (transport.tls() && transport.tlsServer() == null)
+        if (transport.tls() && !transport.tlsAccepts())
         {
             throw new TransportException(TransportStatus.TRANSPORT_ERROR, "cannot listen on " + bindAddress +
                 " with TLS: an accepting side needs its own certificate (tls.certFile, tls.keyFile)", null);

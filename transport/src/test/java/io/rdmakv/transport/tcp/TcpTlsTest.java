@@ -28,7 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * TLS 1.3 on the tcp transport, with certificates made at test time: a round trip; a certificate the client does not
+ * TLS 1.3 on the tcp transport, with certificates made at test time: a round trip; a renewed certificate served to
+ * new connections without a restart; a certificate the client does not
  * trust (another CA, another host, expired) refused; a required client certificate missing refused; and a plaintext peer meeting a
  * TLS port, or a TLS peer a plaintext one, failing at once on both sides, never hanging.
  */
@@ -179,6 +180,41 @@ class TcpTlsTest extends TransportConformanceSupport
             assertEquals(TransportStatus.NOT_CONNECTED,
                 assertInstanceOf(TransportException.class, ex.getCause()).status());
         }
+    }
+
+    @Test
+    void shouldServeNewConnectionsWithTheCertificateFilesAsTheyAreNow() throws Exception
+    {
+        // The listener's files are copies the test replaces, as an operator renewing a certificate would.
+        final java.nio.file.Path dir = java.nio.file.Files.createTempDirectory(TcpTls.DIR, "reload");
+        final TestCertificates.Pem live = new TestCertificates.Pem(dir.resolve("node.pem"), dir.resolve("node.key"));
+        final TestCertificates renewed = TestCertificates.authority(TcpTls.DIR, "renewed");
+        final TestCertificates.Pem next = renewed.issue("node");
+        copy(TcpTls.PEER, live);
+        final Peer server = peer("server", tls(live, null, TlsSettings.Auth.NONE));
+        final Listener listener = closeLater(server.worker.listen(LOOPBACK, server.handler));
+        final InetSocketAddress address = new InetSocketAddress("127.0.0.1", listener.localAddress().getPort());
+        final Peer oldClient = peer("old", tls(null, TcpTls.CA.caFile(), TlsSettings.Auth.NONE));
+        final Peer newClient = peer("new", tls(null, renewed.caFile(), TlsSettings.Auth.NONE));
+        oldClient.worker.connect(address, oldClient.handler).get(HANG_GUARD_SECONDS, TimeUnit.SECONDS);
+
+        copy(next, live);
+        newClient.worker.connect(address, newClient.handler).get(HANG_GUARD_SECONDS, TimeUnit.SECONDS);
+        final Peer oldAgain = peer("old-again", tls(null, TcpTls.CA.caFile(), TlsSettings.Auth.NONE));
+        final ExecutionException stale = assertThrows(ExecutionException.class, () -> oldAgain.worker.connect(address,
+            oldAgain.handler).get(HANG_GUARD_SECONDS, TimeUnit.SECONDS), "the old certificate is no longer served");
+        assertInstanceOf(TransportException.class, stale.getCause());
+
+        // A file caught half written does not load: the certificate in use stays.
+        java.nio.file.Files.writeString(live.cert(), "-----BEGIN CERTIFICATE-----\nMIIB\n");
+        final Peer during = peer("during", tls(null, renewed.caFile(), TlsSettings.Auth.NONE));
+        during.worker.connect(address, during.handler).get(HANG_GUARD_SECONDS, TimeUnit.SECONDS);
+    }
+
+    private static void copy(final TestCertificates.Pem from, final TestCertificates.Pem to) throws Exception
+    {
+        java.nio.file.Files.copy(from.key(), to.key(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        java.nio.file.Files.copy(from.cert(), to.cert(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     }
 
     /** Connect {@code client} to a listener of {@code server}: the connect must fail, fast; its message. */
