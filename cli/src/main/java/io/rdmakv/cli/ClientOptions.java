@@ -3,6 +3,7 @@ package io.rdmakv.cli;
 import io.rdmakv.client.GetMode;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvClientBuilder;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.time.Duration;
@@ -29,14 +30,11 @@ public final class ClientOptions
         description = "Connect and request timeout in milliseconds. Default: ${DEFAULT-VALUE}.")
     long timeoutMillis;
 
-    @Option(names = "--credential", paramLabel = "SECRET", defaultValue = "${env:RDMAKV_CREDENTIAL}",
-        description = "Shared secret of the cluster (default: the RDMAKV_CREDENTIAL environment variable). "
-            + "Visible in ps: prefer RDMAKV_CREDENTIAL or --credential-file.")
-    String credential;
+    @Mixin
+    SecretOptions secret = new SecretOptions();
 
-    @Option(names = "--credential-file", paramLabel = "FILE",
-        description = "Read the shared secret from FILE (its first line).")
-    java.nio.file.Path credentialFile;
+    @Mixin
+    TlsOptions tls = new TlsOptions();
 
     /** Longest connect and request timeout accepted: an hour. */
     static final long MAX_TIMEOUT_MILLIS = 3_600_000L;
@@ -66,25 +64,13 @@ public final class ClientOptions
         {
             builder.servers(servers);
         }
-        final String secret = credentialFile != null ? firstLine(credentialFile) : credential;
-        if (secret != null && !secret.isEmpty())
+        tls.applyTo(builder);
+        final String text = secret.secret();
+        if (text != null)
         {
-            builder.credential(secret);
+            builder.secret(text);
         }
         return builder.build();
     }
 
-    /** @throws IllegalArgumentException (a usage error) when the file cannot be read. */
-    private static String firstLine(final java.nio.file.Path file)
-    {
-        try
-        {
-            return java.nio.file.Files.readAllLines(file, java.nio.charset.StandardCharsets.UTF_8).stream().findFirst()
-                .orElse("").strip();
-        }
-        catch (final java.io.IOException ex)
-        {
-            throw new IllegalArgumentException("cannot read --credential-file " + file + ": " + ex.getMessage(), ex);
-        }
-    }
 }

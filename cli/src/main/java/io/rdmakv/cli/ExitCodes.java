@@ -10,7 +10,7 @@ public final class ExitCodes
     public static final int USAGE = 2;
     /** The operation failed: unreachable server or node, rejection, timeout, server error. */
     public static final int FAILED = 3;
-    /** The cluster refused the credential (wrong or missing {@code --credential} / {@code RDMAKV_CREDENTIAL}). */
+    /** The cluster refused the credential (wrong or missing {@code --secret-file} / {@code RDMAKV_SECRET}). */
     public static final int UNAUTHENTICATED = 4;
 
     /** The code for a failed operation: {@link #UNAUTHENTICATED} when the node refused the credential. */

@@ -28,7 +28,7 @@ import picocli.CommandLine.Spec;
         "1:key not found (get, del)",
         "2:usage error (also a key or value over the limits)",
         "3:failed: unreachable server, a node that did not answer, rejected, timed out",
-        "4:the credential was refused (--credential, RDMAKV_CREDENTIAL)"},
+        "4:the credential was refused (--secret-file, RDMAKV_SECRET)"},
     subcommands = {
         ServerCommand.class,
         LoadCommand.class,

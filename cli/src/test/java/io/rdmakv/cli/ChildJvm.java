@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -51,10 +52,19 @@ final class ChildJvm implements AutoCloseable
     static Result run(final Path tmp, final List<String> jvmFlags, final String mainClass, final String... args)
         throws IOException, InterruptedException
     {
+        return run(tmp, Map.of(), jvmFlags, mainClass, args);
+    }
+
+    /** {@link #run} with {@code env} added to the child's environment. */
+    static Result run(final Path tmp, final Map<String, String> env, final List<String> jvmFlags,
+        final String mainClass, final String... args) throws IOException, InterruptedException
+    {
         final Path out = Files.createTempFile(tmp, "out", ".log");
         final Path err = Files.createTempFile(tmp, "err", ".log");
-        final Process p = new ProcessBuilder(command(jvmFlags, mainClass, args)).redirectOutput(out.toFile())
-            .redirectError(err.toFile()).start();
+        final ProcessBuilder pb = new ProcessBuilder(command(jvmFlags, mainClass, args)).redirectOutput(out.toFile())
+            .redirectError(err.toFile());
+        pb.environment().putAll(env);
+        final Process p = pb.start();
         try
         {
             if (!p.waitFor(90, TimeUnit.SECONDS))
@@ -74,8 +84,17 @@ final class ChildJvm implements AutoCloseable
     static ChildJvm startUntil(final Path tmp, final String prefix, final String[] line, final String mainClass,
         final String... args) throws IOException
     {
+        return startUntil(tmp, Map.of(), prefix, line, mainClass, args);
+    }
+
+    /** {@link #startUntil} with {@code env} added to the child's environment. */
+    static ChildJvm startUntil(final Path tmp, final Map<String, String> env, final String prefix, final String[] line,
+        final String mainClass, final String... args) throws IOException
+    {
         final Path err = Files.createTempFile(tmp, "child-err", ".log");
-        final Process p = new ProcessBuilder(command(FLAGS, mainClass, args)).redirectError(err.toFile()).start();
+        final ProcessBuilder pb = new ProcessBuilder(command(FLAGS, mainClass, args)).redirectError(err.toFile());
+        pb.environment().putAll(env);
+        final Process p = pb.start();
         final ChildJvm child = new ChildJvm(p, err);
         final BufferedReader reader = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         String l;
@@ -90,6 +109,13 @@ final class ChildJvm implements AutoCloseable
         }
         child.close();
         throw new IllegalStateException(mainClass + " exited without a " + prefix + " line: " + Files.readString(err));
+    }
+
+    /** The child's command line as {@code ps} shows it to anyone on the host ({@code /proc/PID/cmdline}). */
+    String commandLine() throws IOException
+    {
+        return new String(Files.readAllBytes(Path.of("/proc", Long.toString(process.pid()), "cmdline")),
+            StandardCharsets.UTF_8).replace('\0', ' ');
     }
 
     /** The stdout lines read until the awaited one (that one last). */

@@ -9,20 +9,25 @@ import org.junit.jupiter.api.io.TempDir;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code rdmakv stats} as a process against server processes: what a node reports, and the exit codes for a wrong
- * credential (4), an unreachable server (3) and a node of the map that does not answer (3, the others printed).
+ * credential (4), an unreachable server (3) and a node of the map that does not answer (3, the others printed); the
+ * secret given by file and by environment, never on a command line.
  */
 @Timeout(300)
 class StatsProcessTest
 {
     private static final String MAIN = RdmakvMain.class.getName();
+    private static final Map<String, String> SECRET_ENV = Map.of("RDMAKV_SECRET", "s3cret");
 
     @TempDir
     Path tmp;
@@ -33,21 +38,29 @@ class StatsProcessTest
         final int controlPort = freePort();
         final int deadPort = freePort();
         final String[] ready = new String[1];
-        try (ChildJvm server = ChildJvm.startUntil(tmp, "READY", ready, MAIN, "server", "--host", "127.0.0.1",
-            "--advertised-host", "127.0.0.1", "--port", Integer.toString(controlPort), "--data-port", "0",
-            "--data-dir", tmp.resolve("data").toString(), "--pool-size", "16MiB", "--transport", "tcp",
-            "-S", "auth.secret=s3cret"))
+        // The node takes its secret from the environment, never from its command line (which anyone sees in ps).
+        try (ChildJvm server = ChildJvm.startUntil(tmp, SECRET_ENV, "READY", ready, MAIN, "server", "--host",
+            "127.0.0.1", "--advertised-host", "127.0.0.1", "--port", Integer.toString(controlPort), "--data-port", "0",
+            "--data-dir", tmp.resolve("data").toString(), "--pool-size", "16MiB", "--transport", "tcp"))
         {
+            assertFalse(server.commandLine().contains("s3cret"), server.commandLine());
+            final Path secretFile = tmp.resolve("secret");
+            java.nio.file.Files.writeString(secretFile, "s3cret\n");
+            java.nio.file.Files.setPosixFilePermissions(secretFile, PosixFilePermissions.fromString("rw-------"));
             final String seed = "127.0.0.1:" + controlPort;
             assertTrue(ready[0].contains("control=" + seed), ready[0]);
             // Over tcp, as the node's main transport: the GET is then the node's to serve (RPC), so its latency is
             // reported below; an auto client on this host would read the pool over shm without the node.
-            assertEquals(ExitCodes.OK, cli("put", "-s", seed, "--transport", "tcp", "--credential", "s3cret", "k", "v")
-                .code());
-            assertEquals(ExitCodes.OK, cli("get", "-s", seed, "--transport", "tcp", "--credential", "s3cret", "k")
-                .code());
+            // The secret by file and by the environment; a file only its owner reads draws no warning.
+            final ChildJvm.Result put = cli("put", "-s", seed, "--transport", "tcp", "--secret-file",
+                secretFile.toString(), "k", "v");
+            assertEquals(ExitCodes.OK, put.code(), put.err());
+            assertFalse(put.err().contains("readable by"), put.err());
+            assertEquals(ExitCodes.OK, ChildJvm.run(tmp, SECRET_ENV, ChildJvm.FLAGS, MAIN, "get", "-s", seed,
+                "--transport", "tcp", "k").code());
 
-            final ChildJvm.Result json = cli("stats", "-s", seed, "--credential", "s3cret", "--json");
+            final ChildJvm.Result json = ChildJvm.run(tmp, SECRET_ENV, ChildJvm.FLAGS, MAIN, "stats", "-s", seed,
+                "--json");
             assertEquals(ExitCodes.OK, json.code(), json.err());
             final JsonNode nodes = new ObjectMapper().readTree(json.out()).get("nodes");
             assertTrue(nodes.isArray() && nodes.size() == 1, nodes.toString());
@@ -79,11 +92,15 @@ class StatsProcessTest
             }
             assertEquals(0, node.get("latency").get("delete").get("count").asLong(), node.toString());
 
-            final Path secretFile = tmp.resolve("secret");
-            java.nio.file.Files.writeString(secretFile, "s3cret\n");
-            assertEquals(ExitCodes.OK, cli("stats", "-s", seed, "--credential-file", secretFile.toString()).code());
+            // A file group and others may read still works, with a warning that names the fix.
+            java.nio.file.Files.setPosixFilePermissions(secretFile, PosixFilePermissions.fromString("rw-r--r--"));
+            final ChildJvm.Result open = cli("stats", "-s", seed, "--secret-file", secretFile.toString());
+            assertEquals(ExitCodes.OK, open.code(), open.err());
+            assertTrue(open.err().contains("readable by group and others") && open.err().contains("chmod 600"),
+                open.err());
 
-            final ChildJvm.Result wrong = cli("stats", "-s", seed, "--credential", "wrong");
+            final ChildJvm.Result wrong = ChildJvm.run(tmp, Map.of("RDMAKV_SECRET", "wrong"), ChildJvm.FLAGS, MAIN,
+                "stats", "-s", seed);
             assertEquals(ExitCodes.UNAUTHENTICATED, wrong.code(), wrong.err());
             assertTrue(wrong.err().toLowerCase().contains("credential"), wrong.err());
 

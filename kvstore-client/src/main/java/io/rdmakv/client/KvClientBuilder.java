@@ -1,6 +1,12 @@
 package io.rdmakv.client;
 
+import io.rdmakv.protocol.SharedSecret;
+import io.rdmakv.transport.tls.TlsSettings;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +27,7 @@ import java.util.TreeMap;
  */
 public final class KvClientBuilder
 {
+    private static final Logger LOG = LoggerFactory.getLogger(KvClientBuilder.class);
     /** The server's default control port. */
     public static final int DEFAULT_CONTROL_PORT = 7400;
     /** Keys per node whose location a client remembers by default: 131,072 (4 MiB per node). */
@@ -151,14 +158,15 @@ public final class KvClientBuilder
     }
 
     /**
-     * The shared secret the server was configured with ({@code auth.secret}).
+     * The shared secret the server was configured with ({@code auth.secret}); prefer {@link #secretFile(Path)} for a
+     * secret kept out of code and command lines.
      *
      * @param secret the secret's bytes (copied).
      * @return this builder.
      */
-    public KvClientBuilder credential(final byte[] secret)
+    public KvClientBuilder secret(final byte[] secret)
     {
-        this.credential = Objects.requireNonNull(secret, "credential").clone();
+        this.credential = Objects.requireNonNull(secret, "secret").clone();
         return this;
     }
 
@@ -168,9 +176,46 @@ public final class KvClientBuilder
      * @param secret the secret.
      * @return this builder.
      */
-    public KvClientBuilder credential(final String secret)
+    public KvClientBuilder secret(final String secret)
     {
-        return credential(Objects.requireNonNull(secret, "credential").getBytes(StandardCharsets.UTF_8));
+        return secret(Objects.requireNonNull(secret, "secret").getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * The shared secret as the first line of {@code file}, read now ({@link SharedSecret}; a file that group or others
+     * may read is used, with a WARN).
+     *
+     * @param file the secret file.
+     * @return this builder.
+     * @throws IllegalArgumentException when the file cannot be read or its first line is empty.
+     */
+    public KvClientBuilder secretFile(final Path file)
+    {
+        return secret(SharedSecret.read(Objects.requireNonNull(file, "file"), LOG::warn));
+    }
+
+    /**
+     * TLS 1.3 to the nodes' control ports and tcp data ports ({@code docs/security.md}): the CA that signs the
+     * nodes' certificates and, for a node with {@code tls.clientAuth}, this client's certificate and key (PEM files,
+     * read when the client connects). With TLS on, the client offers no verbs (RDMA traffic is not encrypted) and
+     * opens no caller lanes. All three null: plaintext (the default).
+     *
+     * @param caFile   the CA certificates that sign the nodes' (null: the JDK's default CAs, with a certificate).
+     * @param certFile this client's certificate chain, or null.
+     * @param keyFile  its private key (PKCS#8), with {@code certFile}.
+     * @return this builder.
+     * @throws IllegalArgumentException for a certificate without its key or the reverse.
+     */
+    public KvClientBuilder tls(final Path caFile, final Path certFile, final Path keyFile)
+    {
+        final TlsSettings tls = TlsSettings.of(certFile, keyFile, caFile, TlsSettings.Auth.NONE);
+        for (final String name : List.of(TlsSettings.CERT_FILE, TlsSettings.KEY_FILE, TlsSettings.CA_FILE,
+            TlsSettings.CLIENT_AUTH))
+        {
+            transportProperties.remove(name);
+        }
+        transportProperties.putAll(tls.properties());
+        return this;
     }
 
     /**

@@ -150,12 +150,12 @@ class KvClientAgainstServerTest
             final KvException ex = assertThrows(KvAuthenticationException.class, () -> client(server).build());
             assertEquals(KvError.AUTHENTICATION_FAILED, ex.error());
             assertEquals(KvError.AUTHENTICATION_FAILED,
-                assertThrows(KvAuthenticationException.class, () -> client(server).credential("wrong").build()).error());
+                assertThrows(KvAuthenticationException.class, () -> client(server).secret("wrong").build()).error());
             // Failing the handshake and going to the data port directly does not help: refused and disconnected.
             assertEquals(Status.UNAUTHENTICATED, putWithoutHandshake(server, bytes("k"), bytes("stolen")));
             assertEquals(0, server.counters().get(ServerCounter.PUTS));
             final long lanes;
-            try (KvClient client = client(server).credential("s3cret").build())
+            try (KvClient client = client(server).secret("s3cret").build())
             {
                 assertNull(client.get(bytes("k")), "the refused PUT was not applied");
                 client.put(bytes("k"), bytes("v"));

@@ -212,7 +212,7 @@ class KvClientApiTest
         assertEquals(GetMode.ONE_SIDED, GetMode.parse("one_sided"));
         assertEquals(new HostPort("::1", 7400), HostPort.parse("[::1]:7400"));
         assertEquals("[::1]:7400", HostPort.parse("[::1]:7400").toString());
-        final KvClientConfig config = KvClient.builder().server("h:1").credential("secret").config();
+        final KvClientConfig config = KvClient.builder().server("h:1").secret("secret").config();
         assertFalse(config.toString().contains("secret"), "the credential is never printed");
     }
 }

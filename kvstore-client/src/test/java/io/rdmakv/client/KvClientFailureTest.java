@@ -53,7 +53,7 @@ class KvClientFailureTest
     {
         node.reject = new Reject(Status.UNAUTHENTICATED, "credential rejected");
         final KvException ex = assertThrows(KvAuthenticationException.class,
-            () -> node.client().credential("wrong").build());
+            () -> node.client().secret("wrong").build());
         assertEquals(KvError.AUTHENTICATION_FAILED, ex.error());
         assertTrue(ex.getMessage().contains("credential rejected"), ex.getMessage());
     }

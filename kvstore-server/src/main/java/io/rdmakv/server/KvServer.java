@@ -10,6 +10,7 @@ import io.rdmakv.server.cluster.OwnershipPublisher;
 import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.config.ShmServing;
 import io.rdmakv.server.control.ControlServer;
+import io.rdmakv.server.replication.PeerAccess;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.handler.Limits;
 import io.rdmakv.server.replication.Replication;
@@ -183,7 +184,7 @@ public final class KvServer implements AutoCloseable
         try
         {
             final TransportSelector selector = TransportSelector.fromClassPath();
-            final TransportSelector.Selection selection = selector.select(config.transport());
+            final TransportSelector.Selection selection = selector.select(NodeTls.transport(config));
             transportName = selection.provider().name();
             transportReason = selection.reason();
             sidePlan = SideTransports.plan(selection.provider(), selector,
@@ -249,7 +250,8 @@ public final class KvServer implements AutoCloseable
         tickets = new SessionTickets(Duration.ofMillis(config.ticketTtlMillis()), MAX_OUTSTANDING_TICKETS,
             new SystemNanoClock());
         // Replication follows the cluster view once the ports are bound (below); until then writes are local only.
-        replication = new Replication(store.ranges(), worker, transportName, config.secret(),
+        replication = new Replication(store.ranges(), worker, transportName,
+            new PeerAccess(config.secret(), config.security().tls()),
             config.maxMessageBytes(), config.replicationTimeoutMillis(), config.replicationAckPollMicros(), counters);
         // Until the cluster view starts (it needs the bound ports) the static map routes, or, in cluster mode, nothing.
         final SlotRouter router = cluster.routerUntilViewStarts();
@@ -297,7 +299,7 @@ public final class KvServer implements AutoCloseable
         control = new ControlServer(new InetSocketAddress(config.host(), config.controlPort()),
             new ControlServer.ControlSettings(config.maxControlFrameBytes(), config.maxConnections(), config.secret(),
                 config.admission()),
-            welcomes::issue, counters);
+            welcomes::issue, counters, config.security().tlsContexts());
         opened.push(control);
         controlAddress = control.start();
         resp = NodeResp.start(config, tickets, worker, handler, handOff, index, store, counters, arena.size(),
@@ -358,6 +360,7 @@ public final class KvServer implements AutoCloseable
             .maxMessageBytes(Math.max(config.maxMessageBytes(), limits.maxResponseBytes()));
         ShmDecision.nodeDefaults(tc);
         config.transportProperties().forEach(tc::property);
+        config.security().tls().properties().forEach(tc::property);
         return tc.build();
     }
 

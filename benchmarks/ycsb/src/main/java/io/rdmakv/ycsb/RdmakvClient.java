@@ -148,7 +148,7 @@ public final class RdmakvClient extends RecordDb
         final String secret = p.getProperty(SECRET);
         if (secret != null && !secret.isEmpty())
         {
-            b.credential(secret);
+            b.secret(secret);
         }
         final String connect = p.getProperty(CONNECT_TIMEOUT_MS);
         if (connect != null)

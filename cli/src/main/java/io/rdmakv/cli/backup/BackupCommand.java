@@ -8,7 +8,11 @@ import io.rdmakv.server.cluster.ClusterState;
 import io.rdmakv.server.store.StoreException;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
+import io.rdmakv.cli.SecretOptions;
+import io.rdmakv.cli.TlsOptions;
+import io.rdmakv.transport.tls.TlsSettings;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
@@ -53,8 +57,15 @@ public final class BackupCommand implements Callable<Integer>
     @Option(names = "--out", required = true, paramLabel = "DIR", description = "new, empty backup directory")
     Path outDir;
 
-    @Option(names = "--secret", defaultValue = "", description = "the nodes' auth.secret, if they have one")
-    String secret;
+    @Mixin
+    SecretOptions secretOptions = new SecretOptions();
+
+    @Mixin
+    TlsOptions tlsOptions = new TlsOptions();
+    /** The TLS settings {@link #tlsOptions} give; read when the command runs. */
+    private TlsSettings tls;
+    /** The secret {@link #secretOptions} give, the empty string for none; read when the command runs. */
+    private String secret;
 
     @Option(names = "--json", description = "print the summary as one JSON object (docs/operations.md)")
     boolean json;
@@ -88,6 +99,8 @@ public final class BackupCommand implements Callable<Integer>
         final InetSocketAddress address;
         try
         {
+            secret = secretOptions.secretOrEmpty();
+            tls = tlsOptions.settings();
             if (source.cluster != null && slots != null)
             {
                 throw new IllegalArgumentException("--slots goes with --server: --cluster backs up every slot");
@@ -113,7 +126,7 @@ public final class BackupCommand implements Callable<Integer>
 
     private int node(final InetSocketAddress address, final int[] range) throws IOException
     {
-        try (NodeConnection node = NodeConnection.open(address, secret))
+        try (NodeConnection node = NodeConnection.open(address, secret, tls))
         {
             final Welcome welcome = node.welcome();
             if (welcome.clusterMap().stream().anyMatch(r -> r.nodeId() != welcome.nodeId()))
@@ -141,7 +154,7 @@ public final class BackupCommand implements Callable<Integer>
     private int cluster(final InetSocketAddress address) throws IOException
     {
         final long start = System.nanoTime();
-        final BackupManifest m = new ClusterBackup(address, secret, pageBytes, outDir, json ? err : out).run();
+        final BackupManifest m = new ClusterBackup(address, secret, tls, pageBytes, outDir, json ? err : out).run();
         if (json)
         {
             out.println(Json.line(Json.fields("keys", m.keys(), "bytes", m.bytes(), "ranges", m.ranges().size(),

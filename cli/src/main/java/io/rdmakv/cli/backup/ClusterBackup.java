@@ -5,6 +5,7 @@ import io.rdmakv.protocol.wire.ClusterNode;
 import io.rdmakv.protocol.wire.Welcome;
 import io.rdmakv.server.backup.Backup;
 import io.rdmakv.server.backup.NodeConnection;
+import io.rdmakv.transport.tls.TlsSettings;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -36,6 +37,7 @@ final class ClusterBackup
 
     private final InetSocketAddress seed;
     private final String credential;
+    private final TlsSettings tls;
     private final int pageBytes;
     private final Path dir;
     private final PrintStream log;
@@ -45,11 +47,12 @@ final class ClusterBackup
     {
     }
 
-    ClusterBackup(final InetSocketAddress seed, final String credential, final int pageBytes, final Path dir,
-        final PrintStream log)
+    ClusterBackup(final InetSocketAddress seed, final String credential, final TlsSettings tls, final int pageBytes,
+        final Path dir, final PrintStream log)
     {
         this.seed = seed;
         this.credential = credential;
+        this.tls = tls;
         this.pageBytes = pageBytes;
         this.dir = dir.toAbsolutePath().normalize();
         this.log = log;
@@ -64,7 +67,7 @@ final class ClusterBackup
     BackupManifest run() throws IOException
     {
         prepareDirectory();
-        Welcome map = NodeConnection.handshake(seed, credential);
+        Welcome map = NodeConnection.handshake(seed, credential, tls);
         final Map<ClusterNode, BackupManifest.Range> done = new HashMap<>();
         int changes = 0;
         while (true)
@@ -105,7 +108,7 @@ final class ClusterBackup
                 throw new IOException("the cluster map kept changing during the backup (" + changes + " times, " +
                     "now at epoch " + changed.clusterEpoch() + "): run it again once the failovers or moves are over");
             }
-            final Welcome fromSeed = NodeConnection.handshake(seed, credential);
+            final Welcome fromSeed = NodeConnection.handshake(seed, credential, tls);
             final Welcome newest = fromSeed.clusterEpoch() >= changed.clusterEpoch() ? fromSeed : changed;
             log.printf("the cluster map changed (epoch %d, now %d): reading the changed ranges again%n",
                 map.clusterEpoch(), newest.clusterEpoch());
@@ -163,7 +166,7 @@ final class ClusterBackup
         final Path part = dir.resolve(name + ".part");
         final long start = System.nanoTime();
         final RangeFile.Summary summary;
-        try (NodeConnection node = NodeConnection.open(primary, credential))
+        try (NodeConnection node = NodeConnection.open(primary, credential, tls))
         {
             if (!servesAsPrimary(node.welcome(), range))
             {
@@ -182,7 +185,7 @@ final class ClusterBackup
                 range.nodeId() + " (" + range.host() + ":" + range.controlPort() + "): " + ex.getMessage(), ex);
         }
         final long millis = (System.nanoTime() - start) / 1_000_000;
-        final Welcome after = NodeConnection.handshake(primary, credential);
+        final Welcome after = NodeConnection.handshake(primary, credential, tls);
         if (!servesAsPrimary(after, range))
         {
             Files.delete(part);

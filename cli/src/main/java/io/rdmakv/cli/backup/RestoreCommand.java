@@ -10,7 +10,11 @@ import io.rdmakv.server.backup.NodeConnection;
 import io.rdmakv.server.store.StoreException;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
+import io.rdmakv.cli.SecretOptions;
+import io.rdmakv.cli.TlsOptions;
+import io.rdmakv.transport.tls.TlsSettings;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
@@ -62,8 +66,15 @@ public final class RestoreCommand implements Callable<Integer>
     @ArgGroup(exclusive = true, multiplicity = "1")
     Target target;
 
-    @Option(names = "--secret", defaultValue = "", description = "the nodes' auth.secret, if they have one")
-    String secret;
+    @Mixin
+    SecretOptions secretOptions = new SecretOptions();
+
+    @Mixin
+    TlsOptions tlsOptions = new TlsOptions();
+    /** The TLS settings {@link #tlsOptions} give; read when the command runs. */
+    private TlsSettings tls;
+    /** The secret {@link #secretOptions} give, the empty string for none; read when the command runs. */
+    private String secret;
 
     @Option(names = "--json", description = "print the summary as one JSON object (docs/operations.md)")
     boolean json;
@@ -110,6 +121,8 @@ public final class RestoreCommand implements Callable<Integer>
         final List<String> seeds;
         try
         {
+            secret = secretOptions.secretOrEmpty();
+            tls = tlsOptions.settings();
             if (target.server != null)
             {
                 address = hostPort(target.server);
@@ -153,7 +166,7 @@ public final class RestoreCommand implements Callable<Integer>
 
     private int node(final InetSocketAddress address) throws IOException
     {
-        try (NodeConnection node = NodeConnection.open(address, secret))
+        try (NodeConnection node = NodeConnection.open(address, secret, tls))
         {
             final Welcome welcome = node.welcome();
             final String owned = welcome.clusterMap().stream().filter(r -> r.nodeId() == welcome.nodeId())
@@ -189,8 +202,9 @@ public final class RestoreCommand implements Callable<Integer>
             .maxQueuedRequests(Math.max(batch, KvClientBuilder.DEFAULT_MAX_QUEUED_REQUESTS));
         if (!secret.isEmpty())
         {
-            builder.credential(secret);
+            builder.secret(secret);
         }
+        TlsOptions.apply(builder, tls);
         final Path marker = progress != null ? progress : in.resolve(RestoreProgress.FILE_NAME);
         try (KvClient client = builder.build())
         {

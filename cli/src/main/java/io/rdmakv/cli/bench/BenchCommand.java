@@ -5,7 +5,10 @@ import io.rdmakv.cli.RdmakvCommand;
 import io.rdmakv.client.GetMode;
 import io.rdmakv.client.HostPort;
 import io.rdmakv.client.KvClientBuilder;
+import io.rdmakv.cli.SecretOptions;
+import io.rdmakv.cli.TlsOptions;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
@@ -135,9 +138,11 @@ public final class BenchCommand implements Callable<Integer>
     @Option(names = "--timeout-ms", defaultValue = "10000", description = "Connect and request timeout.")
     long timeoutMillis;
 
-    @Option(names = "--credential", defaultValue = "${env:RDMAKV_CREDENTIAL}",
-        description = "rdmakv: the cluster's shared secret (default: RDMAKV_CREDENTIAL).")
-    String credential;
+    @Mixin
+    SecretOptions secret = new SecretOptions();
+
+    @Mixin
+    TlsOptions tls = new TlsOptions();
 
     @Override
     public Integer call() throws InterruptedException
@@ -213,8 +218,8 @@ public final class BenchCommand implements Callable<Integer>
                         KvClientBuilder.MAX_LOCATION_CACHE_ENTRIES + ", got " + locationCache);
                 }
                 return new RdmakvDriver(servers.isEmpty() ? List.of("127.0.0.1:7400") : servers, transport,
-                    GetMode.parse(getMode), timeout, credential, Math.min(clients, connections),
-                    connections * inFlight, locationCache);
+                    GetMode.parse(getMode), timeout, secret.secret(), Math.min(clients, connections),
+                    connections * inFlight, locationCache, tls.settings());
             case "resp":
             case "redis":
                 return new RespDriver(single(6379).toSocketAddress(), timeout);

@@ -5,6 +5,7 @@ import io.rdmakv.client.GetMode;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvClientBuilder;
 import io.rdmakv.protocol.ProtocolLimits;
+import io.rdmakv.transport.tls.TlsSettings;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -31,6 +32,7 @@ public final class RdmakvDriver implements KvDriver
     private final GetMode getMode;
     private final Duration timeout;
     private final String credential;
+    private final TlsSettings tls;
     private final int clientCount;
     private final int inFlightPerClient;
     private final int locationCacheEntries;
@@ -42,11 +44,13 @@ public final class RdmakvDriver implements KvDriver
      * @param clientCount    KvClient instances the connections share.
      * @param totalInFlight  requests the generator keeps in flight over all connections (sizes each client's bound).
      * @param locationCacheEntries keys per node each client remembers the location of (0 = off).
+     * @param tls            TLS to the nodes ({@link TlsSettings#OFF} for plaintext).
      */
     public RdmakvDriver(final List<String> servers, final String transport, final GetMode getMode,
         final Duration timeout, final String credential, final int clientCount, final int totalInFlight,
-        final int locationCacheEntries)
+        final int locationCacheEntries, final TlsSettings tls)
     {
+        this.tls = tls;
         this.locationCacheEntries = locationCacheEntries;
         this.servers = List.copyOf(servers);
         this.transport = transport;
@@ -117,10 +121,11 @@ public final class RdmakvDriver implements KvDriver
             .connectTimeout(timeout)
             .requestTimeout(timeout)
             .maxInFlight(inFlightPerClient)
-            .locationCacheEntries(locationCacheEntries);
+            .locationCacheEntries(locationCacheEntries)
+            .tls(tls.caFile(), tls.certFile(), tls.keyFile());
         if (credential != null && !credential.isEmpty())
         {
-            builder.credential(credential);
+            builder.secret(credential);
         }
         try
         {

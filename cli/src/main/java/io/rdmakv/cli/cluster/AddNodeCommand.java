@@ -7,7 +7,10 @@ import io.rdmakv.cli.Json;
 import io.rdmakv.client.KvException;
 import io.rdmakv.protocol.wire.AdminReply;
 import io.rdmakv.server.cli.ServerCommand;
+import io.rdmakv.cli.SecretOptions;
+import io.rdmakv.cli.TlsOptions;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
@@ -52,9 +55,11 @@ public final class AddNodeCommand implements Callable<Integer>
         "'cluster replace-voter' can make the node a voter")
     Integer raftPort;
 
-    @Option(names = "--credential", paramLabel = "SECRET", defaultValue = "${env:RDMAKV_CREDENTIAL}",
-        description = "shared secret of the cluster")
-    String credential;
+    @Mixin
+    SecretOptions secret = new SecretOptions();
+
+    @Mixin
+    TlsOptions tls = new TlsOptions();
 
     @Option(names = "--json", description = "announce the join as one JSON line (node, voters, next commands) " +
         "before the node's own output")
@@ -69,7 +74,7 @@ public final class AddNodeCommand implements Callable<Integer>
         final AdminReply status;
         try
         {
-            status = AdminCall.send(server, credential, "json status", Duration.ofSeconds(10));
+            status = AdminCall.send(server, secret.secret(), tls.settings(), "json status", Duration.ofSeconds(10));
         }
         catch (final KvException ex)
         {
@@ -107,9 +112,9 @@ public final class AddNodeCommand implements Callable<Integer>
         {
             args.addAll(List.of("-S", "cluster.raftPort=" + raftPort));
         }
-        if (credential != null)
+        if (secret.secretFile() != null)
         {
-            args.addAll(List.of("-S", "auth.secret=" + credential));
+            args.addAll(List.of("--secret-file", secret.secretFile().toString())); // else the node reads the environment
         }
         settings.forEach((k, v) -> args.addAll(List.of("-S", k + "=" + v)));
         final String rebalance = "rdmakv cluster rebalance --server " + server;

@@ -6,7 +6,11 @@ import io.rdmakv.cli.Json;
 import io.rdmakv.cli.RdmakvCommand;
 import io.rdmakv.client.KvException;
 import io.rdmakv.protocol.wire.AdminReply;
+import io.rdmakv.cli.SecretOptions;
+import io.rdmakv.cli.TlsOptions;
+import io.rdmakv.transport.tls.TlsSettings;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
@@ -65,9 +69,11 @@ public final class ClusterCommand implements Runnable
             description = "any node of the cluster (its control port)")
         String server;
 
-        @Option(names = "--credential", paramLabel = "SECRET", defaultValue = "${env:RDMAKV_CREDENTIAL}",
-            description = "shared secret of the cluster (default: the RDMAKV_CREDENTIAL environment variable)")
-        String credential;
+        @Mixin
+        SecretOptions secret = new SecretOptions();
+
+        @Mixin
+        TlsOptions tls = new TlsOptions();
 
         @Option(names = "--json", description = "print one JSON object (fields: docs/operations.md)")
         boolean json;
@@ -96,7 +102,7 @@ public final class ClusterCommand implements Runnable
             final String command = command();
             try
             {
-                reply = AdminCall.send(server, credential, json ? "json " + command : command,
+                reply = AdminCall.send(server, secret.secret(), tls.settings(), json ? "json " + command : command,
                     Duration.ofMillis(timeout()));
             }
             catch (final KvException ex)
@@ -146,10 +152,12 @@ public final class ClusterCommand implements Runnable
             final Duration timeout = Duration.ofMillis(timeout());
             final AdminReply text;
             final AdminReply structured;
+            final String credential = secret.secret();
+            final TlsSettings tlsSettings = tls.settings();
             try
             {
-                structured = AdminCall.send(server, credential, "json status", timeout);
-                text = json || !structured.ok() ? structured : AdminCall.send(server, credential, "status", timeout);
+                structured = AdminCall.send(server, credential, tlsSettings, "json status", timeout);
+                text = json || !structured.ok() ? structured : AdminCall.send(server, credential, tlsSettings, "status", timeout);
             }
             catch (final KvException ex)
             {
@@ -162,7 +170,7 @@ public final class ClusterCommand implements Runnable
             }
             final List<ReplicaLagView.NodeLag> lags = ReplicaLagView.collect(structured.text(), address ->
             {
-                final AdminReply lag = AdminCall.send(address, credential, "lag", timeout);
+                final AdminReply lag = AdminCall.send(address, credential, tlsSettings, "lag", timeout);
                 if (!lag.ok())
                 {
                     throw new IllegalStateException(lag.text());

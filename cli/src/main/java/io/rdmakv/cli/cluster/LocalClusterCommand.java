@@ -7,6 +7,7 @@ import io.rdmakv.cli.Json;
 import io.rdmakv.cli.RdmakvMain;
 import io.rdmakv.client.KvException;
 import io.rdmakv.protocol.wire.AdminReply;
+import io.rdmakv.transport.tls.TlsSettings;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
@@ -376,6 +377,15 @@ public final class LocalClusterCommand implements Callable<Integer>
         return ready[0];
     }
 
+    /** The nodes' secret: {@code auth.secret}, else {@code auth.secretFile}'s, else the environment they inherit. */
+    private String secret()
+    {
+        final String inline = settings.get("auth.secret");
+        final String file = settings.get("auth.secretFile");
+        return inline != null ? inline : io.rdmakv.protocol.SharedSecret.resolve(file == null ? null : Path.of(file),
+            System::getenv, w -> { });
+    }
+
     /** Poll node 1 until the coordination group committed the first slot layout. */
     private void awaitLayout(final long deadline)
     {
@@ -384,7 +394,8 @@ public final class LocalClusterCommand implements Callable<Integer>
         {
             try
             {
-                final AdminReply reply = AdminCall.send(host + ":" + port(1), settings.get("auth.secret"),
+                // The nodes' own TLS files serve as a client's: their certificates may sign in as clients too.
+                final AdminReply reply = AdminCall.send(host + ":" + port(1), secret(), TlsSettings.of(settings),
                     "json status", Duration.ofSeconds(2));
                 if (reply.ok() && !Json.read(reply.text()).path("ranges").isEmpty())
                 {

@@ -104,7 +104,7 @@ class IdleConnectionFloodTest
     private static KvClient client(final ServerProcess server)
     {
         // Generous timeouts: the property is that the client gets through, on a machine that may be oversubscribed.
-        return KvClient.builder().server(server.seed()).transport("tcp").credential(SECRET)
+        return KvClient.builder().server(server.seed()).transport("tcp").secret(SECRET)
             .connectTimeout(Duration.ofSeconds(30)).requestTimeout(Duration.ofSeconds(30)).build();
     }
 

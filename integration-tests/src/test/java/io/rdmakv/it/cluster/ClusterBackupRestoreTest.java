@@ -14,6 +14,7 @@ import io.rdmakv.protocol.wire.Admin;
 import io.rdmakv.protocol.wire.AdminReply;
 import io.rdmakv.protocol.wire.ClusterNode;
 import io.rdmakv.server.backup.NodeConnection;
+import io.rdmakv.transport.tls.TlsSettings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -119,8 +120,8 @@ class ClusterBackupRestoreTest
                 ackedAtStart[i] = ackedVersion.get(i);
             }
             final long ackedBefore = acked.get();
-            final List<ClusterNode> map = NodeConnection.handshake(source.node(2).controlAddress(), "").clusterMap()
-                .stream().sorted(Comparator.comparingInt(ClusterNode::firstSlot)).toList();
+            final List<ClusterNode> map = NodeConnection.handshake(source.node(2).controlAddress(), "", TlsSettings.OFF)
+                .clusterMap().stream().sorted(Comparator.comparingInt(ClusterNode::firstSlot)).toList();
             final ClusterNode last = map.get(map.size() - 1);
             final int newPrimary = last.backups().get(0);
             final AtomicLong ackedAtFirstRange = new AtomicLong(-1);
@@ -249,7 +250,8 @@ class ClusterBackupRestoreTest
         {
             try
             {
-                seen = NodeConnection.handshake(cluster.node(range.nodeId()).controlAddress(), "").clusterMap();
+                seen = NodeConnection.handshake(cluster.node(range.nodeId()).controlAddress(), "", TlsSettings.OFF)
+                    .clusterMap();
             }
             catch (final IOException ex)
             {

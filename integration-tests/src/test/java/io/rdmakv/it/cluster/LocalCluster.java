@@ -8,6 +8,7 @@ import io.rdmakv.it.support.FreePorts;
 import io.rdmakv.it.support.ServerProcess;
 import io.rdmakv.protocol.wire.Admin;
 import io.rdmakv.protocol.wire.AdminReply;
+import io.rdmakv.transport.tls.TlsSettings;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,30 +36,40 @@ public final class LocalCluster implements AutoCloseable
 
     private final List<ServerProcess> nodes = new ArrayList<>();
     private final long leaseMs;
+    /** What the test's own admin calls speak ({@link TlsSettings#OFF}: plaintext). */
+    private final TlsSettings clientTls;
 
-    private LocalCluster(final long leaseMs)
+    private LocalCluster(final long leaseMs, final TlsSettings clientTls)
     {
         this.leaseMs = leaseMs;
+        this.clientTls = clientTls;
     }
 
     /** Start {@code count} nodes with {@code replicas} backups per range and the given lease; wait for the layout. */
     public static LocalCluster start(final Path dir, final int count, final int replicas, final long leaseMs,
         final String... extraSettings) throws Exception
     {
-        return start(dir, count, replicas, leaseMs, false, extraSettings);
+        return start(dir, count, replicas, leaseMs, TlsSettings.OFF, false, extraSettings);
     }
 
     /** As {@link #start(Path, int, int, long, String...)}, every node serving RESP too ({@link #resp}). */
     public static LocalCluster startServingResp(final Path dir, final int count, final int replicas,
         final long leaseMs) throws Exception
     {
-        return start(dir, count, replicas, leaseMs, true);
+        return start(dir, count, replicas, leaseMs, TlsSettings.OFF, true);
+    }
+
+    /** As {@link #start(Path, int, int, long, String...)}; the test's own admin calls speak {@code clientTls}. */
+    public static LocalCluster start(final Path dir, final int count, final int replicas, final long leaseMs,
+        final TlsSettings clientTls, final String... extraSettings) throws Exception
+    {
+        return start(dir, count, replicas, leaseMs, clientTls, false, extraSettings);
     }
 
     private static LocalCluster start(final Path dir, final int count, final int replicas, final long leaseMs,
-        final boolean resp, final String... extraSettings) throws Exception
+        final TlsSettings clientTls, final boolean resp, final String... extraSettings) throws Exception
     {
-        final LocalCluster cluster = new LocalCluster(leaseMs);
+        final LocalCluster cluster = new LocalCluster(leaseMs, clientTls);
         // One call: ports released by one call may come back from the next. After the 3 per node: metrics ports,
         // then RESP ports.
         final int[] ports = FreePorts.take(5 * count);
@@ -167,7 +178,7 @@ public final class LocalCluster implements AutoCloseable
     public String statusJson()
     {
         IllegalStateException last = null;
-        try (ControlPlaneClient control = new ControlPlaneClient())
+        try (ControlPlaneClient control = new ControlPlaneClient(clientTls))
         {
             for (final ServerProcess p : nodes)
             {

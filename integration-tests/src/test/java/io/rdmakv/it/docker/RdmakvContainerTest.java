@@ -58,7 +58,7 @@ class RdmakvContainerTest
         final String seed = node.getSeedAddress();
         assertNotEquals(String.valueOf(RdmakvContainer.CONTROL_PORT), seed.substring(seed.lastIndexOf(':') + 1),
             "Docker maps the control port to a random one: " + seed);
-        try (KvClient client = KvClient.builder().server(seed).transport("tcp").credential(node.getSecret())
+        try (KvClient client = KvClient.builder().server(seed).transport("tcp").secret(node.getSecret())
             .connectTimeout(Duration.ofSeconds(60)).requestTimeout(Duration.ofSeconds(60)).build())
         {
             client.put(bytes("greeting"), bytes("hello from a container"));
@@ -66,7 +66,7 @@ class RdmakvContainerTest
         }
         assertThrows(KvAuthenticationException.class, () ->
         {
-            try (KvClient wrong = KvClient.builder().server(seed).transport("tcp").credential("not-the-secret")
+            try (KvClient wrong = KvClient.builder().server(seed).transport("tcp").secret("not-the-secret")
                 .connectTimeout(Duration.ofSeconds(60)).build())
             {
                 wrong.get(bytes("greeting"));

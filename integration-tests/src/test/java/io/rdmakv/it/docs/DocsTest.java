@@ -49,7 +49,7 @@ final class DocsTest
         "java.nio.channels", "java.net", "java.security",
         "org.agrona", "org.agrona.concurrent", "org.agrona.collections",
         "io.netty.buffer", "io.netty.channel", "io.netty.channel.epoll", "io.netty.handler.codec",
-        "io.netty.handler.flush", "io.netty.util",
+        "io.netty.handler.flush", "io.netty.handler.ssl", "io.netty.util",
         "org.rocksdb", "org.apache.ratis.statemachine.impl", "com.sun.jna",
         "io.micrometer.core.instrument", "io.micrometer.prometheusmetrics");
 

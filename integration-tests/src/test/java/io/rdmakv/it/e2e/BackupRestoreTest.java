@@ -54,7 +54,7 @@ class BackupRestoreTest
             .setting("auth.secret", "s3cret").start())
         {
             try (KvClient client = KvClient.builder().server(source.seed()).transport(TestTransport.name())
-                .getMode(GetMode.RPC).credential(b("s3cret")).connectTimeout(Duration.ofSeconds(30))
+                .getMode(GetMode.RPC).secret(b("s3cret")).connectTimeout(Duration.ofSeconds(30))
                 .requestTimeout(Duration.ofSeconds(10)).build())
             {
                 for (int i = 0; i < KEYS; i++)
@@ -63,7 +63,9 @@ class BackupRestoreTest
                 }
                 assertNotEquals(0, BackupCommand.run("--server", source.seed(), "--out", tmp.resolve("x").toString()),
                     "no secret: refused");
-                assertEquals(0, BackupCommand.run("--server", source.seed(), "--secret", "s3cret", "--out",
+                final Path secretFile = java.nio.file.Files.writeString(tmp.resolve("secret"), "s3cret\n");
+                assertEquals(0, BackupCommand.run("--server", source.seed(), "--secret-file", secretFile.toString(),
+                    "--out",
                     backup.toString(), "--page-bytes", "65536"));
                 client.put(b("key-0"), b("after the backup"));
                 client.put(b("only-after"), b("x"));

@@ -213,7 +213,7 @@ class MetricsEndpointTest
     private static KvClient client(final ServerProcess server, final GetMode mode, final String credential)
     {
         return KvClient.builder().server(server.seed()).transport(TestTransport.name()).getMode(mode)
-            .credential(credential).connectTimeout(TestTransport.CONNECT_TIMEOUT).build();
+            .secret(credential).connectTimeout(TestTransport.CONNECT_TIMEOUT).build();
     }
 
     private static byte[] key(final int i)

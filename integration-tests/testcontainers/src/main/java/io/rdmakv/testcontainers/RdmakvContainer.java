@@ -28,7 +28,7 @@ import java.util.Properties;
  *   try (RdmakvContainer node = new RdmakvContainer("rdmakv:dev").withSecret("s3cret"))
  *   {
  *       node.start();
- *       KvClient client = KvClient.builder().server(node.getSeedAddress()).credential("s3cret").build();
+ *       KvClient client = KvClient.builder().server(node.getSeedAddress()).secret("s3cret").build();
  *   }
  * </pre>
  * A node tells clients in its handshake where to reach its data port, so a container behind Docker's port mapping

@@ -15,6 +15,8 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.rdmakv.client.HostPort;
 import io.rdmakv.client.KvError;
@@ -28,7 +30,10 @@ import io.rdmakv.protocol.wire.Hello;
 import io.rdmakv.protocol.wire.Reject;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.protocol.wire.Welcome;
+import io.rdmakv.transport.tls.TlsFailures;
+import io.rdmakv.transport.tls.TlsSettings;
 
+import javax.net.ssl.SSLException;
 import java.net.ConnectException;
 import java.nio.ByteOrder;
 import java.time.Duration;
@@ -56,10 +61,30 @@ public final class ControlPlaneClient implements AutoCloseable
     private static final int LENGTH_PREFIX_BYTES = 4;
 
     private final EventLoopGroup group;
+    /** TLS 1.3 to every node, or null for plaintext. */
+    private final SslContext tls;
 
     /** One event-loop thread (a daemon) for this client's handshakes; closed with {@link #close()}. */
     public ControlPlaneClient()
     {
+        this(TlsSettings.OFF);
+    }
+
+    /**
+     * As {@link #ControlPlaneClient()}, speaking TLS 1.3 to every node when {@code tls} is on.
+     *
+     * @throws KvException {@link KvError#CONNECTION_FAILED} when a TLS file cannot be read or parsed.
+     */
+    public ControlPlaneClient(final TlsSettings tls)
+    {
+        try
+        {
+            this.tls = tls.enabled() ? tls.clientContext() : null;
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw KvException.of(KvError.CONNECTION_FAILED, ex.getMessage(), ex);
+        }
         this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("rdmakv-client-control", true),
             NioIoHandler.newFactory());
     }
@@ -131,6 +156,10 @@ public final class ControlPlaneClient implements AutoCloseable
                 @Override
                 protected void initChannel(final SocketChannel ch)
                 {
+                    if (tls != null)
+                    {
+                        ch.pipeline().addLast(tls.newHandler(ch.alloc(), address.host(), address.port()));
+                    }
                     ch.pipeline().addLast(
                         new LengthFieldBasedFrameDecoder(LENGTH_PREFIX_ORDER,
                             ControlFrameCodec.MAX_FRAME_LENGTH + LENGTH_PREFIX_BYTES, 0, LENGTH_PREFIX_BYTES, 0,
@@ -171,6 +200,11 @@ public final class ControlPlaneClient implements AutoCloseable
             {
                 throw KvException.of(kv.error(), kv.getMessage(), kv);
             }
+            if (tls != null && tlsFailure(cause) != null)
+            {
+                throw KvException.of(KvError.CONNECTION_FAILED, TlsFailures.describe("node " + address,
+                    tlsFailure(cause)), cause);
+            }
             throw KvException.of(cause instanceof ProtocolException ? KvError.PROTOCOL_ERROR :
                 KvError.CONNECTION_FAILED, what + " with " + address + " failed: " + describe(cause), cause);
         }
@@ -192,6 +226,28 @@ public final class ControlPlaneClient implements AutoCloseable
     public void close()
     {
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly(5, TimeUnit.SECONDS);
+    }
+
+    /** The TLS error behind {@code t} (SSL, a plaintext answer, a close before the handshake ended), or null. */
+    private static Throwable tlsFailure(final Throwable t)
+    {
+        for (Throwable c = t; c != null; c = c.getCause())
+        {
+            if (c instanceof SSLException || c instanceof TlsClosedException)
+            {
+                return c instanceof TlsClosedException ? c.getCause() : c;
+            }
+        }
+        return null;
+    }
+
+    /** The connection closed before the TLS handshake ended (its cause: the handshake's, if any). */
+    private static final class TlsClosedException extends RuntimeException
+    {
+        TlsClosedException(final Throwable cause)
+        {
+            super("closed during the TLS handshake", cause);
+        }
     }
 
     private static String describe(final Throwable t)
@@ -236,6 +292,12 @@ public final class ControlPlaneClient implements AutoCloseable
         @Override
         public void channelInactive(final ChannelHandlerContext ctx)
         {
+            final SslHandler ssl = ctx.pipeline().get(SslHandler.class);
+            if (ssl != null && !ssl.handshakeFuture().isSuccess())
+            {
+                answer.completeExceptionally(new TlsClosedException(ssl.handshakeFuture().cause()));
+                return;
+            }
             answer.completeExceptionally(
                 KvException.of(KvError.CONNECTION_FAILED, "the node closed the control connection without answering"));
         }

@@ -18,6 +18,7 @@ import io.rdmakv.transport.TransportCapabilities;
 import io.rdmakv.transport.TransportCapability;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportException;
+import io.rdmakv.transport.tls.TlsSettings;
 import io.rdmakv.transport.TransportProvider;
 import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.WorkerProgress;
@@ -139,7 +140,7 @@ public final class ClientRuntime implements AutoCloseable
     public static ClientRuntime open(final KvClientConfig config)
     {
         final List<AutoCloseable> opened = new ArrayList<>();
-        final ControlPlaneClient control = new ControlPlaneClient();
+        final ControlPlaneClient control = new ControlPlaneClient(TlsSettings.of(config.transportProperties()));
         opened.add(control);
         try
         {

@@ -13,6 +13,7 @@ import io.rdmakv.protocol.wire.Welcome;
 import io.rdmakv.transport.JvmAccess;
 import io.rdmakv.transport.select.HostIdentity;
 import io.rdmakv.transport.select.TransportSelector;
+import io.rdmakv.transport.tls.TlsSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,12 +47,34 @@ record TransportNegotiation(TransportSelector.Selection selection, List<String> 
      * @throws io.rdmakv.transport.TransportException when the requested transport is unusable here, or the node
      *                     serves nothing this side can use.
      */
+    /**
+     * With TLS on, the transports whose traffic it covers or that never leave the host: tcp and shm, not verbs (RDMA
+     * traffic is not encrypted).
+     *
+     * @throws KvException {@link KvError#TRANSPORT_FAILED} when that leaves nothing (the builder asked for verbs).
+     */
+    private static List<String> tlsOnly(final KvClientConfig config, final List<String> usable)
+    {
+        if (!TlsSettings.of(config.transportProperties()).enabled() || !usable.contains("verbs"))
+        {
+            return usable;
+        }
+        final List<String> kept = usable.stream().filter(t -> !t.equals("verbs")).toList();
+        if (kept.isEmpty())
+        {
+            throw KvException.of(KvError.TRANSPORT_FAILED, "transport verbs with TLS on: RDMA traffic is not " +
+                "encrypted; use tcp (or auto), or turn TLS off");
+        }
+        LOG.info("TLS on: verbs not offered (RDMA traffic is not encrypted); offering {}", kept);
+        return kept;
+    }
+
     static TransportNegotiation with(final KvClientConfig config, final ControlPlaneClient control)
     {
         // A JVM without the flag Agrona needs fails here, naming it, before any connection (every transport needs it).
         JvmAccess.ensureAgronaAccess();
         final TransportSelector selector = TransportSelector.fromClassPath();
-        final List<String> offered = selector.usable(config.transport());
+        final List<String> offered = tlsOnly(config, selector.usable(config.transport()));
         final Hello hello = new Hello(ControlFrameCodec.PROTOCOL_VERSION, offered, config.credential());
         KvException last = null;
         for (final HostPort seed : config.seeds())

@@ -1,12 +1,10 @@
 package io.rdmakv.server.backup;
 
 import io.rdmakv.protocol.wire.AttachRequestFlyweight;
-import io.rdmakv.protocol.wire.ControlFrame;
 import io.rdmakv.protocol.wire.ControlFrameCodec;
 import io.rdmakv.protocol.wire.Hello;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
-import io.rdmakv.protocol.wire.Reject;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.ScanRequestFlyweight;
 import io.rdmakv.protocol.wire.Status;
@@ -17,19 +15,17 @@ import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.Transport;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.Worker;
+import io.rdmakv.server.control.BlockingHello;
 import io.rdmakv.transport.select.TransportSelector;
+import io.rdmakv.transport.tls.TlsSettings;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.io.DataInputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -75,17 +71,20 @@ public final class NodeConnection implements AutoCloseable
     }
 
     /**
-     * Handshake with the node at {@code control} and attach a data endpoint.
+     * Handshake with the node at {@code control} and attach a data endpoint (TLS 1.3 on both when {@code tls} is on).
      *
      * @throws IOException when the node cannot be reached, refuses the credential or the ATTACH.
      */
-    public static NodeConnection open(final InetSocketAddress control, final String credential) throws IOException
+    public static NodeConnection open(final InetSocketAddress control, final String credential, final TlsSettings tls)
+        throws IOException
     {
-        final Welcome welcome = hello(control, credential);
+        final Welcome welcome = hello(control, credential, tls);
         final TransportAddress address = welcome.transports().get(0);
         final int maxMessage = welcome.maxKeyLength() + welcome.maxValueLength() + 4096 + 2048;
+        final TransportConfig.Builder config = TransportConfig.builder().maxMessageBytes(maxMessage);
+        tls.properties().forEach(config::property);
         final Transport transport = TransportSelector.fromClassPath().select(address.transport()).provider()
-            .open(TransportConfig.builder().maxMessageBytes(maxMessage).build());
+            .open(config.build());
         final Worker worker = transport.createWorker("rdmakv-tool");
         final AgentRunner runner = new AgentRunner(new BackoffIdleStrategy(), Throwable::printStackTrace, null, worker);
         AgentRunner.startOnThread(runner);
@@ -141,9 +140,10 @@ public final class NodeConnection implements AutoCloseable
      *
      * @throws IOException when the node cannot be reached or refuses the credential.
      */
-    public static Welcome handshake(final InetSocketAddress control, final String credential) throws IOException
+    public static Welcome handshake(final InetSocketAddress control, final String credential, final TlsSettings tls)
+        throws IOException
     {
-        return hello(control, credential);
+        return hello(control, credential, tls);
     }
 
     /**
@@ -214,36 +214,11 @@ public final class NodeConnection implements AutoCloseable
         }
     }
 
-    private static Welcome hello(final InetSocketAddress control, final String credential) throws IOException
+    private static Welcome hello(final InetSocketAddress control, final String credential, final TlsSettings tls)
+        throws IOException
     {
-        try (Socket socket = new Socket())
-        {
-            socket.connect(control, TIMEOUT_SECONDS * 1000);
-            socket.setSoTimeout(TIMEOUT_SECONDS * 1000);
-            final byte[] frame = ControlFrameCodec.encode(new Hello(ControlFrameCodec.PROTOCOL_VERSION,
-                List.of("verbs", "tcp"), credential.getBytes(StandardCharsets.UTF_8)));
-            final OutputStream out = socket.getOutputStream();
-            out.write(ByteBuffer.allocate(4).order(ByteOrder.LITTLE_ENDIAN).putInt(frame.length).array());
-            out.write(frame);
-            out.flush();
-            final DataInputStream in = new DataInputStream(socket.getInputStream());
-            final int n = Integer.reverseBytes(in.readInt());
-            if (n < 0 || n > 1 << 16)
-            {
-                throw new IOException("node " + control + " sent a control frame of " + n + " bytes");
-            }
-            final ControlFrame answer = ControlFrameCodec.decode(in.readNBytes(n));
-            if (answer instanceof Welcome welcome)
-            {
-                return welcome;
-            }
-            if (answer instanceof Reject reject)
-            {
-                throw new IOException("node " + control + " refused the handshake: " + reject.status() + " " +
-                    reject.message());
-            }
-            throw new IOException("node " + control + " answered HELLO with " + answer);
-        }
+        return BlockingHello.exchange(control, new Hello(ControlFrameCodec.PROTOCOL_VERSION, List.of("verbs", "tcp"),
+            credential.getBytes(StandardCharsets.UTF_8)), TIMEOUT_SECONDS * 1000, tls, "node");
     }
 
     @Override

@@ -1,10 +1,13 @@
 package io.rdmakv.server.cli;
 
+import io.rdmakv.protocol.SharedSecret;
 import io.rdmakv.server.KvServer;
 import io.rdmakv.server.ServerStartException;
 import io.rdmakv.server.config.ConfigException;
 import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.config.SettingsReference;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -38,6 +41,8 @@ import java.util.concurrent.CountDownLatch;
         "2:invalid configuration"})
 public final class ServerCommand implements Callable<Integer>
 {
+    private static final Logger LOG = LoggerFactory.getLogger(ServerCommand.class);
+
     @Option(names = "--config", paramLabel = "FILE", description = "properties file; flags override it")
     Path configFile;
 
@@ -97,13 +102,9 @@ public final class ServerCommand implements Callable<Integer>
     @Option(names = "--pin", description = "AUTO | REQUIRED | BEST_EFFORT | OFF")
     String pin;
 
-    @Option(names = "--secret", paramLabel = "SECRET",
-        description = "shared secret clients must present; visible in ps: prefer --secret-file, RDMAKV_SECRET or "
-            + "auth.secret in --config")
-    String secret;
-
     @Option(names = "--secret-file", paramLabel = "FILE",
-        description = "read the shared secret from FILE (its first line), as auth.secret")
+        description = "the shared secret clients must present: the first line of FILE (setting auth.secretFile; " +
+            "else the " + SharedSecret.ENV + " environment variable)")
     Path secretFile;
 
     @Option(names = "--list-settings", arity = "0..1", paramLabel = "FORMAT", fallbackValue = "text",
@@ -161,42 +162,16 @@ public final class ServerCommand implements Callable<Integer>
         put(m, "durability", durability);
         put(m, "node.id", nodeId);
         put(m, "pool.pin", pin);
-        put(m, "auth.secret", secret(secret, secretFile, environment.apply("RDMAKV_SECRET")));
+        put(m, "auth.secretFile", secretFile);
+        if (secretFile == null && !m.containsKey("auth.secretFile") && !m.containsKey("auth.secret"))
+        {
+            // The environment is read here, not in ServerConfig: a file's auth.secretFile and it conflict (an error).
+            put(m, "auth.secret", SharedSecret.resolve(null, environment, w -> { }));
+        }
         put(m, "cluster.nodes", clusterNodes);
         put(m, "metrics.port", metricsPort);
         put(m, "resp.port", respPort);
         return m;
-    }
-
-    /**
-     * The secret from the flag, else the file's first line, else the environment; null when none is given.
-     *
-     * @throws ConfigException when the file cannot be read or is empty.
-     */
-    static String secret(final String flag, final Path file, final String env)
-    {
-        if (flag != null)
-        {
-            return flag;
-        }
-        if (file != null)
-        {
-            try
-            {
-                final String first = java.nio.file.Files.readAllLines(file, java.nio.charset.StandardCharsets.UTF_8)
-                    .stream().findFirst().orElse("").strip();
-                if (first.isEmpty())
-                {
-                    throw new ConfigException("--secret-file " + file + " is empty");
-                }
-                return first;
-            }
-            catch (final java.io.IOException ex)
-            {
-                throw new ConfigException("cannot read --secret-file " + file + ": " + ex.getMessage(), ex);
-            }
-        }
-        return env == null || env.isEmpty() ? null : env;
     }
 
     @Override
@@ -220,6 +195,10 @@ public final class ServerCommand implements Callable<Integer>
             out.print(listed);
             out.flush();
             return 0;
+        }
+        if (settings.containsKey("auth.secret"))
+        {
+            LOG.warn("auth.secret given with -S is visible in ps: use --secret-file FILE or {}", SharedSecret.ENV);
         }
         final ServerConfig config;
         try

@@ -87,7 +87,6 @@ public final class ServerConfig
         m.put("limits.maxUnauthenticated", "1024");
         m.put("limits.maxUnauthenticatedPerSource", "64");
         m.put("auth.handshakeTimeoutMs", "5000");
-        m.put("auth.secret", null);
         m.put("auth.failedCredentialBurst", "10");
         m.put("auth.failedCredentialIntervalMs", "1000");
         m.put("auth.ticketTtlMs", "30000");
@@ -95,6 +94,7 @@ public final class ServerConfig
         m.put("metrics.port", "0");
         m.putAll(ClusterSettings.DEFAULTS);
         m.putAll(RespPortSettings.DEFAULTS);
+        m.putAll(SecuritySettings.DEFAULTS);
         KNOWN = java.util.Collections.unmodifiableMap(m);
     }
 
@@ -122,7 +122,7 @@ public final class ServerConfig
     private final int maxValueBytes;
     private final int maxMessageBytes;
     private final int maxConnections;
-    private final byte[] secret;
+    private final SecuritySettings security;
     private final long ticketTtlMillis;
     private final AdmissionSettings admission;
     private final List<ClusterNode> clusterNodes;
@@ -178,8 +178,7 @@ public final class ServerConfig
             intSetting(s, "limits.maxMessageBytes", maxKeyBytes + maxValueBytes + MESSAGE_OVERHEAD_BYTES,
                 Integer.MAX_VALUE);
         maxConnections = intSetting(s, "limits.maxConnections", 1, 1_000_000);
-        final String sec = s.get("auth.secret");
-        secret = sec == null || sec.isEmpty() ? null : sec.getBytes(StandardCharsets.UTF_8);
+        security = new SecuritySettings(s);
         ticketTtlMillis = intSetting(s, "auth.ticketTtlMs", 1, 3_600_000);
         admission = new AdmissionSettings(intSetting(s, "limits.maxUnauthenticated", 1, 1_000_000),
             intSetting(s, "limits.maxUnauthenticatedPerSource", 1, 1_000_000),
@@ -514,7 +513,7 @@ public final class ServerConfig
     /** The shared secret clients must present, or {@code null} when authentication is off. A copy. */
     public byte[] secret()
     {
-        return secret == null ? null : secret.clone();
+        return security.secret();
     }
 
     /** How long a session ticket stays redeemable. */
@@ -529,9 +528,10 @@ public final class ServerConfig
         return admission;
     }
 
-    public boolean requiresCredential()
+    /** The secret and TLS ({@code auth.secret}, {@code auth.secretFile}, {@code tls.*}). */
+    public SecuritySettings security()
     {
-        return secret != null;
+        return security;
     }
 
     /** The static cluster map: this node alone covering every slot unless {@code cluster.nodes} is set. */

@@ -85,8 +85,8 @@ public final class SettingsReference
             "oldest is shed");
         m.put("auth.handshakeTimeoutMs", "how long a connection may stay unauthenticated before it is closed (and a " +
             "control connection may stay open after its WELCOME)");
-        m.put("auth.secret", "shared secret a client must present in HELLO; none = open (flags: --secret-file, " +
-            "RDMAKV_SECRET)");
+        m.put("auth.secret", "shared secret a client must present in HELLO; none = open. On the command line it " +
+            "shows in ps: prefer auth.secretFile (flag --secret-file) or the RDMAKV_SECRET environment variable");
         m.put("auth.failedCredentialBurst", "wrong credentials one source address may send at once; then ...");
         m.put("auth.failedCredentialIntervalMs", "... one per interval: a HELLO from it waits for its turn (REJECT " +
             "BUSY if that is past the handshake timeout); other sources are not slowed");
@@ -118,6 +118,14 @@ public final class SettingsReference
             "connection is closed");
         m.put("resp.maxPendingReplies", "replies one RESP connection may have waiting (pipelined commands not " +
             "answered yet) before the node stops reading it until they are written");
+        m.put("auth.secretFile", "file whose first line is auth.secret (flag --secret-file); a file group or others " +
+            "may read gets a WARN; not together with auth.secret");
+        m.put("tls.certFile", "this node's certificate chain (PEM): TLS 1.3 on the control port and the tcp data " +
+            "port; with tls.keyFile; none = plaintext (docs/security.md)");
+        m.put("tls.keyFile", "the private key of tls.certFile (PEM, PKCS#8)");
+        m.put("tls.caFile", "CA certificates (PEM) that sign the clients' certificates, for tls.clientAuth");
+        m.put("tls.clientAuth", "none | optional | required: whether the node asks a client for a certificate " +
+            "signed by tls.caFile");
         MEANINGS = java.util.Collections.unmodifiableMap(m);
     }
 

@@ -2,6 +2,7 @@ package io.rdmakv.server.control;
 
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -15,10 +16,17 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.handler.codec.LengthFieldPrepender;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.rdmakv.protocol.wire.ControlFrameCodec;
 import io.rdmakv.protocol.wire.Hello;
+import io.rdmakv.protocol.wire.Reject;
+import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.protocol.wire.Welcome;
 import io.rdmakv.server.admission.AdmissionSettings;
+import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.transport.log.RateLimitedLog;
+import io.rdmakv.transport.tls.ReloadingTls;
+import io.rdmakv.transport.tls.TlsGate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,7 +42,8 @@ import java.util.function.Function;
  *
  * <pre>
  *   frame on the wire:  | length u32 (LITTLE-endian, bytes that follow) | control frame (ControlFrameCodec) |
- *   pipeline:           LengthFieldBasedFrameDecoder(max) -> ControlHandler ; LengthFieldPrepender(4, LE)
+ *   pipeline:           TlsGate [-> SslHandler] -> LengthFieldBasedFrameDecoder(max) -> ControlHandler ;
+ *                       LengthFieldPrepender(4, LE)
  * </pre>
  *
  * A frame longer than {@code maxFrameBytes}, a frame that does not decode, a frame other than HELLO, a wrong or missing
@@ -51,11 +60,15 @@ public final class ControlServer implements AutoCloseable
     public static final ByteOrder LENGTH_PREFIX_ORDER = ByteOrder.LITTLE_ENDIAN;
 
     private static final Logger LOG = LoggerFactory.getLogger(ControlServer.class);
+    /** A peer decides how often a TLS mismatch happens: at most a burst of lines, then a count. */
+    private static final RateLimitedLog REFUSED = RateLimitedLog.of(LOG);
 
     private final InetSocketAddress bindAddress;
     private final ControlSettings settings;
     private final Function<Hello, Welcome> welcome;
     private final ServerCounters counters;
+    /** TLS 1.3 on every connection (its contexts follow the files), or null for plaintext. */
+    private final ReloadingTls tls;
     private volatile AdminCommands admin = AdminCommands.NONE;
     private EventLoopGroup group;
     private ChannelGroup channels;
@@ -69,10 +82,23 @@ public final class ControlServer implements AutoCloseable
         final InetSocketAddress bindAddress, final ControlSettings settings, final Function<Hello, Welcome> welcome,
         final ServerCounters counters)
     {
+        this(bindAddress, settings, welcome, counters, null);
+    }
+
+    /**
+     * @param tls the contexts every connection speaks TLS with, from the files as they are at its accept, or null
+     *            for plaintext; either way a peer of the other kind is refused with a plaintext REJECT
+     *            ({@link TlsGate}).
+     */
+    public ControlServer(
+        final InetSocketAddress bindAddress, final ControlSettings settings, final Function<Hello, Welcome> welcome,
+        final ServerCounters counters, final ReloadingTls tls)
+    {
         this.bindAddress = bindAddress;
         this.settings = settings;
         this.welcome = welcome;
         this.counters = counters;
+        this.tls = tls;
     }
 
     /** Answer ADMIN frames with {@code commands} (before: every ADMIN is refused). */
@@ -105,6 +131,9 @@ public final class ControlServer implements AutoCloseable
                 protected void initChannel(final SocketChannel ch)
                 {
                     ch.pipeline()
+                        .addLast("gate", tls == null ? TlsGate.plaintextOnly(ControlServer.this::refuse) :
+                            TlsGate.tlsOnly(tls.serverContext().newHandler(ch.alloc()),
+                            ControlServer.this::refuse))
                         .addLast("frames", new LengthFieldBasedFrameDecoder(LENGTH_PREFIX_ORDER,
                             settings.maxFrameBytes() + LENGTH_PREFIX_BYTES, 0, LENGTH_PREFIX_BYTES, 0,
                             LENGTH_PREFIX_BYTES, true))
@@ -123,11 +152,25 @@ public final class ControlServer implements AutoCloseable
             throw new IllegalStateException("cannot bind the control port " + bindAddress + ": " + ex.getMessage(), ex);
         }
         final InetSocketAddress bound = (InetSocketAddress)serverChannel.localAddress();
-        LOG.info("control plane listening on {} (max frame {} B, credential {}, {} unauthenticated connections at " +
-            "most, {} per source, {} ms to authenticate)", bound, settings.maxFrameBytes(),
+        LOG.info("control plane listening on {} ({}, max frame {} B, credential {}, {} unauthenticated connections " +
+            "at most, {} per source, {} ms to authenticate)", bound, tls == null ? "plaintext" : "TLSv1.3",
+            settings.maxFrameBytes(),
             settings.requiresCredential() ? "required" : "not required", settings.admission().maxUnauthenticated(),
             settings.admission().maxUnauthenticatedPerSource(), settings.handshakeTimeout().toMillis());
         return bound;
+    }
+
+    /**
+     * A peer of the other kind (plaintext on a TLS port, TLS on a plaintext one): a REJECT in plaintext that a
+     * plaintext client reads as such and a TLS client as "not TLS", then the gate closes the connection.
+     */
+    private void refuse(final ChannelHandlerContext ctx, final String what)
+    {
+        counters.increment(ServerCounter.HANDSHAKE_REJECTS);
+        REFUSED.warn("refused {} from {}", what, ctx.channel().remoteAddress());
+        final byte[] frame = ControlFrameCodec.encode(new Reject(Status.MALFORMED, "refused " + what));
+        ctx.writeAndFlush(ctx.alloc().buffer(LENGTH_PREFIX_BYTES + frame.length).writeIntLE(frame.length)
+            .writeBytes(frame));
     }
 
     /** The bound address, or null before {@link #start()}. */

@@ -60,7 +60,7 @@ final class PeerLink implements EndpointHandler
     private final ClusterMember member;
     private final Worker worker;
     private final String transport;
-    private final byte[] secret;
+    private final PeerAccess access;
     private final Executor connector;
     private final Inbox inbox;
     private final Listener listener;
@@ -73,13 +73,13 @@ final class PeerLink implements EndpointHandler
     /** Bumped on every reset, so a late hand-off of an abandoned attempt is ignored. */
     private int attempt;
 
-    PeerLink(final ClusterMember member, final Worker worker, final String transport, final byte[] secret,
+    PeerLink(final ClusterMember member, final Worker worker, final String transport, final PeerAccess access,
         final Executor connector, final Inbox inbox, final Listener listener)
     {
         this.member = member;
         this.worker = worker;
         this.transport = transport;
-        this.secret = secret == null ? new byte[0] : secret;
+        this.access = access;
         this.connector = connector;
         this.inbox = inbox;
         this.listener = listener;
@@ -130,7 +130,7 @@ final class PeerLink implements EndpointHandler
         {
             try
             {
-                final byte[] ticket = PeerHandshake.ticket(control, transport, secret, HANDSHAKE_TIMEOUT_MILLIS);
+                final byte[] ticket = PeerHandshake.ticket(control, transport, access, HANDSHAKE_TIMEOUT_MILLIS);
                 inbox.post(() -> connect(thisAttempt, ticket));
             }
             catch (final Exception ex)

@@ -34,7 +34,7 @@ final class ReplicaLinks implements AutoCloseable
 
     private final Worker worker;
     private final String transport;
-    private final byte[] secret;
+    private final PeerAccess access;
     private final Runnable wakeUp;
     private final PeerLink.Listener listener;
     private final ExecutorService connector;
@@ -50,12 +50,12 @@ final class ReplicaLinks implements AutoCloseable
      * @param wakeUp     wakes the request thread after a {@link #post}.
      * @param listener   told of the links' answers and failures, on the request thread.
      */
-    ReplicaLinks(final Worker worker, final String transport, final byte[] secret, final int maxMessage,
+    ReplicaLinks(final Worker worker, final String transport, final PeerAccess access, final int maxMessage,
         final Runnable wakeUp, final PeerLink.Listener listener)
     {
         this.worker = worker;
         this.transport = transport;
-        this.secret = secret;
+        this.access = access;
         this.wakeUp = wakeUp;
         this.listener = listener;
         this.messageBuffer = new UnsafeBuffer(ByteBuffer.allocateDirect(maxMessage));
@@ -121,7 +121,7 @@ final class ReplicaLinks implements AutoCloseable
                 LOG.warn("replication: node {} is a replica but not a member of the map", nodeId);
                 return null;
             }
-            link = new PeerLink(member, worker, transport, secret, connector, this::post, listener);
+            link = new PeerLink(member, worker, transport, access, connector, this::post, listener);
             links.put(nodeId, link);
         }
         return link;

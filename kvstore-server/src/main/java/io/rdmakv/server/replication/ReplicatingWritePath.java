@@ -97,7 +97,7 @@ public final class ReplicatingWritePath implements WritePath
      * @param ackPollMicros how long the request thread polls for the oldest write's acknowledgements before it sleeps.
      */
     private ReplicatingWritePath(final Function<WriteOutcome, WritePath> local, final WriteOutcome outcome,
-        final RangeStore ranges, final Worker worker, final String transport, final byte[] secret,
+        final RangeStore ranges, final Worker worker, final String transport, final PeerAccess access,
         final int maxMessage, final long timeoutMillis, final long ackPollMicros, final Runnable wakeUp,
         final WriteIds writeIds, final ReplicaHistory history, final long incarnation, final ServerCounters counters)
     {
@@ -111,17 +111,17 @@ public final class ReplicatingWritePath implements WritePath
         this.ackPollNanos = ackPollMicros * 1_000L;
         this.wakeUp = wakeUp;
         this.pending = new PendingWrites(outcome);
-        this.links = new ReplicaLinks(worker, transport, secret, maxMessage, wakeUp, new LinkListener());
+        this.links = new ReplicaLinks(worker, transport, access, maxMessage, wakeUp, new LinkListener());
         this.local = local.apply(pending.localOutcome());
     }
 
     /** Built by {@link Replication#writePath()}. */
     static ReplicatingWritePath create(final Function<WriteOutcome, WritePath> local, final WriteOutcome outcome,
-        final RangeStore ranges, final Worker worker, final String transport, final byte[] secret,
+        final RangeStore ranges, final Worker worker, final String transport, final PeerAccess access,
         final int maxMessage, final long timeoutMillis, final long ackPollMicros, final Runnable wakeUp,
         final WriteIds writeIds, final ReplicaHistory history, final long incarnation, final ServerCounters counters)
     {
-        return new ReplicatingWritePath(local, outcome, ranges, worker, transport, secret, maxMessage, timeoutMillis,
+        return new ReplicatingWritePath(local, outcome, ranges, worker, transport, access, maxMessage, timeoutMillis,
             ackPollMicros, wakeUp, writeIds, history, incarnation, counters);
     }
 

@@ -17,7 +17,7 @@ import java.security.SecureRandom;
  * write locally only and refuse replicated writes), then {@link #follow} hands them the view.
  *
  * <pre>
- *   Replication replication = new Replication(store.ranges(), worker, transportName, secret, maxMessage, timeoutMs,
+ *   Replication replication = new Replication(store.ranges(), worker, transportName, access, maxMessage, timeoutMs,
  *       ackPollMicros, counters);
  *   handler = new RequestHandler(..., replication.writePath(), replication.admission());
  *   ... listen ... view = ...;  replication.follow(view);
@@ -28,7 +28,7 @@ public final class Replication
     private final RangeStore ranges;
     private final Worker worker;
     private final String transport;
-    private final byte[] secret;
+    private final PeerAccess access;
     private final int maxMessage;
     private final long timeoutMillis;
     private final long ackPollMicros;
@@ -42,21 +42,21 @@ public final class Replication
     /**
      * @param worker        the node's transport worker (replication links are its endpoints).
      * @param transport     the transport's name, offered in the peers' HELLO.
-     * @param secret        the cluster secret peers present, or null.
+     * @param access        the cluster secret peers present and the node's TLS settings.
      * @param maxMessage    largest data-plane message (a REPLICATE of the largest key and value fits).
      * @param timeoutMillis how long a backup may take to acknowledge ({@code replication.timeoutMs}).
      * @param ackPollMicros how long the request thread polls for an acknowledgement before it sleeps
      *                      ({@code replication.ackPollMicros}).
      * @param counters      the node's counters (reconciles and their fix-ups are counted).
      */
-    public Replication(final RangeStore ranges, final Worker worker, final String transport, final byte[] secret,
+    public Replication(final RangeStore ranges, final Worker worker, final String transport, final PeerAccess access,
         final int maxMessage, final long timeoutMillis, final long ackPollMicros, final ServerCounters counters)
     {
         this.counters = counters;
         this.ranges = ranges;
         this.worker = worker;
         this.transport = transport;
-        this.secret = secret;
+        this.access = access;
         this.maxMessage = maxMessage;
         this.timeoutMillis = timeoutMillis;
         this.ackPollMicros = ackPollMicros;
@@ -68,7 +68,7 @@ public final class Replication
         return (local, outcome, wakeUp, writeIds) ->
         {
             final ReplicatingWritePath built = ReplicatingWritePath.create(local, outcome, ranges, worker, transport,
-                secret, maxMessage, timeoutMillis, ackPollMicros, wakeUp, writeIds, history, incarnation, counters);
+                access, maxMessage, timeoutMillis, ackPollMicros, wakeUp, writeIds, history, incarnation, counters);
             path = built;
             return built;
         };

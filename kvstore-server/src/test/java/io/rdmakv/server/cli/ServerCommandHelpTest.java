@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -104,25 +105,48 @@ class ServerCommandHelpTest
     }
 
     @Test
-    void shouldTakeTheSecretFromTheFlagThenTheFileThenTheEnvironment() throws Exception
+    void shouldTakeTheSecretFromTheFileThenTheEnvironmentNeverAnArgument() throws Exception
     {
         final Path file = tmp.resolve("secret");
         Files.writeString(file, "from-file\n");
-        assertEquals("from-flag", ServerCommand.secret("from-flag", file, "from-env"));
-        assertEquals("from-file", ServerCommand.secret(null, file, "from-env"));
-        assertEquals("from-env", ServerCommand.secret(null, null, "from-env"));
-        assertNull(ServerCommand.secret(null, null, null));
-        Files.writeString(file, "\n");
-        assertThrows(ConfigException.class, () -> ServerCommand.secret(null, file, null));
-        assertThrows(ConfigException.class, () -> ServerCommand.secret(null, tmp.resolve("absent"), null));
+        Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
 
-        final ServerCommand command = new ServerCommand();
-        command.environment = name -> name.equals("RDMAKV_SECRET") ? "from-env" : null;
-        new CommandLine(command).parseArgs("--data-dir", "/tmp/x");
-        assertEquals("from-env", command.overrides().get("auth.secret"));
-        Files.writeString(file, "s3cret\n");
-        final ServerCommand withFile = new ServerCommand();
-        new CommandLine(withFile).parseArgs("--secret-file", file.toString());
-        assertTrue(ServerConfig.from(new java.util.Properties(), withFile.overrides()).requiresCredential());
+        final ServerCommand byEnv = new ServerCommand();
+        byEnv.environment = name -> name.equals("RDMAKV_SECRET") ? "from-env" : null;
+        new CommandLine(byEnv).parseArgs("--data-dir", "/tmp/x");
+        assertArrayEquals(b("from-env"), ServerConfig.from(new java.util.Properties(), byEnv.overrides()).secret());
+
+        final ServerCommand byFile = new ServerCommand();
+        byFile.environment = byEnv.environment;
+        new CommandLine(byFile).parseArgs("--secret-file", file.toString());
+        assertNull(byFile.overrides().get("auth.secret"), "the file wins over the environment");
+        assertArrayEquals(b("from-file"), ServerConfig.from(new java.util.Properties(), byFile.overrides()).secret());
+
+        final ServerCommand bySetting = new ServerCommand();
+        bySetting.environment = byEnv.environment;
+        new CommandLine(bySetting).parseArgs("-S", "auth.secretFile=" + file);
+        assertArrayEquals(b("from-file"),
+            ServerConfig.from(new java.util.Properties(), bySetting.overrides()).secret());
+
+        final ServerCommand none = new ServerCommand();
+        none.environment = name -> null;
+        new CommandLine(none).parseArgs();
+        assertFalse(ServerConfig.from(new java.util.Properties(), none.overrides()).security().requiresCredential());
+
+        assertThrows(CommandLine.UnmatchedArgumentException.class,
+            () -> new CommandLine(new ServerCommand()).parseArgs("--secret", "s"), "no flag takes the secret itself");
+        final java.util.Map<String, String> both = java.util.Map.of("auth.secret", "a", "auth.secretFile",
+            file.toString());
+        assertTrue(assertThrows(ConfigException.class, () -> ServerConfig.from(new java.util.Properties(), both))
+            .getMessage().contains("keep one"));
+        Files.writeString(file, "\n");
+        assertThrows(ConfigException.class, () -> ServerConfig.from(new java.util.Properties(), byFile.overrides()));
+        final java.util.Map<String, String> absent = java.util.Map.of("auth.secretFile", tmp.resolve("no").toString());
+        assertThrows(ConfigException.class, () -> ServerConfig.from(new java.util.Properties(), absent));
+    }
+
+    private static byte[] b(final String s)
+    {
+        return s.getBytes(StandardCharsets.UTF_8);
     }
 }

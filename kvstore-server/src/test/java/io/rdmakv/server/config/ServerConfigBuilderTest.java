@@ -36,7 +36,7 @@ class ServerConfigBuilderTest
         assertEquals(parsed.maxValueBytes(), typed.maxValueBytes());
         assertEquals(parsed.maxMessageBytes(), typed.maxMessageBytes());
         assertEquals(parsed.dataPort(), typed.dataPort());
-        assertTrue(typed.requiresCredential());
+        assertTrue(typed.security().requiresCredential());
         assertEquals(Map.of("tcp.noDelay", "true"), typed.transportProperties());
     }
 
@@ -56,7 +56,7 @@ class ServerConfigBuilderTest
         final ServerConfig base = ServerConfig.builder().secret("a").maxKeyBytes(100).build();
         final ServerConfig changed = base.toBuilder().secret(null).durability(Durability.FSYNC).build();
         assertEquals(100, changed.maxKeyBytes());
-        assertFalse(changed.requiresCredential());
+        assertFalse(changed.security().requiresCredential());
         assertEquals(Durability.FSYNC, changed.durability());
         assertEquals(Durability.DEFAULT, base.durability());
     }

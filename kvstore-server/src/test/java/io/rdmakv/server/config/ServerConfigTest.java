@@ -44,7 +44,7 @@ class ServerConfigTest
         assertEquals(Durability.DEFAULT, c.durability());
         assertEquals(8L << 20, c.writeBufferSize());
         assertNull(c.secret());
-        assertFalse(c.requiresCredential());
+        assertFalse(c.security().requiresCredential());
         assertEquals(1, c.clusterNodes().size());
         assertEquals(0, c.clusterNodes().get(0).firstSlot());
         assertEquals(ClusterNode.SLOT_COUNT - 1, c.clusterNodes().get(0).lastSlot());

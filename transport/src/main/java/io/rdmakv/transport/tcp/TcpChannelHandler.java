@@ -3,6 +3,7 @@ package io.rdmakv.transport.tcp;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.ssl.SslHandler;
 import io.rdmakv.transport.log.RateLimitedLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -75,6 +76,12 @@ final class TcpChannelHandler extends ByteToMessageDecoder
             final int length = in.getInt(start);
             if (length < 0 || length > maxFrameLength)
             {
+                if (in.readableBytes() >= 5 && SslHandler.isEncrypted(in, false))
+                {
+                    refuse(ctx, in, "refused a TLS client from " + ctx.channel().remoteAddress() + " on a plaintext " +
+                        "port (this side has no TLS: tls.certFile unset); closing the connection");
+                    return;
+                }
                 refuse(ctx, in, "refused frame from " + ctx.channel().remoteAddress() + ": length " + length +
                     (length < 0 ? " is negative" : " exceeds the limit of " + maxFrameLength) +
                     "; closing the connection");

@@ -12,6 +12,7 @@ import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.SslContext;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.rdmakv.transport.MemoryDomain;
 import io.rdmakv.transport.Transport;
@@ -20,6 +21,8 @@ import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.base.TransportWorkers;
+import io.rdmakv.transport.tls.ReloadingTls;
+import io.rdmakv.transport.tls.TlsSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,6 +39,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code tcp.ioThreads} (default 2), {@code tcp.maxReadBytes} (default 1 MiB), {@code tcp.spinMicros} (how long an
  * idle event loop polls before it blocks; {@link TcpSpinSelectStrategy}), {@code tcp.directWrites} (default true:
  * a connecting endpoint's caller writes its requests to the socket itself while the loop holds none; {@link TcpOutbound}).
+ * With {@code tls.*} ({@link TlsSettings}) every connection speaks TLS 1.3: no direct writes and no caller lanes.
  */
 public final class TcpTransport implements Transport
 {
@@ -56,6 +60,10 @@ public final class TcpTransport implements Transport
     private final int maxReadBytes;
     private final int maxFrameLength;
     private final TransportWorkers<TcpWorker> workers = new TransportWorkers<>("tcp");
+    /** TLS 1.3 on every connection ({@code tls.*} properties), or null; reloaded when its files change. */
+    private final ReloadingTls tls;
+    /** Whether accepted connections can speak TLS (this side has a certificate). */
+    private final boolean tlsAccepts;
 
     TcpTransport(final TransportConfig config)
     {
@@ -75,7 +83,20 @@ public final class TcpTransport implements Transport
         this.nativeEpoll = wantEpoll && Epoll.isAvailable();
         // Direct writes duplicate the socket's descriptor through libc (JNA or FFM): an embedder without JNA on JDK 17
         // gets the loop's writes, as before.
-        this.directWrites = nativeEpoll && io.rdmakv.transport.libc.LibC.isLoaded() && config.booleanProperty(
+        final TlsSettings tlsSettings;
+        try
+        {
+            tlsSettings = TlsSettings.of(config.properties());
+            this.tlsAccepts = tlsSettings.certFile() != null;
+            this.tls = tlsSettings.enabled() ? new ReloadingTls(tlsSettings, tlsAccepts) : null;
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new TransportException(ex.getMessage(), ex);
+        }
+        // A direct write puts bytes on the socket beside the pipeline: with TLS every byte goes through its handler.
+        this.directWrites = !tlsSettings.enabled() && nativeEpoll && io.rdmakv.transport.libc.LibC.isLoaded() &&
+            config.booleanProperty(
             TcpTransportProvider.PROP_DIRECT_WRITES, Boolean.parseBoolean(System.getProperty(
             "rdmakv.transport." + TcpTransportProvider.PROP_DIRECT_WRITES, "true")));
         this.directWritesWhenBusy = config.booleanProperty(TcpTransportProvider.PROP_DIRECT_WRITES_WHEN_BUSY, false);
@@ -93,10 +114,39 @@ public final class TcpTransport implements Transport
             + "one-sided reads {}", nativeEpoll ? "epoll" : "NIO", ioThreads, spinMicros, directWrites ? "on" : "off",
             emulatedRead ? "EMULATED by the target's transport (software RMA)" :
             "disabled (tcp.emulatedRead=false)");
+        if (tlsSettings.enabled())
+        {
+            LOG.info("tcp transport: {} on every connection (reloaded when its files change); no caller lanes (a " +
+                "lane is a plain socket of its own, docs/security.md)", tlsSettings);
+        }
         if (wantEpoll && !nativeEpoll)
         {
             LOG.info("tcp transport: native epoll unavailable ({}), using NIO", Epoll.unavailabilityCause());
         }
+    }
+
+    /** True when every connection speaks TLS. */
+    public boolean tls()
+    {
+        return tls != null;
+    }
+
+    /** True when accepted connections can speak TLS: TLS on and this side has a certificate. */
+    boolean tlsAccepts()
+    {
+        return tlsAccepts;
+    }
+
+    /** The context an accepted connection speaks TLS with, from the files as they are now. */
+    SslContext tlsServer()
+    {
+        return tls.serverContext();
+    }
+
+    /** The context a connection made from here speaks TLS with, from the files as they are now. */
+    SslContext tlsClient()
+    {
+        return tls.clientContext();
     }
 
     boolean directWrites()

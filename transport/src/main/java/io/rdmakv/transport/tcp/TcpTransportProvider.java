@@ -8,6 +8,8 @@ import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.TransportProvider;
 
+import io.rdmakv.transport.tls.TlsSettings;
+
 import java.util.EnumSet;
 
 /**
@@ -73,8 +75,11 @@ public final class TcpTransportProvider implements TransportProvider
 
     static TransportCapabilities capabilitiesFor(final TransportConfig config)
     {
-        final EnumSet<TransportCapability> flags =
-            EnumSet.of(TransportCapability.SEND_RECV, TransportCapability.CALLER_LANES);
+        final EnumSet<TransportCapability> flags = EnumSet.of(TransportCapability.SEND_RECV);
+        if (!TlsSettings.of(config.properties()).enabled())
+        {
+            flags.add(TransportCapability.CALLER_LANES); // a lane is a plain socket of its own: no TLS
+        }
         if (config.booleanProperty(PROP_EMULATED_READ, true))
         {
             flags.add(TransportCapability.READ_EMULATED);

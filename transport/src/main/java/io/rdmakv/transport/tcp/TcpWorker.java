@@ -5,6 +5,7 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.SocketChannel;
@@ -20,6 +21,8 @@ import io.rdmakv.transport.TransportStatus;
 import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.WorkerProgress;
 import io.rdmakv.transport.log.RateLimitedLog;
+import io.rdmakv.transport.tls.TlsFailures;
+import io.rdmakv.transport.tls.TlsGate;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
@@ -51,6 +54,8 @@ public final class TcpWorker implements Worker
     /** The endpoint of a channel, kept on the channel itself: it outlives the pipeline of a failed connect. */
     private static final AttributeKey<TcpEndpoint> ENDPOINT = AttributeKey.valueOf("rdmakv.tcp.endpoint");
     private static final Logger LOG = LoggerFactory.getLogger(TcpWorker.class);
+    /** A peer decides how often a TLS mismatch happens: at most a burst of lines, then a count. */
+    private static final RateLimitedLog REFUSED_PEERS = RateLimitedLog.of(LOG);
     /** Peers can cause it (an accept flood on a polled worker). */
     private static final RateLimitedLog QUEUE_FULL = RateLimitedLog.of(LOG);
     private static final int CONTROL_CAPACITY = 4096;
@@ -214,11 +219,16 @@ public final class TcpWorker implements Worker
     public Listener listen(final InetSocketAddress bindAddress, final EndpointHandler handler)
     {
         ensureOpen();
+        if (transport.tls() && !transport.tlsAccepts())
+        {
+            throw new TransportException(TransportStatus.TRANSPORT_ERROR, "cannot listen on " + bindAddress +
+                " with TLS: an accepting side needs its own certificate (tls.certFile, tls.keyFile)", null);
+        }
         final ServerBootstrap bootstrap = new ServerBootstrap()
             .group(eventLoop, eventLoop)
             .channel(transport.serverChannelClass())
             .childOption(ChannelOption.TCP_NODELAY, true)
-            .childHandler(initializer(handler, true));
+            .childHandler(initializer(handler, null));
         final ChannelFuture bind = bootstrap.bind(bindAddress).awaitUninterruptibly();
         if (!bind.isSuccess())
         {
@@ -259,6 +269,10 @@ public final class TcpWorker implements Worker
     @Override
     public Lane openLane(final InetSocketAddress remoteAddress, final Duration timeout)
     {
+        if (transport.tls())
+        {
+            throw new UnsupportedOperationException("no caller lanes with TLS: a lane is a plain socket of its own");
+        }
         return TcpLane.open(remoteAddress, timeout, transport.config().maxMessageBytes());
     }
 
@@ -273,14 +287,35 @@ public final class TcpWorker implements Worker
             .option(ChannelOption.TCP_NODELAY, true)
             .option(ChannelOption.CONNECT_TIMEOUT_MILLIS,
                 (int)Math.min(Integer.MAX_VALUE, transport.config().connectTimeout().toMillis()))
-            .handler(initializer(handler, false));
+            .handler(initializer(handler, remoteAddress));
         bootstrap.connect(remoteAddress).addListener((ChannelFuture f) ->
         {
             if (f.isSuccess())
             {
                 final TcpEndpoint ep = f.channel().pipeline().get(TcpChannelHandler.class).endpoint();
-                ep.markActive();
-                execute(() -> result.complete(ep));
+                final SslHandler tls = f.channel().pipeline().get(SslHandler.class);
+                if (tls == null)
+                {
+                    ep.markActive();
+                    execute(() -> result.complete(ep));
+                    return;
+                }
+                // Handed out only once the handshake is done; a failed one closes the channel (and retires ep).
+                tls.handshakeFuture().addListener(h ->
+                {
+                    if (h.isSuccess())
+                    {
+                        ep.markActive();
+                        execute(() -> result.complete(ep));
+                    }
+                    else
+                    {
+                        final TransportException ex = new TransportException(TransportStatus.NOT_CONNECTED,
+                            "connect to " + remoteAddress + ": " + TlsFailures.describe(remoteAddress, h.cause()),
+                            h.cause());
+                        execute(() -> result.completeExceptionally(ex));
+                    }
+                });
             }
             else
             {
@@ -301,8 +336,10 @@ public final class TcpWorker implements Worker
         return result;
     }
 
-    private ChannelInitializer<SocketChannel> initializer(final EndpointHandler handler, final boolean accepted)
+    /** @param remote the address dialled, or null for an accepted connection. */
+    private ChannelInitializer<SocketChannel> initializer(final EndpointHandler handler, final InetSocketAddress remote)
     {
+        final boolean accepted = remote == null;
         return new ChannelInitializer<>()
         {
             @Override
@@ -312,6 +349,19 @@ public final class TcpWorker implements Worker
                     !accepted && transport.directWrites() ? transport.directWriteGapNanos() : -1);
                 ch.attr(ENDPOINT).set(ep);
                 addEndpoint(ep);
+                if (accepted && transport.tls())
+                {
+                    ch.pipeline().addLast(TlsGate.tlsOnly(transport.tlsServer().newHandler(ch.alloc()),
+                        (ctx, what) -> REFUSED_PEERS.warn("refused " + what + " from " + ctx.channel().remoteAddress())));
+                }
+                else if (transport.tls())
+                {
+                    // A peer that accepts but never answers the handshake fails the connect within its timeout.
+                    final SslHandler tls = transport.tlsClient().newHandler(ch.alloc(), remote.getHostString(),
+                        remote.getPort());
+                    tls.setHandshakeTimeoutMillis(Math.max(1, transport.config().connectTimeout().toMillis()));
+                    ch.pipeline().addLast(tls);
+                }
                 // One handler: it cuts frames in place. No flush consolidation handler: endpoints coalesce their
                 // own writes (one flush per write task) and read answers are flushed once per read batch.
                 ch.pipeline().addLast(new TcpChannelHandler(ep, transport.responder(), accepted,

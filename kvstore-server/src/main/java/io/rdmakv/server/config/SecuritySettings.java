@@ -1,0 +1,100 @@
+package io.rdmakv.server.config;
+
+import io.rdmakv.protocol.SharedSecret;
+import io.rdmakv.transport.tls.ReloadingTls;
+import io.rdmakv.transport.tls.TlsSettings;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A node's security settings: the shared secret a client presents in HELLO ({@code auth.secret}, or the first line of
+ * {@code auth.secretFile}) and TLS on its control port and tcp data port ({@code tls.*}, {@link TlsSettings}).
+ */
+public final class SecuritySettings
+{
+    private static final Logger LOG = LoggerFactory.getLogger(SecuritySettings.class);
+
+    /** The settings this class reads, with their defaults (none). */
+    public static final Map<String, String> DEFAULTS = defaults();
+
+    private final byte[] secret;
+    private final TlsSettings tls;
+    private final ReloadingTls tlsContexts;
+
+    private static Map<String, String> defaults()
+    {
+        final Map<String, String> m = new LinkedHashMap<>();
+        m.put("auth.secret", null);
+        m.put("auth.secretFile", null);
+        m.put(TlsSettings.CERT_FILE, null);
+        m.put(TlsSettings.KEY_FILE, null);
+        m.put(TlsSettings.CA_FILE, null);
+        m.put(TlsSettings.CLIENT_AUTH, "none");
+        return java.util.Collections.unmodifiableMap(m);
+    }
+
+    SecuritySettings(final Map<String, String> s)
+    {
+        final String inline = s.get("auth.secret");
+        final String file = s.get("auth.secretFile");
+        final boolean hasInline = inline != null && !inline.isEmpty();
+        final boolean hasFile = file != null && !file.isBlank();
+        if (hasInline && hasFile)
+        {
+            throw new ConfigException("auth.secret and auth.secretFile are both set (auth.secret may come from the " +
+                SharedSecret.ENV + " environment variable): keep one");
+        }
+        final String text;
+        try
+        {
+            text = hasFile ? SharedSecret.read(java.nio.file.Path.of(file.trim()), LOG::warn) : inline;
+            tls = TlsSettings.of(s);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new ConfigException(ex.getMessage(), ex);
+        }
+        secret = text == null || text.isEmpty() ? null : text.getBytes(StandardCharsets.UTF_8);
+        if (tls.enabled() && tls.certFile() == null)
+        {
+            throw new ConfigException(TlsSettings.CA_FILE + " is set but a node needs its own certificate: set " +
+                TlsSettings.CERT_FILE + " and " + TlsSettings.KEY_FILE);
+        }
+        try
+        {
+            // Loaded once here, so an unreadable or malformed file is a configuration error at start.
+            tlsContexts = tls.enabled() ? new ReloadingTls(tls, true) : null;
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new ConfigException(ex.getMessage(), ex);
+        }
+    }
+
+    /** The shared secret clients must present, or {@code null} when authentication is off. A copy. */
+    public byte[] secret()
+    {
+        return secret == null ? null : secret.clone();
+    }
+
+    public boolean requiresCredential()
+    {
+        return secret != null;
+    }
+
+    /** The contexts the control port speaks TLS with (reloaded when the files change), or null without TLS. */
+    public ReloadingTls tlsContexts()
+    {
+        return tlsContexts;
+    }
+
+    /** TLS on the control port and the tcp data port ({@link TlsSettings#OFF} when no {@code tls.certFile}). */
+    public TlsSettings tls()
+    {
+        return tls;
+    }
+}
