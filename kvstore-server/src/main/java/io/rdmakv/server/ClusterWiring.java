@@ -90,12 +90,12 @@ final class ClusterWiring
         // A given view with an expiring lease (tests) is checked as a Ratis one is.
         final boolean checkLease = config.cluster().enabled() ||
             givenView != null && givenView.leaseDeadlineNanos() != Long.MAX_VALUE;
-        handler.follow(clusterView, self, checkLease, NodeClock.configured());
+        handler.follow(clusterView, self, checkLease, NodeClock.configured(), replicated ?
+            new ReadLeaseGrant(clusterView, NodeClock.configured(), READ_LEASE_MARGIN_NANOS) : null);
         if (replicated)
         {
-            replication.follow(clusterView);
+            replication.follow(clusterView, self);
             ownership.follow(clusterView);
-            handler.readLeaseGrant(new ReadLeaseGrant(clusterView, NodeClock.configured(), READ_LEASE_MARGIN_NANOS));
             if (clusterView instanceof RatisClusterView ratis)
             {
                 ratis.onLeaseLost(ownership::fenceAll);
