@@ -116,7 +116,8 @@ final class InlineBatchWritePath implements WritePath
     }
 
     @Override
-    public boolean holdsWriteFor(final Endpoint endpoint, final DirectBuffer buffer, final int keyIndex, final int keyLength)
+    public boolean holdsWriteFor(final Endpoint endpoint, final DirectBuffer buffer, final int keyIndex,
+        final int keyLength)
     {
         return !puts.isEmpty() && puts.holds(endpoint, buffer, keyIndex, keyLength);
     }

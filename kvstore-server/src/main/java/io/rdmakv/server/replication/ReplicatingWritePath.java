@@ -353,7 +353,8 @@ public final class ReplicatingWritePath implements WritePath
 
     /** As the local path: a write waiting for its backups is not visible before its answer anyway. */
     @Override
-    public boolean holdsWriteFor(final Endpoint endpoint, final DirectBuffer buffer, final int keyIndex, final int keyLength)
+    public boolean holdsWriteFor(final Endpoint endpoint, final DirectBuffer buffer, final int keyIndex,
+        final int keyLength)
     {
         return local.holdsWriteFor(endpoint, buffer, keyIndex, keyLength);
     }
