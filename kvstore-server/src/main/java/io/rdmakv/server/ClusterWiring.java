@@ -32,6 +32,8 @@ final class ClusterWiring
     private final ServerConfig config;
     /** A cluster view given by the embedder (tests), or null: then the one built from the settings. */
     private final ClusterView givenView;
+    /** The view once started (read by the control plane's and the metrics' threads), null before. */
+    private volatile ClusterView started;
 
     ClusterWiring(final ServerConfig config, final ClusterView givenView)
     {
@@ -70,11 +72,19 @@ final class ClusterWiring
     {
         if (givenView != null)
         {
+            started = givenView;
             return givenView;
         }
         final ClusterView view = ClusterViews.start(config, advertisedControlPort, advertisedDataPort);
         opened.push(view);
+        started = view;
         return view;
+    }
+
+    /** The view {@link #start} started, for other threads (null before). */
+    ClusterView started()
+    {
+        return started;
     }
 
     /**

@@ -261,7 +261,7 @@ public final class KvServer implements AutoCloseable
         welcomes = new NodeWelcomes(config, transportName, advertisedDataPort(), region.remoteKey().pack(),
             transport.capabilities().has(TransportCapability.HOST_LOCAL) ? HostIdentity.current() : "",
             side == null ? List.of() : side.served(), geometry, layout.epoch(), arena.address(), tickets,
-            this::clusterView);
+            cluster::started);
         control = new ControlServer(new InetSocketAddress(config.host(), config.controlPort()),
             new ControlServer.ControlSettings(config.maxControlFrameBytes(), config.maxConnections(), config.secret(),
                 config.admission()),
@@ -382,7 +382,7 @@ public final class KvServer implements AutoCloseable
         final String sysfs = System.getProperty("rdmakv.metrics.sysfsRoot");
         final NodeMetrics started = NodeMetrics.start(new InetSocketAddress(config.host(), config.metricsPort()),
             counters, store, sysfs == null ? InfinibandSysfs.DEFAULT_ROOT : java.nio.file.Path.of(sysfs),
-            new NodeReadiness(() -> serving, this::clusterView));
+            new NodeReadiness(() -> serving, cluster::started));
         opened.push(started);
         LOG.info("metrics: http://{}:{}{} ({} RDMA port counters from sysfs), health {} and {}",
             config.advertisedHost(), started.address().getPort(), MetricsEndpoint.PATH, started.rdmaCounters(),
