@@ -98,6 +98,8 @@ public final class KvServer implements AutoCloseable
     private final Replication replication;
     /** Null when {@code metrics.port} is 0. */
     private final NodeMetrics metrics;
+    /** Request times by operation (the metrics endpoint's, or kept for STATS only). */
+    private final ServerMeters requestTimes;
     private final Listener listener;
     /** Null when no transport is served beside the main one. */
     private final SideTransports side;
@@ -205,12 +207,13 @@ public final class KvServer implements AutoCloseable
         timeline.add("pool registration", registering.millis(), true);
         timeline.resetMark();
 
+        // The gauges first: the metrics endpoint binds what is registered when it starts.
+        NodeGauges.register(counters, layout.index(), memoryDomain, store, arena, transportName, transportReason,
+            this::requestTimes);
         metrics = startMetrics();
-        final ServerMeters requestTimes = metrics == null ?
+        requestTimes = metrics == null ?
             // No endpoint; request times are still kept for STATS.
             ServerMeters.timersOnly(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)) : metrics.requestTimer();
-        NodeGauges.register(counters, layout.index(), memoryDomain, store, arena, transportName, transportReason,
-            () -> requestTimes);
 
         final Worker worker = transport.createWorker("server");
         opened.push(worker);
@@ -388,6 +391,12 @@ public final class KvServer implements AutoCloseable
             config.advertisedHost(), started.address().getPort(), MetricsEndpoint.PATH, started.rdmaCounters(),
             MetricsEndpoint.LIVE, MetricsEndpoint.READY);
         return started;
+    }
+
+    /** Request times (null while the node starts). */
+    private ServerMeters requestTimes()
+    {
+        return requestTimes;
     }
 
     /** Where metrics are served, or {@code null} when {@code metrics.port} is 0. */
