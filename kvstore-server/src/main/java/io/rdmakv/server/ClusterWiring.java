@@ -32,6 +32,8 @@ final class ClusterWiring
     private final ServerConfig config;
     /** A cluster view given by the embedder (tests), or null: then the one built from the settings. */
     private final ClusterView givenView;
+    /** The view once started (read by the control plane's and the metrics' threads), null before. */
+    private volatile ClusterView started;
 
     ClusterWiring(final ServerConfig config, final ClusterView givenView)
     {
@@ -71,11 +73,19 @@ final class ClusterWiring
     {
         if (givenView != null)
         {
+            started = givenView;
             return givenView;
         }
         final ClusterView view = ClusterViews.start(config, advertisedControlPort, advertisedDataPort, respPort);
         opened.push(view);
+        started = view;
         return view;
+    }
+
+    /** The view {@link #start} started, for other threads (null before). */
+    ClusterView started()
+    {
+        return started;
     }
 
     /**
@@ -91,12 +101,12 @@ final class ClusterWiring
         // A given view with an expiring lease (tests) is checked as a Ratis one is.
         final boolean checkLease = config.cluster().enabled() ||
             givenView != null && givenView.leaseDeadlineNanos() != Long.MAX_VALUE;
-        handler.follow(clusterView, self, checkLease, NodeClock.configured());
+        handler.follow(clusterView, self, checkLease, NodeClock.configured(), replicated ?
+            new ReadLeaseGrant(clusterView, NodeClock.configured(), READ_LEASE_MARGIN_NANOS) : null);
         if (replicated)
         {
-            replication.follow(clusterView);
+            replication.follow(clusterView, self);
             ownership.follow(clusterView);
-            handler.readLeaseGrant(new ReadLeaseGrant(clusterView, NodeClock.configured(), READ_LEASE_MARGIN_NANOS));
             if (clusterView instanceof RatisClusterView ratis)
             {
                 ratis.onLeaseLost(ownership::fenceAll);

@@ -10,20 +10,23 @@ import io.rdmakv.server.cluster.OwnershipPublisher;
 import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.config.ShmServing;
 import io.rdmakv.server.control.ControlServer;
-import io.rdmakv.server.replication.PeerAccess;
 import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.server.handler.HandlerContext;
 import io.rdmakv.server.handler.Limits;
+import io.rdmakv.server.handler.NodeWrites;
+import io.rdmakv.server.handler.ResponseSender;
 import io.rdmakv.server.replication.Replication;
-import io.rdmakv.server.handler.RequestHandler;
+import io.rdmakv.server.replication.PeerAccess;
+import io.rdmakv.server.replication.ReplicationContext;
 import io.rdmakv.server.resp.NodeResp;
 import io.rdmakv.server.resp.RespServer;
+import io.rdmakv.server.handler.RequestHandler;
 import io.rdmakv.server.handler.SlotRouter;
 import io.rdmakv.server.metrics.MetricsEndpoint;
 import io.rdmakv.server.metrics.NodeGauges;
 import io.rdmakv.server.metrics.NodeMetrics;
 import io.rdmakv.server.metrics.NodeReadiness;
 import io.rdmakv.server.metrics.ServerMeters;
-import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.pool.PoolSizing;
 import io.rdmakv.server.pool.PoolWarmUp;
 import io.rdmakv.server.handler.HandOff;
@@ -81,89 +84,47 @@ public final class KvServer implements AutoCloseable
     /** The cluster view given by the embedder or built from the settings, and what follows it. */
     private final ClusterWiring cluster;
     private final ServerCounters counters = new ServerCounters();
-    private final OpenedResources opened = new OpenedResources();
+    /** Everything opened, closed in reverse order (also when a start-up step fails). */
+    private final OpenedResources opened;
 
-    private String transportName;
-    private String transportReason;
-    /** The pool must be a shared memory file the transport can hand to peers (shm). */
-    private boolean sharedPool;
-    private PinnedArena arena;
-    private RocksStore store;
-    private PoolIndex index;
-    private PoolGeometry geometry;
-    private OwnershipPublisher ownership;
-    private long epoch;
-    private Transport transport;
-    private MemoryDomain memoryDomain;
-    private MemoryRegion region;
-    private long registrationsAfterStart;
-    private long registrationsWhenReady;
-    private Listener listener;
-    private List<TransportProvider> sidePlan = List.of();
-    private SideTransports side;
-    private RequestHandler handler;
-    private SessionTickets tickets;
-    private NodeWelcomes welcomes;
-    private WorkerProgress progress;
-    private ControlServer control;
-    private RespServer resp;
-    private volatile ClusterView clusterView;
-    private Replication replication;
-    private InetSocketAddress controlAddress;
-    private InetSocketAddress dataAddress;
-    private PoolWarmUp.Result warmUp;
-    private StartupReport startup;
-    private NodeMetrics metrics;
-    private ServerMeters requestTimes;
+    private final String transportName;
+    private final String transportReason;
+    private final Transport transport;
+    private final PoolGeometry geometry;
+    private final PinnedArena arena;
+    private final RocksStore store;
+    /** The epoch, the pool index and what warm-up loaded. */
+    private final PoolLayout layout;
+    private final MemoryRegion region;
+    private final long registrationsAfterStart;
+    private final OwnershipPublisher ownership;
+    private final Replication replication;
+    /** Null when {@code metrics.port} is 0. */
+    private final NodeMetrics metrics;
+    /** Request times by operation (the metrics endpoint's, or kept for STATS only). */
+    private final ServerMeters requestTimes;
+    private final Listener listener;
+    /** Null when no transport is served beside the main one. */
+    private final SideTransports side;
+    private final NodeWelcomes welcomes;
+    private final ControlServer control;
+    /** Null when {@code resp.port} is 0. */
+    private final RespServer resp;
+    private final InetSocketAddress controlAddress;
+    private final InetSocketAddress dataAddress;
+    private final ClusterView clusterView;
+    private final long registrationsWhenReady;
+    private final StartupReport startup;
     private volatile boolean closed;
     /** From the end of the start until close begins: what /health/ready needs first. */
     private volatile boolean serving;
 
-    private KvServer(final ServerConfig config, final ClusterView givenView)
+    /** Start the node (see the class comment); what it opened is pushed on {@code opened} as it goes. */
+    private KvServer(final ServerConfig config, final ClusterView givenView, final OpenedResources opened)
     {
         this.config = config;
         this.cluster = new ClusterWiring(config, givenView);
-    }
-
-    /**
-     * Start a node.
-     *
-     * @throws ServerStartException with an operator-facing message (for a memlock refusal: the pool's message
-     *                              verbatim) when any step fails; everything opened so far is closed again.
-     */
-    public static KvServer start(final ServerConfig config)
-    {
-        return start(config, null);
-    }
-
-    /**
-     * Start a node of a replicated cluster: it replicates the writes of the ranges it is primary of to their backups
-     * ({@code ReplicatingWritePath}) and takes the writes of the ranges it replicates ({@code ReplicaGate}), both as
-     * {@code clusterView} says. The view is not closed by the node.
-     *
-     * @param clusterView the cluster's configuration; {@code null} for a node on its own.
-     */
-    public static KvServer start(final ServerConfig config, final ClusterView clusterView)
-    {
-        final KvServer server = new KvServer(config, clusterView);
-        try
-        {
-            server.doStart();
-            return server;
-        }
-        catch (final RuntimeException ex)
-        {
-            server.opened.closeAll();
-            if (ex instanceof ServerStartException sse)
-            {
-                throw sse;
-            }
-            throw new ServerStartException(ex.getMessage() == null ? ex.toString() : ex.getMessage(), ex);
-        }
-    }
-
-    private void doStart()
-    {
+        this.opened = opened;
         ServerOpenFiles.raiseAndReport(config);
         if (config.advertisedLoopbackOnly())
         {
@@ -181,6 +142,8 @@ public final class KvServer implements AutoCloseable
                 config.writeBufferSize(), config.walRecovery(), config.diskReserve()));
         final Limits limits = limitsOf(config);
         final StartupTask<Transport> transportOpening;
+        final List<TransportProvider> sidePlan;
+        final boolean sharedPool;
         try
         {
             final TransportSelector selector = TransportSelector.fromClassPath();
@@ -189,6 +152,7 @@ public final class KvServer implements AutoCloseable
             transportReason = selection.reason();
             sidePlan = SideTransports.plan(selection.provider(), selector,
                 ShmDecision.decide(config, selection.provider(), selector, HostIdentity.current()));
+            // The pool must be a shared memory file the transport can hand to peers (shm).
             sharedPool = selection.provider().capabilities().has(TransportCapability.MEMORY_FILE_REGIONS) ||
                 SideTransports.needSharedPool(sidePlan);
             timeline.mark("transport selection");
@@ -200,9 +164,11 @@ public final class KvServer implements AutoCloseable
         {
             throw StartupTask.closeWhenDone(ex, storeOpening);
         }
+        geometry = PoolSizing.plan(config.poolSize(), config.indexAvgEntryBytes());
         try
         {
-            mapPool();
+            arena = mapPool(config, transportName, geometry, sharedPool);
+            opened.push(arena);
         }
         catch (final RuntimeException ex)
         {
@@ -225,7 +191,7 @@ public final class KvServer implements AutoCloseable
         timeline.add("transport open", transportOpening.millis(), true);
         timeline.resetMark();
 
-        memoryDomain = transport.memoryDomain();
+        final MemoryDomain memoryDomain = transport.memoryDomain();
         // The whole pool, once, remote READ only: clients can never write server memory. Registration does not
         // depend on the contents (on verbs it pins pages that mlock already faulted in), so it runs on its own
         // thread while warm-up writes them; nothing can read the pool before the ports open.
@@ -233,7 +199,8 @@ public final class KvServer implements AutoCloseable
             () -> memoryDomain.register(arena.address(), arena.size(), EnumSet.of(MemoryAccess.REMOTE_READ)));
         try
         {
-            layOutAndWarmUp(timeline);
+            // Epoch, allocator, empty index and header, then the warm-up from RocksDB.
+            layout = PoolLayout.layOut(config, arena, geometry, store, timeline);
         }
         catch (final RuntimeException ex)
         {
@@ -245,18 +212,32 @@ public final class KvServer implements AutoCloseable
         timeline.add("pool registration", registering.millis(), true);
         timeline.resetMark();
 
+        // The gauges first: the metrics endpoint binds what is registered when it starts.
+        NodeGauges.register(counters, layout.index(), memoryDomain, store, arena, transportName, transportReason,
+            this::requestTimes);
+        metrics = startMetrics();
+        requestTimes = metrics == null ?
+            // No endpoint; request times are still kept for STATS.
+            ServerMeters.timersOnly(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)) : metrics.requestTimer();
+
         final Worker worker = transport.createWorker("server");
         opened.push(worker);
-        tickets = new SessionTickets(Duration.ofMillis(config.ticketTtlMillis()), MAX_OUTSTANDING_TICKETS,
-            new SystemNanoClock());
-        // Replication follows the cluster view once the ports are bound (below); until then writes are local only.
-        replication = new Replication(store.ranges(), worker, transportName,
+        final SessionTickets tickets = new SessionTickets(Duration.ofMillis(config.ticketTtlMillis()),
+            MAX_OUTSTANDING_TICKETS, new SystemNanoClock());
+        // The write-path chain, finished before the handler: replication follows the cluster view once the ports
+        // are bound (below); until then writes are local only.
+        final RequestThreadWakeUp wakeUp = new RequestThreadWakeUp();
+        final NodeWrites writes = new NodeWrites(store, layout.index(), counters, limits,
+            new ResponseSender(counters, limits.maxResponseBytes()), wakeUp);
+        replication = new Replication(new ReplicationContext(store.ranges(), worker, transportName,
             new PeerAccess(config.secret(), config.security().tls()),
-            config.maxMessageBytes(), config.replicationTimeoutMillis(), config.replicationAckPollMicros(), counters);
+            config.maxMessageBytes(), config.replicationTimeoutMillis(), config.replicationAckPollMicros(), counters),
+            writes);
         // Until the cluster view starts (it needs the bound ports) the static map routes, or, in cluster mode, nothing.
         final SlotRouter router = cluster.routerUntilViewStarts();
-        handler = new RequestHandler(store, index, counters, limits, router, tickets, config.admission(),
-            replication.writePath(), replication.admission());
+        final RequestHandler handler = new RequestHandler(writes,
+            new HandlerContext(router, tickets, config.admission(), requestTimes), replication.clientWrites(),
+            replication.replicaInbox());
         // One-sided readers trust this pool only for the slots its ownership words say LIVE: a static node's now, a
         // cluster node's as its view commits them (startClusterView).
         ownership = new OwnershipPublisher(arena.partitions(), config.nodeId());
@@ -264,12 +245,13 @@ public final class KvServer implements AutoCloseable
         cluster.publishStaticOwnership(ownership, router);
         // The request thread: the worker's event loop on tcp (requests handled where they are read), a polling
         // thread on verbs. Started before listening: an event-driven worker must be driven before it has endpoints.
-        // Events of transports served beside the main one, and of RESP connections, reach the handler here.
-        final HandOff handOff = sidePlan.isEmpty() && !config.resp().enabled() ? null : new HandOff(handler);
-        progress = Progress.start(worker, new ServerAgent(handler, index, handOff), "rdmakv-server",
-            t -> LOG.error("request thread error", t));
+        // Events of transports served beside the main one, and of RESP connections on a node whose request thread is
+        // no event loop, reach the handler here.
+        final HandOff handOff = sidePlan.isEmpty() && !config.resp().enabled() ? null : new HandOff(handler, wakeUp);
+        final WorkerProgress progress = Progress.start(worker, new ServerAgent(handler, layout.index(), handOff),
+            "rdmakv-server", t -> LOG.error("request thread error", t));
         opened.push(progress);
-        handler.wakeUpWith(progress::signal);
+        wakeUp.bindTo(progress);
         LOG.info("request thread: {}", switch (worker.progressModel())
         {
             case EVENT_DRIVEN -> "the transport's event loop (event-driven)";
@@ -279,44 +261,44 @@ public final class KvServer implements AutoCloseable
         listener = worker.listen(new InetSocketAddress(config.host(), config.dataPort()), handler);
         opened.push(listener);
         dataAddress = listener.localAddress();
-        if (handOff != null)
+        side = sidePlan.isEmpty() ? null : SideTransports.open(sidePlan, config, transportConfig(config),
+            arena.address(), arena.size(), new SideTransports.RequestThread(progress, handler, handOff),
+            config.serveShm() == ShmServing.AUTO);
+        if (side != null)
         {
-            handOff.wakeUpWith(progress::signal);
-        }
-        if (!sidePlan.isEmpty())
-        {
-            side = SideTransports.open(sidePlan, config, transportConfig(config), arena.address(), arena.size(),
-                new SideTransports.RequestThread(progress, handler, handOff), config.serveShm() == ShmServing.AUTO);
             opened.push(side);
         }
 
-        NodeGauges.register(counters, index, memoryDomain, store, arena, transportName, transportReason,
-            () -> requestTimes);
-        startMetrics();
-
         welcomes = new NodeWelcomes(config, transportName, advertisedDataPort(), region.remoteKey().pack(),
-            transport.capabilities().has(TransportCapability.HOST_LOCAL) ? HostIdentity.current() : "", side == null ? List.of() : side.served(), geometry, epoch, arena.address(), tickets, () -> clusterView);
+            transport.capabilities().has(TransportCapability.HOST_LOCAL) ? HostIdentity.current() : "",
+            side == null ? List.of() : side.served(), geometry, layout.epoch(), arena.address(), tickets,
+            cluster::started);
         control = new ControlServer(new InetSocketAddress(config.host(), config.controlPort()),
             new ControlServer.ControlSettings(config.maxControlFrameBytes(), config.maxConnections(), config.secret(),
                 config.admission()),
             welcomes::issue, counters, config.security().tlsContexts());
         opened.push(control);
         controlAddress = control.start();
-        resp = NodeResp.start(config, tickets, worker, handler, handOff, index, store, counters, arena.size(),
-            () -> clusterView);
+        resp = NodeResp.start(config, tickets, worker, handler, handOff, layout.index(), store, counters,
+            arena.size(), cluster::started);
         if (resp != null)
         {
             opened.push(resp); // closed before the request thread stops: its connections are that thread's endpoints
         }
-        startClusterView();
+        // The node's cluster view, once its ports are bound: the Ratis group's decisions in cluster mode
+        // (cluster.voters), else the fixed map of its settings. Request handling follows it from here on.
+        clusterView = cluster.start(advertisedControlPort(), advertisedDataPort(),
+            resp == null ? 0 : resp.localAddress().getPort(), opened);
+        cluster.follow(clusterView, config.advertisedHost() + ':' + advertisedControlPort(), handler, replication,
+            ownership, control);
         if (metrics != null)
         {
             metrics.followCluster(clusterView, replication);
         }
         timeline.mark("listen");
         registrationsWhenReady = memoryDomain.registrationCount();
-        startup = timeline.build(index.keyCount(), warmUp.loadedBytes(), warmUp.keysInStore(), warmUp.scannedAll(),
-            index.isComplete());
+        startup = timeline.build(layout.index().keyCount(), layout.warmUp().loadedBytes(),
+            layout.warmUp().keysInStore(), layout.warmUp().scannedAll(), layout.index().isComplete());
         LOG.info("node {} ready: control {}, data {} over {} ({}); clients are told {}:{} and {}:{}", config.nodeId(),
             controlAddress, dataAddress, transportName, transportReason, config.advertisedHost(),
             advertisedControlPort(), config.advertisedHost(), advertisedDataPort());
@@ -325,24 +307,48 @@ public final class KvServer implements AutoCloseable
     }
 
     /**
-     * The node's cluster view, once its ports are bound: the Ratis group's decisions in cluster mode
-     * ({@code cluster.voters}), else the fixed map of its settings. Request handling follows it from here on.
+     * Start a node.
+     *
+     * @throws ServerStartException with an operator-facing message (for a memlock refusal: the pool's message
+     *                              verbatim) when any step fails; everything opened so far is closed again.
      */
-    private void startClusterView()
+    public static KvServer start(final ServerConfig config)
     {
-        clusterView = cluster.start(advertisedControlPort(), advertisedDataPort(),
-            resp == null ? 0 : resp.localAddress().getPort(), opened);
-        cluster.follow(clusterView, config.advertisedHost() + ':' + advertisedControlPort(), handler, replication,
-            ownership, control);
+        return start(config, null);
     }
 
-    /** This run's replication incarnation (the id its REPLICATEs' sequences count under); 0 before start. */
+    /**
+     * Start a node of a replicated cluster: it replicates the writes of the ranges it is primary of to their backups
+     * ({@code ReplicatingWritePath}) and takes the writes of the ranges it replicates ({@code ReplicaGate}), both as
+     * {@code clusterView} says. The view is not closed by the node.
+     *
+     * @param clusterView the cluster's configuration; {@code null} for a node on its own.
+     */
+    public static KvServer start(final ServerConfig config, final ClusterView clusterView)
+    {
+        final OpenedResources opened = new OpenedResources();
+        try
+        {
+            return new KvServer(config, clusterView, opened);
+        }
+        catch (final RuntimeException ex)
+        {
+            opened.closeAll();
+            if (ex instanceof ServerStartException sse)
+            {
+                throw sse;
+            }
+            throw new ServerStartException(ex.getMessage() == null ? ex.toString() : ex.getMessage(), ex);
+        }
+    }
+
+    /** This run's replication incarnation (the id its REPLICATEs' sequences count under). */
     public long replicationIncarnation()
     {
-        return replication == null ? 0 : replication.incarnation();
+        return replication.incarnation();
     }
 
-    /** This node's cluster view (a static one unless it runs in cluster mode). */
+    /** This node's cluster view (a static one unless it runs in cluster mode); null while the node starts. */
     public ClusterView clusterView()
     {
         return clusterView;
@@ -370,48 +376,43 @@ public final class KvServer implements AutoCloseable
         return new Limits(config.maxKeyBytes(), config.maxValueBytes(), config.maxConnections());
     }
 
-    /** Epoch, allocator, empty index and header, then the warm-up from RocksDB ({@link PoolLayout}). */
-    private void layOutAndWarmUp(final StartupReport.Builder timeline)
-    {
-        final PoolLayout layout = PoolLayout.layOut(config, arena, geometry, store, timeline);
-        epoch = layout.epoch();
-        index = layout.index();
-        warmUp = layout.warmUp();
-    }
-
-    /** Plan the pool's geometry, then map and pin it (the memlock check refuses with the pool's own message). */
-    private void mapPool()
+    /** Map and pin the pool of {@code geometry} (the memlock check refuses with the pool's own message). */
+    private static PinnedArena mapPool(final ServerConfig config, final String transportName,
+        final PoolGeometry geometry, final boolean sharedPool)
     {
         final PinPolicy pin = PinPolicy.valueOf(config.pinMode().resolve(transportName).name());
-        geometry = PoolSizing.plan(config.poolSize(), config.indexAvgEntryBytes());
         final int partitionSize = (int)Math.min(config.poolPartitionSize(), Integer.MAX_VALUE);
-        arena = sharedPool ?
+        return sharedPool ?
             PinnedArena.mapShared(config.poolSize(), pin, HugePages.valueOf(config.hugePages()), partitionSize) :
             PinnedArena.map(config.poolSize(), pin, HugePages.valueOf(config.hugePages()), partitionSize);
-        opened.push(arena);
     }
 
-    /** The Prometheus endpoint when {@code metrics.port} is set: every counter and gauge above, and request times. */
-    private void startMetrics()
+    /**
+     * The Prometheus endpoint when {@code metrics.port} is set (every counter and gauge, and request times), started
+     * before the ports open; null when it is 0.
+     */
+    private NodeMetrics startMetrics()
     {
         if (config.metricsPort() == 0)
         {
-            // No endpoint; request times are still kept for STATS.
-            requestTimes = ServerMeters.timersOnly(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
-            handler.timeRequestsWith(requestTimes);
-            return;
+            return null;
         }
         // A test can show the node a described sysfs (RDMA port counters on a host without RDMA).
         final String sysfs = System.getProperty("rdmakv.metrics.sysfsRoot");
-        metrics = NodeMetrics.start(new InetSocketAddress(config.host(), config.metricsPort()), counters, store,
-            sysfs == null ? InfinibandSysfs.DEFAULT_ROOT : java.nio.file.Path.of(sysfs),
-            new NodeReadiness(() -> serving, () -> clusterView));
-        opened.push(metrics);
-        requestTimes = metrics.requestTimer();
-        handler.timeRequestsWith(requestTimes);
+        final NodeMetrics started = NodeMetrics.start(new InetSocketAddress(config.host(), config.metricsPort()),
+            counters, store, sysfs == null ? InfinibandSysfs.DEFAULT_ROOT : java.nio.file.Path.of(sysfs),
+            new NodeReadiness(() -> serving, cluster::started));
+        opened.push(started);
         LOG.info("metrics: http://{}:{}{} ({} RDMA port counters from sysfs), health {} and {}",
-            config.advertisedHost(), metrics.address().getPort(), MetricsEndpoint.PATH, metrics.rdmaCounters(),
+            config.advertisedHost(), started.address().getPort(), MetricsEndpoint.PATH, started.rdmaCounters(),
             MetricsEndpoint.LIVE, MetricsEndpoint.READY);
+        return started;
+    }
+
+    /** Request times (null while the node starts). */
+    private ServerMeters requestTimes()
+    {
+        return requestTimes;
     }
 
     /** Where RESP clients connect, or {@code null} when {@code resp.port} is 0. */
@@ -496,7 +497,7 @@ public final class KvServer implements AutoCloseable
      */
     public long registrationCount()
     {
-        return memoryDomain.registrationCount();
+        return transport.memoryDomain().registrationCount();
     }
 
     /** The count right after the pool was registered at start-up. */
@@ -535,12 +536,12 @@ public final class KvServer implements AutoCloseable
 
     public long epoch()
     {
-        return epoch;
+        return layout.epoch();
     }
 
     public PoolWarmUp.Result warmUp()
     {
-        return warmUp;
+        return layout.warmUp();
     }
 
     /** What start-up took, phase by phase (also logged once serving began). */
@@ -560,23 +561,17 @@ public final class KvServer implements AutoCloseable
         closed = true;
         serving = false;
         LOG.info("node {} stopping", config.nodeId());
-        if (control != null)
-        {
-            control.stopAccepting();
-        }
-        if (listener != null)
-        {
-            listener.close();
-        }
+        control.stopAccepting();
+        listener.close();
         if (side != null)
         {
             side.stopAccepting();
         }
         WriteDrain.await(counters);
-        if (memoryDomain != null && memoryDomain.registrationCount() != registrationsWhenReady)
+        if (registrationCount() != registrationsWhenReady)
         {
             LOG.error("memory registrations grew after start-up: {} -> {} (data path must never register)",
-                registrationsWhenReady, memoryDomain.registrationCount());
+                registrationsWhenReady, registrationCount());
         }
         opened.closeAll();
         LOG.info("node {} stopped", config.nodeId());

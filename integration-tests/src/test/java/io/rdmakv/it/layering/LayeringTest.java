@@ -2,6 +2,9 @@ package io.rdmakv.it.layering;
 
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaFieldAccess;
+import com.tngtech.archunit.core.domain.JavaMethod;
+import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
@@ -16,6 +19,7 @@ import java.util.regex.Pattern;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -189,6 +193,30 @@ class LayeringTest
     }
 
     @Test
+    void shouldKeepTheServersPackagesFreeOfCycles()
+    {
+        slices().matching("io.rdmakv.server.(*)..").should().beFreeOfCycles()
+            .because("each package of the node builds on the ones below it; a cycle (replication and the handler " +
+                "calling into each other) makes one request cross back and forth between them")
+            .check(production);
+        noClasses().that().resideInAPackage("io.rdmakv.server.handler..")
+            .should().dependOnClassesThat().resideInAPackage("io.rdmakv.server.replication..")
+            .because("the request handler knows replication only through the ReplicaInbox and the finished " +
+                "WritePath the node hands it")
+            .check(production);
+    }
+
+    @Test
+    void shouldCompleteNoServerObjectAfterConstruction()
+    {
+        methods().that().areDeclaredInClassesThat().resideInAPackage("io.rdmakv.server..")
+            .should(notBeLateWiringSetters())
+            .because("a node's parts get what they need in their constructors (a context, narrow interfaces), " +
+                "never from a setter that completes them later")
+            .check(production);
+    }
+
+    @Test
     void shouldKeepBenchmarksAndTestsOutOfProduction()
     {
         noClasses().should().dependOnClassesThat().resideInAnyPackage("io.rdmakv.bench..", "io.rdmakv.it..",
@@ -203,6 +231,31 @@ class LayeringTest
         classes().should(resideUnderTheirModulesPackage())
             .because("a package belongs to one module, so a class's name says which jar carries it")
             .check(production);
+    }
+
+    /**
+     * A late-wiring setter: an instance method named {@code wireX}, {@code setX} or {@code xWith} that takes one
+     * argument, returns nothing and stores into a field of its own class.
+     */
+    private static ArchCondition<JavaMethod> notBeLateWiringSetters()
+    {
+        final Pattern setterName = Pattern.compile("wire[A-Z].*|set[A-Z].*|[a-z][A-Za-z]*With");
+        return new ArchCondition<>("not be setters that complete an object after construction")
+        {
+            @Override
+            public void check(final JavaMethod method, final ConditionEvents events)
+            {
+                final boolean setter = setterName.matcher(method.getName()).matches() &&
+                    !method.getModifiers().contains(JavaModifier.STATIC) &&
+                    method.getRawParameterTypes().size() == 1 &&
+                    method.getRawReturnType().getName().equals("void") &&
+                    method.getFieldAccesses().stream().anyMatch(access ->
+                        access.getAccessType() == JavaFieldAccess.AccessType.SET &&
+                        access.getTargetOwner().equals(method.getOwner()));
+                events.add(new SimpleConditionEvent(method, !setter, method.getFullName() +
+                    (setter ? " completes its object after construction" : " is no late-wiring setter")));
+            }
+        };
     }
 
     private static ArchCondition<JavaClass> resideUnderTheirModulesPackage()

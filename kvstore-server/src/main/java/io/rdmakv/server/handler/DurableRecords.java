@@ -17,10 +17,10 @@ import org.rocksdb.WriteBatch;
  * <p>DEFAULT durability only (writes on the request thread, {@link InlineBatchWritePath}); under FSYNC the group
  * committer builds the batches and {@link #kept()} is false: records stay in memory, as before. Request thread only.
  */
-final class DurableRecords
+public final class DurableRecords
 {
     /** Keeps nothing (FSYNC durability, or a test without a store). */
-    static final DurableRecords NONE = new DurableRecords(null);
+    public static final DurableRecords NONE = new DurableRecords(null);
 
     private static final int NO_ANSWER = -1;
     private static final int MAX_FORGETS = 64;
@@ -41,20 +41,20 @@ final class DurableRecords
     private int forgets;
 
     /** @param store null keeps nothing; else its {@link WriteRecords} when its writes are inline (DEFAULT). */
-    DurableRecords(final RocksStore store)
+    public DurableRecords(final RocksStore store)
     {
         this.store = store != null && store.writesInline() ? store : null;
         this.records = this.store == null ? null : this.store.writeRecords();
     }
 
     /** Whether records are kept on disk. */
-    boolean kept()
+    public boolean kept()
     {
         return records != null;
     }
 
     /** The write about to be handed over carries this client write id; {@code answer} overrides its outcome. */
-    void write(final long writer, final long sequence, final long completedBelow, final Status answer)
+    public void write(final long writer, final long sequence, final long completedBelow, final Status answer)
     {
         if (records == null)
         {
@@ -68,7 +68,7 @@ final class DurableRecords
     }
 
     /** The write about to be handed over is {@code sequence} of {@code sender}'s {@code incarnation}. */
-    void applied(final int sender, final long incarnation, final long sequence)
+    public void applied(final int sender, final long incarnation, final long sequence)
     {
         if (records == null)
         {
@@ -81,7 +81,7 @@ final class DurableRecords
     }
 
     /** The write was handed over (or refused): what it carried is no longer current. */
-    void clear()
+    public void clear()
     {
         hasWrite = false;
         hasApplied = false;
@@ -94,7 +94,7 @@ final class DurableRecords
     }
 
     /** Remove the record of write {@code sequence} of {@code writer} with the next batch. */
-    void forget(final long writer, final long sequence)
+    public void forget(final long writer, final long sequence)
     {
         if (records == null)
         {
@@ -110,14 +110,14 @@ final class DurableRecords
     }
 
     /** Remove the record of write {@code sequence} of {@code writer} now (no write may follow soon). */
-    void forgetNow(final long writer, final long sequence)
+    public void forgetNow(final long writer, final long sequence)
     {
         forget(writer, sequence);
         flushForgets();
     }
 
     /** Remove every record of each of {@code writers} now, in one batch (a sweep's idle writers). */
-    void forgetWriters(final long[] writers, final int count)
+    public void forgetWriters(final long[] writers, final int count)
     {
         if (records == null || count == 0)
         {

@@ -6,6 +6,7 @@ import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.server.store.StoreException;
 import io.rdmakv.server.store.WriteCallback;
+import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.transport.Endpoint;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
@@ -71,8 +72,8 @@ final class GroupCommitWritePath implements WritePath
     }
 
     @Override
-    public void put(final Endpoint endpoint, final long correlationId, final DirectBuffer buffer, final int keyIndex,
-        final int keyLength, final int valueIndex, final int valueLength)
+    public void put(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
+        final DirectBuffer buffer, final int keyIndex, final int keyLength, final int valueIndex, final int valueLength)
     {
         final byte[] key = new byte[keyLength];
         final byte[] value = new byte[valueLength];
@@ -83,8 +84,8 @@ final class GroupCommitWritePath implements WritePath
 
     /** The committer decides existence in submission order (the pool lags the writes waiting for their sync). */
     @Override
-    public void delete(final Endpoint endpoint, final long correlationId, final DirectBuffer buffer, final int keyIndex,
-        final int keyLength)
+    public void delete(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
+        final DirectBuffer buffer, final int keyIndex, final int keyLength)
     {
         final byte[] key = new byte[keyLength];
         buffer.getBytes(keyIndex, key);

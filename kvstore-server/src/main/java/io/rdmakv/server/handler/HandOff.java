@@ -31,23 +31,16 @@ public final class HandOff implements EndpointHandler
 
     private final EndpointHandler target;
     private final ManyToOneConcurrentArrayQueue<Event> queue = new ManyToOneConcurrentArrayQueue<>(CAPACITY);
-    private volatile Runnable wakeUp = () -> { };
+    private final Runnable wakeUp;
 
     /**
      * @param target the handler the request thread runs.
+     * @param wakeUp wakes the request thread when events wait (its {@code WorkerProgress.signal}): called after every
+     *               queued event; cheap when the thread is awake.
      */
-    public HandOff(final EndpointHandler target)
+    public HandOff(final EndpointHandler target, final Runnable wakeUp)
     {
         this.target = target;
-    }
-
-    /**
-     * What wakes the request thread when events wait (its {@code WorkerProgress.signal}).
-     *
-     * @param wakeUp called after every queued event; cheap when the thread is awake.
-     */
-    public void wakeUpWith(final Runnable wakeUp)
-    {
         this.wakeUp = wakeUp;
     }
 

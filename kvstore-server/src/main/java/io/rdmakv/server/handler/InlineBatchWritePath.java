@@ -5,6 +5,7 @@ import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.server.store.StoreException;
 import io.rdmakv.server.store.StoreKeys;
+import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.transport.Endpoint;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -58,15 +59,15 @@ final class InlineBatchWritePath implements WritePath
     }
 
     @Override
-    public void put(final Endpoint endpoint, final long correlationId, final DirectBuffer buffer, final int keyIndex,
-        final int keyLength, final int valueIndex, final int valueLength)
+    public void put(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
+        final DirectBuffer buffer, final int keyIndex, final int keyLength, final int valueIndex, final int valueLength)
     {
         puts.add(endpoint, correlationId, buffer, keyIndex, keyLength, valueIndex, valueLength);
     }
 
     @Override
-    public void delete(final Endpoint endpoint, final long correlationId, final DirectBuffer buffer, final int keyIndex,
-        final int keyLength)
+    public void delete(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
+        final DirectBuffer buffer, final int keyIndex, final int keyLength)
     {
         puts.commit();
         final boolean existed;

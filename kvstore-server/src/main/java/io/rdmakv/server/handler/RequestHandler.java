@@ -14,7 +14,6 @@ import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.ReadLeaseGrant;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
-import io.rdmakv.server.metrics.RequestTimer;
 import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.session.SessionTickets;
 import io.rdmakv.server.store.DiskFullGuard;
@@ -55,10 +54,11 @@ import java.util.concurrent.TimeUnit;
  * have not attached live in their own budget ({@link EndpointAdmission}): the oldest is shed for a newcomer when it
  * is full, and one that does not attach within the handshake timeout is closed.
  *
- * <p>Writes go through one {@link WritePath}, chosen once from the durability ({@link WritePaths#local}: one RocksDB
- * batch per progress step on this thread under DEFAULT, group commit under FSYNC) and decorated by replication in a
- * cluster; it reports each finished write to {@link PoolAndAnswer}, so the pool and the answer always follow the
- * durable write.
+ * <p>Writes go through one {@link WritePath} the node assembled before this handler: the local one of the durability
+ * ({@link WritePaths#local}: one RocksDB batch per progress step on this thread under DEFAULT, group commit under
+ * FSYNC), decorated by the write-id check and, in a cluster, replication; it reports each finished write to
+ * {@link PoolAndAnswer}, so the pool and the answer always follow the durable write. REPLICATE messages go to the
+ * {@link ReplicaInbox}, the one thing this package knows of replication.
  *
  * <p>This class owns decoding, admission, the request checks (key, value, slot routing) and the order of the steps
  * above; answers are encoded and sent by {@link ResponseSender}.
@@ -90,66 +90,41 @@ public final class RequestHandler implements EndpointHandler
     private final AttachDoor door;
     private final ByteBuffer keyScratch;
     private final UnsafeBuffer keyScratchBuffer;
+    /** The client writes' path, finished by the node (write ids, and replication in a cluster, around the local). */
     private final WritePath writes;
-    /** Writes from the primaries of ranges this node replicates. */
-    private final ReplicaRequests replicaRequests;
-    /** Writes clients numbered: a retry of one applied here is answered, not applied again. */
-    private final WriteIds writeIds;
+    /** Writes and queries from the primaries of ranges this node replicates. */
+    private final ReplicaInbox replicaInbox;
     private final ScanPages scans;
     private final long[] scanResult = new long[2];
-    /** Set once metrics start (after listening), read per request. */
-    private volatile RequestTimer timer = RequestTimer.NONE;
+    private final RequestTimer timer;
     private long nextAdmissionCheckNanos;
-    /** Wakes the request thread after a hand-off from another thread (the group committer). */
-    private volatile Runnable wakeUp = () -> { };
 
     /**
-     * @param limits what requests may carry and how many connections are served.
-     * @param router  which cluster slots this node serves until {@link #follow} names a cluster view.
-     * @param tickets the session tickets the control plane issues; an endpoint is served after redeeming one.
-     * @param admission how endpoints that have not attached yet are bounded, shed and timed out.
+     * @param node     the store, pool, counters, limits (what requests may carry, how many connections are served)
+     *                 and the answers this thread sends.
+     * @param context  the routing until {@link #follow}, the session tickets, the admission of endpoints that have
+     *                 not attached yet, and the request timer.
+     * @param writes   the finished path of client PUTs and DELETEs.
+     * @param replicas where REPLICATE messages go.
      */
-    public RequestHandler(
-        final RocksStore store, final PoolIndex index, final ServerCounters counters, final Limits limits,
-        final SlotRouter router, final SessionTickets tickets, final AdmissionSettings admission)
+    public RequestHandler(final NodeWrites node, final HandlerContext context, final WritePath writes,
+        final ReplicaInbox replicas)
     {
-        this(store, index, counters, limits, router, tickets, admission, WritePathFactory.LOCAL,
-            ReplicaAdmission.NONE);
-    }
-
-    /**
-     * @param writePath builds the write path of client writes once (the local one, or replication around it).
-     * @param replicas  decides whether a REPLICATE message from a primary is taken ({@link ReplicaAdmission#NONE}
-     *                  outside a cluster).
-     */
-    public RequestHandler(
-        final RocksStore store, final PoolIndex index, final ServerCounters counters, final Limits limits,
-        final SlotRouter router, final SessionTickets tickets, final AdmissionSettings admission,
-        final WritePathFactory writePath, final ReplicaAdmission replicas)
-    {
-        this.store = store;
-        this.index = index;
-        this.counters = counters;
-        this.limits = limits;
-        this.router = router;
-        this.admissionSettings = admission;
-        this.admission = new EndpointAdmission(admission, limits.maxConnections());
-        this.responses = new ResponseSender(counters, limits.maxResponseBytes());
-        this.door = new AttachDoor(this.admission, tickets, counters, responses, limits.maxConnections());
+        this.store = node.store();
+        this.index = node.index();
+        this.counters = node.counters();
+        this.limits = node.limits();
+        this.responses = node.responses();
+        this.router = context.router();
+        this.admissionSettings = context.admission();
+        this.timer = context.timer();
+        this.admission = new EndpointAdmission(admissionSettings, limits.maxConnections());
+        this.door = new AttachDoor(this.admission, context.tickets(), counters, responses, limits.maxConnections());
         this.keyScratch = ByteBuffer.allocateDirect(StoreKeys.PREFIX_LENGTH + limits.maxKeyBytes());
         this.keyScratchBuffer = new UnsafeBuffer(keyScratch);
-        this.writeIds = WriteIds.keptIn(store, responses, counters);
-        final DurableRecords durable = writeIds.durable();
-        final Runnable wake = () -> wakeUp.run();
-        this.writes = writePath.create(outcome -> WritePaths.local(store, index, counters, limits, outcome, wake,
-            durable), writeIds.around(new PoolAndAnswer(index, counters, responses)), wake, writeIds);
+        this.writes = writes;
+        this.replicaInbox = replicas;
         this.scans = new ScanPages(store);
-        this.replicaRequests = new ReplicaRequests(replicas, replicas == ReplicaAdmission.NONE ? null :
-            WritePaths.local(store, index, counters, limits,
-                writeIds.around(new PoolAndAnswer(index, counters, responses)), wake, durable),
-            store, index, counters, limits, responses, writeIds, this::flushWrites);
-        replicas.replicaWrites(replicaRequests);
-        RestoredRecords.load(store, writeIds, replicas);
     }
 
     @Override
@@ -211,7 +186,7 @@ public final class RequestHandler implements EndpointHandler
         {
             final KeyRequestFlyweight get = decoder.keyRequest();
             if (writes.holdsWriteFor(endpoint, get.buffer(), get.keyIndex(), get.keyLength()) ||
-                replicaRequests.inFlightWrites() > 0)
+                replicaInbox.inFlightWrites() > 0)
             {
                 flushWrites(); // it sees a pending PUT of its key, and its connection's answers stay in order
             }
@@ -221,7 +196,6 @@ public final class RequestHandler implements EndpointHandler
             flushWrites(); // a DELETE or STATS sees every PUT that arrived before it
         }
         final long correlationId = decoder.correlationId();
-        final RequestTimer timer = this.timer;
         final long start = timer == RequestTimer.NONE ? 0 : System.nanoTime();
         switch (type)
         {
@@ -245,7 +219,7 @@ public final class RequestHandler implements EndpointHandler
                 onStats(endpoint, correlationId);
                 timed(timer, RequestTimer.Operation.STATS, start);
             }
-            case REPLICATE_REQUEST -> replicaRequests.onReplicate(endpoint, correlationId, decoder.replicateRequest());
+            case REPLICATE_REQUEST -> replicaInbox.onReplicate(endpoint, correlationId, decoder.replicateRequest());
             case SCAN_REQUEST -> onScan(endpoint, correlationId, decoder.scanRequest());
             case ATTACH_REQUEST ->
             {
@@ -267,7 +241,7 @@ public final class RequestHandler implements EndpointHandler
      */
     public int doWork()
     {
-        int work = writes.doWork() + replicaRequests.doWork();
+        int work = writes.doWork() + replicaInbox.doWork();
         if (door.attachedSinceSummary())
         {
             door.summarize(System.nanoTime(), admission.attachedCount());
@@ -293,12 +267,6 @@ public final class RequestHandler implements EndpointHandler
         return work;
     }
 
-    /** Report each request's time on this thread to {@code requestTimer} (metrics); {@link RequestTimer#NONE} = off. */
-    public void timeRequestsWith(final RequestTimer requestTimer)
-    {
-        this.timer = requestTimer;
-    }
-
     private static void timed(final RequestTimer timer, final RequestTimer.Operation op, final long start)
     {
         if (timer != RequestTimer.NONE)
@@ -313,35 +281,25 @@ public final class RequestHandler implements EndpointHandler
      * {@code clock} (answered WRONG_NODE with this node's own address, so the client refreshes its map and retries).
      *
      * @param selfAddress this node's {@code host:controlPort}.
+     * @param readLease   the read lease every answer grants from now on; null: unbounded (a node with no node lease).
      */
     public void follow(final ClusterView view, final String selfAddress, final boolean checkLease,
-        final org.agrona.concurrent.NanoClock clock)
+        final org.agrona.concurrent.NanoClock clock, final ReadLeaseGrant readLease)
     {
+        if (readLease != null)
+        {
+            responses.readLease(readLease);
+        }
         view.subscribe(state -> router = SlotRouter.of(state, view.localNodeId(), selfAddress));
         router = SlotRouter.of(view.current(), view.localNodeId(), selfAddress);
         leaseClock = clock;
         leaseHolder = checkLease ? view : null;
     }
 
-    /**
-     * The read lease every answer grants from now on (unbounded by default: a node with no node lease). Set before
-     * the node serves, or from the request thread.
-     */
-    public void readLeaseGrant(final ReadLeaseGrant grant)
-    {
-        responses.readLease(grant);
-    }
-
-    /** Wakes the request thread when a durable write completes (else it waits for the next timed duty cycle). */
-    public void wakeUpWith(final Runnable wakeUp)
-    {
-        this.wakeUp = wakeUp;
-    }
-
     /** Writes handed to group commit and not answered yet. */
     public int inFlightWrites()
     {
-        return writes.inFlightWrites() + replicaRequests.inFlightWrites();
+        return writes.inFlightWrites() + replicaInbox.inFlightWrites();
     }
 
     /** Data connections currently served. */
@@ -373,13 +331,8 @@ public final class RequestHandler implements EndpointHandler
             responses.answerError(endpoint, correlationId, Status.DISK_FULL, DiskFullGuard.REFUSAL);
             return;
         }
-        if (held(endpoint, correlationId, put.buffer(), put.keyIndex(), keyLength) ||
-            writeIds.begin(endpoint, correlationId, put, System.nanoTime()) != WriteIds.Start.APPLY)
-        {
-            return; // a retry (answered now or with its first attempt's outcome) or refused: WriteIds answers
-        }
-        writes.put(endpoint, correlationId, put.buffer(), put.keyIndex(), keyLength, put.valueIndex(), valueLength);
-        writeIds.endCurrent();
+        writes.put(endpoint, correlationId, put, put.buffer(), put.keyIndex(), keyLength, put.valueIndex(),
+            valueLength);
     }
 
     private void onDelete(final Endpoint endpoint, final long correlationId, final KeyRequestFlyweight request)
@@ -390,25 +343,7 @@ public final class RequestHandler implements EndpointHandler
             return;
         }
         counters.increment(ServerCounter.DELETES);
-        if (held(endpoint, correlationId, request.buffer(), request.keyIndex(), keyLength) ||
-            writeIds.begin(endpoint, correlationId, request, System.nanoTime()) != WriteIds.Start.APPLY)
-        {
-            return; // a retry (answered now or with its first attempt's outcome) or refused: WriteIds answers
-        }
-        writes.delete(endpoint, correlationId, request.buffer(), request.keyIndex(), keyLength);
-        writeIds.endCurrent();
-    }
-
-    /** Whether writes of the key's range are held (retries too): WRONG_NODE naming this node, as without a lease. */
-    private boolean held(final Endpoint endpoint, final long id, final DirectBuffer key, final int at, final int length)
-    {
-        final String reason = writes.heldReason(key, at, length);
-        if (reason != null)
-        {
-            counters.increment(ServerCounter.WRONG_NODE);
-            responses.answerWrongNode(endpoint, id, router.selfAddress());
-        }
-        return reason != null;
+        writes.delete(endpoint, correlationId, request, request.buffer(), request.keyIndex(), keyLength);
     }
 
     private void onGet(final Endpoint endpoint, final long correlationId, final KeyRequestFlyweight request)
@@ -491,7 +426,7 @@ public final class RequestHandler implements EndpointHandler
     private void flushWrites()
     {
         writes.flush();
-        replicaRequests.flush();
+        replicaInbox.flush();
     }
 
     private void onStats(final Endpoint endpoint, final long correlationId)
@@ -549,6 +484,6 @@ public final class RequestHandler implements EndpointHandler
     {
         scans.close();
         writes.close();
-        replicaRequests.close();
+        replicaInbox.close();
     }
 }

@@ -30,7 +30,7 @@ import java.nio.ByteOrder;
  * A send refused with BACK_PRESSURED means the client does not read its answers: the endpoint is closed rather than
  * let it stall the server. Progress thread only; allocates only for text (errors, STATS, redirects).
  */
-final class ResponseSender
+public final class ResponseSender
 {
     private static final Logger LOG = LoggerFactory.getLogger(ResponseSender.class);
     /** A client that does not read its answers decides how often this happens. */
@@ -49,7 +49,7 @@ final class ResponseSender
     private ReadLeaseGrant readLease = ReadLeaseGrant.UNBOUNDED;
 
     /** @param maxResponseBytes the largest response: a maximal value, or STATS text. */
-    ResponseSender(final ServerCounters counters, final int maxResponseBytes)
+    public ResponseSender(final ServerCounters counters, final int maxResponseBytes)
     {
         this.counters = counters;
         final ByteBuffer responseBytes = ByteBuffer.allocateDirect(maxResponseBytes);
@@ -58,38 +58,38 @@ final class ResponseSender
     }
 
     /** How every answer from now on grants the client's read lease. */
-    void readLease(final ReadLeaseGrant grant)
+    public void readLease(final ReadLeaseGrant grant)
     {
         this.readLease = grant;
     }
 
     /** The response buffer; a value to send goes at {@link ResponseFlyweight#VALUE_OFFSET}. */
-    MutableDirectBuffer valueBuffer()
+    public MutableDirectBuffer valueBuffer()
     {
         return responseBuffer;
     }
 
     /** The longest value the response buffer holds. */
-    int valueCapacity()
+    public int valueCapacity()
     {
         return responseBuffer.capacity() - ResponseFlyweight.VALUE_OFFSET;
     }
 
     /** The value area as a ByteBuffer positioned at {@link ResponseFlyweight#VALUE_OFFSET}, for a RocksDB read. */
-    ByteBuffer valueView()
+    public ByteBuffer valueView()
     {
         responseValueView.limit(responseValueView.capacity()).position(ResponseFlyweight.VALUE_OFFSET);
         return responseValueView;
     }
 
     /** OK with the value already in the value area. */
-    void sendValue(final Endpoint endpoint, final long correlationId, final int valueLength)
+    public void sendValue(final Endpoint endpoint, final long correlationId, final int valueLength)
     {
         sendValue(endpoint, correlationId, valueLength, 0);
     }
 
     /** OK with the value already in the value area, and a version (a SCAN page: its snapshot id). */
-    void sendValue(final Endpoint endpoint, final long correlationId, final int valueLength, final long version)
+    public void sendValue(final Endpoint endpoint, final long correlationId, final int valueLength, final long version)
     {
         response.wrap(responseBuffer, 0, responseBuffer.capacity()).header(MessageType.RESPONSE, correlationId);
         // status() zeroes the value length; write header fields, then restore the length (the bytes are in place).
@@ -104,7 +104,7 @@ final class ResponseSender
      * A status with no value. Only an OK PUT that placed its value in the pool has a non-zero {@code version}: then
      * {@code location}, the index slot it published, goes along (the value's location).
      */
-    void answer(final Endpoint endpoint, final long correlationId, final Status status, final long version,
+    public void answer(final Endpoint endpoint, final long correlationId, final Status status, final long version,
         final long location)
     {
         response.wrap(responseBuffer, 0, responseBuffer.capacity()).header(MessageType.RESPONSE, correlationId);
@@ -117,7 +117,7 @@ final class ResponseSender
     }
 
     /** An error status with a reason (cut to {@value #MAX_REASON_CHARS} characters). */
-    void answerError(final Endpoint endpoint, final long correlationId, final Status status, final String reason)
+    public void answerError(final Endpoint endpoint, final long correlationId, final Status status, final String reason)
     {
         response.wrap(responseBuffer, 0, responseBuffer.capacity()).header(MessageType.RESPONSE, correlationId);
         response.status(status).text(reason.length() > MAX_REASON_CHARS ? reason.substring(0, MAX_REASON_CHARS) :
@@ -126,13 +126,13 @@ final class ResponseSender
     }
 
     /** RocksDB failed: {@link #storeStatus} with its message (counted, and logged at a bounded rate). */
-    void answerStoreFailure(final Endpoint endpoint, final long correlationId, final StoreException ex)
+    public void answerStoreFailure(final Endpoint endpoint, final long correlationId, final StoreException ex)
     {
         answerStoreFailure(endpoint, correlationId, storeStatus(ex), ex.getMessage());
     }
 
     /** A write failed in RocksDB: STORE_ERROR or DISK_FULL with the store's message (counted, logged rate-limited). */
-    void answerStoreFailure(final Endpoint endpoint, final long correlationId, final Status status,
+    public void answerStoreFailure(final Endpoint endpoint, final long correlationId, final Status status,
         final String reason)
     {
         counters.increment(ServerCounter.STORE_ERRORS);
@@ -154,7 +154,7 @@ final class ResponseSender
     }
 
     /** WRONG_NODE with the owning node's address. */
-    void answerWrongNode(final Endpoint endpoint, final long correlationId, final byte[] ownerAddress)
+    public void answerWrongNode(final Endpoint endpoint, final long correlationId, final byte[] ownerAddress)
     {
         response.wrap(responseBuffer, 0, responseBuffer.capacity()).header(MessageType.RESPONSE, correlationId);
         response.status(Status.WRONG_NODE).value(ownerAddress);
@@ -162,7 +162,7 @@ final class ResponseSender
     }
 
     /** OK with text (STATS). */
-    void answerText(final Endpoint endpoint, final long correlationId, final String text)
+    public void answerText(final Endpoint endpoint, final long correlationId, final String text)
     {
         response.wrap(responseBuffer, 0, responseBuffer.capacity()).header(MessageType.RESPONSE, correlationId);
         response.status(Status.OK).text(text);

@@ -1,13 +1,15 @@
 package io.rdmakv.server.handler;
 
+import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.transport.Endpoint;
 import org.agrona.DirectBuffer;
 
 /**
  * How the request thread makes a PUT or DELETE durable before its effect is visible: chosen once, at start, from the
- * durability setting ({@link WritePaths#local}), and decorated by replication in a cluster. A path reports every
- * write exactly once to its {@link WriteOutcome} (pool update and answer), in the order the writes were given to it,
- * always after the write is durable.
+ * durability setting ({@link WritePaths#local}), and decorated by the node that assembles it (write ids, and
+ * replication in a cluster; {@link WritePathDecorator}). A path reports every write exactly once to its
+ * {@link WriteOutcome} (pool update and answer), in the order the writes were given to it, always after the write is
+ * durable.
  *
  * <pre>
  *   DEFAULT : InlineBatchWritePath  - the PUTs of one progress step as one RocksDB batch on the request thread
@@ -16,29 +18,25 @@ import org.agrona.DirectBuffer;
  * </pre>
  * Request thread only. The buffers passed in are valid only during the call.
  */
-public interface WritePath extends AutoCloseable
+public interface WritePath extends LocalWrites, AutoCloseable
 {
-    /** Start making {@code key -> value} durable. */
-    void put(Endpoint endpoint, long correlationId, DirectBuffer buffer, int keyIndex, int keyLength, int valueIndex,
-        int valueLength);
-
-    /** Start deleting {@code key}; the outcome says whether it existed. */
-    void delete(Endpoint endpoint, long correlationId, DirectBuffer buffer, int keyIndex, int keyLength);
-
     /**
-     * The reason writes of {@code key}'s range are refused now (WRONG_NODE naming this node: retried), or null when
-     * they are taken: a new primary holds a range's writes, retries included, until its backups are reconciled.
-     * Called before a write id is looked at.
+     * Start making {@code key -> value} durable.
+     *
+     * @param request the message the write came in (its header carries the client's write id, if any).
      */
-    default String heldReason(final DirectBuffer buffer, final int keyIndex, final int keyLength)
-    {
-        return null;
-    }
+    void put(Endpoint endpoint, long correlationId, MessageHeaderFlyweight request, DirectBuffer buffer, int keyIndex,
+        int keyLength, int valueIndex, int valueLength);
+
+    /** Start deleting {@code key}; the outcome says whether it existed. {@code request}: as for {@link #put}. */
+    void delete(Endpoint endpoint, long correlationId, MessageHeaderFlyweight request, DirectBuffer buffer,
+        int keyIndex, int keyLength);
 
     /**
      * Write what is batched now: called before a request that is not a PUT, so it sees every PUT that arrived earlier
      * on the local store. Returns the writes completed.
      */
+    @Override
     int flush();
 
     /**
@@ -58,6 +56,7 @@ public interface WritePath extends AutoCloseable
     int doWork();
 
     /** Writes accepted and not reported yet. */
+    @Override
     int inFlightWrites();
 
     /** Request thread, at shutdown: release what the path holds; writes not reported were never acknowledged. */

@@ -24,7 +24,7 @@ public final class WritePaths
     }
 
     /** As above; a DEFAULT path writes {@code records} in the batches of the writes they describe. */
-    static WritePath local(final RocksStore store, final PoolIndex index, final ServerCounters counters,
+    public static WritePath local(final RocksStore store, final PoolIndex index, final ServerCounters counters,
         final Limits limits, final WriteOutcome outcome, final Runnable wakeUp, final DurableRecords records)
     {
         return store.writesInline() ?

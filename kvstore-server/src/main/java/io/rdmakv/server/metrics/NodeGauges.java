@@ -2,6 +2,7 @@ package io.rdmakv.server.metrics;
 
 import io.rdmakv.pool.PinnedArena;
 import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.server.handler.RequestTimer;
 import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.transport.MemoryDomain;

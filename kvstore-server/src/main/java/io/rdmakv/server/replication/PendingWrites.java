@@ -46,6 +46,12 @@ final class PendingWrites
         this.outcome = outcome;
     }
 
+    /** Where the writes every in-sync replica has go: pool update and answer. */
+    WriteOutcome outcome()
+    {
+        return outcome;
+    }
+
     /** Where the local write path reports (in submission order). */
     WriteOutcome localOutcome()
     {

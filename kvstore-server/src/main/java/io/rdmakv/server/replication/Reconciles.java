@@ -8,7 +8,6 @@ import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.SlotRange;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
-import io.rdmakv.server.handler.WriteIds;
 import io.rdmakv.server.store.RangeStore;
 import io.rdmakv.server.store.StoreException;
 import org.agrona.collections.Int2ObjectHashMap;
@@ -100,7 +99,7 @@ final class Reconciles
     private final ServerCounters counters;
     /** This node's write-id records: a fix-up carries the answer recorded for its write id. */
     private final WriteIds writeIds;
-    private InSyncRemovals removals;
+    private final InSyncRemovals removals;
     private final Int2ObjectHashMap<Range> byFirstSlot = new Int2ObjectHashMap<>();
     /** Queries and fix-ups not answered yet, by correlation id. */
     private final Long2ObjectHashMap<Range> rangeOf = new Long2ObjectHashMap<>();
@@ -110,27 +109,24 @@ final class Reconciles
     /**
      * @param incarnation  this node's incarnation (the fix-ups carry it with a sequence, like client writes).
      * @param nextSequence takes this node's next replication sequence.
-     * @param counters     counts backups reconciled and fix-ups sent.
+     * @param context      the store's ranges, and the counters of backups reconciled and fix-ups sent.
+     * @param removals     asks a backup that cannot be reconciled out of the in-sync set.
      * @param writeIds     this node's write-id records (the answers its fix-ups carry).
      */
-    Reconciles(final ClusterView view, final RangeStore ranges, final ReplicaLinks links, final ReplicaHistory history,
-        final long incarnation, final LongSupplier nextSequence, final ServerCounters counters,
-        final WriteIds writeIds)
+    Reconciles(final ClusterView view, final ReplicationContext context, final ReplicaLinks links,
+        final InSyncRemovals removals, final ReplicaHistory history, final long incarnation,
+        final LongSupplier nextSequence, final WriteIds writeIds)
     {
         this.writeIds = writeIds;
-        this.counters = counters;
+        this.counters = context.counters();
         this.view = view;
         this.localNodeId = view.localNodeId();
-        this.ranges = ranges;
+        this.ranges = context.ranges();
         this.links = links;
+        this.removals = removals;
         this.history = history;
         this.incarnation = incarnation;
         this.nextSequence = nextSequence;
-    }
-
-    void removals(final InSyncRemovals inSyncRemovals)
-    {
-        this.removals = inSyncRemovals;
     }
 
     boolean isEmpty()

@@ -5,8 +5,6 @@ import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.cluster.ClusterState;
 import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.SlotRange;
-import io.rdmakv.server.handler.LocalWrites;
-import io.rdmakv.server.handler.ReplicaAdmission;
 import io.rdmakv.server.store.StoreKeys;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -156,12 +154,6 @@ public final class ReplicaGate implements ReplicaAdmission
     public void recovered(final int sender, final long incarnation, final long sequence)
     {
         history.recovered(sender, incarnation, sequence);
-    }
-
-    @Override
-    public void replicaWrites(final LocalWrites writes)
-    {
-        history.replicaWrites(writes);
     }
 
     /** Remember, for slots {@code first..last}, that a message of {@code epoch} from {@code sender} was taken. */

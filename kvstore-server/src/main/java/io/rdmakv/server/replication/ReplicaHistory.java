@@ -28,12 +28,14 @@ final class ReplicaHistory
     /** Per asker (a new primary): the RECONCILE queries this node answered, the latest per range. */
     private final Int2ObjectHashMap<List<Answered>> answered = new Int2ObjectHashMap<>();
     /** The replica side's own local write path (flushed, and waited for, before a reconcile reads values). */
-    private volatile LocalWrites replicaWrites = LocalWrites.NONE;
+    private final LocalWrites replicaWrites;
 
-    ReplicaHistory(final int maxEntries, final int keyBytes)
+    /** @param replicaWrites the replica side's own local write path. */
+    ReplicaHistory(final int maxEntries, final int keyBytes, final LocalWrites replicaWrites)
     {
         this.maxEntries = maxEntries;
         this.keyBytes = keyBytes;
+        this.replicaWrites = replicaWrites;
     }
 
     /** A RECONCILE query this node answered: the asker's fix-ups undo what it applied from {@code previous} past it. */
@@ -118,11 +120,6 @@ final class ReplicaHistory
     SenderWindow window(final int sender)
     {
         return windows.get(sender);
-    }
-
-    void replicaWrites(final LocalWrites writes)
-    {
-        replicaWrites = writes;
     }
 
     LocalWrites replicaWrites()

@@ -43,34 +43,30 @@ final class ReplicaLinks implements AutoCloseable
     private final ReplicateRequestFlyweight message = new ReplicateRequestFlyweight();
     private final UnsafeBuffer messageBuffer;
     /** The member a node id names in the current map (null when it names none). */
-    private IntFunction<ClusterMember> members = nodeId -> null;
+    private final IntFunction<ClusterMember> members;
 
     /**
-     * @param maxMessage largest REPLICATE message (header + key + value).
-     * @param wakeUp     wakes the request thread after a {@link #post}.
-     * @param listener   told of the links' answers and failures, on the request thread.
+     * @param context  the worker the links are endpoints of, the transport offered, the secret, the largest message.
+     * @param members  the member a node id names in the followed view's current map (null when it names none).
+     * @param wakeUp   wakes the request thread after a {@link #post}.
+     * @param listener told of the links' answers and failures, on the request thread.
      */
-    ReplicaLinks(final Worker worker, final String transport, final PeerAccess access, final int maxMessage,
-        final Runnable wakeUp, final PeerLink.Listener listener)
+    ReplicaLinks(final ReplicationContext context, final IntFunction<ClusterMember> members, final Runnable wakeUp,
+        final PeerLink.Listener listener)
     {
-        this.worker = worker;
-        this.transport = transport;
-        this.access = access;
+        this.worker = context.worker();
+        this.transport = context.transport();
+        this.access = context.access();
+        this.members = members;
         this.wakeUp = wakeUp;
         this.listener = listener;
-        this.messageBuffer = new UnsafeBuffer(ByteBuffer.allocateDirect(maxMessage));
+        this.messageBuffer = new UnsafeBuffer(ByteBuffer.allocateDirect(context.maxMessageBytes()));
         this.connector = Executors.newSingleThreadExecutor(r ->
         {
             final Thread t = new Thread(r, "rdmakv-replication-connect");
             t.setDaemon(true);
             return t;
         });
-    }
-
-    /** Resolve node ids through {@code memberLookup} from now on (the followed view's current map). */
-    void resolveWith(final IntFunction<ClusterMember> memberLookup)
-    {
-        this.members = memberLookup;
     }
 
     /** The REPLICATE flyweight over the send buffer, its header written: fill it, then {@link #send} its length. */

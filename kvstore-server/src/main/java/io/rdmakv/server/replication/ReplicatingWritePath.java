@@ -7,20 +7,16 @@ import io.rdmakv.server.cluster.ClusterMember;
 import io.rdmakv.server.cluster.ClusterState;
 import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.SlotRange;
-import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.handler.WriteOutcome;
 import io.rdmakv.server.handler.SlotRouter;
 import io.rdmakv.server.handler.WritePath;
-import io.rdmakv.server.handler.WriteIds;
-import io.rdmakv.server.store.RangeStore;
 import io.rdmakv.server.store.StoreKeys;
+import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.transport.Endpoint;
-import io.rdmakv.transport.Worker;
 import org.agrona.DirectBuffer;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.function.Function;
 
 /**
  * The primary's write path in a cluster: a decorator over the local one. Each PUT/DELETE of a range this node is
@@ -43,19 +39,17 @@ import java.util.function.Function;
  * written here alone and answered (the new primary never sees it: a lost write).
  * Each REPLICATE of a client write carries this node's incarnation (random, per start) and replication sequence
  * (one counter per node), which the replicas record ({@link ReplicaHistory}); a range this node takes over from
- * another primary holds its writes until the backups that stay in sync are reconciled ({@link Reconciles}).
+ * another primary holds its writes until the backups that stay in sync are reconciled ({@link Reconciles}; the
+ * decorator above this path, {@link HeldWhileReconciling}, refuses them).
  * Request thread only; the coordinator's answers and link hand-offs come back through an inbox it drains. The parts:
  * {@link PendingWrites} (answer order), {@link ReplicaLinks} (links, send buffer, inbox), {@link LearnerCatchUps},
  * {@link InSyncRemovals} and {@link Reconciles}.
  */
 public final class ReplicatingWritePath implements WritePath
 {
-    private static final String HELD_REASON = "this node took over the range and reconciles its replicas with it; " +
-        "the write is not applied: retry";
-
     private final WritePath local;
     private final WriteOutcome outcome;
-    private final RangeStore ranges;
+    private final ReplicationContext context;
     private final long timeoutNanos;
     private final long ackPollNanos;
     private final Runnable wakeUp;
@@ -68,6 +62,8 @@ public final class ReplicatingWritePath implements WritePath
 
     /** Set by {@link #follow} on any thread; taken over by the request thread at its next write or duty cycle. */
     private volatile ClusterView followed;
+    /** This node's {@code host:controlPort} (UTF-8), named when a held write is refused; set before the view. */
+    private volatile byte[] selfAddress;
     /** Null until {@link #follow} (until then every write is the local one only). Request thread. */
     private ClusterView view;
     private int localNodeId;
@@ -85,52 +81,45 @@ public final class ReplicatingWritePath implements WritePath
     private final ReplicaHistory history;
     /** This run's incarnation (never 0) and the last replication sequence it sent. */
     private final long incarnation;
-    private final ServerCounters counters;
     private long replicationSequence;
     private Reconciles reconciles;
 
     /**
-     * @param local         the local path, built to report to {@link PendingWrites#localOutcome()}: use {@link #create}.
-     * @param outcome       pool update and answer, for writes every in-sync replica has.
-     * @param maxMessage    largest REPLICATE message (header + key + value).
-     * @param timeoutMillis how long a backup may take to acknowledge before it is asked out of the in-sync set.
-     * @param ackPollMicros how long the request thread polls for the oldest write's acknowledgements before it sleeps.
+     * @param local       the local path, reporting to {@code pending}'s {@link PendingWrites#localOutcome()}.
+     * @param pending     the writes in flight, answered in order through the node's outcome (pool and answer).
+     * @param history     what this node applied as a replica (a reconcile reads it).
+     * @param incarnation this run's id in the replication sequence its REPLICATEs carry.
+     * @param wakeUp      wakes the request thread from another thread.
      */
-    private ReplicatingWritePath(final Function<WriteOutcome, WritePath> local, final WriteOutcome outcome,
-        final RangeStore ranges, final Worker worker, final String transport, final PeerAccess access,
-        final int maxMessage, final long timeoutMillis, final long ackPollMicros, final Runnable wakeUp,
-        final WriteIds writeIds, final ReplicaHistory history, final long incarnation, final ServerCounters counters)
+    ReplicatingWritePath(final ReplicationContext context, final WritePath local, final PendingWrites pending,
+        final WriteIds writeIds, final ReplicaHistory history, final long incarnation, final Runnable wakeUp)
     {
+        this.context = context;
+        this.local = local;
+        this.pending = pending;
+        this.outcome = pending.outcome();
         this.writeIds = writeIds;
         this.history = history;
         this.incarnation = incarnation;
-        this.counters = counters;
-        this.ranges = ranges;
-        this.outcome = outcome;
-        this.timeoutNanos = timeoutMillis * 1_000_000L;
-        this.ackPollNanos = ackPollMicros * 1_000L;
+        this.timeoutNanos = context.timeoutMillis() * 1_000_000L;
+        this.ackPollNanos = context.ackPollMicros() * 1_000L;
         this.wakeUp = wakeUp;
-        this.pending = new PendingWrites(outcome);
-        this.links = new ReplicaLinks(worker, transport, access, maxMessage, wakeUp, new LinkListener());
-        this.local = local.apply(pending.localOutcome());
-    }
-
-    /** Built by {@link Replication#writePath()}. */
-    static ReplicatingWritePath create(final Function<WriteOutcome, WritePath> local, final WriteOutcome outcome,
-        final RangeStore ranges, final Worker worker, final String transport, final PeerAccess access,
-        final int maxMessage, final long timeoutMillis, final long ackPollMicros, final Runnable wakeUp,
-        final WriteIds writeIds, final ReplicaHistory history, final long incarnation, final ServerCounters counters)
-    {
-        return new ReplicatingWritePath(local, outcome, ranges, worker, transport, access, maxMessage, timeoutMillis,
-            ackPollMicros, wakeUp, writeIds, history, incarnation, counters);
+        this.links = new ReplicaLinks(context, nodeId ->
+        {
+            final ClusterView f = followed;
+            return f == null ? null : f.current().member(nodeId);
+        }, wakeUp, new LinkListener());
     }
 
     /**
      * Replicate as {@code clusterView} says from now on (any thread; the request thread takes it over at its next
      * duty cycle). Before, every write is the local one only.
+     *
+     * @param self this node's advertised {@code host:controlPort}, named when a held write is refused.
      */
-    void follow(final ClusterView clusterView)
+    void follow(final ClusterView clusterView, final String self)
     {
+        selfAddress = self.getBytes(StandardCharsets.UTF_8);
         followed = clusterView;
         clusterView.subscribe(state -> post(() -> reviewLearners = true));
         wakeUp.run();
@@ -148,12 +137,10 @@ public final class ReplicatingWritePath implements WritePath
             }
             localNodeId = f.localNodeId();
             view = f;
-            links.resolveWith(nodeId -> f.current().member(nodeId));
-            catchUps = new LearnerCatchUps(f, ranges, links, pending, lag);
+            catchUps = new LearnerCatchUps(f, context.ranges(), links, pending, lag);
             removals = new InSyncRemovals(f, links, pending, catchUps);
-            reconciles = new Reconciles(f, ranges, links, history, incarnation, () -> ++replicationSequence,
-                counters, writeIds);
-            reconciles.removals(removals);
+            reconciles = new Reconciles(f, context, links, removals, history, incarnation,
+                () -> ++replicationSequence, writeIds);
             reviewLearners = true;
         }
         return true;
@@ -183,8 +170,8 @@ public final class ReplicatingWritePath implements WritePath
     }
 
     @Override
-    public void put(final Endpoint endpoint, final long correlationId, final DirectBuffer buffer, final int keyIndex,
-        final int keyLength, final int valueIndex, final int valueLength)
+    public void put(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
+        final DirectBuffer buffer, final int keyIndex, final int keyLength, final int valueIndex, final int valueLength)
     {
         if (notPrimaryNow(endpoint, correlationId, buffer, keyIndex, keyLength))
         {
@@ -193,7 +180,7 @@ public final class ReplicatingWritePath implements WritePath
         if (!replicating())
         {
             pending.addLocalOnly();
-            local.put(endpoint, correlationId, buffer, keyIndex, keyLength, valueIndex, valueLength);
+            local.put(endpoint, correlationId, request, buffer, keyIndex, keyLength, valueIndex, valueLength);
             return;
         }
         if (!view.holdsLease(System.nanoTime()))
@@ -202,12 +189,12 @@ public final class ReplicatingWritePath implements WritePath
             return;
         }
         start(endpoint, correlationId, false, buffer, keyIndex, keyLength, buffer, valueIndex, valueLength);
-        local.put(endpoint, correlationId, buffer, keyIndex, keyLength, valueIndex, valueLength);
+        local.put(endpoint, correlationId, request, buffer, keyIndex, keyLength, valueIndex, valueLength);
     }
 
     @Override
-    public void delete(final Endpoint endpoint, final long correlationId, final DirectBuffer buffer, final int keyIndex,
-        final int keyLength)
+    public void delete(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
+        final DirectBuffer buffer, final int keyIndex, final int keyLength)
     {
         if (notPrimaryNow(endpoint, correlationId, buffer, keyIndex, keyLength))
         {
@@ -216,7 +203,7 @@ public final class ReplicatingWritePath implements WritePath
         if (!replicating())
         {
             pending.addLocalOnly();
-            local.delete(endpoint, correlationId, buffer, keyIndex, keyLength);
+            local.delete(endpoint, correlationId, request, buffer, keyIndex, keyLength);
             return;
         }
         if (!view.holdsLease(System.nanoTime()))
@@ -225,11 +212,14 @@ public final class ReplicatingWritePath implements WritePath
             return;
         }
         start(endpoint, correlationId, true, buffer, keyIndex, keyLength, buffer, 0, 0);
-        local.delete(endpoint, correlationId, buffer, keyIndex, keyLength);
+        local.delete(endpoint, correlationId, request, buffer, keyIndex, keyLength);
     }
 
-    @Override
-    public String heldReason(final DirectBuffer buffer, final int keyIndex, final int keyLength)
+    /**
+     * This node's address when writes of {@code key}'s range are held ({@link HeldWhileReconciling}): a range taken
+     * over from another primary, until its backups are reconciled; null when they are taken.
+     */
+    byte[] holdingAddress(final DirectBuffer buffer, final int keyIndex, final int keyLength)
     {
         if (!hasView())
         {
@@ -240,7 +230,7 @@ public final class ReplicatingWritePath implements WritePath
         {
             return null;
         }
-        return HELD_REASON;
+        return selfAddress;
     }
 
     /**

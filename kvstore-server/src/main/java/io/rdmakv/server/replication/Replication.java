@@ -3,75 +3,80 @@ package io.rdmakv.server.replication;
 import io.rdmakv.server.cluster.ClusterJson;
 import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.SlotRange;
-import io.rdmakv.server.counters.ServerCounters;
-import io.rdmakv.server.handler.ReplicaAdmission;
-import io.rdmakv.server.handler.WritePathFactory;
-import io.rdmakv.server.store.RangeStore;
-import io.rdmakv.transport.Worker;
+import io.rdmakv.server.handler.NodeWrites;
+import io.rdmakv.server.handler.ReplicaInbox;
+import io.rdmakv.server.handler.WriteOutcome;
+import io.rdmakv.server.handler.WritePath;
 
 import java.security.SecureRandom;
 
 /**
- * A node's replication, wired in two steps because the cluster view starts only once the node's ports are bound:
- * first the request handler is built with {@link #writePath()} and {@link #admission()} (until {@link #follow} they
- * write locally only and refuse replicated writes), then {@link #follow} hands them the view.
+ * A node's replication, and the write-path chain of its client writes: built once at start from the node's write
+ * parts ({@link NodeWrites}) and the replication settings ({@link ReplicationContext}); the request handler is handed
+ * {@link #clientWrites()} and {@link #replicaInbox()} finished. The cluster view starts only once the node's ports are
+ * bound: until {@link #follow} every write is local only and replicated writes are refused.
  *
  * <pre>
- *   Replication replication = new Replication(store.ranges(), worker, transportName, access, maxMessage, timeoutMs,
- *       ackPollMicros, counters);
- *   handler = new RequestHandler(..., replication.writePath(), replication.admission());
- *   ... listen ... view = ...;  replication.follow(view);
+ *   client writes : HeldWhileReconciling -> WriteIdCheck -> ReplicatingWritePath -> local path (PendingWrites' order)
+ *   REPLICATE     : ReplicaRequests (ReplicaGate admits) -> its own local path
+ *   every finished write -> WriteIds (records, waiting retries) -> pool update and answer
  * </pre>
  */
 public final class Replication
 {
-    private final RangeStore ranges;
-    private final Worker worker;
-    private final String transport;
-    private final PeerAccess access;
-    private final int maxMessage;
-    private final long timeoutMillis;
-    private final long ackPollMicros;
-    private final ServerCounters counters;
-    private final ReplicaHistory history = new ReplicaHistory(ReplicaHistory.MAX_ENTRIES, ReplicaHistory.KEY_BYTES);
-    private final ReplicaGate gate = new ReplicaGate(history);
-    private volatile ReplicatingWritePath path;
+    private final ReplicaGate gate;
+    /** Null on a node without replication ({@link #localOnly}). */
+    private final ReplicatingWritePath primary;
+    private final WritePath clientWrites;
+    private final ReplicaRequests inbox;
     /** This run's id in the replication sequence its REPLICATEs carry (random, never 0). */
     private final long incarnation = newIncarnation();
 
-    /**
-     * @param worker        the node's transport worker (replication links are its endpoints).
-     * @param transport     the transport's name, offered in the peers' HELLO.
-     * @param access        the cluster secret peers present and the node's TLS settings.
-     * @param maxMessage    largest data-plane message (a REPLICATE of the largest key and value fits).
-     * @param timeoutMillis how long a backup may take to acknowledge ({@code replication.timeoutMs}).
-     * @param ackPollMicros how long the request thread polls for an acknowledgement before it sleeps
-     *                      ({@code replication.ackPollMicros}).
-     * @param counters      the node's counters (reconciles and their fix-ups are counted).
-     */
-    public Replication(final RangeStore ranges, final Worker worker, final String transport, final PeerAccess access,
-        final int maxMessage, final long timeoutMillis, final long ackPollMicros, final ServerCounters counters)
+    /** A node of a (possible) cluster: primary side, replica side and write ids over {@code node}'s store. */
+    public Replication(final ReplicationContext context, final NodeWrites node)
     {
-        this.counters = counters;
-        this.ranges = ranges;
-        this.worker = worker;
-        this.transport = transport;
-        this.access = access;
-        this.maxMessage = maxMessage;
-        this.timeoutMillis = timeoutMillis;
-        this.ackPollMicros = ackPollMicros;
+        final WriteIds writeIds = WriteIds.keptIn(node.store(), node.responses(), node.counters());
+        final WriteOutcome answer = writeIds.around(node.poolAndAnswer());
+        final WritePath replicaWrites = node.localPath(answer, writeIds.durable());
+        final ReplicaHistory history = new ReplicaHistory(ReplicaHistory.MAX_ENTRIES, ReplicaHistory.KEY_BYTES,
+            replicaWrites);
+        this.gate = new ReplicaGate(history);
+        final PendingWrites pending = new PendingWrites(answer);
+        this.primary = new ReplicatingWritePath(context, node.localPath(pending.localOutcome(), writeIds.durable()),
+            pending, writeIds, history, incarnation, node.wakeUp());
+        this.clientWrites = new HeldWhileReconciling(new WriteIdCheck(primary, writeIds), primary, node.counters(),
+            node.responses());
+        this.inbox = new ReplicaRequests(gate, replicaWrites, node, writeIds, clientWrites);
+        RestoredRecords.load(node.store(), writeIds, gate);
     }
 
-    /** The client writes' path: the local one, and replication around it once following a view. Build once. */
-    public WritePathFactory writePath()
+    private Replication(final NodeWrites node)
     {
-        return (local, outcome, wakeUp, writeIds) ->
-        {
-            final ReplicatingWritePath built = ReplicatingWritePath.create(local, outcome, ranges, worker, transport,
-                access, maxMessage, timeoutMillis, ackPollMicros, wakeUp, writeIds, history, incarnation, counters);
-            path = built;
-            return built;
-        };
+        final WriteIds writeIds = WriteIds.keptIn(node.store(), node.responses(), node.counters());
+        this.gate = null;
+        this.primary = null;
+        this.clientWrites = new WriteIdCheck(node.localPath(writeIds.around(node.poolAndAnswer()),
+            writeIds.durable()), writeIds);
+        this.inbox = new ReplicaRequests(ReplicaAdmission.NONE, null, node, writeIds, clientWrites);
+        RestoredRecords.load(node.store(), writeIds, ReplicaAdmission.NONE);
+    }
+
+    /** A node that replicates nothing and refuses every REPLICATE: local writes with their write ids only. */
+    public static Replication localOnly(final NodeWrites node)
+    {
+        return new Replication(node);
+    }
+
+    /** The finished path of client PUTs and DELETEs (request thread only). */
+    public WritePath clientWrites()
+    {
+        return clientWrites;
+    }
+
+    /** Where primaries' REPLICATE messages go (request thread only). */
+    public ReplicaInbox replicaInbox()
+    {
+        return inbox;
     }
 
     /**
@@ -80,8 +85,7 @@ public final class Replication
      */
     public java.util.Map<Integer, ReplicaLag.Snapshot> lag()
     {
-        final ReplicatingWritePath built = path;
-        return built == null ? java.util.Map.of() : built.lag().snapshot(System.nanoTime());
+        return primary == null ? java.util.Map.of() : primary.lag().snapshot(System.nanoTime());
     }
 
     /**
@@ -128,21 +132,18 @@ public final class Replication
         return id;
     }
 
-    /** The check of replicated writes from primaries. */
-    public ReplicaAdmission admission()
+    /**
+     * Replicate, and take replicated writes, as {@code view} says from now on (any thread).
+     *
+     * @param self this node's advertised {@code host:controlPort}, named when a held write is refused.
+     */
+    public void follow(final ClusterView view, final String self)
     {
-        return gate;
-    }
-
-    /** Replicate, and take replicated writes, as {@code view} says from now on (after the handler is built). */
-    public void follow(final ClusterView view)
-    {
-        final ReplicatingWritePath built = path;
-        if (built == null)
+        if (primary == null)
         {
-            throw new IllegalStateException("build the request handler with writePath() first");
+            throw new IllegalStateException("a node built localOnly() replicates nothing");
         }
         gate.follow(view);
-        built.follow(view);
+        primary.follow(view, self);
     }
 }

@@ -14,7 +14,7 @@ import java.net.InetSocketAddress;
  * An endpoint for driving the request thread's classes in one thread without a transport: every message the node
  * sends it is a RESPONSE, validated and handed to {@link #onResponse} (valid during the call); nothing else is used.
  */
-abstract class AnsweringEndpoint implements Endpoint
+public abstract class AnsweringEndpoint implements Endpoint
 {
     private final ResponseFlyweight response = new ResponseFlyweight();
 

@@ -5,6 +5,7 @@ import io.rdmakv.protocol.wire.PutRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.server.replication.WriteIds;
 import io.rdmakv.server.store.Durability;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.server.store.WriteRecords;

@@ -58,9 +58,8 @@ class HandOffTest
     @Test
     void shouldReplayEveryEventInOrderOnTheDrainingThreadWithMessagesCopied() throws Exception
     {
-        final HandOff handOff = new HandOff(recorder);
         final AtomicInteger wakeUps = new AtomicInteger();
-        handOff.wakeUpWith(wakeUps::incrementAndGet);
+        final HandOff handOff = new HandOff(recorder, wakeUps::incrementAndGet);
         final Endpoint endpoint = endpoint();
         final Thread sideWorker = new Thread(() ->
         {
@@ -85,12 +84,11 @@ class HandOffTest
     @Test
     void shouldHoldASideWorkerWhileTheQueueIsFullUntilTheRequestThreadDrains() throws Exception
     {
-        final HandOff handOff = new HandOff(recorder);
         final Endpoint endpoint = endpoint();
         final CountDownLatch full = new CountDownLatch(1);
         final AtomicInteger wakeUps = new AtomicInteger();
         // Wake-ups past one per queued event come only from a producer that found the queue full.
-        handOff.wakeUpWith(() ->
+        final HandOff handOff = new HandOff(recorder, () ->
         {
             if (wakeUps.incrementAndGet() > HandOff.CAPACITY + 1)
             {

@@ -10,6 +10,7 @@ import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.pool.PoolSizing;
+import io.rdmakv.server.replication.Replication;
 import io.rdmakv.server.session.SessionTickets;
 import io.rdmakv.server.store.Durability;
 import io.rdmakv.server.store.RocksStore;
@@ -40,8 +41,13 @@ final class HandlerOnOneThread implements AutoCloseable
         final ExtentAllocator allocator = PoolSizing.newAllocator(geometry, partition,
             new EpochReclaimer(0, new SystemNanoClock()));
         final PoolIndex index = new PoolIndex(arena.partitions(), geometry, allocator, 1, 1);
-        this.handler = new RequestHandler(store, index, new ServerCounters(), new Limits(64, 4096, 16),
-            SlotRouter.singleNode(), tickets, ServerConfig.defaults().admission());
+        final ServerCounters counters = new ServerCounters();
+        final Limits limits = new Limits(64, 4096, 16);
+        final NodeWrites node = new NodeWrites(store, index, counters, limits,
+            new ResponseSender(counters, limits.maxResponseBytes()), () -> { });
+        final Replication writes = Replication.localOnly(node);
+        this.handler = new RequestHandler(node, new HandlerContext(SlotRouter.singleNode(), tickets,
+            ServerConfig.defaults().admission(), RequestTimer.NONE), writes.clientWrites(), writes.replicaInbox());
     }
 
     @Override

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.MockClock;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.rdmakv.server.handler.RequestTimer;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

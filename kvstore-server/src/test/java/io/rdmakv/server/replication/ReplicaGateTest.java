@@ -4,6 +4,7 @@ import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.cluster.ClusterMember;
+import io.rdmakv.server.handler.LocalWrites;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
@@ -26,7 +27,7 @@ class ReplicaGateTest
             final List<ClusterMember> members = List.of(new ClusterMember(1, "127.0.0.1", 1, 2),
                 new ClusterMember(2, "127.0.0.1", 3, 4));
             cluster.set(ScriptedCluster.oneRange(5, members, 1, List.of(2), List.of()));
-            final ReplicaHistory history = new ReplicaHistory(1024, 16 * 1024);
+            final ReplicaHistory history = new ReplicaHistory(1024, 16 * 1024, LocalWrites.NONE);
             final ReplicaGate gate = new ReplicaGate(history);
             gate.follow(cluster.viewOf(2));
 

@@ -1,10 +1,16 @@
-package io.rdmakv.server.handler;
+package io.rdmakv.server.replication;
 
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.server.handler.LocalWrites;
+import io.rdmakv.server.handler.Limits;
+import io.rdmakv.server.handler.NodeWrites;
+import io.rdmakv.server.handler.ReplicaInbox;
+import io.rdmakv.server.handler.ResponseSender;
+import io.rdmakv.server.handler.WritePath;
 import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.store.RangeStore;
 import io.rdmakv.server.store.RocksStore;
@@ -21,7 +27,7 @@ import org.agrona.collections.LongLongConsumer;
  * previous primary ({@link ReplicaAdmission#answerReconcile}); its fix-ups take back the write ids of the writes they
  * undo ({@link WriteIds#forget}). Request thread only.
  */
-final class ReplicaRequests implements AutoCloseable, LocalWrites
+final class ReplicaRequests implements ReplicaInbox
 {
     private final ReplicaAdmission replicas;
     /** Null outside a cluster ({@link ReplicaAdmission#NONE} refuses every REPLICATE first). */
@@ -32,24 +38,29 @@ final class ReplicaRequests implements AutoCloseable, LocalWrites
     private final Limits limits;
     private final ResponseSender responses;
     private final WriteIds writeIds;
-    /** Applies every write queued on this thread (client and replica writes), before a DROP. */
-    private final Runnable flushWrites;
+    /** The client writes' path: flushed before a DROP, with this side's own writes. */
+    private final LocalWrites clientWrites;
     /** Forgets a write id a fix-up undid, and counts it. */
     private final LongLongConsumer undoneWriteIds;
 
-    ReplicaRequests(final ReplicaAdmission replicas, final WritePath writes, final RocksStore store,
-        final PoolIndex index, final ServerCounters counters, final Limits limits, final ResponseSender responses,
-        final WriteIds writeIds, final Runnable flushWrites)
+    /**
+     * @param replicas     admits or refuses each message ({@link ReplicaAdmission#NONE} outside a cluster).
+     * @param writes       the replica side's local write path, or null outside a cluster.
+     * @param node         the node's store, pool, counters, limits and answers.
+     * @param clientWrites the client writes' path (a DROP applies what it holds first).
+     */
+    ReplicaRequests(final ReplicaAdmission replicas, final WritePath writes, final NodeWrites node,
+        final WriteIds writeIds, final LocalWrites clientWrites)
     {
         this.replicas = replicas;
         this.writes = writes;
-        this.store = store;
-        this.index = index;
-        this.counters = counters;
-        this.limits = limits;
-        this.responses = responses;
+        this.store = node.store();
+        this.index = node.index();
+        this.counters = node.counters();
+        this.limits = node.limits();
+        this.responses = node.responses();
         this.writeIds = writeIds;
-        this.flushWrites = flushWrites;
+        this.clientWrites = clientWrites;
         this.undoneWriteIds = (writer, sequence) ->
         {
             writeIds.forget(writer, sequence);
@@ -62,7 +73,8 @@ final class ReplicaRequests implements AutoCloseable, LocalWrites
      * the local write path (store and pool, under this node's durability) and answered once durable. The primary
      * checked limits and routing; the key's slot must still lie in the message's range.
      */
-    void onReplicate(final Endpoint endpoint, final long correlationId,
+    @Override
+    public void onReplicate(final Endpoint endpoint, final long correlationId,
         final ReplicateRequestFlyweight request)
     {
         final Status admitted = replicas.admit(request);
@@ -112,11 +124,11 @@ final class ReplicaRequests implements AutoCloseable, LocalWrites
         }
         if (request.op() == ReplicateRequestFlyweight.OP_DELETE)
         {
-            writes.delete(endpoint, correlationId, request.buffer(), request.keyIndex(), request.keyLength());
+            writes.delete(endpoint, correlationId, request, request.buffer(), request.keyIndex(), request.keyLength());
         }
         else
         {
-            writes.put(endpoint, correlationId, request.buffer(), request.keyIndex(), request.keyLength(),
+            writes.put(endpoint, correlationId, request, request.buffer(), request.keyIndex(), request.keyLength(),
                 request.valueIndex(), request.valueLength());
         }
         writeIds.endCurrent(); // what it carried went into its batch
@@ -128,7 +140,8 @@ final class ReplicaRequests implements AutoCloseable, LocalWrites
      */
     private void dropRange(final Endpoint endpoint, final long correlationId, final int firstSlot, final int lastSlot)
     {
-        flushWrites.run();
+        clientWrites.flush(); // every write queued on this thread, client writes first, is applied before
+        flush();
         try
         {
             final RangeStore ranges = store.ranges();
@@ -153,7 +166,8 @@ final class ReplicaRequests implements AutoCloseable, LocalWrites
         return writes == null ? 0 : writes.flush();
     }
 
-    int doWork()
+    @Override
+    public int doWork()
     {
         return writes == null ? 0 : writes.doWork();
     }

@@ -1,4 +1,4 @@
-package io.rdmakv.server.handler;
+package io.rdmakv.server.replication;
 
 import io.rdmakv.protocol.wire.KeyRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageType;
@@ -8,6 +8,9 @@ import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.server.handler.AnsweringEndpoint;
+import io.rdmakv.server.handler.ResponseSender;
+import io.rdmakv.server.handler.WriteOutcome;
 import io.rdmakv.transport.Endpoint;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;

@@ -1,9 +1,12 @@
-package io.rdmakv.server.handler;
+package io.rdmakv.server.replication;
 
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.server.handler.DurableRecords;
+import io.rdmakv.server.handler.ResponseSender;
+import io.rdmakv.server.handler.WriteOutcome;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.transport.Endpoint;
 import org.agrona.DirectBuffer;
@@ -100,14 +103,14 @@ public final class WriteIds
     }
 
     /** The default bounds, the records kept with the data of {@code store} (DEFAULT durability). */
-    static WriteIds keptIn(final RocksStore store, final ResponseSender responses, final ServerCounters counters)
+    public static WriteIds keptIn(final RocksStore store, final ResponseSender responses, final ServerCounters counters)
     {
         return new WriteIds(responses, counters, MAX_WRITERS, MAX_WRITES_PER_WRITER, RETAIN_NANOS,
             new DurableRecords(store));
     }
 
     /** As above, keeping the records with the data through {@code durable}. */
-    WriteIds(final ResponseSender responses, final ServerCounters counters, final int maxWriters,
+    public WriteIds(final ResponseSender responses, final ServerCounters counters, final int maxWriters,
         final int maxWritesPerWriter, final long retainNanos, final DurableRecords durable)
     {
         this.durable = durable;
@@ -205,7 +208,7 @@ public final class WriteIds
     }
 
     /** The records kept with the data, for the local write paths. */
-    DurableRecords durable()
+    public DurableRecords durable()
     {
         return durable;
     }

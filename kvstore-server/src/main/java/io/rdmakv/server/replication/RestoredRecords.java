@@ -1,4 +1,4 @@
-package io.rdmakv.server.handler;
+package io.rdmakv.server.replication;
 
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.store.RocksStore;

@@ -1,4 +1,4 @@
-package io.rdmakv.server.handler;
+package io.rdmakv.server.replication;
 
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
 import io.rdmakv.protocol.wire.Status;
@@ -42,11 +42,6 @@ public interface ReplicaAdmission
      * incarnation} before it stopped ({@code WriteRecords}), though what they were is gone with the process.
      */
     default void recovered(final int sender, final long incarnation, final long sequence)
-    {
-    }
-
-    /** The replica side's local write path, once built (a new primary's reconcile flushes and waits for it). */
-    default void replicaWrites(final LocalWrites writes)
     {
     }
 }

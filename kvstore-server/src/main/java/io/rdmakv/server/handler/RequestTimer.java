@@ -1,4 +1,4 @@
-package io.rdmakv.server.metrics;
+package io.rdmakv.server.handler;
 
 /**
  * Where the request thread reports how long it spent on one request, by operation. {@link #NONE} when metrics are

@@ -1,0 +1,32 @@
+package io.rdmakv.server.handler;
+
+import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.server.pool.PoolIndex;
+import io.rdmakv.server.store.RocksStore;
+
+/**
+ * What a node's write paths are built from, fixed at start: the store, the pool index (written on the request thread
+ * only), the counters, the request limits, the one {@link ResponseSender} of the request thread and the wake-up of
+ * that thread. The node builds it first and hands it to what assembles the write-path chain and to the
+ * {@link RequestHandler}.
+ *
+ * @param wakeUp wakes the request thread (from any thread) when a write needs its duty cycle.
+ */
+public record NodeWrites(RocksStore store, PoolIndex index, ServerCounters counters, Limits limits,
+    ResponseSender responses, Runnable wakeUp)
+{
+    /**
+     * A local path of the store's durability ({@link WritePaths#local}) reporting to {@code outcome}; under DEFAULT
+     * it writes {@code records} in the batches of the writes they describe.
+     */
+    public WritePath localPath(final WriteOutcome outcome, final DurableRecords records)
+    {
+        return WritePaths.local(store, index, counters, limits, outcome, wakeUp, records);
+    }
+
+    /** The outcome of a write finished on this node: the pool updated, then the client answered. */
+    public WriteOutcome poolAndAnswer()
+    {
+        return new PoolAndAnswer(index, counters, responses);
+    }
+}

@@ -1,0 +1,66 @@
+package io.rdmakv.server.handler;
+
+import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
+import io.rdmakv.transport.Endpoint;
+import org.agrona.DirectBuffer;
+
+/**
+ * A {@link WritePath} that decides something about each write before it hands it to the path below (Netty's
+ * forwarding handlers): everything else goes straight to that path. A decorator refuses a write by answering it
+ * itself and not handing it on. Request thread only.
+ */
+public abstract class WritePathDecorator implements WritePath
+{
+    /** The path the writes this decorator lets through go to. */
+    protected final WritePath next;
+
+    protected WritePathDecorator(final WritePath next)
+    {
+        this.next = next;
+    }
+
+    @Override
+    public void put(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
+        final DirectBuffer buffer, final int keyIndex, final int keyLength, final int valueIndex, final int valueLength)
+    {
+        next.put(endpoint, correlationId, request, buffer, keyIndex, keyLength, valueIndex, valueLength);
+    }
+
+    @Override
+    public void delete(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
+        final DirectBuffer buffer, final int keyIndex, final int keyLength)
+    {
+        next.delete(endpoint, correlationId, request, buffer, keyIndex, keyLength);
+    }
+
+    @Override
+    public int flush()
+    {
+        return next.flush();
+    }
+
+    @Override
+    public boolean holdsWriteFor(final Endpoint endpoint, final DirectBuffer buffer, final int keyIndex,
+        final int keyLength)
+    {
+        return next.holdsWriteFor(endpoint, buffer, keyIndex, keyLength);
+    }
+
+    @Override
+    public int doWork()
+    {
+        return next.doWork();
+    }
+
+    @Override
+    public int inFlightWrites()
+    {
+        return next.inFlightWrites();
+    }
+
+    @Override
+    public void close()
+    {
+        next.close();
+    }
+}

@@ -1,0 +1,67 @@
+package io.rdmakv.server.replication;
+
+import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
+import io.rdmakv.server.counters.ServerCounter;
+import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.server.handler.ResponseSender;
+import io.rdmakv.server.handler.WritePath;
+import io.rdmakv.server.handler.WritePathDecorator;
+import io.rdmakv.transport.Endpoint;
+import org.agrona.DirectBuffer;
+
+/**
+ * The outermost stage of a cluster node's client writes: a range this node took over from another primary holds its
+ * writes, retries included, until the backups that stay in sync are reconciled ({@link Reconciles}). A held write is
+ * answered WRONG_NODE naming this node (the client refreshes and retries) before its write id is looked at, so a
+ * retry is never answered from a record the reconcile may still undo. Request thread only.
+ */
+final class HeldWhileReconciling extends WritePathDecorator
+{
+    private final ReplicatingWritePath primary;
+    private final ServerCounters counters;
+    private final ResponseSender responses;
+
+    /** @param next the path below (the write-id check); {@code primary} knows which ranges are held. */
+    HeldWhileReconciling(final WritePath next, final ReplicatingWritePath primary, final ServerCounters counters,
+        final ResponseSender responses)
+    {
+        super(next);
+        this.primary = primary;
+        this.counters = counters;
+        this.responses = responses;
+    }
+
+    @Override
+    public void put(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
+        final DirectBuffer buffer, final int keyIndex, final int keyLength, final int valueIndex, final int valueLength)
+    {
+        if (!held(endpoint, correlationId, buffer, keyIndex, keyLength))
+        {
+            next.put(endpoint, correlationId, request, buffer, keyIndex, keyLength, valueIndex, valueLength);
+        }
+    }
+
+    @Override
+    public void delete(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
+        final DirectBuffer buffer, final int keyIndex, final int keyLength)
+    {
+        if (!held(endpoint, correlationId, buffer, keyIndex, keyLength))
+        {
+            next.delete(endpoint, correlationId, request, buffer, keyIndex, keyLength);
+        }
+    }
+
+    /** Whether the key's range is held: then answered WRONG_NODE naming this node, as without a lease. */
+    private boolean held(final Endpoint endpoint, final long correlationId, final DirectBuffer key, final int at,
+        final int length)
+    {
+        final byte[] self = primary.holdingAddress(key, at, length);
+        if (self == null)
+        {
+            return false;
+        }
+        counters.increment(ServerCounter.WRONG_NODE);
+        responses.answerWrongNode(endpoint, correlationId, self);
+        return true;
+    }
+}

@@ -1,0 +1,48 @@
+package io.rdmakv.server.replication;
+
+import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
+import io.rdmakv.server.handler.WritePath;
+import io.rdmakv.server.handler.WritePathDecorator;
+import io.rdmakv.transport.Endpoint;
+import org.agrona.DirectBuffer;
+
+/**
+ * The client writes' check of their write ids ({@link WriteIds}): a write not seen before goes on to the path below
+ * with its id current (a replicating path copies it into the REPLICATEs); a retry is answered with the first
+ * attempt's outcome (now, or when it is known) and a write beyond the bounds is refused, neither handed on.
+ * Request thread only.
+ */
+final class WriteIdCheck extends WritePathDecorator
+{
+    private final WriteIds writeIds;
+
+    WriteIdCheck(final WritePath next, final WriteIds writeIds)
+    {
+        super(next);
+        this.writeIds = writeIds;
+    }
+
+    @Override
+    public void put(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
+        final DirectBuffer buffer, final int keyIndex, final int keyLength, final int valueIndex, final int valueLength)
+    {
+        if (writeIds.begin(endpoint, correlationId, request, System.nanoTime()) != WriteIds.Start.APPLY)
+        {
+            return; // a retry (answered now or with its first attempt's outcome) or refused: WriteIds answers
+        }
+        next.put(endpoint, correlationId, request, buffer, keyIndex, keyLength, valueIndex, valueLength);
+        writeIds.endCurrent();
+    }
+
+    @Override
+    public void delete(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
+        final DirectBuffer buffer, final int keyIndex, final int keyLength)
+    {
+        if (writeIds.begin(endpoint, correlationId, request, System.nanoTime()) != WriteIds.Start.APPLY)
+        {
+            return; // a retry (answered now or with its first attempt's outcome) or refused: WriteIds answers
+        }
+        next.delete(endpoint, correlationId, request, buffer, keyIndex, keyLength);
+        writeIds.endCurrent();
+    }
+}
