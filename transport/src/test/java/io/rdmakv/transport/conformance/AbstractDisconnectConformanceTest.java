@@ -9,15 +9,20 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.BufferedReader;
+import java.io.File;
 import java.io.InputStreamReader;
 import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -256,7 +261,7 @@ public abstract class AbstractDisconnectConformanceTest extends TransportConform
             }
         }
         command.addAll(List.of("--add-opens", "java.base/jdk.internal.misc=ALL-UNNAMED",
-            "-cp", System.getProperty("java.class.path"), ConformancePeerChild.class.getName(),
+            "-cp", childClassPath(), ConformancePeerChild.class.getName(),
             provider().getClass().getName(), Long.toString(config.connectTimeout().toMillis()),
             Long.toString(config.operationTimeout().toMillis())));
         for (final Map.Entry<String, String> e : config.properties().entrySet())
@@ -264,6 +269,28 @@ public abstract class AbstractDisconnectConformanceTest extends TransportConform
             command.add(e.getKey() + "=" + e.getValue());
         }
         return new ProcessBuilder(command).redirectErrorStream(true).start();
+    }
+
+    /**
+     * The JVM's class path and the entries of every URL class loader above this class: JUnit's console launcher
+     * (the SoftRoCE guest's runner) loads the tests from its {@code --class-path} in a loader of its own, so
+     * {@code java.class.path} alone lacks them (the child failed there with ClassNotFoundException).
+     */
+    private static String childClassPath() throws Exception
+    {
+        final Set<String> entries = new LinkedHashSet<>();
+        for (ClassLoader l = AbstractDisconnectConformanceTest.class.getClassLoader(); l != null; l = l.getParent())
+        {
+            if (l instanceof URLClassLoader urls)
+            {
+                for (final URL url : urls.getURLs())
+                {
+                    entries.add(Path.of(url.toURI()).toString());
+                }
+            }
+        }
+        entries.addAll(List.of(System.getProperty("java.class.path").split(File.pathSeparator)));
+        return String.join(File.pathSeparator, entries);
     }
 
     private static int awaitListening(final Process child) throws Exception
