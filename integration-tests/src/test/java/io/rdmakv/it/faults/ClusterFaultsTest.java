@@ -203,6 +203,11 @@ class ClusterFaultsTest
         {
             final List<String> keys = current.keys().stream().filter(k -> inRange(k, range)).toList();
             assertFalse(keys.isEmpty(), "a key of the workload in node 2's slots " + range);
+            // The scenario needs a backup to take over: a range whose backup is still a learner (catching up, or
+            // dropped from the in-sync set by a slow host) is FENCED when its primary stops, by design.
+            cluster.awaitStatus(1, s -> s.rangeAt(range.first()) != null && s.rangeAt(range.first()).primary() == 2 &&
+                !s.rangeAt(range.first()).backups().isEmpty(), "an in-sync backup of slots " + range.first() + "-" +
+                range.last() + " before node 2 stops", WAIT);
             try (ProcessFaults.Paused paused = ProcessFaults.pause(cluster.node(2).pid()))
             {
                 final long failedAt = duringOutage(cluster, 2, 1);
