@@ -132,6 +132,9 @@ final class FaultCluster implements AutoCloseable
                     // The SoftRoCE guest's emulated voters missed each other's 0.8-1.6 s heartbeats and re-elected for
                     // minutes (RESULTS.md, the guestsig runs); 5-10 s stays well under the guest's 20 s lease.
                     b.setting("cluster.electionTimeoutMs", "5000");
+                    // Likewise a backup's acknowledgement: at the default 1 s, backups left the in-sync set and caught
+                    // up again all through a run at host load 5-10 (a guest run of 2026-12-07).
+                    b.setting("replication.timeoutMs", "10000");
                 }
                 if (i <= 3 || raftServers)
                 {
