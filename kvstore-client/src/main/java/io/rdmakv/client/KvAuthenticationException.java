@@ -1,7 +1,7 @@
 package io.rdmakv.client;
 
 /**
- * A node refused this client's credential ({@link KvClientBuilder#credential(String)}) or its session ticket:
+ * A node refused this client's credential ({@link KvClientBuilder#secret(String)}) or its session ticket:
  * {@link KvError#AUTHENTICATION_FAILED}. Retrying with the same credential fails the same way.
  */
 public final class KvAuthenticationException extends KvException

@@ -10,8 +10,8 @@ import org.rocksdb.WriteBatch;
 /**
  * What the write being handed to the local write path records beside its data ({@link WriteRecords}), in the same
  * RocksDB batch: the answer for its client write id (set by the replication package's {@code WriteIds}) and, for a
- * primary's REPLICATE, the replication sequence applied from the sender. Set just before the write path's put or delete, taken by the path
- * when it adds the write to its batch ({@link #addTo}), cleared after. Removals of records (a reconcile undid a
+ * primary's REPLICATE, the replication sequence applied from the sender. Set just before the write path's put or
+ * delete, taken by the path when it adds the write to its batch ({@link #addTo}), cleared after. Removals of records (a reconcile undid a
  * write, a write failed, a writer was forgotten) go with the next batch or, when no write may come soon, at once.
  *
  * <p>DEFAULT durability only (writes on the request thread, {@link InlineBatchWritePath}); under FSYNC the group
