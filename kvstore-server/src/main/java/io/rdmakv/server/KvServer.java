@@ -247,7 +247,8 @@ public final class KvServer implements AutoCloseable
         // thread on verbs. Started before listening: an event-driven worker must be driven before it has endpoints.
         // Events of transports served beside the main one, and of RESP connections on a node whose request thread is
         // no event loop, reach the handler here.
-        final HandOff handOff = sidePlan.isEmpty() && !config.resp().enabled() ? null : new HandOff(handler, wakeUp);
+        final boolean respHandedOff = config.resp().enabled() && !NodeResp.onRequestThread(worker);
+        final HandOff handOff = sidePlan.isEmpty() && !respHandedOff ? null : new HandOff(handler, wakeUp);
         final WorkerProgress progress = Progress.start(worker, new ServerAgent(handler, layout.index(), handOff),
             "rdmakv-server", t -> LOG.error("request thread error", t));
         opened.push(progress);

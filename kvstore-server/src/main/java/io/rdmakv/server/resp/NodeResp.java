@@ -67,8 +67,7 @@ public final class NodeResp implements RespNode
         final RespSettings settings = new RespSettings(config.host(), config.resp().port(), config.maxKeyBytes(),
             config.maxValueBytes(), config.resp().maxInlineBytes(), config.resp().maxArguments(),
             config.resp().maxPendingReplies(), config.secret());
-        final ServerBootstrap onRequestThread = worker.progressModel() == ProgressModel.EVENT_DRIVEN ?
-            worker.unwrap(ServerBootstrap.class) : null;
+        final ServerBootstrap onRequestThread = requestThreadLoop(worker);
         final RespServer server = onRequestThread != null ?
             new RespServer(settings, new NodeResp(config, tickets, handler, index, store, counters, poolBytes, view),
                 RespServer.on(onRequestThread)) :
@@ -76,6 +75,21 @@ public final class NodeResp implements RespNode
                 RespServer.ownLoop());
         server.start();
         return server;
+    }
+
+    /**
+     * Whether RESP connections can live on {@code worker}'s request thread (then they need no hand-off).
+     *
+     * @return true when the worker is event-driven and offers a server bootstrap on its loop (tcp).
+     */
+    public static boolean onRequestThread(final Worker worker)
+    {
+        return requestThreadLoop(worker) != null;
+    }
+
+    private static ServerBootstrap requestThreadLoop(final Worker worker)
+    {
+        return worker.progressModel() == ProgressModel.EVENT_DRIVEN ? worker.unwrap(ServerBootstrap.class) : null;
     }
 
     @Override
