@@ -178,8 +178,11 @@ redis_port=$((base_port + 10))
 memcached_port=$((base_port + 20))
 
 if [ "$ycsb_check" = no ]; then
+  # RDMAKV_SERVER_ARGS: extra flags for the node (e.g. "-S tcp.ioUring=true" to compare a node setting).
+  # shellcheck disable=SC2086
   "$root/bin/rdmakv" server --host 127.0.0.1 --control-port "$rdmakv_port" --data-port $((rdmakv_port + 1)) \
-    --data-dir "$work/data" --pool-size 1GiB --pin BEST_EFFORT --transport "$transport" >"$work/rdmakv.log" 2>&1 &
+    --data-dir "$work/data" --pool-size 1GiB --pin BEST_EFFORT --transport "$transport" ${RDMAKV_SERVER_ARGS:-} \
+    >"$work/rdmakv.log" 2>&1 &
   rdmakv_pid=$!; pids+=($!); wait_port "$rdmakv_port" rdmakv "$!"
   # The control port listens before the node serves; on a busy machine a client's HELLO then times out. Wait for READY.
   for _ in $(seq 1 600); do

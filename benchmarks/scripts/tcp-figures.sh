@@ -4,6 +4,7 @@
 #
 #   benchmarks/scripts/tcp-figures.sh /tmp/tcpfigs 3
 #   RDMAKV_BASE_JAR=/tmp/rdmakv-base.jar benchmarks/scripts/tcp-figures.sh /tmp/tcpfigs 3   # with the "before" runs
+#   YCSB_STEADY=3 benchmarks/scripts/tcp-figures.sh /tmp/tcpfigs 5   # YCSB also after each run's first 3 s (compare.sh --ycsb-steady)
 #
 # YCSB A/B/C at 1 and 16 client threads (rdmakv, redis, redis-aof; --pairs PAIRS of 8 s runs); redis-benchmark against
 # `rdmakv bench` for GET and SET at 50 connections x 16 pipelined and 50 x 1, and GET/SET p50 at 1 x 1 (10 pairs of
@@ -23,7 +24,7 @@ ycsb_shapes() { # label, extra env
   for t in 1 16; do
     for w in C B A; do
       log "YCSB $w, $t threads $1"
-      env "${@:2}" "$cmp" --ycsb "$w" --threads "$t" --pairs "$pairs" --trial 8s --warmup 3s \
+      env "${@:2}" "$cmp" --ycsb "$w" --threads "$t" --pairs "$pairs" --trial 8s --warmup 3s ${YCSB_STEADY:+--ycsb-steady "$YCSB_STEADY"} \
         --out "$out/ycsb-$w-$t$1" > "$out/ycsb-$w-$t$1.log" 2>&1 || echo "(failed: see $out/ycsb-$w-$t$1.log)"
     done
   done

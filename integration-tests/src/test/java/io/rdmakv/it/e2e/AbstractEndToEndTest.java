@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeSet;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -57,8 +58,22 @@ abstract class AbstractEndToEndTest
     @BeforeAll
     static void startServer() throws IOException
     {
+        startServer(Map.of());
+    }
+
+    /** Starts the suite's node with {@code settings} beside the suite's own (a subclass's {@code startServer} hides). */
+    static void startServer(final Map<String, String> settings) throws IOException
+    {
         dataDir = Files.createTempDirectory("rdmakv-e2e-");
-        server = ServerProcess.builder(dataDir.resolve("data")).name("e2e").setting("pool.size", "64MiB").start();
+        final ServerProcess.Builder node = ServerProcess.builder(dataDir.resolve("data")).name("e2e")
+            .setting("pool.size", "64MiB");
+        settings.forEach(node::setting);
+        server = node.start();
+    }
+
+    static ServerProcess server()
+    {
+        return server;
     }
 
     @AfterAll

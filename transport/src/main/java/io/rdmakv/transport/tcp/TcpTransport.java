@@ -8,6 +8,10 @@ import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.uring.IoUring;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringServerSocketChannel;
+import io.netty.channel.uring.IoUringSocketChannel;
 import io.netty.channel.socket.ServerSocketChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
@@ -33,7 +37,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An opened TCP transport: one Netty event loop group (native epoll when available and {@code tcp.nativeEpoll} is
- * not {@code false}, NIO otherwise), the memory domain, the emulated-read responder and the workers.
+ * not {@code false}, NIO otherwise; io_uring with {@code tcp.ioUring=true} where the kernel offers it), the memory domain, the emulated-read responder and the workers.
  *
  * <p>Properties: {@code tcp.nativeEpoll} (default true), {@code tcp.emulatedRead} (default true),
  * {@code tcp.ioThreads} (default 2), {@code tcp.maxReadBytes} (default 1 MiB), {@code tcp.spinMicros} (how long an
@@ -52,6 +56,8 @@ public final class TcpTransport implements Transport
     private final TcpEmulatedReadResponder responder;
     private final EventLoopGroup group;
     private final boolean nativeEpoll;
+    /** Netty's io_uring carries the traffic ({@code tcp.ioUring}, where the kernel offers it); then not epoll. */
+    private final boolean ioUring;
     /** Connecting endpoints let callers write their batches themselves ({@code tcp.directWrites}, epoll only). */
     private final boolean directWrites;
     private final long directWriteGapNanos;
@@ -80,7 +86,14 @@ public final class TcpTransport implements Transport
         this.responder = new TcpEmulatedReadResponder(memoryDomain, emulatedRead, maxReadBytes);
         final int ioThreads = config.intProperty(TcpTransportProvider.PROP_IO_THREADS, 2);
         final boolean wantEpoll = config.booleanProperty(TcpTransportProvider.PROP_NATIVE_EPOLL, true);
-        this.nativeEpoll = wantEpoll && Epoll.isAvailable();
+        final boolean wantIoUring = config.booleanProperty(TcpTransportProvider.PROP_IO_URING, false);
+        this.ioUring = wantIoUring && IoUring.isAvailable();
+        if (wantIoUring && !ioUring)
+        {
+            LOG.info("tcp transport: io_uring unavailable ({}), using {}", IoUring.unavailabilityCause(),
+                wantEpoll ? "epoll" : "NIO");
+        }
+        this.nativeEpoll = !ioUring && wantEpoll && Epoll.isAvailable();
         // Direct writes duplicate the socket's descriptor through libc (JNA or FFM): an embedder without JNA on JDK 17
         // gets the loop's writes, as before.
         final TlsSettings tlsSettings;
@@ -108,10 +121,11 @@ public final class TcpTransport implements Transport
             Integer.getInteger("rdmakv.transport." + TcpTransportProvider.PROP_SPIN_MICROS,
             TcpTransportProvider.DEFAULT_SPIN_MICROS));
         final SelectStrategyFactory strategy = TcpSpinSelectStrategy.factory(TimeUnit.MICROSECONDS.toNanos(spinMicros));
-        this.group = new MultiThreadIoEventLoopGroup(ioThreads, threads, nativeEpoll ?
-            EpollIoHandler.newFactory(0, strategy) : NioIoHandler.newFactory(SelectorProvider.provider(), strategy));
+        this.group = new MultiThreadIoEventLoopGroup(ioThreads, threads, ioUring ? IoUringIoHandler.newFactory() :
+            nativeEpoll ? EpollIoHandler.newFactory(0, strategy) :
+            NioIoHandler.newFactory(SelectorProvider.provider(), strategy));
         LOG.info("tcp transport opened: {} I/O, {} I/O threads (poll {} us before blocking), callers' direct writes {}, "
-            + "one-sided reads {}", nativeEpoll ? "epoll" : "NIO", ioThreads, spinMicros, directWrites ? "on" : "off",
+            + "one-sided reads {}", ioUring ? "io_uring" : nativeEpoll ? "epoll" : "NIO", ioThreads, spinMicros, directWrites ? "on" : "off",
             emulatedRead ? "EMULATED by the target's transport (software RMA)" :
             "disabled (tcp.emulatedRead=false)");
         if (tlsSettings.enabled())
@@ -119,7 +133,7 @@ public final class TcpTransport implements Transport
             LOG.info("tcp transport: {} on every connection (reloaded when its files change); no caller lanes (a " +
                 "lane is a plain socket of its own, docs/security.md)", tlsSettings);
         }
-        if (wantEpoll && !nativeEpoll)
+        if (wantEpoll && !nativeEpoll && !ioUring)
         {
             LOG.info("tcp transport: native epoll unavailable ({}), using NIO", Epoll.unavailabilityCause());
         }
@@ -190,7 +204,13 @@ public final class TcpTransport implements Transport
         return workers.add(() -> new TcpWorker(this, name));
     }
 
-    /** True when native epoll carries the traffic (false: NIO). */
+    /** True when Netty's io_uring carries the traffic ({@code tcp.ioUring}). */
+    public boolean usesIoUring()
+    {
+        return ioUring;
+    }
+
+    /** True when native epoll carries the traffic (false: io_uring or NIO). */
     public boolean usesNativeEpoll()
     {
         return nativeEpoll;
@@ -240,12 +260,13 @@ public final class TcpTransport implements Transport
 
     Class<? extends ServerSocketChannel> serverChannelClass()
     {
-        return nativeEpoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
+        return ioUring ? IoUringServerSocketChannel.class :
+            nativeEpoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
     }
 
     Class<? extends SocketChannel> channelClass()
     {
-        return nativeEpoll ? EpollSocketChannel.class : NioSocketChannel.class;
+        return ioUring ? IoUringSocketChannel.class : nativeEpoll ? EpollSocketChannel.class : NioSocketChannel.class;
     }
 
     void removeWorker(final TcpWorker worker)

@@ -21,6 +21,11 @@ public final class TcpTransportProvider implements TransportProvider
 {
     public static final String NAME = "tcp";
     public static final String PROP_NATIVE_EPOLL = "tcp.nativeEpoll";
+    /**
+     * Netty's io_uring transport instead of epoll (default false): used when the kernel offers it
+     * ({@code IoUring.isAvailable()}), else epoll with the reason logged. No callers' direct writes on it.
+     */
+    public static final String PROP_IO_URING = "tcp.ioUring";
     public static final String PROP_EMULATED_READ = "tcp.emulatedRead";
     public static final String PROP_IO_THREADS = "tcp.ioThreads";
     public static final String PROP_MAX_READ_BYTES = "tcp.maxReadBytes";

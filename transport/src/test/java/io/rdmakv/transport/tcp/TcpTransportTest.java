@@ -242,6 +242,28 @@ class TcpTransportTest extends TransportConformanceSupport
     }
 
     @Test
+    @Timeout(30)
+    void shouldCarryTrafficOverIoUringWhenAskedAndTheKernelOffersIt() throws Exception
+    {
+        final TransportConfig uring = TcpIoUring.on(config());
+        final Connection c = connect(uring, uring);
+        final TcpTransport client = (TcpTransport)c.client().transport;
+        assertTrue(client.usesIoUring());
+        assertFalse(client.usesNativeEpoll());
+        assertFalse(client.directWrites(), "direct writes need an epoll channel's descriptor");
+        final Region region = region(c.server().transport, 8192);
+        final UnsafeBuffer dst = new UnsafeBuffer(new byte[5000]);
+        assertEquals(TransportStatus.OK,
+            statusOf(c.clientEndpoint().readAsync(region.base() + 7, region.registration().remoteKey(), 5000, dst, 0)));
+        for (int i = 0; i < 5000; i++)
+        {
+            assertEquals(pattern(7 + i), dst.getByte(i));
+        }
+        assertEquals(1, ((TcpTransport)c.server().transport).emulatedReadsServed());
+        assertFalse(((TcpTransport)open(config())).usesIoUring(), "io_uring is asked for, never the default");
+    }
+
+    @Test
     @Timeout(180)
     void shouldPushBackOnTheSenderWhileTheReceivingWorkerStallsAndLoseNothing() throws Exception
     {
