@@ -211,10 +211,11 @@ class RespListenerTest
             assertInstanceOf(List.class, resp.call("COMMAND", "DOCS", "get"), "a flat array again in RESP2");
             final String info = (String)resp.call("INFO");
             for (final String section : List.of("# Server", "# Clients", "# Memory", "# Stats", "# Replication",
-                "# Keyspace"))
+                "# Cluster", "# Keyspace"))
             {
                 assertTrue(info.contains(section), section);
             }
+            assertTrue(info.contains("cluster_enabled:1\r\n"), "Redis Cluster clients check it: " + info);
             assertEquals(19L, resp.call("COMMAND", "COUNT"));
         }
     }

@@ -17,7 +17,7 @@ final class RespIntrospection
     /** The Redis version clients are told (the command set and replies follow Redis 7.2 where they exist here). */
     static final String REDIS_COMPAT_VERSION = "7.2.0";
     private static final List<String> SECTIONS = List.of("server", "clients", "memory", "stats", "replication",
-        "keyspace");
+        "cluster", "keyspace");
 
     private final RespNode node;
     private final int port;
@@ -113,6 +113,9 @@ final class RespIntrospection
                 .line(sb, "evicted_keys", 0);
             case "replication" -> line(sb, "role", "master")
                 .line(sb, "connected_slaves", 0);
+            // Redis Cluster clients (redis-py's RedisCluster) read cluster_enabled before they ask CLUSTER SLOTS; every
+            // node answers the CLUSTER commands (a single node is a cluster of one).
+            case "cluster" -> line(sb, "cluster_enabled", 1);
             case "keyspace" ->
             {
                 final long keys = node.keyCount();
