@@ -81,7 +81,7 @@ final class RequestSlot
     int valueLength;
     long hash;
     /** The key's cluster slot (Redis Cluster's CRC16 of its hash tag), set with {@link #hash}. */
-    int clusterSlot;
+    int hashSlot;
     long deadlineNanos;
     /** When the last RPC of this request was sent, on the read lease clock: a grant in its answer counts from here. */
     long sentNanos;
@@ -110,7 +110,7 @@ final class RequestSlot
     int candidateNext;
     int extentLength;
     /** The index slot whose extent is being read: a candidate from the buckets, or the cached location. */
-    long followedSlot;
+    long followedEntry;
     /** The version the cached location promised (a cached read only). */
     long expectedVersion;
     /** First failed read status of the current batch (ordered before the batch's last count-down). */
@@ -151,7 +151,7 @@ final class RequestSlot
         this.keyLength = 0;
         this.valueLength = 0;
         this.hash = 0;
-        this.clusterSlot = 0;
+        this.hashSlot = 0;
         this.redirects = 0;
         this.lastReroute = null;
         this.tornRetries = 0;
@@ -164,7 +164,7 @@ final class RequestSlot
         this.candidateCount = 0;
         this.candidateNext = 0;
         this.extentLength = 0;
-        this.followedSlot = 0;
+        this.followedEntry = 0;
         this.expectedVersion = 0;
         this.readFailure = null;
         this.deferredAction = 0;
