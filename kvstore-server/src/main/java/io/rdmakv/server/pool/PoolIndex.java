@@ -23,7 +23,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * <pre>
  *   pool offset 0        indexOffset                          extentsOffset
  *   | header (4 KiB)     | bucket 0 | bucket 1 | ... (64 B each) | extents (64 B aligned; ExtentAllocator) ... |
- *                           8 slots: fp(16) | len/64 (15) | off/64 (33)
+ *                           8 entries: fp(16) | len/64 (15) | off/64 (33)
  *                                                        extent: crc | state | klen | flags | vlen | ver | key | value
  *
  *   key --KeyHash--> h --> primary bucket, secondary bucket (two-choice), fingerprint
@@ -32,18 +32,18 @@ import org.agrona.concurrent.UnsafeBuffer;
  * <p>Publication protocol (what makes a one-sided GET safe against this writer):
  * <ol>
  *   <li>insert/update: allocate a FRESH extent, write header, key and value, CRC, then its state word LIVE; then
- *       publish the slot with ONE release-ordered 8-byte store (into the key's existing slot on update, else an empty
- *       slot of the emptier of its two buckets). The old extent of an update is retired to the reclaimer: it stays
- *       untouched for the grace period, so a reader that followed the old slot still verifies a value that was
+ *       publish the entry with ONE release-ordered 8-byte store (into the key's existing entry on update, else an empty
+ *       entry of the emptier of its two buckets). The old extent of an update is retired to the reclaimer: it stays
+ *       untouched for the grace period, so a reader that followed the old entry still verifies a value that was
  *       committed.</li>
- *   <li>delete: ordered store of 0 into the slot, then retire the extent.</li>
+ *   <li>delete: ordered store of 0 into the entry, then retire the extent.</li>
  *   <li>eviction (pool full, or both buckets full): clear the header's COMPLETE flag FIRST (release store), then
- *       replace/clear the victim's slot and retire its extent. A reader therefore never sees a miss while the header
+ *       replace/clear the victim's entry and retire its extent. A reader therefore never sees a miss while the header
  *       still claims completeness for a key evicted by this writer.</li>
  * </ol>
  * Whenever a published extent is superseded (update, delete, eviction, a put that could not be cached), its state
- * word is set RETIRED (an ordered store) BEFORE the slot store that supersedes it, and the request is answered
- * after both; every slot store that replaces or clears an entry goes through {@link #supersede}, which keeps
+ * word is set RETIRED (an ordered store) BEFORE the entry store that supersedes it, and the request is answered
+ * after both; every entry store that replaces or clears an entry goes through {@link #supersede}, which keeps
  * that order. A client that skips the index and reads a remembered extent alone (its location
  * cache) therefore sees RETIRED once the replacement can be seen, and LIVE only if it read the word before that:
  * see {@link ValueExtentFlyweight}.
@@ -136,7 +136,7 @@ public final class PoolIndex
 
     /**
      * Test and debug setting ({@code pool.scribbleRetired}): overwrite every superseded extent the moment it is
-     * retired, instead of leaving it intact for the grace period. A one-sided reader that followed the old slot then
+     * retired, instead of leaving it intact for the grace period. A one-sided reader that followed the old entry then
      * never finds the old value there but bytes that fail its CRC (or length) check, as if the extent had been reused
      * at once by a writer of another key: the race that the reader's verification exists for, made as wide as it can
      * be, so an end-to-end test can prove the check is exercised even where reads and writes are too slow to collide
@@ -247,7 +247,7 @@ public final class PoolIndex
         return STORED;
     }
 
-    /** True when {@code key} has a published slot in the pool (its key bytes verified, not just the fingerprint). */
+    /** True when {@code key} has a published entry in the pool (its key bytes verified, not just the fingerprint). */
     public boolean contains(final DirectBuffer key, final int keyOffset, final int keyLength)
     {
         return findKey(KeyHash.hash(key, keyOffset, keyLength), key, keyOffset, keyLength) >= 0;
@@ -332,7 +332,7 @@ public final class PoolIndex
         return version;
     }
 
-    /** The index slot published by the most recent {@link #STORED} put (sent back in its PUT response). */
+    /** The index entry published by the most recent {@link #STORED} put (sent back in its PUT response). */
     public long lastEntry()
     {
         return lastEntry;
@@ -355,7 +355,7 @@ public final class PoolIndex
         return notCached;
     }
 
-    /** Slot stores performed (inserts, updates, evictions and deletes): each one ordered 8-byte store. */
+    /** Entry stores performed (inserts, updates, evictions and deletes): each one ordered 8-byte store. */
     public long publishedCount()
     {
         return published;
@@ -366,7 +366,7 @@ public final class PoolIndex
         return allocator;
     }
 
-    /** The slot of {@code key} (hashed to {@code hash}) in its primary bucket, else its secondary, or -1. */
+    /** The entry of {@code key} (hashed to {@code hash}) in its primary bucket, else its secondary, or -1. */
     private long findKey(final long hash, final DirectBuffer key, final int keyOffset, final int keyLength)
     {
         final int fingerprint = KeyHash.fingerprint(hash);
@@ -418,7 +418,7 @@ public final class PoolIndex
         return true;
     }
 
-    /** An empty slot in the emptier of the two buckets (two-choice), or -1 when both are full. */
+    /** An empty entry in the emptier of the two buckets (two-choice), or -1 when both are full. */
     private long emptyEntry(final long primary, final long secondary)
     {
         wrapBucket(primary);
@@ -438,10 +438,10 @@ public final class PoolIndex
     }
 
     /**
-     * The slot that points at the live extent at {@code offset} ({@code heldBytes} long): the extent names its key,
-     * whose two buckets hold that slot.
+     * The entry that points at the live extent at {@code offset} ({@code heldBytes} long): the extent names its key,
+     * whose two buckets hold that entry.
      *
-     * @throws IllegalStateException if no slot points at it (the index and the allocator disagree).
+     * @throws IllegalStateException if no entry points at it (the index and the allocator disagree).
      */
     long entryOfExtent(final long offset, final int heldBytes)
     {
@@ -461,14 +461,14 @@ public final class PoolIndex
         return at;
     }
 
-    /** The slot value stored at index slot {@code at} (bucket {@code at / 8}, slot {@code at % 8}). */
+    /** The entry stored at position {@code at} of the index (bucket {@code at / 8}, entry {@code at % 8}). */
     long entryValue(final long at)
     {
         wrapBucket(at / ENTRIES_PER_BUCKET);
         return bucket.entry((int)(at % ENTRIES_PER_BUCKET));
     }
 
-    /** The slot of bucket {@code bucketIndex} with {@code fingerprint} that points at {@code offset}, or -1. */
+    /** The entry of bucket {@code bucketIndex} with {@code fingerprint} that points at {@code offset}, or -1. */
     private long entryPointingAt(final long bucketIndex, final int fingerprint, final long offset)
     {
         wrapBucket(bucketIndex);
@@ -483,8 +483,8 @@ public final class PoolIndex
     }
 
     /**
-     * Clear the published slot {@code at} (delete, a put that could not be placed, {@link PoolEviction}) through
-     * {@link #supersede}, so its extent is RETIRED before the slot store. An eviction clears COMPLETE first.
+     * Clear the published entry {@code at} (delete, a put that could not be placed, {@link PoolEviction}) through
+     * {@link #supersede}, so its extent is RETIRED before the entry store. An eviction clears COMPLETE first.
      */
     void clearEntry(final long at)
     {
@@ -494,11 +494,11 @@ public final class PoolIndex
     }
 
     /**
-     * Replace the published slot at {@code at} by {@code entry} (EMPTY to clear it): mark the old extent RETIRED,
+     * Replace the published entry at {@code at} by {@code entry} (EMPTY to clear it): mark the old extent RETIRED,
      * then publish, then hand the old extent to the reclaimer. <b>RETIRED before publish</b>: the state word's
-     * ordered store precedes the slot's, so a client reading a remembered extent alone (its location cache) sees
-     * RETIRED once the replacement can be seen. Every store that replaces or clears a published slot (update,
-     * delete, eviction, a put that could not be placed) comes through here; only a store into an empty slot
+     * ordered store precedes the entry's, so a client reading a remembered extent alone (its location cache) sees
+     * RETIRED once the replacement can be seen. Every store that replaces or clears a published entry (update,
+     * delete, eviction, a put that could not be placed) comes through here; only a store into an empty entry
      * ({@link #publish} of an insert) does not.
      */
     private void supersede(final long at, final long entry)

@@ -11,7 +11,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * A reader that knows only the published layout, as a remote client does: header -> geometry; key -> hash -> two
- * buckets -> slots with the fingerprint -> extent -> verify. It copies what it reads (like an RDMA read would) before
+ * buckets -> entries with the fingerprint -> extent -> verify. It copies what it reads (like an RDMA read would) before
  * looking at it. Test helper; a view over the whole pool (test pools are small).
  */
 final class LayoutReader
@@ -53,7 +53,7 @@ final class LayoutReader
         return header.wrap(pool, 0).keyCount();
     }
 
-    /** The value of {@code key}, or null when no slot leads to an extent that verifies for it. */
+    /** The value of {@code key}, or null when no entry leads to an extent that verifies for it. */
     byte[] get(final byte[] key)
     {
         final long hash = KeyHash.hash(key);

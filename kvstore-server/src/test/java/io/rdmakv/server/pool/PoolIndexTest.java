@@ -76,7 +76,7 @@ class PoolIndexTest extends AbstractPoolIndexTest
         assertNotEquals(oldOffset, reader.lastExtentOffset(), "an update never writes in place");
         assertEquals(1, index.keyCount());
 
-        // A reader that fetched the old slot before the update still verifies a committed value.
+        // A reader that fetched the old entry before the update still verifies a committed value.
         assertArrayEquals(b("first value"), reader.readExtentAt(oldOffset, oldLength, b("k")));
         assertFalse(allocator.isAllocated(oldOffset));
 
@@ -131,7 +131,7 @@ class PoolIndexTest extends AbstractPoolIndexTest
     void shouldMarkEverySupersededExtentRetiredBeforeReplacingIt()
     {
         final long size = 1L << 20;
-        // One bucket (both choices the same 8 slots), so the ninth key evicts; a long grace: nothing is reused.
+        // One bucket (both choices the same 8 entries), so the ninth key evicts; a long grace: nothing is reused.
         final PoolIndex index = newIndex(size, PoolGeometry.plan(size, 1), 1_000_000_000L);
         final LayoutReader reader = reader();
 

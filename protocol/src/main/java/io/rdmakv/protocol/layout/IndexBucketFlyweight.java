@@ -15,17 +15,17 @@ import java.nio.ByteOrder;
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
  *  +---------------------------------------------------------------+
- *  |                    Slot 0 (u64, see IndexEntry)                |  0
+ *  |                    Entry 0 (u64, see IndexEntry)              |  0
  *  |                                                               |
  *  +---------------------------------------------------------------+
- *  |                    Slot 1 (u64)                               |  8
+ *  |                    Entry 1 (u64)                              |  8
  *  +---------------------------------------------------------------+
  *  |                    ...                                        |
  *  +---------------------------------------------------------------+
- *  |                    Slot 7 (u64)                               |  56
+ *  |                    Entry 7 (u64)                              |  56
  *  |                                                               |
  *  +---------------------------------------------------------------+
- *  little-endian; each slot is written by exactly one ordered 8-byte store
+ *  little-endian; each entry is written by exactly one ordered 8-byte store
  * </pre>
  *
  * On the server wrap the pool's {@link AtomicBuffer} and use {@link #publish}; on a client wrap the local copy that a
@@ -65,7 +65,7 @@ public final class IndexBucketFlyweight
         return offset;
     }
 
-    /** Slot {@code index} (0..7); an acquire load when the buffer is atomic (a writer may be publishing). */
+    /** Entry {@code index} (0..7); an acquire load when the buffer is atomic (a writer may be publishing). */
     public long entry(final int index)
     {
         final int at = entryOffset(index);
@@ -78,7 +78,8 @@ public final class IndexBucketFlyweight
     }
 
     /**
-     * Publish a slot with one release store: the extent written before this call is visible to whoever sees the slot.
+     * Publish an entry with one release store: the extent written before this call is visible to whoever sees the
+     * entry.
      */
     public IndexBucketFlyweight publish(final int index, final long entry)
     {
@@ -86,7 +87,7 @@ public final class IndexBucketFlyweight
         return this;
     }
 
-    /** Replace {@code expected} by {@code update} atomically; false if the slot changed meanwhile. */
+    /** Replace {@code expected} by {@code update} atomically; false if the entry changed meanwhile. */
     public boolean compareAndSet(final int index, final long expected, final long update)
     {
         return atomic().compareAndSetLong(entryOffset(index),
@@ -95,7 +96,7 @@ public final class IndexBucketFlyweight
     }
 
     /**
-     * First slot at or after {@code fromIndex} whose fingerprint is {@code fingerprint}, or -1. Several keys may share
+     * First entry at or after {@code fromIndex} whose fingerprint is {@code fingerprint}, or -1. Several keys may share
      * a fingerprint, so a reader continues from the next index when the extent's key does not match.
      */
     public int find(final int fingerprint, final int fromIndex)
@@ -111,7 +112,7 @@ public final class IndexBucketFlyweight
         return -1;
     }
 
-    /** First empty slot, or -1 when the bucket is full. */
+    /** First empty entry, or -1 when the bucket is full. */
     public int findEmpty()
     {
         for (int i = 0; i < ENTRY_COUNT; i++)
@@ -124,7 +125,7 @@ public final class IndexBucketFlyweight
         return -1;
     }
 
-    /** Number of occupied slots. */
+    /** Number of occupied entries. */
     public int occupancy()
     {
         int n = 0;

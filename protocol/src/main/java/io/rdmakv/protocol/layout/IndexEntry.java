@@ -5,8 +5,8 @@ import io.rdmakv.protocol.ProtocolException;
 import io.rdmakv.protocol.ProtocolLimits;
 
 /**
- * One index slot: a single u64 that the server publishes with one ordered 8-byte store, so a reader sees either the
- * old or the new slot, never a mix. {@code 0} is an empty slot (a real slot always has a non-zero fingerprint).
+ * One index entry: a single u64 that the server publishes with one ordered 8-byte store, so a reader sees either the
+ * old or the new entry, never a mix. {@code 0} is an empty entry (a real entry always has a non-zero fingerprint).
  *
  * <pre>
  *   6                   5                   4                   3                   2                   1
@@ -30,10 +30,10 @@ public final class IndexEntry
     public static final long LENGTH_MASK = (1L << 15) - 1;
     public static final int FINGERPRINT_MASK = 0xFFFF;
 
-    /** Largest extent offset in bytes a slot can express (the extent's first byte). */
+    /** Largest extent offset in bytes an entry can express (the extent's first byte). */
     public static final long MAX_EXTENT_OFFSET = OFFSET_MASK * ProtocolLimits.EXTENT_ALIGNMENT;
 
-    /** Largest extent length in bytes a slot can express. */
+    /** Largest extent length in bytes an entry can express. */
     public static final int MAX_EXTENT_LENGTH = ProtocolLimits.MAX_EXTENT_LENGTH;
 
     private static final int UNIT_SHIFT = 6;
@@ -43,7 +43,7 @@ public final class IndexEntry
     }
 
     /**
-     * Encode a slot.
+     * Encode an entry.
      *
      * @param fingerprint 1..65535 (see {@link KeyHash#fingerprint(long)}).
      * @param extentOffset byte offset of the extent from the pool start, a multiple of 64.
@@ -76,7 +76,7 @@ public final class IndexEntry
         return entry == EMPTY;
     }
 
-    /** The 16-bit fingerprint; 0 only for an empty slot. */
+    /** The 16-bit fingerprint; 0 only for an empty entry. */
     public static int fingerprint(final long entry)
     {
         return (int)(entry >>> FINGERPRINT_SHIFT) & FINGERPRINT_MASK;
@@ -95,7 +95,7 @@ public final class IndexEntry
     }
 
     /**
-     * Check a slot read from remote memory against the pool geometry before following it: non-empty, non-zero
+     * Check an entry read from remote memory against the pool geometry before following it: non-empty, non-zero
      * length, and the extent wholly inside the extents range. Never throws.
      */
     public static boolean isValid(final long entry, final PoolGeometry geometry)

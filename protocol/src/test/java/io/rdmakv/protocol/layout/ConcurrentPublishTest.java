@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The layout's reader protocol against a writer that reuses extents immediately (no grace period, the worst case):
  * a reader that copies bucket and extent byte by byte (weaker than a real RDMA read, which at least does not tear an
- * aligned 8-byte word) must never accept a torn value, even when the slot it followed was itself torn.
+ * aligned 8-byte word) must never accept a torn value, even when the entry it followed was itself torn.
  */
 class ConcurrentPublishTest
 {
@@ -78,7 +78,7 @@ class ConcurrentPublishTest
                 final long entry = bucket.entry(index);
                 if (!IndexEntry.isValid(entry, geometry) || IndexEntry.extentLength(entry) > extentLength)
                 {
-                    // A bytewise copy can tear the slot itself; a reader must then simply retry.
+                    // A bytewise copy can tear the entry itself; a reader must then simply retry.
                     torn++;
                     continue;
                 }
@@ -98,7 +98,7 @@ class ConcurrentPublishTest
                 }
                 else
                 {
-                    // TORN_CRC for a torn extent; BAD_LENGTH or KEY_MISMATCH when a torn slot pointed mid-extent.
+                    // TORN_CRC for a torn extent; BAD_LENGTH or KEY_MISMATCH when a torn entry pointed mid-extent.
                     torn++;
                 }
             }
