@@ -187,7 +187,7 @@ final class LaidOutPoolNode implements AutoCloseable
         store.put(key, value.getBytes(StandardCharsets.UTF_8));
     }
 
-    /** Put into the store and the pool (extent + slot), as the server would. Returns the slot written. */
+    /** Put into the store and the pool (extent + index entry), as the server would. Returns the entry written. */
     synchronized long put(final String key, final String value)
     {
         store.put(key, value.getBytes(StandardCharsets.UTF_8));
@@ -233,7 +233,7 @@ final class LaidOutPoolNode implements AutoCloseable
 
     /**
      * Supersede {@code oldEntry} as the server's writer does: a fresh extent with the next version, the old extent
-     * marked RETIRED, then the new slot published in the old one's place. Returns the new slot.
+     * marked RETIRED, then the new entry published in the old one's place. Returns the new entry.
      */
     synchronized long replace(final long oldEntry, final String key, final String value)
     {
@@ -261,7 +261,7 @@ final class LaidOutPoolNode implements AutoCloseable
         extent.wrap(pool, (int)IndexEntry.extentOffset(entry), IndexEntry.extentLength(entry)).retire();
     }
 
-    /** Clear the slot of {@code key} (a delete or an eviction): mark its extent RETIRED first, as the writer does. */
+    /** Clear the index entry of {@code key} (delete, eviction): its extent marked RETIRED first, as a writer does. */
     synchronized void remove(final String key, final long entry)
     {
         store.remove(key);
@@ -298,7 +298,7 @@ final class LaidOutPoolNode implements AutoCloseable
             SlotOwnershipTable.encode(hashSlot, state, epoch));
     }
 
-    /** The cluster slot of {@code key}. */
+    /** The hash slot of {@code key}. */
     static int hashSlot(final String key)
     {
         return KeyHash.hashSlot(key.getBytes(StandardCharsets.UTF_8));

@@ -25,22 +25,22 @@ import java.util.concurrent.locks.LockSupport;
  *   start ──► read lease on this node held (client clock) ? no ──► RPC GET (its answer renews the lease)
  *     ▼ yes
  *   location of the key cached for this node ?  (LocationCache, per NodeSession)
- *     │ yes: read the extent + the slot's ownership word ──── ONE batch, ONE round trip
+ *     │ yes: read the extent + the hash slot's ownership word ─ ONE batch, ONE round trip
  *     │        word not LIVE/MIGRATING at the map's epoch ──────────────────────────► RPC GET (re-route)
  *     │        verifyCurrent: lengths + CRC32C + key + version + state LIVE(version):
  *     │          OK ──► value (cache hit)
  *     │          anything else (RETIRED, VERSION_MISMATCH, KEY_MISMATCH, torn) ──► forget it (invalidation) ──┐
  *     ▼ no (cache miss)                                                                                       │
- *   read primary bucket + secondary bucket + pool header + the slot's ownership word (one readBatch)  ◄──┘
+ *   read primary bucket + secondary bucket + pool header + the hash slot's ownership word (one readBatch)  ◄──┘
  *               │ header magic/epoch differ ─────────────────────────────────────────► RPC GET (fallback)
  *               │ layout version not ours ──► this node's GETs go by RPC ─────────────► RPC GET (fallback)
  *               │ ownership word not LIVE/MIGRATING at the map's epoch ──────────────► RPC GET (re-route)
  *               ▼
- *             candidates = valid slots whose fingerprint matches, primary bucket first
+ *             candidates = valid entries whose fingerprint matches, primary bucket first
  *               │ none left ──► a key mismatched on the way ? retry from the start (as torn)
  *               │               : pool COMPLETE ? NOT_FOUND (miss) : RPC GET (miss lookup)
  *               ▼
- *             read the candidate's extent (length from the slot) ── larger than the buffer ──► RPC GET (fallback)
+ *             read the candidate's extent (its entry's length) ──── larger than the buffer ──► RPC GET (fallback)
  *               ▼
  *             verify lengths + CRC32C + key:  OK ──► value (hit); remember the location if the extent is LIVE
  *                                             KEY_MISMATCH ──► next candidate
@@ -49,13 +49,13 @@ import java.util.concurrent.locks.LockSupport;
  * </pre>
  *
  * <p><b>Why a cached read is linearizable.</b> The server's single writer, whenever it supersedes a published extent
- * (update, delete, eviction), first stores RETIRED into the old extent's state word, then publishes the new slot (a
- * release store, so the mark is visible to anyone who can see the new slot), and only then answers the writer's
- * client. Take the write's linearization point as the slot store. A cached read that sees LIVE(version) read the
- * state word before the retire mark became visible, hence before the slot store: at that instant the extent's value
+ * (update, delete, eviction), first stores RETIRED into the old extent's state word, then publishes the new index entry
+ * (a release store, so the mark is visible to anyone who can see the new entry), and only then answers the writer's
+ * client. Take the write's linearization point as the entry store. A cached read that sees LIVE(version) read the
+ * state word before the retire mark became visible, hence before the entry store: at that instant the extent's value
  * was the key's committed value, and the read returns it (the rest of the extent is intact: it is not reused before
  * the grace period, and if a slow read outlived it, CRC, key and version catch the new bytes). A read that starts
- * after a write was acknowledged sees the mark, drops the entry and runs the full protocol, which finds the new slot.
+ * after a write was acknowledged sees the mark, drops the entry and runs the full protocol, which finds the new entry.
  * The version check makes an entry useless once its extent is reused, even for the same key, and because versions
  * carry the pool epoch in their high bits, a pool rebuilt with the same layout never matches an old entry either.
  * Node restarts also end the session, and with it the cache. The full protocol itself is unchanged: it is
@@ -67,15 +67,15 @@ import java.util.concurrent.locks.LockSupport;
  * from call to value on the caller's thread, with no hand-off to the progress thread and back (UCX's immediate
  * completion). A step with a read posted the ordinary way is finished by the thread that completes its last read,
  * the worker's progress thread, and continues there, never blocking it: a back-pressured post is handed to the
- * {@link ClientConductor}, which re-posts it on a later duty cycle. So a slot's state machine runs on one thread at a
- * time (the one that made its {@code pendingReads} reach zero) but not always the same one: every piece of it is
- * thread-agnostic (flyweights per thread, the {@link LocationCache} takes writers from any thread). The only
+ * {@link ClientConductor}, which re-posts it on a later duty cycle. So a request slot's state machine runs on one
+ * thread at a time (the one that made its {@code pendingReads} reach zero) but not always the same one: every piece of
+ * it is thread-agnostic (flyweights per thread, the {@link LocationCache} takes writers from any thread). The only
  * allocation per GET is the returned value.
  *
  * <p><b>Why a one-sided read stays correct across failover and resharding.</b> A value is returned only if the read
  * lease still holds when the reads have completed (so they ran while the node's own lease held, and no new primary can
- * have accepted a write yet), and the slot's ownership word, read in the same batch, said the node still served the
- * slot (a node fences the word before a range it gives up can change owner).
+ * have accepted a write yet), and the hash slot's ownership word, read in the same batch, said the node still served
+ * the hash slot (a node fences the word before a range it gives up can change owner).
  */
 final class OneSidedGetProtocol
 {
@@ -88,7 +88,7 @@ final class OneSidedGetProtocol
     private final RequestSlots requestSlots;
     private final RpcProtocol rpc;
     private final DeferredPosts deferred;
-    /** Per slot (by index): what the transport calls when a bucket-step read, or the extent read, completes. */
+    /** Per request slot (by index): what the transport calls when a bucket-step read, or the extent read, completes. */
     private final CompletionHandler[] bucketReadHandlers;
     private final CompletionHandler[] extentReadHandlers;
 
@@ -166,7 +166,7 @@ final class OneSidedGetProtocol
     }
 
     /**
-     * Post the slot's current step without waiting (an async request's first step, the conductor's re-post of a
+     * Post the request slot's current step without waiting (an async request's first step, the conductor's re-post of a
      * back-pressured one, the next step after a completion): a back-pressured post goes to the conductor.
      */
     void resume(final RequestSlot requestSlot)
@@ -184,12 +184,12 @@ final class OneSidedGetProtocol
     }
 
     /**
-     * Post the slot's current step; while a step's reads all complete on return, finish it here and post the next,
-     * in this loop rather than by recursion.
+     * Post the request slot's current step; while a step's reads all complete on return, finish it here and post the
+     * next, in this loop rather than by recursion.
      *
-     * @return {@link StepReads#POSTED} once the slot is no longer this thread's (a step is in flight, or the request finished
-     *         or went on by RPC), or the negative sentinel that refused a read of the current step (the slot is still
-     *         this thread's: retry, defer or {@link #failUnposted}).
+     * @return {@link StepReads#POSTED} once the request slot is no longer this thread's (a step is in flight, or the
+     *         request finished or went on by RPC), or the negative sentinel that refused a read of the current step
+     *         (the request slot is still this thread's: retry, defer or {@link #failUnposted}).
      */
     private long drive(final RequestSlot requestSlot)
     {
@@ -207,7 +207,10 @@ final class OneSidedGetProtocol
         }
     }
 
-    /** Give up the reads not posted yet, as if each had completed with {@code status} (the slot is this thread's). */
+    /**
+     * Give up the reads not posted yet, as if each had completed with {@code status} (the request slot is this
+     * thread's).
+     */
     void failUnposted(final RequestSlot requestSlot, final TransportStatus status)
     {
         final int unposted = requestSlot.batchSize - requestSlot.batchPosted;
@@ -491,12 +494,12 @@ final class OneSidedGetProtocol
                 succeed(requestSlot, extent);
                 return false;
             case KEY_MISMATCH:
-                // A fingerprint collision, or a slot read before the writer replaced it whose extent has since been
+                // A fingerprint collision, or an entry read before the writer replaced it whose extent has since been
                 // reused for another key: only a fresh pass can tell, so a miss after this is not definitive.
                 requestSlot.keyMismatchSeen = true;
                 return nextCandidate(requestSlot);
             default:
-                // Torn: the extent changed while we read it (or the slot we followed is already stale).
+                // Torn: the extent changed while we read it (or the entry we followed is already stale).
                 return retryOrFallback(requestSlot);
         }
     }
@@ -537,8 +540,8 @@ final class OneSidedGetProtocol
     }
 
     /**
-     * Whether the key's slot ownership word, read in this step's batch, lets the pool answer: LIVE or MIGRATING, for
-     * this slot, at the client map's epoch or newer. A few loads; never allocates.
+     * Whether the key's hash slot ownership word, read in this step's batch, lets the pool answer: LIVE or MIGRATING,
+     * for this hash slot, at the client map's epoch or newer. A few loads; never allocates.
      */
     private static boolean ownershipServes(final RequestSlot requestSlot)
     {
@@ -547,7 +550,7 @@ final class OneSidedGetProtocol
             hashSlot, requestSlot.session.rangeEpoch(hashSlot));
     }
 
-    /** The node no longer serves the slot from its pool: ask it (a WRONG_NODE answer re-routes and refreshes). */
+    /** The node no longer serves the hash slot from its pool: ask it (a WRONG_NODE answer re-routes and refreshes). */
     private void refuseOwnership(final RequestSlot requestSlot)
     {
         counters.increment(ClientCounter.GET_OWNERSHIP_REFUSALS);

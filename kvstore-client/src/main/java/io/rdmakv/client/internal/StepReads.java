@@ -4,13 +4,13 @@ import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.TransportStatus;
 
 /**
- * Posts the reads of one step of a one-sided GET (the slot's batch: buckets + header + ownership word, or an extent
- * + ownership word, or one extent) and says who goes on with the slot: this thread, when every read completed on
- * return, or the thread that completes the last one.
+ * Posts the reads of one step of a one-sided GET (the request slot's batch: buckets + header + ownership word, or an
+ * extent + ownership word, or one extent) and says who goes on with the request slot: this thread, when every read
+ * completed on return, or the thread that completes the last one.
  */
 final class StepReads
 {
-    /** Every read of the step is posted; the thread that completes the last one goes on with the slot. */
+    /** Every read of the step is posted; the thread that completes the last one goes on with the request slot. */
     static final long POSTED = 0;
     /** Every read of the step completed on return; the posting thread finishes the step. */
     static final long COMPLETED_HERE = 1;
@@ -24,15 +24,15 @@ final class StepReads
     }
 
     /**
-     * Post what is left of the slot's batch. On a transport that completes reads on return, each read is done here
-     * first ({@link Endpoint#readImmediate}), counted down like a completion; the first it cannot do (a region not
+     * Post what is left of the request slot's batch. On a transport that completes reads on return, each read is done
+     * here first ({@link Endpoint#readImmediate}), counted down like a completion; the first it cannot do (a region not
      * mapped here yet) and the rest are posted: the whole batch through {@link Endpoint#readBatch} when none was
      * done, then one by one, so the refusal of a single read can be told apart.
      *
-     * <p>Once the last read is accepted the slot belongs to the thread that completes it (the reads may already have
-     * completed and moved the slot on), so nothing here writes to the slot after that: progress is counted in a local,
-     * and written back only when something stays unposted, which keeps the step from completing. When this thread
-     * counted the last read down itself, the step is its to finish.
+     * <p>Once the last read is accepted the request slot belongs to the thread that completes it (the reads may already
+     * have completed and moved the request slot on), so nothing here writes to the request slot after that: progress is
+     * counted in a local, and written back only when something stays unposted, which keeps the step from completing.
+     * When this thread counted the last read down itself, the step is its to finish.
      *
      * @return {@link #POSTED}, {@link #COMPLETED_HERE}, or the negative sentinel of the status that refused a read
      *         (BACK_PRESSURED: try again later).
