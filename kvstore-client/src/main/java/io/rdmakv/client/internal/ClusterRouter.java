@@ -182,7 +182,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
         return firstWelcome;
     }
 
-    /** Route and start {@code requestSlot} (any thread but the progress thread); failures complete the slot. */
+    /** Route and start {@code requestSlot} (any thread but the progress thread); failures complete the request slot. */
     void dispatch(final RequestSlot requestSlot)
     {
         final NodeSession session;
@@ -228,7 +228,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
     }
 
     /**
-     * Start {@code requestSlot} if its node's connection is open already; never connects, never blocks (async requests).
+     * Start {@code requestSlot} if its node's connection is open already; never connects nor blocks (async requests).
      *
      * @return false when the node must be connected first (nothing was done).
      */

@@ -11,12 +11,12 @@ import java.util.function.Consumer;
  */
 final class DeferredPosts
 {
-    /** Post the slot's current step of one-sided reads again. */
+    /** Post the request slot's current step of one-sided reads again. */
     static final int POST_READS = 1;
-    /** Send the slot's request again. */
+    /** Send the request slot's request again. */
     static final int SEND = 2;
 
-    /** Each slot is deferred at most once at a time, so the slot count bounds the queue. */
+    /** Each request slot is deferred at most once at a time, so the request slot count bounds the queue. */
     private final ManyToOneConcurrentArrayQueue<RequestSlot> deferred;
     /** Wakes the progress thread after a deferral from another thread (the progress's {@code signal}). */
     private volatile Runnable wakeUp = () -> { };
@@ -32,19 +32,22 @@ final class DeferredPosts
         this.wakeUp = wakeUp;
     }
 
-    /** Retry {@code action} ({@link #POST_READS} or {@link #SEND}) of {@code requestSlot} on a later duty cycle. Any thread. */
+    /**
+     * Retry {@code action} ({@link #POST_READS} or {@link #SEND}) of {@code requestSlot} on a later duty cycle. Any
+     * thread.
+     */
     void defer(final RequestSlot requestSlot, final int action)
     {
         requestSlot.deferredAction = action;
         while (!deferred.offer(requestSlot))
         {
-            // Cannot happen while each slot is deferred at most once; spin rather than lose a request.
+            // Cannot happen while each request slot is deferred at most once; spin rather than lose a request.
             Thread.onSpinWait();
         }
         wakeUp.run();
     }
 
-    /** Hand the slots deferred so far (not those deferred meanwhile) to {@code retry}; the progress thread only. */
+    /** Hand the request slots deferred so far (not those deferred since) to {@code retry}; the progress thread only. */
     int drain(final Consumer<RequestSlot> retry)
     {
         int drained = 0;

@@ -12,13 +12,14 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The pool of {@link RequestSlot}s: bounds the requests in flight, maps correlation ids back to slots without a map
- * (the id carries the slot index), and hands results over to a waiting caller or a future.
+ * The pool of {@link RequestSlot}s: bounds the requests in flight, maps correlation ids back to request slots without a
+ * map (the id carries the slot index), and hands results over to a waiting caller or a future.
  *
  * <pre>
  *   correlation id (u64) = send sequence (48 bits) | slot index (16 bits)
  * </pre>
- * A new id is taken for every send, so a late answer to an earlier send of the same slot is recognised as stale.
+ * A new id is taken for every send, so a late answer to an earlier send of the same request slot is recognised as
+ * stale.
  */
 final class RequestSlots
 {
@@ -96,7 +97,7 @@ final class RequestSlots
         }
         for (int i = count - 1; i >= 0; i--)
         {
-            free.push(i); // slot 0 on top
+            free.push(i); // request slot 0 on top
         }
         this.writes = new WriteSequencer(requestSlots);
     }
@@ -123,9 +124,9 @@ final class RequestSlots
     }
 
     /**
-     * Take a free slot if there is one, never waiting (asynchronous requests).
+     * Take a free request slot if there is one, never waiting (asynchronous requests).
      *
-     * @return the slot, already {@link RequestSlot#STATE_ACTIVE}, or {@code null} when all are in flight.
+     * @return the request slot, already {@link RequestSlot#STATE_ACTIVE}, or {@code null} when all are in flight.
      */
     RequestSlot tryAcquire(final int type, final long deadlineNanos)
     {
@@ -142,9 +143,10 @@ final class RequestSlots
     }
 
     /**
-     * Take a free slot, waiting (spin, then park) while all are in flight: that is the client's back-pressure.
+     * Take a free request slot, waiting (spin, then park) while all are in flight: that is the client's back-pressure.
      *
-     * @return the slot, already {@link RequestSlot#STATE_ACTIVE}, or {@code null} when {@code deadlineNanos} passed.
+     * @return the request slot, already {@link RequestSlot#STATE_ACTIVE}, or {@code null} when {@code deadlineNanos}
+     * passed.
      */
     RequestSlot acquire(final int type, final long deadlineNanos)
     {
@@ -193,7 +195,7 @@ final class RequestSlots
         return requestSlot.correlationId;
     }
 
-    /** The slot waiting for an answer with this id, or {@code null} when none is (stale or garbage id). */
+    /** The request slot waiting for an answer with this id, or {@code null} when none is (stale or garbage id). */
     RequestSlot awaiting(final long correlationId)
     {
         final int index = (int)(correlationId & INDEX_MASK);
@@ -206,8 +208,8 @@ final class RequestSlots
     }
 
     /**
-     * Move a slot out of {@code expected}; only the one thread that wins may complete it. Answers, timeouts and send
-     * failures race for slots waiting for an answer.
+     * Move a request slot out of {@code expected}; only the one thread that wins may complete it. Answers, timeouts and
+     * send failures race for request slots waiting for an answer.
      */
     static boolean claim(final RequestSlot requestSlot, final int expected)
     {
@@ -215,8 +217,9 @@ final class RequestSlots
     }
 
     /**
-     * Hand the result over: complete the future (and free the slot) or wake the waiting caller (who frees it). A slot
-     * whose caller gave up is freed here. Must be called exactly once per request, with no read in flight.
+     * Hand the result over: complete the future (and free the request slot) or wake the waiting caller (who frees it).
+     * A request slot whose caller gave up is freed here. Must be called exactly once per request, with no read in
+     * flight.
      */
     void complete(final RequestSlot requestSlot)
     {
@@ -234,7 +237,7 @@ final class RequestSlots
         {
             call.capture(requestSlot);
             requestSlot.markDone();
-            // Free the slot before completing: dependent stages may issue new requests at once.
+            // Free the request slot before completing: dependent stages may issue new requests at once.
             release(requestSlot);
             call.deliver();
         }
@@ -260,8 +263,8 @@ final class RequestSlots
     }
 
     /**
-     * Wait for a synchronous request and return its outcome, freeing the slot. The worker's timeouts complete every
-     * request; the extra {@code slackNanos} only guards against a stopped worker, so the caller never hangs.
+     * Wait for a synchronous request and return its outcome, freeing the request slot. The worker's timeouts complete
+     * every request; the extra {@code slackNanos} only guards against a stopped worker, so the caller never hangs.
      *
      * <pre>
      *   driver given (caller-driven progress: verbs, shm) and a place in the {@link CallerDriveBudget}:
@@ -278,7 +281,7 @@ final class RequestSlots
      * A failed {@code tryProgress} (0: the progress thread or another caller is cycling) just spins again: whoever
      * cycles completes this request too.
      *
-     * @param type   the request's type, which turns the slot's result into what the API returns.
+     * @param type   the request's type, which turns the request slot's result into what the API returns.
      * @param driver the client's progress when this caller may drive it, or {@code null}.
      */
     <T> T await(final RequestSlot requestSlot, final RequestType<T> type, final long slackNanos, final WorkerProgress driver)
@@ -331,8 +334,8 @@ final class RequestSlots
     }
 
     /**
-     * Yield while the slot is active, for at most {@code waitYieldNanos}; true when it was completed meanwhile (by
-     * the thread that progresses the worker: no unpark needed).
+     * Yield while the request slot is active, for at most {@code waitYieldNanos}; true when it was completed meanwhile
+     * (by the thread that progresses the worker: no unpark needed).
      */
     private boolean yieldWait(final RequestSlot requestSlot)
     {
@@ -349,7 +352,7 @@ final class RequestSlots
     }
 
     /**
-     * Run duty cycles on this thread while the slot is active, within the caller's bound (see {@link #await}).
+     * Run duty cycles on this thread while the request slot is active, within the caller's bound (see {@link #await}).
      *
      * @return false when the worker cannot be driven by callers (its progress answered -1), true otherwise.
      */

@@ -21,11 +21,11 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * How a request gets a slot and starts. A synchronous call checks its arguments, waits for a free slot (within its
- * timeout), starts the request on its own thread and waits for the answer. An asynchronous call never blocks: it
- * starts on the caller's thread when nothing is queued, a slot is free and the key's node is connected, and
- * otherwise waits in the bounded {@link RequestQueue} (or fails at once with back-pressure when that is full). Its
- * deadline is fixed at the call, so time in the queue counts against the request timeout.
+ * How a request gets a request slot and starts. A synchronous call checks its arguments, waits for a free request slot
+ * (within its timeout), starts the request on its own thread and waits for the answer. An asynchronous call never
+ * blocks: it starts on the caller's thread when nothing is queued, a request slot is free and the key's node is
+ * connected, and otherwise waits in the bounded {@link RequestQueue} (or fails at once with back-pressure when that is
+ * full). Its deadline is fixed at the call, so time in the queue counts against the request timeout.
  */
 final class Requests implements RequestQueue.Starter, AutoCloseable
 {
@@ -106,7 +106,7 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
         }
         catch (final RuntimeException ex)
         {
-            requestSlots.release(requestSlot); // nothing was started: hand the slot back before reporting
+            requestSlots.release(requestSlot); // nothing was started: hand the request slot back before reporting
             throw ex;
         }
         return run(requestSlot, type);
@@ -223,7 +223,7 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
         return requestSlots.await(requestSlot, RequestType.STATS, timeoutNanos, callerDriver);
     }
 
-    /** The queue's thread: start {@code call} if a slot is free, connecting to its node if need be. */
+    /** The queue's thread: start {@code call} if a request slot is free, connecting to its node if need be. */
     @Override
     public boolean tryStart(final AsyncCall<?> call)
     {
@@ -270,10 +270,11 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
     }
 
     /**
-     * Start {@code call} on a free slot, never waiting for one.
+     * Start {@code call} on a free request slot, never waiting for one.
      *
      * @param mayConnect whether this thread may open the node's connection (the queue's thread); a caller's may not.
-     * @return false when nothing was done (no slot free, or the node must be connected and this thread may not).
+     * @return false when nothing was done (no request slot free, or the node must be connected and this thread may
+     * not).
      */
     private boolean start(final AsyncCall<?> call, final boolean mayConnect)
     {

@@ -28,7 +28,7 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Back-pressure from the transport is never a failure: a caller's thread waits (bounded by the request's
  * deadline) while the worker progresses; the progress thread hands the send to the {@link ClientConductor} instead.
- * An answer, a timeout and a failed send race for a waiting slot through {@link RequestSlots#claim}.
+ * An answer, a timeout and a failed send race for a waiting request slot through {@link RequestSlots#claim}.
  */
 final class RpcProtocol
 {
@@ -153,10 +153,10 @@ final class RpcProtocol
     }
 
     /**
-     * Send the slot's request on a caller lane and read answers from it on this thread until the request has its
-     * answer, or left the lane (redirected, or timed out by the conductor), or its deadline passed (the conductor then
-     * times it out). A lane that fails hands its request to the session's endpoint: sent again, it is applied at most
-     * once (the write id), and then answered the shared way. The caller gives the lane back afterwards.
+     * Send the request slot's request on a caller lane and read answers from it on this thread until the request has
+     * its answer, or left the lane (redirected, or timed out by the conductor), or its deadline passed (the conductor
+     * then times it out). A lane that fails hands its request to the session's endpoint: sent again, it is applied at
+     * most once (the write id), and then answered the shared way. The caller gives the lane back afterwards.
      */
     void callOnLane(final RequestSlot requestSlot, final CallerLanes.Handle lane)
     {

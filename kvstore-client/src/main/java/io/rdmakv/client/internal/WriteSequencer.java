@@ -9,9 +9,10 @@ import java.security.SecureRandom;
  * random writer id, that number, and the completed-below mark: the lowest number of a write still in flight (every
  * write numbered below it has had its answer and is never sent again, so nodes may forget it).
  *
- * <p>The mark is found by scanning the slots every {@value #SCAN_EVERY} numbers, under the same lock that numbers a
- * write and stores the number in its slot, so a scan sees every number handed out: the mark never passes a write
- * still in flight. A slot gives its number back when it is released ({@link RequestSlots#release}). Any thread.
+ * <p>The mark is found by scanning the request slots every {@value #SCAN_EVERY} numbers, under the same lock that
+ * numbers a write and stores the number in its request slot, so a scan sees every number handed out: the mark never
+ * passes a write still in flight. A request slot gives its number back when it is released ({@link
+ * RequestSlots#release}). Any thread.
  */
 final class WriteSequencer
 {
@@ -44,7 +45,7 @@ final class WriteSequencer
     }
 
     /**
-     * The slot's write number, taken at its first send and kept for its retries; also sets the slot's
+     * The request slot's write number, taken at its first send and kept for its retries; also sets the request slot's
      * {@link RequestSlot#writeCompletedBelow} to the mark to send with it.
      */
     synchronized long number(final RequestSlot requestSlot)
