@@ -191,7 +191,7 @@ public final class ClusterCommand implements Runnable
         @Option(names = "--node", description = "the primary to fail over")
         Integer node;
 
-        @Option(names = "--slot", description = "first slot of the range")
+        @Option(names = "--slot", paramLabel = "<slot>", description = "first slot of the range")
         Integer hashSlot;
 
         @Option(names = "--to", description = "the in-sync backup that becomes primary")
@@ -239,7 +239,7 @@ public final class ClusterCommand implements Runnable
         description = "Resharding, step 2: the in-sync target becomes primary of the moved range at the next epoch.")
     static final class FinishMove extends AdminCommand
     {
-        @Option(names = "--slot", required = true, description = "first slot of the moved range")
+        @Option(names = "--slot", paramLabel = "<slot>", required = true, description = "first slot of the moved range")
         int hashSlot;
 
         @Option(names = "--to", required = true, description = "target node")
