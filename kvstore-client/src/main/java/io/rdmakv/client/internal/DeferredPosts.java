@@ -11,19 +11,19 @@ import java.util.function.Consumer;
  */
 final class DeferredPosts
 {
-    /** Post the slot's current step of one-sided reads again. */
+    /** Post the request slot's current step of one-sided reads again. */
     static final int POST_READS = 1;
-    /** Send the slot's request again. */
+    /** Send the request slot's request again. */
     static final int SEND = 2;
 
-    /** Each slot is deferred at most once at a time, so the slot count bounds the queue. */
+    /** Each request slot is deferred at most once at a time, so the request slot count bounds the queue. */
     private final ManyToOneConcurrentArrayQueue<RequestSlot> deferred;
     /** Wakes the progress thread after a deferral from another thread (the progress's {@code signal}). */
     private volatile Runnable wakeUp = () -> { };
 
-    DeferredPosts(final int slotCount)
+    DeferredPosts(final int requestSlotCount)
     {
-        this.deferred = new ManyToOneConcurrentArrayQueue<>(Math.max(2, slotCount));
+        this.deferred = new ManyToOneConcurrentArrayQueue<>(Math.max(2, requestSlotCount));
     }
 
     /** The progress thread's wake-up, once it runs (a deferral before that is drained by its first duty cycle). */
@@ -32,31 +32,34 @@ final class DeferredPosts
         this.wakeUp = wakeUp;
     }
 
-    /** Retry {@code action} ({@link #POST_READS} or {@link #SEND}) of {@code slot} on a later duty cycle. Any thread. */
-    void defer(final RequestSlot slot, final int action)
+    /**
+     * Retry {@code action} ({@link #POST_READS} or {@link #SEND}) of {@code requestSlot} on a later duty cycle. Any
+     * thread.
+     */
+    void defer(final RequestSlot requestSlot, final int action)
     {
-        slot.deferredAction = action;
-        while (!deferred.offer(slot))
+        requestSlot.deferredAction = action;
+        while (!deferred.offer(requestSlot))
         {
-            // Cannot happen while each slot is deferred at most once; spin rather than lose a request.
+            // Cannot happen while each request slot is deferred at most once; spin rather than lose a request.
             Thread.onSpinWait();
         }
         wakeUp.run();
     }
 
-    /** Hand the slots deferred so far (not those deferred meanwhile) to {@code retry}; the progress thread only. */
+    /** Hand the request slots deferred so far (not those deferred since) to {@code retry}; the progress thread only. */
     int drain(final Consumer<RequestSlot> retry)
     {
         int drained = 0;
         for (int i = deferred.size(); i > 0; i--)
         {
-            final RequestSlot slot = deferred.poll();
-            if (slot == null)
+            final RequestSlot requestSlot = deferred.poll();
+            if (requestSlot == null)
             {
                 break;
             }
             drained++;
-            retry.accept(slot);
+            retry.accept(requestSlot);
         }
         return drained;
     }

@@ -9,14 +9,14 @@ import java.lang.invoke.VarHandle;
  *
  * <pre>
  *   top (u64)  = version (high 32 bits) | index + 1 (low 32 bits; 0 = empty)
- *   next[i]    = index + 1 of the slot below slot i (0 = bottom)
+ *   next[i]    = index + 1 of the request slot below request slot i (0 = bottom)
  *   push(i)    : next[i] = top's index; CAS top -> (version + 1, i)      retried until it lands
  *   pop()      : i = top's index; CAS top -> (version + 1, next[i])       retried until it lands; -1 when empty
  * </pre>
- * A push or a pop is one CAS on one word, so a thread stalled anywhere never hides a free slot from another. Agrona's
- * {@code ManyToManyConcurrentArrayQueue}, the free list before, did: its {@code poll} returns null while the head
- * element is claimed but not yet published (benchmarks/RESULTS.md, "Session 13"). LIFO also reuses the slot released
- * last, whose cache lines are likely still warm.
+ * A push or a pop is one CAS on one word, so a thread stalled anywhere never hides a free request slot from another.
+ * Agrona's {@code ManyToManyConcurrentArrayQueue}, the free list before, did: its {@code poll} returns null while the
+ * head element is claimed but not yet published (benchmarks/RESULTS.md, "Session 13"). LIFO also reuses the request
+ * slot released last, whose cache lines are likely still warm.
  */
 final class FreeSlotStack
 {
@@ -48,7 +48,7 @@ final class FreeSlotStack
         this.next = new int[capacity];
     }
 
-    /** Put {@code index} on top; it must not be on the stack already (each slot is released once per acquire). */
+    /** Put {@code index} on top; it must not be on the stack (each request slot is released once per acquire). */
     void push(final int index)
     {
         if (index < 0 || index >= next.length)

@@ -10,26 +10,26 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The bounded queue of asynchronous requests waiting for an in-flight slot, and the one thread that starts them, so
- * an async call never blocks its caller:
+ * The bounded queue of asynchronous requests waiting for an in-flight request slot, and the one thread that starts
+ * them, so an async call never blocks its caller:
  *
  * <pre>
- *   caller ──► queue idle and a slot free and the node connected ? ──► start on the caller's thread (fast path)
+ *   caller ──► queue idle and a request slot free and the node connected ? ──► start on the caller's thread (fast path)
  *        └───► else offer: room ? queued (FIFO) : the future fails at once with KvBackPressureException
  *   rdmakv-client-queue thread:  head expired (deadline fixed at the call) ? fail TIMED_OUT
- *                                : a slot free ? start it (may connect: this thread may block, callers never do)
- *                                : park until a slot is released or the head's deadline passes
+ *                                : a request slot free ? start it (may connect: this thread may block, callers never)
+ *                                : park until a request slot is released or the head's deadline passes
  * </pre>
  * {@link #pending()} counts requests queued or being started by the thread, so a caller takes the fast path only
  * when nothing queued before it is still waiting: requests of one thread start in call order.
  */
 final class RequestQueue implements AutoCloseable
 {
-    /** Starts a queued request if a slot is free. */
+    /** Starts a queued request if a request slot is free. */
     interface Starter
     {
         /**
-         * @return false when no slot was free (nothing was done); true when the request was started or failed.
+         * @return false when no request slot was free (nothing was done); true when the request was started or failed.
          */
         boolean tryStart(AsyncCall<?> call);
     }
@@ -42,7 +42,7 @@ final class RequestQueue implements AutoCloseable
     private final Starter starter;
     private final ClientCounters counters;
     private final Thread thread;
-    private volatile boolean waitingForSlot;
+    private volatile boolean waitingForRequestSlot;
     private volatile boolean closed;
     /** The thread has polled for the last time (under this object's lock): late offers drain themselves. */
     private boolean finished;
@@ -113,10 +113,10 @@ final class RequestQueue implements AutoCloseable
         enqueue(call);
     }
 
-    /** A slot was released: wake the queue's thread if it waits for one. Any thread; cheap when nobody waits. */
-    void slotReleased()
+    /** A request slot was released: wake the queue's thread if it waits for one. Any thread; cheap if nobody waits. */
+    void requestSlotReleased()
     {
-        if (waitingForSlot)
+        if (waitingForRequestSlot)
         {
             LockSupport.unpark(thread);
         }
@@ -173,7 +173,7 @@ final class RequestQueue implements AutoCloseable
                     "deadline: every in-flight slot stayed busy (is the node answering?)"));
                 continue;
             }
-            waitingForSlot = true;
+            waitingForRequestSlot = true;
             final boolean started;
             try
             {
@@ -181,7 +181,7 @@ final class RequestQueue implements AutoCloseable
             }
             catch (final RuntimeException ex)
             {
-                waitingForSlot = false;
+                waitingForRequestSlot = false;
                 queue.poll();
                 pending.decrementAndGet();
                 head.fail(ex);
@@ -189,14 +189,14 @@ final class RequestQueue implements AutoCloseable
             }
             if (started)
             {
-                waitingForSlot = false;
+                waitingForRequestSlot = false;
                 queue.poll();
                 pending.decrementAndGet();
             }
             else
             {
                 LockSupport.parkNanos(this, Math.min(MAX_PARK_NANOS, head.deadlineNanos - now));
-                waitingForSlot = false;
+                waitingForRequestSlot = false;
             }
         }
         synchronized (this)

@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * GET's progress, and the result. There are {@code maxInFlight} of them; a caller takes one, the worker thread drives
  * it, and it returns to the pool when the result has been handed over.
  *
- * <p>Each slot owns a fixed part of the client's registered read memory:
+ * <p>Each request slot owns a fixed part of the client's registered read memory:
  * <pre>
  *   0          64          128              224         232      256                          256 + extentCapacity
  *   +-----------+-----------+----------------+-----------+--------+------------------------------+
@@ -56,21 +56,21 @@ final class RequestSlot
     static final int STATE_FREE = 0;
     static final int STATE_ACTIVE = 1;
     static final int STATE_DONE = 2;
-    /** The synchronous caller gave up waiting; whoever completes the slot releases it. */
+    /** The synchronous caller gave up waiting; whoever completes the request slot releases it. */
     static final int STATE_ABANDONED = 3;
 
     private static final AtomicIntegerFieldUpdater<RequestSlot> STATE =
         AtomicIntegerFieldUpdater.newUpdater(RequestSlot.class, "state");
 
     final int index;
-    /** This slot's window of the registered read memory (see the layout above). */
+    /** This request slot's window of the registered read memory (see the layout above). */
     final UnsafeBuffer readBuffer;
     final int extentCapacity;
     final Endpoint.ReadRequest[] batch = {new Endpoint.ReadRequest(), new Endpoint.ReadRequest(),
         new Endpoint.ReadRequest(), new Endpoint.ReadRequest()};
     /** Reads of the current batch (or the extent read) not yet completed. */
     final AtomicInteger pendingReads = new AtomicInteger();
-    /** Matching slots found in the buckets, tried in order: primary bucket first. */
+    /** Matching index entries found in the buckets, tried in order: primary bucket first. */
     final long[] candidates = new long[16];
 
     // The request: views over the caller's memory, never copies.
@@ -81,7 +81,7 @@ final class RequestSlot
     int valueLength;
     long hash;
     /** The key's cluster slot (Redis Cluster's CRC16 of its hash tag), set with {@link #hash}. */
-    int clusterSlot;
+    int hashSlot;
     long deadlineNanos;
     /** When the last RPC of this request was sent, on the read lease clock: a grant in its answer counts from here. */
     long sentNanos;
@@ -109,8 +109,8 @@ final class RequestSlot
     int candidateCount;
     int candidateNext;
     int extentLength;
-    /** The index slot whose extent is being read: a candidate from the buckets, or the cached location. */
-    long followedSlot;
+    /** The index entry whose extent is being read: a candidate from the buckets, or the cached location. */
+    long followedEntry;
     /** The version the cached location promised (a cached read only). */
     long expectedVersion;
     /** First failed read status of the current batch (ordered before the batch's last count-down). */
@@ -143,7 +143,7 @@ final class RequestSlot
         this.extentCapacity = extentCapacity;
     }
 
-    /** Prepare for a new request (caller thread, right after taking the slot from the pool). */
+    /** Prepare for a new request (caller thread, right after taking the request slot from the pool). */
     void reset(final int type, final long deadlineNanos)
     {
         this.type = type;
@@ -151,7 +151,7 @@ final class RequestSlot
         this.keyLength = 0;
         this.valueLength = 0;
         this.hash = 0;
-        this.clusterSlot = 0;
+        this.hashSlot = 0;
         this.redirects = 0;
         this.lastReroute = null;
         this.tornRetries = 0;
@@ -164,7 +164,7 @@ final class RequestSlot
         this.candidateCount = 0;
         this.candidateNext = 0;
         this.extentLength = 0;
-        this.followedSlot = 0;
+        this.followedEntry = 0;
         this.expectedVersion = 0;
         this.readFailure = null;
         this.deferredAction = 0;

@@ -12,13 +12,14 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The pool of {@link RequestSlot}s: bounds the requests in flight, maps correlation ids back to slots without a map
- * (the id carries the slot index), and hands results over to a waiting caller or a future.
+ * The pool of {@link RequestSlot}s: bounds the requests in flight, maps correlation ids back to request slots without a
+ * map (the id carries the slot index), and hands results over to a waiting caller or a future.
  *
  * <pre>
  *   correlation id (u64) = send sequence (48 bits) | slot index (16 bits)
  * </pre>
- * A new id is taken for every send, so a late answer to an earlier send of the same slot is recognised as stale.
+ * A new id is taken for every send, so a late answer to an earlier send of the same request slot is recognised as
+ * stale.
  */
 final class RequestSlots
 {
@@ -52,7 +53,7 @@ final class RequestSlots
     static final long WAIT_YIELD_NANOS = TimeUnit.MICROSECONDS.toNanos(Integer.getInteger(
         "rdmakv.client.waitYieldMicros", DEFAULT_WAIT_YIELD_MICROS));
 
-    private final RequestSlot[] slots;
+    private final RequestSlot[] requestSlots;
     private final FreeSlotStack free;
     private final ClientCounters counters;
     private final CallerDriveBudget driveBudget;
@@ -63,21 +64,21 @@ final class RequestSlots
     /** Told after every release (the request queue waits for free slots); nothing until set. */
     private volatile Runnable onRelease = () -> { };
 
-    RequestSlots(final int count, final UnsafeBuffer readMemory, final int slotStride, final int extentCapacity,
+    RequestSlots(final int count, final UnsafeBuffer readMemory, final int requestSlotStride, final int extentCapacity,
         final ClientCounters counters)
     {
-        this(count, readMemory, slotStride, extentCapacity, counters, CallerDriveBudget.SHARED);
+        this(count, readMemory, requestSlotStride, extentCapacity, counters, CallerDriveBudget.SHARED);
     }
 
     /** @param driveBudget how many callers may drive progress at once (tests give their own). */
-    RequestSlots(final int count, final UnsafeBuffer readMemory, final int slotStride, final int extentCapacity,
+    RequestSlots(final int count, final UnsafeBuffer readMemory, final int requestSlotStride, final int extentCapacity,
         final ClientCounters counters, final CallerDriveBudget driveBudget)
     {
-        this(count, readMemory, slotStride, extentCapacity, counters, driveBudget, WAIT_YIELD_NANOS);
+        this(count, readMemory, requestSlotStride, extentCapacity, counters, driveBudget, WAIT_YIELD_NANOS);
     }
 
     /** @param waitYieldNanos how long a caller that cannot drive yields before it parks ({@link #WAIT_YIELD_NANOS}). */
-    RequestSlots(final int count, final UnsafeBuffer readMemory, final int slotStride, final int extentCapacity,
+    RequestSlots(final int count, final UnsafeBuffer readMemory, final int requestSlotStride, final int extentCapacity,
         final ClientCounters counters, final CallerDriveBudget driveBudget, final long waitYieldNanos)
     {
         this.driveBudget = driveBudget;
@@ -87,18 +88,18 @@ final class RequestSlots
             throw new IllegalArgumentException("at most " + (INDEX_MASK + 1) + " requests in flight, got " + count);
         }
         this.counters = counters;
-        this.slots = new RequestSlot[count];
+        this.requestSlots = new RequestSlot[count];
         this.free = new FreeSlotStack(count);
         for (int i = 0; i < count; i++)
         {
-            final UnsafeBuffer view = new UnsafeBuffer(readMemory, i * slotStride, slotStride);
-            slots[i] = new RequestSlot(i, view, extentCapacity);
+            final UnsafeBuffer view = new UnsafeBuffer(readMemory, i * requestSlotStride, requestSlotStride);
+            requestSlots[i] = new RequestSlot(i, view, extentCapacity);
         }
         for (int i = count - 1; i >= 0; i--)
         {
-            free.push(i); // slot 0 on top
+            free.push(i); // request slot 0 on top
         }
-        this.writes = new WriteSequencer(slots);
+        this.writes = new WriteSequencer(requestSlots);
     }
 
     /** Numbers writes for at-most-once retries. */
@@ -109,12 +110,12 @@ final class RequestSlots
 
     int capacity()
     {
-        return slots.length;
+        return requestSlots.length;
     }
 
-    RequestSlot slot(final int index)
+    RequestSlot requestSlot(final int index)
     {
-        return slots[index];
+        return requestSlots[index];
     }
 
     void onRelease(final Runnable onRelease)
@@ -123,9 +124,9 @@ final class RequestSlots
     }
 
     /**
-     * Take a free slot if there is one, never waiting (asynchronous requests).
+     * Take a free request slot if there is one, never waiting (asynchronous requests).
      *
-     * @return the slot, already {@link RequestSlot#STATE_ACTIVE}, or {@code null} when all are in flight.
+     * @return the request slot, already {@link RequestSlot#STATE_ACTIVE}, or {@code null} when all are in flight.
      */
     RequestSlot tryAcquire(final int type, final long deadlineNanos)
     {
@@ -135,16 +136,17 @@ final class RequestSlots
             return null;
         }
         active.incrementAndGet();
-        final RequestSlot slot = slots[index];
-        slot.reset(type, deadlineNanos);
-        slot.state = RequestSlot.STATE_ACTIVE;
-        return slot;
+        final RequestSlot requestSlot = requestSlots[index];
+        requestSlot.reset(type, deadlineNanos);
+        requestSlot.state = RequestSlot.STATE_ACTIVE;
+        return requestSlot;
     }
 
     /**
-     * Take a free slot, waiting (spin, then park) while all are in flight: that is the client's back-pressure.
+     * Take a free request slot, waiting (spin, then park) while all are in flight: that is the client's back-pressure.
      *
-     * @return the slot, already {@link RequestSlot#STATE_ACTIVE}, or {@code null} when {@code deadlineNanos} passed.
+     * @return the request slot, already {@link RequestSlot#STATE_ACTIVE}, or {@code null} when {@code deadlineNanos}
+     * passed.
      */
     RequestSlot acquire(final int type, final long deadlineNanos)
     {
@@ -167,81 +169,82 @@ final class RequestSlots
             index = free.pop();
         }
         active.incrementAndGet();
-        final RequestSlot slot = slots[index];
-        slot.reset(type, deadlineNanos);
-        slot.state = RequestSlot.STATE_ACTIVE;
-        return slot;
+        final RequestSlot requestSlot = requestSlots[index];
+        requestSlot.reset(type, deadlineNanos);
+        requestSlot.state = RequestSlot.STATE_ACTIVE;
+        return requestSlot;
     }
 
-    void release(final RequestSlot slot)
+    void release(final RequestSlot requestSlot)
     {
-        slot.writeSequence = 0; // answered: never sent again, so the completed-below mark may pass it
-        slot.session = null;
-        slot.call = null;
-        slot.waiter = null;
-        slot.state = RequestSlot.STATE_FREE;
+        requestSlot.writeSequence = 0; // answered: never sent again, so the completed-below mark may pass it
+        requestSlot.session = null;
+        requestSlot.call = null;
+        requestSlot.waiter = null;
+        requestSlot.state = RequestSlot.STATE_FREE;
         active.decrementAndGet();
-        free.push(slot.index);
+        free.push(requestSlot.index);
         onRelease.run();
     }
 
-    /** A fresh correlation id for the next send of {@code slot}. */
-    long nextCorrelationId(final RequestSlot slot)
+    /** A fresh correlation id for the next send of {@code requestSlot}. */
+    long nextCorrelationId(final RequestSlot requestSlot)
     {
-        slot.generation++;
-        slot.correlationId = (slot.generation << INDEX_BITS) | slot.index;
-        return slot.correlationId;
+        requestSlot.generation++;
+        requestSlot.correlationId = (requestSlot.generation << INDEX_BITS) | requestSlot.index;
+        return requestSlot.correlationId;
     }
 
-    /** The slot waiting for an answer with this id, or {@code null} when none is (stale or garbage id). */
+    /** The request slot waiting for an answer with this id, or {@code null} when none is (stale or garbage id). */
     RequestSlot awaiting(final long correlationId)
     {
         final int index = (int)(correlationId & INDEX_MASK);
-        if (index >= slots.length)
+        if (index >= requestSlots.length)
         {
             return null;
         }
-        final RequestSlot slot = slots[index];
-        return slot.phase == RequestSlot.PHASE_AWAIT_RESPONSE && slot.correlationId == correlationId ? slot : null;
+        final RequestSlot requestSlot = requestSlots[index];
+        return requestSlot.phase == RequestSlot.PHASE_AWAIT_RESPONSE && requestSlot.correlationId == correlationId ? requestSlot : null;
     }
 
     /**
-     * Move a slot out of {@code expected}; only the one thread that wins may complete it. Answers, timeouts and send
-     * failures race for slots waiting for an answer.
+     * Move a request slot out of {@code expected}; only the one thread that wins may complete it. Answers, timeouts and
+     * send failures race for request slots waiting for an answer.
      */
-    static boolean claim(final RequestSlot slot, final int expected)
+    static boolean claim(final RequestSlot requestSlot, final int expected)
     {
-        return PHASE.compareAndSet(slot, expected, RequestSlot.PHASE_IDLE);
+        return PHASE.compareAndSet(requestSlot, expected, RequestSlot.PHASE_IDLE);
     }
 
     /**
-     * Hand the result over: complete the future (and free the slot) or wake the waiting caller (who frees it). A slot
-     * whose caller gave up is freed here. Must be called exactly once per request, with no read in flight.
+     * Hand the result over: complete the future (and free the request slot) or wake the waiting caller (who frees it).
+     * A request slot whose caller gave up is freed here. Must be called exactly once per request, with no read in
+     * flight.
      */
-    void complete(final RequestSlot slot)
+    void complete(final RequestSlot requestSlot)
     {
-        slot.phase = RequestSlot.PHASE_IDLE;
-        if (slot.failure != null)
+        requestSlot.phase = RequestSlot.PHASE_IDLE;
+        if (requestSlot.failure != null)
         {
             counters.increment(ClientCounter.FAILURES);
-            if (slot.failure.error() == KvError.TIMED_OUT)
+            if (requestSlot.failure.error() == KvError.TIMED_OUT)
             {
                 counters.increment(ClientCounter.TIMEOUTS);
             }
         }
-        final AsyncCall<?> call = slot.call;
+        final AsyncCall<?> call = requestSlot.call;
         if (call != null)
         {
-            call.capture(slot);
-            slot.markDone();
-            // Free the slot before completing: dependent stages may issue new requests at once.
-            release(slot);
+            call.capture(requestSlot);
+            requestSlot.markDone();
+            // Free the request slot before completing: dependent stages may issue new requests at once.
+            release(requestSlot);
             call.deliver();
         }
         else
         {
-            final Thread waiter = slot.waiter;
-            if (slot.markDone())
+            final Thread waiter = requestSlot.waiter;
+            if (requestSlot.markDone())
             {
                 if (waiter == Thread.currentThread())
                 {
@@ -254,14 +257,14 @@ final class RequestSlots
             }
             else
             {
-                release(slot);
+                release(requestSlot);
             }
         }
     }
 
     /**
-     * Wait for a synchronous request and return its outcome, freeing the slot. The worker's timeouts complete every
-     * request; the extra {@code slackNanos} only guards against a stopped worker, so the caller never hangs.
+     * Wait for a synchronous request and return its outcome, freeing the request slot. The worker's timeouts complete
+     * every request; the extra {@code slackNanos} only guards against a stopped worker, so the caller never hangs.
      *
      * <pre>
      *   driver given (caller-driven progress: verbs, shm) and a place in the {@link CallerDriveBudget}:
@@ -278,17 +281,17 @@ final class RequestSlots
      * A failed {@code tryProgress} (0: the progress thread or another caller is cycling) just spins again: whoever
      * cycles completes this request too.
      *
-     * @param type   the request's type, which turns the slot's result into what the API returns.
+     * @param type   the request's type, which turns the request slot's result into what the API returns.
      * @param driver the client's progress when this caller may drive it, or {@code null}.
      */
-    <T> T await(final RequestSlot slot, final RequestType<T> type, final long slackNanos, final WorkerProgress driver)
+    <T> T await(final RequestSlot requestSlot, final RequestType<T> type, final long slackNanos, final WorkerProgress driver)
     {
-        final long giveUp = slot.deadlineNanos + slackNanos;
+        final long giveUp = requestSlot.deadlineNanos + slackNanos;
         if ((driver != null || waitYieldNanos > 0) && driveBudget.tryEnter())
         {
             try
             {
-                if ((driver == null || !drive(slot, driver)) && alone() && yieldWait(slot))
+                if ((driver == null || !drive(requestSlot, driver)) && alone() && yieldWait(requestSlot))
                 {
                     counters.increment(ClientCounter.CALLER_YIELD_COMPLETIONS);
                 }
@@ -299,7 +302,7 @@ final class RequestSlots
             }
         }
         int spins = 0;
-        while (slot.state == RequestSlot.STATE_ACTIVE)
+        while (requestSlot.state == RequestSlot.STATE_ACTIVE)
         {
             if (++spins < 200)
             {
@@ -309,35 +312,35 @@ final class RequestSlots
             final long left = giveUp - System.nanoTime();
             if (left <= 0)
             {
-                if (slot.abandon())
+                if (requestSlot.abandon())
                 {
                     counters.increment(ClientCounter.FAILURES);
                     counters.increment(ClientCounter.TIMEOUTS);
-                    throw KvException.of(KvError.TIMED_OUT, slot.describe() + " got no answer in time " +
+                    throw KvException.of(KvError.TIMED_OUT, requestSlot.describe() + " got no answer in time " +
                         "(the client's progress thread did not complete it)");
                 }
                 break;
             }
-            LockSupport.parkNanos(slot, Math.min(left, 1_000_000));
+            LockSupport.parkNanos(requestSlot, Math.min(left, 1_000_000));
         }
         try
         {
-            return type.outcome(slot);
+            return type.outcome(requestSlot);
         }
         finally
         {
-            release(slot);
+            release(requestSlot);
         }
     }
 
     /**
-     * Yield while the slot is active, for at most {@code waitYieldNanos}; true when it was completed meanwhile (by
-     * the thread that progresses the worker: no unpark needed).
+     * Yield while the request slot is active, for at most {@code waitYieldNanos}; true when it was completed meanwhile
+     * (by the thread that progresses the worker: no unpark needed).
      */
-    private boolean yieldWait(final RequestSlot slot)
+    private boolean yieldWait(final RequestSlot requestSlot)
     {
         final long start = System.nanoTime();
-        while (slot.state == RequestSlot.STATE_ACTIVE)
+        while (requestSlot.state == RequestSlot.STATE_ACTIVE)
         {
             if (System.nanoTime() - start >= waitYieldNanos)
             {
@@ -349,20 +352,20 @@ final class RequestSlots
     }
 
     /**
-     * Run duty cycles on this thread while the slot is active, within the caller's bound (see {@link #await}).
+     * Run duty cycles on this thread while the request slot is active, within the caller's bound (see {@link #await}).
      *
      * @return false when the worker cannot be driven by callers (its progress answered -1), true otherwise.
      */
-    private static boolean drive(final RequestSlot slot, final WorkerProgress driver)
+    private static boolean drive(final RequestSlot requestSlot, final WorkerProgress driver)
     {
         final long start = System.nanoTime();
-        while (slot.state == RequestSlot.STATE_ACTIVE)
+        while (requestSlot.state == RequestSlot.STATE_ACTIVE)
         {
             if (driver.tryProgress() < 0)
             {
                 return false;
             }
-            if (slot.state != RequestSlot.STATE_ACTIVE)
+            if (requestSlot.state != RequestSlot.STATE_ACTIVE)
             {
                 return true;
             }
@@ -403,12 +406,12 @@ final class RequestSlots
     /** Fail every request still active (client closing, worker stopped). Call only with the worker stopped. */
     void failAll(final KvError error, final String message)
     {
-        for (final RequestSlot slot : slots)
+        for (final RequestSlot requestSlot : requestSlots)
         {
-            if (slot.state == RequestSlot.STATE_ACTIVE && slot.phase != RequestSlot.PHASE_IDLE)
+            if (requestSlot.state == RequestSlot.STATE_ACTIVE && requestSlot.phase != RequestSlot.PHASE_IDLE)
             {
-                slot.fail(error, message);
-                complete(slot);
+                requestSlot.fail(error, message);
+                complete(requestSlot);
             }
         }
     }

@@ -9,7 +9,7 @@ import java.util.function.Function;
 /**
  * A kind of request and the typed result it gives: GET a value or {@code null} (or, into a {@link ValueSink}, whether
  * it was found), PUT nothing, DELETE whether the key
- * existed, STATS the node's text. The only place a slot's raw result (status, bytes, text) becomes what the API
+ * existed, STATS the node's text. The only place a request slot's raw result (status, bytes, text) becomes what the API
  * returns, so no caller casts.
  *
  * @param <T> what the request returns.
@@ -17,13 +17,13 @@ import java.util.function.Function;
 final class RequestType<T>
 {
     static final RequestType<byte[]> GET = new RequestType<>(RequestSlot.TYPE_GET, RequestType::getResult);
-    /** A GET whose value goes to the slot's {@link ValueSink}: whether the key was found. */
+    /** A GET whose value goes to the request slot's {@link ValueSink}: whether the key was found. */
     static final RequestType<Boolean> GET_INTO = new RequestType<>(RequestSlot.TYPE_GET, RequestType::getIntoResult);
     static final RequestType<Void> PUT = new RequestType<>(RequestSlot.TYPE_PUT, RequestType::putResult);
     static final RequestType<Boolean> DELETE = new RequestType<>(RequestSlot.TYPE_DELETE, RequestType::deleteResult);
     static final RequestType<String> STATS = new RequestType<>(RequestSlot.TYPE_STATS, RequestType::statsResult);
 
-    /** The slot's {@code type} code. */
+    /** The request slot's {@code type} code. */
     final int code;
     private final Function<RequestSlot, T> result;
 
@@ -34,71 +34,71 @@ final class RequestType<T>
     }
 
     /**
-     * The result of a completed slot.
+     * The result of a completed request slot.
      *
-     * @throws KvException the slot's failure, or the node's error answer as a {@link KvException} of its kind.
+     * @throws KvException the request slot's failure, or the node's error answer as a {@link KvException} of its kind.
      * @throws RuntimeException a GET's {@link ValueSink} refusal (say, a full fixed-size destination).
      */
-    T outcome(final RequestSlot slot)
+    T outcome(final RequestSlot requestSlot)
     {
-        if (slot.failure != null)
+        if (requestSlot.failure != null)
         {
-            throw slot.failure;
+            throw requestSlot.failure;
         }
-        return result.apply(slot);
+        return result.apply(requestSlot);
     }
 
-    private static byte[] getResult(final RequestSlot slot)
+    private static byte[] getResult(final RequestSlot requestSlot)
     {
-        if (slot.resultStatus == Status.OK)
+        if (requestSlot.resultStatus == Status.OK)
         {
-            return slot.resultValue;
+            return requestSlot.resultValue;
         }
-        if (slot.resultStatus == Status.NOT_FOUND)
+        if (requestSlot.resultStatus == Status.NOT_FOUND)
         {
             return null;
         }
-        throw serverFailure(slot.resultStatus, slot.resultText);
+        throw serverFailure(requestSlot.resultStatus, requestSlot.resultText);
     }
 
-    private static Boolean getIntoResult(final RequestSlot slot)
+    private static Boolean getIntoResult(final RequestSlot requestSlot)
     {
-        if (slot.sinkFailure != null)
+        if (requestSlot.sinkFailure != null)
         {
-            throw slot.sinkFailure;
+            throw requestSlot.sinkFailure;
         }
-        if (slot.resultStatus == Status.OK || slot.resultStatus == Status.NOT_FOUND)
+        if (requestSlot.resultStatus == Status.OK || requestSlot.resultStatus == Status.NOT_FOUND)
         {
-            return slot.resultStatus == Status.OK;
+            return requestSlot.resultStatus == Status.OK;
         }
-        throw serverFailure(slot.resultStatus, slot.resultText);
+        throw serverFailure(requestSlot.resultStatus, requestSlot.resultText);
     }
 
-    private static Void putResult(final RequestSlot slot)
+    private static Void putResult(final RequestSlot requestSlot)
     {
-        if (slot.resultStatus == Status.OK)
+        if (requestSlot.resultStatus == Status.OK)
         {
             return null;
         }
-        throw serverFailure(slot.resultStatus, slot.resultText);
+        throw serverFailure(requestSlot.resultStatus, requestSlot.resultText);
     }
 
-    private static Boolean deleteResult(final RequestSlot slot)
+    private static Boolean deleteResult(final RequestSlot requestSlot)
     {
-        if (slot.resultStatus == Status.OK || slot.resultStatus == Status.NOT_FOUND)
+        if (requestSlot.resultStatus == Status.OK || requestSlot.resultStatus == Status.NOT_FOUND)
         {
-            return slot.resultStatus == Status.OK;
+            return requestSlot.resultStatus == Status.OK;
         }
-        throw serverFailure(slot.resultStatus, slot.resultText);
+        throw serverFailure(requestSlot.resultStatus, requestSlot.resultText);
     }
 
-    private static String statsResult(final RequestSlot slot)
+    private static String statsResult(final RequestSlot requestSlot)
     {
-        if (slot.resultStatus == Status.OK)
+        if (requestSlot.resultStatus == Status.OK)
         {
-            return slot.resultText == null ? "" : slot.resultText;
+            return requestSlot.resultText == null ? "" : requestSlot.resultText;
         }
-        throw serverFailure(slot.resultStatus, slot.resultText);
+        throw serverFailure(requestSlot.resultStatus, requestSlot.resultText);
     }
 
     /** A node's error answer as the exception of its kind, naming the status and the node's text. */

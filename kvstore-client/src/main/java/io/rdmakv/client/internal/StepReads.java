@@ -4,13 +4,13 @@ import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.TransportStatus;
 
 /**
- * Posts the reads of one step of a one-sided GET (the slot's batch: buckets + header + ownership word, or an extent
- * + ownership word, or one extent) and says who goes on with the slot: this thread, when every read completed on
- * return, or the thread that completes the last one.
+ * Posts the reads of one step of a one-sided GET (the request slot's batch: buckets + header + ownership word, or an
+ * extent + ownership word, or one extent) and says who goes on with the request slot: this thread, when every read
+ * completed on return, or the thread that completes the last one.
  */
 final class StepReads
 {
-    /** Every read of the step is posted; the thread that completes the last one goes on with the slot. */
+    /** Every read of the step is posted; the thread that completes the last one goes on with the request slot. */
     static final long POSTED = 0;
     /** Every read of the step completed on return; the posting thread finishes the step. */
     static final long COMPLETED_HERE = 1;
@@ -24,29 +24,29 @@ final class StepReads
     }
 
     /**
-     * Post what is left of the slot's batch. On a transport that completes reads on return, each read is done here
-     * first ({@link Endpoint#readImmediate}), counted down like a completion; the first it cannot do (a region not
+     * Post what is left of the request slot's batch. On a transport that completes reads on return, each read is done
+     * here first ({@link Endpoint#readImmediate}), counted down like a completion; the first it cannot do (a region not
      * mapped here yet) and the rest are posted: the whole batch through {@link Endpoint#readBatch} when none was
      * done, then one by one, so the refusal of a single read can be told apart.
      *
-     * <p>Once the last read is accepted the slot belongs to the thread that completes it (the reads may already have
-     * completed and moved the slot on), so nothing here writes to the slot after that: progress is counted in a local,
-     * and written back only when something stays unposted, which keeps the step from completing. When this thread
-     * counted the last read down itself, the step is its to finish.
+     * <p>Once the last read is accepted the request slot belongs to the thread that completes it (the reads may already
+     * have completed and moved the request slot on), so nothing here writes to the request slot after that: progress is
+     * counted in a local, and written back only when something stays unposted, which keeps the step from completing.
+     * When this thread counted the last read down itself, the step is its to finish.
      *
      * @return {@link #POSTED}, {@link #COMPLETED_HERE}, or the negative sentinel of the status that refused a read
      *         (BACK_PRESSURED: try again later).
      */
-    long post(final RequestSlot slot)
+    long post(final RequestSlot requestSlot)
     {
-        final Endpoint endpoint = slot.session.endpoint();
-        final int size = slot.batchSize;
-        int posted = slot.batchPosted;
+        final Endpoint endpoint = requestSlot.session.endpoint();
+        final int size = requestSlot.batchSize;
+        int posted = requestSlot.batchPosted;
         if (immediate)
         {
             while (posted < size)
             {
-                final Endpoint.ReadRequest r = slot.batch[posted];
+                final Endpoint.ReadRequest r = requestSlot.batch[posted];
                 final TransportStatus status = endpoint.readImmediate(r.remoteAddress, r.remoteKey, r.length,
                     r.destination, r.destinationOffset);
                 if (status == null)
@@ -54,11 +54,11 @@ final class StepReads
                     break;
                 }
                 posted++;
-                if (status != TransportStatus.OK && slot.readFailure == null)
+                if (status != TransportStatus.OK && requestSlot.readFailure == null)
                 {
-                    slot.readFailure = status;
+                    requestSlot.readFailure = status;
                 }
-                if (slot.pendingReads.decrementAndGet() == 0)
+                if (requestSlot.pendingReads.decrementAndGet() == 0)
                 {
                     return COMPLETED_HERE;
                 }
@@ -66,7 +66,7 @@ final class StepReads
         }
         if (posted == 0 && size > 1)
         {
-            posted = endpoint.readBatch(slot.batch, size);
+            posted = endpoint.readBatch(requestSlot.batch, size);
             if (posted == size)
             {
                 return POSTED;
@@ -74,12 +74,12 @@ final class StepReads
         }
         while (posted < size)
         {
-            final Endpoint.ReadRequest r = slot.batch[posted];
+            final Endpoint.ReadRequest r = requestSlot.batch[posted];
             final long id = endpoint.read(r.remoteAddress, r.remoteKey, r.length, r.destination, r.destinationOffset,
                 r.handler);
             if (id < 0)
             {
-                slot.batchPosted = posted;
+                requestSlot.batchPosted = posted;
                 return id;
             }
             posted++;

@@ -9,32 +9,33 @@ import java.security.SecureRandom;
  * random writer id, that number, and the completed-below mark: the lowest number of a write still in flight (every
  * write numbered below it has had its answer and is never sent again, so nodes may forget it).
  *
- * <p>The mark is found by scanning the slots every {@value #SCAN_EVERY} numbers, under the same lock that numbers a
- * write and stores the number in its slot, so a scan sees every number handed out: the mark never passes a write
- * still in flight. A slot gives its number back when it is released ({@link RequestSlots#release}). Any thread.
+ * <p>The mark is found by scanning the request slots every {@value #SCAN_EVERY} numbers, under the same lock that
+ * numbers a write and stores the number in its request slot, so a scan sees every number handed out: the mark never
+ * passes a write still in flight. A request slot gives its number back when it is released ({@link
+ * RequestSlots#release}). Any thread.
  */
 final class WriteSequencer
 {
     static final int SCAN_EVERY = 16;
 
-    private final RequestSlot[] slots;
+    private final RequestSlot[] requestSlots;
     private final long writerId;
     private long next = 1;
     private long completedBelow = 1;
     private int sinceScan;
 
-    WriteSequencer(final RequestSlot[] slots)
+    WriteSequencer(final RequestSlot[] requestSlots)
     {
-        this(slots, randomWriterId());
+        this(requestSlots, randomWriterId());
     }
 
-    WriteSequencer(final RequestSlot[] slots, final long writerId)
+    WriteSequencer(final RequestSlot[] requestSlots, final long writerId)
     {
         if (writerId == 0)
         {
             throw new IllegalArgumentException("writer id 0 means none");
         }
-        this.slots = slots;
+        this.requestSlots = requestSlots;
         this.writerId = writerId;
     }
 
@@ -44,22 +45,22 @@ final class WriteSequencer
     }
 
     /**
-     * The slot's write number, taken at its first send and kept for its retries; also sets the slot's
+     * The request slot's write number, taken at its first send and kept for its retries; also sets the request slot's
      * {@link RequestSlot#writeCompletedBelow} to the mark to send with it.
      */
-    synchronized long number(final RequestSlot slot)
+    synchronized long number(final RequestSlot requestSlot)
     {
-        if (slot.writeSequence == 0)
+        if (requestSlot.writeSequence == 0)
         {
-            slot.writeSequence = next++;
+            requestSlot.writeSequence = next++;
             if (++sinceScan >= SCAN_EVERY)
             {
                 sinceScan = 0;
                 completedBelow = scan();
             }
         }
-        slot.writeCompletedBelow = completedBelow;
-        return slot.writeSequence;
+        requestSlot.writeCompletedBelow = completedBelow;
+        return requestSlot.writeSequence;
     }
 
     /** The mark as of the last scan (never past a write in flight). */
@@ -71,7 +72,7 @@ final class WriteSequencer
     private long scan()
     {
         long lowest = next;
-        for (final RequestSlot s : slots)
+        for (final RequestSlot s : requestSlots)
         {
             final long n = s.writeSequence;
             if (n != 0 && n < lowest)

@@ -8,34 +8,34 @@ import org.agrona.concurrent.AtomicBuffer;
 import java.nio.ByteOrder;
 
 /**
- * One index bucket: 64 bytes (one cache line) of eight {@link IndexSlot}s, read whole by one remote read.
+ * One index bucket: 64 bytes (one cache line) of eight {@link IndexEntry}s, read whole by one remote read.
  * A key lives in one of its two candidate buckets ({@link KeyHash#primaryBucket}, {@link KeyHash#secondaryBucket}).
  *
  * <pre>
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
  *  +---------------------------------------------------------------+
- *  |                    Slot 0 (u64, see IndexSlot)                |  0
+ *  |                    Entry 0 (u64, see IndexEntry)              |  0
  *  |                                                               |
  *  +---------------------------------------------------------------+
- *  |                    Slot 1 (u64)                               |  8
+ *  |                    Entry 1 (u64)                              |  8
  *  +---------------------------------------------------------------+
  *  |                    ...                                        |
  *  +---------------------------------------------------------------+
- *  |                    Slot 7 (u64)                               |  56
+ *  |                    Entry 7 (u64)                              |  56
  *  |                                                               |
  *  +---------------------------------------------------------------+
- *  little-endian; each slot is written by exactly one ordered 8-byte store
+ *  little-endian; each entry is written by exactly one ordered 8-byte store
  * </pre>
  *
  * On the server wrap the pool's {@link AtomicBuffer} and use {@link #publish}; on a client wrap the local copy that a
- * remote read filled and use {@link #slot} and {@link #find}.
+ * remote read filled and use {@link #entry} and {@link #find}.
  */
 public final class IndexBucketFlyweight
 {
     public static final int BUCKET_LENGTH = 64;
-    public static final int SLOT_COUNT = 8;
-    public static final int SLOT_LENGTH = 8;
+    public static final int ENTRY_COUNT = 8;
+    public static final int ENTRY_LENGTH = 8;
 
     private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
     private static final boolean NATIVE_LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
@@ -65,10 +65,10 @@ public final class IndexBucketFlyweight
         return offset;
     }
 
-    /** Slot {@code index} (0..7); an acquire load when the buffer is atomic (a writer may be publishing). */
-    public long slot(final int index)
+    /** Entry {@code index} (0..7); an acquire load when the buffer is atomic (a writer may be publishing). */
+    public long entry(final int index)
     {
-        final int at = slotOffset(index);
+        final int at = entryOffset(index);
         if (atomicBuffer != null)
         {
             final long raw = atomicBuffer.getLongAcquire(at);
@@ -78,32 +78,33 @@ public final class IndexBucketFlyweight
     }
 
     /**
-     * Publish a slot with one release store: the extent written before this call is visible to whoever sees the slot.
+     * Publish an entry with one release store: the extent written before this call is visible to whoever sees the
+     * entry.
      */
-    public IndexBucketFlyweight publish(final int index, final long slot)
+    public IndexBucketFlyweight publish(final int index, final long entry)
     {
-        atomic().putLongRelease(slotOffset(index), NATIVE_LITTLE_ENDIAN ? slot : Long.reverseBytes(slot));
+        atomic().putLongRelease(entryOffset(index), NATIVE_LITTLE_ENDIAN ? entry : Long.reverseBytes(entry));
         return this;
     }
 
-    /** Replace {@code expected} by {@code update} atomically; false if the slot changed meanwhile. */
+    /** Replace {@code expected} by {@code update} atomically; false if the entry changed meanwhile. */
     public boolean compareAndSet(final int index, final long expected, final long update)
     {
-        return atomic().compareAndSetLong(slotOffset(index),
+        return atomic().compareAndSetLong(entryOffset(index),
             NATIVE_LITTLE_ENDIAN ? expected : Long.reverseBytes(expected),
             NATIVE_LITTLE_ENDIAN ? update : Long.reverseBytes(update));
     }
 
     /**
-     * First slot at or after {@code fromIndex} whose fingerprint is {@code fingerprint}, or -1. Several keys may share
+     * First entry at or after {@code fromIndex} whose fingerprint is {@code fingerprint}, or -1. Several keys may share
      * a fingerprint, so a reader continues from the next index when the extent's key does not match.
      */
     public int find(final int fingerprint, final int fromIndex)
     {
-        for (int i = Math.max(0, fromIndex); i < SLOT_COUNT; i++)
+        for (int i = Math.max(0, fromIndex); i < ENTRY_COUNT; i++)
         {
-            final long s = slot(i);
-            if (s != IndexSlot.EMPTY && IndexSlot.fingerprint(s) == fingerprint)
+            final long s = entry(i);
+            if (s != IndexEntry.EMPTY && IndexEntry.fingerprint(s) == fingerprint)
             {
                 return i;
             }
@@ -111,12 +112,12 @@ public final class IndexBucketFlyweight
         return -1;
     }
 
-    /** First empty slot, or -1 when the bucket is full. */
+    /** First empty entry, or -1 when the bucket is full. */
     public int findEmpty()
     {
-        for (int i = 0; i < SLOT_COUNT; i++)
+        for (int i = 0; i < ENTRY_COUNT; i++)
         {
-            if (slot(i) == IndexSlot.EMPTY)
+            if (entry(i) == IndexEntry.EMPTY)
             {
                 return i;
             }
@@ -124,13 +125,13 @@ public final class IndexBucketFlyweight
         return -1;
     }
 
-    /** Number of occupied slots. */
+    /** Number of occupied entries. */
     public int occupancy()
     {
         int n = 0;
-        for (int i = 0; i < SLOT_COUNT; i++)
+        for (int i = 0; i < ENTRY_COUNT; i++)
         {
-            if (slot(i) != IndexSlot.EMPTY)
+            if (entry(i) != IndexEntry.EMPTY)
             {
                 n++;
             }
@@ -138,13 +139,13 @@ public final class IndexBucketFlyweight
         return n;
     }
 
-    private int slotOffset(final int index)
+    private int entryOffset(final int index)
     {
-        if (index < 0 || index >= SLOT_COUNT)
+        if (index < 0 || index >= ENTRY_COUNT)
         {
-            throw new IndexOutOfBoundsException("slot index " + index + " not in 0.." + (SLOT_COUNT - 1));
+            throw new IndexOutOfBoundsException("slot index " + index + " not in 0.." + (ENTRY_COUNT - 1));
         }
-        return offset + index * SLOT_LENGTH;
+        return offset + index * ENTRY_LENGTH;
     }
 
     private AtomicBuffer atomic()

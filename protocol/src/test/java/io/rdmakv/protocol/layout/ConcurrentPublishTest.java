@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The layout's reader protocol against a writer that reuses extents immediately (no grace period, the worst case):
  * a reader that copies bucket and extent byte by byte (weaker than a real RDMA read, which at least does not tear an
- * aligned 8-byte word) must never accept a torn value, even when the slot it followed was itself torn.
+ * aligned 8-byte word) must never accept a torn value, even when the entry it followed was itself torn.
  */
 class ConcurrentPublishTest
 {
@@ -48,7 +48,7 @@ class ConcurrentPublishTest
                 final long offset = extentOffsets[(int)(version & 1)];
                 java.util.Arrays.fill(value, (byte)version);
                 extent.wrap(pool, (int)offset, extentLength).write(KEY, value, version);
-                bucket.publish(0, IndexSlot.encode(fingerprint, offset, extentLength));
+                bucket.publish(0, IndexEntry.encode(fingerprint, offset, extentLength));
                 version++;
             }
         }, "writer");
@@ -75,15 +75,15 @@ class ConcurrentPublishTest
                 {
                     continue;
                 }
-                final long slot = bucket.slot(index);
-                if (!IndexSlot.isValid(slot, geometry) || IndexSlot.extentLength(slot) > extentLength)
+                final long entry = bucket.entry(index);
+                if (!IndexEntry.isValid(entry, geometry) || IndexEntry.extentLength(entry) > extentLength)
                 {
-                    // A bytewise copy can tear the slot itself; a reader must then simply retry.
+                    // A bytewise copy can tear the entry itself; a reader must then simply retry.
                     torn++;
                     continue;
                 }
-                copyBytewise(pool, (int)IndexSlot.extentOffset(slot), extentCopy, IndexSlot.extentLength(slot));
-                final ExtentStatus status = extent.wrap(extentCopy, 0, IndexSlot.extentLength(slot)).verify(KEY);
+                copyBytewise(pool, (int)IndexEntry.extentOffset(entry), extentCopy, IndexEntry.extentLength(entry));
+                final ExtentStatus status = extent.wrap(extentCopy, 0, IndexEntry.extentLength(entry)).verify(KEY);
                 if (status == ExtentStatus.OK)
                 {
                     ok++;
@@ -98,7 +98,7 @@ class ConcurrentPublishTest
                 }
                 else
                 {
-                    // TORN_CRC for a torn extent; BAD_LENGTH or KEY_MISMATCH when a torn slot pointed mid-extent.
+                    // TORN_CRC for a torn extent; BAD_LENGTH or KEY_MISMATCH when a torn entry pointed mid-extent.
                     torn++;
                 }
             }

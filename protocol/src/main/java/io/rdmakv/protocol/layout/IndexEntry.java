@@ -5,8 +5,8 @@ import io.rdmakv.protocol.ProtocolException;
 import io.rdmakv.protocol.ProtocolLimits;
 
 /**
- * One index slot: a single u64 that the server publishes with one ordered 8-byte store, so a reader sees either the
- * old or the new slot, never a mix. {@code 0} is an empty slot (a real slot always has a non-zero fingerprint).
+ * One index entry: a single u64 that the server publishes with one ordered 8-byte store, so a reader sees either the
+ * old or the new entry, never a mix. {@code 0} is an empty entry (a real entry always has a non-zero fingerprint).
  *
  * <pre>
  *   6                   5                   4                   3                   2                   1
@@ -20,7 +20,7 @@ import io.rdmakv.protocol.ProtocolLimits;
  * The offset reaches 2^33 x 64 B = 512 GiB of pool; the length reaches (2^15 - 1) x 64 B = 2 MiB - 64 B.
  * Helpers take and return byte counts; the 64-byte units are an encoding detail.
  */
-public final class IndexSlot
+public final class IndexEntry
 {
     public static final long EMPTY = 0L;
 
@@ -30,20 +30,20 @@ public final class IndexSlot
     public static final long LENGTH_MASK = (1L << 15) - 1;
     public static final int FINGERPRINT_MASK = 0xFFFF;
 
-    /** Largest extent offset in bytes a slot can express (the extent's first byte). */
+    /** Largest extent offset in bytes an entry can express (the extent's first byte). */
     public static final long MAX_EXTENT_OFFSET = OFFSET_MASK * ProtocolLimits.EXTENT_ALIGNMENT;
 
-    /** Largest extent length in bytes a slot can express. */
+    /** Largest extent length in bytes an entry can express. */
     public static final int MAX_EXTENT_LENGTH = ProtocolLimits.MAX_EXTENT_LENGTH;
 
     private static final int UNIT_SHIFT = 6;
 
-    private IndexSlot()
+    private IndexEntry()
     {
     }
 
     /**
-     * Encode a slot.
+     * Encode an entry.
      *
      * @param fingerprint 1..65535 (see {@link KeyHash#fingerprint(long)}).
      * @param extentOffset byte offset of the extent from the pool start, a multiple of 64.
@@ -71,48 +71,48 @@ public final class IndexSlot
             (extentOffset >>> UNIT_SHIFT);
     }
 
-    public static boolean isEmpty(final long slot)
+    public static boolean isEmpty(final long entry)
     {
-        return slot == EMPTY;
+        return entry == EMPTY;
     }
 
-    /** The 16-bit fingerprint; 0 only for an empty slot. */
-    public static int fingerprint(final long slot)
+    /** The 16-bit fingerprint; 0 only for an empty entry. */
+    public static int fingerprint(final long entry)
     {
-        return (int)(slot >>> FINGERPRINT_SHIFT) & FINGERPRINT_MASK;
+        return (int)(entry >>> FINGERPRINT_SHIFT) & FINGERPRINT_MASK;
     }
 
     /** The extent's byte offset from the pool start. */
-    public static long extentOffset(final long slot)
+    public static long extentOffset(final long entry)
     {
-        return (slot & OFFSET_MASK) << UNIT_SHIFT;
+        return (entry & OFFSET_MASK) << UNIT_SHIFT;
     }
 
     /** The extent's length in bytes. */
-    public static int extentLength(final long slot)
+    public static int extentLength(final long entry)
     {
-        return (int)((slot >>> LENGTH_SHIFT) & LENGTH_MASK) << UNIT_SHIFT;
+        return (int)((entry >>> LENGTH_SHIFT) & LENGTH_MASK) << UNIT_SHIFT;
     }
 
     /**
-     * Check a slot read from remote memory against the pool geometry before following it: non-empty, non-zero
+     * Check an entry read from remote memory against the pool geometry before following it: non-empty, non-zero
      * length, and the extent wholly inside the extents range. Never throws.
      */
-    public static boolean isValid(final long slot, final PoolGeometry geometry)
+    public static boolean isValid(final long entry, final PoolGeometry geometry)
     {
-        if (slot == EMPTY || fingerprint(slot) == 0)
+        if (entry == EMPTY || fingerprint(entry) == 0)
         {
             return false;
         }
-        final long offset = extentOffset(slot);
-        final int length = extentLength(slot);
+        final long offset = extentOffset(entry);
+        final int length = extentLength(entry);
         return length > 0 && geometry.containsExtent(offset, length);
     }
 
-    public static String toString(final long slot)
+    public static String toString(final long entry)
     {
-        return slot == EMPTY ? "Slot{empty}" :
-            "Slot{fp=0x" + Integer.toHexString(fingerprint(slot)) + ", offset=" + extentOffset(slot) +
-            ", length=" + extentLength(slot) + '}';
+        return entry == EMPTY ? "Slot{empty}" :
+            "Slot{fp=0x" + Integer.toHexString(fingerprint(entry)) + ", offset=" + extentOffset(entry) +
+            ", length=" + extentLength(entry) + '}';
     }
 }
