@@ -103,10 +103,10 @@ public final class ServerConfig
         addresses = new NodeAddresses(s);
         maxControlFrameBytes = NetworkKeys.CONTROL_MAX_FRAME_BYTES.get(s);
         maxKeyBytes = LimitKeys.MAX_KEY_BYTES.get(s);
-        maxValueBytes = atMost(s, LimitKeys.MAX_VALUE_BYTES, 0, FORMAT_MAX_KEY_PLUS_VALUE - maxKeyBytes);
+        maxValueBytes = within(s, LimitKeys.MAX_VALUE_BYTES, 0, FORMAT_MAX_KEY_PLUS_VALUE - maxKeyBytes);
         final int leastMessage = maxKeyBytes + maxValueBytes + MESSAGE_OVERHEAD_BYTES;
         final Integer mm = LimitKeys.MAX_MESSAGE_BYTES.get(s);
-        maxMessageBytes = mm == null ? leastMessage : atLeast(s, LimitKeys.MAX_MESSAGE_BYTES, leastMessage,
+        maxMessageBytes = mm == null ? leastMessage : within(s, LimitKeys.MAX_MESSAGE_BYTES, leastMessage,
             Integer.MAX_VALUE);
         maxConnections = LimitKeys.MAX_CONNECTIONS.get(s);
         security = new SecuritySettings(s);
@@ -150,24 +150,12 @@ public final class ServerConfig
         resp = RespPortSettings.parse(s);
     }
 
-    /** {@code setting}'s value, refused above {@code max}, a bound derived from other settings. */
-    private static int atMost(final Map<String, String> s, final Setting<Integer> setting, final int min,
+    /** {@code setting}'s value, refused outside {@code [min, max]}, a range derived from other settings. */
+    private static int within(final Map<String, String> s, final Setting<Integer> setting, final int min,
         final int max)
     {
         final int v = setting.get(s);
-        if (v > max)
-        {
-            throw SettingValues.outOfRange(setting.name(), min, max, setting.text(s));
-        }
-        return v;
-    }
-
-    /** {@code setting}'s value, refused below {@code min}, a bound derived from other settings. */
-    private static int atLeast(final Map<String, String> s, final Setting<Integer> setting, final int min,
-        final int max)
-    {
-        final int v = setting.get(s);
-        if (v < min)
+        if (v < min || v > max)
         {
             throw SettingValues.outOfRange(setting.name(), min, max, setting.text(s));
         }
