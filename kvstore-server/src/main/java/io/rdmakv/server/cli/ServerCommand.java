@@ -3,8 +3,15 @@ package io.rdmakv.server.cli;
 import io.rdmakv.protocol.SharedSecret;
 import io.rdmakv.server.KvServer;
 import io.rdmakv.server.ServerStartException;
+import io.rdmakv.server.config.ClusterKeys;
 import io.rdmakv.server.config.ConfigException;
+import io.rdmakv.server.config.NetworkKeys;
+import io.rdmakv.server.config.NodeKeys;
+import io.rdmakv.server.config.PoolKeys;
+import io.rdmakv.server.config.RespKeys;
+import io.rdmakv.server.config.SecurityKeys;
 import io.rdmakv.server.config.ServerConfig;
+import io.rdmakv.server.config.Setting;
 import io.rdmakv.server.config.SettingsReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,11 +55,13 @@ public final class ServerCommand implements Callable<Integer>
 
     /** {@code --port} is the port clients dial ({@code rdmakv get --server HOST:PORT}): the control plane's. */
     @Option(names = {"--port", "--control-port"}, paramLabel = "P",
-        description = "control port, the one clients connect to (default 7400; 0 = any)")
+        description = "control port, the one clients connect to (default " + ServerConfig.DEFAULT_CONTROL_PORT +
+            "; 0 = any)")
     Integer controlPort;
 
     @Option(names = "--data-port", paramLabel = "P",
-        description = "data port, told to clients in the handshake (default 7401; 0 = any)")
+        description = "data port, told to clients in the handshake (default " + ServerConfig.DEFAULT_DATA_PORT +
+            "; 0 = any)")
     Integer dataPort;
 
     @Option(names = "--data-dir", paramLabel = "DIR", description = "RocksDB directory (default ./data)")
@@ -123,7 +132,7 @@ public final class ServerCommand implements Callable<Integer>
         description = "serve Redis clients (RESP2/RESP3) on HOST:P (setting resp.port; default 0 = off; docs/resp.md)")
     Integer respPort;
 
-    @Option(names = {"-S", "--set"}, paramLabel = "KEY=VALUE", description = "any setting (see ServerConfig)")
+    @Option(names = {"-S", "--set"}, paramLabel = "KEY=VALUE", description = "any setting (see --list-settings)")
     Map<String, String> settings = new LinkedHashMap<>();
 
     private final PrintStream out;
@@ -147,30 +156,31 @@ public final class ServerCommand implements Callable<Integer>
     Map<String, String> overrides()
     {
         final Map<String, String> m = new LinkedHashMap<>(settings);
-        put(m, "data.port", dataPort);
-        put(m, "control.port", controlPort);
-        put(m, "data.dir", dataDir);
-        put(m, "host", host);
-        put(m, "advertised.host", advertisedHost);
-        put(m, "advertised.controlPort", advertisedControlPort);
-        put(m, "advertised.dataPort", advertisedDataPort);
-        put(m, "advertised.tcpPort", advertisedTcpPort);
-        put(m, "data.tcpPort", tcpPort);
-        put(m, "transport.serveShm", serveShm);
-        put(m, "pool.size", poolSize);
-        put(m, "transport", transport);
-        put(m, "durability", durability);
-        put(m, "node.id", nodeId);
-        put(m, "pool.pin", pin);
-        put(m, "auth.secretFile", secretFile);
-        if (secretFile == null && !m.containsKey("auth.secretFile") && !m.containsKey("auth.secret"))
+        put(m, NetworkKeys.DATA_PORT, dataPort);
+        put(m, NetworkKeys.CONTROL_PORT, controlPort);
+        put(m, NodeKeys.DATA_DIR, dataDir);
+        put(m, NetworkKeys.HOST, host);
+        put(m, NetworkKeys.ADVERTISED_HOST, advertisedHost);
+        put(m, NetworkKeys.ADVERTISED_CONTROL_PORT, advertisedControlPort);
+        put(m, NetworkKeys.ADVERTISED_DATA_PORT, advertisedDataPort);
+        put(m, NetworkKeys.ADVERTISED_TCP_PORT, advertisedTcpPort);
+        put(m, NetworkKeys.TCP_PORT, tcpPort);
+        put(m, NetworkKeys.SERVE_SHM, serveShm);
+        put(m, PoolKeys.SIZE, poolSize);
+        put(m, NetworkKeys.TRANSPORT, transport);
+        put(m, NodeKeys.DURABILITY, durability);
+        put(m, NodeKeys.NODE_ID, nodeId);
+        put(m, PoolKeys.PIN, pin);
+        put(m, SecurityKeys.SECRET_FILE, secretFile);
+        if (secretFile == null && !m.containsKey(SecurityKeys.SECRET_FILE.name()) &&
+            !m.containsKey(SecurityKeys.SECRET.name()))
         {
             // The environment is read here, not in ServerConfig: a file's auth.secretFile and it conflict (an error).
-            put(m, "auth.secret", SharedSecret.resolve(null, environment, w -> { }));
+            put(m, SecurityKeys.SECRET, SharedSecret.resolve(null, environment, w -> { }));
         }
-        put(m, "cluster.nodes", clusterNodes);
-        put(m, "metrics.port", metricsPort);
-        put(m, "resp.port", respPort);
+        put(m, ClusterKeys.NODES, clusterNodes);
+        put(m, NetworkKeys.METRICS_PORT, metricsPort);
+        put(m, RespKeys.PORT, respPort);
         return m;
     }
 
@@ -179,16 +189,11 @@ public final class ServerCommand implements Callable<Integer>
     {
         if (listSettings != null)
         {
-            final String listed = switch (listSettings)
-            {
-                case "text" -> SettingsReference.text();
-                case "json" -> SettingsReference.json();
-                case "markdown" -> SettingsReference.markdown();
-                default -> null;
-            };
+            final String listed = SettingsReference.render(listSettings);
             if (listed == null)
             {
-                err.println("rdmakv server: --list-settings takes text, json or markdown, not '" + listSettings + "'");
+                err.println("rdmakv server: --list-settings takes " + String.join(", ", SettingsReference.FORMATS)
+                    .replaceFirst(", (?=[^,]*$)", " or ") + ", not '" + listSettings + "'");
                 err.flush();
                 return 2;
             }
@@ -196,9 +201,10 @@ public final class ServerCommand implements Callable<Integer>
             out.flush();
             return 0;
         }
-        if (settings.containsKey("auth.secret"))
+        if (settings.containsKey(SecurityKeys.SECRET.name()))
         {
-            LOG.warn("auth.secret given with -S is visible in ps: use --secret-file FILE or {}", SharedSecret.ENV);
+            LOG.warn("{} given with -S is visible in ps: use --secret-file FILE or {}", SecurityKeys.SECRET,
+                SharedSecret.ENV);
         }
         final ServerConfig config;
         try
@@ -259,11 +265,11 @@ public final class ServerCommand implements Callable<Integer>
         return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
     }
 
-    private static void put(final Map<String, String> m, final String key, final Object value)
+    private static void put(final Map<String, String> m, final Setting<?> setting, final Object value)
     {
         if (value != null)
         {
-            m.put(key, value.toString());
+            m.put(setting.name(), value.toString());
         }
     }
 

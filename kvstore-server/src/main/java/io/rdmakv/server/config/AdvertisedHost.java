@@ -71,7 +71,7 @@ final class AdvertisedHost
     {
         if (explicit != null && !explicit.trim().isEmpty())
         {
-            return new Choice(explicit.trim(), "advertised.host", false);
+            return new Choice(explicit.trim(), NetworkKeys.ADVERTISED_HOST.name(), false);
         }
         if (!isWildcard(bind))
         {

@@ -2,8 +2,6 @@ package io.rdmakv.server.config;
 
 import java.util.Map;
 
-import static io.rdmakv.server.config.SettingValues.intSetting;
-
 /**
  * Where a node listens ({@code host}, {@code control.port}, {@code data.port}, {@code data.tcpPort},
  * {@code data.shmPort}) and what it tells clients and peers to reach it by ({@code advertised.*}): one group of
@@ -30,21 +28,26 @@ final class NodeAddresses
 
     NodeAddresses(final Map<String, String> s, final AdvertisedHost.InterfaceSource interfaces)
     {
-        host = s.get("host").trim();
-        controlPort = intSetting(s, "control.port", 0, 65_535);
-        dataPort = intSetting(s, "data.port", 0, 65_535);
+        host = NetworkKeys.HOST.get(s);
+        controlPort = NetworkKeys.CONTROL_PORT.get(s);
+        dataPort = NetworkKeys.DATA_PORT.get(s);
         if (controlPort != 0 && controlPort == dataPort)
         {
-            throw new ConfigException("control.port and data.port must differ: both are " + controlPort);
+            throw new ConfigException(NetworkKeys.CONTROL_PORT + " and " + NetworkKeys.DATA_PORT +
+                " must differ: both are " + controlPort);
         }
-        advertisedHost = AdvertisedHost.choose(host, s.get("advertised.host"), interfaces);
-        advertisedControlPort = s.get("advertised.controlPort") == null ? 0 :
-            intSetting(s, "advertised.controlPort", 1, 65_535);
-        advertisedDataPort = s.get("advertised.dataPort") == null ? 0 :
-            intSetting(s, "advertised.dataPort", 1, 65_535);
-        tcpPort = intSetting(s, "data.tcpPort", 0, 65_535);
-        shmPort = intSetting(s, "data.shmPort", 0, 65_535);
-        advertisedTcpPort = s.get("advertised.tcpPort") == null ? 0 : intSetting(s, "advertised.tcpPort", 1, 65_535);
+        advertisedHost = AdvertisedHost.choose(host, s.get(NetworkKeys.ADVERTISED_HOST.name()), interfaces);
+        advertisedControlPort = orZero(NetworkKeys.ADVERTISED_CONTROL_PORT.get(s));
+        advertisedDataPort = orZero(NetworkKeys.ADVERTISED_DATA_PORT.get(s));
+        tcpPort = NetworkKeys.TCP_PORT.get(s);
+        shmPort = NetworkKeys.SHM_PORT.get(s);
+        advertisedTcpPort = orZero(NetworkKeys.ADVERTISED_TCP_PORT.get(s));
+    }
+
+    /** An advertised port not given: 0, tell the bound one. */
+    private static int orZero(final Integer port)
+    {
+        return port == null ? 0 : port;
     }
 
     String host()

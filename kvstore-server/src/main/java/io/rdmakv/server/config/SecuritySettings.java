@@ -7,51 +7,35 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
  * A node's security settings: the shared secret a client presents in HELLO ({@code auth.secret}, or the first line of
- * {@code auth.secretFile}) and TLS on its control port and tcp data port ({@code tls.*}, {@link TlsSettings}).
+ * {@code auth.secretFile}) and TLS on its control port and tcp data port ({@code tls.*}, {@link TlsSettings}). Each
+ * setting is declared once in {@link SecurityKeys}.
  */
 public final class SecuritySettings
 {
     private static final Logger LOG = LoggerFactory.getLogger(SecuritySettings.class);
 
-    /** The settings this class reads, with their defaults (none). */
-    public static final Map<String, String> DEFAULTS = defaults();
-
     private final byte[] secret;
     private final TlsSettings tls;
     private final ReloadingTls tlsContexts;
 
-    private static Map<String, String> defaults()
-    {
-        final Map<String, String> m = new LinkedHashMap<>();
-        m.put("auth.secret", null);
-        m.put("auth.secretFile", null);
-        m.put(TlsSettings.CERT_FILE, null);
-        m.put(TlsSettings.KEY_FILE, null);
-        m.put(TlsSettings.CA_FILE, null);
-        m.put(TlsSettings.CLIENT_AUTH, "none");
-        return java.util.Collections.unmodifiableMap(m);
-    }
-
     SecuritySettings(final Map<String, String> s)
     {
-        final String inline = s.get("auth.secret");
-        final String file = s.get("auth.secretFile");
+        final String inline = s.get(SecurityKeys.SECRET.name());
         final boolean hasInline = inline != null && !inline.isEmpty();
-        final boolean hasFile = file != null && !file.isBlank();
+        final boolean hasFile = SecurityKeys.SECRET_FILE.isGiven(s);
         if (hasInline && hasFile)
         {
-            throw new ConfigException("auth.secret and auth.secretFile are both set (auth.secret may come from the " +
-                SharedSecret.ENV + " environment variable): keep one");
+            throw new ConfigException(SecurityKeys.SECRET + " and " + SecurityKeys.SECRET_FILE + " are both set (" +
+                SecurityKeys.SECRET + " may come from the " + SharedSecret.ENV + " environment variable): keep one");
         }
         final String text;
         try
         {
-            text = hasFile ? SharedSecret.read(java.nio.file.Path.of(file.trim()), LOG::warn) : inline;
+            text = hasFile ? SharedSecret.read(SecurityKeys.SECRET_FILE.get(s), LOG::warn) : inline;
             tls = TlsSettings.of(s);
         }
         catch (final IllegalArgumentException ex)

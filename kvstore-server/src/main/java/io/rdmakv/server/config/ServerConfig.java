@@ -10,26 +10,20 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
 
-import static io.rdmakv.server.config.SettingValues.booleanSetting;
-import static io.rdmakv.server.config.SettingValues.enumSetting;
-import static io.rdmakv.server.config.SettingValues.intSetting;
-import static io.rdmakv.server.config.SettingValues.sizeSetting;
-import static io.rdmakv.server.config.SettingValues.upper;
-
 /**
  * Settings of one server node: read from a properties file, overridden by command-line flags, validated once.
- * Every setting has a default that runs out of the box on a laptop; {@link #KNOWN} lists them with their defaults and
- * {@link SettingsReference} with their meanings ({@code rdmakv server --list-settings}, and the generated page
+ * Every setting is declared once, with its type, default, bounds and meaning, as a {@link Setting} of a topic catalogue
+ * ({@link SettingCatalog} lists them; {@link #KNOWN} their defaults); this class reads its fields through those
+ * declarations and checks what spans several settings. Every default runs out of the box on a laptop.
+ * {@link SettingsReference} prints them ({@code rdmakv server --list-settings}, and the generated page
  * {@code docs/settings.md}, which a test keeps equal to the code). Sizes follow {@link #parseSize}.
  * Cluster settings ({@code cluster.*}): see {@link ClusterSettings}; the listen and advertised addresses: see
- * {@code NodeAddresses}; how one value is read and checked: {@code SettingValues}.
+ * {@code NodeAddresses}.
  */
 public final class ServerConfig
 {
@@ -46,57 +40,8 @@ public final class ServerConfig
     /** Most credits per endpoint: the deepest verbs send/receive queue the transport accepts. */
     public static final int MAX_INFLIGHT_PER_ENDPOINT = 16_384;
 
-    /** Every accepted setting and its default ({@code null}: no default or derived). */
-    public static final Map<String, String> KNOWN;
-
-    static
-    {
-        final Map<String, String> m = new LinkedHashMap<>();
-        m.put("node.id", "1");
-        m.put("data.dir", "./data");
-        m.put("durability", "DEFAULT");
-        m.put("replication.timeoutMs", "1000");
-        m.put("replication.ackPollMicros", "0");
-        m.put("store.writeBufferSize", "8MiB");
-        m.put("store.walRecovery", WalRecovery.TOLERATE_TAIL.setting());
-        m.put("store.diskReserve", "64MiB");
-        m.put("pool.size", "64MiB");
-        m.put("pool.partitionSize", "1GiB");
-        m.put("pool.pin", "AUTO");
-        m.put("pool.hugePages", "NONE");
-        m.put("pool.reclaimGraceMs", "100");
-        m.put("pool.scribbleRetired", "false");
-        m.put("index.avgEntryBytes", "224");
-        m.put("transport", "auto");
-        m.put("transport.serveShm", ShmServing.AUTO.setting());
-        m.put("transport.maxInflightPerEndpoint", String.valueOf(DEFAULT_MAX_INFLIGHT_PER_ENDPOINT));
-        m.put("host", "0.0.0.0");
-        m.put("advertised.host", null);
-        m.put("advertised.controlPort", null);
-        m.put("advertised.dataPort", null);
-        m.put("control.port", String.valueOf(DEFAULT_CONTROL_PORT));
-        m.put("data.port", String.valueOf(DEFAULT_DATA_PORT));
-        m.put("data.tcpPort", "0");
-        m.put("data.shmPort", "0");
-        m.put("advertised.tcpPort", null);
-        m.put("control.maxFrameBytes", "65536");
-        m.put("limits.maxKeyBytes", "1024");
-        m.put("limits.maxValueBytes", String.valueOf(1 << 20));
-        m.put("limits.maxMessageBytes", null);
-        m.put("limits.maxConnections", "1024");
-        m.put("limits.maxUnauthenticated", "1024");
-        m.put("limits.maxUnauthenticatedPerSource", "64");
-        m.put("auth.handshakeTimeoutMs", "5000");
-        m.put("auth.failedCredentialBurst", "10");
-        m.put("auth.failedCredentialIntervalMs", "1000");
-        m.put("auth.ticketTtlMs", "30000");
-        m.put("cluster.nodes", null);
-        m.put("metrics.port", "0");
-        m.putAll(ClusterSettings.DEFAULTS);
-        m.putAll(RespPortSettings.DEFAULTS);
-        m.putAll(SecuritySettings.DEFAULTS);
-        KNOWN = java.util.Collections.unmodifiableMap(m);
-    }
+    /** Every accepted setting and its default ({@code null}: none or derived): {@link SettingCatalog#defaults()}. */
+    public static final Map<String, String> KNOWN = SettingCatalog.defaults();
 
     private final int nodeId;
     private final Path dataDir;
@@ -136,87 +81,85 @@ public final class ServerConfig
     ServerConfig(final Map<String, String> s)
     {
         given = java.util.Collections.unmodifiableMap(new TreeMap<>(s));
-        nodeId = intSetting(s, "node.id", 0, Integer.MAX_VALUE);
-        dataDir = Path.of(s.get("data.dir"));
-        durability = enumSetting(s, "durability", () -> Durability.parse(s.get("durability")));
-        replicationTimeoutMillis = intSetting(s, "replication.timeoutMs", 1, 600_000);
-        replicationAckPollMicros = intSetting(s, "replication.ackPollMicros", 0, 10_000);
-        writeBufferSize = sizeSetting(s, "store.writeBufferSize", 1L << 20, 1L << 30);
-        walRecovery = enumSetting(s, "store.walRecovery", () -> WalRecovery.parse(s.get("store.walRecovery")));
+        nodeId = NodeKeys.NODE_ID.get(s);
+        dataDir = NodeKeys.DATA_DIR.get(s);
+        durability = NodeKeys.DURABILITY.get(s);
+        replicationTimeoutMillis = NodeKeys.REPLICATION_TIMEOUT_MS.get(s);
+        replicationAckPollMicros = NodeKeys.REPLICATION_ACK_POLL_MICROS.get(s);
+        writeBufferSize = NodeKeys.WRITE_BUFFER_SIZE.get(s);
+        walRecovery = NodeKeys.WAL_RECOVERY.get(s);
         // RocksDB's resume after a full disk flushes the memtable into the space the reserve frees.
-        final long reserve = sizeSetting(s, "store.diskReserve", 0, 1L << 40);
+        final long reserve = NodeKeys.DISK_RESERVE.get(s);
         diskReserve = reserve == 0 ? 0 : Math.max(reserve, writeBufferSize);
-        poolSize = sizeSetting(s, "pool.size", 1L << 20, 1L << 40);
-        if ((poolSize & 4095) != 0)
-        {
-            throw new ConfigException("pool.size must be a multiple of 4096 bytes (a page): " + poolSize);
-        }
-        poolPartitionSize = sizeSetting(s, "pool.partitionSize", 1L << 16, 1L << 30);
-        if (Long.bitCount(poolPartitionSize) != 1)
-        {
-            throw new ConfigException("pool.partitionSize must be a power of two: " + poolPartitionSize);
-        }
-        pinMode = enumSetting(s, "pool.pin", () -> PinMode.valueOf(upper(s.get("pool.pin"))));
-        hugePages = upper(s.get("pool.hugePages"));
-        if (!List.of("NONE", "TRANSPARENT", "EXPLICIT").contains(hugePages))
-        {
-            throw new ConfigException("pool.hugePages must be NONE, TRANSPARENT or EXPLICIT: " +
-                s.get("pool.hugePages"));
-        }
-        reclaimGraceMillis = intSetting(s, "pool.reclaimGraceMs", 0, 3_600_000);
-        scribbleRetired = booleanSetting(s, "pool.scribbleRetired");
-        indexAvgEntryBytes = intSetting(s, "index.avgEntryBytes", 64, FORMAT_MAX_KEY_PLUS_VALUE);
-        transport = s.get("transport").trim().toLowerCase(Locale.ROOT);
-        maxInflightPerEndpoint = intSetting(s, "transport.maxInflightPerEndpoint", 1, MAX_INFLIGHT_PER_ENDPOINT);
+        poolSize = PoolKeys.SIZE.get(s);
+        poolPartitionSize = PoolKeys.PARTITION_SIZE.get(s);
+        pinMode = PoolKeys.PIN.get(s);
+        hugePages = PoolKeys.HUGE_PAGES.get(s);
+        reclaimGraceMillis = PoolKeys.RECLAIM_GRACE_MS.get(s);
+        scribbleRetired = PoolKeys.SCRIBBLE_RETIRED.get(s);
+        indexAvgEntryBytes = PoolKeys.INDEX_AVG_ENTRY_BYTES.get(s);
+        transport = NetworkKeys.TRANSPORT.get(s);
+        maxInflightPerEndpoint = NetworkKeys.MAX_INFLIGHT_PER_ENDPOINT.get(s);
         addresses = new NodeAddresses(s);
-        // The handshake codec never accepts more than 64 KiB, so a larger setting would only be misleading.
-        maxControlFrameBytes = intSetting(s, "control.maxFrameBytes", 256, 1 << 16);
-        maxKeyBytes = intSetting(s, "limits.maxKeyBytes", 1, FORMAT_MAX_KEY_BYTES);
-        maxValueBytes = intSetting(s, "limits.maxValueBytes", 0, FORMAT_MAX_KEY_PLUS_VALUE - maxKeyBytes);
-        final String mm = s.get("limits.maxMessageBytes");
-        maxMessageBytes = mm == null ? maxKeyBytes + maxValueBytes + MESSAGE_OVERHEAD_BYTES :
-            intSetting(s, "limits.maxMessageBytes", maxKeyBytes + maxValueBytes + MESSAGE_OVERHEAD_BYTES,
-                Integer.MAX_VALUE);
-        maxConnections = intSetting(s, "limits.maxConnections", 1, 1_000_000);
+        maxControlFrameBytes = NetworkKeys.CONTROL_MAX_FRAME_BYTES.get(s);
+        maxKeyBytes = LimitKeys.MAX_KEY_BYTES.get(s);
+        maxValueBytes = within(s, LimitKeys.MAX_VALUE_BYTES, 0, FORMAT_MAX_KEY_PLUS_VALUE - maxKeyBytes);
+        final int leastMessage = maxKeyBytes + maxValueBytes + MESSAGE_OVERHEAD_BYTES;
+        final Integer mm = LimitKeys.MAX_MESSAGE_BYTES.get(s);
+        maxMessageBytes = mm == null ? leastMessage : within(s, LimitKeys.MAX_MESSAGE_BYTES, leastMessage,
+            Integer.MAX_VALUE);
+        maxConnections = LimitKeys.MAX_CONNECTIONS.get(s);
         security = new SecuritySettings(s);
-        ticketTtlMillis = intSetting(s, "auth.ticketTtlMs", 1, 3_600_000);
-        admission = new AdmissionSettings(intSetting(s, "limits.maxUnauthenticated", 1, 1_000_000),
-            intSetting(s, "limits.maxUnauthenticatedPerSource", 1, 1_000_000),
-            Duration.ofMillis(intSetting(s, "auth.handshakeTimeoutMs", 1, 3_600_000)),
-            intSetting(s, "auth.failedCredentialBurst", 1, 1_000_000),
-            Duration.ofMillis(intSetting(s, "auth.failedCredentialIntervalMs", 1, 3_600_000)));
-        serveShm = enumSetting(s, "transport.serveShm", () -> ShmServing.parse(s.get("transport.serveShm")));
-        final String nodes = s.get("cluster.nodes");
-        if (nodes == null || nodes.isBlank())
+        ticketTtlMillis = LimitKeys.TICKET_TTL_MS.get(s);
+        admission = new AdmissionSettings(LimitKeys.MAX_UNAUTHENTICATED.get(s),
+            LimitKeys.MAX_UNAUTHENTICATED_PER_SOURCE.get(s),
+            Duration.ofMillis(LimitKeys.HANDSHAKE_TIMEOUT_MS.get(s)), LimitKeys.FAILED_CREDENTIAL_BURST.get(s),
+            Duration.ofMillis(LimitKeys.FAILED_CREDENTIAL_INTERVAL_MS.get(s)));
+        serveShm = NetworkKeys.SERVE_SHM.get(s);
+        final boolean staticMap = ClusterKeys.NODES.isGiven(s);
+        if (!staticMap)
         {
             clusterNodes = List.of(new ClusterNode(nodeId, addresses.advertisedHost(),
                 addresses.advertisedControlPort(addresses.controlPort()), 0, ClusterNode.HASH_SLOT_COUNT - 1));
         }
         else
         {
-            clusterNodes = ClusterNode.parseList(nodes);
+            clusterNodes = ClusterNode.parseList(ClusterKeys.NODES.get(s));
             if (clusterNodes.stream().noneMatch(n -> n.nodeId() == nodeId))
             {
-                throw new ConfigException("cluster.nodes does not contain this node (node.id=" + nodeId + ")");
+                throw new ConfigException(ClusterKeys.NODES + " does not contain this node (" + NodeKeys.NODE_ID +
+                    "=" + nodeId + ")");
             }
         }
         cluster = ClusterSettings.parse(s, dataDir);
-        if (cluster.enabled() && nodes != null && !nodes.isBlank())
+        if (cluster.enabled() && staticMap)
         {
-            throw new ConfigException("cluster.voters and cluster.nodes exclude each other: a replicated cluster's " +
-                "slot map is decided by its voters, not configured");
+            throw new ConfigException(ClusterKeys.VOTERS + " and " + ClusterKeys.NODES + " exclude each other: a " +
+                "replicated cluster's slot map is decided by its voters, not configured");
         }
         final Map<String, String> tp = new TreeMap<>();
         s.forEach((k, v) ->
         {
-            if (SettingValues.isTransportProperty(k))
+            if (SettingCatalog.isTransportProperty(k))
             {
                 tp.put(k, v);
             }
         });
         transportProperties = java.util.Collections.unmodifiableMap(tp);
-        metricsPort = intSetting(s, "metrics.port", 0, 65_535);
+        metricsPort = NetworkKeys.METRICS_PORT.get(s);
         resp = RespPortSettings.parse(s);
+    }
+
+    /** {@code setting}'s value, refused outside {@code [min, max]}, a range derived from other settings. */
+    private static int within(final Map<String, String> s, final Setting<Integer> setting, final int min,
+        final int max)
+    {
+        final int v = setting.get(s);
+        if (v < min || v > max)
+        {
+            throw SettingValues.outOfRange(setting.name(), min, max, setting.text(s));
+        }
+        return v;
     }
 
     /** All defaults. */
@@ -568,9 +511,9 @@ public final class ServerConfig
     public String toString()
     {
         final Map<String, String> m = toSettings();
-        if (m.containsKey("auth.secret"))
+        if (m.containsKey(SecurityKeys.SECRET.name()))
         {
-            m.put("auth.secret", "<set>");
+            m.put(SecurityKeys.SECRET.name(), "<set>");
         }
         return "ServerConfig" + m;
     }

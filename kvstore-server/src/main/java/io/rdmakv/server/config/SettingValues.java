@@ -2,15 +2,14 @@ package io.rdmakv.server.config;
 
 import java.math.BigDecimal;
 import java.util.Locale;
-import java.util.Map;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Reads one setting's value, as given by name in a settings map, as a whole number, a size, a boolean or an enum,
- * checks its range and fails with a {@link ConfigException} that names the setting, the value and what is allowed.
- * Holds the one convention for sizes ({@link #parseSize}). Stateless; safe from any thread.
+ * Reads one setting's text as a whole number, a size, a boolean, a choice or a decimal number, checks its range and
+ * fails with a {@link ConfigException} that names the setting, the text and what is allowed: the readers behind each
+ * {@link Setting}. Holds the one convention for sizes ({@link #parseSize}). Stateless; safe from any thread.
  */
 final class SettingValues
 {
@@ -68,95 +67,113 @@ final class SettingValues
         }
     }
 
+    /** {@code bytes} as a file would write it: the largest binary unit that divides it (1MiB, 64KiB, 1000). */
+    static String formatSize(final long bytes)
+    {
+        final String[] units = {"TiB", "GiB", "MiB", "KiB"};
+        for (int i = 0; i < units.length; i++)
+        {
+            final int shift = 40 - 10 * i;
+            if (bytes != 0 && bytes % (1L << shift) == 0)
+            {
+                return (bytes >> shift) + units[i];
+            }
+        }
+        return Long.toString(bytes);
+    }
+
     /** The value trimmed and upper-cased (enum names). */
     static String upper(final String v)
     {
         return v.trim().toUpperCase(Locale.ROOT);
     }
 
-    /** Setting {@code name} as a whole number in {@code [min, max]}. */
-    static int intSetting(final Map<String, String> s, final String name, final int min, final int max)
+    /** Setting {@code name}'s {@code text} as a whole number in {@code [min, max]}. */
+    static int intValue(final String name, final String text, final int min, final int max)
     {
-        final String v = s.get(name);
         final long n;
         try
         {
-            n = Long.parseLong(v.trim());
+            n = Long.parseLong(text.trim());
         }
         catch (final NumberFormatException ex)
         {
-            throw new ConfigException(name + " must be a whole number: '" + v + "'");
+            throw new ConfigException(name + " must be a whole number: '" + text + "'");
         }
         if (n < min || n > max)
         {
-            throw new ConfigException(name + " must be between " + min + " and " + max + ": " + v);
+            throw outOfRange(name, min, max, text);
         }
         return (int)n;
     }
 
-    /** Setting {@code name} as {@code true} or {@code false} (any case). */
-    static boolean booleanSetting(final Map<String, String> s, final String name)
+    /** "NAME must be between MIN and MAX: TEXT", for a value out of its (possibly derived) range. */
+    static ConfigException outOfRange(final String name, final long min, final long max, final String text)
     {
-        final String v = s.get(name).trim().toLowerCase(Locale.ROOT);
+        return new ConfigException(name + " must be between " + min + " and " + max + ": " + text);
+    }
+
+    /** Setting {@code name}'s {@code text} as {@code true} or {@code false} (any case). */
+    static boolean booleanValue(final String name, final String text)
+    {
+        final String v = text.trim().toLowerCase(Locale.ROOT);
         if (!v.equals("true") && !v.equals("false"))
         {
-            throw new ConfigException(name + " must be true or false: '" + s.get(name) + "'");
+            throw new ConfigException(name + " must be true or false: '" + text + "'");
         }
         return v.equals("true");
     }
 
-    /** Setting {@code name} as a size ({@link #parseSize}) in {@code [min, max]} bytes. */
-    static long sizeSetting(final Map<String, String> s, final String name, final long min, final long max)
+    /** Setting {@code name}'s {@code text} as a size ({@link #parseSize}) in {@code [min, max]} bytes. */
+    static long sizeValue(final String name, final String text, final long min, final long max)
     {
-        final String v = s.get(name);
         final long n;
         try
         {
-            n = parseSize(v);
+            n = parseSize(text);
         }
         catch (final NumberFormatException ex)
         {
-            throw new ConfigException(name + " must be a size like 65536, 64MiB or 1GiB: '" + v + "' (" +
+            throw new ConfigException(name + " must be a size like 65536, 64MiB or 1GiB: '" + text + "' (" +
                 ex.getMessage() + ")");
         }
         if (n < min || n > max)
         {
-            throw new ConfigException(name + " must be between " + min + " and " + max + " bytes: " + v);
+            throw new ConfigException(name + " must be between " + min + " and " + max + " bytes: " + text);
         }
         return n;
     }
 
-    /** Setting {@code name} parsed by {@code parse}, whose {@link IllegalArgumentException} becomes a config error. */
-    static <T> T enumSetting(final Map<String, String> s, final String name, final Supplier<T> parse)
+    /** Setting {@code name}'s {@code text} read by {@code parse}, whose {@link IllegalArgumentException} names it. */
+    static <T> T choiceValue(final String name, final String text, final Function<String, T> parse)
     {
         try
         {
-            return parse.get();
+            return parse.apply(text);
         }
         catch (final IllegalArgumentException ex)
         {
-            throw new ConfigException(name + ": invalid value '" + s.get(name) + "' (" + ex.getMessage() + ")");
+            throw new ConfigException(name + ": invalid value '" + text + "' (" + ex.getMessage() + ")");
         }
     }
 
-    /**
-     * {@code name} when it is a setting a node accepts.
-     *
-     * @throws ConfigException naming the known settings otherwise.
-     */
-    static String checkName(final String name)
+    /** Setting {@code name}'s {@code text} as a decimal number in {@code [min, max]}; {@code like} is an example. */
+    static double decimalValue(final String name, final String text, final String like, final double min,
+        final double max)
     {
-        if (ServerConfig.KNOWN.containsKey(name) || isTransportProperty(name))
+        final double d;
+        try
         {
-            return name;
+            d = Double.parseDouble(text.trim());
         }
-        throw new ConfigException("unknown setting '" + name + "'; known: " + ServerConfig.KNOWN.keySet() +
-            " and tcp.*, verbs.*, shm.*");
-    }
-
-    /** Whether {@code name} is passed to the transports as a property: {@code tcp.*}, {@code verbs.*}, {@code shm.*}. */
-    static boolean isTransportProperty(final String name)
-    {
-        return name.startsWith("tcp.") || name.startsWith("verbs.") || name.startsWith("shm.");
+        catch (final NumberFormatException ex)
+        {
+            throw new ConfigException(name + " must be a number like " + like + ": '" + text + "'");
+        }
+        if (!(d >= min && d <= max))
+        {
+            throw new ConfigException(name + " must be between " + min + " and " + max + ": " + d);
+        }
+        return d;
     }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.rdmakv.server.config.ConfigException;
 import io.rdmakv.server.config.ServerConfig;
+import io.rdmakv.server.config.SettingCatalog;
 import io.rdmakv.server.config.SettingsReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -76,6 +77,8 @@ class ServerCommandHelpTest
             final String name = setting.get("name").asText();
             names.add(name);
             assertEquals(SettingsReference.MEANINGS.get(name), setting.get("meaning").asText(), name);
+            assertEquals(SettingCatalog.find(name).type(), setting.get("type").asText(), name);
+            assertEquals(SettingCatalog.find(name).allowed(), setting.get("allowed").asText(), name);
             final String def = ServerConfig.KNOWN.get(name);
             assertEquals(def == null, setting.get("default").isNull(), setting.toString());
             if (def != null)
