@@ -7,6 +7,7 @@ import io.rdmakv.client.KvClientDiagnostics;
 import io.rdmakv.client.KvStats;
 import io.rdmakv.protocol.wire.TransportAddress;
 import io.rdmakv.server.KvServer;
+import io.rdmakv.server.config.PoolKeys;
 import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.transport.select.TransportSelector;
 import org.HdrHistogram.Histogram;
@@ -107,7 +108,7 @@ public final class DemoCommand implements Callable<Integer>
         settings.put("host", "127.0.0.1");
         settings.put("control.port", "0");
         settings.put("data.port", "0");
-        settings.put("pool.size", poolSize);
+        settings.put(PoolKeys.SIZE.name(), poolSize);
         out.printf("rdmakv demo: one node in this process, %d keys of %d B, %d threads for %.1f s, %d%% GET / %d%% PUT%n%n",
             keys, valueSize, threads, durationMillis / 1000.0, getPercent, 100 - getPercent);
 

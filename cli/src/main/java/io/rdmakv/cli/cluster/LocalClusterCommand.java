@@ -7,6 +7,7 @@ import io.rdmakv.cli.Json;
 import io.rdmakv.cli.RdmakvMain;
 import io.rdmakv.client.KvException;
 import io.rdmakv.protocol.wire.AdminReply;
+import io.rdmakv.server.config.RespKeys;
 import io.rdmakv.transport.tls.TlsSettings;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -272,7 +273,7 @@ public final class LocalClusterCommand implements Callable<Integer>
         }
         if (respBasePort > 0)
         {
-            s.put("resp.port", Integer.toString(respBasePort + node - 1));
+            s.put(RespKeys.PORT.name(), Integer.toString(respBasePort + node - 1));
         }
         s.putAll(settings);
         s.forEach((k, v) -> cmd.addAll(List.of("-S", k + "=" + v)));

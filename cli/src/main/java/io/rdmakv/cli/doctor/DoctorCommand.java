@@ -5,6 +5,7 @@ import io.rdmakv.pool.ArenaException;
 import io.rdmakv.pool.MemlockLimit;
 import io.rdmakv.server.ServerPinnedMemory;
 import io.rdmakv.server.config.ConfigException;
+import io.rdmakv.server.config.PoolKeys;
 import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.TransportProvider;
@@ -108,7 +109,7 @@ public final class DoctorCommand implements Callable<Integer>
         final Map<String, String> m = new LinkedHashMap<>();
         if (poolSize != null)
         {
-            m.put("pool.size", poolSize);
+            m.put(PoolKeys.SIZE.name(), poolSize);
         }
         if (transport != null)
         {
