@@ -188,7 +188,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
         final NodeSession session;
         try
         {
-            session = sessionFor(slot.clusterSlot);
+            session = sessionFor(slot.hashedKey.hashSlot());
         }
         catch (final RuntimeException ex)
         {
@@ -234,7 +234,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
      */
     boolean dispatchIfConnected(final RequestSlot slot)
     {
-        final int nodeId = maps.current().ownerOf(slot.clusterSlot);
+        final int nodeId = maps.current().ownerOf(slot.hashedKey.hashSlot());
         final NodeSession session = nodeId < 0 ? null : sessions.get(nodeId);
         if (!usable(session, nodeId))
         {

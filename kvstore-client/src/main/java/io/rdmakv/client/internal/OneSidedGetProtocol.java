@@ -233,8 +233,8 @@ final class OneSidedGetProtocol
         final NodeInfo node = slot.session.info();
         final PoolGeometry geometry = node.geometry();
         final long base = node.poolBase();
-        final long primary = KeyHash.primaryBucket(slot.hash, geometry.bucketCount());
-        final long secondary = KeyHash.secondaryBucket(slot.hash, geometry.bucketCount());
+        final long primary = KeyHash.primaryBucket(slot.hashedKey.hash(), geometry.bucketCount());
+        final long secondary = KeyHash.secondaryBucket(slot.hashedKey.hash(), geometry.bucketCount());
         slot.batch[0].set(base + geometry.bucketOffset(primary), node.remoteKey(), IndexBucketFlyweight.BUCKET_LENGTH,
             slot.readBuffer, RequestSlot.PRIMARY_BUCKET_OFFSET, bucketReadHandlers[slot.index]);
         slot.batch[1].set(base + geometry.bucketOffset(secondary), node.remoteKey(),
@@ -242,7 +242,7 @@ final class OneSidedGetProtocol
             bucketReadHandlers[slot.index]);
         slot.batch[2].set(base, node.remoteKey(), RequestSlot.HEADER_READ_LENGTH, slot.readBuffer,
             RequestSlot.HEADER_OFFSET, bucketReadHandlers[slot.index]);
-        slot.batch[3].set(base + SlotOwnershipTable.poolOffsetOf(slot.clusterSlot), node.remoteKey(),
+        slot.batch[3].set(base + SlotOwnershipTable.poolOffsetOf(slot.hashedKey.hashSlot()), node.remoteKey(),
             SlotOwnershipTable.WORD_LENGTH, slot.readBuffer, RequestSlot.OWNERSHIP_OFFSET, bucketReadHandlers[slot.index]);
         slot.batchSize = 4;
         slot.batchPosted = 0;
@@ -259,7 +259,7 @@ final class OneSidedGetProtocol
         {
             return false;
         }
-        if (!cache.lookup(slot.hash, slot))
+        if (!cache.lookup(slot.hashedKey.hash(), slot))
         {
             counters.increment(ClientCounter.GET_CACHE_MISSES);
             return false;
@@ -267,7 +267,7 @@ final class OneSidedGetProtocol
         prepareExtentRead(slot, slot.followedSlot, RequestSlot.PHASE_READ_CACHED);
         // The key's ownership word rides in the same batch: no extra round trip.
         final NodeInfo node = slot.session.info();
-        slot.batch[1].set(node.poolBase() + SlotOwnershipTable.poolOffsetOf(slot.clusterSlot),
+        slot.batch[1].set(node.poolBase() + SlotOwnershipTable.poolOffsetOf(slot.hashedKey.hashSlot()),
             node.remoteKey(), SlotOwnershipTable.WORD_LENGTH, slot.readBuffer, RequestSlot.OWNERSHIP_OFFSET,
             extentReadHandlers[slot.index]);
         slot.batchSize = 2;
@@ -388,7 +388,7 @@ final class OneSidedGetProtocol
             (slot.readBuffer.getInt(header + PoolHeaderFlyweight.FLAGS_OFFSET, ORDER) &
             PoolHeaderFlyweight.FLAG_COMPLETE) != 0;
 
-        final int fingerprint = KeyHash.fingerprint(slot.hash);
+        final int fingerprint = KeyHash.fingerprint(slot.hashedKey.hash());
         final PoolGeometry geometry = node.geometry();
         final IndexBucketFlyweight bucket = FLYWEIGHTS.get().bucket;
         int count = 0;
@@ -453,7 +453,7 @@ final class OneSidedGetProtocol
         }
         // Superseded, deleted, evicted, reused or torn: whatever it was, the index knows better.
         counters.increment(ClientCounter.GET_CACHE_INVALIDATIONS);
-        slot.session.locationCache().forget(slot.hash, slot.followedSlot);
+        slot.session.locationCache().forget(slot.hashedKey.hash(), slot.followedSlot);
         prepareBatch(slot);
         return true;
     }
@@ -486,7 +486,7 @@ final class OneSidedGetProtocol
                 if (extent.isLive())
                 {
                     // Only a LIVE extent is worth remembering: a RETIRED one was superseded since the bucket read.
-                    slot.session.locationCache().remember(slot.hash, slot.followedSlot, extent.version());
+                    slot.session.locationCache().remember(slot.hashedKey.hash(), slot.followedSlot, extent.version());
                 }
                 succeed(slot, extent);
                 return false;
@@ -542,7 +542,7 @@ final class OneSidedGetProtocol
      */
     private static boolean ownershipServes(final RequestSlot slot)
     {
-        final int clusterSlot = slot.clusterSlot;
+        final int clusterSlot = slot.hashedKey.hashSlot();
         return SlotOwnershipTable.serves(SlotOwnershipTable.readWord(slot.readBuffer, RequestSlot.OWNERSHIP_OFFSET),
             clusterSlot, slot.session.rangeEpoch(clusterSlot));
     }

@@ -3,7 +3,6 @@ package io.rdmakv.client.internal;
 import io.rdmakv.client.ClientCounter;
 import io.rdmakv.client.KvError;
 import io.rdmakv.client.KvException;
-import io.rdmakv.protocol.layout.KeyHash;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
 import io.rdmakv.transport.WorkerProgress;
@@ -292,8 +291,7 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
             call.fail(ex);
             return true;
         }
-        slot.hash = KeyHash.hash(slot.key, 0, slot.keyLength);
-        slot.clusterSlot = KeyHash.clusterSlot(slot.key, 0, slot.keyLength);
+        slot.hashedKey.wrap(slot.key, 0, slot.keyLength);
         if (mayConnect)
         {
             router.dispatch(slot);
@@ -359,8 +357,7 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
 
     private <T> T run(final RequestSlot slot, final RequestType<T> type)
     {
-        slot.hash = KeyHash.hash(slot.key, 0, slot.keyLength);
-        slot.clusterSlot = KeyHash.clusterSlot(slot.key, 0, slot.keyLength);
+        slot.hashedKey.wrap(slot.key, 0, slot.keyLength);
         router.dispatch(slot);
         return slots.await(slot, type, timeoutNanos, callerDriver);
     }

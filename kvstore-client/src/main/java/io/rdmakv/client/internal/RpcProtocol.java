@@ -243,7 +243,7 @@ final class RpcProtocol
                 }
                 else if (slot.type == RequestSlot.TYPE_DELETE)
                 {
-                    session.locationCache().forget(slot.hash);
+                    session.locationCache().forget(slot.hashedKey.hash());
                 }
                 slot.succeed(status, null, slot.type == RequestSlot.TYPE_STATS ? response.text() : null);
             }
@@ -269,9 +269,9 @@ final class RpcProtocol
     {
         final LocationCache cache = session.locationCache();
         final long location = response.location();
-        if (location == IndexSlot.EMPTY || !cache.remember(slot.hash, location, response.version()))
+        if (location == IndexSlot.EMPTY || !cache.remember(slot.hashedKey.hash(), location, response.version()))
         {
-            cache.forget(slot.hash);
+            cache.forget(slot.hashedKey.hash());
         }
     }
 
