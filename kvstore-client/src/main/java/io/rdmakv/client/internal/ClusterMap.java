@@ -21,8 +21,8 @@ final class ClusterMap
 {
     private static final int NO_NODE = -1;
 
-    private final int[] ownerBySlot = new int[ProtocolLimits.CLUSTER_SLOT_COUNT];
-    private final long[] rangeEpochBySlot = new long[ProtocolLimits.CLUSTER_SLOT_COUNT];
+    private final int[] ownerByHashSlot = new int[ProtocolLimits.HASH_SLOT_COUNT];
+    private final long[] rangeEpochByHashSlot = new long[ProtocolLimits.HASH_SLOT_COUNT];
     private final Map<Integer, HostPort> controlAddresses = new HashMap<>();
     /** Every member of a replicated cluster (primary of a range or not): reached for STATS, never routed to. */
     private final Map<Integer, HostPort> memberAddresses = new HashMap<>();
@@ -31,7 +31,7 @@ final class ClusterMap
     private ClusterMap(final long epoch)
     {
         this.epoch = epoch;
-        Arrays.fill(ownerBySlot, NO_NODE);
+        Arrays.fill(ownerByHashSlot, NO_NODE);
     }
 
     /**
@@ -44,14 +44,14 @@ final class ClusterMap
         final List<ClusterNode> nodes = welcome.clusterMap();
         if (nodes.isEmpty())
         {
-            Arrays.fill(map.ownerBySlot, welcome.nodeId());
+            Arrays.fill(map.ownerByHashSlot, welcome.nodeId());
             map.controlAddresses.put(welcome.nodeId(), answeredAt);
             return map;
         }
         for (final ClusterNode node : nodes)
         {
-            Arrays.fill(map.ownerBySlot, node.firstSlot(), node.lastSlot() + 1, node.nodeId());
-            Arrays.fill(map.rangeEpochBySlot, node.firstSlot(), node.lastSlot() + 1, node.rangeEpoch());
+            Arrays.fill(map.ownerByHashSlot, node.firstSlot(), node.lastSlot() + 1, node.nodeId());
+            Arrays.fill(map.rangeEpochByHashSlot, node.firstSlot(), node.lastSlot() + 1, node.rangeEpoch());
             map.controlAddresses.put(node.nodeId(), node.nodeId() == welcome.nodeId() ?
                 answeredAt : new HostPort(reachableHost(node.host(), answeredAt), node.controlPort()));
         }
@@ -65,10 +65,10 @@ final class ClusterMap
         return map;
     }
 
-    /** The node owning {@code clusterSlot}, or -1 when the map leaves it unassigned. */
-    int ownerOf(final int clusterSlot)
+    /** The node owning {@code hashSlot}, or -1 when the map leaves it unassigned. */
+    int ownerOf(final int hashSlot)
     {
-        return ownerBySlot[clusterSlot];
+        return ownerByHashSlot[hashSlot];
     }
 
     /** The configuration epoch of the map (0: a static map that never changes). */
@@ -83,10 +83,10 @@ final class ClusterMap
         return epoch > 0;
     }
 
-    /** The epoch of the range holding {@code clusterSlot} (0 in a static map). */
-    long rangeEpoch(final int clusterSlot)
+    /** The epoch of the range holding {@code hashSlot} (0 in a static map). */
+    long rangeEpoch(final int hashSlot)
     {
-        return rangeEpochBySlot[clusterSlot];
+        return rangeEpochByHashSlot[hashSlot];
     }
 
     /** Every control address of a range's primary (the members that are primary of nothing are left out). */

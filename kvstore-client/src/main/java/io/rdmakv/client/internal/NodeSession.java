@@ -36,7 +36,7 @@ final class NodeSession implements EndpointHandler
 {
     private static final Logger LOG = LoggerFactory.getLogger(NodeSession.class);
     /** No map epochs known: every ownership word at any epoch is recent enough. */
-    private static final long[] NO_RANGE_EPOCHS = new long[ProtocolLimits.CLUSTER_SLOT_COUNT];
+    private static final long[] NO_RANGE_EPOCHS = new long[ProtocolLimits.HASH_SLOT_COUNT];
 
     private final NodeInfo info;
     private final boolean oneSided;
@@ -54,7 +54,7 @@ final class NodeSession implements EndpointHandler
     private final ReadLease readLease = new ReadLease();
     /** The read lease the ATTACH answer granted (written before attachAnswer completes, read after). */
     private volatile int attachLeaseGrant;
-    private volatile long[] rangeEpochBySlot = NO_RANGE_EPOCHS;
+    private volatile long[] rangeEpochByHashSlot = NO_RANGE_EPOCHS;
     /** The last cluster map found to place this session at its node id's address ({@link #usableIn}). */
     private volatile ClusterMap servesIn;
 
@@ -172,23 +172,23 @@ final class NodeSession implements EndpointHandler
     }
 
     /**
-     * The epoch of {@code clusterSlot}'s range in the client's map (0 while the map carries no epochs): an ownership
+     * The epoch of {@code hashSlot}'s range in the client's map (0 while the map carries no epochs): an ownership
      * word older than it is not trusted.
      */
-    long rangeEpoch(final int clusterSlot)
+    long rangeEpoch(final int hashSlot)
     {
-        return rangeEpochBySlot[clusterSlot];
+        return rangeEpochByHashSlot[hashSlot];
     }
 
     /** The map's range epoch of every cluster slot (from a WELCOME or map push that carries them); not copied. */
-    void rangeEpochs(final long[] bySlot)
+    void rangeEpochs(final long[] byHashSlot)
     {
-        if (bySlot.length != ProtocolLimits.CLUSTER_SLOT_COUNT)
+        if (byHashSlot.length != ProtocolLimits.HASH_SLOT_COUNT)
         {
-            throw new IllegalArgumentException("range epochs for " + bySlot.length + " slots, expected " +
-                ProtocolLimits.CLUSTER_SLOT_COUNT);
+            throw new IllegalArgumentException("range epochs for " + byHashSlot.length + " slots, expected " +
+                ProtocolLimits.HASH_SLOT_COUNT);
         }
-        rangeEpochBySlot = bySlot;
+        rangeEpochByHashSlot = byHashSlot;
     }
 
     /** GETs to this node go one-sided (resolved get mode, and the pool has not been rebuilt since the handshake). */

@@ -113,7 +113,7 @@ final class RequestSlot
     int candidateNext;
     int extentLength;
     /** The index slot whose extent is being read: a candidate from the buckets, or the cached location. */
-    long followedSlot;
+    long followedEntry;
     /** The version the cached location promised (a cached read only). */
     long expectedVersion;
     /** First failed read status of the current batch (ordered before the batch's last count-down). */
@@ -165,7 +165,7 @@ final class RequestSlot
         this.candidateCount = 0;
         this.candidateNext = 0;
         this.extentLength = 0;
-        this.followedSlot = 0;
+        this.followedEntry = 0;
         this.expectedVersion = 0;
         this.readFailure = null;
         this.deferredAction = 0;

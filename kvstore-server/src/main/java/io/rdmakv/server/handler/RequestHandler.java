@@ -481,12 +481,12 @@ public final class RequestHandler implements EndpointHandler
      */
     private boolean checkRoute(final Endpoint endpoint, final long correlationId, final HashedKey hashed)
     {
-        final int slot = hashed.hashSlot();
+        final int hashSlot = hashed.hashSlot();
         final SlotRouter routing = router;
-        if (!routing.isLocal(slot))
+        if (!routing.isLocal(hashSlot))
         {
             counters.increment(ServerCounter.WRONG_NODE);
-            responses.answerWrongNode(endpoint, correlationId, routing.ownerAddress(slot));
+            responses.answerWrongNode(endpoint, correlationId, routing.ownerAddress(hashSlot));
             return false;
         }
         final ClusterView lease = leaseHolder;

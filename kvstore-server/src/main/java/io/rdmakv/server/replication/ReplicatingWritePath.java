@@ -243,14 +243,14 @@ public final class ReplicatingWritePath implements WritePath
         {
             return false; // no view followed: a single node's local writes
         }
-        final int slot = key.hashSlot();
+        final int hashSlot = key.hashSlot();
         final SlotRouter routing = writableNow();
-        if (routing.isLocal(slot))
+        if (routing.isLocal(hashSlot))
         {
             return false;
         }
         outcome.failed(endpoint, correlationId, Status.WRONG_NODE,
-            new String(routing.ownerAddress(slot), StandardCharsets.UTF_8));
+            new String(routing.ownerAddress(hashSlot), StandardCharsets.UTF_8));
         return true;
     }
 

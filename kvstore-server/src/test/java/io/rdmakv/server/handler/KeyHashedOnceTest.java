@@ -57,7 +57,7 @@ class KeyHashedOnceTest
         public int hashSlot(final DirectBuffer key, final int offset, final int length)
         {
             hashSlots++;
-            return (KeyHash.clusterSlot(key, offset, length) + 1) & (ProtocolLimits.CLUSTER_SLOT_COUNT - 1);
+            return (KeyHash.hashSlot(key, offset, length) + 1) & (ProtocolLimits.HASH_SLOT_COUNT - 1);
         }
     }
 
@@ -149,7 +149,7 @@ class KeyHashedOnceTest
     private static ByteBuffer storeKey(final String key)
     {
         final UnsafeBuffer bytes = ascii(key);
-        final int slot = (KeyHash.clusterSlot(bytes, 0, key.length()) + 1) & (ProtocolLimits.CLUSTER_SLOT_COUNT - 1);
+        final int slot = (KeyHash.hashSlot(bytes, 0, key.length()) + 1) & (ProtocolLimits.HASH_SLOT_COUNT - 1);
         final ByteBuffer storeKey = ByteBuffer.allocateDirect(2 + key.length());
         storeKey.put((byte)(slot >>> 8)).put((byte)slot).put(key.getBytes(StandardCharsets.US_ASCII)).flip();
         return storeKey;

@@ -10,7 +10,7 @@ import org.agrona.DirectBuffer;
  */
 public interface KeyHasher
 {
-    /** {@link KeyHash#hash(DirectBuffer, int, int)} and {@link KeyHash#clusterSlot(DirectBuffer, int, int)}. */
+    /** {@link KeyHash#hash(DirectBuffer, int, int)} and {@link KeyHash#hashSlot(DirectBuffer, int, int)}. */
     KeyHasher STANDARD = new KeyHasher()
     {
         @Override
@@ -22,7 +22,7 @@ public interface KeyHasher
         @Override
         public int hashSlot(final DirectBuffer key, final int offset, final int length)
         {
-            return KeyHash.clusterSlot(key, offset, length);
+            return KeyHash.hashSlot(key, offset, length);
         }
     };
 

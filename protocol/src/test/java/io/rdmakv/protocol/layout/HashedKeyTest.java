@@ -31,7 +31,7 @@ class HashedKeyTest
         public int hashSlot(final DirectBuffer key, final int offset, final int length)
         {
             calls++;
-            return KeyHash.clusterSlot(key, offset, length);
+            return KeyHash.hashSlot(key, offset, length);
         }
     }
 
@@ -44,8 +44,8 @@ class HashedKeyTest
 
         final HashedKey key = new HashedKey().wrap(padded, 3, bytes.length);
         assertEquals(KeyHash.hash(bytes), key.hash());
-        assertEquals(KeyHash.clusterSlot(bytes), key.hashSlot());
-        assertEquals(KeyHash.clusterSlot("{42}".getBytes(StandardCharsets.US_ASCII)), key.hashSlot(), "the hash tag");
+        assertEquals(KeyHash.hashSlot(bytes), key.hashSlot());
+        assertEquals(KeyHash.hashSlot("{42}".getBytes(StandardCharsets.US_ASCII)), key.hashSlot(), "the hash tag");
         assertSame(padded, key.buffer());
         assertEquals(3, key.offset());
         assertEquals(bytes.length, key.length());
