@@ -8,7 +8,7 @@ import io.rdmakv.server.cluster.ReadLeaseGrant;
 import io.rdmakv.server.cluster.ratis.ClusterAdmin;
 import io.rdmakv.server.cluster.ratis.RatisClusterView;
 import io.rdmakv.server.config.ServerConfig;
-import io.rdmakv.server.control.ControlServer;
+import io.rdmakv.server.control.AdminCommands;
 import io.rdmakv.server.handler.RequestHandler;
 import io.rdmakv.server.handler.SlotRouter;
 import io.rdmakv.server.replication.Replication;
@@ -34,6 +34,8 @@ final class ClusterWiring
     private final ClusterView givenView;
     /** The view once started (read by the control plane's and the metrics' threads), null before. */
     private volatile ClusterView started;
+    /** The operator's commands once {@link #follow} made them (read by the control plane's threads). */
+    private volatile AdminCommands admin = AdminCommands.NONE;
 
     ClusterWiring(final ServerConfig config, final ClusterView givenView)
     {
@@ -82,6 +84,15 @@ final class ClusterWiring
         return view;
     }
 
+    /**
+     * The node's admin commands, for the control plane built before the view can start (the view needs its bound
+     * ports): refused until {@link #follow}, then the cluster's ({@link ClusterAdmin}). Any thread.
+     */
+    AdminCommands admin()
+    {
+        return command -> admin.run(command);
+    }
+
     /** The view {@link #start} started, for other threads (null before). */
     ClusterView started()
     {
@@ -90,12 +101,13 @@ final class ClusterWiring
 
     /**
      * Make the node follow {@code clusterView}: request handling always; in a replicated cluster also replication,
-     * the ownership words, read leases and (Ratis) fencing while the node's lease is lost; the admin commands.
+     * the ownership words, read leases and (Ratis) fencing while the node's lease is lost; the admin commands
+     * ({@link #admin}).
      *
      * @param self this node's advertised control address, {@code host:port}.
      */
     void follow(final ClusterView clusterView, final String self, final RequestHandler handler,
-        final Replication replication, final OwnershipPublisher ownership, final ControlServer control)
+        final Replication replication, final OwnershipPublisher ownership)
     {
         final boolean replicated = givenView != null || config.cluster().enabled();
         // A given view with an expiring lease (tests) is checked as a Ratis one is.
@@ -113,6 +125,6 @@ final class ClusterWiring
                 ratis.onLeaseRegained(() -> ownership.apply(ratis.current()));
             }
         }
-        control.admin(new ClusterAdmin(clusterView, () -> replication.lagJson(clusterView)));
+        admin = new ClusterAdmin(clusterView, () -> replication.lagJson(clusterView));
     }
 }

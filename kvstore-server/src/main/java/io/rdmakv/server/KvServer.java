@@ -277,7 +277,7 @@ public final class KvServer implements AutoCloseable
         control = new ControlServer(new InetSocketAddress(config.host(), config.controlPort()),
             new ControlServer.ControlSettings(config.maxControlFrameBytes(), config.maxConnections(), config.secret(),
                 config.admission()),
-            welcomes::issue, counters, config.security().tlsContexts());
+            welcomes::issue, cluster.admin(), counters, config.security().tlsContexts());
         opened.push(control);
         controlAddress = control.start();
         resp = NodeResp.start(config, tickets, worker, handler, handOff, layout.index(), store, counters,
@@ -291,7 +291,7 @@ public final class KvServer implements AutoCloseable
         clusterView = cluster.start(advertisedControlPort(), advertisedDataPort(),
             resp == null ? 0 : resp.localAddress().getPort(), opened);
         cluster.follow(clusterView, config.advertisedHost() + ':' + advertisedControlPort(), handler, replication,
-            ownership, control);
+            ownership);
         if (metrics != null)
         {
             metrics.followCluster(clusterView, replication);

@@ -188,7 +188,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
         final NodeSession session;
         try
         {
-            session = sessionFor(requestSlot.hashSlot);
+            session = sessionFor(requestSlot.hashedKey.hashSlot());
         }
         catch (final RuntimeException ex)
         {
@@ -234,7 +234,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
      */
     boolean dispatchIfConnected(final RequestSlot requestSlot)
     {
-        final int nodeId = maps.current().ownerOf(requestSlot.hashSlot);
+        final int nodeId = maps.current().ownerOf(requestSlot.hashedKey.hashSlot());
         final NodeSession session = nodeId < 0 ? null : sessions.get(nodeId);
         if (!usable(session, nodeId))
         {

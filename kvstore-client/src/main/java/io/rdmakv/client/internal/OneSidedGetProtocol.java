@@ -236,8 +236,8 @@ final class OneSidedGetProtocol
         final NodeInfo node = requestSlot.session.info();
         final PoolGeometry geometry = node.geometry();
         final long base = node.poolBase();
-        final long primary = KeyHash.primaryBucket(requestSlot.hash, geometry.bucketCount());
-        final long secondary = KeyHash.secondaryBucket(requestSlot.hash, geometry.bucketCount());
+        final long primary = KeyHash.primaryBucket(requestSlot.hashedKey.hash(), geometry.bucketCount());
+        final long secondary = KeyHash.secondaryBucket(requestSlot.hashedKey.hash(), geometry.bucketCount());
         requestSlot.batch[0].set(base + geometry.bucketOffset(primary), node.remoteKey(), IndexBucketFlyweight.BUCKET_LENGTH,
             requestSlot.readBuffer, RequestSlot.PRIMARY_BUCKET_OFFSET, bucketReadHandlers[requestSlot.index]);
         requestSlot.batch[1].set(base + geometry.bucketOffset(secondary), node.remoteKey(),
@@ -245,7 +245,7 @@ final class OneSidedGetProtocol
             bucketReadHandlers[requestSlot.index]);
         requestSlot.batch[2].set(base, node.remoteKey(), RequestSlot.HEADER_READ_LENGTH, requestSlot.readBuffer,
             RequestSlot.HEADER_OFFSET, bucketReadHandlers[requestSlot.index]);
-        requestSlot.batch[3].set(base + SlotOwnershipTable.poolOffsetOf(requestSlot.hashSlot), node.remoteKey(),
+        requestSlot.batch[3].set(base + SlotOwnershipTable.poolOffsetOf(requestSlot.hashedKey.hashSlot()), node.remoteKey(),
             SlotOwnershipTable.WORD_LENGTH, requestSlot.readBuffer, RequestSlot.OWNERSHIP_OFFSET, bucketReadHandlers[requestSlot.index]);
         requestSlot.batchSize = 4;
         requestSlot.batchPosted = 0;
@@ -262,7 +262,7 @@ final class OneSidedGetProtocol
         {
             return false;
         }
-        if (!cache.lookup(requestSlot.hash, requestSlot))
+        if (!cache.lookup(requestSlot.hashedKey.hash(), requestSlot))
         {
             counters.increment(ClientCounter.GET_CACHE_MISSES);
             return false;
@@ -270,7 +270,7 @@ final class OneSidedGetProtocol
         prepareExtentRead(requestSlot, requestSlot.followedEntry, RequestSlot.PHASE_READ_CACHED);
         // The key's ownership word rides in the same batch: no extra round trip.
         final NodeInfo node = requestSlot.session.info();
-        requestSlot.batch[1].set(node.poolBase() + SlotOwnershipTable.poolOffsetOf(requestSlot.hashSlot),
+        requestSlot.batch[1].set(node.poolBase() + SlotOwnershipTable.poolOffsetOf(requestSlot.hashedKey.hashSlot()),
             node.remoteKey(), SlotOwnershipTable.WORD_LENGTH, requestSlot.readBuffer, RequestSlot.OWNERSHIP_OFFSET,
             extentReadHandlers[requestSlot.index]);
         requestSlot.batchSize = 2;
@@ -391,7 +391,7 @@ final class OneSidedGetProtocol
             (requestSlot.readBuffer.getInt(header + PoolHeaderFlyweight.FLAGS_OFFSET, ORDER) &
             PoolHeaderFlyweight.FLAG_COMPLETE) != 0;
 
-        final int fingerprint = KeyHash.fingerprint(requestSlot.hash);
+        final int fingerprint = KeyHash.fingerprint(requestSlot.hashedKey.hash());
         final PoolGeometry geometry = node.geometry();
         final IndexBucketFlyweight bucket = FLYWEIGHTS.get().bucket;
         int count = 0;
@@ -456,7 +456,7 @@ final class OneSidedGetProtocol
         }
         // Superseded, deleted, evicted, reused or torn: whatever it was, the index knows better.
         counters.increment(ClientCounter.GET_CACHE_INVALIDATIONS);
-        requestSlot.session.locationCache().forget(requestSlot.hash, requestSlot.followedEntry);
+        requestSlot.session.locationCache().forget(requestSlot.hashedKey.hash(), requestSlot.followedEntry);
         prepareBatch(requestSlot);
         return true;
     }
@@ -489,7 +489,7 @@ final class OneSidedGetProtocol
                 if (extent.isLive())
                 {
                     // Only a LIVE extent is worth remembering: a RETIRED one was superseded since the bucket read.
-                    requestSlot.session.locationCache().remember(requestSlot.hash, requestSlot.followedEntry, extent.version());
+                    requestSlot.session.locationCache().remember(requestSlot.hashedKey.hash(), requestSlot.followedEntry, extent.version());
                 }
                 succeed(requestSlot, extent);
                 return false;
@@ -545,7 +545,7 @@ final class OneSidedGetProtocol
      */
     private static boolean ownershipServes(final RequestSlot requestSlot)
     {
-        final int hashSlot = requestSlot.hashSlot;
+        final int hashSlot = requestSlot.hashedKey.hashSlot();
         return SlotOwnershipTable.serves(SlotOwnershipTable.readWord(requestSlot.readBuffer, RequestSlot.OWNERSHIP_OFFSET),
             hashSlot, requestSlot.session.rangeEpoch(hashSlot));
     }

@@ -2,6 +2,7 @@ package io.rdmakv.client.internal;
 
 import io.rdmakv.client.KvError;
 import io.rdmakv.client.KvException;
+import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.transport.Endpoint;
 import org.agrona.DirectBuffer;
@@ -79,9 +80,11 @@ final class RequestSlot
     int type;
     int keyLength;
     int valueLength;
-    long hash;
-    /** The key's cluster slot (Redis Cluster's CRC16 of its hash tag), set with {@link #hash}. */
-    int hashSlot;
+    /**
+     * The key with its index hash and hash slot (Redis Cluster's CRC16 of its hash tag), computed once when the call
+     * starts; routing, the location cache and the one-sided read's checks read them. A view of {@link #key}.
+     */
+    final HashedKey hashedKey = new HashedKey();
     long deadlineNanos;
     /** When the last RPC of this request was sent, on the read lease clock: a grant in its answer counts from here. */
     long sentNanos;
@@ -150,8 +153,6 @@ final class RequestSlot
         this.deadlineNanos = deadlineNanos;
         this.keyLength = 0;
         this.valueLength = 0;
-        this.hash = 0;
-        this.hashSlot = 0;
         this.redirects = 0;
         this.lastReroute = null;
         this.tornRetries = 0;

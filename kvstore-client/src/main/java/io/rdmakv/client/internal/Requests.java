@@ -3,7 +3,6 @@ package io.rdmakv.client.internal;
 import io.rdmakv.client.ClientCounter;
 import io.rdmakv.client.KvError;
 import io.rdmakv.client.KvException;
-import io.rdmakv.protocol.layout.KeyHash;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
 import io.rdmakv.transport.WorkerProgress;
@@ -293,8 +292,7 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
             call.fail(ex);
             return true;
         }
-        requestSlot.hash = KeyHash.hash(requestSlot.key, 0, requestSlot.keyLength);
-        requestSlot.hashSlot = KeyHash.hashSlot(requestSlot.key, 0, requestSlot.keyLength);
+        requestSlot.hashedKey.wrap(requestSlot.key, 0, requestSlot.keyLength);
         if (mayConnect)
         {
             router.dispatch(requestSlot);
@@ -360,8 +358,7 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
 
     private <T> T run(final RequestSlot requestSlot, final RequestType<T> type)
     {
-        requestSlot.hash = KeyHash.hash(requestSlot.key, 0, requestSlot.keyLength);
-        requestSlot.hashSlot = KeyHash.hashSlot(requestSlot.key, 0, requestSlot.keyLength);
+        requestSlot.hashedKey.wrap(requestSlot.key, 0, requestSlot.keyLength);
         router.dispatch(requestSlot);
         return requestSlots.await(requestSlot, type, timeoutNanos, callerDriver);
     }

@@ -243,7 +243,7 @@ final class RpcProtocol
                 }
                 else if (requestSlot.type == RequestSlot.TYPE_DELETE)
                 {
-                    session.locationCache().forget(requestSlot.hash);
+                    session.locationCache().forget(requestSlot.hashedKey.hash());
                 }
                 requestSlot.succeed(status, null, requestSlot.type == RequestSlot.TYPE_STATS ? response.text() : null);
             }
@@ -269,9 +269,9 @@ final class RpcProtocol
     {
         final LocationCache cache = session.locationCache();
         final long location = response.location();
-        if (location == IndexEntry.EMPTY || !cache.remember(requestSlot.hash, location, response.version()))
+        if (location == IndexEntry.EMPTY || !cache.remember(requestSlot.hashedKey.hash(), location, response.version()))
         {
-            cache.forget(requestSlot.hash);
+            cache.forget(requestSlot.hashedKey.hash());
         }
     }
 

@@ -30,7 +30,6 @@ import java.net.InetAddress;
 import java.security.MessageDigest;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
  * One control connection: answers each HELLO with WELCOME, or REJECT and a close. Runs on the Netty event loop.
@@ -53,7 +52,7 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
 
     private final ControlServer.ControlSettings settings;
     private final Function<Hello, Welcome> welcome;
-    private final Supplier<AdminCommands> admin;
+    private final AdminCommands admin;
     private final ServerCounters counters;
     private final ChannelGroup channels;
     private final ControlAdmission admission;
@@ -67,7 +66,7 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
 
     ControlHandler(
         final ControlServer.ControlSettings settings, final Function<Hello, Welcome> welcome,
-        final Supplier<AdminCommands> admin, final ServerCounters counters, final ChannelGroup channels,
+        final AdminCommands admin, final ServerCounters counters, final ChannelGroup channels,
         final ControlAdmission admission)
     {
         this.settings = settings;
@@ -299,7 +298,7 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
             timer.cancel(false);
         }
         LOG.info("admin command from {}: {}", ctx.channel().remoteAddress(), command.command());
-        admin.get().run(command.command()).whenComplete((reply, failure) ->
+        admin.run(command.command()).whenComplete((reply, failure) ->
         {
             final AdminReply answer = failure != null ? new AdminReply(false, String.valueOf(
                 failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null ?

@@ -69,7 +69,7 @@ public final class ControlServer implements AutoCloseable
     private final ServerCounters counters;
     /** TLS 1.3 on every connection (its contexts follow the files), or null for plaintext. */
     private final ReloadingTls tls;
-    private volatile AdminCommands admin = AdminCommands.NONE;
+    private final AdminCommands admin;
     private EventLoopGroup group;
     private ChannelGroup channels;
     private Channel serverChannel;
@@ -82,29 +82,34 @@ public final class ControlServer implements AutoCloseable
         final InetSocketAddress bindAddress, final ControlSettings settings, final Function<Hello, Welcome> welcome,
         final ServerCounters counters)
     {
-        this(bindAddress, settings, welcome, counters, null);
+        this(bindAddress, settings, welcome, AdminCommands.NONE, counters, null);
+    }
+
+    /** @param admin answers ADMIN frames ({@link AdminCommands#NONE}: every one is refused). */
+    public ControlServer(
+        final InetSocketAddress bindAddress, final ControlSettings settings, final Function<Hello, Welcome> welcome,
+        final AdminCommands admin, final ServerCounters counters)
+    {
+        this(bindAddress, settings, welcome, admin, counters, null);
     }
 
     /**
-     * @param tls the contexts every connection speaks TLS with, from the files as they are at its accept, or null
-     *            for plaintext; either way a peer of the other kind is refused with a plaintext REJECT
-     *            ({@link TlsGate}).
+     * @param admin answers ADMIN frames ({@link AdminCommands#NONE}: every one is refused); a node's answers as its
+     *              cluster view allows (it starts after this server is bound).
+     * @param tls   the contexts every connection speaks TLS with, from the files as they are at its accept, or null
+     *              for plaintext; either way a peer of the other kind is refused with a plaintext REJECT
+     *              ({@link TlsGate}).
      */
     public ControlServer(
         final InetSocketAddress bindAddress, final ControlSettings settings, final Function<Hello, Welcome> welcome,
-        final ServerCounters counters, final ReloadingTls tls)
+        final AdminCommands admin, final ServerCounters counters, final ReloadingTls tls)
     {
         this.bindAddress = bindAddress;
         this.settings = settings;
         this.welcome = welcome;
+        this.admin = admin;
         this.counters = counters;
         this.tls = tls;
-    }
-
-    /** Answer ADMIN frames with {@code commands} (before: every ADMIN is refused). */
-    public void admin(final AdminCommands commands)
-    {
-        this.admin = commands;
     }
 
     /**
@@ -138,7 +143,7 @@ public final class ControlServer implements AutoCloseable
                             settings.maxFrameBytes() + LENGTH_PREFIX_BYTES, 0, LENGTH_PREFIX_BYTES, 0,
                             LENGTH_PREFIX_BYTES, true))
                         .addLast("prefix", new LengthFieldPrepender(LENGTH_PREFIX_ORDER, LENGTH_PREFIX_BYTES, 0, false))
-                        .addLast("handshake", new ControlHandler(settings, welcome, () -> admin, counters, channels,
+                        .addLast("handshake", new ControlHandler(settings, welcome, admin, counters, channels,
                             admission));
                 }
             });

@@ -1,5 +1,6 @@
 package io.rdmakv.server.handler;
 
+import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
@@ -38,6 +39,8 @@ final class GroupCommitWritePath implements WritePath
     private final WriteOutcome outcome;
     private final Runnable wakeUp;
     private final UnsafeBuffer keyView = new UnsafeBuffer(0, 0);
+    /** A synced write's key copy, under the hashes it was decoded with. */
+    private final HashedKey syncedKey = new HashedKey();
     private final UnsafeBuffer valueView = new UnsafeBuffer(0, 0);
 
     private final ManyToOneConcurrentArrayQueue<PendingWrite> completions =
@@ -73,22 +76,18 @@ final class GroupCommitWritePath implements WritePath
 
     @Override
     public void put(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
-        final DirectBuffer buffer, final int keyIndex, final int keyLength, final int valueIndex, final int valueLength)
+        final HashedKey key, final DirectBuffer value, final int valueIndex, final int valueLength)
     {
-        final byte[] key = new byte[keyLength];
-        final byte[] value = new byte[valueLength];
-        buffer.getBytes(keyIndex, key);
-        buffer.getBytes(valueIndex, value);
-        submit(endpoint, correlationId, key, value);
+        final byte[] copy = new byte[valueLength];
+        value.getBytes(valueIndex, copy);
+        submit(endpoint, correlationId, key, copy);
     }
 
     /** The committer decides existence in submission order (the pool lags the writes waiting for their sync). */
     @Override
     public void delete(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
-        final DirectBuffer buffer, final int keyIndex, final int keyLength)
+        final HashedKey key)
     {
-        final byte[] key = new byte[keyLength];
-        buffer.getBytes(keyIndex, key);
         submit(endpoint, correlationId, key, null);
     }
 
@@ -111,7 +110,7 @@ final class GroupCommitWritePath implements WritePath
     }
 
     /** Hand a PUT ({@code value} non-null) or a DELETE ({@code value} null) to the committer. */
-    private void submit(final Endpoint endpoint, final long correlationId, final byte[] key, final byte[] value)
+    private void submit(final Endpoint endpoint, final long correlationId, final HashedKey key, final byte[] value)
     {
         if (inFlightWrites >= MAX_IN_FLIGHT_WRITES)
         {
@@ -119,7 +118,8 @@ final class GroupCommitWritePath implements WritePath
             outcome.failed(endpoint, correlationId, Status.BUSY, "too many writes waiting for sync");
             return;
         }
-        final PendingWrite pending = new PendingWrite(endpoint, correlationId, key, value);
+        final PendingWrite pending = new PendingWrite(endpoint, correlationId, key.copyBytes(), key.hash(),
+            key.hashSlot(), value);
         final boolean accepted = value == null ?
             store.submitDelete(key, pending, committed) :
             store.submitPut(key, value, pending, committed);
@@ -165,14 +165,13 @@ final class GroupCommitWritePath implements WritePath
             return;
         }
         keyView.wrap(pending.key);
+        syncedKey.wrapHashed(keyView, 0, pending.key.length, pending.keyHash, pending.hashSlot);
         if (pending.value == null)
         {
-            outcome.deleteDurable(pending.endpoint, pending.correlationId, keyView, 0, pending.key.length,
-                pending.existed);
+            outcome.deleteDurable(pending.endpoint, pending.correlationId, syncedKey, pending.existed);
             return;
         }
         valueView.wrap(pending.value);
-        outcome.putDurable(pending.endpoint, pending.correlationId, keyView, 0, pending.key.length, valueView, 0,
-            pending.value.length);
+        outcome.putDurable(pending.endpoint, pending.correlationId, syncedKey, valueView, 0, pending.value.length);
     }
 }

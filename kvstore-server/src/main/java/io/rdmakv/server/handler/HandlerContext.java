@@ -1,5 +1,6 @@
 package io.rdmakv.server.handler;
 
+import io.rdmakv.protocol.layout.KeyHasher;
 import io.rdmakv.server.admission.AdmissionSettings;
 import io.rdmakv.server.session.SessionTickets;
 
@@ -10,8 +11,16 @@ import io.rdmakv.server.session.SessionTickets;
  * @param tickets   the session tickets the control plane issues; an endpoint is served after redeeming one.
  * @param admission how endpoints that have not attached yet are bounded, shed and timed out.
  * @param timer     where each request's time is reported ({@link RequestTimer#NONE}: nowhere).
+ * @param hasher    how a request's key is hashed at decode, once ({@link KeyHasher#STANDARD}; a test counts
+ *                  through its own).
  */
 public record HandlerContext(SlotRouter router, SessionTickets tickets, AdmissionSettings admission,
-    RequestTimer timer)
+    RequestTimer timer, KeyHasher hasher)
 {
+    /** A context hashing keys with {@link KeyHasher#STANDARD}, the hashes clients agree on. */
+    public HandlerContext(final SlotRouter router, final SessionTickets tickets, final AdmissionSettings admission,
+        final RequestTimer timer)
+    {
+        this(router, tickets, admission, timer, KeyHasher.STANDARD);
+    }
 }

@@ -1,5 +1,6 @@
 package io.rdmakv.server.handler;
 
+import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.store.RocksStore;
@@ -60,28 +61,27 @@ final class InlineBatchWritePath implements WritePath
 
     @Override
     public void put(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
-        final DirectBuffer buffer, final int keyIndex, final int keyLength, final int valueIndex, final int valueLength)
+        final HashedKey key, final DirectBuffer value, final int valueIndex, final int valueLength)
     {
-        puts.add(endpoint, correlationId, buffer, keyIndex, keyLength, valueIndex, valueLength);
+        puts.add(endpoint, correlationId, key, value, valueIndex, valueLength);
     }
 
     @Override
     public void delete(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
-        final DirectBuffer buffer, final int keyIndex, final int keyLength)
+        final HashedKey key)
     {
         puts.commit();
         final boolean existed;
         try
         {
-            existed = index.contains(buffer, keyIndex, keyLength) ||
-                store.contains(scratchKey(buffer, keyIndex, keyLength));
+            existed = index.contains(key) || store.contains(scratchKey(key));
             if (records.pending())
             {
-                deleteWithRecords(buffer, keyIndex, keyLength, existed);
+                deleteWithRecords(key, existed);
             }
             else if (existed)
             {
-                store.delete(scratchKey(buffer, keyIndex, keyLength));
+                store.delete(scratchKey(key));
             }
         }
         catch (final StoreException ex)
@@ -89,18 +89,17 @@ final class InlineBatchWritePath implements WritePath
             outcome.failed(endpoint, correlationId, ResponseSender.storeStatus(ex), ex.getMessage());
             return;
         }
-        outcome.deleteDurable(endpoint, correlationId, buffer, keyIndex, keyLength, existed);
+        outcome.deleteDurable(endpoint, correlationId, key, existed);
     }
 
     /** The deletion, if the key existed, and the records as one batch (one WAL write, like a lone delete). */
-    private void deleteWithRecords(final DirectBuffer buffer, final int keyIndex, final int keyLength,
-        final boolean existed)
+    private void deleteWithRecords(final HashedKey key, final boolean existed)
     {
         try
         {
             if (existed)
             {
-                store.addDelete(deleteBatch, scratchKey(buffer, keyIndex, keyLength));
+                store.addDelete(deleteBatch, scratchKey(key));
             }
             records.addTo(deleteBatch, existed ? Status.OK : Status.NOT_FOUND);
             store.write(deleteBatch);
@@ -116,10 +115,9 @@ final class InlineBatchWritePath implements WritePath
     }
 
     @Override
-    public boolean holdsWriteFor(final Endpoint endpoint, final DirectBuffer buffer, final int keyIndex,
-        final int keyLength)
+    public boolean holdsWriteFor(final Endpoint endpoint, final HashedKey key)
     {
-        return !puts.isEmpty() && puts.holds(endpoint, buffer, keyIndex, keyLength);
+        return !puts.isEmpty() && puts.holds(endpoint, key);
     }
 
     @Override
@@ -148,9 +146,9 @@ final class InlineBatchWritePath implements WritePath
     }
 
     /** The store key (slot prefix + key) of {@code key} in the direct scratch buffer. */
-    private ByteBuffer scratchKey(final DirectBuffer buffer, final int keyIndex, final int keyLength)
+    private ByteBuffer scratchKey(final HashedKey key)
     {
-        final int length = StoreKeys.encode(buffer, keyIndex, keyLength, keyScratchBuffer, 0);
+        final int length = StoreKeys.encode(key, keyScratchBuffer, 0);
         keyScratch.limit(length).position(0);
         return keyScratch;
     }
@@ -159,10 +157,10 @@ final class InlineBatchWritePath implements WritePath
     private final class Committer implements PutBatch.Committer
     {
         @Override
-        public void committed(final Endpoint endpoint, final long correlationId, final DirectBuffer staging,
-            final int keyIndex, final int keyLength, final int valueIndex, final int valueLength)
+        public void committed(final Endpoint endpoint, final long correlationId, final HashedKey key,
+            final DirectBuffer staging, final int valueIndex, final int valueLength)
         {
-            outcome.putDurable(endpoint, correlationId, staging, keyIndex, keyLength, staging, valueIndex, valueLength);
+            outcome.putDurable(endpoint, correlationId, key, staging, valueIndex, valueLength);
         }
 
         @Override

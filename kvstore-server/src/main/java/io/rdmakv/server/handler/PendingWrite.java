@@ -13,17 +13,23 @@ final class PendingWrite
     final Endpoint endpoint;
     final long correlationId;
     final byte[] key;
+    /** The key's two hashes, from its decode ({@link io.rdmakv.protocol.layout.HashedKey}). */
+    final long keyHash;
+    final int hashSlot;
     /** {@code null} for a DELETE. */
     final byte[] value;
     StoreException failure;
     /** DELETE only: whether the key existed just before the deletion (set by the committer). */
     boolean existed;
 
-    PendingWrite(final Endpoint endpoint, final long correlationId, final byte[] key, final byte[] value)
+    PendingWrite(final Endpoint endpoint, final long correlationId, final byte[] key, final long keyHash,
+        final int hashSlot, final byte[] value)
     {
         this.endpoint = endpoint;
         this.correlationId = correlationId;
         this.key = key;
+        this.keyHash = keyHash;
+        this.hashSlot = hashSlot;
         this.value = value;
     }
 }

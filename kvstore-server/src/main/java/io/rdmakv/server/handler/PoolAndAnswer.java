@@ -1,5 +1,6 @@
 package io.rdmakv.server.handler;
 
+import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
@@ -22,12 +23,11 @@ final class PoolAndAnswer implements WriteOutcome
     }
 
     @Override
-    public void putDurable(final Endpoint endpoint, final long correlationId, final DirectBuffer key,
-        final int keyIndex, final int keyLength, final DirectBuffer value, final int valueIndex,
-        final int valueLength)
+    public void putDurable(final Endpoint endpoint, final long correlationId, final HashedKey key,
+        final DirectBuffer value, final int valueIndex, final int valueLength)
     {
         long version = 0;
-        if (index.put(key, keyIndex, keyLength, value, valueIndex, valueLength) == PoolIndex.STORED)
+        if (index.put(key, value, valueIndex, valueLength) == PoolIndex.STORED)
         {
             version = index.lastVersion();
         }
@@ -39,10 +39,10 @@ final class PoolAndAnswer implements WriteOutcome
     }
 
     @Override
-    public void deleteDurable(final Endpoint endpoint, final long correlationId, final DirectBuffer key,
-        final int keyIndex, final int keyLength, final boolean existed)
+    public void deleteDurable(final Endpoint endpoint, final long correlationId, final HashedKey key,
+        final boolean existed)
     {
-        index.remove(key, keyIndex, keyLength);
+        index.remove(key);
         if (!existed)
         {
             counters.increment(ServerCounter.DELETES_NOT_FOUND);

@@ -1,5 +1,6 @@
 package io.rdmakv.server.handler;
 
+import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.server.store.StoreException;
 import io.rdmakv.server.store.StoreKeys;
@@ -28,6 +29,8 @@ import java.nio.ByteBuffer;
  *   staging buffer: | slot 0 | key 0 | value 0 | slot 1 | key 1 | value 1 | ...   offsets and lengths kept per PUT
  *                     (slot: the {@link StoreKeys} prefix; the committer is given the key without it)
  * </pre>
+ * Each PUT's key keeps the two hashes it was decoded with ({@link HashedKey}): the committer is given the staged copy
+ * under those, through one reused key reference, so the pool never hashes it again.
  * Request thread only.
  */
 final class PutBatch implements AutoCloseable
@@ -35,8 +38,9 @@ final class PutBatch implements AutoCloseable
     /** What the handler does with each PUT once its batch is durable (or failed). */
     interface Committer
     {
-        void committed(Endpoint endpoint, long correlationId, DirectBuffer staging, int keyIndex, int keyLength,
-            int valueIndex, int valueLength);
+        /** {@code key}: the staged copy, valid during the call; the value is in {@code staging} too. */
+        void committed(Endpoint endpoint, long correlationId, HashedKey key, DirectBuffer staging, int valueIndex,
+            int valueLength);
 
         void failed(Endpoint endpoint, long correlationId, StoreException failure);
     }
@@ -58,6 +62,10 @@ final class PutBatch implements AutoCloseable
     private final int[] keyIndexes = new int[MAX_PUTS];
     private final int[] keyLengths = new int[MAX_PUTS];
     private final int[] valueLengths = new int[MAX_PUTS];
+    private final long[] keyHashes = new long[MAX_PUTS];
+    private final int[] hashSlots = new int[MAX_PUTS];
+    /** The staged key handed to the committer, under the hashes it came with. */
+    private final HashedKey stagedKey = new HashedKey();
     private int count;
     private int used;
 
@@ -84,12 +92,12 @@ final class PutBatch implements AutoCloseable
     }
 
     /** Whether a PUT in the batch came on {@code endpoint} or is of {@code key} (see {@link WritePath#holdsWriteFor}). */
-    boolean holds(final Endpoint endpoint, final DirectBuffer key, final int keyIndex, final int keyLength)
+    boolean holds(final Endpoint endpoint, final HashedKey key)
     {
         for (int i = 0; i < count; i++)
         {
-            if (endpoints[i] == endpoint || keyLengths[i] == keyLength && sameBytes(keyIndexes[i], key, keyIndex,
-                keyLength))
+            if (endpoints[i] == endpoint ||
+                keyHashes[i] == key.hash() && key.sameBytes(stagingBuffer, keyIndexes[i], keyLengths[i]))
             {
                 return true;
             }
@@ -97,29 +105,18 @@ final class PutBatch implements AutoCloseable
         return false;
     }
 
-    private boolean sameBytes(final int stagedIndex, final DirectBuffer key, final int keyIndex, final int keyLength)
-    {
-        for (int j = 0; j < keyLength; j++)
-        {
-            if (stagingBuffer.getByte(stagedIndex + j) != key.getByte(keyIndex + j))
-            {
-                return false;
-            }
-        }
-        return true;
-    }
-
     /** Join the batch (committing the current one first when it is full). */
-    void add(final Endpoint endpoint, final long correlationId, final DirectBuffer buffer, final int keyIndex,
-        final int keyLength, final int valueIndex, final int valueLength)
+    void add(final Endpoint endpoint, final long correlationId, final HashedKey key, final DirectBuffer value,
+        final int valueIndex, final int valueLength)
     {
+        final int keyLength = key.length();
         if (count == MAX_PUTS || used + StoreKeys.PREFIX_LENGTH + keyLength + valueLength > staging.capacity())
         {
             commit();
         }
         final int k = used;
-        final int v = k + StoreKeys.encode(buffer, keyIndex, keyLength, stagingBuffer, k);
-        stagingBuffer.putBytes(v, buffer, valueIndex, valueLength);
+        final int v = k + StoreKeys.encode(key, stagingBuffer, k);
+        stagingBuffer.putBytes(v, value, valueIndex, valueLength);
         keyView.limit(v).position(k);
         valueView.limit(v + valueLength).position(v);
         try
@@ -139,6 +136,8 @@ final class PutBatch implements AutoCloseable
         correlationIds[count] = correlationId;
         keyIndexes[count] = k + StoreKeys.PREFIX_LENGTH;
         keyLengths[count] = keyLength;
+        keyHashes[count] = key.hash();
+        hashSlots[count] = key.hashSlot();
         valueLengths[count] = valueLength;
         count++;
         used = v + valueLength;
@@ -171,8 +170,9 @@ final class PutBatch implements AutoCloseable
             endpoints[i] = null;
             if (failure == null)
             {
-                committer.committed(endpoint, correlationIds[i], stagingBuffer, keyIndexes[i], keyLengths[i],
-                    keyIndexes[i] + keyLengths[i], valueLengths[i]);
+                committer.committed(endpoint, correlationIds[i],
+                    stagedKey.wrapHashed(stagingBuffer, keyIndexes[i], keyLengths[i], keyHashes[i], hashSlots[i]),
+                    stagingBuffer, keyIndexes[i] + keyLengths[i], valueLengths[i]);
             }
             else
             {

@@ -1,7 +1,7 @@
 package io.rdmakv.server.handler;
 
 import io.rdmakv.protocol.ProtocolException;
-import io.rdmakv.protocol.layout.KeyHash;
+import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.wire.KeyRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageDecoder;
 import io.rdmakv.protocol.wire.MessageType;
@@ -62,6 +62,11 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>This class owns decoding, admission, the request checks (key, value, slot routing) and the order of the steps
  * above; answers are encoded and sent by {@link ResponseSender}.
+ *
+ * <p>A key is hashed once, at decode: the request's key bytes are wrapped in this thread's one {@link HashedKey}
+ * (index hash and hash slot, computed by the context's {@link io.rdmakv.protocol.layout.KeyHasher}), which routing,
+ * the pool index, the store key and the whole write-path chain read. It is reused by the next request, so nothing
+ * below keeps it past its call.
  */
 public final class RequestHandler implements EndpointHandler
 {
@@ -85,6 +90,8 @@ public final class RequestHandler implements EndpointHandler
     private final EndpointAdmission admission;
 
     private final MessageDecoder decoder = new MessageDecoder();
+    /** The key of the request being handled, hashed at decode (reused: one per request thread). */
+    private final HashedKey key;
     private final ResponseSender responses;
     /** Where a new endpoint's first message is judged: an ATTACH with a ticket, or refused. */
     private final AttachDoor door;
@@ -118,6 +125,7 @@ public final class RequestHandler implements EndpointHandler
         this.router = context.router();
         this.admissionSettings = context.admission();
         this.timer = context.timer();
+        this.key = new HashedKey(context.hasher());
         this.admission = new EndpointAdmission(admissionSettings, limits.maxConnections());
         this.door = new AttachDoor(this.admission, context.tickets(), counters, responses, limits.maxConnections());
         this.keyScratch = ByteBuffer.allocateDirect(StoreKeys.PREFIX_LENGTH + limits.maxKeyBytes());
@@ -182,11 +190,12 @@ public final class RequestHandler implements EndpointHandler
             responses.answerError(endpoint, decoder.correlationId(), status, ex.getMessage());
             return;
         }
+        boolean hashed = false;
         if (type == MessageType.GET_REQUEST)
         {
             final KeyRequestFlyweight get = decoder.keyRequest();
-            if (writes.holdsWriteFor(endpoint, get.buffer(), get.keyIndex(), get.keyLength()) ||
-                replicaInbox.inFlightWrites() > 0)
+            hashed = validKeyLength(get.keyLength()); // a key refused below is not hashed; its answer waits all
+            if (!hashed || writes.holdsWriteFor(endpoint, hashKey(get)) || replicaInbox.inFlightWrites() > 0)
             {
                 flushWrites(); // it sees a pending PUT of its key, and its connection's answers stay in order
             }
@@ -211,7 +220,7 @@ public final class RequestHandler implements EndpointHandler
             }
             case GET_REQUEST ->
             {
-                onGet(endpoint, correlationId, decoder.keyRequest());
+                onGet(endpoint, correlationId, decoder.keyRequest(), hashed);
                 timed(timer, RequestTimer.Operation.GET, start);
             }
             case STATS_REQUEST ->
@@ -310,9 +319,9 @@ public final class RequestHandler implements EndpointHandler
 
     private void onPut(final Endpoint endpoint, final long correlationId, final PutRequestFlyweight put)
     {
-        final int keyLength = put.keyLength();
         final int valueLength = put.valueLength();
-        if (!checkKey(endpoint, correlationId, put.buffer(), put.keyIndex(), keyLength))
+        if (!checkKey(endpoint, correlationId, put.keyLength()) ||
+            !checkRoute(endpoint, correlationId, key.wrap(put.buffer(), put.keyIndex(), put.keyLength())))
         {
             return;
         }
@@ -331,33 +340,35 @@ public final class RequestHandler implements EndpointHandler
             responses.answerError(endpoint, correlationId, Status.DISK_FULL, DiskFullGuard.REFUSAL);
             return;
         }
-        writes.put(endpoint, correlationId, put, put.buffer(), put.keyIndex(), keyLength, put.valueIndex(),
-            valueLength);
+        writes.put(endpoint, correlationId, put, key, put.buffer(), put.valueIndex(), valueLength);
     }
 
     private void onDelete(final Endpoint endpoint, final long correlationId, final KeyRequestFlyweight request)
     {
-        final int keyLength = request.keyLength();
-        if (!checkKey(endpoint, correlationId, request.buffer(), request.keyIndex(), keyLength))
+        if (!checkKey(endpoint, correlationId, request.keyLength()) || !checkRoute(endpoint, correlationId,
+            hashKey(request)))
         {
             return;
         }
         counters.increment(ServerCounter.DELETES);
-        writes.delete(endpoint, correlationId, request, request.buffer(), request.keyIndex(), keyLength);
+        writes.delete(endpoint, correlationId, request, key);
     }
 
-    private void onGet(final Endpoint endpoint, final long correlationId, final KeyRequestFlyweight request)
+    /**
+     * @param hashed whether {@link #key} holds this request's key already (hashed before the write path was asked
+     *               whether it holds a write of it).
+     */
+    private void onGet(final Endpoint endpoint, final long correlationId, final KeyRequestFlyweight request,
+        final boolean hashed)
     {
-        final int keyLength = request.keyLength();
-        final DirectBuffer buffer = request.buffer();
-        if (!checkKey(endpoint, correlationId, buffer, request.keyIndex(), keyLength))
+        if (!checkKey(endpoint, correlationId, request.keyLength()) ||
+            !checkRoute(endpoint, correlationId, hashed ? key : hashKey(request)))
         {
             return;
         }
         counters.increment(ServerCounter.GETS_RPC);
         final int capacity = responses.valueCapacity();
-        final int fromPool = index.copyValue(buffer, request.keyIndex(), keyLength,
-            responses.valueBuffer(), ResponseFlyweight.VALUE_OFFSET, capacity);
+        final int fromPool = index.copyValue(key, responses.valueBuffer(), ResponseFlyweight.VALUE_OFFSET, capacity);
         if (fromPool >= 0)
         {
             counters.increment(ServerCounter.GETS_RPC_FROM_POOL);
@@ -367,7 +378,7 @@ public final class RequestHandler implements EndpointHandler
         final int fromStore;
         try
         {
-            fromStore = store.get(scratchKey(buffer, request.keyIndex(), keyLength), responses.valueView());
+            fromStore = store.get(scratchKey(key), responses.valueView());
         }
         catch (final StoreException ex)
         {
@@ -389,8 +400,7 @@ public final class RequestHandler implements EndpointHandler
         }
         counters.increment(ServerCounter.GETS_RPC_FROM_STORE);
         if (fromStore <= limits.maxValueBytes() &&
-            index.put(buffer, request.keyIndex(), keyLength, responses.valueBuffer(), ResponseFlyweight.VALUE_OFFSET,
-                fromStore) == PoolIndex.STORED)
+            index.put(key, responses.valueBuffer(), ResponseFlyweight.VALUE_OFFSET, fromStore) == PoolIndex.STORED)
         {
             counters.increment(ServerCounter.PROMOTIONS);
         }
@@ -435,9 +445,8 @@ public final class RequestHandler implements EndpointHandler
         responses.answerText(endpoint, correlationId, counters.render());
     }
 
-    private boolean checkKey(
-        final Endpoint endpoint, final long correlationId, final DirectBuffer buffer, final int keyIndex,
-        final int keyLength)
+    /** The key's length within the limits, else answered (MALFORMED or KEY_TOO_LARGE) and false. */
+    private boolean checkKey(final Endpoint endpoint, final long correlationId, final int keyLength)
     {
         if (keyLength == 0)
         {
@@ -452,7 +461,27 @@ public final class RequestHandler implements EndpointHandler
                 "key of " + keyLength + " bytes exceeds the limit of " + limits.maxKeyBytes());
             return false;
         }
-        final int hashSlot = KeyHash.hashSlot(buffer, keyIndex, keyLength);
+        return true;
+    }
+
+    private boolean validKeyLength(final int keyLength)
+    {
+        return keyLength > 0 && keyLength <= limits.maxKeyBytes();
+    }
+
+    /** {@link #key} := the request's key, hashed (once per request). */
+    private HashedKey hashKey(final KeyRequestFlyweight request)
+    {
+        return key.wrap(request.buffer(), request.keyIndex(), request.keyLength());
+    }
+
+    /**
+     * Whether this node serves {@code hashed}'s hash slot now (its primary, holding the node lease); else answered
+     * WRONG_NODE and false.
+     */
+    private boolean checkRoute(final Endpoint endpoint, final long correlationId, final HashedKey hashed)
+    {
+        final int hashSlot = hashed.hashSlot();
         final SlotRouter routing = router;
         if (!routing.isLocal(hashSlot))
         {
@@ -472,9 +501,9 @@ public final class RequestHandler implements EndpointHandler
     }
 
     /** The store key (slot prefix + key) in the direct scratch buffer. */
-    private ByteBuffer scratchKey(final DirectBuffer buffer, final int index, final int length)
+    private ByteBuffer scratchKey(final HashedKey hashed)
     {
-        final int storeKeyLength = StoreKeys.encode(buffer, index, length, keyScratchBuffer, 0);
+        final int storeKeyLength = StoreKeys.encode(hashed, keyScratchBuffer, 0);
         keyScratch.limit(storeKeyLength).position(0);
         return keyScratch;
     }

@@ -46,7 +46,11 @@ public final class ResponseSender
     private final ResponseFlyweight response = new ResponseFlyweight();
     private final UnsafeBuffer responseBuffer;
     private final ByteBuffer responseValueView;
-    private ReadLeaseGrant readLease = ReadLeaseGrant.UNBOUNDED;
+    /**
+     * Set once by the start-up thread when the node joins its cluster, read by the request thread at every answer:
+     * volatile, so the request thread cannot go on granting UNBOUNDED read leases it cached before.
+     */
+    private volatile ReadLeaseGrant readLease = ReadLeaseGrant.UNBOUNDED;
 
     /** @param maxResponseBytes the largest response: a maximal value, or STATS text. */
     public ResponseSender(final ServerCounters counters, final int maxResponseBytes)

@@ -1,22 +1,23 @@
 package io.rdmakv.server.handler;
 
+import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.transport.Endpoint;
 import org.agrona.DirectBuffer;
 
 /**
  * What happens to a write once a {@link WritePath} finished it: on a plain node, the pool is updated and the client
- * answered; a decorating path (replication) intercepts it first. Request thread only; buffers valid during the call.
+ * answered; a decorating path (replication) intercepts it first. Request thread only; the key reference (hashed
+ * once, when the write was decoded) and the buffers are valid during the call.
  */
 public interface WriteOutcome
 {
     /** {@code key -> value} is durable. */
-    void putDurable(Endpoint endpoint, long correlationId, DirectBuffer key, int keyIndex, int keyLength,
-        DirectBuffer value, int valueIndex, int valueLength);
+    void putDurable(Endpoint endpoint, long correlationId, HashedKey key, DirectBuffer value, int valueIndex,
+        int valueLength);
 
     /** The deletion of {@code key} is durable; {@code existed} tells whether there was anything to delete. */
-    void deleteDurable(Endpoint endpoint, long correlationId, DirectBuffer key, int keyIndex, int keyLength,
-        boolean existed);
+    void deleteDurable(Endpoint endpoint, long correlationId, HashedKey key, boolean existed);
 
     /**
      * The write failed or was refused ({@code STORE_ERROR}, {@code DISK_FULL}, {@code BUSY}, ...): nothing became

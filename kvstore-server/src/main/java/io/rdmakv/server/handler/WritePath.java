@@ -1,5 +1,6 @@
 package io.rdmakv.server.handler;
 
+import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.transport.Endpoint;
 import org.agrona.DirectBuffer;
@@ -16,7 +17,9 @@ import org.agrona.DirectBuffer;
  *   FSYNC   : GroupCommitWritePath  - copied and handed to the group committer; completions drained by doWork()
  *   cluster : ReplicatingWritePath  - a local path above, plus the write sent to the range's in-sync backups
  * </pre>
- * Request thread only. The buffers passed in are valid only during the call.
+ * Request thread only. The buffers passed in are valid only during the call, and so is the {@link HashedKey}: the
+ * request thread's one key reference, hashed once at decode and read by every path and outcome below (a path that
+ * keeps a write past the call copies the key's bytes and its two hashes).
  */
 public interface WritePath extends LocalWrites, AutoCloseable
 {
@@ -25,12 +28,11 @@ public interface WritePath extends LocalWrites, AutoCloseable
      *
      * @param request the message the write came in (its header carries the client's write id, if any).
      */
-    void put(Endpoint endpoint, long correlationId, MessageHeaderFlyweight request, DirectBuffer buffer, int keyIndex,
-        int keyLength, int valueIndex, int valueLength);
+    void put(Endpoint endpoint, long correlationId, MessageHeaderFlyweight request, HashedKey key, DirectBuffer value,
+        int valueIndex, int valueLength);
 
     /** Start deleting {@code key}; the outcome says whether it existed. {@code request}: as for {@link #put}. */
-    void delete(Endpoint endpoint, long correlationId, MessageHeaderFlyweight request, DirectBuffer buffer,
-        int keyIndex, int keyLength);
+    void delete(Endpoint endpoint, long correlationId, MessageHeaderFlyweight request, HashedKey key);
 
     /**
      * Write what is batched now: called before a request that is not a PUT, so it sees every PUT that arrived earlier
@@ -46,8 +48,7 @@ public interface WritePath extends LocalWrites, AutoCloseable
      * that is not acknowledged yet: it is ordered before it, and every PUT of other connections arriving in the same
      * read cycle still joins one batch. The default, true, flushes before every GET.
      */
-    default boolean holdsWriteFor(final Endpoint endpoint, final DirectBuffer buffer, final int keyIndex,
-        final int keyLength)
+    default boolean holdsWriteFor(final Endpoint endpoint, final HashedKey key)
     {
         return true;
     }

@@ -1,5 +1,6 @@
 package io.rdmakv.server.handler;
 
+import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.transport.Endpoint;
 import org.agrona.DirectBuffer;
@@ -21,16 +22,16 @@ public abstract class WritePathDecorator implements WritePath
 
     @Override
     public void put(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
-        final DirectBuffer buffer, final int keyIndex, final int keyLength, final int valueIndex, final int valueLength)
+        final HashedKey key, final DirectBuffer value, final int valueIndex, final int valueLength)
     {
-        next.put(endpoint, correlationId, request, buffer, keyIndex, keyLength, valueIndex, valueLength);
+        next.put(endpoint, correlationId, request, key, value, valueIndex, valueLength);
     }
 
     @Override
     public void delete(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
-        final DirectBuffer buffer, final int keyIndex, final int keyLength)
+        final HashedKey key)
     {
-        next.delete(endpoint, correlationId, request, buffer, keyIndex, keyLength);
+        next.delete(endpoint, correlationId, request, key);
     }
 
     @Override
@@ -40,10 +41,9 @@ public abstract class WritePathDecorator implements WritePath
     }
 
     @Override
-    public boolean holdsWriteFor(final Endpoint endpoint, final DirectBuffer buffer, final int keyIndex,
-        final int keyLength)
+    public boolean holdsWriteFor(final Endpoint endpoint, final HashedKey key)
     {
-        return next.holdsWriteFor(endpoint, buffer, keyIndex, keyLength);
+        return next.holdsWriteFor(endpoint, key);
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.rdmakv.server.pool;
 
 import io.rdmakv.pool.ArenaPartitions;
 import io.rdmakv.pool.alloc.ExtentAllocator;
+import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.layout.IndexBucketFlyweight;
 import io.rdmakv.protocol.layout.IndexEntry;
 import io.rdmakv.protocol.layout.KeyHash;
@@ -75,6 +76,8 @@ public final class PoolIndex
     private final ValueExtentFlyweight extent = new ValueExtentFlyweight();
     private final UnsafeBuffer keyView = new UnsafeBuffer(new byte[0]);
     private final UnsafeBuffer valueView = new UnsafeBuffer(new byte[0]);
+    /** The keys this class hashes itself (arrays, warm-up); a request's key comes hashed. */
+    private final HashedKey ownKey = new HashedKey();
     private final long bucketMask;
     private final PoolEviction eviction;
 
@@ -155,15 +158,14 @@ public final class PoolIndex
     }
 
     /**
-     * Store {@code key -> value} in the pool, evicting when needed.
+     * Store {@code key -> value} in the pool, evicting when needed; the key's buckets and fingerprint come from its
+     * hash, computed when the request was decoded.
      *
      * @return {@link #STORED} or {@link #NOT_CACHED}.
      */
-    public int put(
-        final DirectBuffer key, final int keyOffset, final int keyLength,
-        final DirectBuffer value, final int valueOffset, final int valueLength)
+    public int put(final HashedKey key, final DirectBuffer value, final int valueOffset, final int valueLength)
     {
-        return put(key, keyOffset, keyLength, value, valueOffset, valueLength, true);
+        return put(key, value, valueOffset, valueLength, true);
     }
 
     /** {@link #put} from arrays (warm-up, promotion from RocksDB). */
@@ -171,7 +173,16 @@ public final class PoolIndex
     {
         keyView.wrap(key);
         valueView.wrap(value);
-        return put(keyView, 0, key.length, valueView, 0, value.length, mayEvict);
+        return put(ownKey.wrap(keyView, 0, key.length), valueView, 0, value.length, mayEvict);
+    }
+
+    /** {@link #put} of a key not hashed yet (warm-up): hashed here. */
+    public int put(
+        final DirectBuffer key, final int keyOffset, final int keyLength,
+        final DirectBuffer value, final int valueOffset, final int valueLength,
+        final boolean mayEvict)
+    {
+        return put(ownKey.wrap(key, keyOffset, keyLength), value, valueOffset, valueLength, mayEvict);
     }
 
     /**
@@ -181,13 +192,14 @@ public final class PoolIndex
      * @throws io.rdmakv.protocol.ProtocolException if key or value exceed what an extent can hold (callers check
      *                                              limits first).
      */
-    public int put(
-        final DirectBuffer key, final int keyOffset, final int keyLength,
-        final DirectBuffer value, final int valueOffset, final int valueLength,
+    public int put(final HashedKey hashedKey, final DirectBuffer value, final int valueOffset, final int valueLength,
         final boolean mayEvict)
     {
+        final DirectBuffer key = hashedKey.buffer();
+        final int keyOffset = hashedKey.offset();
+        final int keyLength = hashedKey.length();
         final int required = ValueExtentFlyweight.requiredLength(keyLength, valueLength);
-        final long hash = KeyHash.hash(key, keyOffset, keyLength);
+        final long hash = hashedKey.hash();
         final int fingerprint = KeyHash.fingerprint(hash);
         final long primary = KeyHash.primaryBucket(hash, geometry.bucketCount());
         final long secondary = KeyHash.secondaryBucket(hash, geometry.bucketCount());
@@ -248,15 +260,15 @@ public final class PoolIndex
     }
 
     /** True when {@code key} has a published entry in the pool (its key bytes verified, not just the fingerprint). */
-    public boolean contains(final DirectBuffer key, final int keyOffset, final int keyLength)
+    public boolean contains(final HashedKey key)
     {
-        return findKey(KeyHash.hash(key, keyOffset, keyLength), key, keyOffset, keyLength) >= 0;
+        return findKey(key) >= 0;
     }
 
     /** Remove {@code key} from the pool; true if it was there. */
-    public boolean remove(final DirectBuffer key, final int keyOffset, final int keyLength)
+    public boolean remove(final HashedKey key)
     {
-        final long at = findKey(KeyHash.hash(key, keyOffset, keyLength), key, keyOffset, keyLength);
+        final long at = findKey(key);
         if (at < 0)
         {
             return false;
@@ -265,11 +277,11 @@ public final class PoolIndex
         return true;
     }
 
-    /** {@link #remove(DirectBuffer, int, int)} of an array key. */
+    /** {@link #remove(HashedKey)} of an array key (hashed here). */
     public boolean remove(final byte[] key)
     {
         keyView.wrap(key);
-        return remove(keyView, 0, key.length);
+        return remove(ownKey.wrap(keyView, 0, key.length));
     }
 
     /**
@@ -277,11 +289,10 @@ public final class PoolIndex
      *
      * @return the value length, {@link #NOT_FOUND} or {@link #DESTINATION_TOO_SMALL}.
      */
-    public int copyValue(
-        final DirectBuffer key, final int keyOffset, final int keyLength,
-        final MutableDirectBuffer destination, final int destinationOffset, final int destinationCapacity)
+    public int copyValue(final HashedKey key, final MutableDirectBuffer destination, final int destinationOffset,
+        final int destinationCapacity)
     {
-        final long at = findKey(KeyHash.hash(key, keyOffset, keyLength), key, keyOffset, keyLength);
+        final long at = findKey(key);
         if (at < 0)
         {
             return NOT_FOUND;
@@ -364,6 +375,11 @@ public final class PoolIndex
     public ExtentAllocator allocator()
     {
         return allocator;
+    }
+
+    private long findKey(final HashedKey key)
+    {
+        return findKey(key.hash(), key.buffer(), key.offset(), key.length());
     }
 
     /** The entry of {@code key} (hashed to {@code hash}) in its primary bucket, else its secondary, or -1. */

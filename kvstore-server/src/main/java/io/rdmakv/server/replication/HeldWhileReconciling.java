@@ -1,5 +1,6 @@
 package io.rdmakv.server.replication;
 
+import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
@@ -33,29 +34,28 @@ final class HeldWhileReconciling extends WritePathDecorator
 
     @Override
     public void put(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
-        final DirectBuffer buffer, final int keyIndex, final int keyLength, final int valueIndex, final int valueLength)
+        final HashedKey key, final DirectBuffer value, final int valueIndex, final int valueLength)
     {
-        if (!held(endpoint, correlationId, buffer, keyIndex, keyLength))
+        if (!held(endpoint, correlationId, key))
         {
-            next.put(endpoint, correlationId, request, buffer, keyIndex, keyLength, valueIndex, valueLength);
+            next.put(endpoint, correlationId, request, key, value, valueIndex, valueLength);
         }
     }
 
     @Override
     public void delete(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
-        final DirectBuffer buffer, final int keyIndex, final int keyLength)
+        final HashedKey key)
     {
-        if (!held(endpoint, correlationId, buffer, keyIndex, keyLength))
+        if (!held(endpoint, correlationId, key))
         {
-            next.delete(endpoint, correlationId, request, buffer, keyIndex, keyLength);
+            next.delete(endpoint, correlationId, request, key);
         }
     }
 
     /** Whether the key's range is held: then answered WRONG_NODE naming this node, as without a lease. */
-    private boolean held(final Endpoint endpoint, final long correlationId, final DirectBuffer key, final int at,
-        final int length)
+    private boolean held(final Endpoint endpoint, final long correlationId, final HashedKey key)
     {
-        final byte[] self = primary.holdingAddress(key, at, length);
+        final byte[] self = primary.holdingAddress(key);
         if (self == null)
         {
             return false;

@@ -1,5 +1,6 @@
 package io.rdmakv.server.replication;
 
+import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.handler.WriteOutcome;
 import io.rdmakv.transport.Endpoint;
@@ -39,6 +40,8 @@ final class PendingWrites
     /** Every write not answered yet, in arrival order: they are answered (and reach the pool) in this order only. */
     private final ArrayDeque<ReplicatedWrite> inOrder = new ArrayDeque<>();
     private final Long2ObjectHashMap<ReplicatedWrite> bySequence = new Long2ObjectHashMap<>();
+    /** A kept copy's key, under the hashes it was decoded with. */
+    private final HashedKey keptKey = new HashedKey();
 
     /** @param outcome pool update and answer, for writes every in-sync replica has. */
     PendingWrites(final WriteOutcome outcome)
@@ -133,15 +136,14 @@ final class PendingWrites
             outcome.failed(w.endpoint, w.correlationId, w.failure, w.failureReason);
             return;
         }
-        final UnsafeBuffer k = new UnsafeBuffer(w.key);
+        final HashedKey k = keptKey.wrapHashed(new UnsafeBuffer(w.key), 0, w.key.length, w.keyHash, w.hashSlot);
         if (w.delete)
         {
-            outcome.deleteDurable(w.endpoint, w.correlationId, k, 0, w.key.length, w.existed);
+            outcome.deleteDurable(w.endpoint, w.correlationId, k, w.existed);
         }
         else
         {
-            outcome.putDurable(w.endpoint, w.correlationId, k, 0, w.key.length, new UnsafeBuffer(w.value), 0,
-                w.value.length);
+            outcome.putDurable(w.endpoint, w.correlationId, k, new UnsafeBuffer(w.value), 0, w.value.length);
         }
     }
 
@@ -162,51 +164,56 @@ final class PendingWrites
     private final class LocalOutcome implements WriteOutcome
     {
         @Override
-        public void putDurable(final Endpoint endpoint, final long correlationId, final DirectBuffer key,
-            final int keyIndex, final int keyLength, final DirectBuffer value, final int valueIndex,
-            final int valueLength)
+        public void putDurable(final Endpoint endpoint, final long correlationId, final HashedKey key,
+            final DirectBuffer value, final int valueIndex, final int valueLength)
         {
             final ReplicatedWrite w = localOrder.poll();
             if (w == LOCAL_ONLY)
             {
-                outcome.putDurable(endpoint, correlationId, key, keyIndex, keyLength, value, valueIndex, valueLength);
+                outcome.putDurable(endpoint, correlationId, key, value, valueIndex, valueLength);
                 return;
             }
             w.localDone = true;
             if (answerableNow(w))
             {
-                outcome.putDurable(endpoint, correlationId, key, keyIndex, keyLength, value, valueIndex, valueLength);
+                outcome.putDurable(endpoint, correlationId, key, value, valueIndex, valueLength);
                 drainCompleted();
                 return;
             }
-            w.key = new byte[keyLength];
-            key.getBytes(keyIndex, w.key);
+            keep(w, key);
             w.value = new byte[valueLength];
             value.getBytes(valueIndex, w.value);
             drainCompleted();
         }
 
         @Override
-        public void deleteDurable(final Endpoint endpoint, final long correlationId, final DirectBuffer key,
-            final int keyIndex, final int keyLength, final boolean existed)
+        public void deleteDurable(final Endpoint endpoint, final long correlationId, final HashedKey key,
+            final boolean existed)
         {
             final ReplicatedWrite w = localOrder.poll();
             if (w == LOCAL_ONLY)
             {
-                outcome.deleteDurable(endpoint, correlationId, key, keyIndex, keyLength, existed);
+                outcome.deleteDurable(endpoint, correlationId, key, existed);
                 return;
             }
             w.localDone = true;
             w.existed = existed;
             if (answerableNow(w))
             {
-                outcome.deleteDurable(endpoint, correlationId, key, keyIndex, keyLength, existed);
+                outcome.deleteDurable(endpoint, correlationId, key, existed);
                 drainCompleted();
                 return;
             }
-            w.key = new byte[keyLength];
-            key.getBytes(keyIndex, w.key);
+            keep(w, key);
             drainCompleted();
+        }
+
+        /** A copy of the key's bytes and its two hashes, for the answer once the backups have the write. */
+        private void keep(final ReplicatedWrite w, final HashedKey key)
+        {
+            w.key = key.copyBytes();
+            w.keyHash = key.hash();
+            w.hashSlot = key.hashSlot();
         }
 
         @Override

@@ -1,5 +1,6 @@
 package io.rdmakv.server.replication;
 
+import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import org.agrona.MutableDirectBuffer;
@@ -14,9 +15,13 @@ import org.agrona.collections.LongLongConsumer;
 public interface ReplicaAdmission
 {
     /** A node outside any cluster: replicates nothing. */
-    ReplicaAdmission NONE = request -> Status.WRONG_NODE;
+    ReplicaAdmission NONE = (request, key) -> Status.WRONG_NODE;
 
-    Status admit(ReplicateRequestFlyweight request);
+    /**
+     * @param key the message's key, hashed once when it arrived (its hash slot places it in a range); null for a DROP
+     *            or a RECONCILE, which name their range.
+     */
+    Status admit(ReplicateRequestFlyweight request, HashedKey key);
 
     /**
      * The answer to an admitted RECONCILE query, encoded into {@code into} at {@code offset} (at most {@code capacity}
@@ -31,9 +36,10 @@ public interface ReplicaAdmission
     /**
      * An admitted reconcile fix-up ({@link ReplicateRequestFlyweight#isFixUp()}) is about to be applied: hand {@code
      * taker} the client write ids (writer, sequence) of the writes it undoes here, so that they are no longer
-     * answered as applied.
+     * answered as applied. {@code key}: the fix-up's key, as given to {@link #admit}.
      */
-    default void takeRevertedWriteIds(final ReplicateRequestFlyweight fixUp, final LongLongConsumer taker)
+    default void takeRevertedWriteIds(final ReplicateRequestFlyweight fixUp, final HashedKey key,
+        final LongLongConsumer taker)
     {
     }
 

@@ -1,11 +1,11 @@
 package io.rdmakv.server.replication;
 
+import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.cluster.ClusterState;
 import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.SlotRange;
-import io.rdmakv.server.store.StoreKeys;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
@@ -59,7 +59,7 @@ public final class ReplicaGate implements ReplicaAdmission
     }
 
     @Override
-    public Status admit(final ReplicateRequestFlyweight request)
+    public Status admit(final ReplicateRequestFlyweight request, final HashedKey key)
     {
         final ClusterView view = this.view;
         if (view == null)
@@ -67,9 +67,7 @@ public final class ReplicaGate implements ReplicaAdmission
             return Status.WRONG_NODE; // no cluster view (yet): this node replicates nothing
         }
         final int op = request.op();
-        final int hashSlot = op == ReplicateRequestFlyweight.OP_DROP || op == ReplicateRequestFlyweight.OP_RECONCILE ?
-            request.firstSlot() :
-            StoreKeys.hashSlotOf(request.buffer(), request.keyIndex(), request.keyLength());
+        final int hashSlot = key == null ? request.firstSlot() : key.hashSlot(); // DROP, RECONCILE: their range
         if (view.current().ranges().isEmpty())
         {
             return Status.STALE_EPOCH; // no map here yet: cannot tell the sender is current
@@ -144,10 +142,11 @@ public final class ReplicaGate implements ReplicaAdmission
     }
 
     @Override
-    public void takeRevertedWriteIds(final ReplicateRequestFlyweight fixUp, final LongLongConsumer taker)
+    public void takeRevertedWriteIds(final ReplicateRequestFlyweight fixUp, final HashedKey key,
+        final LongLongConsumer taker)
     {
-        history.takeRevertedWriteIds(fixUp.primary(), StoreKeys.hashSlotOf(fixUp.buffer(), fixUp.keyIndex(),
-            fixUp.keyLength()), fixUp.buffer(), fixUp.keyIndex(), fixUp.keyLength(), taker);
+        history.takeRevertedWriteIds(fixUp.primary(), key.hashSlot(), fixUp.buffer(), fixUp.keyIndex(),
+            fixUp.keyLength(), taker);
     }
 
     @Override

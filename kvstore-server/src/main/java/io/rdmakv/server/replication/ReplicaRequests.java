@@ -1,5 +1,6 @@
 package io.rdmakv.server.replication;
 
+import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
@@ -42,6 +43,8 @@ final class ReplicaRequests implements ReplicaInbox
     private final LocalWrites clientWrites;
     /** Forgets a write id a fix-up undid, and counts it. */
     private final LongLongConsumer undoneWriteIds;
+    /** The replicated write's key, hashed once on arrival for admission and the write path (reused per REPLICATE). */
+    private final HashedKey key = new HashedKey();
 
     /**
      * @param replicas     admits or refuses each message ({@link ReplicaAdmission#NONE} outside a cluster).
@@ -77,7 +80,10 @@ final class ReplicaRequests implements ReplicaInbox
     public void onReplicate(final Endpoint endpoint, final long correlationId,
         final ReplicateRequestFlyweight request)
     {
-        final Status admitted = replicas.admit(request);
+        final int op = request.op();
+        final boolean keyed = op != ReplicateRequestFlyweight.OP_DROP && op != ReplicateRequestFlyweight.OP_RECONCILE;
+        final HashedKey hashed = keyed ? key.wrap(request.buffer(), request.keyIndex(), request.keyLength()) : null;
+        final Status admitted = replicas.admit(request, hashed);
         if (admitted == Status.NOT_FOUND)
         {
             responses.answer(endpoint, correlationId, Status.OK, 0, 0); // a checkpoint copy the tail superseded
@@ -115,7 +121,7 @@ final class ReplicaRequests implements ReplicaInbox
         }
         if (request.isFixUp())
         {
-            replicas.takeRevertedWriteIds(request, undoneWriteIds); // undone here: a retry must apply them again
+            replicas.takeRevertedWriteIds(request, key, undoneWriteIds); // undone here: a retry must apply them again
         }
         writeIds.beginReplicated(endpoint, correlationId, request, request.recordedAnswer(), System.nanoTime());
         if (request.hasSequence())
@@ -124,12 +130,12 @@ final class ReplicaRequests implements ReplicaInbox
         }
         if (request.op() == ReplicateRequestFlyweight.OP_DELETE)
         {
-            writes.delete(endpoint, correlationId, request, request.buffer(), request.keyIndex(), request.keyLength());
+            writes.delete(endpoint, correlationId, request, key);
         }
         else
         {
-            writes.put(endpoint, correlationId, request, request.buffer(), request.keyIndex(), request.keyLength(),
-                request.valueIndex(), request.valueLength());
+            writes.put(endpoint, correlationId, request, key, request.buffer(), request.valueIndex(),
+                request.valueLength());
         }
         writeIds.endCurrent(); // what it carried went into its batch
     }

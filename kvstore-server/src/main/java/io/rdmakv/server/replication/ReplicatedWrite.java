@@ -22,8 +22,10 @@ final class ReplicatedWrite
 
     boolean localDone;
     boolean existed;
-    /** Copies, kept only when the local write finished before the backups. */
+    /** Copies, kept only when the local write finished before the backups (the key's two hashes with it). */
     byte[] key;
+    long keyHash;
+    int hashSlot;
     byte[] value;
     /** A failure to answer instead of OK (local STORE_ERROR, STALE_EPOCH, a backup that could not be removed). */
     Status failure;

@@ -1,5 +1,6 @@
 package io.rdmakv.server.replication;
 
+import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
@@ -10,7 +11,6 @@ import io.rdmakv.server.cluster.SlotRange;
 import io.rdmakv.server.handler.WriteOutcome;
 import io.rdmakv.server.handler.SlotRouter;
 import io.rdmakv.server.handler.WritePath;
-import io.rdmakv.server.store.StoreKeys;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.transport.Endpoint;
 import org.agrona.DirectBuffer;
@@ -171,16 +171,16 @@ public final class ReplicatingWritePath implements WritePath
 
     @Override
     public void put(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
-        final DirectBuffer buffer, final int keyIndex, final int keyLength, final int valueIndex, final int valueLength)
+        final HashedKey key, final DirectBuffer value, final int valueIndex, final int valueLength)
     {
-        if (notPrimaryNow(endpoint, correlationId, buffer, keyIndex, keyLength))
+        if (notPrimaryNow(endpoint, correlationId, key))
         {
             return;
         }
         if (!replicating())
         {
             pending.addLocalOnly();
-            local.put(endpoint, correlationId, request, buffer, keyIndex, keyLength, valueIndex, valueLength);
+            local.put(endpoint, correlationId, request, key, value, valueIndex, valueLength);
             return;
         }
         if (!view.holdsLease(System.nanoTime()))
@@ -188,22 +188,22 @@ public final class ReplicatingWritePath implements WritePath
             outcome.failed(endpoint, correlationId, Status.BUSY, "node lease not held: writes refused until renewed");
             return;
         }
-        start(endpoint, correlationId, false, buffer, keyIndex, keyLength, buffer, valueIndex, valueLength);
-        local.put(endpoint, correlationId, request, buffer, keyIndex, keyLength, valueIndex, valueLength);
+        start(endpoint, correlationId, false, key, value, valueIndex, valueLength);
+        local.put(endpoint, correlationId, request, key, value, valueIndex, valueLength);
     }
 
     @Override
     public void delete(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
-        final DirectBuffer buffer, final int keyIndex, final int keyLength)
+        final HashedKey key)
     {
-        if (notPrimaryNow(endpoint, correlationId, buffer, keyIndex, keyLength))
+        if (notPrimaryNow(endpoint, correlationId, key))
         {
             return;
         }
         if (!replicating())
         {
             pending.addLocalOnly();
-            local.delete(endpoint, correlationId, request, buffer, keyIndex, keyLength);
+            local.delete(endpoint, correlationId, request, key);
             return;
         }
         if (!view.holdsLease(System.nanoTime()))
@@ -211,22 +211,22 @@ public final class ReplicatingWritePath implements WritePath
             outcome.failed(endpoint, correlationId, Status.BUSY, "node lease not held: writes refused until renewed");
             return;
         }
-        start(endpoint, correlationId, true, buffer, keyIndex, keyLength, buffer, 0, 0);
-        local.delete(endpoint, correlationId, request, buffer, keyIndex, keyLength);
+        start(endpoint, correlationId, true, key, key.buffer(), 0, 0);
+        local.delete(endpoint, correlationId, request, key);
     }
 
     /**
      * This node's address when writes of {@code key}'s range are held ({@link HeldWhileReconciling}): a range taken
      * over from another primary, until its backups are reconciled; null when they are taken.
      */
-    byte[] holdingAddress(final DirectBuffer buffer, final int keyIndex, final int keyLength)
+    byte[] holdingAddress(final HashedKey key)
     {
         if (!hasView())
         {
             return null;
         }
         replicating(); // takes in a new state first: a range taken over is held from its first write on
-        if (reconciles.isEmpty() || !reconciles.holds(StoreKeys.hashSlotOf(buffer, keyIndex, keyLength)))
+        if (reconciles.isEmpty() || !reconciles.holds(key.hashSlot()))
         {
             return null;
         }
@@ -237,14 +237,13 @@ public final class ReplicatingWritePath implements WritePath
      * Refuses (WRONG_NODE, nothing written) a write of a slot the newest map this node knows does not let it write:
      * another node is primary, or the range is FENCED (a cut-over under way). Returns true when refused.
      */
-    private boolean notPrimaryNow(final Endpoint endpoint, final long correlationId, final DirectBuffer key,
-        final int keyIndex, final int keyLength)
+    private boolean notPrimaryNow(final Endpoint endpoint, final long correlationId, final HashedKey key)
     {
         if (!hasView())
         {
             return false; // no view followed: a single node's local writes
         }
-        final int hashSlot = StoreKeys.hashSlotOf(key, keyIndex, keyLength);
+        final int hashSlot = key.hashSlot();
         final SlotRouter routing = writableNow();
         if (routing.isLocal(hashSlot))
         {
@@ -263,8 +262,7 @@ public final class ReplicatingWritePath implements WritePath
     }
 
     /** Record the write and send it to the range's replicas (before the local write starts). */
-    private void start(final Endpoint endpoint, final long correlationId, final boolean delete,
-        final DirectBuffer key, final int keyIndex, final int keyLength,
+    private void start(final Endpoint endpoint, final long correlationId, final boolean delete, final HashedKey key,
         final DirectBuffer value, final int valueIndex, final int valueLength)
     {
         if (reviewLearners || catchUps.wantsReview())
@@ -273,7 +271,7 @@ public final class ReplicatingWritePath implements WritePath
         }
         final ClusterState state = view.current();
         final SlotRange range = state.ranges().isEmpty() ? null :
-            state.rangeOf(StoreKeys.hashSlotOf(key, keyIndex, keyLength));
+            state.rangeOf(key.hashSlot());
         if (range == null)
         {
             // no map yet: nobody to replicate to (routing refuses these first)
@@ -314,7 +312,7 @@ public final class ReplicatingWritePath implements WritePath
         final ReplicateRequestFlyweight copy = links.message(sequence)
             .write(localNodeId, range.firstSlot(), range.lastSlot(), range.epoch(),
                 delete ? ReplicateRequestFlyweight.OP_DELETE : ReplicateRequestFlyweight.OP_PUT,
-                key, keyIndex, keyLength, value, valueIndex, valueLength);
+                key.buffer(), key.offset(), key.length(), value, valueIndex, valueLength);
         writeIds.appendCurrentTo(copy);
         copy.appendSequence(incarnation, ++replicationSequence);
         final int length = copy.encodedLength();
@@ -353,10 +351,9 @@ public final class ReplicatingWritePath implements WritePath
 
     /** As the local path: a write waiting for its backups is not visible before its answer anyway. */
     @Override
-    public boolean holdsWriteFor(final Endpoint endpoint, final DirectBuffer buffer, final int keyIndex,
-        final int keyLength)
+    public boolean holdsWriteFor(final Endpoint endpoint, final HashedKey key)
     {
-        return local.holdsWriteFor(endpoint, buffer, keyIndex, keyLength);
+        return local.holdsWriteFor(endpoint, key);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.rdmakv.server.replication;
 
+import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.server.handler.WritePath;
 import io.rdmakv.server.handler.WritePathDecorator;
@@ -24,25 +25,25 @@ final class WriteIdCheck extends WritePathDecorator
 
     @Override
     public void put(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
-        final DirectBuffer buffer, final int keyIndex, final int keyLength, final int valueIndex, final int valueLength)
+        final HashedKey key, final DirectBuffer value, final int valueIndex, final int valueLength)
     {
         if (writeIds.begin(endpoint, correlationId, request, System.nanoTime()) != WriteIds.Start.APPLY)
         {
             return; // a retry (answered now or with its first attempt's outcome) or refused: WriteIds answers
         }
-        next.put(endpoint, correlationId, request, buffer, keyIndex, keyLength, valueIndex, valueLength);
+        next.put(endpoint, correlationId, request, key, value, valueIndex, valueLength);
         writeIds.endCurrent();
     }
 
     @Override
     public void delete(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
-        final DirectBuffer buffer, final int keyIndex, final int keyLength)
+        final HashedKey key)
     {
         if (writeIds.begin(endpoint, correlationId, request, System.nanoTime()) != WriteIds.Start.APPLY)
         {
             return; // a retry (answered now or with its first attempt's outcome) or refused: WriteIds answers
         }
-        next.delete(endpoint, correlationId, request, buffer, keyIndex, keyLength);
+        next.delete(endpoint, correlationId, request, key);
         writeIds.endCurrent();
     }
 }

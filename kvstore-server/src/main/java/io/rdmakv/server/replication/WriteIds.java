@@ -1,5 +1,6 @@
 package io.rdmakv.server.replication;
 
+import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.counters.ServerCounter;
@@ -307,19 +308,18 @@ public final class WriteIds
         return new WriteOutcome()
         {
             @Override
-            public void putDurable(final Endpoint endpoint, final long correlationId, final DirectBuffer key,
-                final int keyIndex, final int keyLength, final DirectBuffer value, final int valueIndex,
-                final int valueLength)
+            public void putDurable(final Endpoint endpoint, final long correlationId, final HashedKey key,
+                final DirectBuffer value, final int valueIndex, final int valueLength)
             {
-                outcome.putDurable(endpoint, correlationId, key, keyIndex, keyLength, value, valueIndex, valueLength);
+                outcome.putDurable(endpoint, correlationId, key, value, valueIndex, valueLength);
                 done(endpoint, correlationId, Status.OK);
             }
 
             @Override
-            public void deleteDurable(final Endpoint endpoint, final long correlationId, final DirectBuffer key,
-                final int keyIndex, final int keyLength, final boolean existed)
+            public void deleteDurable(final Endpoint endpoint, final long correlationId, final HashedKey key,
+                final boolean existed)
             {
-                outcome.deleteDurable(endpoint, correlationId, key, keyIndex, keyLength, existed);
+                outcome.deleteDurable(endpoint, correlationId, key, existed);
                 done(endpoint, correlationId, existed ? Status.OK : Status.NOT_FOUND);
             }
 

@@ -1,5 +1,6 @@
 package io.rdmakv.server.store;
 
+import io.rdmakv.protocol.layout.HashedKey;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.DBOptions;
@@ -351,23 +352,35 @@ public final class RocksStore implements AutoCloseable
      */
     public boolean submitPut(final byte[] key, final byte[] value, final Object context, final WriteCallback callback)
     {
-        return submit(key, value, context, callback);
+        return submit(StoreKeys.encode(key), value, context, callback);
+    }
+
+    /** {@link #submitPut} of a key hashed when it was decoded (its slot is not computed again). */
+    public boolean submitPut(final HashedKey key, final byte[] value, final Object context,
+        final WriteCallback callback)
+    {
+        return submit(StoreKeys.encode(key), value, context, callback);
     }
 
     /** As {@link #submitPut} for a deletion. */
     public boolean submitDelete(final byte[] key, final Object context, final WriteCallback callback)
     {
-        return submit(key, null, context, callback);
+        return submit(StoreKeys.encode(key), null, context, callback);
     }
 
-    private boolean submit(final byte[] clientKey, final byte[] value, final Object context,
-        final WriteCallback callback)
+    /** As {@link #submitPut(HashedKey, byte[], Object, WriteCallback)} for a deletion. */
+    public boolean submitDelete(final HashedKey key, final Object context, final WriteCallback callback)
+    {
+        return submit(StoreKeys.encode(key), null, context, callback);
+    }
+
+    /** @param key the store key ({@link StoreKeys}). */
+    private boolean submit(final byte[] key, final byte[] value, final Object context, final WriteCallback callback)
     {
         if (closed)
         {
             return false;
         }
-        final byte[] key = StoreKeys.encode(clientKey);
         if (committer != null)
         {
             return committer.submit(key, value, context, callback);

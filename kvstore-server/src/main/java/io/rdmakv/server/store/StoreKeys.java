@@ -1,5 +1,6 @@
 package io.rdmakv.server.store;
 
+import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.layout.KeyHash;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -35,18 +36,26 @@ public final class StoreKeys
     }
 
     /**
-     * Write the store key of {@code key} at {@code destination[destinationIndex]}.
+     * Write the store key of {@code key} at {@code destination[destinationIndex]}: its slot is the key's hash slot,
+     * computed when the key was decoded.
      *
-     * @return the store key's length ({@link #PREFIX_LENGTH} + {@code keyLength}).
+     * @return the store key's length ({@link #PREFIX_LENGTH} + the key's length).
      */
-    public static int encode(final DirectBuffer key, final int keyIndex, final int keyLength,
-        final MutableDirectBuffer destination, final int destinationIndex)
+    public static int encode(final HashedKey key, final MutableDirectBuffer destination, final int destinationIndex)
     {
-        final int hashSlot = hashSlotOf(key, keyIndex, keyLength);
+        final int hashSlot = key.hashSlot();
         destination.putByte(destinationIndex, (byte)(hashSlot >>> 8));
         destination.putByte(destinationIndex + 1, (byte)hashSlot);
-        destination.putBytes(destinationIndex + PREFIX_LENGTH, key, keyIndex, keyLength);
-        return PREFIX_LENGTH + keyLength;
+        destination.putBytes(destinationIndex + PREFIX_LENGTH, key.buffer(), key.offset(), key.length());
+        return PREFIX_LENGTH + key.length();
+    }
+
+    /** The store key of {@code key}, under its hash slot. Allocates. */
+    public static byte[] encode(final HashedKey key)
+    {
+        final byte[] storeKey = new byte[PREFIX_LENGTH + key.length()];
+        encode(key, new org.agrona.concurrent.UnsafeBuffer(storeKey), 0);
+        return storeKey;
     }
 
     /** The store key of {@code key}. Allocates. */

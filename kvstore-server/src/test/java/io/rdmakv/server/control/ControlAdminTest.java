@@ -38,13 +38,12 @@ class ControlAdminTest
         final AdmissionSettings admission = new AdmissionSettings(16, 16,
             Duration.ofMillis(HANDSHAKE_TIMEOUT_MILLIS), 5, Duration.ofSeconds(1));
         try (ControlServer server = new ControlServer(new InetSocketAddress("127.0.0.1", 0),
-            new ControlServer.ControlSettings(1 << 16, 16, null, admission), hello -> null, new ServerCounters()))
-        {
-            server.admin(command ->
+            new ControlServer.ControlSettings(1 << 16, 16, null, admission), hello -> null, command ->
             {
                 started.countDown();
                 return slow;
-            });
+            }, new ServerCounters()))
+        {
             final InetSocketAddress address = server.start();
             try (Socket socket = new Socket())
             {

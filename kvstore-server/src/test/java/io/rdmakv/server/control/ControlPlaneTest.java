@@ -200,9 +200,9 @@ class ControlPlaneTest
         final CompletableFuture<AdminReply> slow = new CompletableFuture<>();
         final ControlServer control = new ControlServer(new InetSocketAddress("127.0.0.1", 0),
             new ControlServer.ControlSettings(4096, 4, new byte[0], new AdmissionSettings(8, 8,
-                Duration.ofMillis(300), 4, Duration.ofSeconds(1))), hello -> null, new ServerCounters());
-        control.admin(command -> "remove-node 4".equals(command) ? slow :
-            CompletableFuture.completedFuture(new AdminReply(true, "ok")));
+                Duration.ofMillis(300), 4, Duration.ofSeconds(1))), hello -> null,
+            command -> "remove-node 4".equals(command) ? slow :
+                CompletableFuture.completedFuture(new AdminReply(true, "ok")), new ServerCounters());
         final InetSocketAddress address = control.start();
         try (Conn admin = new Conn(address))
         {

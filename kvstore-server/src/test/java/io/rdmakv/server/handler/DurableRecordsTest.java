@@ -1,5 +1,6 @@
 package io.rdmakv.server.handler;
 
+import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
@@ -39,6 +40,7 @@ class DurableRecordsTest
     private final ServerCounters counters = new ServerCounters();
     private final UnsafeBuffer buffer = new UnsafeBuffer(new byte[256]);
     private final UnsafeBuffer key = new UnsafeBuffer("k".getBytes(StandardCharsets.US_ASCII));
+    private final HashedKey hashedKey = new HashedKey().wrap(key, 0, 1);
     private final Answers client = new Answers();
 
     @Test
@@ -84,7 +86,7 @@ class DurableRecordsTest
         assertEquals(WriteIds.Start.APPLY, ids.begin(client, sequence, put(sequence, writer, sequence), NOW));
         write(durable, store);
         ids.endCurrent();
-        outcome.putDurable(client, sequence, key, 0, 1, key, 0, 1);
+        outcome.putDurable(client, sequence, hashedKey, key, 0, 1);
     }
 
     /** What a write path does with the write's batch: the records in it, written. */
@@ -129,15 +131,14 @@ class DurableRecordsTest
     private static final class Answered implements WriteOutcome
     {
         @Override
-        public void putDurable(final Endpoint endpoint, final long correlationId, final DirectBuffer key,
-            final int keyIndex, final int keyLength, final DirectBuffer value, final int valueIndex,
-            final int valueLength)
+        public void putDurable(final Endpoint endpoint, final long correlationId, final HashedKey key,
+            final DirectBuffer value, final int valueIndex, final int valueLength)
         {
         }
 
         @Override
-        public void deleteDurable(final Endpoint endpoint, final long correlationId, final DirectBuffer key,
-            final int keyIndex, final int keyLength, final boolean existed)
+        public void deleteDurable(final Endpoint endpoint, final long correlationId, final HashedKey key,
+            final boolean existed)
         {
         }
 

@@ -5,6 +5,7 @@ import io.rdmakv.pool.PinPolicy;
 import io.rdmakv.pool.PinnedArena;
 import io.rdmakv.pool.alloc.EpochReclaimer;
 import io.rdmakv.pool.alloc.ExtentAllocator;
+import io.rdmakv.protocol.layout.KeyHasher;
 import io.rdmakv.protocol.layout.PoolGeometry;
 import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.counters.ServerCounters;
@@ -29,9 +30,17 @@ final class HandlerOnOneThread implements AutoCloseable
     final RocksStore store;
     final PinnedArena arena;
     final SessionTickets tickets = new SessionTickets(Duration.ofSeconds(30), 16, new SystemNanoClock());
+    final ServerCounters counters = new ServerCounters();
+    final PoolIndex index;
     final RequestHandler handler;
 
     HandlerOnOneThread(final Path dir)
+    {
+        this(dir, KeyHasher.STANDARD);
+    }
+
+    /** @param hasher how the handler hashes each request's key at decode. */
+    HandlerOnOneThread(final Path dir, final KeyHasher hasher)
     {
         final long size = 8L << 20;
         final int partition = 1 << 20;
@@ -40,14 +49,14 @@ final class HandlerOnOneThread implements AutoCloseable
         final PoolGeometry geometry = PoolSizing.plan(size, 224);
         final ExtentAllocator allocator = PoolSizing.newAllocator(geometry, partition,
             new EpochReclaimer(0, new SystemNanoClock()));
-        final PoolIndex index = new PoolIndex(arena.partitions(), geometry, allocator, 1, 1);
-        final ServerCounters counters = new ServerCounters();
+        this.index = new PoolIndex(arena.partitions(), geometry, allocator, 1, 1);
         final Limits limits = new Limits(64, 4096, 16);
         final NodeWrites node = new NodeWrites(store, index, counters, limits,
             new ResponseSender(counters, limits.maxResponseBytes()), () -> { });
         final Replication writes = Replication.localOnly(node);
         this.handler = new RequestHandler(node, new HandlerContext(SlotRouter.singleNode(), tickets,
-            ServerConfig.defaults().admission(), RequestTimer.NONE), writes.clientWrites(), writes.replicaInbox());
+            ServerConfig.defaults().admission(), RequestTimer.NONE, hasher), writes.clientWrites(),
+            writes.replicaInbox());
     }
 
     @Override

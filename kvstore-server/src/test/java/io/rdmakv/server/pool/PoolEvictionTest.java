@@ -1,5 +1,6 @@
 package io.rdmakv.server.pool;
 
+import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.layout.PoolGeometry;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
@@ -70,8 +71,7 @@ class PoolEvictionTest extends AbstractPoolIndexTest
         assertNull(reader.get(b("k0")));
 
         // Slot 0 (k8) is referenced by its publication, slot 1 (k1) by an RPC GET: the hand passes both.
-        final UnsafeBuffer key = new UnsafeBuffer(b("k1"));
-        assertEquals(2, index.copyValue(key, 0, key.capacity(), new UnsafeBuffer(new byte[16]), 0, 16));
+        assertEquals(2, index.copyValue(HashedKey.of(b("k1")), new UnsafeBuffer(new byte[16]), 0, 16));
         assertEquals(PoolIndex.STORED, index.put(b("k9"), b("v9"), true));
         assertEquals(2, index.evictions());
         assertArrayEquals(b("v1"), reader.get(b("k1")), "the touched entry survives");

@@ -1,5 +1,6 @@
 package io.rdmakv.server.pool;
 
+import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.layout.ExtentStatus;
 import io.rdmakv.protocol.layout.IndexEntry;
 import io.rdmakv.protocol.layout.PoolGeometry;
@@ -52,10 +53,9 @@ class PoolIndexTest extends AbstractPoolIndexTest
         assertNull(reader.get(b("absent")));
 
         final UnsafeBuffer out = new UnsafeBuffer(new byte[512]);
-        final UnsafeBuffer key = new UnsafeBuffer(b("key-5"));
-        final int n = index.copyValue(key, 0, key.capacity(), out, 0, 512);
+        final int n = index.copyValue(HashedKey.of(b("key-5")), out, 0, 512);
         assertEquals(expected.get("key-5").length, n);
-        assertEquals(PoolIndex.NOT_FOUND, index.copyValue(new UnsafeBuffer(b("nope")), 0, 4, out, 0, 512));
+        assertEquals(PoolIndex.NOT_FOUND, index.copyValue(HashedKey.of(b("nope")), out, 0, 512));
     }
 
     @Test

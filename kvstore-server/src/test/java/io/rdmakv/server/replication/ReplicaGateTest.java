@@ -1,5 +1,6 @@
 package io.rdmakv.server.replication;
 
+import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
 import io.rdmakv.protocol.wire.Status;
@@ -19,6 +20,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The replica's gate records each sequenced write in its sender's window without allocating. */
 class ReplicaGateTest
 {
+    /** Each message's key, hashed as the replica's inbox hashes it on arrival. */
+    private static final HashedKey KEY = new HashedKey();
+
     @Test
     void shouldRecordSequencedWritesWithoutAllocating()
     {
@@ -66,7 +70,7 @@ class ReplicaGateTest
             buffer.putLong(length - 8, s, ByteOrder.LITTLE_ENDIAN);
             buffer.putByte(ReplicateRequestFlyweight.KEY_OFFSET + 5 + (int)(s % 6), (byte)('0' + s % 10));
             request.wrap(buffer, 0, length).validate();
-            if (gate.admit(request) != Status.OK)
+            if (gate.admit(request, KEY.wrap(buffer, request.keyIndex(), request.keyLength())) != Status.OK)
             {
                 throw new AssertionError("write " + s + " refused");
             }

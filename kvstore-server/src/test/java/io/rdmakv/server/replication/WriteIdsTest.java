@@ -1,5 +1,6 @@
 package io.rdmakv.server.replication;
 
+import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.wire.KeyRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
@@ -41,17 +42,16 @@ class WriteIdsTest
     private final WriteOutcome outcome = ids.around(new WriteOutcome()
     {
         @Override
-        public void putDurable(final Endpoint endpoint, final long correlationId, final DirectBuffer key,
-            final int keyIndex, final int keyLength, final DirectBuffer value, final int valueIndex,
-            final int valueLength)
+        public void putDurable(final Endpoint endpoint, final long correlationId, final HashedKey key,
+            final DirectBuffer value, final int valueIndex, final int valueLength)
         {
             applied.add("put " + correlationId);
             ((Answers)endpoint).answers.add(correlationId + " " + Status.OK);
         }
 
         @Override
-        public void deleteDurable(final Endpoint endpoint, final long correlationId, final DirectBuffer key,
-            final int keyIndex, final int keyLength, final boolean existed)
+        public void deleteDurable(final Endpoint endpoint, final long correlationId, final HashedKey key,
+            final boolean existed)
         {
             applied.add("delete " + correlationId);
             ((Answers)endpoint).answers.add(correlationId + " " + (existed ? Status.OK : Status.NOT_FOUND));
@@ -66,6 +66,7 @@ class WriteIdsTest
     });
     private final UnsafeBuffer buffer = new UnsafeBuffer(new byte[256]);
     private final UnsafeBuffer key = new UnsafeBuffer("k".getBytes(StandardCharsets.US_ASCII));
+    private final HashedKey hashedKey = new HashedKey().wrap(key, 0, 1);
 
     private PutRequestFlyweight put(final long correlationId, final long writer, final long sequence,
         final long below)
@@ -88,7 +89,7 @@ class WriteIdsTest
 
     private void durable(final Answers endpoint, final long correlationId)
     {
-        outcome.putDurable(endpoint, correlationId, key, 0, 1, key, 0, 1);
+        outcome.putDurable(endpoint, correlationId, hashedKey, key, 0, 1);
     }
 
     @Test
@@ -101,7 +102,7 @@ class WriteIdsTest
         fixUp.appendSequence(9, 4).markFixUp().recordedAnswer(Status.OK);
         ids.beginReplicated(first, 78, fixUp, fixUp.recordedAnswer(), NOW);
         assertEquals(null, ids.answered(WRITER, 13), "not known before it is durable");
-        outcome.deleteDurable(first, 78, key, 0, 1, false); // nothing left to delete here
+        outcome.deleteDurable(first, 78, hashedKey, false); // nothing left to delete here
         assertEquals(List.of("78 NOT_FOUND"), first.answers, "the new primary hears this node's outcome");
         assertEquals(Status.OK, ids.answered(WRITER, 13));
 
@@ -156,7 +157,7 @@ class WriteIdsTest
         delete.header(MessageType.DELETE_REQUEST, 5).key(key, 0, 1);
         delete.appendWriteId(WRITER, 2, 2);
         assertEquals(WriteIds.Start.APPLY, ids.begin(first, 5, delete, NOW));
-        outcome.deleteDurable(first, 5, key, 0, 1, true);
+        outcome.deleteDurable(first, 5, hashedKey, true);
         assertEquals(WriteIds.Start.RETRY, ids.begin(retry, 6, delete, NOW));
         assertEquals(List.of("6 OK"), retry.answers, "it existed when the first attempt deleted it");
     }
