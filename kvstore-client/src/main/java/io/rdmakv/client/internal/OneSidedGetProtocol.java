@@ -128,7 +128,7 @@ final class OneSidedGetProtocol
      */
     void start(final RequestSlot slot)
     {
-        if (!slot.session.readLease().holds(ReadLease.now()))
+        if (!slot.session.readLease().holdsNow())
         {
             // No read lease on this node (never granted, or ended): ask the node, whose answer renews it.
             counters.increment(ClientCounter.GET_LEASE_RENEWALS);
@@ -461,7 +461,7 @@ final class OneSidedGetProtocol
     /** The extent in {@code extent} verified: the value, if the read lease still holds. */
     private void succeed(final RequestSlot slot, final ValueExtentFlyweight extent)
     {
-        if (!slot.session.readLease().holds(ReadLease.now()))
+        if (!slot.session.readLease().holdsNow())
         {
             // The lease ended while the reads were in flight: the node may have been replaced before they ran.
             counters.increment(ClientCounter.GET_LEASE_RENEWALS);
@@ -542,9 +542,8 @@ final class OneSidedGetProtocol
      */
     private static boolean ownershipServes(final RequestSlot slot)
     {
-        final int clusterSlot = slot.clusterSlot;
         return SlotOwnershipTable.serves(SlotOwnershipTable.readWord(slot.readBuffer, RequestSlot.OWNERSHIP_OFFSET),
-            clusterSlot, slot.session.rangeEpoch(clusterSlot));
+            slot.clusterSlot, slot.rangeEpoch);
     }
 
     /** The node no longer serves the slot from its pool: ask it (a WRONG_NODE answer re-routes and refreshes). */

@@ -82,6 +82,11 @@ final class RequestSlot
     long hash;
     /** The key's cluster slot (Redis Cluster's CRC16 of its hash tag), set with {@link #hash}. */
     int clusterSlot;
+    /**
+     * The epoch of the key's range in the map the request was routed by (set with its session): an ownership word
+     * older than it is not trusted.
+     */
+    long rangeEpoch;
     long deadlineNanos;
     /** When the last RPC of this request was sent, on the read lease clock: a grant in its answer counts from here. */
     long sentNanos;
@@ -152,6 +157,7 @@ final class RequestSlot
         this.valueLength = 0;
         this.hash = 0;
         this.clusterSlot = 0;
+        this.rangeEpoch = 0;
         this.redirects = 0;
         this.lastReroute = null;
         this.tornRetries = 0;
