@@ -4,9 +4,12 @@
 #
 # In the share (/mnt/host): rdmakv (bin/rdmakv), after.jar and optionally before.jar (launcher jars built on a JDK 22+,
 # so the FFM binding is in them), libasyncProfiler.so. Writes results/: perftest logs and perftest.properties,
-# server.log, bench-<n>-<jar>.txt/.json, profile.collapsed (async-profiler, itimer, on the bench JVM while it
-# measures), steps.txt is made on the host. Settings (job.env): RDMAKV_JOB_GET_SECONDS (30) measured seconds per
-# bench run, RDMAKV_JOB_WARMUP_SECONDS (20), RDMAKV_JOB_PROFILE_SECONDS (25).
+# server.log, bench-<n>-<jar>.txt/.json, profile.collapsed (async-profiler, itimer, on the
+# bench JVM of the last run), steps.txt is made on the host. Settings (job.env): RDMAKV_JOB_GET_SECONDS (30) measured seconds per
+# bench run, RDMAKV_JOB_WARMUP_SECONDS (20), RDMAKV_JOB_PROFILE_SECONDS (120) measured seconds of the profiled run.
+# Seen in the one boot so far (2026-12-07): a bench JVM died of SIGILL in C1 code under TCG (an emulation fault, the
+# pc inside a call instruction), and one was refused by the node ("no good HELLO within 5000 ms": its JVM was slower
+# than the node's handshake timeout); the JIT was still warming after 15 s (ops/s rising), so warm up longer.
 set -u
 SHARE=/mnt/host
 [ -f "$SHARE/job.env" ] && . "$SHARE/job.env"
@@ -20,7 +23,7 @@ export JAVA_HOME=$JDK RDMAKV_CDS=off
 FFM="--enable-native-access=ALL-UNNAMED -Drdmakv.native=ffm"
 SECONDS_MEASURED=${RDMAKV_JOB_GET_SECONDS:-30}
 WARMUP=${RDMAKV_JOB_WARMUP_SECONDS:-20}
-PROFILE_SECONDS=${RDMAKV_JOB_PROFILE_SECONDS:-25}
+PROFILE_SECONDS=${RDMAKV_JOB_PROFILE_SECONDS:-120}
 log() { echo "[job $(date -u +%H:%M:%S)] $*" | tee -a "$R/job.log"; }
 
 # As the standard job does (guest-job.sh): RoCE MTU 4096, names resolved from files, no memlock limit.
@@ -83,25 +86,17 @@ if [ -f "$SHARE/before.jar" ]; then order=(before after after before); else orde
 n=0
 for jar in "${order[@]}"; do n=$((n + 1)); bench "$n" "$jar"; done
 
-# The profiled run: async-profiler loaded into the bench JVM once it measures (jcmd), itimer (no perf events under
-# TCG), per thread, stopped before the run ends.
+# The profiled run: async-profiler loaded at the bench JVM's start (itimer: no perf events under TCG), per thread,
+# written when the JVM exits. Its profile holds the warm-up too, so the run is long. (Loading it later through
+# `jcmd <pid> JVMTI.agent_load` does not work: jcmd hands async-profiler a broken option string, "event must not be
+# empty", return code 100; asprof, which attaches properly, is not in the Maven jar.)
 n=$((n + 1))
-log "bench $n (after, profiled): load $(cut -d' ' -f1-3 /proc/loadavg)"
-RDMAKV_JAR=$SHARE/after.jar RDMAKV_JAVA_OPTS="-Xms256m -Xmx256m -XX:-AlwaysPreTouch -XX:+EnableDynamicAgentLoading $FFM" \
+log "bench $n (after, profiled from its start): load $(cut -d' ' -f1-3 /proc/loadavg)"
+RDMAKV_JAR=$SHARE/after.jar RDMAKV_JAVA_OPTS="-Xms256m -Xmx256m -XX:-AlwaysPreTouch $FFM \
+-agentpath:$SHARE/libasyncProfiler.so=start,event=itimer,interval=1000000,threads,file=$R/profile.collapsed,collapsed" \
     timeout 900 bash "$SHARE/rdmakv" bench --transport verbs -s "$IP:7400" --server-pid "$node_pid" -w C \
-    --value-size 100 --key-size 16 --keys 500 -d "$((PROFILE_SECONDS + 25))s" --warmup "${WARMUP}s" --no-load \
-    --json "$R/bench-$n-profiled.json" > "$R/bench-$n-profiled.txt" 2> "$R/bench-$n-profiled.progress" &
-bench_pid=$!
-for _ in $(seq 1 600); do grep -q '^\[run\]' "$R/bench-$n-profiled.progress" 2>/dev/null && break; sleep 1; done
-java_pid=$(pgrep -f 'bench --transport verbs' | while read -r p; do
-    [ "$(readlink "/proc/$p/exe" 2>/dev/null)" = "$JDK/bin/java" ] && echo "$p"; done | head -1)
-log "profiling bench JVM $java_pid for ${PROFILE_SECONDS}s"
-"$JDK/bin/jcmd" "$java_pid" JVMTI.agent_load "$SHARE/libasyncProfiler.so" \
-    "start,event=itimer,interval=1000000,threads" > "$R/profile-start.txt" 2>&1
-sleep "$PROFILE_SECONDS"
-"$JDK/bin/jcmd" "$java_pid" JVMTI.agent_load "$SHARE/libasyncProfiler.so" \
-    "stop,file=$R/profile.collapsed,collapsed" > "$R/profile-stop.txt" 2>&1
-wait "$bench_pid"
+    --value-size 100 --key-size 16 --keys 500 -d "${PROFILE_SECONDS}s" --warmup "${WARMUP}s" --no-load \
+    --json "$R/bench-$n-profiled.json" > "$R/bench-$n-profiled.txt" 2> "$R/bench-$n-profiled.progress"
 log "bench $n (profiled) exit $?: $(grep -E '^GET ' "$R/bench-$n-profiled.txt" | head -1)"
 kill "$node_pid" 2>/dev/null
 wait
