@@ -17,7 +17,7 @@ share=$1
 before=${2:-}
 jar="${RDMAKV_JAR:-$root/cli/target/rdmakv.jar}"
 for j in "$jar" ${before:+"$before"}; do
-  unzip -l "$j" | grep -q 'META-INF/versions/22/' || { echo "$j has no FFM classes: build it on a JDK 22+" >&2; exit 2; }
+  unzip -l "$j" | grep 'META-INF/versions/22/' >/dev/null || { echo "$j has no FFM classes: build it on a JDK 22+" >&2; exit 2; }
 done
 if pgrep -f qemu-system >/dev/null; then echo "another guest is running: wait for it" >&2; exit 2; fi
 so=/tmp/asprof/linux-x64/libasyncProfiler.so
