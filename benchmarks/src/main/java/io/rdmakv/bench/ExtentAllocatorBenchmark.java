@@ -79,9 +79,9 @@ public class ExtentAllocatorBenchmark
     @Benchmark
     public long churn()
     {
-        final int slot = cursor;
-        cursor = (slot + 1) & (LIVE - 1);
-        if (allocator.free(liveOffsets[slot], liveSizes[slot]) != ExtentAllocator.FREED)
+        final int liveIndex = cursor;
+        cursor = (liveIndex + 1) & (LIVE - 1);
+        if (allocator.free(liveOffsets[liveIndex], liveSizes[liveIndex]) != ExtentAllocator.FREED)
         {
             failures++;
         }
@@ -92,8 +92,8 @@ public class ExtentAllocatorBenchmark
         {
             failures++;
         }
-        liveOffsets[slot] = offset;
-        liveSizes[slot] = size;
+        liveOffsets[liveIndex] = offset;
+        liveSizes[liveIndex] = size;
         return offset;
     }
 

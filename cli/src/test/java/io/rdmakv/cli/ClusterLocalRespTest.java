@@ -46,11 +46,11 @@ class ClusterLocalRespTest
             {
                 final int port = resp + i - 1;
                 assertTrue(lines.contains("resp=127.0.0.1:" + port), "node " + i + "'s line: " + lines);
-                final String slots = call(port, "*2\r\n$7\r\nCLUSTER\r\n$5\r\nSLOTS\r\n");
+                final String hashSlots = call(port, "*2\r\n$7\r\nCLUSTER\r\n$5\r\nSLOTS\r\n");
                 for (int k = 0; k < 3; k++)
                 {
-                    assertTrue(slots.contains(":" + (resp + k) + "\r\n"), "node " + i + " names port " + (resp + k) +
-                        ": " + slots);
+                    assertTrue(hashSlots.contains(":" + (resp + k) + "\r\n"), "node " + i + " names port " + (resp + k) +
+                        ": " + hashSlots);
                 }
             }
         }

@@ -16,7 +16,7 @@ import io.netty.handler.codec.LengthFieldPrepender;
 import io.rdmakv.client.control.ControlPlaneClient;
 import io.rdmakv.protocol.ProtocolLimits;
 import io.rdmakv.protocol.layout.IndexBucketFlyweight;
-import io.rdmakv.protocol.layout.IndexSlot;
+import io.rdmakv.protocol.layout.IndexEntry;
 import io.rdmakv.protocol.layout.KeyHash;
 import io.rdmakv.protocol.layout.PoolGeometry;
 import io.rdmakv.protocol.layout.PoolHeaderFlyweight;
@@ -120,9 +120,9 @@ final class LaidOutPoolNode implements AutoCloseable
         this.nodeId = nodeId;
         pool = new UnsafeBuffer(BufferUtil.allocateDirectAligned(POOL_SIZE, 4096));
         header.wrap(pool, 0).initialise(geometry, nodeId, EPOCH);
-        for (int slot = 0; slot < SlotOwnershipTable.SLOTS; slot++)
+        for (int hashSlot = 0; hashSlot < SlotOwnershipTable.WORD_COUNT; hashSlot++)
         {
-            ownership(slot, SlotOwnershipTable.STATE_LIVE, 1);
+            ownership(hashSlot, SlotOwnershipTable.STATE_LIVE, 1);
         }
         nextExtent = geometry.extentsOffset();
 
@@ -196,9 +196,9 @@ final class LaidOutPoolNode implements AutoCloseable
         final byte[] k = key.getBytes(StandardCharsets.UTF_8);
         final long offset = writeExtent(k, value.getBytes(StandardCharsets.UTF_8));
         final int length = ValueExtentFlyweight.requiredLength(k.length, value.length());
-        final long slot = IndexSlot.encode(KeyHash.fingerprint(KeyHash.hash(k)), offset, length);
-        publish(KeyHash.primaryBucket(KeyHash.hash(k), BUCKETS), slot);
-        return slot;
+        final long entry = IndexEntry.encode(KeyHash.fingerprint(KeyHash.hash(k)), offset, length);
+        publish(KeyHash.primaryBucket(KeyHash.hash(k), BUCKETS), entry);
+        return entry;
     }
 
     /**
@@ -210,75 +210,75 @@ final class LaidOutPoolNode implements AutoCloseable
         final byte[] k = key.getBytes(StandardCharsets.UTF_8);
         final byte[] other = otherKey.getBytes(StandardCharsets.UTF_8);
         final long offset = writeExtent(other, otherValue.getBytes(StandardCharsets.UTF_8));
-        final long slot = IndexSlot.encode(KeyHash.fingerprint(KeyHash.hash(k)), offset,
+        final long entry = IndexEntry.encode(KeyHash.fingerprint(KeyHash.hash(k)), offset,
             ValueExtentFlyweight.requiredLength(other.length, otherValue.length()));
-        publish(KeyHash.primaryBucket(KeyHash.hash(k), BUCKETS), slot);
+        publish(KeyHash.primaryBucket(KeyHash.hash(k), BUCKETS), entry);
     }
 
     /** Flip one value byte of {@code key}'s extent in the pool: a torn read for every reader from now on. */
-    synchronized void tear(final long slot)
+    synchronized void tear(final long entry)
     {
-        final int at = (int)IndexSlot.extentOffset(slot) + ValueExtentFlyweight.HEADER_LENGTH + 1;
+        final int at = (int)IndexEntry.extentOffset(entry) + ValueExtentFlyweight.HEADER_LENGTH + 1;
         pool.putByte(at, (byte)~pool.getByte(at));
     }
 
     /**
-     * Overwrite {@code slot}'s extent in place (header, key, value, CRC last) with no ordering towards readers: what a
+     * Overwrite {@code entry}'s extent in place (header, key, value, CRC last) with no ordering towards readers: what a
      * buggy writer would do, and the worst case of extent reuse. Readers may see any mix of old and new bytes.
      * Not synchronized: the test's writer thread owns the extent.
      */
-    void rewriteInPlace(final long slot, final byte[] key, final byte[] value, final long version)
+    void rewriteInPlace(final long entry, final byte[] key, final byte[] value, final long version)
     {
         final ValueExtentFlyweight writer = new ValueExtentFlyweight();
-        writer.wrap(pool, (int)IndexSlot.extentOffset(slot), IndexSlot.extentLength(slot)).write(key, value, version);
+        writer.wrap(pool, (int)IndexEntry.extentOffset(entry), IndexEntry.extentLength(entry)).write(key, value, version);
     }
 
     /**
-     * Supersede {@code oldSlot} as the server's writer does: a fresh extent with the next version, the old extent
+     * Supersede {@code oldEntry} as the server's writer does: a fresh extent with the next version, the old extent
      * marked RETIRED, then the new slot published in the old one's place. Returns the new slot.
      */
-    synchronized long replace(final long oldSlot, final String key, final String value)
+    synchronized long replace(final long oldEntry, final String key, final String value)
     {
         store.put(key, value.getBytes(StandardCharsets.UTF_8));
         final byte[] k = key.getBytes(StandardCharsets.UTF_8);
         final long offset = writeExtent(k, value.getBytes(StandardCharsets.UTF_8));
-        final long slot = IndexSlot.encode(KeyHash.fingerprint(KeyHash.hash(k)), offset,
+        final long entry = IndexEntry.encode(KeyHash.fingerprint(KeyHash.hash(k)), offset,
             ValueExtentFlyweight.requiredLength(k.length, value.length()));
-        retire(oldSlot);
+        retire(oldEntry);
         bucket.wrap(pool, (int)geometry.bucketOffset(KeyHash.primaryBucket(KeyHash.hash(k), BUCKETS)));
-        for (int i = 0; i < IndexBucketFlyweight.SLOT_COUNT; i++)
+        for (int i = 0; i < IndexBucketFlyweight.ENTRY_COUNT; i++)
         {
-            if (bucket.slot(i) == oldSlot)
+            if (bucket.entry(i) == oldEntry)
             {
-                bucket.publish(i, slot);
-                return slot;
+                bucket.publish(i, entry);
+                return entry;
             }
         }
-        throw new IllegalStateException("slot to replace not found: " + IndexSlot.toString(oldSlot));
+        throw new IllegalStateException("slot to replace not found: " + IndexEntry.toString(oldEntry));
     }
 
-    /** Mark {@code slot}'s extent RETIRED, as the writer does before it publishes whatever supersedes it. */
-    synchronized void retire(final long slot)
+    /** Mark {@code entry}'s extent RETIRED, as the writer does before it publishes whatever supersedes it. */
+    synchronized void retire(final long entry)
     {
-        extent.wrap(pool, (int)IndexSlot.extentOffset(slot), IndexSlot.extentLength(slot)).retire();
+        extent.wrap(pool, (int)IndexEntry.extentOffset(entry), IndexEntry.extentLength(entry)).retire();
     }
 
     /** Clear the slot of {@code key} (a delete or an eviction): mark its extent RETIRED first, as the writer does. */
-    synchronized void remove(final String key, final long slot)
+    synchronized void remove(final String key, final long entry)
     {
         store.remove(key);
-        retire(slot);
+        retire(entry);
         final byte[] k = key.getBytes(StandardCharsets.UTF_8);
         bucket.wrap(pool, (int)geometry.bucketOffset(KeyHash.primaryBucket(KeyHash.hash(k), BUCKETS)));
-        for (int i = 0; i < IndexBucketFlyweight.SLOT_COUNT; i++)
+        for (int i = 0; i < IndexBucketFlyweight.ENTRY_COUNT; i++)
         {
-            if (bucket.slot(i) == slot)
+            if (bucket.entry(i) == entry)
             {
-                bucket.publish(i, IndexSlot.EMPTY);
+                bucket.publish(i, IndexEntry.EMPTY);
                 return;
             }
         }
-        throw new IllegalStateException("slot to clear not found: " + IndexSlot.toString(slot));
+        throw new IllegalStateException("slot to clear not found: " + IndexEntry.toString(entry));
     }
 
     /** Emulated reads the node's transport answered: each one-sided read a client made. */
@@ -293,17 +293,17 @@ final class LaidOutPoolNode implements AutoCloseable
         pool.putInt(PoolHeaderFlyweight.VERSION_OFFSET, version, ByteOrder.LITTLE_ENDIAN);
     }
 
-    /** Publish {@code slot}'s ownership word, as a node does when its cluster view changes. */
-    void ownership(final int slot, final int state, final long epoch)
+    /** Publish {@code hashSlot}'s ownership word, as a node does when its cluster view changes. */
+    void ownership(final int hashSlot, final int state, final long epoch)
     {
-        SlotOwnershipTable.publishAt(pool, (int)SlotOwnershipTable.poolOffsetOf(slot),
-            SlotOwnershipTable.encode(slot, state, epoch));
+        SlotOwnershipTable.publishAt(pool, (int)SlotOwnershipTable.poolOffsetOf(hashSlot),
+            SlotOwnershipTable.encode(hashSlot, state, epoch));
     }
 
     /** The cluster slot of {@code key}. */
-    static int clusterSlot(final String key)
+    static int hashSlot(final String key)
     {
-        return KeyHash.clusterSlot(key.getBytes(StandardCharsets.UTF_8));
+        return KeyHash.hashSlot(key.getBytes(StandardCharsets.UTF_8));
     }
 
     void complete(final boolean complete)
@@ -325,7 +325,7 @@ final class LaidOutPoolNode implements AutoCloseable
         return offset;
     }
 
-    private void publish(final long bucketIndex, final long slot)
+    private void publish(final long bucketIndex, final long entry)
     {
         bucket.wrap(pool, (int)geometry.bucketOffset(bucketIndex));
         final int free = bucket.findEmpty();
@@ -333,7 +333,7 @@ final class LaidOutPoolNode implements AutoCloseable
         {
             throw new IllegalStateException("test bucket full");
         }
-        bucket.publish(free, slot);
+        bucket.publish(free, entry);
     }
 
     @Override
@@ -365,7 +365,7 @@ final class LaidOutPoolNode implements AutoCloseable
             List.of(new TransportAddress("tcp", "127.0.0.1", port, new byte[0])),
             ProtocolLimits.MAX_KEY_LENGTH, 64 * 1024,
             List.of(new ClusterNode(nodeId, "127.0.0.1", controlAddress().port(), 0,
-                ProtocolLimits.CLUSTER_SLOT_COUNT - 1, mapRangeEpoch, List.of())), ISSUED_TICKET);
+                ProtocolLimits.HASH_SLOT_COUNT - 1, mapRangeEpoch, List.of())), ISSUED_TICKET);
     }
 
     /** The session ticket this test node hands out and accepts (a real node issues a fresh one per WELCOME). */

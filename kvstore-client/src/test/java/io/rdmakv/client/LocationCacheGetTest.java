@@ -78,12 +78,12 @@ class LocationCacheGetTest
     @Test
     void shouldAnswerNotFoundForADeletedOrEvictedKey()
     {
-        final long slot = node.put("gone", "soon");
+        final long entry = node.put("gone", "soon");
         node.complete(true);
         try (KvClient client = node.client().build())
         {
             assertArrayEquals(bytes("soon"), client.get(bytes("gone")));
-            node.remove("gone", slot);
+            node.remove("gone", entry);
             assertNull(client.get(bytes("gone")), "a delete (or an eviction) retires the extent first");
             assertEquals(1, counter(client, ClientCounter.GET_CACHE_INVALIDATIONS));
             assertEquals(1, counter(client, ClientCounter.GET_MISSES), "the index's answer: a definitive miss");
@@ -95,15 +95,15 @@ class LocationCacheGetTest
     @Test
     void shouldSeeThroughAnExtentReusedForAnotherKey()
     {
-        final long slot = node.put("mine", "my value");
+        final long entry = node.put("mine", "my value");
         node.complete(true);
         try (KvClient client = node.client().build())
         {
             assertArrayEquals(bytes("my value"), client.get(bytes("mine")));
             // "mine" moves elsewhere, and after the grace period the writer reuses its old offset for another key:
             // the reused extent is intact and LIVE, only its key (and version) give it away.
-            node.replace(slot, "mine", "moved");
-            node.rewriteInPlace(slot, bytes("yours"), bytes("your value"), 1000);
+            node.replace(entry, "mine", "moved");
+            node.rewriteInPlace(entry, bytes("yours"), bytes("your value"), 1000);
             assertArrayEquals(bytes("moved"), client.get(bytes("mine")));
             assertEquals(1, counter(client, ClientCounter.GET_CACHE_INVALIDATIONS));
             assertEquals(0, node.requests.get());
@@ -113,11 +113,11 @@ class LocationCacheGetTest
     @Test
     void shouldDropALocationWhoseExtentReadsTorn()
     {
-        final long slot = node.put("t", "whole");
+        final long entry = node.put("t", "whole");
         try (KvClient client = node.client().build())
         {
             assertArrayEquals(bytes("whole"), client.get(bytes("t")));
-            node.tear(slot);
+            node.tear(entry);
             assertArrayEquals(bytes("whole"), client.get(bytes("t")), "the node's answer after the retries");
             assertEquals(1, counter(client, ClientCounter.GET_CACHE_INVALIDATIONS));
             assertEquals(1, counter(client, ClientCounter.GET_FALLBACKS));

@@ -45,7 +45,7 @@ class MultiNodeRoutingTest
             for (int i = 0; i < KEYS; i++)
             {
                 client.put(bytes("key-" + i), bytes("value-" + i));
-                if (KeyHash.clusterSlot(bytes("key-" + i)) >= 8192)
+                if (KeyHash.hashSlot(bytes("key-" + i)) >= 8192)
                 {
                     ownedBy2++;
                 }

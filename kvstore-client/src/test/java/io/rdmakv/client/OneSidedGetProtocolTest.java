@@ -65,8 +65,8 @@ class OneSidedGetProtocolTest
     @Test
     void shouldRetryTornExtentThenFallBackToRpc()
     {
-        final long slot = node.put("torn", "good-value");
-        node.tear(slot);
+        final long entry = node.put("torn", "good-value");
+        node.tear(entry);
         try (KvClient client = node.client().readRetries(2).build())
         {
             assertArrayEquals(bytes("good-value"), client.get(bytes("torn")), "the node's answer, never torn bytes");
@@ -77,7 +77,7 @@ class OneSidedGetProtocolTest
     }
 
     @Test
-    void shouldSkipSlotWhoseFingerprintMatchesAnotherKey()
+    void shouldSkipAnEntryWhoseFingerprintMatchesAnotherKey()
     {
         node.putCollision("wanted", "impostor", "wrong-value");
         node.put("wanted", "right-value");

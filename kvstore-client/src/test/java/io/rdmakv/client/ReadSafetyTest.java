@@ -38,7 +38,7 @@ class ReadSafetyTest
         try (KvClient client = node.client().build())
         {
             assertArrayEquals(bytes("in-the-pool"), client.get(bytes("k")), "LIVE: the pool answers");
-            node.ownership(LaidOutPoolNode.clusterSlot("k"), SlotOwnershipTable.STATE_FENCED, 1);
+            node.ownership(LaidOutPoolNode.hashSlot("k"), SlotOwnershipTable.STATE_FENCED, 1);
             assertArrayEquals(bytes("from-the-node"), client.get(bytes("k")), "the cached location is not trusted");
             assertArrayEquals(bytes("from-the-node"), client.get(bytes("k")));
             assertEquals(2, client.diagnostics().counters().get(ClientCounter.GET_OWNERSHIP_REFUSALS));
@@ -48,14 +48,14 @@ class ReadSafetyTest
     }
 
     @Test
-    void shouldRefuseAWordOlderThanTheMapAndNotOwnedSlotsOnTheFullPath()
+    void shouldRefuseAWordOlderThanTheMapAndNotOwnedHashSlotsOnTheFullPath()
     {
         node.put("a", "pool-a");
         node.store.put("a", bytes("node-a"));
         node.put("b", "pool-b");
         node.store.put("b", bytes("node-b"));
-        node.ownership(LaidOutPoolNode.clusterSlot("a"), SlotOwnershipTable.STATE_NOT_OWNER, 0);
-        node.ownership(LaidOutPoolNode.clusterSlot("b"), SlotOwnershipTable.STATE_MIGRATING, 3);
+        node.ownership(LaidOutPoolNode.hashSlot("a"), SlotOwnershipTable.STATE_NOT_OWNER, 0);
+        node.ownership(LaidOutPoolNode.hashSlot("b"), SlotOwnershipTable.STATE_MIGRATING, 3);
         try (KvClient client = node.client().build())
         {
             assertArrayEquals(bytes("node-a"), client.get(bytes("a")), "never published: not served one-sided");
@@ -71,7 +71,7 @@ class ReadSafetyTest
         node.mapRangeEpoch = 2;
         node.put("k", "in-the-pool");
         node.store.put("k", bytes("from-the-node"));
-        final int slot = LaidOutPoolNode.clusterSlot("k");
+        final int slot = LaidOutPoolNode.hashSlot("k");
         try (KvClient client = node.client().build())
         {
             assertArrayEquals(bytes("from-the-node"), client.get(bytes("k")), "LIVE at 1, the map says 2: refused");

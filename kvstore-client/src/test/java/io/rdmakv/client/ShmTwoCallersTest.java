@@ -35,7 +35,7 @@ class ShmTwoCallersTest
     Path dir;
 
     @Test
-    void shouldStartEveryRequestOnItsCallerWhileSlotsAreFree() throws Exception
+    void shouldStartEveryRequestOnItsCallerWhileRequestSlotsAreFree() throws Exception
     {
         assumeTrue(new io.rdmakv.transport.shm.ShmTransportProvider().isAvailable(), "shm unavailable here");
         try (KvServer server = InProcessNode.start(dir, Map.of("transport", "shm"));

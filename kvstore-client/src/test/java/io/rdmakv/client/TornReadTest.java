@@ -27,7 +27,7 @@ class TornReadTest
         try (LaidOutPoolNode node = new LaidOutPoolNode())
         {
             final byte[] key = "contended".getBytes(StandardCharsets.UTF_8);
-            final long slot = node.put("contended", new String(valueFor(0), StandardCharsets.ISO_8859_1));
+            final long entry = node.put("contended", new String(valueFor(0), StandardCharsets.ISO_8859_1));
             final AtomicBoolean running = new AtomicBoolean(true);
             final AtomicLong writes = new AtomicLong();
             final Thread writer = new Thread(() ->
@@ -36,7 +36,7 @@ class TornReadTest
                 while (running.get())
                 {
                     final byte[] value = valueFor(version);
-                    node.rewriteInPlace(slot, key, value, version);
+                    node.rewriteInPlace(entry, key, value, version);
                     // The node's store always holds a whole value: the RPC fallback answers from it.
                     node.store.put("contended", value);
                     version++;

@@ -53,7 +53,7 @@ final class ClusterViews
         final int respPort)
     {
         final List<ClusterMember> members = new ArrayList<>();
-        final int[] owner = new int[ClusterState.SLOT_COUNT];
+        final int[] owner = new int[ClusterState.HASH_SLOT_COUNT];
         java.util.Arrays.fill(owner, config.nodeId());
         for (final ClusterNode n : config.clusterNodes())
         {
@@ -67,13 +67,13 @@ final class ClusterViews
         }
         final List<SlotRange> ranges = new ArrayList<>();
         int first = 0;
-        for (int slot = 1; slot <= ClusterState.SLOT_COUNT; slot++)
+        for (int hashSlot = 1; hashSlot <= ClusterState.HASH_SLOT_COUNT; hashSlot++)
         {
-            if (slot == ClusterState.SLOT_COUNT || owner[slot] != owner[first])
+            if (hashSlot == ClusterState.HASH_SLOT_COUNT || owner[hashSlot] != owner[first])
             {
-                ranges.add(new SlotRange(first, slot - 1, 1, owner[first], List.of(), List.of(),
+                ranges.add(new SlotRange(first, hashSlot - 1, 1, owner[first], List.of(), List.of(),
                     SlotRange.State.LIVE));
-                first = slot;
+                first = hashSlot;
             }
         }
         return new ClusterState(1, members, ranges);

@@ -195,7 +195,7 @@ class CatchUpTest
         learner.store().put(b("served-by-the-old-primary"), b("still"));
         cluster.policy(ScriptedCluster.Policy.HOLD);
         final CountDownLatch promotionAsked = cluster.nextRequest();
-        cluster.set(new ClusterState(2, members, List.of(new SlotRange(0, ClusterState.SLOT_COUNT - 1, 2, 1,
+        cluster.set(new ClusterState(2, members, List.of(new SlotRange(0, ClusterState.HASH_SLOT_COUNT - 1, 2, 1,
             List.of(), List.of(2), SlotRange.State.FENCED))));
         assertEquals(Status.WRONG_NODE, client.put(b("k"), b("fenced")).status(), "node 1 took the FENCED state");
         // A negative wait: it cannot fail with the rule in place, whatever the load. Without it the catch-up of this
@@ -212,7 +212,7 @@ class CatchUpTest
     private static Map<ByteBuffer, ByteBuffer> contents(final RocksStore store)
     {
         final Map<ByteBuffer, ByteBuffer> all = new HashMap<>();
-        store.ranges().scan(0, ClusterState.SLOT_COUNT - 1, (k, v) ->
+        store.ranges().scan(0, ClusterState.HASH_SLOT_COUNT - 1, (k, v) ->
         {
             all.put(ByteBuffer.wrap(k), ByteBuffer.wrap(v));
             return true;

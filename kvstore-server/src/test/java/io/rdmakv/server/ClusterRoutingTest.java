@@ -97,7 +97,7 @@ class ClusterRoutingTest
         for (int i = 0; ; i++)
         {
             final byte[] k = ("key-" + i).getBytes(StandardCharsets.UTF_8);
-            if (KeyHash.clusterSlot(k) < 8192 == lowHalf)
+            if (KeyHash.hashSlot(k) < 8192 == lowHalf)
             {
                 return k;
             }
@@ -110,7 +110,7 @@ class ClusterRoutingTest
         final ClusterMember other = new ClusterMember(2, "10.9.9.9", 7777, 7778);
         return new ClusterState(epoch, List.of(self, other), List.of(
             new SlotRange(0, 8191, epoch, 1, List.of(), List.of(), firstState),
-            new SlotRange(8192, ClusterState.SLOT_COUNT - 1, epoch, secondPrimary, List.of(), List.of(),
+            new SlotRange(8192, ClusterState.HASH_SLOT_COUNT - 1, epoch, secondPrimary, List.of(), List.of(),
                 SlotRange.State.LIVE)));
     }
 

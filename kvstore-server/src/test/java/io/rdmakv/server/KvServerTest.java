@@ -333,7 +333,7 @@ class KvServerTest
             for (int i = 0; remote == null || local == null; i++)
             {
                 final String k = "key-" + i;
-                if (KeyHash.clusterSlot(b(k)) >= 8192)
+                if (KeyHash.hashSlot(b(k)) >= 8192)
                 {
                     remote = k;
                 }

@@ -2,7 +2,7 @@ package io.rdmakv.server;
 
 import io.rdmakv.protocol.layout.ExtentStatus;
 import io.rdmakv.protocol.layout.IndexBucketFlyweight;
-import io.rdmakv.protocol.layout.IndexSlot;
+import io.rdmakv.protocol.layout.IndexEntry;
 import io.rdmakv.protocol.layout.KeyHash;
 import io.rdmakv.protocol.layout.PoolGeometry;
 import io.rdmakv.protocol.layout.PoolHeaderFlyweight;
@@ -294,12 +294,12 @@ final class RawClient implements AutoCloseable
                 read(rkey, poolAddress + geometry.bucketOffset(b), IndexBucketFlyweight.BUCKET_LENGTH)), 0);
             for (int i = bucket.find(fp, 0); i >= 0; i = bucket.find(fp, i + 1))
             {
-                final long slot = bucket.slot(i);
-                if (!IndexSlot.isValid(slot, geometry))
+                final long entry = bucket.entry(i);
+                if (!IndexEntry.isValid(entry, geometry))
                 {
                     continue;
                 }
-                final byte[] bytes = read(rkey, poolAddress + IndexSlot.extentOffset(slot), IndexSlot.extentLength(slot));
+                final byte[] bytes = read(rkey, poolAddress + IndexEntry.extentOffset(entry), IndexEntry.extentLength(entry));
                 final ValueExtentFlyweight extent = new ValueExtentFlyweight().wrap(new UnsafeBuffer(bytes), 0, bytes.length);
                 if (extent.verify(key) == ExtentStatus.OK)
                 {
@@ -314,11 +314,11 @@ final class RawClient implements AutoCloseable
      * Read one extent alone, as a client that remembered where {@code key}'s value of {@code version} lives, and judge
      * it as such a client must ({@link ValueExtentFlyweight#verifyCurrent}).
      */
-    ExtentStatus readRemembered(final RemoteKey rkey, final long poolAddress, final long indexSlot, final byte[] key,
+    ExtentStatus readRemembered(final RemoteKey rkey, final long poolAddress, final long indexEntry, final byte[] key,
         final long version) throws Exception
     {
         final byte[] bytes =
-            read(rkey, poolAddress + IndexSlot.extentOffset(indexSlot), IndexSlot.extentLength(indexSlot));
+            read(rkey, poolAddress + IndexEntry.extentOffset(indexEntry), IndexEntry.extentLength(indexEntry));
         return new ValueExtentFlyweight().wrap(new UnsafeBuffer(bytes), 0, bytes.length)
             .verifyCurrent(new UnsafeBuffer(key), 0, key.length, version);
     }

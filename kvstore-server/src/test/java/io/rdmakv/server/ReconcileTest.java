@@ -460,8 +460,8 @@ class ReconcileTest
         for (int i = 0; keys.size() < count; i++)
         {
             final String key = "key-" + i;
-            final int slot = KeyHash.clusterSlot(b(key));
-            if (slot >= range.firstSlot() && slot <= range.lastSlot())
+            final int hashSlot = KeyHash.hashSlot(b(key));
+            if (hashSlot >= range.firstSlot() && hashSlot <= range.lastSlot())
             {
                 keys.add(key);
             }

@@ -152,7 +152,7 @@ class ReplicationTest
             assertArrayEquals(b("before"), primary.store().get(b("k")), "nothing written at the old primary");
             assertArrayEquals(b("before"), backup.store().get(b("k")));
             // FENCED at the new primary too (node 1 primary again, but fenced): nothing is written either.
-            cluster.setUndelivered(new ClusterState(7, members, List.of(new SlotRange(0, ClusterState.SLOT_COUNT - 1, 7,
+            cluster.setUndelivered(new ClusterState(7, members, List.of(new SlotRange(0, ClusterState.HASH_SLOT_COUNT - 1, 7,
                 1, List.of(2), List.of(), SlotRange.State.FENCED))));
             assertEquals(Status.WRONG_NODE, client.put(b("k"), b("fenced")).status());
             assertArrayEquals(b("before"), primary.store().get(b("k")));

@@ -24,7 +24,7 @@ public final class ProtocolLimits
     public static final int MAX_CONTROL_FRAME_LENGTH = 64 * 1024;
 
     /** Number of cluster hash slots keys are routed by. */
-    public static final int CLUSTER_SLOT_COUNT = 16384;
+    public static final int HASH_SLOT_COUNT = 16384;
 
     private ProtocolLimits()
     {

@@ -72,7 +72,7 @@ public final class BackupCommand implements Callable<Integer>
 
     @Option(names = "--slots", paramLabel = "FIRST-LAST",
         description = "with --server: slot range to back up. Default: 0-16383.")
-    String slots;
+    String hashSlots;
 
     @Option(names = "--page-bytes", defaultValue = "1048576", description = "bytes per page. Default: ${DEFAULT-VALUE}.")
     int pageBytes;
@@ -101,11 +101,11 @@ public final class BackupCommand implements Callable<Integer>
         {
             secret = secretOptions.secretOrEmpty();
             tls = tlsOptions.settings();
-            if (source.cluster != null && slots != null)
+            if (source.cluster != null && hashSlots != null)
             {
                 throw new IllegalArgumentException("--slots goes with --server: --cluster backs up every slot");
             }
-            range = slotRange(slots == null ? "0-" + (ClusterState.SLOT_COUNT - 1) : slots);
+            range = slotRange(hashSlots == null ? "0-" + (ClusterState.HASH_SLOT_COUNT - 1) : hashSlots);
             address = RestoreCommand.hostPort(source.server != null ? source.server : source.cluster);
         }
         catch (final IllegalArgumentException ex)
@@ -175,7 +175,7 @@ public final class BackupCommand implements Callable<Integer>
         {
             final int first = Integer.parseInt(parts[0].trim());
             final int last = parts.length == 2 ? Integer.parseInt(parts[1].trim()) : first;
-            if (parts.length > 2 || first < 0 || first > last || last >= ClusterState.SLOT_COUNT)
+            if (parts.length > 2 || first < 0 || first > last || last >= ClusterState.HASH_SLOT_COUNT)
             {
                 throw new NumberFormatException();
             }
@@ -183,7 +183,7 @@ public final class BackupCommand implements Callable<Integer>
         }
         catch (final NumberFormatException ex)
         {
-            throw new IllegalArgumentException("--slots must be FIRST-LAST within 0-" + (ClusterState.SLOT_COUNT - 1) +
+            throw new IllegalArgumentException("--slots must be FIRST-LAST within 0-" + (ClusterState.HASH_SLOT_COUNT - 1) +
                 ": " + text);
         }
     }

@@ -51,7 +51,7 @@ record BackupManifest(int format, String createdAt, String seed, long mapEpoch, 
     record Range(int firstSlot, int lastSlot, long epoch, int primary, String file, long keys, long bytes,
         String sha256, long snapshotMs)
     {
-        String slots()
+        String hashSlots()
         {
             return firstSlot + "-" + lastSlot;
         }
@@ -112,20 +112,20 @@ record BackupManifest(int format, String createdAt, String seed, long mapEpoch, 
             if (r.firstSlot() != next || r.lastSlot() < r.firstSlot() || r.file() == null ||
                 r.sha256() == null || r.keys() < 0)
             {
-                throw new IOException(file + ": range " + r.slots() + " does not follow slot " + (next - 1) +
+                throw new IOException(file + ": range " + r.hashSlots() + " does not follow slot " + (next - 1) +
                     " or lacks its file, count or checksum: the ranges must cover the slots once, in order");
             }
             final Path data = file.getParent().resolve(r.file()).normalize();
             if (!file.getParent().equals(data.getParent()))
             {
-                throw new IOException(file + ": range " + r.slots() + " names a file outside the backup: " + r.file());
+                throw new IOException(file + ": range " + r.hashSlots() + " names a file outside the backup: " + r.file());
             }
             next = r.lastSlot() + 1;
         }
-        if (next != ProtocolLimits.CLUSTER_SLOT_COUNT)
+        if (next != ProtocolLimits.HASH_SLOT_COUNT)
         {
             throw new IOException(file + ": the ranges end at slot " + (next - 1) + ", not " +
-                (ProtocolLimits.CLUSTER_SLOT_COUNT - 1));
+                (ProtocolLimits.HASH_SLOT_COUNT - 1));
         }
     }
 }

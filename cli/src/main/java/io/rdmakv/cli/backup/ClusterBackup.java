@@ -96,7 +96,7 @@ final class ClusterBackup
                     break;
                 }
                 done.put(range, attempt.range());
-                log.printf("range %s: %d keys from node %d (epoch %d) in %d ms%n", attempt.range().slots(),
+                log.printf("range %s: %d keys from node %d (epoch %d) in %d ms%n", attempt.range().hashSlots(),
                     attempt.range().keys(), range.nodeId(), range.rangeEpoch(), attempt.range().snapshotMs());
             }
             if (changed == null)
@@ -151,10 +151,10 @@ final class ClusterBackup
             }
             next = r.lastSlot() + 1;
         }
-        if (next != ProtocolLimits.CLUSTER_SLOT_COUNT)
+        if (next != ProtocolLimits.HASH_SLOT_COUNT)
         {
             throw new IOException("node " + map.nodeId() + "'s cluster map (epoch " + map.clusterEpoch() +
-                ") gives slots " + next + "-" + (ProtocolLimits.CLUSTER_SLOT_COUNT - 1) + " no primary");
+                ") gives slots " + next + "-" + (ProtocolLimits.HASH_SLOT_COUNT - 1) + " no primary");
         }
         return ranges;
     }

@@ -87,14 +87,14 @@ final class ClusterRestore
             }
             if (skip > 0)
             {
-                log.printf("range %s: continuing after %d of %d keys (%s)%n", range.slots(), skip, range.keys(),
+                log.printf("range %s: continuing after %d of %d keys (%s)%n", range.hashSlots(), skip, range.keys(),
                     progressFile);
             }
             final RangeWrites writes = new RangeWrites(range, skip, progress);
             RangeFile.read(dir.resolve(range.file()), writes::add);
             progress = writes.flush();
             written += range.keys() - skip;
-            log.printf("range %s: %d keys written%n", range.slots(), range.keys() - skip);
+            log.printf("range %s: %d keys written%n", range.hashSlots(), range.keys() - skip);
         }
         final long verified = verify(manifest);
         return new Result(written, resumedPast, verified, (System.nanoTime() - start) / 1_000_000);
@@ -146,7 +146,7 @@ final class ClusterRestore
             catch (final IllegalArgumentException ex)
             {
                 flush();
-                throw new IOException("the target cluster refuses key " + printable(key) + " (range " + range.slots() +
+                throw new IOException("the target cluster refuses key " + printable(key) + " (range " + range.hashSlots() +
                     "): " + ex.getMessage() + "; the keys before it are written (" + progressFile + ")", ex);
             }
             seen++;
@@ -169,7 +169,7 @@ final class ClusterRestore
                 catch (final CompletionException ex)
                 {
                     throw new IOException("the cluster did not take the PUT of key " + printable(keys.get(i)) +
-                        " (range " + range.slots() + "): " + failure(ex) + "; " + progress.doneIn(range.file()) +
+                        " (range " + range.hashSlots() + "): " + failure(ex) + "; " + progress.doneIn(range.file()) +
                         " of its keys are acknowledged; run the restore again to continue from " + progressFile,
                         ex.getCause());
                 }
@@ -197,7 +197,7 @@ final class ClusterRestore
             if (check.missing > 0 || check.different > 0 || !readBack.sha256().equals(range.sha256()) ||
                 readBack.keys() != range.keys())
             {
-                problems.add("range " + range.slots() + ": " + readBack.keys() + " of " + range.keys() +
+                problems.add("range " + range.hashSlots() + ": " + readBack.keys() + " of " + range.keys() +
                     " keys found, " + check.missing + " missing, " + check.different + " with another value, " +
                     "SHA-256 read back " + readBack.sha256() + " against " + range.sha256() +
                     (check.examples.isEmpty() ? "" : " (for example " + String.join(", ", check.examples) + ")"));

@@ -66,12 +66,12 @@ abstract class PipelinedConnection implements DriverConnection
         {
             throw new IllegalStateException("nothing outstanding");
         }
-        final int slot = head;
+        final int ringIndex = head;
         head = (head + 1) & (types.length - 1);
         count--;
         hit = false;
-        final String error = readResponse(types[slot]);
-        completion.set(types[slot], starts[slot], System.nanoTime(), hit, error != null, error);
+        final String error = readResponse(types[ringIndex]);
+        completion.set(types[ringIndex], starts[ringIndex], System.nanoTime(), hit, error != null, error);
     }
 
     @Override
@@ -98,9 +98,9 @@ abstract class PipelinedConnection implements DriverConnection
         {
             grow();
         }
-        final int slot = (head + count) & (types.length - 1);
-        types[slot] = type;
-        starts[slot] = startNanos;
+        final int ringIndex = (head + count) & (types.length - 1);
+        types[ringIndex] = type;
+        starts[ringIndex] = startNanos;
         count++;
     }
 

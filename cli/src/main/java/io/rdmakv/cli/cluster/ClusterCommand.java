@@ -192,7 +192,7 @@ public final class ClusterCommand implements Runnable
         Integer node;
 
         @Option(names = "--slot", description = "first slot of the range")
-        Integer slot;
+        Integer hashSlot;
 
         @Option(names = "--to", description = "the in-sync backup that becomes primary")
         Integer to;
@@ -204,11 +204,11 @@ public final class ClusterCommand implements Runnable
             {
                 return "failover-node " + node;
             }
-            if (slot == null || to == null)
+            if (hashSlot == null || to == null)
             {
                 throw new IllegalArgumentException("give --node N, or --slot S --to N");
             }
-            return "failover " + slot + " " + to;
+            return "failover " + hashSlot + " " + to;
         }
     }
 
@@ -218,7 +218,7 @@ public final class ClusterCommand implements Runnable
     static final class Move extends AdminCommand
     {
         @Option(names = "--slots", paramLabel = "FIRST-LAST", required = true, description = "slots to move")
-        String slots;
+        String hashSlots;
 
         @Option(names = "--to", required = true, description = "target node")
         int to;
@@ -226,10 +226,10 @@ public final class ClusterCommand implements Runnable
         @Override
         String command()
         {
-            final String[] p = slots.split("-");
+            final String[] p = hashSlots.split("-");
             if (p.length != 2)
             {
-                throw new IllegalArgumentException("--slots must look like FIRST-LAST: " + slots);
+                throw new IllegalArgumentException("--slots must look like FIRST-LAST: " + hashSlots);
             }
             return "move " + p[0].trim() + " " + p[1].trim() + " " + to;
         }
@@ -240,7 +240,7 @@ public final class ClusterCommand implements Runnable
     static final class FinishMove extends AdminCommand
     {
         @Option(names = "--slot", required = true, description = "first slot of the moved range")
-        int slot;
+        int hashSlot;
 
         @Option(names = "--to", required = true, description = "target node")
         int to;
@@ -248,7 +248,7 @@ public final class ClusterCommand implements Runnable
         @Override
         String command()
         {
-            return "finish-move " + slot + " " + to;
+            return "finish-move " + hashSlot + " " + to;
         }
     }
 

@@ -95,7 +95,7 @@ class BackupFilesTest
     }
 
     @Test
-    void shouldWriteAndReadAManifestCoveringEverySlot() throws IOException
+    void shouldWriteAndReadAManifestCoveringEveryHashSlot() throws IOException
     {
         final BackupManifest m = manifest(List.of(range(8192, 16383, "b.kv"), range(0, 8191, "a.kv")));
         m.write(dir);
@@ -106,7 +106,7 @@ class BackupFilesTest
     }
 
     @Test
-    void shouldRefuseAManifestThatDoesNotCoverEverySlotOnceOrNamesAFileOutside() throws IOException
+    void shouldRefuseAManifestThatDoesNotCoverEveryHashSlotOnceOrNamesAFileOutside() throws IOException
     {
         assertRefused(manifest(List.of(range(0, 100, "a.kv"), range(102, 16383, "b.kv"))), "does not follow slot 100");
         assertRefused(manifest(List.of(range(0, 100, "a.kv"), range(50, 16383, "b.kv"))), "does not follow slot 100");

@@ -28,9 +28,9 @@ public final class LocalCluster implements AutoCloseable
     /** One range of the committed map; {@code state}: LIVE, MIGRATING or FENCED. */
     public record Range(int first, int last, long epoch, int primary, List<Integer> backups, String state)
     {
-        public boolean contains(final int slot)
+        public boolean contains(final int hashSlot)
         {
-            return slot >= first && slot <= last;
+            return hashSlot >= first && hashSlot <= last;
         }
     }
 

@@ -89,7 +89,7 @@ class PrimaryKillFailoverTest
                         // Only a write invoked after the kill: one in flight then may be answered by the dying node.
                         final long killed = killedAt.get();
                         if (killed != 0 && invoked - killed > 0
-                            && victimRange.contains(KeyHash.clusterSlot(k)))
+                            && victimRange.contains(KeyHash.hashSlot(k)))
                         {
                             firstOnVictimSlotsAfterKill.compareAndSet(0, now);
                             victimWritesAfterKill.incrementAndGet();

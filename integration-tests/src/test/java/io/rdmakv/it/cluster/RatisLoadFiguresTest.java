@@ -100,8 +100,8 @@ class RatisLoadFiguresTest
         final List<SlotRange> slotRanges = new ArrayList<>();
         for (int i = 0; i < ranges; i++)
         {
-            final int first = (int)((long)ClusterState.SLOT_COUNT * i / ranges);
-            final int last = (int)((long)ClusterState.SLOT_COUNT * (i + 1) / ranges) - 1;
+            final int first = (int)((long)ClusterState.HASH_SLOT_COUNT * i / ranges);
+            final int last = (int)((long)ClusterState.HASH_SLOT_COUNT * (i + 1) / ranges) - 1;
             slotRanges.add(new SlotRange(first, last, 1000 + i, i % nodes + 1,
                 List.of((i + 1) % nodes + 1, (i + 2) % nodes + 1), List.of(), SlotRange.State.LIVE));
         }

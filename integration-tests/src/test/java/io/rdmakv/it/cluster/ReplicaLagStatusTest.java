@@ -101,7 +101,7 @@ class ReplicaLagStatusTest
         for (int i = 0; keys.size() < count; i++)
         {
             final byte[] k = ("lag-" + i).getBytes(StandardCharsets.UTF_8);
-            if (range.contains(KeyHash.clusterSlot(k)))
+            if (range.contains(KeyHash.hashSlot(k)))
             {
                 keys.add(k);
             }

@@ -67,7 +67,7 @@ class ReshardingFiguresTest
             for (int i = 0; keys.size() < KEYS; i++)
             {
                 final byte[] k = ("moving-" + i).getBytes(StandardCharsets.UTF_8);
-                if (range.contains(KeyHash.clusterSlot(k)))
+                if (range.contains(KeyHash.hashSlot(k)))
                 {
                     keys.add(k);
                 }

@@ -40,7 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class MultiNodeTest
 {
     private static final int NODES = 3;
-    private static final int[][] SLOTS = {{0, 5460}, {5461, 10922}, {10923, 16383}};
+    private static final int[][] RANGES = {{0, 5460}, {5461, 10922}, {10923, 16383}};
     private static final int KEYS = 300;
 
     @TempDir
@@ -48,14 +48,14 @@ class MultiNodeTest
 
     @Test
     @Timeout(420)
-    void shouldRouteEveryKeyToTheNodeOwningItsSlot() throws Exception
+    void shouldRouteEveryKeyToTheNodeOwningItsHashSlot() throws Exception
     {
         final int[] ports = FreePorts.take(NODES);
         final StringBuilder map = new StringBuilder();
         for (int n = 0; n < NODES; n++)
         {
             map.append(n == 0 ? "" : ",").append(n + 1).append("@127.0.0.1:").append(ports[n]).append(':')
-                .append(SLOTS[n][0]).append('-').append(SLOTS[n][1]);
+                .append(RANGES[n][0]).append('-').append(RANGES[n][1]);
         }
         // The three JVMs start side by side: in the SoftRoCE guest (TCG) each takes tens of seconds to READY.
         final long started = System.nanoTime();
@@ -165,15 +165,15 @@ class MultiNodeTest
 
     private static int owner(final byte[] key)
     {
-        final int slot = KeyHash.clusterSlot(key);
+        final int hashSlot = KeyHash.hashSlot(key);
         for (int n = 0; n < NODES; n++)
         {
-            if (slot >= SLOTS[n][0] && slot <= SLOTS[n][1])
+            if (hashSlot >= RANGES[n][0] && hashSlot <= RANGES[n][1])
             {
                 return n;
             }
         }
-        throw new AssertionError("slot " + slot + " outside the map");
+        throw new AssertionError("slot " + hashSlot + " outside the map");
     }
 
     private static byte[] key(final int k)

@@ -141,7 +141,7 @@ class StartupWithDataTest
             order[i] = (long)i;
         }
         java.util.Arrays.sort(order, java.util.Comparator.comparingInt((Long i) ->
-            StoreKeys.slotOfStoreKey(StoreKeys.encode(set.key(i)))).thenComparing(i -> i));
+            StoreKeys.hashSlotOfStoreKey(StoreKeys.encode(set.key(i)))).thenComparing(i -> i));
         long wrong = 0;
         final List<byte[]> keys = new ArrayList<>(WINDOW);
         for (int first = 0; first < order.length; first += WINDOW)

@@ -464,8 +464,8 @@ class ClusterFaultsTest
 
     private static boolean inRange(final String key, final ClusterStatus.Range range)
     {
-        final int slot = KeyHash.clusterSlot(key.getBytes(StandardCharsets.UTF_8));
-        return slot >= range.first() && slot <= range.last();
+        final int hashSlot = KeyHash.hashSlot(key.getBytes(StandardCharsets.UTF_8));
+        return hashSlot >= range.first() && hashSlot <= range.last();
     }
 
     /** The workload of the running scenario kept answering (set by {@link #run}). */

@@ -21,9 +21,9 @@ record ClusterStatus(long epoch, int leader, List<Integer> members, List<Integer
     record Range(int first, int last, long epoch, int primary, List<Integer> backups, List<Integer> learners,
         String state)
     {
-        boolean contains(final int slot)
+        boolean contains(final int hashSlot)
         {
-            return slot >= first && slot <= last;
+            return hashSlot >= first && hashSlot <= last;
         }
     }
 

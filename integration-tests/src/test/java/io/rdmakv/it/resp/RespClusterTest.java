@@ -54,7 +54,7 @@ class RespClusterTest
     {
         try (LocalCluster cluster = LocalCluster.startServingResp(dir, 3, 1, 3_000))
         {
-            final Map<Integer, Integer> primaryOfSlot = new HashMap<>();
+            final Map<Integer, Integer> primaryOfHashSlot = new HashMap<>();
             final Map<Integer, String> respOf = new HashMap<>();
             for (int id = 1; id <= 3; id++)
             {
@@ -64,7 +64,7 @@ class RespClusterTest
             {
                 for (int s = r.first(); s <= r.last(); s++)
                 {
-                    primaryOfSlot.put(s, r.primary());
+                    primaryOfHashSlot.put(s, r.primary());
                 }
             }
             final Set<HostAndPort> seeds = new HashSet<>();
@@ -76,7 +76,7 @@ class RespClusterTest
                 for (int i = 0; i < keys; i++)
                 {
                     assertEquals("OK", jedis.set("user:" + i, "value-" + i));
-                    primariesWritten.add(primaryOfSlot.get(JedisClusterCRC16.getSlot("user:" + i)));
+                    primariesWritten.add(primaryOfHashSlot.get(JedisClusterCRC16.getSlot("user:" + i)));
                 }
                 for (int i = 0; i < keys; i++)
                 {
@@ -89,16 +89,16 @@ class RespClusterTest
             }
             // Plain connections: the owner serves its key, another node redirects to the owner's RESP address.
             final String key = "user:7";
-            final int slot = JedisClusterCRC16.getSlot(key);
-            final int owner = primaryOfSlot.get(slot);
+            final int hashSlot = JedisClusterCRC16.getSlot(key);
+            final int owner = primaryOfHashSlot.get(hashSlot);
             final int other = owner % 3 + 1;
             try (Jedis direct = new Jedis(hostAndPort(respOf.get(other)), CONFIG);
                 Jedis home = new Jedis(hostAndPort(respOf.get(owner)), CONFIG))
             {
-                assertEquals(slot, direct.clusterKeySlot(key));
+                assertEquals(hashSlot, direct.clusterKeySlot(key));
                 final JedisMovedDataException moved = assertThrows(JedisMovedDataException.class,
                     () -> direct.get(key));
-                assertEquals(slot, moved.getSlot());
+                assertEquals(hashSlot, moved.getSlot());
                 assertEquals(hostAndPort(respOf.get(owner)), moved.getTargetNode());
                 assertEquals("value-7", home.get(key));
                 final JedisDataException cross = assertThrows(JedisDataException.class,

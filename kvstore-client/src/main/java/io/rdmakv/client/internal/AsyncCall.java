@@ -81,68 +81,68 @@ final class AsyncCall<T> extends DrivenFuture<T>
     }
 
     /** Point the slot's request views at the key and value (no copies), and the slot at this call. */
-    void fill(final RequestSlot slot)
+    void fill(final RequestSlot requestSlot)
     {
         if (keyBytes != null)
         {
-            slot.key.wrap(keyBytes);
-            slot.keyLength = keyLength;
+            requestSlot.key.wrap(keyBytes);
+            requestSlot.keyLength = keyLength;
             if (valueBytes != null)
             {
-                slot.value.wrap(valueBytes);
+                requestSlot.value.wrap(valueBytes);
             }
-            slot.valueLength = valueLength;
+            requestSlot.valueLength = valueLength;
         }
         else if (keyView != null)
         {
-            views(slot, keyView, valueView);
+            views(requestSlot, keyView, valueView);
         }
         else
         {
-            wrap(slot, keyBuffer, keyPosition, keyLength, valueBuffer, valuePosition, valueLength);
+            wrap(requestSlot, keyBuffer, keyPosition, keyLength, valueBuffer, valuePosition, valueLength);
         }
-        slot.sink = sink;
-        slot.call = this;
+        requestSlot.sink = sink;
+        requestSlot.call = this;
     }
 
     /** Point the slot's request views at buffer ranges ({@code value} may be null: no value). */
-    static void wrap(final RequestSlot slot, final ByteBuffer key, final int keyPosition, final int keyLength,
+    static void wrap(final RequestSlot requestSlot, final ByteBuffer key, final int keyPosition, final int keyLength,
         final ByteBuffer value, final int valuePosition, final int valueLength)
     {
-        slot.key.wrap(key, keyPosition, keyLength);
-        slot.keyLength = keyLength;
+        requestSlot.key.wrap(key, keyPosition, keyLength);
+        requestSlot.keyLength = keyLength;
         if (value != null)
         {
             if (valueLength == 0)
             {
-                slot.value.wrap(new byte[0]);
+                requestSlot.value.wrap(new byte[0]);
             }
             else
             {
-                slot.value.wrap(value, valuePosition, valueLength);
+                requestSlot.value.wrap(value, valuePosition, valueLength);
             }
         }
-        slot.valueLength = valueLength;
+        requestSlot.valueLength = valueLength;
     }
 
     /** Point the slot's request views at views of the caller's memory ({@code value} may be null: no value). */
-    static void views(final RequestSlot slot, final DirectBuffer key, final DirectBuffer value)
+    static void views(final RequestSlot requestSlot, final DirectBuffer key, final DirectBuffer value)
     {
-        slot.key.wrap(key);
-        slot.keyLength = key.capacity();
+        requestSlot.key.wrap(key);
+        requestSlot.keyLength = key.capacity();
         if (value != null)
         {
-            slot.value.wrap(value);
+            requestSlot.value.wrap(value);
         }
-        slot.valueLength = value == null ? 0 : value.capacity();
+        requestSlot.valueLength = value == null ? 0 : value.capacity();
     }
 
     /** Take the slot's typed outcome (before the slot is released). */
-    void capture(final RequestSlot slot)
+    void capture(final RequestSlot requestSlot)
     {
         try
         {
-            result = type.outcome(slot);
+            result = type.outcome(requestSlot);
         }
         catch (final RuntimeException ex) // a KvException, or a ValueSink's refusal
         {

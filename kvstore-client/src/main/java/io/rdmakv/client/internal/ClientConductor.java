@@ -16,17 +16,17 @@ final class ClientConductor implements Agent
 {
     private static final long TIMEOUT_SCAN_INTERVAL_NANOS = 1_000_000;
 
-    private final RequestSlots slots;
+    private final RequestSlots requestSlots;
     private final DeferredPosts deferred;
     private final OneSidedGetProtocol getProtocol;
     private final RpcProtocol rpc;
     private final Consumer<RequestSlot> retry = this::retry;
     private long nextTimeoutScanNanos;
 
-    ClientConductor(final RequestSlots slots, final DeferredPosts deferred, final OneSidedGetProtocol getProtocol,
+    ClientConductor(final RequestSlots requestSlots, final DeferredPosts deferred, final OneSidedGetProtocol getProtocol,
         final RpcProtocol rpc)
     {
-        this.slots = slots;
+        this.requestSlots = requestSlots;
         this.deferred = deferred;
         this.getProtocol = getProtocol;
         this.rpc = rpc;
@@ -45,30 +45,30 @@ final class ClientConductor implements Agent
         return work;
     }
 
-    private void retry(final RequestSlot slot)
+    private void retry(final RequestSlot requestSlot)
     {
-        final boolean late = System.nanoTime() - slot.deadlineNanos > 0;
-        if (slot.deferredAction == DeferredPosts.POST_READS)
+        final boolean late = System.nanoTime() - requestSlot.deadlineNanos > 0;
+        if (requestSlot.deferredAction == DeferredPosts.POST_READS)
         {
             if (late)
             {
-                getProtocol.failUnposted(slot, TransportStatus.TIMED_OUT);
+                getProtocol.failUnposted(requestSlot, TransportStatus.TIMED_OUT);
             }
             else
             {
-                getProtocol.resume(slot);
+                getProtocol.resume(requestSlot);
             }
         }
         else if (late)
         {
-            slot.phase = RequestSlot.PHASE_IDLE;
-            slot.fail(KvError.TIMED_OUT, slot.describe() + " could not be sent before its deadline " +
+            requestSlot.phase = RequestSlot.PHASE_IDLE;
+            requestSlot.fail(KvError.TIMED_OUT, requestSlot.describe() + " could not be sent before its deadline " +
                 "(transport back-pressured)");
-            slots.complete(slot);
+            requestSlots.complete(requestSlot);
         }
         else
         {
-            rpc.resume(slot);
+            rpc.resume(requestSlot);
         }
     }
 
@@ -76,15 +76,15 @@ final class ClientConductor implements Agent
     private int expire(final long now)
     {
         int expired = 0;
-        for (int i = 0, n = slots.capacity(); i < n; i++)
+        for (int i = 0, n = requestSlots.capacity(); i < n; i++)
         {
-            final RequestSlot slot = slots.slot(i);
-            if (slot.phase == RequestSlot.PHASE_AWAIT_RESPONSE && now - slot.deadlineNanos > 0 &&
-                RequestSlots.claim(slot, RequestSlot.PHASE_AWAIT_RESPONSE))
+            final RequestSlot requestSlot = requestSlots.requestSlot(i);
+            if (requestSlot.phase == RequestSlot.PHASE_AWAIT_RESPONSE && now - requestSlot.deadlineNanos > 0 &&
+                RequestSlots.claim(requestSlot, RequestSlot.PHASE_AWAIT_RESPONSE))
             {
-                slot.fail(KvError.TIMED_OUT, slot.describe() + " got no answer from node " +
-                    (slot.session == null ? "?" : slot.session.info().nodeId()) + " within the request timeout");
-                slots.complete(slot);
+                requestSlot.fail(KvError.TIMED_OUT, requestSlot.describe() + " got no answer from node " +
+                    (requestSlot.session == null ? "?" : requestSlot.session.info().nodeId()) + " within the request timeout");
+                requestSlots.complete(requestSlot);
                 expired++;
             }
         }
@@ -94,7 +94,7 @@ final class ClientConductor implements Agent
     @Override
     public void onClose()
     {
-        slots.failAll(KvError.CLOSED, "the client was closed");
+        requestSlots.failAll(KvError.CLOSED, "the client was closed");
     }
 
     @Override

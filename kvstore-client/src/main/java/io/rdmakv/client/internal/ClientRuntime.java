@@ -92,17 +92,17 @@ public final class ClientRuntime implements AutoCloseable
             EnumSet.of(MemoryAccess.LOCAL_WRITE));
         opened.add(readRegion);
 
-        final RequestSlots slots =
+        final RequestSlots requestSlots =
             new RequestSlots(config.maxInFlight(), readMemory, stride, extentCapacity, counters);
-        final DeferredPosts deferred = new DeferredPosts(slots.capacity());
+        final DeferredPosts deferred = new DeferredPosts(requestSlots.capacity());
         final Worker worker = transport.createWorker("rdmakv-client");
         opened.add(worker);
         // The router makes the two protocols (they route through it again when a node cannot answer).
         this.router = new ClusterRouter(config, control, worker, transport.name(),
             negotiated.offered(), endpointSlots, getMode == GetMode.ONE_SIDED,
-            transport.capabilities().has(TransportCapability.READ_IMMEDIATE), slots, deferred, counters);
+            transport.capabilities().has(TransportCapability.READ_IMMEDIATE), requestSlots, deferred, counters);
         opened.add(router);
-        final ClientConductor conductor = new ClientConductor(slots, deferred, router.getProtocol(), router.rpc());
+        final ClientConductor conductor = new ClientConductor(requestSlots, deferred, router.getProtocol(), router.rpc());
         this.progress = Progress.start(worker, conductor, "rdmakv-client-progress",
             ex -> LOG.error("error on the client's progress thread", ex));
         opened.add(progress);
@@ -121,7 +121,7 @@ public final class ClientRuntime implements AutoCloseable
             welcome.maxKeyLength() > 0 ? welcome.maxKeyLength() : ProtocolLimits.MAX_KEY_LENGTH);
         final int maxValueLength = Math.min(ProtocolLimits.MAX_FORMAT_VALUE_LENGTH,
             welcome.maxValueLength() > 0 ? welcome.maxValueLength() : ProtocolLimits.DEFAULT_MAX_VALUE_LENGTH);
-        this.requests = new Requests(slots, router, counters, progress, callerDriver,
+        this.requests = new Requests(requestSlots, router, counters, progress, callerDriver,
             config.requestTimeout().toNanos(), config.maxQueuedRequests(), transport.name(), maxKeyLength,
             maxValueLength, transport.capabilities().maxSendBytes());
         opened.add(requests);
@@ -148,9 +148,9 @@ public final class ClientRuntime implements AutoCloseable
             final TransportNegotiation negotiated = TransportNegotiation.with(config, control);
             final TransportSelector.Selection selection = negotiated.selection();
             final TransportProvider provider = selection.provider();
-            final boolean slotted = provider.capabilities().has(TransportCapability.ENDPOINT_SLOTS);
-            final TransportConfig tc = transportConfig(config, slotted,
-                slotted ? clusterNodes(config, negotiated.welcome()) : 1);
+            final boolean hasEndpointSlots = provider.capabilities().has(TransportCapability.ENDPOINT_SLOTS);
+            final TransportConfig tc = transportConfig(config, hasEndpointSlots,
+                hasEndpointSlots ? clusterNodes(config, negotiated.welcome()) : 1);
             final Transport transport = provider.open(tc);
             opened.add(transport);
             return new ClientRuntime(config, control, transport, transport.endpointSlots(), negotiated,
@@ -181,17 +181,17 @@ public final class ClientRuntime implements AutoCloseable
      * would pin 16 endpoints' buffers on verbs; the transport's own property, e.g. {@code verbs.maxEndpoints}, wins).
      *
      * @param config       the client's settings.
-     * @param slotted      whether the transport's workers have endpoint slots.
+     * @param hasEndpointSlots      whether the transport's workers have endpoint slots.
      * @param clusterNodes nodes of the cluster map (1 when unknown).
      * @return the transport's settings.
      */
-    public static TransportConfig transportConfig(final KvClientConfig config, final boolean slotted,
+    public static TransportConfig transportConfig(final KvClientConfig config, final boolean hasEndpointSlots,
         final int clusterNodes)
     {
         final TransportConfig.Builder tc = TransportConfig.builder()
             .connectTimeout(config.connectTimeout())
             .operationTimeout(config.requestTimeout());
-        if (slotted)
+        if (hasEndpointSlots)
         {
             tc.endpointSlots(Math.max(KvClientBuilder.DEFAULT_ENDPOINT_SLOTS, clusterNodes + 1));
         }

@@ -67,7 +67,7 @@ final class ClusterMap
         final Map<Integer, Integer> ownerIndex = new HashMap<>();
         final Map<Long, Integer> routeIndex = new HashMap<>();
         final List<Long> distinct = new ArrayList<>();
-        final short[] bySlot = new short[nodeOfSlot.length];
+        final short[] byHashSlot = new short[nodeOfSlot.length];
         long previous = -1;
         for (int slot = 0; slot < nodeOfSlot.length; slot++)
         {
@@ -83,23 +83,23 @@ final class ClusterMap
             }
             if (route == previous)
             {
-                bySlot[slot] = bySlot[slot - 1]; // ranges are runs of slots: most slots repeat the one before
+                byHashSlot[slot] = byHashSlot[slot - 1]; // ranges are runs of slots: most slots repeat the one before
                 continue;
             }
             previous = route;
             final Integer known = routeIndex.putIfAbsent(route, distinct.size());
             if (known == null)
             {
-                bySlot[slot] = (short)distinct.size();
+                byHashSlot[slot] = (short)distinct.size();
                 distinct.add(route);
             }
             else
             {
-                bySlot[slot] = known.shortValue();
+                byHashSlot[slot] = known.shortValue();
             }
         }
         this.routes = distinct.stream().mapToLong(Long::longValue).toArray();
-        this.routeOfSlot = routes.length == 1 ? null : bySlot;
+        this.routeOfSlot = routes.length == 1 ? null : byHashSlot;
         this.ownerIds = owners.stream().mapToInt(Integer::intValue).toArray();
         this.sessions = new NodeSession[ownerIds.length];
     }
@@ -110,8 +110,8 @@ final class ClusterMap
      */
     static ClusterMap from(final Welcome welcome, final HostPort answeredAt)
     {
-        final int[] nodeOfSlot = new int[ProtocolLimits.CLUSTER_SLOT_COUNT];
-        final long[] epochOfSlot = new long[ProtocolLimits.CLUSTER_SLOT_COUNT];
+        final int[] nodeOfSlot = new int[ProtocolLimits.HASH_SLOT_COUNT];
+        final long[] epochOfSlot = new long[ProtocolLimits.HASH_SLOT_COUNT];
         final Map<Integer, HostPort> controlAddresses = new HashMap<>();
         final Map<Integer, HostPort> memberAddresses = new HashMap<>();
         final List<ClusterNode> nodes = welcome.clusterMap();
@@ -147,11 +147,11 @@ final class ClusterMap
         return new ClusterMap(welcome.clusterEpoch(), nodeOfSlot, epochOfSlot, controlAddresses, memberAddresses);
     }
 
-    /** {@code clusterSlot}'s route: its primary's owner index and range epoch in one word ({@link #NO_ROUTE}: none). */
-    long route(final int clusterSlot)
+    /** {@code hashSlot}'s route: its primary's owner index and range epoch in one word ({@link #NO_ROUTE}: none). */
+    long route(final int hashSlot)
     {
-        final short[] bySlot = routeOfSlot;
-        return bySlot == null ? routes[0] : routes[bySlot[clusterSlot]];
+        final short[] byHashSlot = routeOfSlot;
+        return byHashSlot == null ? routes[0] : routes[byHashSlot[hashSlot]];
     }
 
     /** The range epoch in {@code route} (0 in a static map's, and in {@link #NO_ROUTE}). */
@@ -179,7 +179,7 @@ final class ClusterMap
      */
     int route(final RequestSlot slot)
     {
-        final long route = route(slot.clusterSlot);
+        final long route = route(slot.hashSlot);
         slot.rangeEpoch = rangeEpochOf(route);
         return ownerIndexOf(route);
     }
@@ -191,7 +191,7 @@ final class ClusterMap
         if (owner < 0)
         {
             throw KvException.of(KvError.CONNECTION_FAILED, "the cluster map assigns no node to hash slot " +
-                slot.clusterSlot);
+                slot.hashSlot);
         }
         return owner;
     }
@@ -231,10 +231,10 @@ final class ClusterMap
         return routes.length;
     }
 
-    /** The node owning {@code clusterSlot}, or -1 when the map leaves it unassigned. */
-    int ownerOf(final int clusterSlot)
+    /** The node owning {@code hashSlot}, or -1 when the map leaves it unassigned. */
+    int ownerOf(final int hashSlot)
     {
-        final int owner = ownerIndexOf(route(clusterSlot));
+        final int owner = ownerIndexOf(route(hashSlot));
         return owner < 0 ? NO_NODE : ownerIds[owner];
     }
 
@@ -250,10 +250,10 @@ final class ClusterMap
         return epoch > 0;
     }
 
-    /** The epoch of the range holding {@code clusterSlot} (0 in a static map). */
-    long rangeEpoch(final int clusterSlot)
+    /** The epoch of the range holding {@code hashSlot} (0 in a static map). */
+    long rangeEpoch(final int hashSlot)
     {
-        return rangeEpochOf(route(clusterSlot));
+        return rangeEpochOf(route(hashSlot));
     }
 
     /** Every control address of a range's primary (the members that are primary of nothing are left out). */

@@ -53,7 +53,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
     private final String transportName;
     private final int endpointSlots;
     private final boolean oneSidedGets;
-    private final RequestSlots slots;
+    private final RequestSlots requestSlots;
     private final OneSidedGetProtocol getProtocol;
     private final RpcProtocol rpc;
     private final ClientCounters counters;
@@ -91,7 +91,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
      */
     ClusterRouter(final KvClientConfig config, final ControlPlaneClient control, final Worker worker,
         final String transportName, final List<String> offered, final int endpointSlots, final boolean oneSidedGets,
-        final boolean immediateReads, final RequestSlots slots, final DeferredPosts deferred,
+        final boolean immediateReads, final RequestSlots requestSlots, final DeferredPosts deferred,
         final ClientCounters counters)
     {
         this.config = config;
@@ -100,10 +100,10 @@ final class ClusterRouter implements Redirector, AutoCloseable
         this.transportName = transportName;
         this.endpointSlots = endpointSlots;
         this.oneSidedGets = oneSidedGets;
-        this.slots = slots;
+        this.requestSlots = requestSlots;
         this.counters = counters;
-        this.rpc = new RpcProtocol(counters, slots, deferred, this);
-        this.getProtocol = new OneSidedGetProtocol(config.readRetries(), immediateReads, counters, slots, rpc,
+        this.rpc = new RpcProtocol(counters, requestSlots, deferred, this);
+        this.getProtocol = new OneSidedGetProtocol(config.readRetries(), immediateReads, counters, requestSlots, rpc,
             deferred);
         this.hello = new Hello(ControlFrameCodec.PROTOCOL_VERSION, offered, config.credential());
         this.laneSettings = config.callerLanes() == 0 ||
@@ -182,29 +182,29 @@ final class ClusterRouter implements Redirector, AutoCloseable
         return firstWelcome;
     }
 
-    /** Route and start {@code slot} (any thread but the progress thread); failures complete the slot. */
-    void dispatch(final RequestSlot slot)
+    /** Route and start {@code requestSlot} (any thread but the progress thread); failures complete the slot. */
+    void dispatch(final RequestSlot requestSlot)
     {
         final NodeSession session;
         try
         {
-            session = sessionFor(slot);
+            session = sessionFor(requestSlot);
         }
         catch (final RuntimeException ex)
         {
-            if (maps.current().changes() && reroute(slot, "cannot reach the key's node: " + ex.getMessage()))
+            if (maps.current().changes() && reroute(requestSlot, "cannot reach the key's node: " + ex.getMessage()))
             {
                 return;
             }
-            slot.fail(asKvException(ex));
-            slots.complete(slot);
+            requestSlot.fail(asKvException(ex));
+            requestSlots.complete(requestSlot);
             return;
         }
-        start(slot, session);
+        start(requestSlot, session);
     }
 
-    /** Start {@code slot} on a given node (STATS). */
-    void dispatchTo(final RequestSlot slot, final int nodeId)
+    /** Start {@code requestSlot} on a given node (STATS). */
+    void dispatchTo(final RequestSlot requestSlot, final int nodeId)
     {
         final NodeSession session;
         try
@@ -213,11 +213,11 @@ final class ClusterRouter implements Redirector, AutoCloseable
         }
         catch (final RuntimeException ex)
         {
-            slot.fail(asKvException(ex));
-            slots.complete(slot);
+            requestSlot.fail(asKvException(ex));
+            requestSlots.complete(requestSlot);
             return;
         }
-        start(slot, session);
+        start(requestSlot, session);
     }
 
     /** Anything thrown while finding or opening a node's connection, as the typed failure the caller sees. */
@@ -228,40 +228,40 @@ final class ClusterRouter implements Redirector, AutoCloseable
     }
 
     /**
-     * Start {@code slot} if its node's connection is open already; never connects, never blocks (async requests).
+     * Start {@code requestSlot} if its node's connection is open already; never connects, never blocks (async requests).
      *
      * @return false when the node must be connected first (nothing was done).
      */
-    boolean dispatchIfConnected(final RequestSlot slot)
+    boolean dispatchIfConnected(final RequestSlot requestSlot)
     {
         final ClusterMap map = maps.current();
-        final int owner = map.route(slot);
+        final int owner = map.route(requestSlot);
         if (owner < 0 || map.liveSession(owner) == null && !map.keep(owner, sessions.get(map.nodeIdOf(owner))))
         {
             return false;
         }
-        start(slot, map.session(owner));
+        start(requestSlot, map.session(owner));
         return true;
     }
 
-    private void start(final RequestSlot slot, final NodeSession session)
+    private void start(final RequestSlot requestSlot, final NodeSession session)
     {
-        slot.session = session;
-        if (slot.type == RequestSlot.TYPE_GET && session.oneSided())
+        requestSlot.session = session;
+        if (requestSlot.type == RequestSlot.TYPE_GET && session.oneSided())
         {
-            getProtocol.start(slot);
+            getProtocol.start(requestSlot);
             return;
         }
         final CallerLanes lanes = session.lanes();
         // Sync, on its caller's thread (not a redirect's re-send), others in flight: see docs/transport.md, lanes.
-        if (lanes != null && slot.call == null && slot.waiter == Thread.currentThread() && !slots.alone())
+        if (lanes != null && requestSlot.call == null && requestSlot.waiter == Thread.currentThread() && !requestSlots.alone())
         {
             final CallerLanes.Handle lane = lanes.borrow();
             if (lane != null)
             {
                 try
                 {
-                    rpc.callOnLane(slot, lane);
+                    rpc.callOnLane(requestSlot, lane);
                 }
                 finally
                 {
@@ -270,7 +270,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
                 return;
             }
         }
-        rpc.start(slot);
+        rpc.start(requestSlot);
     }
 
     java.util.Set<Integer> nodeIds()
@@ -278,11 +278,11 @@ final class ClusterRouter implements Redirector, AutoCloseable
         return maps.current().nodeIds();
     }
 
-    /** The session of {@code slot}'s node by the current map (connected if need be); sets its range epoch. */
-    private NodeSession sessionFor(final RequestSlot slot)
+    /** The session of {@code requestSlot}'s node by the current map (connected if need be); sets its range epoch. */
+    private NodeSession sessionFor(final RequestSlot requestSlot)
     {
         final ClusterMap map = maps.current();
-        final int owner = map.assignedRoute(slot);
+        final int owner = map.assignedRoute(requestSlot);
         final NodeSession known = map.liveSession(owner);
         final NodeSession session = known != null ? known : session(map.nodeIdOf(owner));
         map.keep(owner, session);
@@ -461,42 +461,42 @@ final class ClusterRouter implements Redirector, AutoCloseable
     }
 
     @Override
-    public void redirect(final RequestSlot slot, final String target)
+    public void redirect(final RequestSlot requestSlot, final String target)
     {
         try
         {
-            if (slot.redirects == 0)
+            if (requestSlot.redirects == 0)
             {
-                redirects.execute(() -> followRedirect(slot, target));
+                redirects.execute(() -> followRedirect(requestSlot, target));
             }
             else
             {
                 // Asked again: the cluster is changing (a failover or move not committed yet): back off.
-                redirects.schedule(() -> followRedirect(slot, target), backoffNanos(slot), TimeUnit.NANOSECONDS);
+                redirects.schedule(() -> followRedirect(requestSlot, target), backoffNanos(requestSlot), TimeUnit.NANOSECONDS);
             }
         }
         catch (final RejectedExecutionException ex)
         {
-            slot.fail(KvError.CLOSED, "the client was closed while " + slot.describe() + " was being redirected");
-            slots.complete(slot);
+            requestSlot.fail(KvError.CLOSED, "the client was closed while " + requestSlot.describe() + " was being redirected");
+            requestSlots.complete(requestSlot);
         }
     }
 
     @Override
     public void sessionLost(final NodeSession session, final String why)
     {
-        for (int i = 0, n = slots.capacity(); i < n; i++)
+        for (int i = 0, n = requestSlots.capacity(); i < n; i++)
         {
-            final RequestSlot slot = slots.slot(i);
-            if (slot.phase == RequestSlot.PHASE_AWAIT_RESPONSE && slot.session == session &&
-                RequestSlots.claim(slot, RequestSlot.PHASE_AWAIT_RESPONSE))
+            final RequestSlot requestSlot = requestSlots.requestSlot(i);
+            if (requestSlot.phase == RequestSlot.PHASE_AWAIT_RESPONSE && requestSlot.session == session &&
+                RequestSlots.claim(requestSlot, RequestSlot.PHASE_AWAIT_RESPONSE))
             {
-                final String lost = slot.describe() + " lost its connection to node " + session.info().nodeId() +
+                final String lost = requestSlot.describe() + " lost its connection to node " + session.info().nodeId() +
                     " at " + session.info().dataAddress() + ": " + why;
-                if (!reroute(slot, lost))
+                if (!reroute(requestSlot, lost))
                 {
-                    slot.fail(KvError.CONNECTION_FAILED, lost);
-                    slots.complete(slot);
+                    requestSlot.fail(KvError.CONNECTION_FAILED, lost);
+                    requestSlots.complete(requestSlot);
                 }
             }
         }
@@ -506,16 +506,16 @@ final class ClusterRouter implements Redirector, AutoCloseable
      * In a replicated cluster the lost request's range may have failed over: take it to be routed again (within its
      * deadline). False when it should fail: a single node, or its deadline has passed.
      */
-    private boolean reroute(final RequestSlot slot, final String why)
+    private boolean reroute(final RequestSlot requestSlot, final String why)
     {
-        if (!maps.current().changes() || System.nanoTime() - slot.deadlineNanos > 0)
+        if (!maps.current().changes() || System.nanoTime() - requestSlot.deadlineNanos > 0)
         {
             return false;
         }
-        slot.lastReroute = why;
+        requestSlot.lastReroute = why;
         try
         {
-            redirects.schedule(() -> followRedirect(slot, null), backoffNanos(slot), TimeUnit.NANOSECONDS);
+            redirects.schedule(() -> followRedirect(requestSlot, null), backoffNanos(requestSlot), TimeUnit.NANOSECONDS);
             return true;
         }
         catch (final RejectedExecutionException ex)
@@ -525,28 +525,28 @@ final class ClusterRouter implements Redirector, AutoCloseable
     }
 
     /** 5 ms doubling per retry to 100 ms, never past the request's deadline. */
-    private static long backoffNanos(final RequestSlot slot)
+    private static long backoffNanos(final RequestSlot requestSlot)
     {
-        final long backoff = Math.min(BACKOFF_MAX_NANOS, BACKOFF_MIN_NANOS << Math.min(slot.redirects, 5));
-        return Math.max(0, Math.min(backoff, slot.deadlineNanos - System.nanoTime()));
+        final long backoff = Math.min(BACKOFF_MAX_NANOS, BACKOFF_MIN_NANOS << Math.min(requestSlot.redirects, 5));
+        return Math.max(0, Math.min(backoff, requestSlot.deadlineNanos - System.nanoTime()));
     }
 
-    private void followRedirect(final RequestSlot slot, final String target)
+    private void followRedirect(final RequestSlot requestSlot, final String target)
     {
         final boolean changing = maps.current().changes();
-        if (++slot.redirects > config.maxRedirects() && !changing)
+        if (++requestSlot.redirects > config.maxRedirects() && !changing)
         {
-            slot.fail(KvError.TOO_MANY_REDIRECTS, slot.describe() + " was redirected more than " +
+            requestSlot.fail(KvError.TOO_MANY_REDIRECTS, requestSlot.describe() + " was redirected more than " +
                 config.maxRedirects() + " times (last to '" + target + "')");
-            slots.complete(slot);
+            requestSlots.complete(requestSlot);
             return;
         }
-        if (changing && System.nanoTime() - slot.deadlineNanos > 0)
+        if (changing && System.nanoTime() - requestSlot.deadlineNanos > 0)
         {
-            slot.fail(KvError.TIMED_OUT, slot.describe() + " found no serving primary before its deadline (" +
-                slot.redirects + " tries; last: " + (target != null ? "redirected to '" + target + "'" :
-                slot.lastReroute) + ")");
-            slots.complete(slot);
+            requestSlot.fail(KvError.TIMED_OUT, requestSlot.describe() + " found no serving primary before its deadline (" +
+                requestSlot.redirects + " tries; last: " + (target != null ? "redirected to '" + target + "'" :
+                requestSlot.lastReroute) + ")");
+            requestSlots.complete(requestSlot);
             return;
         }
         counters.increment(ClientCounter.REDIRECTS);
@@ -563,16 +563,16 @@ final class ClusterRouter implements Redirector, AutoCloseable
         }
         catch (final IllegalArgumentException | KvException ex)
         {
-            if (changing && reroute(slot, "map refresh failed: " + ex.getMessage()))
+            if (changing && reroute(requestSlot, "map refresh failed: " + ex.getMessage()))
             {
                 return;
             }
-            slot.fail(KvException.of(KvError.CONNECTION_FAILED, "redirect of " + slot.describe() +
+            requestSlot.fail(KvException.of(KvError.CONNECTION_FAILED, "redirect of " + requestSlot.describe() +
                 " to '" + target + "' failed: " + ex.getMessage(), ex));
-            slots.complete(slot);
+            requestSlots.complete(requestSlot);
             return;
         }
-        dispatch(slot);
+        dispatch(requestSlot);
     }
 
     @Override

@@ -21,9 +21,9 @@ final class DeferredPosts
     /** Wakes the progress thread after a deferral from another thread (the progress's {@code signal}). */
     private volatile Runnable wakeUp = () -> { };
 
-    DeferredPosts(final int slotCount)
+    DeferredPosts(final int requestSlotCount)
     {
-        this.deferred = new ManyToOneConcurrentArrayQueue<>(Math.max(2, slotCount));
+        this.deferred = new ManyToOneConcurrentArrayQueue<>(Math.max(2, requestSlotCount));
     }
 
     /** The progress thread's wake-up, once it runs (a deferral before that is drained by its first duty cycle). */
@@ -32,11 +32,11 @@ final class DeferredPosts
         this.wakeUp = wakeUp;
     }
 
-    /** Retry {@code action} ({@link #POST_READS} or {@link #SEND}) of {@code slot} on a later duty cycle. Any thread. */
-    void defer(final RequestSlot slot, final int action)
+    /** Retry {@code action} ({@link #POST_READS} or {@link #SEND}) of {@code requestSlot} on a later duty cycle. Any thread. */
+    void defer(final RequestSlot requestSlot, final int action)
     {
-        slot.deferredAction = action;
-        while (!deferred.offer(slot))
+        requestSlot.deferredAction = action;
+        while (!deferred.offer(requestSlot))
         {
             // Cannot happen while each slot is deferred at most once; spin rather than lose a request.
             Thread.onSpinWait();
@@ -50,13 +50,13 @@ final class DeferredPosts
         int drained = 0;
         for (int i = deferred.size(); i > 0; i--)
         {
-            final RequestSlot slot = deferred.poll();
-            if (slot == null)
+            final RequestSlot requestSlot = deferred.poll();
+            if (requestSlot == null)
             {
                 break;
             }
             drained++;
-            retry.accept(slot);
+            retry.accept(requestSlot);
         }
         return drained;
     }

@@ -1,7 +1,7 @@
 package io.rdmakv.client.internal;
 
 import io.rdmakv.client.KvClientBuilder;
-import io.rdmakv.protocol.layout.IndexSlot;
+import io.rdmakv.protocol.layout.IndexEntry;
 import io.rdmakv.protocol.layout.KeyHash;
 import io.rdmakv.protocol.layout.PoolGeometry;
 import org.agrona.BitUtil;
@@ -43,7 +43,7 @@ final class LocationCache
     static final int WAYS = 8;
     private static final int LONGS_PER_ENTRY = 4;
     private static final int HASH = 1;
-    private static final int SLOT = 2;
+    private static final int INDEX_ENTRY = 2;
     private static final int VERSION = 3;
     private static final long MIX = 0x9E37_79B9_7F4A_7C15L;
     private static final VarHandle LONGS = MethodHandles.arrayElementVarHandle(long[].class);
@@ -99,7 +99,7 @@ final class LocationCache
 
     /**
      * The remembered location of the key with {@code hash}, written into {@code into}'s
-     * {@link RequestSlot#followedSlot} and {@link RequestSlot#expectedVersion}. Any thread; no allocation.
+     * {@link RequestSlot#followedEntry} and {@link RequestSlot#expectedVersion}. Any thread; no allocation.
      *
      * @return true when an entry was found (stable while it was read).
      */
@@ -118,14 +118,14 @@ final class LocationCache
             {
                 continue;
             }
-            final long slot = (long)LONGS.getOpaque(entries, at + SLOT);
+            final long entry = (long)LONGS.getOpaque(entries, at + INDEX_ENTRY);
             final long version = (long)LONGS.getOpaque(entries, at + VERSION);
             VarHandle.loadLoadFence();
-            if ((long)LONGS.getOpaque(entries, at) != stamp || slot == IndexSlot.EMPTY)
+            if ((long)LONGS.getOpaque(entries, at) != stamp || entry == IndexEntry.EMPTY)
             {
                 continue; // being rewritten (or just cleared): treat as a miss, the full protocol is always right
             }
-            into.followedSlot = slot;
+            into.followedEntry = entry;
             into.expectedVersion = version;
             return true;
         }
@@ -133,17 +133,17 @@ final class LocationCache
     }
 
     /**
-     * Remember that the key with {@code hash} has {@code version} at {@code indexSlot}. Any thread. A
+     * Remember that the key with {@code hash} has {@code version} at {@code indexEntry}. Any thread. A
      * location that does not fit the pool or the read buffer, or whose fingerprint is not the key's, is refused; an
      * entry already holding a newer version of the key is kept (versions only grow within a pool's life).
      *
      * @return true when remembered.
      */
-    boolean remember(final long hash, final long indexSlot, final long version)
+    boolean remember(final long hash, final long indexEntry, final long version)
     {
-        if (setMask < 0 || !IndexSlot.isValid(indexSlot, geometry) ||
-            IndexSlot.fingerprint(indexSlot) != KeyHash.fingerprint(hash) ||
-            IndexSlot.extentLength(indexSlot) > maxExtentLength)
+        if (setMask < 0 || !IndexEntry.isValid(indexEntry, geometry) ||
+            IndexEntry.fingerprint(indexEntry) != KeyHash.fingerprint(hash) ||
+            IndexEntry.extentLength(indexEntry) > maxExtentLength)
         {
             return false;
         }
@@ -151,7 +151,7 @@ final class LocationCache
         lockSet(set);
         try
         {
-            return rememberLocked(set, hash, indexSlot, version);
+            return rememberLocked(set, hash, indexEntry, version);
         }
         finally
         {
@@ -159,14 +159,14 @@ final class LocationCache
         }
     }
 
-    private boolean rememberLocked(final int set, final long hash, final long indexSlot, final long version)
+    private boolean rememberLocked(final int set, final long hash, final long indexEntry, final long version)
     {
         final int base = set * WAYS * LONGS_PER_ENTRY;
         int empty = -1;
         for (int way = 0; way < WAYS; way++)
         {
             final int at = base + way * LONGS_PER_ENTRY;
-            if (entries[at + SLOT] == IndexSlot.EMPTY)
+            if (entries[at + INDEX_ENTRY] == IndexEntry.EMPTY)
             {
                 empty = empty < 0 ? at : empty;
             }
@@ -176,7 +176,7 @@ final class LocationCache
                 {
                     return false; // an answer overtaken by a newer write of this client
                 }
-                write(at, hash, indexSlot, version);
+                write(at, hash, indexEntry, version);
                 return true;
             }
         }
@@ -186,28 +186,28 @@ final class LocationCache
             nextVictim[set] = (byte)((victim + 1) & (WAYS - 1));
             empty = base + victim * LONGS_PER_ENTRY;
         }
-        write(empty, hash, indexSlot, version);
+        write(empty, hash, indexEntry, version);
         return true;
     }
 
     /**
-     * Drop the entry of {@code hash} if it still holds {@code indexSlot} (a newer location remembered meanwhile is
+     * Drop the entry of {@code hash} if it still holds {@code indexEntry} (a newer location remembered meanwhile is
      * kept). Any thread.
      *
      * @return true when an entry was dropped.
      */
-    boolean forget(final long hash, final long indexSlot)
+    boolean forget(final long hash, final long indexEntry)
     {
-        return drop(hash, indexSlot, true);
+        return drop(hash, indexEntry, true);
     }
 
     /** Drop the entry of {@code hash}, whatever it holds (this client deleted the key). Any thread. */
     boolean forget(final long hash)
     {
-        return drop(hash, IndexSlot.EMPTY, false);
+        return drop(hash, IndexEntry.EMPTY, false);
     }
 
-    private boolean drop(final long hash, final long indexSlot, final boolean onlyThatSlot)
+    private boolean drop(final long hash, final long indexEntry, final boolean onlyThatEntry)
     {
         if (setMask < 0)
         {
@@ -218,11 +218,11 @@ final class LocationCache
         try
         {
             final int at = find(set, hash);
-            if (at < 0 || (onlyThatSlot && entries[at + SLOT] != indexSlot))
+            if (at < 0 || (onlyThatEntry && entries[at + INDEX_ENTRY] != indexEntry))
             {
                 return false;
             }
-            write(at, 0, IndexSlot.EMPTY, 0);
+            write(at, 0, IndexEntry.EMPTY, 0);
             return true;
         }
         finally
@@ -238,7 +238,7 @@ final class LocationCache
         for (int way = 0; way < WAYS; way++)
         {
             final int at = base + way * LONGS_PER_ENTRY;
-            if (entries[at + SLOT] != IndexSlot.EMPTY && entries[at + HASH] == hash)
+            if (entries[at + INDEX_ENTRY] != IndexEntry.EMPTY && entries[at + HASH] == hash)
             {
                 return at;
             }
@@ -247,13 +247,13 @@ final class LocationCache
     }
 
     /** The seqlock write: odd stamp, fields, even stamp (release). Under the set's flag: one writer at a time. */
-    private void write(final int at, final long hash, final long indexSlot, final long version)
+    private void write(final int at, final long hash, final long indexEntry, final long version)
     {
         final long stamp = entries[at];
         LONGS.setOpaque(entries, at, stamp + 1);
         VarHandle.storeStoreFence();
         LONGS.setOpaque(entries, at + HASH, hash);
-        LONGS.setOpaque(entries, at + SLOT, indexSlot);
+        LONGS.setOpaque(entries, at + INDEX_ENTRY, indexEntry);
         LONGS.setOpaque(entries, at + VERSION, version);
         LONGS.setRelease(entries, at, stamp + 2);
     }

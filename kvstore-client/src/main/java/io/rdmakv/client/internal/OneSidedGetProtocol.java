@@ -4,7 +4,7 @@ import io.rdmakv.client.ClientCounter;
 import io.rdmakv.client.KvError;
 import io.rdmakv.protocol.layout.ExtentStatus;
 import io.rdmakv.protocol.layout.IndexBucketFlyweight;
-import io.rdmakv.protocol.layout.IndexSlot;
+import io.rdmakv.protocol.layout.IndexEntry;
 import io.rdmakv.protocol.layout.KeyHash;
 import io.rdmakv.protocol.layout.PoolGeometry;
 import io.rdmakv.protocol.layout.PoolHeaderFlyweight;
@@ -85,7 +85,7 @@ final class OneSidedGetProtocol
     private final int readRetries;
     private final StepReads reads;
     private final ClientCounters counters;
-    private final RequestSlots slots;
+    private final RequestSlots requestSlots;
     private final RpcProtocol rpc;
     private final DeferredPosts deferred;
     /** Per slot (by index): what the transport calls when a bucket-step read, or the extent read, completes. */
@@ -98,27 +98,27 @@ final class OneSidedGetProtocol
     /**
      * @param readRetries    torn reads retried before a GET falls back to RPC.
      * @param immediateReads whether the transport completes reads on return ({@link Endpoint#readImmediate}).
-     * @param slots          the requests this protocol runs GETs on.
+     * @param requestSlots          the requests this protocol runs GETs on.
      * @param rpc            where a GET falls back to (no lease, torn reads exhausted, not in the pool).
      * @param deferred       where a back-pressured post waits for the conductor.
      */
     OneSidedGetProtocol(final int readRetries, final boolean immediateReads, final ClientCounters counters,
-        final RequestSlots slots, final RpcProtocol rpc, final DeferredPosts deferred)
+        final RequestSlots requestSlots, final RpcProtocol rpc, final DeferredPosts deferred)
     {
         this.readRetries = readRetries;
         this.reads = new StepReads(immediateReads);
         this.counters = counters;
-        this.slots = slots;
+        this.requestSlots = requestSlots;
         this.rpc = rpc;
         this.deferred = deferred;
-        final int n = slots.capacity();
+        final int n = requestSlots.capacity();
         this.bucketReadHandlers = new CompletionHandler[n];
         this.extentReadHandlers = new CompletionHandler[n];
         for (int i = 0; i < n; i++)
         {
-            final RequestSlot slot = slots.slot(i);
-            bucketReadHandlers[i] = (status, requestId) -> onBucketRead(slot, status);
-            extentReadHandlers[i] = (status, requestId) -> onExtentRead(slot, status);
+            final RequestSlot requestSlot = requestSlots.requestSlot(i);
+            bucketReadHandlers[i] = (status, requestId) -> onBucketRead(requestSlot, status);
+            extentReadHandlers[i] = (status, requestId) -> onExtentRead(requestSlot, status);
         }
     }
 
@@ -126,39 +126,39 @@ final class OneSidedGetProtocol
      * Post the first read or batch from a caller's thread, waiting while the endpoint is back-pressured; an async
      * request never waits: the conductor re-posts it.
      */
-    void start(final RequestSlot slot)
+    void start(final RequestSlot requestSlot)
     {
-        if (!slot.session.readLease().holdsNow())
+        if (!requestSlot.session.readLease().holdsNow())
         {
             // No read lease on this node (never granted, or ended): ask the node, whose answer renews it.
             counters.increment(ClientCounter.GET_LEASE_RENEWALS);
-            rpc.start(slot);
+            rpc.start(requestSlot);
             return;
         }
-        if (!prepareCachedRead(slot))
+        if (!prepareCachedRead(requestSlot))
         {
-            prepareBatch(slot);
+            prepareBatch(requestSlot);
         }
-        if (slot.call != null)
+        if (requestSlot.call != null)
         {
-            resume(slot);
+            resume(requestSlot);
             return;
         }
         while (true)
         {
-            final long result = drive(slot);
+            final long result = drive(requestSlot);
             if (result != BACK_PRESSURED)
             {
                 if (result < 0)
                 {
-                    failUnposted(slot, TransportStatus.fromSentinel(result));
+                    failUnposted(requestSlot, TransportStatus.fromSentinel(result));
                 }
                 return;
             }
             counters.increment(ClientCounter.BACK_PRESSURED_POSTS);
-            if (System.nanoTime() - slot.deadlineNanos > 0)
+            if (System.nanoTime() - requestSlot.deadlineNanos > 0)
             {
-                failUnposted(slot, TransportStatus.TIMED_OUT);
+                failUnposted(requestSlot, TransportStatus.TIMED_OUT);
                 return;
             }
             LockSupport.parkNanos(1_000);
@@ -169,17 +169,17 @@ final class OneSidedGetProtocol
      * Post the slot's current step without waiting (an async request's first step, the conductor's re-post of a
      * back-pressured one, the next step after a completion): a back-pressured post goes to the conductor.
      */
-    void resume(final RequestSlot slot)
+    void resume(final RequestSlot requestSlot)
     {
-        final long result = drive(slot);
+        final long result = drive(requestSlot);
         if (result == BACK_PRESSURED)
         {
             counters.increment(ClientCounter.BACK_PRESSURED_POSTS);
-            deferred.defer(slot, DeferredPosts.POST_READS);
+            deferred.defer(requestSlot, DeferredPosts.POST_READS);
         }
         else if (result < 0)
         {
-            failUnposted(slot, TransportStatus.fromSentinel(result));
+            failUnposted(requestSlot, TransportStatus.fromSentinel(result));
         }
     }
 
@@ -191,16 +191,16 @@ final class OneSidedGetProtocol
      *         or went on by RPC), or the negative sentinel that refused a read of the current step (the slot is still
      *         this thread's: retry, defer or {@link #failUnposted}).
      */
-    private long drive(final RequestSlot slot)
+    private long drive(final RequestSlot requestSlot)
     {
         while (true)
         {
-            final long result = reads.post(slot);
+            final long result = reads.post(requestSlot);
             if (result != StepReads.COMPLETED_HERE)
             {
                 return result;
             }
-            if (!finishStep(slot))
+            if (!finishStep(requestSlot))
             {
                 return StepReads.POSTED;
             }
@@ -208,85 +208,85 @@ final class OneSidedGetProtocol
     }
 
     /** Give up the reads not posted yet, as if each had completed with {@code status} (the slot is this thread's). */
-    void failUnposted(final RequestSlot slot, final TransportStatus status)
+    void failUnposted(final RequestSlot requestSlot, final TransportStatus status)
     {
-        final int unposted = slot.batchSize - slot.batchPosted;
-        slot.batchPosted = slot.batchSize;
+        final int unposted = requestSlot.batchSize - requestSlot.batchPosted;
+        requestSlot.batchPosted = requestSlot.batchSize;
         for (int i = 0; i < unposted; i++)
         {
-            onReadComplete(slot, status);
+            onReadComplete(requestSlot, status);
         }
     }
 
-    void onBucketRead(final RequestSlot slot, final TransportStatus status)
+    void onBucketRead(final RequestSlot requestSlot, final TransportStatus status)
     {
-        onReadComplete(slot, status);
+        onReadComplete(requestSlot, status);
     }
 
-    void onExtentRead(final RequestSlot slot, final TransportStatus status)
+    void onExtentRead(final RequestSlot requestSlot, final TransportStatus status)
     {
-        onReadComplete(slot, status);
+        onReadComplete(requestSlot, status);
     }
 
-    private void prepareBatch(final RequestSlot slot)
+    private void prepareBatch(final RequestSlot requestSlot)
     {
-        final NodeInfo node = slot.session.info();
+        final NodeInfo node = requestSlot.session.info();
         final PoolGeometry geometry = node.geometry();
         final long base = node.poolBase();
-        final long primary = KeyHash.primaryBucket(slot.hash, geometry.bucketCount());
-        final long secondary = KeyHash.secondaryBucket(slot.hash, geometry.bucketCount());
-        slot.batch[0].set(base + geometry.bucketOffset(primary), node.remoteKey(), IndexBucketFlyweight.BUCKET_LENGTH,
-            slot.readBuffer, RequestSlot.PRIMARY_BUCKET_OFFSET, bucketReadHandlers[slot.index]);
-        slot.batch[1].set(base + geometry.bucketOffset(secondary), node.remoteKey(),
-            IndexBucketFlyweight.BUCKET_LENGTH, slot.readBuffer, RequestSlot.SECONDARY_BUCKET_OFFSET,
-            bucketReadHandlers[slot.index]);
-        slot.batch[2].set(base, node.remoteKey(), RequestSlot.HEADER_READ_LENGTH, slot.readBuffer,
-            RequestSlot.HEADER_OFFSET, bucketReadHandlers[slot.index]);
-        slot.batch[3].set(base + SlotOwnershipTable.poolOffsetOf(slot.clusterSlot), node.remoteKey(),
-            SlotOwnershipTable.WORD_LENGTH, slot.readBuffer, RequestSlot.OWNERSHIP_OFFSET, bucketReadHandlers[slot.index]);
-        slot.batchSize = 4;
-        slot.batchPosted = 0;
-        slot.readFailure = null;
-        slot.phase = RequestSlot.PHASE_READ_BUCKETS;
-        slot.pendingReads.set(4);
+        final long primary = KeyHash.primaryBucket(requestSlot.hash, geometry.bucketCount());
+        final long secondary = KeyHash.secondaryBucket(requestSlot.hash, geometry.bucketCount());
+        requestSlot.batch[0].set(base + geometry.bucketOffset(primary), node.remoteKey(), IndexBucketFlyweight.BUCKET_LENGTH,
+            requestSlot.readBuffer, RequestSlot.PRIMARY_BUCKET_OFFSET, bucketReadHandlers[requestSlot.index]);
+        requestSlot.batch[1].set(base + geometry.bucketOffset(secondary), node.remoteKey(),
+            IndexBucketFlyweight.BUCKET_LENGTH, requestSlot.readBuffer, RequestSlot.SECONDARY_BUCKET_OFFSET,
+            bucketReadHandlers[requestSlot.index]);
+        requestSlot.batch[2].set(base, node.remoteKey(), RequestSlot.HEADER_READ_LENGTH, requestSlot.readBuffer,
+            RequestSlot.HEADER_OFFSET, bucketReadHandlers[requestSlot.index]);
+        requestSlot.batch[3].set(base + SlotOwnershipTable.poolOffsetOf(requestSlot.hashSlot), node.remoteKey(),
+            SlotOwnershipTable.WORD_LENGTH, requestSlot.readBuffer, RequestSlot.OWNERSHIP_OFFSET, bucketReadHandlers[requestSlot.index]);
+        requestSlot.batchSize = 4;
+        requestSlot.batchPosted = 0;
+        requestSlot.readFailure = null;
+        requestSlot.phase = RequestSlot.PHASE_READ_BUCKETS;
+        requestSlot.pendingReads.set(4);
     }
 
     /** A cached location: prepare the single extent read (caller's thread). False on a cache miss or cache off. */
-    private boolean prepareCachedRead(final RequestSlot slot)
+    private boolean prepareCachedRead(final RequestSlot requestSlot)
     {
-        final LocationCache cache = slot.session.locationCache();
+        final LocationCache cache = requestSlot.session.locationCache();
         if (!cache.enabled())
         {
             return false;
         }
-        if (!cache.lookup(slot.hash, slot))
+        if (!cache.lookup(requestSlot.hash, requestSlot))
         {
             counters.increment(ClientCounter.GET_CACHE_MISSES);
             return false;
         }
-        prepareExtentRead(slot, slot.followedSlot, RequestSlot.PHASE_READ_CACHED);
+        prepareExtentRead(requestSlot, requestSlot.followedEntry, RequestSlot.PHASE_READ_CACHED);
         // The key's ownership word rides in the same batch: no extra round trip.
-        final NodeInfo node = slot.session.info();
-        slot.batch[1].set(node.poolBase() + SlotOwnershipTable.poolOffsetOf(slot.clusterSlot),
-            node.remoteKey(), SlotOwnershipTable.WORD_LENGTH, slot.readBuffer, RequestSlot.OWNERSHIP_OFFSET,
-            extentReadHandlers[slot.index]);
-        slot.batchSize = 2;
-        slot.pendingReads.set(2);
+        final NodeInfo node = requestSlot.session.info();
+        requestSlot.batch[1].set(node.poolBase() + SlotOwnershipTable.poolOffsetOf(requestSlot.hashSlot),
+            node.remoteKey(), SlotOwnershipTable.WORD_LENGTH, requestSlot.readBuffer, RequestSlot.OWNERSHIP_OFFSET,
+            extentReadHandlers[requestSlot.index]);
+        requestSlot.batchSize = 2;
+        requestSlot.pendingReads.set(2);
         return true;
     }
 
-    private void prepareExtentRead(final RequestSlot slot, final long indexSlot, final int phase)
+    private void prepareExtentRead(final RequestSlot requestSlot, final long indexEntry, final int phase)
     {
-        final NodeInfo node = slot.session.info();
-        slot.followedSlot = indexSlot;
-        slot.extentLength = IndexSlot.extentLength(indexSlot);
-        slot.batch[0].set(node.poolBase() + IndexSlot.extentOffset(indexSlot), node.remoteKey(), slot.extentLength,
-            slot.readBuffer, RequestSlot.EXTENT_OFFSET, extentReadHandlers[slot.index]);
-        slot.batchSize = 1;
-        slot.batchPosted = 0;
-        slot.readFailure = null;
-        slot.phase = phase;
-        slot.pendingReads.set(1);
+        final NodeInfo node = requestSlot.session.info();
+        requestSlot.followedEntry = indexEntry;
+        requestSlot.extentLength = IndexEntry.extentLength(indexEntry);
+        requestSlot.batch[0].set(node.poolBase() + IndexEntry.extentOffset(indexEntry), node.remoteKey(), requestSlot.extentLength,
+            requestSlot.readBuffer, RequestSlot.EXTENT_OFFSET, extentReadHandlers[requestSlot.index]);
+        requestSlot.batchSize = 1;
+        requestSlot.batchPosted = 0;
+        requestSlot.readFailure = null;
+        requestSlot.phase = phase;
+        requestSlot.pendingReads.set(1);
     }
 
     /**
@@ -295,19 +295,19 @@ final class OneSidedGetProtocol
      * progress thread completes another read of the step, so the decision on a failed step must be thread-safe: the
      * count-down orders each recorded failure before the last decrement.
      */
-    private void onReadComplete(final RequestSlot slot, final TransportStatus status)
+    private void onReadComplete(final RequestSlot requestSlot, final TransportStatus status)
     {
-        if (status != TransportStatus.OK && slot.readFailure == null)
+        if (status != TransportStatus.OK && requestSlot.readFailure == null)
         {
-            slot.readFailure = status;
+            requestSlot.readFailure = status;
         }
-        if (slot.pendingReads.decrementAndGet() != 0)
+        if (requestSlot.pendingReads.decrementAndGet() != 0)
         {
             return;
         }
-        if (finishStep(slot))
+        if (finishStep(requestSlot))
         {
-            resume(slot);
+            resume(requestSlot);
         }
     }
 
@@ -317,118 +317,118 @@ final class OneSidedGetProtocol
      * @return true when the decision is another step of reads, prepared and not posted yet (the caller posts it);
      *         false when the request finished, or went on by RPC.
      */
-    private boolean finishStep(final RequestSlot slot)
+    private boolean finishStep(final RequestSlot requestSlot)
     {
-        final TransportStatus failure = slot.readFailure;
+        final TransportStatus failure = requestSlot.readFailure;
         if (failure != null)
         {
-            onReadFailed(slot, failure);
+            onReadFailed(requestSlot, failure);
             return false;
         }
-        if (slot.phase == RequestSlot.PHASE_READ_BUCKETS)
+        if (requestSlot.phase == RequestSlot.PHASE_READ_BUCKETS)
         {
-            return onBucketsRead(slot);
+            return onBucketsRead(requestSlot);
         }
-        if (slot.phase == RequestSlot.PHASE_READ_CACHED)
+        if (requestSlot.phase == RequestSlot.PHASE_READ_CACHED)
         {
-            return onCachedExtentRead(slot);
+            return onCachedExtentRead(requestSlot);
         }
-        return onExtentRead(slot);
+        return onExtentRead(requestSlot);
     }
 
-    private void onReadFailed(final RequestSlot slot, final TransportStatus status)
+    private void onReadFailed(final RequestSlot requestSlot, final TransportStatus status)
     {
-        slot.phase = RequestSlot.PHASE_IDLE;
+        requestSlot.phase = RequestSlot.PHASE_IDLE;
         switch (status)
         {
             case PEER_FAILED:
             case CLOSED:
             case NOT_CONNECTED:
-                slot.fail(KvError.CONNECTION_FAILED, "one-sided read failed: " + status.description() + " (node " +
-                    slot.session.info().nodeId() + " at " + slot.session.info().dataAddress() + ")");
-                slots.complete(slot);
+                requestSlot.fail(KvError.CONNECTION_FAILED, "one-sided read failed: " + status.description() + " (node " +
+                    requestSlot.session.info().nodeId() + " at " + requestSlot.session.info().dataAddress() + ")");
+                requestSlots.complete(requestSlot);
                 break;
             case TIMED_OUT:
-                slot.fail(KvError.TIMED_OUT, "one-sided read timed out (node " + slot.session.info().nodeId() + ")");
-                slots.complete(slot);
+                requestSlot.fail(KvError.TIMED_OUT, "one-sided read timed out (node " + requestSlot.session.info().nodeId() + ")");
+                requestSlots.complete(requestSlot);
                 break;
             default:
                 // The region is gone or moved (restart, re-registration): the server can still answer.
-                fallback(slot);
+                fallback(requestSlot);
                 break;
         }
     }
 
-    private boolean onBucketsRead(final RequestSlot slot)
+    private boolean onBucketsRead(final RequestSlot requestSlot)
     {
-        final NodeInfo node = slot.session.info();
+        final NodeInfo node = requestSlot.session.info();
         final int header = RequestSlot.HEADER_OFFSET;
-        if (slot.readBuffer.getLong(header + PoolHeaderFlyweight.MAGIC_OFFSET, ORDER) != PoolHeaderFlyweight.MAGIC ||
-            slot.readBuffer.getLong(header + PoolHeaderFlyweight.EPOCH_OFFSET, ORDER) != node.epoch())
+        if (requestSlot.readBuffer.getLong(header + PoolHeaderFlyweight.MAGIC_OFFSET, ORDER) != PoolHeaderFlyweight.MAGIC ||
+            requestSlot.readBuffer.getLong(header + PoolHeaderFlyweight.EPOCH_OFFSET, ORDER) != node.epoch())
         {
             // The pool was rebuilt since the handshake: what the buckets say cannot be trusted.
-            slot.session.markPoolStale();
-            fallback(slot);
+            requestSlot.session.markPoolStale();
+            fallback(requestSlot);
             return false;
         }
-        final int layoutVersion = slot.readBuffer.getInt(header + PoolHeaderFlyweight.VERSION_OFFSET, ORDER);
+        final int layoutVersion = requestSlot.readBuffer.getInt(header + PoolHeaderFlyweight.VERSION_OFFSET, ORDER);
         if (layoutVersion != PoolHeaderFlyweight.LAYOUT_VERSION)
         {
             // Extents laid out otherwise would never verify (or, worse, be misread): ask the server instead.
-            slot.session.markLayoutUnsupported(layoutVersion);
-            fallback(slot);
+            requestSlot.session.markLayoutUnsupported(layoutVersion);
+            fallback(requestSlot);
             return false;
         }
-        if (!ownershipServes(slot))
+        if (!ownershipServes(requestSlot))
         {
-            refuseOwnership(slot);
+            refuseOwnership(requestSlot);
             return false;
         }
-        slot.poolComplete =
-            (slot.readBuffer.getInt(header + PoolHeaderFlyweight.FLAGS_OFFSET, ORDER) &
+        requestSlot.poolComplete =
+            (requestSlot.readBuffer.getInt(header + PoolHeaderFlyweight.FLAGS_OFFSET, ORDER) &
             PoolHeaderFlyweight.FLAG_COMPLETE) != 0;
 
-        final int fingerprint = KeyHash.fingerprint(slot.hash);
+        final int fingerprint = KeyHash.fingerprint(requestSlot.hash);
         final PoolGeometry geometry = node.geometry();
         final IndexBucketFlyweight bucket = FLYWEIGHTS.get().bucket;
         int count = 0;
-        count = collect(slot, bucket, RequestSlot.PRIMARY_BUCKET_OFFSET, fingerprint, geometry, count);
-        count = collect(slot, bucket, RequestSlot.SECONDARY_BUCKET_OFFSET, fingerprint, geometry, count);
-        slot.candidateCount = count;
-        slot.candidateNext = 0;
-        return nextCandidate(slot);
+        count = collect(requestSlot, bucket, RequestSlot.PRIMARY_BUCKET_OFFSET, fingerprint, geometry, count);
+        count = collect(requestSlot, bucket, RequestSlot.SECONDARY_BUCKET_OFFSET, fingerprint, geometry, count);
+        requestSlot.candidateCount = count;
+        requestSlot.candidateNext = 0;
+        return nextCandidate(requestSlot);
     }
 
-    private static int collect(final RequestSlot slot, final IndexBucketFlyweight bucket, final int bucketOffset,
+    private static int collect(final RequestSlot requestSlot, final IndexBucketFlyweight bucket, final int bucketOffset,
         final int fingerprint, final PoolGeometry geometry, final int from)
     {
         int count = from;
-        bucket.wrap(slot.readBuffer, bucketOffset);
-        for (int i = 0; i < IndexBucketFlyweight.SLOT_COUNT; i++)
+        bucket.wrap(requestSlot.readBuffer, bucketOffset);
+        for (int i = 0; i < IndexBucketFlyweight.ENTRY_COUNT; i++)
         {
-            final long s = bucket.slot(i);
-            if (s != IndexSlot.EMPTY && IndexSlot.fingerprint(s) == fingerprint && IndexSlot.isValid(s, geometry))
+            final long s = bucket.entry(i);
+            if (s != IndexEntry.EMPTY && IndexEntry.fingerprint(s) == fingerprint && IndexEntry.isValid(s, geometry))
             {
-                slot.candidates[count++] = s;
+                requestSlot.candidates[count++] = s;
             }
         }
         return count;
     }
 
     /** True when the next candidate's extent read is prepared (to post); false when the request went on otherwise. */
-    private boolean nextCandidate(final RequestSlot slot)
+    private boolean nextCandidate(final RequestSlot requestSlot)
     {
-        if (slot.candidateNext >= slot.candidateCount)
+        if (requestSlot.candidateNext >= requestSlot.candidateCount)
         {
-            return noMatch(slot);
+            return noMatch(requestSlot);
         }
-        final long indexSlot = slot.candidates[slot.candidateNext++];
-        if (IndexSlot.extentLength(indexSlot) > slot.extentCapacity)
+        final long indexEntry = requestSlot.candidates[requestSlot.candidateNext++];
+        if (IndexEntry.extentLength(indexEntry) > requestSlot.extentCapacity)
         {
-            fallback(slot);
+            fallback(requestSlot);
             return false;
         }
-        prepareExtentRead(slot, indexSlot, RequestSlot.PHASE_READ_EXTENT);
+        prepareExtentRead(requestSlot, indexEntry, RequestSlot.PHASE_READ_EXTENT);
         return true;
     }
 
@@ -436,102 +436,102 @@ final class OneSidedGetProtocol
      * The single read of a cached location finished: the value, or forget the location and prepare the full
      * protocol's batch (true: to post).
      */
-    private boolean onCachedExtentRead(final RequestSlot slot)
+    private boolean onCachedExtentRead(final RequestSlot requestSlot)
     {
-        if (!ownershipServes(slot))
+        if (!ownershipServes(requestSlot))
         {
-            refuseOwnership(slot);
+            refuseOwnership(requestSlot);
             return false;
         }
         final ValueExtentFlyweight extent = FLYWEIGHTS.get().extent;
-        extent.wrap(slot.readBuffer, RequestSlot.EXTENT_OFFSET, slot.extentLength);
-        if (extent.verifyCurrent(slot.key, 0, slot.keyLength, slot.expectedVersion) == ExtentStatus.OK)
+        extent.wrap(requestSlot.readBuffer, RequestSlot.EXTENT_OFFSET, requestSlot.extentLength);
+        if (extent.verifyCurrent(requestSlot.key, 0, requestSlot.keyLength, requestSlot.expectedVersion) == ExtentStatus.OK)
         {
             counters.increment(ClientCounter.GET_CACHE_HITS);
-            succeed(slot, extent);
+            succeed(requestSlot, extent);
             return false;
         }
         // Superseded, deleted, evicted, reused or torn: whatever it was, the index knows better.
         counters.increment(ClientCounter.GET_CACHE_INVALIDATIONS);
-        slot.session.locationCache().forget(slot.hash, slot.followedSlot);
-        prepareBatch(slot);
+        requestSlot.session.locationCache().forget(requestSlot.hash, requestSlot.followedEntry);
+        prepareBatch(requestSlot);
         return true;
     }
 
     /** The extent in {@code extent} verified: the value, if the read lease still holds. */
-    private void succeed(final RequestSlot slot, final ValueExtentFlyweight extent)
+    private void succeed(final RequestSlot requestSlot, final ValueExtentFlyweight extent)
     {
-        if (!slot.session.readLease().holdsNow())
+        if (!requestSlot.session.readLease().holdsNow())
         {
             // The lease ended while the reads were in flight: the node may have been replaced before they ran.
             counters.increment(ClientCounter.GET_LEASE_RENEWALS);
-            slot.phase = RequestSlot.PHASE_IDLE;
-            rpc.startFromWorker(slot);
+            requestSlot.phase = RequestSlot.PHASE_IDLE;
+            rpc.startFromWorker(requestSlot);
             return;
         }
         counters.increment(ClientCounter.GET_ONE_SIDED_HITS);
-        slot.succeedWithValue(slot.readBuffer, extent.valueIndex(), extent.valueLength());
-        slots.complete(slot);
+        requestSlot.succeedWithValue(requestSlot.readBuffer, extent.valueIndex(), extent.valueLength());
+        requestSlots.complete(requestSlot);
     }
 
     /** A candidate's extent was read: the value, or true when the next read (candidate or retry) is prepared. */
-    private boolean onExtentRead(final RequestSlot slot)
+    private boolean onExtentRead(final RequestSlot requestSlot)
     {
         final ValueExtentFlyweight extent = FLYWEIGHTS.get().extent;
-        extent.wrap(slot.readBuffer, RequestSlot.EXTENT_OFFSET, slot.extentLength);
-        final ExtentStatus status = extent.verify(slot.key, 0, slot.keyLength);
+        extent.wrap(requestSlot.readBuffer, RequestSlot.EXTENT_OFFSET, requestSlot.extentLength);
+        final ExtentStatus status = extent.verify(requestSlot.key, 0, requestSlot.keyLength);
         switch (status)
         {
             case OK:
                 if (extent.isLive())
                 {
                     // Only a LIVE extent is worth remembering: a RETIRED one was superseded since the bucket read.
-                    slot.session.locationCache().remember(slot.hash, slot.followedSlot, extent.version());
+                    requestSlot.session.locationCache().remember(requestSlot.hash, requestSlot.followedEntry, extent.version());
                 }
-                succeed(slot, extent);
+                succeed(requestSlot, extent);
                 return false;
             case KEY_MISMATCH:
                 // A fingerprint collision, or a slot read before the writer replaced it whose extent has since been
                 // reused for another key: only a fresh pass can tell, so a miss after this is not definitive.
-                slot.keyMismatchSeen = true;
-                return nextCandidate(slot);
+                requestSlot.keyMismatchSeen = true;
+                return nextCandidate(requestSlot);
             default:
                 // Torn: the extent changed while we read it (or the slot we followed is already stale).
-                return retryOrFallback(slot);
+                return retryOrFallback(requestSlot);
         }
     }
 
     /** True when the retry's batch is prepared (to post); false after falling back to RPC. */
-    private boolean retryOrFallback(final RequestSlot slot)
+    private boolean retryOrFallback(final RequestSlot requestSlot)
     {
         counters.increment(ClientCounter.GET_TORN_RETRIES);
-        if (slot.tornRetries++ < readRetries)
+        if (requestSlot.tornRetries++ < readRetries)
         {
-            slot.keyMismatchSeen = false;
-            prepareBatch(slot);
+            requestSlot.keyMismatchSeen = false;
+            prepareBatch(requestSlot);
             return true;
         }
-        fallback(slot);
+        fallback(requestSlot);
         return false;
     }
 
     /** No candidate held the key: a definitive miss, a lookup by RPC, or (true) a retry's batch to post. */
-    private boolean noMatch(final RequestSlot slot)
+    private boolean noMatch(final RequestSlot requestSlot)
     {
-        if (slot.keyMismatchSeen)
+        if (requestSlot.keyMismatchSeen)
         {
-            return retryOrFallback(slot);
+            return retryOrFallback(requestSlot);
         }
-        if (slot.poolComplete)
+        if (requestSlot.poolComplete)
         {
             counters.increment(ClientCounter.GET_MISSES);
-            slot.succeed(Status.NOT_FOUND, null, null);
-            slots.complete(slot);
+            requestSlot.succeed(Status.NOT_FOUND, null, null);
+            requestSlots.complete(requestSlot);
         }
         else
         {
             counters.increment(ClientCounter.GET_MISS_LOOKUPS);
-            rpc.startFromWorker(slot);
+            rpc.startFromWorker(requestSlot);
         }
         return false;
     }
@@ -540,24 +540,24 @@ final class OneSidedGetProtocol
      * Whether the key's slot ownership word, read in this step's batch, lets the pool answer: LIVE or MIGRATING, for
      * this slot, at the client map's epoch or newer. A few loads; never allocates.
      */
-    private static boolean ownershipServes(final RequestSlot slot)
+    private static boolean ownershipServes(final RequestSlot requestSlot)
     {
-        return SlotOwnershipTable.serves(SlotOwnershipTable.readWord(slot.readBuffer, RequestSlot.OWNERSHIP_OFFSET),
-            slot.clusterSlot, slot.rangeEpoch);
+        return SlotOwnershipTable.serves(SlotOwnershipTable.readWord(requestSlot.readBuffer, RequestSlot.OWNERSHIP_OFFSET),
+            requestSlot.hashSlot, requestSlot.rangeEpoch);
     }
 
     /** The node no longer serves the slot from its pool: ask it (a WRONG_NODE answer re-routes and refreshes). */
-    private void refuseOwnership(final RequestSlot slot)
+    private void refuseOwnership(final RequestSlot requestSlot)
     {
         counters.increment(ClientCounter.GET_OWNERSHIP_REFUSALS);
-        fallback(slot);
+        fallback(requestSlot);
     }
 
-    private void fallback(final RequestSlot slot)
+    private void fallback(final RequestSlot requestSlot)
     {
         counters.increment(ClientCounter.GET_FALLBACKS);
-        slot.phase = RequestSlot.PHASE_IDLE;
-        rpc.startFromWorker(slot);
+        requestSlot.phase = RequestSlot.PHASE_IDLE;
+        rpc.startFromWorker(requestSlot);
     }
 
     /** The flyweights of one thread. */

@@ -9,10 +9,10 @@ interface Redirector
     /**
      * Follows a WRONG_NODE answer: refreshes the cluster map and sends the request again, off the progress thread.
      *
-     * @param slot   the request, claimed (no longer waiting for an answer).
+     * @param requestSlot   the request, claimed (no longer waiting for an answer).
      * @param target the right node's {@code host:port} as the server gave it (may be empty or garbage).
      */
-    void redirect(RequestSlot slot, String target);
+    void redirect(RequestSlot requestSlot, String target);
 
     /**
      * A node's connection is gone (progress thread): each request still waiting for its answer is routed again when

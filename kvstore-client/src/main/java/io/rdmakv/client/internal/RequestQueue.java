@@ -42,7 +42,7 @@ final class RequestQueue implements AutoCloseable
     private final Starter starter;
     private final ClientCounters counters;
     private final Thread thread;
-    private volatile boolean waitingForSlot;
+    private volatile boolean waitingForRequestSlot;
     private volatile boolean closed;
     /** The thread has polled for the last time (under this object's lock): late offers drain themselves. */
     private boolean finished;
@@ -114,9 +114,9 @@ final class RequestQueue implements AutoCloseable
     }
 
     /** A slot was released: wake the queue's thread if it waits for one. Any thread; cheap when nobody waits. */
-    void slotReleased()
+    void requestSlotReleased()
     {
-        if (waitingForSlot)
+        if (waitingForRequestSlot)
         {
             LockSupport.unpark(thread);
         }
@@ -173,7 +173,7 @@ final class RequestQueue implements AutoCloseable
                     "deadline: every in-flight slot stayed busy (is the node answering?)"));
                 continue;
             }
-            waitingForSlot = true;
+            waitingForRequestSlot = true;
             final boolean started;
             try
             {
@@ -181,7 +181,7 @@ final class RequestQueue implements AutoCloseable
             }
             catch (final RuntimeException ex)
             {
-                waitingForSlot = false;
+                waitingForRequestSlot = false;
                 queue.poll();
                 pending.decrementAndGet();
                 head.fail(ex);
@@ -189,14 +189,14 @@ final class RequestQueue implements AutoCloseable
             }
             if (started)
             {
-                waitingForSlot = false;
+                waitingForRequestSlot = false;
                 queue.poll();
                 pending.decrementAndGet();
             }
             else
             {
                 LockSupport.parkNanos(this, Math.min(MAX_PARK_NANOS, head.deadlineNanos - now));
-                waitingForSlot = false;
+                waitingForRequestSlot = false;
             }
         }
         synchronized (this)

@@ -81,7 +81,7 @@ final class RequestSlot
     int valueLength;
     long hash;
     /** The key's cluster slot (Redis Cluster's CRC16 of its hash tag), set with {@link #hash}. */
-    int clusterSlot;
+    int hashSlot;
     /**
      * The epoch of the key's range in the map the request was routed by (set with its session): an ownership word
      * older than it is not trusted.
@@ -115,7 +115,7 @@ final class RequestSlot
     int candidateNext;
     int extentLength;
     /** The index slot whose extent is being read: a candidate from the buckets, or the cached location. */
-    long followedSlot;
+    long followedEntry;
     /** The version the cached location promised (a cached read only). */
     long expectedVersion;
     /** First failed read status of the current batch (ordered before the batch's last count-down). */
@@ -156,7 +156,7 @@ final class RequestSlot
         this.keyLength = 0;
         this.valueLength = 0;
         this.hash = 0;
-        this.clusterSlot = 0;
+        this.hashSlot = 0;
         this.rangeEpoch = 0;
         this.redirects = 0;
         this.lastReroute = null;
@@ -170,7 +170,7 @@ final class RequestSlot
         this.candidateCount = 0;
         this.candidateNext = 0;
         this.extentLength = 0;
-        this.followedSlot = 0;
+        this.followedEntry = 0;
         this.expectedVersion = 0;
         this.readFailure = null;
         this.deferredAction = 0;

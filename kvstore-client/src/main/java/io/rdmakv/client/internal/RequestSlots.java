@@ -52,7 +52,7 @@ final class RequestSlots
     static final long WAIT_YIELD_NANOS = TimeUnit.MICROSECONDS.toNanos(Integer.getInteger(
         "rdmakv.client.waitYieldMicros", DEFAULT_WAIT_YIELD_MICROS));
 
-    private final RequestSlot[] slots;
+    private final RequestSlot[] requestSlots;
     private final FreeSlotStack free;
     private final ClientCounters counters;
     private final CallerDriveBudget driveBudget;
@@ -63,21 +63,21 @@ final class RequestSlots
     /** Told after every release (the request queue waits for free slots); nothing until set. */
     private volatile Runnable onRelease = () -> { };
 
-    RequestSlots(final int count, final UnsafeBuffer readMemory, final int slotStride, final int extentCapacity,
+    RequestSlots(final int count, final UnsafeBuffer readMemory, final int requestSlotStride, final int extentCapacity,
         final ClientCounters counters)
     {
-        this(count, readMemory, slotStride, extentCapacity, counters, CallerDriveBudget.SHARED);
+        this(count, readMemory, requestSlotStride, extentCapacity, counters, CallerDriveBudget.SHARED);
     }
 
     /** @param driveBudget how many callers may drive progress at once (tests give their own). */
-    RequestSlots(final int count, final UnsafeBuffer readMemory, final int slotStride, final int extentCapacity,
+    RequestSlots(final int count, final UnsafeBuffer readMemory, final int requestSlotStride, final int extentCapacity,
         final ClientCounters counters, final CallerDriveBudget driveBudget)
     {
-        this(count, readMemory, slotStride, extentCapacity, counters, driveBudget, WAIT_YIELD_NANOS);
+        this(count, readMemory, requestSlotStride, extentCapacity, counters, driveBudget, WAIT_YIELD_NANOS);
     }
 
     /** @param waitYieldNanos how long a caller that cannot drive yields before it parks ({@link #WAIT_YIELD_NANOS}). */
-    RequestSlots(final int count, final UnsafeBuffer readMemory, final int slotStride, final int extentCapacity,
+    RequestSlots(final int count, final UnsafeBuffer readMemory, final int requestSlotStride, final int extentCapacity,
         final ClientCounters counters, final CallerDriveBudget driveBudget, final long waitYieldNanos)
     {
         this.driveBudget = driveBudget;
@@ -87,18 +87,18 @@ final class RequestSlots
             throw new IllegalArgumentException("at most " + (INDEX_MASK + 1) + " requests in flight, got " + count);
         }
         this.counters = counters;
-        this.slots = new RequestSlot[count];
+        this.requestSlots = new RequestSlot[count];
         this.free = new FreeSlotStack(count);
         for (int i = 0; i < count; i++)
         {
-            final UnsafeBuffer view = new UnsafeBuffer(readMemory, i * slotStride, slotStride);
-            slots[i] = new RequestSlot(i, view, extentCapacity);
+            final UnsafeBuffer view = new UnsafeBuffer(readMemory, i * requestSlotStride, requestSlotStride);
+            requestSlots[i] = new RequestSlot(i, view, extentCapacity);
         }
         for (int i = count - 1; i >= 0; i--)
         {
             free.push(i); // slot 0 on top
         }
-        this.writes = new WriteSequencer(slots);
+        this.writes = new WriteSequencer(requestSlots);
     }
 
     /** Numbers writes for at-most-once retries. */
@@ -109,12 +109,12 @@ final class RequestSlots
 
     int capacity()
     {
-        return slots.length;
+        return requestSlots.length;
     }
 
-    RequestSlot slot(final int index)
+    RequestSlot requestSlot(final int index)
     {
-        return slots[index];
+        return requestSlots[index];
     }
 
     void onRelease(final Runnable onRelease)
@@ -135,10 +135,10 @@ final class RequestSlots
             return null;
         }
         active.incrementAndGet();
-        final RequestSlot slot = slots[index];
-        slot.reset(type, deadlineNanos);
-        slot.state = RequestSlot.STATE_ACTIVE;
-        return slot;
+        final RequestSlot requestSlot = requestSlots[index];
+        requestSlot.reset(type, deadlineNanos);
+        requestSlot.state = RequestSlot.STATE_ACTIVE;
+        return requestSlot;
     }
 
     /**
@@ -167,81 +167,81 @@ final class RequestSlots
             index = free.pop();
         }
         active.incrementAndGet();
-        final RequestSlot slot = slots[index];
-        slot.reset(type, deadlineNanos);
-        slot.state = RequestSlot.STATE_ACTIVE;
-        return slot;
+        final RequestSlot requestSlot = requestSlots[index];
+        requestSlot.reset(type, deadlineNanos);
+        requestSlot.state = RequestSlot.STATE_ACTIVE;
+        return requestSlot;
     }
 
-    void release(final RequestSlot slot)
+    void release(final RequestSlot requestSlot)
     {
-        slot.writeSequence = 0; // answered: never sent again, so the completed-below mark may pass it
-        slot.session = null;
-        slot.call = null;
-        slot.waiter = null;
-        slot.state = RequestSlot.STATE_FREE;
+        requestSlot.writeSequence = 0; // answered: never sent again, so the completed-below mark may pass it
+        requestSlot.session = null;
+        requestSlot.call = null;
+        requestSlot.waiter = null;
+        requestSlot.state = RequestSlot.STATE_FREE;
         active.decrementAndGet();
-        free.push(slot.index);
+        free.push(requestSlot.index);
         onRelease.run();
     }
 
-    /** A fresh correlation id for the next send of {@code slot}. */
-    long nextCorrelationId(final RequestSlot slot)
+    /** A fresh correlation id for the next send of {@code requestSlot}. */
+    long nextCorrelationId(final RequestSlot requestSlot)
     {
-        slot.generation++;
-        slot.correlationId = (slot.generation << INDEX_BITS) | slot.index;
-        return slot.correlationId;
+        requestSlot.generation++;
+        requestSlot.correlationId = (requestSlot.generation << INDEX_BITS) | requestSlot.index;
+        return requestSlot.correlationId;
     }
 
     /** The slot waiting for an answer with this id, or {@code null} when none is (stale or garbage id). */
     RequestSlot awaiting(final long correlationId)
     {
         final int index = (int)(correlationId & INDEX_MASK);
-        if (index >= slots.length)
+        if (index >= requestSlots.length)
         {
             return null;
         }
-        final RequestSlot slot = slots[index];
-        return slot.phase == RequestSlot.PHASE_AWAIT_RESPONSE && slot.correlationId == correlationId ? slot : null;
+        final RequestSlot requestSlot = requestSlots[index];
+        return requestSlot.phase == RequestSlot.PHASE_AWAIT_RESPONSE && requestSlot.correlationId == correlationId ? requestSlot : null;
     }
 
     /**
      * Move a slot out of {@code expected}; only the one thread that wins may complete it. Answers, timeouts and send
      * failures race for slots waiting for an answer.
      */
-    static boolean claim(final RequestSlot slot, final int expected)
+    static boolean claim(final RequestSlot requestSlot, final int expected)
     {
-        return PHASE.compareAndSet(slot, expected, RequestSlot.PHASE_IDLE);
+        return PHASE.compareAndSet(requestSlot, expected, RequestSlot.PHASE_IDLE);
     }
 
     /**
      * Hand the result over: complete the future (and free the slot) or wake the waiting caller (who frees it). A slot
      * whose caller gave up is freed here. Must be called exactly once per request, with no read in flight.
      */
-    void complete(final RequestSlot slot)
+    void complete(final RequestSlot requestSlot)
     {
-        slot.phase = RequestSlot.PHASE_IDLE;
-        if (slot.failure != null)
+        requestSlot.phase = RequestSlot.PHASE_IDLE;
+        if (requestSlot.failure != null)
         {
             counters.increment(ClientCounter.FAILURES);
-            if (slot.failure.error() == KvError.TIMED_OUT)
+            if (requestSlot.failure.error() == KvError.TIMED_OUT)
             {
                 counters.increment(ClientCounter.TIMEOUTS);
             }
         }
-        final AsyncCall<?> call = slot.call;
+        final AsyncCall<?> call = requestSlot.call;
         if (call != null)
         {
-            call.capture(slot);
-            slot.markDone();
+            call.capture(requestSlot);
+            requestSlot.markDone();
             // Free the slot before completing: dependent stages may issue new requests at once.
-            release(slot);
+            release(requestSlot);
             call.deliver();
         }
         else
         {
-            final Thread waiter = slot.waiter;
-            if (slot.markDone())
+            final Thread waiter = requestSlot.waiter;
+            if (requestSlot.markDone())
             {
                 if (waiter == Thread.currentThread())
                 {
@@ -254,7 +254,7 @@ final class RequestSlots
             }
             else
             {
-                release(slot);
+                release(requestSlot);
             }
         }
     }
@@ -281,14 +281,14 @@ final class RequestSlots
      * @param type   the request's type, which turns the slot's result into what the API returns.
      * @param driver the client's progress when this caller may drive it, or {@code null}.
      */
-    <T> T await(final RequestSlot slot, final RequestType<T> type, final long slackNanos, final WorkerProgress driver)
+    <T> T await(final RequestSlot requestSlot, final RequestType<T> type, final long slackNanos, final WorkerProgress driver)
     {
-        final long giveUp = slot.deadlineNanos + slackNanos;
+        final long giveUp = requestSlot.deadlineNanos + slackNanos;
         if ((driver != null || waitYieldNanos > 0) && driveBudget.tryEnter())
         {
             try
             {
-                if ((driver == null || !drive(slot, driver)) && alone() && yieldWait(slot))
+                if ((driver == null || !drive(requestSlot, driver)) && alone() && yieldWait(requestSlot))
                 {
                     counters.increment(ClientCounter.CALLER_YIELD_COMPLETIONS);
                 }
@@ -299,7 +299,7 @@ final class RequestSlots
             }
         }
         int spins = 0;
-        while (slot.state == RequestSlot.STATE_ACTIVE)
+        while (requestSlot.state == RequestSlot.STATE_ACTIVE)
         {
             if (++spins < 200)
             {
@@ -309,24 +309,24 @@ final class RequestSlots
             final long left = giveUp - System.nanoTime();
             if (left <= 0)
             {
-                if (slot.abandon())
+                if (requestSlot.abandon())
                 {
                     counters.increment(ClientCounter.FAILURES);
                     counters.increment(ClientCounter.TIMEOUTS);
-                    throw KvException.of(KvError.TIMED_OUT, slot.describe() + " got no answer in time " +
+                    throw KvException.of(KvError.TIMED_OUT, requestSlot.describe() + " got no answer in time " +
                         "(the client's progress thread did not complete it)");
                 }
                 break;
             }
-            LockSupport.parkNanos(slot, Math.min(left, 1_000_000));
+            LockSupport.parkNanos(requestSlot, Math.min(left, 1_000_000));
         }
         try
         {
-            return type.outcome(slot);
+            return type.outcome(requestSlot);
         }
         finally
         {
-            release(slot);
+            release(requestSlot);
         }
     }
 
@@ -334,10 +334,10 @@ final class RequestSlots
      * Yield while the slot is active, for at most {@code waitYieldNanos}; true when it was completed meanwhile (by
      * the thread that progresses the worker: no unpark needed).
      */
-    private boolean yieldWait(final RequestSlot slot)
+    private boolean yieldWait(final RequestSlot requestSlot)
     {
         final long start = System.nanoTime();
-        while (slot.state == RequestSlot.STATE_ACTIVE)
+        while (requestSlot.state == RequestSlot.STATE_ACTIVE)
         {
             if (System.nanoTime() - start >= waitYieldNanos)
             {
@@ -353,16 +353,16 @@ final class RequestSlots
      *
      * @return false when the worker cannot be driven by callers (its progress answered -1), true otherwise.
      */
-    private static boolean drive(final RequestSlot slot, final WorkerProgress driver)
+    private static boolean drive(final RequestSlot requestSlot, final WorkerProgress driver)
     {
         final long start = System.nanoTime();
-        while (slot.state == RequestSlot.STATE_ACTIVE)
+        while (requestSlot.state == RequestSlot.STATE_ACTIVE)
         {
             if (driver.tryProgress() < 0)
             {
                 return false;
             }
-            if (slot.state != RequestSlot.STATE_ACTIVE)
+            if (requestSlot.state != RequestSlot.STATE_ACTIVE)
             {
                 return true;
             }
@@ -403,12 +403,12 @@ final class RequestSlots
     /** Fail every request still active (client closing, worker stopped). Call only with the worker stopped. */
     void failAll(final KvError error, final String message)
     {
-        for (final RequestSlot slot : slots)
+        for (final RequestSlot requestSlot : requestSlots)
         {
-            if (slot.state == RequestSlot.STATE_ACTIVE && slot.phase != RequestSlot.PHASE_IDLE)
+            if (requestSlot.state == RequestSlot.STATE_ACTIVE && requestSlot.phase != RequestSlot.PHASE_IDLE)
             {
-                slot.fail(error, message);
-                complete(slot);
+                requestSlot.fail(error, message);
+                complete(requestSlot);
             }
         }
     }

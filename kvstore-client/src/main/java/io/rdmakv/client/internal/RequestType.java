@@ -39,66 +39,66 @@ final class RequestType<T>
      * @throws KvException the slot's failure, or the node's error answer as a {@link KvException} of its kind.
      * @throws RuntimeException a GET's {@link ValueSink} refusal (say, a full fixed-size destination).
      */
-    T outcome(final RequestSlot slot)
+    T outcome(final RequestSlot requestSlot)
     {
-        if (slot.failure != null)
+        if (requestSlot.failure != null)
         {
-            throw slot.failure;
+            throw requestSlot.failure;
         }
-        return result.apply(slot);
+        return result.apply(requestSlot);
     }
 
-    private static byte[] getResult(final RequestSlot slot)
+    private static byte[] getResult(final RequestSlot requestSlot)
     {
-        if (slot.resultStatus == Status.OK)
+        if (requestSlot.resultStatus == Status.OK)
         {
-            return slot.resultValue;
+            return requestSlot.resultValue;
         }
-        if (slot.resultStatus == Status.NOT_FOUND)
+        if (requestSlot.resultStatus == Status.NOT_FOUND)
         {
             return null;
         }
-        throw serverFailure(slot.resultStatus, slot.resultText);
+        throw serverFailure(requestSlot.resultStatus, requestSlot.resultText);
     }
 
-    private static Boolean getIntoResult(final RequestSlot slot)
+    private static Boolean getIntoResult(final RequestSlot requestSlot)
     {
-        if (slot.sinkFailure != null)
+        if (requestSlot.sinkFailure != null)
         {
-            throw slot.sinkFailure;
+            throw requestSlot.sinkFailure;
         }
-        if (slot.resultStatus == Status.OK || slot.resultStatus == Status.NOT_FOUND)
+        if (requestSlot.resultStatus == Status.OK || requestSlot.resultStatus == Status.NOT_FOUND)
         {
-            return slot.resultStatus == Status.OK;
+            return requestSlot.resultStatus == Status.OK;
         }
-        throw serverFailure(slot.resultStatus, slot.resultText);
+        throw serverFailure(requestSlot.resultStatus, requestSlot.resultText);
     }
 
-    private static Void putResult(final RequestSlot slot)
+    private static Void putResult(final RequestSlot requestSlot)
     {
-        if (slot.resultStatus == Status.OK)
+        if (requestSlot.resultStatus == Status.OK)
         {
             return null;
         }
-        throw serverFailure(slot.resultStatus, slot.resultText);
+        throw serverFailure(requestSlot.resultStatus, requestSlot.resultText);
     }
 
-    private static Boolean deleteResult(final RequestSlot slot)
+    private static Boolean deleteResult(final RequestSlot requestSlot)
     {
-        if (slot.resultStatus == Status.OK || slot.resultStatus == Status.NOT_FOUND)
+        if (requestSlot.resultStatus == Status.OK || requestSlot.resultStatus == Status.NOT_FOUND)
         {
-            return slot.resultStatus == Status.OK;
+            return requestSlot.resultStatus == Status.OK;
         }
-        throw serverFailure(slot.resultStatus, slot.resultText);
+        throw serverFailure(requestSlot.resultStatus, requestSlot.resultText);
     }
 
-    private static String statsResult(final RequestSlot slot)
+    private static String statsResult(final RequestSlot requestSlot)
     {
-        if (slot.resultStatus == Status.OK)
+        if (requestSlot.resultStatus == Status.OK)
         {
-            return slot.resultText == null ? "" : slot.resultText;
+            return requestSlot.resultText == null ? "" : requestSlot.resultText;
         }
-        throw serverFailure(slot.resultStatus, slot.resultText);
+        throw serverFailure(requestSlot.resultStatus, requestSlot.resultText);
     }
 
     /** A node's error answer as the exception of its kind, naming the status and the node's text. */

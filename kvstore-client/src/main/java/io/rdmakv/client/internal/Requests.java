@@ -29,7 +29,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class Requests implements RequestQueue.Starter, AutoCloseable
 {
-    private final RequestSlots slots;
+    private final RequestSlots requestSlots;
     private final ClusterRouter router;
     private final ClientCounters counters;
     private final WorkerProgress progress;
@@ -45,25 +45,25 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
     private final RequestQueue queue;
     private volatile boolean closed;
 
-    Requests(final RequestSlots slots, final ClusterRouter router, final ClientCounters counters,
+    Requests(final RequestSlots requestSlots, final ClusterRouter router, final ClientCounters counters,
         final WorkerProgress progress, final WorkerProgress callerDriver, final long timeoutNanos,
         final int maxQueuedRequests, final String transportName, final int maxKeyLength, final int maxValueLength,
         final int maxMessageBytes)
     {
-        this.slots = slots;
+        this.requestSlots = requestSlots;
         this.router = router;
         this.counters = counters;
         this.progress = progress;
         this.callerDriver = callerDriver;
-        this.drive = new DrivenFuture.Drive(callerDriver, slots.driveBudget(), counters,
-            DrivenFuture.WAIT_SPIN_NANOS, RequestSlots.WAIT_YIELD_NANOS, slots::alone);
+        this.drive = new DrivenFuture.Drive(callerDriver, requestSlots.driveBudget(), counters,
+            DrivenFuture.WAIT_SPIN_NANOS, RequestSlots.WAIT_YIELD_NANOS, requestSlots::alone);
         this.timeoutNanos = timeoutNanos;
         this.transportName = transportName;
         this.maxKeyLength = maxKeyLength;
         this.maxValueLength = maxValueLength;
         this.maxMessageBytes = maxMessageBytes;
         this.queue = new RequestQueue(maxQueuedRequests, this, counters, "rdmakv-client-queue");
-        slots.onRelease(queue::slotReleased);
+        requestSlots.onRelease(queue::requestSlotReleased);
     }
 
     int maxKeyLength()
@@ -84,32 +84,32 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
     /** Run one request and wait for it ({@code value} only for PUT). */
     <T> T call(final RequestType<T> type, final byte[] key, final byte[] value)
     {
-        final RequestSlot slot = prepare(type, key.length, value == null ? 0 : value.length);
-        slot.key.wrap(key);
-        slot.keyLength = key.length;
+        final RequestSlot requestSlot = prepare(type, key.length, value == null ? 0 : value.length);
+        requestSlot.key.wrap(key);
+        requestSlot.keyLength = key.length;
         if (value != null)
         {
-            slot.value.wrap(value);
-            slot.valueLength = value.length;
+            requestSlot.value.wrap(value);
+            requestSlot.valueLength = value.length;
         }
-        return run(slot, type);
+        return run(requestSlot, type);
     }
 
     /** Run one request over the remaining bytes of buffers (positions unchanged) and wait for it. */
     <T> T call(final RequestType<T> type, final ByteBuffer key, final ByteBuffer value)
     {
-        final RequestSlot slot = prepare(type, key.remaining(), value == null ? 0 : value.remaining());
+        final RequestSlot requestSlot = prepare(type, key.remaining(), value == null ? 0 : value.remaining());
         try
         {
-            AsyncCall.wrap(slot, key, key.position(), key.remaining(), value, value == null ? 0 : value.position(),
+            AsyncCall.wrap(requestSlot, key, key.position(), key.remaining(), value, value == null ? 0 : value.position(),
                 value == null ? 0 : value.remaining());
         }
         catch (final RuntimeException ex)
         {
-            slots.release(slot); // nothing was started: hand the slot back before reporting
+            requestSlots.release(requestSlot); // nothing was started: hand the slot back before reporting
             throw ex;
         }
-        return run(slot, type);
+        return run(requestSlot, type);
     }
 
     /**
@@ -118,10 +118,10 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
      */
     <T> T call(final RequestType<T> type, final DirectBuffer key, final DirectBuffer value, final ValueSink sink)
     {
-        final RequestSlot slot = prepare(type, key.capacity(), value == null ? 0 : value.capacity());
-        AsyncCall.views(slot, key, value);
-        slot.sink = sink;
-        return run(slot, type);
+        final RequestSlot requestSlot = prepare(type, key.capacity(), value == null ? 0 : value.capacity());
+        AsyncCall.views(requestSlot, key, value);
+        requestSlot.sink = sink;
+        return run(requestSlot, type);
     }
 
     /** {@link #call(RequestType, DirectBuffer, DirectBuffer, ValueSink)} without blocking. */
@@ -217,10 +217,10 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
     String stats(final int nodeId)
     {
         checkCaller();
-        final RequestSlot slot = acquire(RequestType.STATS.code);
-        slot.waiter = Thread.currentThread();
-        router.dispatchTo(slot, nodeId);
-        return slots.await(slot, RequestType.STATS, timeoutNanos, callerDriver);
+        final RequestSlot requestSlot = acquire(RequestType.STATS.code);
+        requestSlot.waiter = Thread.currentThread();
+        router.dispatchTo(requestSlot, nodeId);
+        return requestSlots.await(requestSlot, RequestType.STATS, timeoutNanos, callerDriver);
     }
 
     /** The queue's thread: start {@code call} if a slot is free, connecting to its node if need be. */
@@ -277,33 +277,33 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
      */
     private boolean start(final AsyncCall<?> call, final boolean mayConnect)
     {
-        final RequestSlot slot = slots.tryAcquire(call.type.code, call.deadlineNanos);
-        if (slot == null)
+        final RequestSlot requestSlot = requestSlots.tryAcquire(call.type.code, call.deadlineNanos);
+        if (requestSlot == null)
         {
             return false;
         }
         try
         {
-            call.fill(slot);
+            call.fill(requestSlot);
         }
         catch (final RuntimeException ex)
         {
-            slots.release(slot);
+            requestSlots.release(requestSlot);
             call.fail(ex);
             return true;
         }
-        slot.hash = KeyHash.hash(slot.key, 0, slot.keyLength);
-        slot.clusterSlot = KeyHash.clusterSlot(slot.key, 0, slot.keyLength);
+        requestSlot.hash = KeyHash.hash(requestSlot.key, 0, requestSlot.keyLength);
+        requestSlot.hashSlot = KeyHash.hashSlot(requestSlot.key, 0, requestSlot.keyLength);
         if (mayConnect)
         {
-            router.dispatch(slot);
+            router.dispatch(requestSlot);
             return true;
         }
-        if (router.dispatchIfConnected(slot))
+        if (router.dispatchIfConnected(requestSlot))
         {
             return true;
         }
-        slots.release(slot);
+        requestSlots.release(requestSlot);
         return false;
     }
 
@@ -311,9 +311,9 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
     {
         checkLimits(type.code, keyLength, valueLength);
         checkCaller();
-        final RequestSlot slot = acquire(type.code);
-        slot.waiter = Thread.currentThread();
-        return slot;
+        final RequestSlot requestSlot = acquire(type.code);
+        requestSlot.waiter = Thread.currentThread();
+        return requestSlot;
     }
 
     private void checkLimits(final int type, final int keyLength, final int valueLength)
@@ -346,23 +346,23 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
         {
             throw KvException.of(KvError.CLOSED, "the client is closed");
         }
-        final RequestSlot slot = slots.acquire(type, deadline());
-        if (slot == null)
+        final RequestSlot requestSlot = requestSlots.acquire(type, deadline());
+        if (requestSlot == null)
         {
             counters.increment(ClientCounter.FAILURES);
             counters.increment(ClientCounter.TIMEOUTS);
-            throw KvException.of(KvError.TIMED_OUT, "all " + slots.capacity() + " request slots stayed busy for " +
+            throw KvException.of(KvError.TIMED_OUT, "all " + requestSlots.capacity() + " request slots stayed busy for " +
                 TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms (raise maxInFlight or the request timeout)");
         }
-        return slot;
+        return requestSlot;
     }
 
-    private <T> T run(final RequestSlot slot, final RequestType<T> type)
+    private <T> T run(final RequestSlot requestSlot, final RequestType<T> type)
     {
-        slot.hash = KeyHash.hash(slot.key, 0, slot.keyLength);
-        slot.clusterSlot = KeyHash.clusterSlot(slot.key, 0, slot.keyLength);
-        router.dispatch(slot);
-        return slots.await(slot, type, timeoutNanos, callerDriver);
+        requestSlot.hash = KeyHash.hash(requestSlot.key, 0, requestSlot.keyLength);
+        requestSlot.hashSlot = KeyHash.hashSlot(requestSlot.key, 0, requestSlot.keyLength);
+        router.dispatch(requestSlot);
+        return requestSlots.await(requestSlot, type, timeoutNanos, callerDriver);
     }
 
     /** Wait for an async call on behalf of a synchronous caller: bounded by its deadline plus the usual slack. */

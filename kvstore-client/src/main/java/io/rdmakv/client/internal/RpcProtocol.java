@@ -3,7 +3,7 @@ package io.rdmakv.client.internal;
 import io.rdmakv.client.ClientCounter;
 import io.rdmakv.client.KvError;
 import io.rdmakv.protocol.ProtocolException;
-import io.rdmakv.protocol.layout.IndexSlot;
+import io.rdmakv.protocol.layout.IndexEntry;
 import io.rdmakv.protocol.wire.KeyRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageDecoder;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
@@ -40,7 +40,7 @@ final class RpcProtocol
     private static final int FINISHED = 2;
 
     private final ClientCounters counters;
-    private final RequestSlots slots;
+    private final RequestSlots requestSlots;
     private final DeferredPosts deferred;
     private final Redirector redirector;
 
@@ -50,15 +50,15 @@ final class RpcProtocol
     private final MessageDecoder decoder = new MessageDecoder();
 
     /**
-     * @param slots      the requests this protocol sends and answers.
+     * @param requestSlots      the requests this protocol sends and answers.
      * @param deferred   where a back-pressured send waits for the conductor.
      * @param redirector follows a WRONG_NODE answer.
      */
-    RpcProtocol(final ClientCounters counters, final RequestSlots slots, final DeferredPosts deferred,
+    RpcProtocol(final ClientCounters counters, final RequestSlots requestSlots, final DeferredPosts deferred,
         final Redirector redirector)
     {
         this.counters = counters;
-        this.slots = slots;
+        this.requestSlots = requestSlots;
         this.deferred = deferred;
         this.redirector = redirector;
     }
@@ -67,22 +67,22 @@ final class RpcProtocol
      * Send from a caller's (or the control) thread, waiting while back-pressured, at most until the deadline; an
      * async request never waits: the conductor retries its send.
      */
-    void start(final RequestSlot slot)
+    void start(final RequestSlot requestSlot)
     {
         counters.increment(ClientCounter.RPCS);
-        if (slot.call != null)
+        if (requestSlot.call != null)
         {
-            resume(slot);
+            resume(requestSlot);
             return;
         }
-        while (trySend(slot) == AGAIN)
+        while (trySend(requestSlot) == AGAIN)
         {
             counters.increment(ClientCounter.BACK_PRESSURED_POSTS);
-            if (System.nanoTime() - slot.deadlineNanos > 0)
+            if (System.nanoTime() - requestSlot.deadlineNanos > 0)
             {
-                slot.fail(KvError.TIMED_OUT, slot.describe() + " could not be sent before its deadline " +
+                requestSlot.fail(KvError.TIMED_OUT, requestSlot.describe() + " could not be sent before its deadline " +
                     "(transport back-pressured)");
-                slots.complete(slot);
+                requestSlots.complete(requestSlot);
                 return;
             }
             LockSupport.parkNanos(1_000);
@@ -93,36 +93,36 @@ final class RpcProtocol
      * Send without waiting, from the thread that finished a one-sided GET's step (a GET falling back: the progress
      * thread, or a caller whose reads completed on return); a back-pressured send is retried by the conductor.
      */
-    void startFromWorker(final RequestSlot slot)
+    void startFromWorker(final RequestSlot requestSlot)
     {
         counters.increment(ClientCounter.RPCS);
-        resume(slot);
+        resume(requestSlot);
     }
 
     /** (Re)try a send, handing it to the conductor when back-pressured; never waits (any thread). */
-    void resume(final RequestSlot slot)
+    void resume(final RequestSlot requestSlot)
     {
-        if (trySend(slot) == AGAIN)
+        if (trySend(requestSlot) == AGAIN)
         {
             counters.increment(ClientCounter.BACK_PRESSURED_POSTS);
-            deferred.defer(slot, DeferredPosts.SEND);
+            deferred.defer(requestSlot, DeferredPosts.SEND);
         }
     }
 
-    private int trySend(final RequestSlot slot)
+    private int trySend(final RequestSlot requestSlot)
     {
-        final Endpoint endpoint = slot.session.endpoint();
+        final Endpoint endpoint = requestSlot.session.endpoint();
         final Encoder encoder = encoders.get();
-        final int length = encoder.encode(slot, slots.nextCorrelationId(slot), slots.writes());
+        final int length = encoder.encode(requestSlot, requestSlots.nextCorrelationId(requestSlot), requestSlots.writes());
         // Waiting before sending: on loopback the answer can arrive before send() returns.
-        slot.phase = RequestSlot.PHASE_AWAIT_RESPONSE;
-        slot.sentNanos = ReadLease.now();
+        requestSlot.phase = RequestSlot.PHASE_AWAIT_RESPONSE;
+        requestSlot.sentNanos = ReadLease.now();
         final long id = endpoint.send(encoder.buffer, 0, length, null);
         if (id >= 0)
         {
             return SENT;
         }
-        if (!RequestSlots.claim(slot, RequestSlot.PHASE_AWAIT_RESPONSE))
+        if (!RequestSlots.claim(requestSlot, RequestSlot.PHASE_AWAIT_RESPONSE))
         {
             return FINISHED; // timed out meanwhile
         }
@@ -134,15 +134,15 @@ final class RpcProtocol
         if (status == TransportStatus.NOT_CONNECTED || status == TransportStatus.CLOSED ||
             status == TransportStatus.PEER_FAILED)
         {
-            slot.fail(KvError.CONNECTION_FAILED, slot.describe() + " could not be sent to node " +
-                slot.session.info().nodeId() + " at " + slot.session.info().dataAddress() + ": " +
+            requestSlot.fail(KvError.CONNECTION_FAILED, requestSlot.describe() + " could not be sent to node " +
+                requestSlot.session.info().nodeId() + " at " + requestSlot.session.info().dataAddress() + ": " +
                 status.description());
         }
         else
         {
-            slot.fail(KvError.TRANSPORT_FAILED, slot.describe() + " refused by the transport: " + status.description());
+            requestSlot.fail(KvError.TRANSPORT_FAILED, requestSlot.describe() + " refused by the transport: " + status.description());
         }
-        slots.complete(slot);
+        requestSlots.complete(requestSlot);
         return FINISHED;
     }
 
@@ -158,33 +158,33 @@ final class RpcProtocol
      * times it out). A lane that fails hands its request to the session's endpoint: sent again, it is applied at most
      * once (the write id), and then answered the shared way. The caller gives the lane back afterwards.
      */
-    void callOnLane(final RequestSlot slot, final CallerLanes.Handle lane)
+    void callOnLane(final RequestSlot requestSlot, final CallerLanes.Handle lane)
     {
         counters.increment(ClientCounter.RPCS);
         counters.increment(ClientCounter.LANE_REQUESTS);
         final Encoder encoder = encoders.get();
-        final int length = encoder.encode(slot, slots.nextCorrelationId(slot), slots.writes());
-        slot.phase = RequestSlot.PHASE_AWAIT_RESPONSE;
-        slot.sentNanos = ReadLease.now();
+        final int length = encoder.encode(requestSlot, requestSlots.nextCorrelationId(requestSlot), requestSlots.writes());
+        requestSlot.phase = RequestSlot.PHASE_AWAIT_RESPONSE;
+        requestSlot.sentNanos = ReadLease.now();
         try
         {
-            lane.lane.send(encoder.buffer, 0, length, slot.deadlineNanos - System.nanoTime());
+            lane.lane.send(encoder.buffer, 0, length, requestSlot.deadlineNanos - System.nanoTime());
             long remaining;
             // Until the deadline: the lane's read blocks in the kernel. A client that closes closes its lanes under
             // their callers, and an interrupt closes the lane (an interruptible channel): both end the wait at once.
-            while (slot.phase == RequestSlot.PHASE_AWAIT_RESPONSE &&
-                (remaining = slot.deadlineNanos - System.nanoTime()) > 0 && !Thread.currentThread().isInterrupted())
+            while (requestSlot.phase == RequestSlot.PHASE_AWAIT_RESPONSE &&
+                (remaining = requestSlot.deadlineNanos - System.nanoTime()) > 0 && !Thread.currentThread().isInterrupted())
             {
                 lane.lane.receive(lane.answers, remaining);
             }
         }
         catch (final TransportException ex)
         {
-            if (RequestSlots.claim(slot, RequestSlot.PHASE_AWAIT_RESPONSE))
+            if (RequestSlots.claim(requestSlot, RequestSlot.PHASE_AWAIT_RESPONSE))
             {
-                LOG.debug("caller lane to node {} failed ({}); {} goes the shared way", slot.session.info().nodeId(),
-                    ex.getMessage(), slot.describe());
-                resume(slot);
+                LOG.debug("caller lane to node {} failed ({}); {} goes the shared way", requestSlot.session.info().nodeId(),
+                    ex.getMessage(), requestSlot.describe());
+                resume(requestSlot);
             }
         }
     }
@@ -200,13 +200,13 @@ final class RpcProtocol
         }
         catch (final ProtocolException ex)
         {
-            final RequestSlot slot = slots.awaiting(decoder.correlationId());
+            final RequestSlot requestSlot = requestSlots.awaiting(decoder.correlationId());
             LOG.warn("undecodable message from node {}: {}", session.info().nodeId(), ex.getMessage());
-            if (slot != null && RequestSlots.claim(slot, RequestSlot.PHASE_AWAIT_RESPONSE))
+            if (requestSlot != null && RequestSlots.claim(requestSlot, RequestSlot.PHASE_AWAIT_RESPONSE))
             {
-                slot.fail(KvError.PROTOCOL_ERROR, "node " + session.info().nodeId() + " answered " +
-                    slot.describe() + " with an undecodable message: " + ex.getMessage());
-                slots.complete(slot);
+                requestSlot.fail(KvError.PROTOCOL_ERROR, "node " + session.info().nodeId() + " answered " +
+                    requestSlot.describe() + " with an undecodable message: " + ex.getMessage());
+                requestSlots.complete(requestSlot);
             }
             return;
         }
@@ -216,48 +216,48 @@ final class RpcProtocol
             return;
         }
         final ResponseFlyweight response = decoder.response();
-        final RequestSlot slot = slots.awaiting(response.correlationId());
-        if (slot == null || !RequestSlots.claim(slot, RequestSlot.PHASE_AWAIT_RESPONSE))
+        final RequestSlot requestSlot = requestSlots.awaiting(response.correlationId());
+        if (requestSlot == null || !RequestSlots.claim(requestSlot, RequestSlot.PHASE_AWAIT_RESPONSE))
         {
             counters.increment(ClientCounter.STALE_RESPONSES);
             return;
         }
-        session.readLease().granted(slot.sentNanos, response.readLeaseMillis());
+        session.readLease().granted(requestSlot.sentNanos, response.readLeaseMillis());
         final Status status = response.status();
         if (status == null)
         {
-            slot.fail(KvError.PROTOCOL_ERROR, "node " + session.info().nodeId() + " answered with unknown status " +
+            requestSlot.fail(KvError.PROTOCOL_ERROR, "node " + session.info().nodeId() + " answered with unknown status " +
                 response.statusCode());
         }
         else if (status == Status.OK)
         {
-            if (slot.type == RequestSlot.TYPE_GET)
+            if (requestSlot.type == RequestSlot.TYPE_GET)
             {
-                slot.succeedWithValue(buffer, response.valueIndex(), response.valueLength());
+                requestSlot.succeedWithValue(buffer, response.valueIndex(), response.valueLength());
             }
             else
             {
-                if (slot.type == RequestSlot.TYPE_PUT)
+                if (requestSlot.type == RequestSlot.TYPE_PUT)
                 {
-                    learnOwnWrite(session, slot, response);
+                    learnOwnWrite(session, requestSlot, response);
                 }
-                else if (slot.type == RequestSlot.TYPE_DELETE)
+                else if (requestSlot.type == RequestSlot.TYPE_DELETE)
                 {
-                    session.locationCache().forget(slot.hash);
+                    session.locationCache().forget(requestSlot.hash);
                 }
-                slot.succeed(status, null, slot.type == RequestSlot.TYPE_STATS ? response.text() : null);
+                requestSlot.succeed(status, null, requestSlot.type == RequestSlot.TYPE_STATS ? response.text() : null);
             }
         }
         else if (status == Status.WRONG_NODE)
         {
-            redirector.redirect(slot, response.text());
+            redirector.redirect(requestSlot, response.text());
             return;
         }
         else
         {
-            slot.succeed(status, null, response.valueLength() > 0 ? response.text() : null);
+            requestSlot.succeed(status, null, response.valueLength() > 0 ? response.text() : null);
         }
-        slots.complete(slot);
+        requestSlots.complete(requestSlot);
     }
 
     /**
@@ -265,13 +265,13 @@ final class RpcProtocol
      * reading one's own writes takes one read; when the node did not place it in the pool, forget the old place.
      */
     private static void learnOwnWrite(
-        final NodeSession session, final RequestSlot slot, final ResponseFlyweight response)
+        final NodeSession session, final RequestSlot requestSlot, final ResponseFlyweight response)
     {
         final LocationCache cache = session.locationCache();
         final long location = response.location();
-        if (location == IndexSlot.EMPTY || !cache.remember(slot.hash, location, response.version()))
+        if (location == IndexEntry.EMPTY || !cache.remember(requestSlot.hash, location, response.version()))
         {
-            cache.forget(slot.hash);
+            cache.forget(requestSlot.hash);
         }
     }
 
@@ -283,35 +283,35 @@ final class RpcProtocol
         final PutRequestFlyweight putRequest = new PutRequestFlyweight();
         final MessageHeaderFlyweight header = new MessageHeaderFlyweight();
 
-        int encode(final RequestSlot slot, final long correlationId, final WriteSequencer writes)
+        int encode(final RequestSlot requestSlot, final long correlationId, final WriteSequencer writes)
         {
-            switch (slot.type)
+            switch (requestSlot.type)
             {
                 case RequestSlot.TYPE_GET:
                 case RequestSlot.TYPE_DELETE:
                 {
-                    final int length = KeyRequestFlyweight.KEY_OFFSET + slot.keyLength +
+                    final int length = KeyRequestFlyweight.KEY_OFFSET + requestSlot.keyLength +
                         MessageHeaderFlyweight.WRITE_ID_LENGTH;
                     buffer.checkLimit(length);
                     keyRequest.wrap(buffer, 0, length);
-                    keyRequest.header(slot.type == RequestSlot.TYPE_GET ?
+                    keyRequest.header(requestSlot.type == RequestSlot.TYPE_GET ?
                         MessageType.GET_REQUEST : MessageType.DELETE_REQUEST, correlationId);
-                    keyRequest.key(slot.key, 0, slot.keyLength);
-                    if (slot.type == RequestSlot.TYPE_DELETE)
+                    keyRequest.key(requestSlot.key, 0, requestSlot.keyLength);
+                    if (requestSlot.type == RequestSlot.TYPE_DELETE)
                     {
-                        keyRequest.appendWriteId(writes.writerId(), writes.number(slot), slot.writeCompletedBelow);
+                        keyRequest.appendWriteId(writes.writerId(), writes.number(requestSlot), requestSlot.writeCompletedBelow);
                     }
                     return keyRequest.encodedLength();
                 }
                 case RequestSlot.TYPE_PUT:
                 {
-                    final int length = PutRequestFlyweight.KEY_OFFSET + slot.keyLength + slot.valueLength +
+                    final int length = PutRequestFlyweight.KEY_OFFSET + requestSlot.keyLength + requestSlot.valueLength +
                         MessageHeaderFlyweight.WRITE_ID_LENGTH;
                     buffer.checkLimit(length);
                     putRequest.wrap(buffer, 0, length);
                     putRequest.header(MessageType.PUT_REQUEST, correlationId);
-                    putRequest.keyAndValue(slot.key, 0, slot.keyLength, slot.value, 0, slot.valueLength);
-                    putRequest.appendWriteId(writes.writerId(), writes.number(slot), slot.writeCompletedBelow);
+                    putRequest.keyAndValue(requestSlot.key, 0, requestSlot.keyLength, requestSlot.value, 0, requestSlot.valueLength);
+                    putRequest.appendWriteId(writes.writerId(), writes.number(requestSlot), requestSlot.writeCompletedBelow);
                     return putRequest.encodedLength();
                 }
                 default:

@@ -39,23 +39,23 @@ final class StepReads
      * @return {@link #POSTED}, {@link #COMPLETED_HERE}, or the negative sentinel of the status that refused a read
      *         (BACK_PRESSURED: try again later).
      */
-    long post(final RequestSlot slot)
+    long post(final RequestSlot requestSlot)
     {
-        final Endpoint endpoint = slot.session.endpoint();
-        final int size = slot.batchSize;
-        int posted = slot.batchPosted;
+        final Endpoint endpoint = requestSlot.session.endpoint();
+        final int size = requestSlot.batchSize;
+        int posted = requestSlot.batchPosted;
         if (immediate)
         {
-            final int done = endpoint.readImmediate(slot.batch, posted, size);
+            final int done = endpoint.readImmediate(requestSlot.batch, posted, size);
             while (posted < done)
             {
-                final TransportStatus status = slot.batch[posted].immediateStatus;
+                final TransportStatus status = requestSlot.batch[posted].immediateStatus;
                 posted++;
-                if (status != TransportStatus.OK && slot.readFailure == null)
+                if (status != TransportStatus.OK && requestSlot.readFailure == null)
                 {
-                    slot.readFailure = status;
+                    requestSlot.readFailure = status;
                 }
-                if (slot.pendingReads.decrementAndGet() == 0)
+                if (requestSlot.pendingReads.decrementAndGet() == 0)
                 {
                     return COMPLETED_HERE;
                 }
@@ -63,7 +63,7 @@ final class StepReads
         }
         if (posted == 0 && size > 1)
         {
-            posted = endpoint.readBatch(slot.batch, size);
+            posted = endpoint.readBatch(requestSlot.batch, size);
             if (posted == size)
             {
                 return POSTED;
@@ -71,12 +71,12 @@ final class StepReads
         }
         while (posted < size)
         {
-            final Endpoint.ReadRequest r = slot.batch[posted];
+            final Endpoint.ReadRequest r = requestSlot.batch[posted];
             final long id = endpoint.read(r.remoteAddress, r.remoteKey, r.length, r.destination, r.destinationOffset,
                 r.handler);
             if (id < 0)
             {
-                slot.batchPosted = posted;
+                requestSlot.batchPosted = posted;
                 return id;
             }
             posted++;

@@ -17,24 +17,24 @@ final class WriteSequencer
 {
     static final int SCAN_EVERY = 16;
 
-    private final RequestSlot[] slots;
+    private final RequestSlot[] requestSlots;
     private final long writerId;
     private long next = 1;
     private long completedBelow = 1;
     private int sinceScan;
 
-    WriteSequencer(final RequestSlot[] slots)
+    WriteSequencer(final RequestSlot[] requestSlots)
     {
-        this(slots, randomWriterId());
+        this(requestSlots, randomWriterId());
     }
 
-    WriteSequencer(final RequestSlot[] slots, final long writerId)
+    WriteSequencer(final RequestSlot[] requestSlots, final long writerId)
     {
         if (writerId == 0)
         {
             throw new IllegalArgumentException("writer id 0 means none");
         }
-        this.slots = slots;
+        this.requestSlots = requestSlots;
         this.writerId = writerId;
     }
 
@@ -47,19 +47,19 @@ final class WriteSequencer
      * The slot's write number, taken at its first send and kept for its retries; also sets the slot's
      * {@link RequestSlot#writeCompletedBelow} to the mark to send with it.
      */
-    synchronized long number(final RequestSlot slot)
+    synchronized long number(final RequestSlot requestSlot)
     {
-        if (slot.writeSequence == 0)
+        if (requestSlot.writeSequence == 0)
         {
-            slot.writeSequence = next++;
+            requestSlot.writeSequence = next++;
             if (++sinceScan >= SCAN_EVERY)
             {
                 sinceScan = 0;
                 completedBelow = scan();
             }
         }
-        slot.writeCompletedBelow = completedBelow;
-        return slot.writeSequence;
+        requestSlot.writeCompletedBelow = completedBelow;
+        return requestSlot.writeSequence;
     }
 
     /** The mark as of the last scan (never past a write in flight). */
@@ -71,7 +71,7 @@ final class WriteSequencer
     private long scan()
     {
         long lowest = next;
-        for (final RequestSlot s : slots)
+        for (final RequestSlot s : requestSlots)
         {
             final long n = s.writeSequence;
             if (n != 0 && n < lowest)

@@ -27,45 +27,45 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class CallerDrivenAwaitTest
 {
-    private static final int SLOTS = 4;
+    private static final int REQUEST_SLOTS = 4;
     private static final long TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     private final ClientCounters counters = new ClientCounters();
-    private final RequestSlots slots = new RequestSlots(SLOTS,
-        new UnsafeBuffer(ByteBuffer.allocateDirect(SLOTS * (RequestSlot.EXTENT_OFFSET + 64))),
+    private final RequestSlots requestSlots = new RequestSlots(REQUEST_SLOTS,
+        new UnsafeBuffer(ByteBuffer.allocateDirect(REQUEST_SLOTS * (RequestSlot.EXTENT_OFFSET + 64))),
         RequestSlot.EXTENT_OFFSET + 64, 64, counters);
 
     @Test
     @Timeout(30)
     void shouldCompleteTheRequestOnTheCallerThatDrivesProgress()
     {
-        final RequestSlot slot = syncGet();
+        final RequestSlot requestSlot = syncGet();
         final byte[] value = {1, 2, 3};
         final AtomicReference<Thread> completedOn = new AtomicReference<>();
         final FakeProgress driver = new FakeProgress(3, () ->
         {
             // the answer arrives on the third cycle, polled by whoever runs it
             completedOn.set(Thread.currentThread());
-            slot.succeed(Status.OK, value, null);
-            slots.complete(slot);
+            requestSlot.succeed(Status.OK, value, null);
+            requestSlots.complete(requestSlot);
         });
 
-        assertArrayEquals(value, slots.await(slot, RequestType.GET, TIMEOUT_NANOS, driver));
+        assertArrayEquals(value, requestSlots.await(requestSlot, RequestType.GET, TIMEOUT_NANOS, driver));
         assertSame(Thread.currentThread(), completedOn.get(), "the caller's own cycle completed it");
         assertEquals(3, driver.cycles.get(), "the caller drove until its answer came");
         assertEquals(1, counters.get(ClientCounter.CALLER_COMPLETIONS));
-        assertEquals(RequestSlot.STATE_FREE, slot.state, "the slot went back to the pool");
+        assertEquals(RequestSlot.STATE_FREE, requestSlot.state, "the slot went back to the pool");
     }
 
     @Test
     @Timeout(30)
     void shouldParkAndBeHandedTheResultWhenCallersCannotDrive() throws Exception
     {
-        final RequestSlot slot = syncGet();
+        final RequestSlot requestSlot = syncGet();
         final FakeProgress driver = new FakeProgress(-1, null); // EVENT_DRIVEN or closed: -1 at once
-        final Thread progressThread = completeNotFoundOnceParked(slots, slot);
+        final Thread progressThread = completeNotFoundOnceParked(requestSlots, requestSlot);
 
-        assertEquals(null, slots.await(slot, RequestType.GET, TIMEOUT_NANOS, driver));
+        assertEquals(null, requestSlots.await(requestSlot, RequestType.GET, TIMEOUT_NANOS, driver));
         progressThread.join();
         assertEquals(1, driver.calls.get(), "one refused try, then the park");
         assertEquals(0, counters.get(ClientCounter.CALLER_COMPLETIONS), "handed over, not completed by the caller");
@@ -75,7 +75,7 @@ class CallerDrivenAwaitTest
     @Timeout(30)
     void shouldBeHandedTheResultWhenAnotherThreadCompletesItWhileTheCallerDrives() throws Exception
     {
-        final RequestSlot slot = syncGet();
+        final RequestSlot requestSlot = syncGet();
         // Someone else always holds the cycle (every try answers 0); during the caller's first try, another thread
         // completes the request. The first try is the only one the caller surely makes while it drives: it drives for
         // CALLER_YIELD_NANOS of wall time, so how many tries fit is the scheduler's (at load, a wait on a tenth try
@@ -85,8 +85,8 @@ class CallerDrivenAwaitTest
         {
             final Thread progressThread = new Thread(() ->
             {
-                slot.succeed(Status.OK, new byte[] {9}, null);
-                slots.complete(slot);
+                requestSlot.succeed(Status.OK, new byte[] {9}, null);
+                requestSlots.complete(requestSlot);
             }, "fake-progress-thread");
             progressThread.start();
             try
@@ -99,7 +99,7 @@ class CallerDrivenAwaitTest
             }
         };
 
-        assertArrayEquals(new byte[] {9}, slots.await(slot, RequestType.GET, TIMEOUT_NANOS, driver));
+        assertArrayEquals(new byte[] {9}, requestSlots.await(requestSlot, RequestType.GET, TIMEOUT_NANOS, driver));
         assertTrue(driver.calls.get() >= 1, "the caller tried to drive while another thread cycled");
         assertEquals(0, driver.cycles.get());
         assertEquals(0, counters.get(ClientCounter.CALLER_COMPLETIONS));
@@ -110,13 +110,13 @@ class CallerDrivenAwaitTest
     void shouldParkWithoutDrivingWhileOtherCallersHoldTheDriveBudget() throws Exception
     {
         final CallerDriveBudget budget = new CallerDriveBudget(1);
-        final RequestSlots limited = slots(budget, RequestSlots.WAIT_YIELD_NANOS);
+        final RequestSlots limited = requestSlots(budget, RequestSlots.WAIT_YIELD_NANOS);
         assertTrue(budget.tryEnter(), "another caller drives");
-        final RequestSlot slot = syncGet(limited);
+        final RequestSlot requestSlot = syncGet(limited);
         final FakeProgress driver = new FakeProgress(3, () -> { });
-        final Thread progressThread = completeNotFoundOnceParked(limited, slot);
+        final Thread progressThread = completeNotFoundOnceParked(limited, requestSlot);
 
-        assertEquals(null, limited.await(slot, RequestType.GET, TIMEOUT_NANOS, driver));
+        assertEquals(null, limited.await(requestSlot, RequestType.GET, TIMEOUT_NANOS, driver));
         progressThread.join();
         assertEquals(0, driver.calls.get(), "the budget was spent: the caller parked without polling the worker");
         assertEquals(0, counters.get(ClientCounter.CALLER_COMPLETIONS), "handed over by the progress thread");
@@ -142,20 +142,20 @@ class CallerDrivenAwaitTest
         // a window longer than the test; the fake loop completes the request once it sees that place taken, so the
         // answer comes during the yields.
         final CallerDriveBudget budget = new CallerDriveBudget(1);
-        final RequestSlots yielding = slots(budget, TIMEOUT_NANOS);
-        final RequestSlot slot = syncGet(yielding);
+        final RequestSlots yielding = requestSlots(budget, TIMEOUT_NANOS);
+        final RequestSlot requestSlot = syncGet(yielding);
         final Thread loop = new Thread(() ->
         {
             while (budget.drivers() == 0)
             {
                 Thread.onSpinWait();
             }
-            slot.succeed(Status.OK, new byte[] {5}, null);
-            yielding.complete(slot);
+            requestSlot.succeed(Status.OK, new byte[] {5}, null);
+            yielding.complete(requestSlot);
         }, "fake-event-loop");
         loop.start();
 
-        assertArrayEquals(new byte[] {5}, yielding.await(slot, RequestType.GET, TIMEOUT_NANOS, null));
+        assertArrayEquals(new byte[] {5}, yielding.await(requestSlot, RequestType.GET, TIMEOUT_NANOS, null));
         loop.join();
         assertTrue(RequestSlots.WAIT_YIELD_NANOS > 0, "yielding is on by default");
         assertEquals(1, counters.get(ClientCounter.CALLER_YIELD_COMPLETIONS), "answered while the caller yielded");
@@ -170,12 +170,12 @@ class CallerDrivenAwaitTest
         // A window longer than the test: a waiter that yielded here would never park, and the fake loop, which
         // answers only once the waiter parks, would never answer.
         final CallerDriveBudget budget = new CallerDriveBudget(1);
-        final RequestSlots busy = slots(budget, TIMEOUT_NANOS);
+        final RequestSlots busy = requestSlots(budget, TIMEOUT_NANOS);
         final RequestSlot other = syncGet(busy); // another caller's request, in flight
-        final RequestSlot slot = syncGet(busy);
-        final Thread progressThread = completeNotFoundOnceParked(busy, slot);
+        final RequestSlot requestSlot = syncGet(busy);
+        final Thread progressThread = completeNotFoundOnceParked(busy, requestSlot);
 
-        assertEquals(null, busy.await(slot, RequestType.GET, TIMEOUT_NANOS, null));
+        assertEquals(null, busy.await(requestSlot, RequestType.GET, TIMEOUT_NANOS, null));
         progressThread.join();
         assertEquals(0, counters.get(ClientCounter.CALLER_YIELD_COMPLETIONS), "parked, handed over");
         assertEquals(RequestSlot.STATE_ACTIVE, other.state);
@@ -186,11 +186,11 @@ class CallerDrivenAwaitTest
     void shouldParkAtOnceWhenYieldingIsOffAndNoDriverIsGiven() throws Exception
     {
         final CallerDriveBudget budget = new CallerDriveBudget(1);
-        final RequestSlots parking = slots(budget, 0);
-        final RequestSlot slot = syncGet(parking);
-        final Thread progressThread = completeNotFoundOnceParked(parking, slot);
+        final RequestSlots parking = requestSlots(budget, 0);
+        final RequestSlot requestSlot = syncGet(parking);
+        final Thread progressThread = completeNotFoundOnceParked(parking, requestSlot);
 
-        assertEquals(null, parking.await(slot, RequestType.GET, TIMEOUT_NANOS, null));
+        assertEquals(null, parking.await(requestSlot, RequestType.GET, TIMEOUT_NANOS, null));
         progressThread.join();
         assertEquals(0, counters.get(ClientCounter.CALLER_YIELD_COMPLETIONS));
         assertEquals(0, budget.drivers());
@@ -210,25 +210,25 @@ class CallerDrivenAwaitTest
     }
 
     /** Slots with their own drive budget and yield window. */
-    private RequestSlots slots(final CallerDriveBudget budget, final long waitYieldNanos)
+    private RequestSlots requestSlots(final CallerDriveBudget budget, final long waitYieldNanos)
     {
-        return new RequestSlots(SLOTS,
-            new UnsafeBuffer(ByteBuffer.allocateDirect(SLOTS * (RequestSlot.EXTENT_OFFSET + 64))),
+        return new RequestSlots(REQUEST_SLOTS,
+            new UnsafeBuffer(ByteBuffer.allocateDirect(REQUEST_SLOTS * (RequestSlot.EXTENT_OFFSET + 64))),
             RequestSlot.EXTENT_OFFSET + 64, 64, counters, budget,
             waitYieldNanos);
     }
 
     /** A fake progress thread that answers NOT_FOUND once the caller parks (as the real one does after a wake-up). */
-    private static Thread completeNotFoundOnceParked(final RequestSlots slots, final RequestSlot slot)
+    private static Thread completeNotFoundOnceParked(final RequestSlots requestSlots, final RequestSlot requestSlot)
     {
         final Thread progressThread = new Thread(() ->
         {
-            while (slot.waiter.getState() != Thread.State.TIMED_WAITING)
+            while (requestSlot.waiter.getState() != Thread.State.TIMED_WAITING)
             {
                 Thread.onSpinWait();
             }
-            slot.succeed(Status.NOT_FOUND, null, null);
-            slots.complete(slot);
+            requestSlot.succeed(Status.NOT_FOUND, null, null);
+            requestSlots.complete(requestSlot);
         }, "fake-progress-thread");
         progressThread.start();
         return progressThread;
@@ -236,15 +236,15 @@ class CallerDrivenAwaitTest
 
     private RequestSlot syncGet()
     {
-        return syncGet(slots);
+        return syncGet(requestSlots);
     }
 
-    private static RequestSlot syncGet(final RequestSlots slots)
+    private static RequestSlot syncGet(final RequestSlots requestSlots)
     {
-        final RequestSlot slot = slots.acquire(RequestSlot.TYPE_GET, System.nanoTime() + TIMEOUT_NANOS);
-        slot.waiter = Thread.currentThread();
-        slot.phase = RequestSlot.PHASE_AWAIT_RESPONSE;
-        return slot;
+        final RequestSlot requestSlot = requestSlots.acquire(RequestSlot.TYPE_GET, System.nanoTime() + TIMEOUT_NANOS);
+        requestSlot.waiter = Thread.currentThread();
+        requestSlot.phase = RequestSlot.PHASE_AWAIT_RESPONSE;
+        return requestSlot;
     }
 
     /**

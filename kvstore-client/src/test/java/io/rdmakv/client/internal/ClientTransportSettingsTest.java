@@ -74,7 +74,7 @@ class ClientTransportSettingsTest
     }
 
     @Test
-    void shouldLeaveTransportsWithoutSlotsAlone()
+    void shouldLeaveTransportsWithoutEndpointSlotsAlone()
     {
         final KvClientConfig config = builder().config();
         final TransportConfig tc = ClientRuntime.transportConfig(config, false, 1);
@@ -86,7 +86,7 @@ class ClientTransportSettingsTest
     }
 
     @Test
-    void shouldNameTheBuilderPropertyOnlyWhenTheClientsOwnConnectionsTakeEverySlot()
+    void shouldNameTheBuilderPropertyOnlyWhenTheClientsOwnConnectionsTakeEveryEndpointSlot()
     {
         final String hint = ClusterRouter.endpointSlotsHint(4, 4);
         assertTrue(hint.contains("This client has 4 data connections open (one per node) and room for 4"), hint);

@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ClusterMapTest
 {
-    private static final int LAST = ProtocolLimits.CLUSTER_SLOT_COUNT - 1;
+    private static final int LAST = ProtocolLimits.HASH_SLOT_COUNT - 1;
     private static final HostPort ANSWERED_AT = new HostPort("10.0.0.1", 7400);
 
     @Test

@@ -52,7 +52,7 @@ class FreeSlotStackTest
      * replaced returned null here whenever a releasing thread was preempted between its claim and its publish.
      */
     @Test
-    void shouldNeverLookEmptyWhileSlotsAreFree() throws Exception
+    void shouldNeverLookEmptyWhileRequestSlotsAreFree() throws Exception
     {
         final FreeSlotStack stack = new FreeSlotStack(16);
         for (int i = 0; i < 16; i++)
@@ -84,7 +84,7 @@ class FreeSlotStackTest
 
     /** Threads take and give back more slots than there are: each slot is owned by one thread at a time, none lost. */
     @Test
-    void shouldHandEachSlotToOneOwnerAndLoseNoneUnderContention() throws Exception
+    void shouldHandEachRequestSlotToOneOwnerAndLoseNoneUnderContention() throws Exception
     {
         final int capacity = 4;
         final FreeSlotStack stack = new FreeSlotStack(capacity);

@@ -1,7 +1,7 @@
 package io.rdmakv.client.internal;
 
 import io.rdmakv.client.KvClientBuilder;
-import io.rdmakv.protocol.layout.IndexSlot;
+import io.rdmakv.protocol.layout.IndexEntry;
 import io.rdmakv.protocol.layout.KeyHash;
 import io.rdmakv.protocol.layout.PoolGeometry;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -37,17 +37,17 @@ class LocationCacheTest
         final long hash = hash("k");
         assertFalse(cache.lookup(hash, out));
 
-        final long first = slotFor(hash, 0);
+        final long first = entryFor(hash, 0);
         assertTrue(cache.remember(hash, first, 10));
         assertTrue(cache.lookup(hash, out));
-        assertEquals(first, out.followedSlot);
+        assertEquals(first, out.followedEntry);
         assertEquals(10, out.expectedVersion);
 
-        final long second = slotFor(hash, 1);
+        final long second = entryFor(hash, 1);
         assertTrue(cache.remember(hash, second, 11));
         assertFalse(cache.remember(hash, first, 10), "an older version never replaces a newer one");
         assertTrue(cache.lookup(hash, out));
-        assertEquals(second, out.followedSlot);
+        assertEquals(second, out.followedEntry);
 
         assertFalse(cache.forget(hash, first), "only the location that went stale is forgotten");
         assertTrue(cache.lookup(hash, out));
@@ -65,11 +65,11 @@ class LocationCacheTest
         final LocationCache cache = new LocationCache(16, GEOMETRY, MAX_EXTENT);
         final long hash = hash("k");
         final int fp = KeyHash.fingerprint(hash);
-        assertFalse(cache.remember(hash, IndexSlot.EMPTY, 1));
-        assertFalse(cache.remember(hash, IndexSlot.encode(fp == 1 ? 2 : 1, GEOMETRY.extentsOffset(), 64), 1),
+        assertFalse(cache.remember(hash, IndexEntry.EMPTY, 1));
+        assertFalse(cache.remember(hash, IndexEntry.encode(fp == 1 ? 2 : 1, GEOMETRY.extentsOffset(), 64), 1),
             "another key's fingerprint");
-        assertFalse(cache.remember(hash, IndexSlot.encode(fp, 0, 64), 1), "not in the extents range");
-        assertFalse(cache.remember(hash, IndexSlot.encode(fp, GEOMETRY.extentsOffset(), MAX_EXTENT + 64), 1),
+        assertFalse(cache.remember(hash, IndexEntry.encode(fp, 0, 64), 1), "not in the extents range");
+        assertFalse(cache.remember(hash, IndexEntry.encode(fp, GEOMETRY.extentsOffset(), MAX_EXTENT + 64), 1),
             "larger than the read buffer");
         assertFalse(cache.lookup(hash, out));
     }
@@ -83,7 +83,7 @@ class LocationCacheTest
         for (int i = 0; i < keys; i++)
         {
             final long hash = hash("key-" + i);
-            assertTrue(cache.remember(hash, slotFor(hash, i), i + 1));
+            assertTrue(cache.remember(hash, entryFor(hash, i), i + 1));
         }
         int found = 0;
         for (int i = 0; i < keys; i++)
@@ -91,7 +91,7 @@ class LocationCacheTest
             final long hash = hash("key-" + i);
             if (cache.lookup(hash, out))
             {
-                assertEquals(slotFor(hash, i), out.followedSlot, "an entry is its key's own");
+                assertEquals(entryFor(hash, i), out.followedEntry, "an entry is its key's own");
                 found++;
             }
         }
@@ -109,7 +109,7 @@ class LocationCacheTest
         final LocationCache off = new LocationCache(0, GEOMETRY, MAX_EXTENT);
         final long hash = hash("k");
         assertFalse(off.enabled());
-        assertFalse(off.remember(hash, slotFor(hash, 0), 1));
+        assertFalse(off.remember(hash, entryFor(hash, 0), 1));
         assertFalse(off.lookup(hash, out));
         assertFalse(off.forget(hash));
         assertThrows(IllegalArgumentException.class, () -> new LocationCache(-1, GEOMETRY, MAX_EXTENT));
@@ -137,7 +137,7 @@ class LocationCacheTest
             while (running.get())
             {
                 final long hash = hashes[(int)(version % hashes.length)];
-                cache.remember(hash, slotFor(hash, (int)(version % 1000)), version);
+                cache.remember(hash, entryFor(hash, (int)(version % 1000)), version);
                 if (version % 7 == 0)
                 {
                     cache.forget(hash);
@@ -157,7 +157,7 @@ class LocationCacheTest
                     if (cache.lookup(hash, mine))
                     {
                         seen.incrementAndGet();
-                        if (mine.followedSlot != slotFor(hash, (int)(mine.expectedVersion % 1000)))
+                        if (mine.followedEntry != entryFor(hash, (int)(mine.expectedVersion % 1000)))
                         {
                             mixed.incrementAndGet();
                         }
@@ -205,7 +205,7 @@ class LocationCacheTest
                 for (long version = first; version <= (long)versionsEach * writers; version += writers)
                 {
                     final long hash = hashes[(int)(version % hashes.length)];
-                    cache.remember(hash, slotFor(hash, (int)(version % 1000)), version);
+                    cache.remember(hash, entryFor(hash, (int)(version % 1000)), version);
                 }
             }, "cache-writer-" + w));
         }
@@ -216,7 +216,7 @@ class LocationCacheTest
             while (writing.get())
             {
                 final long hash = hashes[i++ % hashes.length];
-                if (cache.lookup(hash, mine) && mine.followedSlot != slotFor(hash, (int)(mine.expectedVersion % 1000)))
+                if (cache.lookup(hash, mine) && mine.followedEntry != entryFor(hash, (int)(mine.expectedVersion % 1000)))
                 {
                     mixed.incrementAndGet();
                 }
@@ -252,8 +252,8 @@ class LocationCacheTest
     }
 
     /** A valid slot for the key with {@code hash}, its offset chosen by {@code n}. */
-    private static long slotFor(final long hash, final int n)
+    private static long entryFor(final long hash, final int n)
     {
-        return IndexSlot.encode(KeyHash.fingerprint(hash), GEOMETRY.extentsOffset() + 64L * n, 128);
+        return IndexEntry.encode(KeyHash.fingerprint(hash), GEOMETRY.extentsOffset() + 64L * n, 128);
     }
 }

@@ -30,7 +30,7 @@ class RequestQueueTest
     private final ClientCounters counters = new ClientCounters();
 
     @Test
-    void shouldFailQueuedRequestsAtTheDeadlineFixedAtTheCallWhenNoSlotEverFrees() throws Exception
+    void shouldFailQueuedRequestsAtTheDeadlineFixedAtTheCallWhenNoRequestSlotEverFrees() throws Exception
     {
         // Every slot stays busy for ever.
         try (RequestQueue queue = new RequestQueue(8, call -> false, counters, "test-queue"))
@@ -61,13 +61,13 @@ class RequestQueueTest
     }
 
     @Test
-    void shouldStartQueuedRequestsInOfferOrderAsSlotsAreReleased() throws Exception
+    void shouldStartQueuedRequestsInOfferOrderAsRequestSlotsAreReleased() throws Exception
     {
-        final Semaphore freeSlots = new Semaphore(0);
+        final Semaphore freeRequestSlots = new Semaphore(0);
         final LinkedBlockingQueue<AsyncCall<?>> started = new LinkedBlockingQueue<>();
         try (RequestQueue queue = new RequestQueue(16, call ->
         {
-            if (!freeSlots.tryAcquire())
+            if (!freeRequestSlots.tryAcquire())
             {
                 return false;
             }
@@ -87,8 +87,8 @@ class RequestQueueTest
             assertEquals(5, queue.pending());
             for (int i = 0; i < 5; i++)
             {
-                freeSlots.release();
-                queue.slotReleased();
+                freeRequestSlots.release();
+                queue.requestSlotReleased();
                 assertSame(calls.get(i), started.poll(10, TimeUnit.SECONDS), "started in the order offered");
             }
             assertNull(started.poll(50, TimeUnit.MILLISECONDS), "nothing started twice");

@@ -14,48 +14,48 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Write numbers kept across retries, and a completed-below mark that never passes a write still in flight. */
 class WriteSequencerTest
 {
-    private static RequestSlot[] slots(final int n)
+    private static RequestSlot[] requestSlots(final int n)
     {
-        final RequestSlot[] slots = new RequestSlot[n];
+        final RequestSlot[] requestSlots = new RequestSlot[n];
         for (int i = 0; i < n; i++)
         {
-            slots[i] = new RequestSlot(i, new UnsafeBuffer(new byte[512]), 256);
+            requestSlots[i] = new RequestSlot(i, new UnsafeBuffer(new byte[512]), 256);
         }
-        return slots;
+        return requestSlots;
     }
 
     @Test
     void shouldKeepAWritesNumberOnEveryRetry()
     {
-        final RequestSlot[] slots = slots(2);
-        final WriteSequencer writes = new WriteSequencer(slots, 42);
-        assertEquals(1, writes.number(slots[0]));
-        assertEquals(2, writes.number(slots[1]));
-        assertEquals(1, writes.number(slots[0]), "a retry sends the same number");
-        slots[0].reset(RequestSlot.TYPE_PUT, 0);
-        assertEquals(3, writes.number(slots[0]), "the slot's next request is a new write");
+        final RequestSlot[] requestSlots = requestSlots(2);
+        final WriteSequencer writes = new WriteSequencer(requestSlots, 42);
+        assertEquals(1, writes.number(requestSlots[0]));
+        assertEquals(2, writes.number(requestSlots[1]));
+        assertEquals(1, writes.number(requestSlots[0]), "a retry sends the same number");
+        requestSlots[0].reset(RequestSlot.TYPE_PUT, 0);
+        assertEquals(3, writes.number(requestSlots[0]), "the slot's next request is a new write");
         assertEquals(42, writes.writerId());
-        assertThrows(IllegalArgumentException.class, () -> new WriteSequencer(slots, 0));
+        assertThrows(IllegalArgumentException.class, () -> new WriteSequencer(requestSlots, 0));
     }
 
     @Test
     void shouldMoveTheMarkPastAnsweredWritesOnlyUpToTheOldestInFlight()
     {
-        final RequestSlot[] slots = slots(3);
-        final WriteSequencer writes = new WriteSequencer(slots, 7);
-        final long stuck = writes.number(slots[0]); // a write waiting through a failover
+        final RequestSlot[] requestSlots = requestSlots(3);
+        final WriteSequencer writes = new WriteSequencer(requestSlots, 7);
+        final long stuck = writes.number(requestSlots[0]); // a write waiting through a failover
         for (int i = 0; i < 3 * WriteSequencer.SCAN_EVERY; i++)
         {
-            writes.number(slots[1]);
-            slots[1].writeSequence = 0; // answered and released
+            writes.number(requestSlots[1]);
+            requestSlots[1].writeSequence = 0; // answered and released
         }
         assertEquals(stuck, writes.completedBelow(), "the oldest write in flight holds the mark");
-        assertEquals(stuck, slots[0].writeCompletedBelow);
-        slots[0].writeSequence = 0;
+        assertEquals(stuck, requestSlots[0].writeCompletedBelow);
+        requestSlots[0].writeSequence = 0;
         for (int i = 0; i < WriteSequencer.SCAN_EVERY; i++)
         {
-            writes.number(slots[2]);
-            slots[2].writeSequence = 0;
+            writes.number(requestSlots[2]);
+            requestSlots[2].writeSequence = 0;
         }
         assertTrue(writes.completedBelow() > stuck, "released: the mark moves on, to " + writes.completedBelow());
     }
@@ -65,14 +65,14 @@ class WriteSequencerTest
     void shouldNeverMarkAWriteInFlightAsAnsweredUnderConcurrency() throws Exception
     {
         final int threads = 4;
-        final RequestSlot[] slots = slots(threads);
-        final WriteSequencer writes = new WriteSequencer(slots, 9);
+        final RequestSlot[] requestSlots = requestSlots(threads);
+        final WriteSequencer writes = new WriteSequencer(requestSlots, 9);
         final CyclicBarrier start = new CyclicBarrier(threads);
         final AtomicReference<String> violation = new AtomicReference<>();
         final Thread[] workers = new Thread[threads];
         for (int t = 0; t < threads; t++)
         {
-            final RequestSlot own = slots[t];
+            final RequestSlot own = requestSlots[t];
             workers[t] = new Thread(() ->
             {
                 try
@@ -81,7 +81,7 @@ class WriteSequencerTest
                     for (int i = 0; i < 20_000 && violation.get() == null; i++)
                     {
                         final long n = writes.number(own);
-                        for (final RequestSlot other : slots)
+                        for (final RequestSlot other : requestSlots)
                         {
                             final long inFlight = other.writeSequence;
                             if (inFlight != 0 && writes.completedBelow() > inFlight && other.writeSequence == inFlight)

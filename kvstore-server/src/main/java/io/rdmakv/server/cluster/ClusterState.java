@@ -14,7 +14,7 @@ import java.util.List;
 public record ClusterState(long epoch, List<ClusterMember> members, List<SlotRange> ranges)
 {
     /** Hash slots of the cluster (the protocol's KeyHash maps keys to 0..SLOT_COUNT-1). */
-    public static final int SLOT_COUNT = 16_384;
+    public static final int HASH_SLOT_COUNT = 16_384;
 
     public ClusterState
     {
@@ -25,19 +25,19 @@ public record ClusterState(long epoch, List<ClusterMember> members, List<SlotRan
         {
             if (r.firstSlot() != next)
             {
-                throw new IllegalArgumentException("slot ranges must cover 0.." + (SLOT_COUNT - 1) +
+                throw new IllegalArgumentException("slot ranges must cover 0.." + (HASH_SLOT_COUNT - 1) +
                     " in order without gaps or overlap; range " + r + " starts at " + r.firstSlot() + ", expected " + next);
             }
             next = r.lastSlot() + 1;
         }
-        if (next != SLOT_COUNT && !ranges.isEmpty())
+        if (next != HASH_SLOT_COUNT && !ranges.isEmpty())
         {
-            throw new IllegalArgumentException("slot ranges end at " + (next - 1) + ", expected " + (SLOT_COUNT - 1));
+            throw new IllegalArgumentException("slot ranges end at " + (next - 1) + ", expected " + (HASH_SLOT_COUNT - 1));
         }
     }
 
-    /** The range holding {@code slot} (binary search). */
-    public SlotRange rangeOf(final int slot)
+    /** The range holding {@code hashSlot} (binary search). */
+    public SlotRange rangeOf(final int hashSlot)
     {
         int lo = 0;
         int hi = ranges.size() - 1;
@@ -45,11 +45,11 @@ public record ClusterState(long epoch, List<ClusterMember> members, List<SlotRan
         {
             final int mid = (lo + hi) >>> 1;
             final SlotRange r = ranges.get(mid);
-            if (slot < r.firstSlot())
+            if (hashSlot < r.firstSlot())
             {
                 hi = mid - 1;
             }
-            else if (slot > r.lastSlot())
+            else if (hashSlot > r.lastSlot())
             {
                 lo = mid + 1;
             }
@@ -58,7 +58,7 @@ public record ClusterState(long epoch, List<ClusterMember> members, List<SlotRan
                 return r;
             }
         }
-        throw new IllegalArgumentException("slot " + slot + " not in any range");
+        throw new IllegalArgumentException("slot " + hashSlot + " not in any range");
     }
 
     /** The member with {@code nodeId}, or null. */

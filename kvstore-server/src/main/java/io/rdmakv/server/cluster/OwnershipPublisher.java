@@ -83,9 +83,9 @@ public final class OwnershipPublisher
     /** A fixed map with no coordinator: LIVE at {@code epoch} where {@code isLocal}, NOT_OWNER elsewhere. */
     public synchronized void publishStatic(final IntPredicate isLocal, final long epoch)
     {
-        for (int slot = 0; slot < SlotOwnershipTable.SLOTS; slot++)
+        for (int hashSlot = 0; hashSlot < SlotOwnershipTable.WORD_COUNT; hashSlot++)
         {
-            put(slot, isLocal.test(slot) ? SlotOwnershipTable.STATE_LIVE : SlotOwnershipTable.STATE_NOT_OWNER, epoch);
+            put(hashSlot, isLocal.test(hashSlot) ? SlotOwnershipTable.STATE_LIVE : SlotOwnershipTable.STATE_NOT_OWNER, epoch);
         }
     }
 
@@ -102,13 +102,13 @@ public final class OwnershipPublisher
         {
             return;
         }
-        for (int slot = 0; slot < SlotOwnershipTable.SLOTS; slot++)
+        for (int hashSlot = 0; hashSlot < SlotOwnershipTable.WORD_COUNT; hashSlot++)
         {
-            final long word = word(slot);
+            final long word = word(hashSlot);
             final int s = SlotOwnershipTable.state(word);
             if (s == SlotOwnershipTable.STATE_LIVE || s == SlotOwnershipTable.STATE_MIGRATING)
             {
-                put(slot, SlotOwnershipTable.STATE_FENCED, SlotOwnershipTable.epoch(word));
+                put(hashSlot, SlotOwnershipTable.STATE_FENCED, SlotOwnershipTable.epoch(word));
             }
         }
     }
@@ -119,36 +119,36 @@ public final class OwnershipPublisher
         closed = true;
     }
 
-    /** The word of {@code slot} as published (tests, status). */
-    public long word(final int slot)
+    /** The word of {@code hashSlot} as published (tests, status). */
+    public long word(final int hashSlot)
     {
-        final long off = SlotOwnershipTable.poolOffsetOf(slot);
+        final long off = SlotOwnershipTable.poolOffsetOf(hashSlot);
         return SlotOwnershipTable.wordAt(pool.bufferFor(off), pool.partitionOffset(off));
     }
 
-    private void put(final int slot, final int state, final long epoch)
+    private void put(final int hashSlot, final int state, final long epoch)
     {
-        final long off = SlotOwnershipTable.poolOffsetOf(slot);
+        final long off = SlotOwnershipTable.poolOffsetOf(hashSlot);
         SlotOwnershipTable.publishAt(pool.bufferFor(off), pool.partitionOffset(off),
-            SlotOwnershipTable.encode(slot, state, epoch));
+            SlotOwnershipTable.encode(hashSlot, state, epoch));
     }
 
     private void fenceOwned(final int firstSlot, final int lastSlot, final long epoch)
     {
-        for (int slot = firstSlot; slot <= lastSlot; slot++)
+        for (int hashSlot = firstSlot; hashSlot <= lastSlot; hashSlot++)
         {
-            if (SlotOwnershipTable.state(word(slot)) != SlotOwnershipTable.STATE_NOT_OWNER)
+            if (SlotOwnershipTable.state(word(hashSlot)) != SlotOwnershipTable.STATE_NOT_OWNER)
             {
-                put(slot, SlotOwnershipTable.STATE_FENCED, epoch);
+                put(hashSlot, SlotOwnershipTable.STATE_FENCED, epoch);
             }
         }
     }
 
     private void publish(final int firstSlot, final int lastSlot, final int state, final long epoch)
     {
-        for (int slot = firstSlot; slot <= lastSlot; slot++)
+        for (int hashSlot = firstSlot; hashSlot <= lastSlot; hashSlot++)
         {
-            put(slot, state, epoch);
+            put(hashSlot, state, epoch);
         }
     }
 

@@ -34,7 +34,7 @@ public record SlotRange(int firstSlot, int lastSlot, long epoch, int primary, Li
 
     public SlotRange
     {
-        if (firstSlot < 0 || firstSlot > lastSlot || lastSlot >= ClusterState.SLOT_COUNT)
+        if (firstSlot < 0 || firstSlot > lastSlot || lastSlot >= ClusterState.HASH_SLOT_COUNT)
         {
             throw new IllegalArgumentException("slot range [" + firstSlot + ", " + lastSlot + "]");
         }
@@ -42,9 +42,9 @@ public record SlotRange(int firstSlot, int lastSlot, long epoch, int primary, Li
         learners = List.copyOf(learners);
     }
 
-    public boolean contains(final int slot)
+    public boolean contains(final int hashSlot)
     {
-        return slot >= firstSlot && slot <= lastSlot;
+        return hashSlot >= firstSlot && hashSlot <= lastSlot;
     }
 
     /** True when {@code nodeId} is the primary, an in-sync backup or a learner of this range. */

@@ -26,7 +26,7 @@ public final class StaticClusterView implements ClusterView
     /** One node owning every slot at epoch 1. */
     public static StaticClusterView singleNode(final ClusterMember self)
     {
-        final SlotRange all = new SlotRange(0, ClusterState.SLOT_COUNT - 1, 1, self.nodeId(), List.of(), List.of(),
+        final SlotRange all = new SlotRange(0, ClusterState.HASH_SLOT_COUNT - 1, 1, self.nodeId(), List.of(), List.of(),
             SlotRange.State.LIVE);
         return new StaticClusterView(self.nodeId(), new ClusterState(1, List.of(self), List.of(all)));
     }

@@ -16,7 +16,7 @@ import java.util.List;
 public record ClusterNode(int nodeId, String host, int controlPort, int firstSlot, int lastSlot)
 {
     /** Hash slots of the cluster (the protocol's KeyHash maps keys to 0..SLOT_COUNT-1). */
-    public static final int SLOT_COUNT = 16_384;
+    public static final int HASH_SLOT_COUNT = 16_384;
 
     /** Parse one {@code id@host:port:first-last} entry. */
     public static ClusterNode parse(final String spec)
@@ -39,10 +39,10 @@ public record ClusterNode(int nodeId, String host, int controlPort, int firstSlo
         {
             throw new ConfigException("cluster.nodes entry '" + s + "': control port must be 1..65535");
         }
-        if (first < 0 || last >= SLOT_COUNT || first > last)
+        if (first < 0 || last >= HASH_SLOT_COUNT || first > last)
         {
             throw new ConfigException("cluster.nodes entry '" + s + "': slots must satisfy 0 <= first <= last <= " +
-                (SLOT_COUNT - 1));
+                (HASH_SLOT_COUNT - 1));
         }
         return new ClusterNode(id, host, port, first, last);
     }

@@ -190,7 +190,7 @@ public final class ServerConfig
         if (nodes == null || nodes.isBlank())
         {
             clusterNodes = List.of(new ClusterNode(nodeId, addresses.advertisedHost(),
-                addresses.advertisedControlPort(addresses.controlPort()), 0, ClusterNode.SLOT_COUNT - 1));
+                addresses.advertisedControlPort(addresses.controlPort()), 0, ClusterNode.HASH_SLOT_COUNT - 1));
         }
         else
         {

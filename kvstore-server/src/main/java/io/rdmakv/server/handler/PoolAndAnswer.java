@@ -35,7 +35,7 @@ final class PoolAndAnswer implements WriteOutcome
         {
             counters.increment(ServerCounter.NOT_CACHED);
         }
-        responses.answer(endpoint, correlationId, Status.OK, version, version != 0 ? index.lastSlot() : 0);
+        responses.answer(endpoint, correlationId, Status.OK, version, version != 0 ? index.lastEntry() : 0);
     }
 
     @Override

@@ -452,12 +452,12 @@ public final class RequestHandler implements EndpointHandler
                 "key of " + keyLength + " bytes exceeds the limit of " + limits.maxKeyBytes());
             return false;
         }
-        final int slot = KeyHash.clusterSlot(buffer, keyIndex, keyLength);
+        final int hashSlot = KeyHash.hashSlot(buffer, keyIndex, keyLength);
         final SlotRouter routing = router;
-        if (!routing.isLocal(slot))
+        if (!routing.isLocal(hashSlot))
         {
             counters.increment(ServerCounter.WRONG_NODE);
-            responses.answerWrongNode(endpoint, correlationId, routing.ownerAddress(slot));
+            responses.answerWrongNode(endpoint, correlationId, routing.ownerAddress(hashSlot));
             return false;
         }
         final ClusterView lease = leaseHolder;

@@ -17,7 +17,7 @@ public final class SlotRouter
 {
     private static final short SELF = -2;
 
-    private final short[] targetBySlot = new short[ClusterState.SLOT_COUNT];
+    private final short[] targetByHashSlot = new short[ClusterState.HASH_SLOT_COUNT];
     private final byte[][] addresses;
     private final byte[] selfAddress;
     private final long epoch;
@@ -42,7 +42,7 @@ public final class SlotRouter
             final ClusterMember m = state.members().get(i);
             r.addresses[i] = utf8(m.host() + ':' + m.controlPort());
         }
-        Arrays.fill(r.targetBySlot, (short)-1);
+        Arrays.fill(r.targetByHashSlot, (short)-1);
         for (final SlotRange range : state.ranges())
         {
             final short target;
@@ -55,11 +55,11 @@ public final class SlotRouter
                 final short index = indexOf(state, range.primary());
                 target = index < 0 ? SELF : index;
             }
-            Arrays.fill(r.targetBySlot, range.firstSlot(), range.lastSlot() + 1, target);
+            Arrays.fill(r.targetByHashSlot, range.firstSlot(), range.lastSlot() + 1, target);
         }
         if (state.ranges().isEmpty())
         {
-            Arrays.fill(r.targetBySlot, SELF); // no layout yet: nothing is served, clients retry
+            Arrays.fill(r.targetByHashSlot, SELF); // no layout yet: nothing is served, clients retry
         }
         return r;
     }
@@ -68,7 +68,7 @@ public final class SlotRouter
     public static SlotRouter singleNode()
     {
         final SlotRouter r = new SlotRouter(new byte[0][], new byte[0], 0);
-        Arrays.fill(r.targetBySlot, (short)-1);
+        Arrays.fill(r.targetByHashSlot, (short)-1);
         return r;
     }
 
@@ -89,16 +89,16 @@ public final class SlotRouter
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
-    /** True when this node serves {@code slot} now. */
-    public boolean isLocal(final int slot)
+    /** True when this node serves {@code hashSlot} now. */
+    public boolean isLocal(final int hashSlot)
     {
-        return targetBySlot[slot] == -1;
+        return targetByHashSlot[hashSlot] == -1;
     }
 
-    /** Where a request for {@code slot} goes instead, as {@code host:controlPort} in UTF-8 (shared: do not modify). */
-    public byte[] ownerAddress(final int slot)
+    /** Where a request for {@code hashSlot} goes instead, as {@code host:controlPort} in UTF-8 (shared: do not modify). */
+    public byte[] ownerAddress(final int hashSlot)
     {
-        final int target = targetBySlot[slot];
+        final int target = targetByHashSlot[hashSlot];
         return target >= 0 ? addresses[target] : selfAddress;
     }
 

@@ -2,13 +2,13 @@ package io.rdmakv.server.pool;
 
 import io.rdmakv.pool.alloc.ExtentAllocator;
 import io.rdmakv.protocol.layout.IndexBucketFlyweight;
-import io.rdmakv.protocol.layout.IndexSlot;
+import io.rdmakv.protocol.layout.IndexEntry;
 import io.rdmakv.protocol.layout.PoolGeometry;
 
 /**
  * Which entries {@link PoolIndex} evicts when the pool is full: CLOCK over the index slots. <b>Single writer</b>: it
  * belongs to one {@link PoolIndex} and runs on that index's writer thread; it only chooses victims and counts them,
- * and every slot it clears goes through {@link PoolIndex#clearSlot}, so the index's publication order (COMPLETE
+ * and every slot it clears goes through {@link PoolIndex#clearEntry}, so the index's publication order (COMPLETE
  * cleared first, RETIRED before the slot store) holds for evictions too.
  *
  * <pre>
@@ -46,18 +46,18 @@ final class PoolEviction
     /** Entries evicted per sweep when the allocator is full. */
     static final int EVICT_BATCH = 8;
 
-    private static final int SLOTS = IndexBucketFlyweight.SLOT_COUNT;
+    private static final int ENTRIES_PER_BUCKET = IndexBucketFlyweight.ENTRY_COUNT;
 
     private final PoolIndex index;
     private final ExtentAllocator allocator;
     private final long extentsLength;
-    private final long slotCount;
+    private final long entryCount;
     private final long bucketMask;
     private final byte[] referenced;
     private final ExtentAllocator.ExtentVisitor windowEvictor = this::evictExtentAt;
 
     private long clockHand;
-    private long keepSlot = -1;
+    private long keepEntry = -1;
     private long evictions;
 
     /**
@@ -69,9 +69,9 @@ final class PoolEviction
         this.index = index;
         this.allocator = allocator;
         this.extentsLength = geometry.extentsLength();
-        this.slotCount = geometry.bucketCount() * SLOTS;
+        this.entryCount = geometry.bucketCount() * ENTRIES_PER_BUCKET;
         this.bucketMask = geometry.bucketCount() - 1;
-        this.referenced = new byte[(int)slotCount];
+        this.referenced = new byte[(int)entryCount];
     }
 
     /** The entry at slot {@code at} was served (RPC GET): the hand passes it once before it can be evicted. */
@@ -81,9 +81,9 @@ final class PoolEviction
     }
 
     /** Slot {@code at} was just stored: a new entry starts referenced, a cleared slot does not. */
-    void onPublish(final long at, final long slot)
+    void onPublish(final long at, final long entry)
     {
-        referenced[(int)at] = (byte)(slot == IndexSlot.EMPTY ? 0 : 1);
+        referenced[(int)at] = (byte)(entry == IndexEntry.EMPTY ? 0 : 1);
     }
 
     /**
@@ -103,13 +103,13 @@ final class PoolEviction
     long victimIn(final long primary, final long secondary)
     {
         evictions++;
-        final long base1 = (primary & bucketMask) * SLOTS;
-        final long base2 = (secondary & bucketMask) * SLOTS;
+        final long base1 = (primary & bucketMask) * ENTRIES_PER_BUCKET;
+        final long base2 = (secondary & bucketMask) * ENTRIES_PER_BUCKET;
         for (int pass = 0; pass < 2; pass++)
         {
-            for (int i = 0; i < 2 * SLOTS; i++)
+            for (int i = 0; i < 2 * ENTRIES_PER_BUCKET; i++)
             {
-                final long s = i < SLOTS ? base1 + i : base2 + i - SLOTS;
+                final long s = i < ENTRIES_PER_BUCKET ? base1 + i : base2 + i - ENTRIES_PER_BUCKET;
                 if (referenced[(int)s] == 0)
                 {
                     return s;
@@ -131,17 +131,17 @@ final class PoolEviction
     void evictForSpace(final int required, final long keep)
     {
         int evicted = 0;
-        final long steps = allocator.liveExtentsLike(required) > 0 ? 2 * slotCount : 0;
+        final long steps = allocator.liveExtentsLike(required) > 0 ? 2 * entryCount : 0;
         for (long step = 0; step < steps && evicted < EVICT_BATCH; step++)
         {
             final long s = clockHand;
-            clockHand = clockHand + 1 == slotCount ? 0 : clockHand + 1;
+            clockHand = clockHand + 1 == entryCount ? 0 : clockHand + 1;
             if (s == keep)
             {
                 continue;
             }
-            final long slot = index.slotValue(s);
-            if (slot == IndexSlot.EMPTY)
+            final long entry = index.entryValue(s);
+            if (entry == IndexEntry.EMPTY)
             {
                 continue;
             }
@@ -150,19 +150,19 @@ final class PoolEviction
                 referenced[(int)s] = 0;
                 continue;
             }
-            if (!allocator.canReuse(IndexSlot.extentLength(slot), required))
+            if (!allocator.canReuse(IndexEntry.extentLength(entry), required))
             {
                 continue;
             }
-            index.clearSlot(s);
+            index.clearEntry(s);
             evictions++;
             evicted++;
         }
         if (evicted == 0)
         {
-            keepSlot = keep;
+            keepEntry = keep;
             allocator.visitEvictionWindow(required, windowEvictor);
-            keepSlot = -1;
+            keepEntry = -1;
         }
     }
 
@@ -175,10 +175,10 @@ final class PoolEviction
     /** Evict the entry whose live extent is at {@code offset} (an eviction window's extent), unless it is kept. */
     private void evictExtentAt(final long offset, final int heldBytes)
     {
-        final long at = index.slotOfExtent(offset, heldBytes);
-        if (at != keepSlot)
+        final long at = index.entryOfExtent(offset, heldBytes);
+        if (at != keepEntry)
         {
-            index.clearSlot(at);
+            index.clearEntry(at);
             evictions++;
         }
     }

@@ -3,7 +3,7 @@ package io.rdmakv.server.pool;
 import io.rdmakv.pool.ArenaPartitions;
 import io.rdmakv.pool.alloc.ExtentAllocator;
 import io.rdmakv.protocol.layout.IndexBucketFlyweight;
-import io.rdmakv.protocol.layout.IndexSlot;
+import io.rdmakv.protocol.layout.IndexEntry;
 import io.rdmakv.protocol.layout.KeyHash;
 import io.rdmakv.protocol.layout.PoolGeometry;
 import io.rdmakv.protocol.layout.PoolHeaderFlyweight;
@@ -62,7 +62,7 @@ public final class PoolIndex
     /** {@link #copyValue}: the value does not fit the destination. */
     public static final int DESTINATION_TOO_SMALL = -2;
 
-    private static final int SLOTS = IndexBucketFlyweight.SLOT_COUNT;
+    private static final int ENTRIES_PER_BUCKET = IndexBucketFlyweight.ENTRY_COUNT;
     /** Fill byte of {@link #scribbleRetired} extents: a key length of 0xDBDB is beyond any the format allows. */
     private static final java.nio.ByteOrder ORDER = java.nio.ByteOrder.LITTLE_ENDIAN;
     private static final byte SCRIBBLE = (byte)0xDB;
@@ -79,7 +79,7 @@ public final class PoolIndex
     private final PoolEviction eviction;
 
     private long version;
-    private long lastSlot;
+    private long lastEntry;
     private long keyCount;
     private boolean complete;
     private long notCached;
@@ -106,7 +106,7 @@ public final class PoolIndex
         {
             throw new IllegalArgumentException("allocator range is outside the geometry's extents range");
         }
-        if (geometry.bucketCount() * SLOTS > Integer.MAX_VALUE)
+        if (geometry.bucketCount() * ENTRIES_PER_BUCKET > Integer.MAX_VALUE)
         {
             throw new IllegalArgumentException("index too large: " + geometry.bucketCount() + " buckets");
         }
@@ -206,7 +206,7 @@ public final class PoolIndex
             markIncomplete();
             if (existing >= 0)
             {
-                clearSlot(existing);
+                clearEntry(existing);
             }
             notCached++;
             return NOT_CACHED;
@@ -215,16 +215,16 @@ public final class PoolIndex
         final UnsafeBuffer extentBuffer = partitions.bufferFor(offset);
         extent.wrap(extentBuffer, partitions.partitionOffset(offset), required)
             .write(key, keyOffset, keyLength, value, valueOffset, valueLength, ++version);
-        final long slot = IndexSlot.encode(fingerprint, offset, required);
+        final long entry = IndexEntry.encode(fingerprint, offset, required);
 
         if (existing >= 0)
         {
-            supersede(existing, slot);
-            lastSlot = slot;
+            supersede(existing, entry);
+            lastEntry = entry;
             return STORED;
         }
 
-        long target = emptySlot(primary, secondary);
+        long target = emptyEntry(primary, secondary);
         if (target < 0)
         {
             if (!mayEvict)
@@ -236,14 +236,14 @@ public final class PoolIndex
             }
             target = eviction.victimIn(primary, secondary);
             markIncomplete();
-            supersede(target, slot);
-            lastSlot = slot;
+            supersede(target, entry);
+            lastEntry = entry;
             return STORED;
         }
-        publish(target, slot);
+        publish(target, entry);
         keyCount++;
         header.keyCount(keyCount);
-        lastSlot = slot;
+        lastEntry = entry;
         return STORED;
     }
 
@@ -261,7 +261,7 @@ public final class PoolIndex
         {
             return false;
         }
-        clearSlot(at);
+        clearEntry(at);
         return true;
     }
 
@@ -287,8 +287,8 @@ public final class PoolIndex
             return NOT_FOUND;
         }
         eviction.touch(at);
-        final long slot = slotValue(at);
-        wrapExtent(slot);
+        final long entry = entryValue(at);
+        wrapExtent(entry);
         final int length = extent.valueLength();
         if (length > destinationCapacity)
         {
@@ -333,9 +333,9 @@ public final class PoolIndex
     }
 
     /** The index slot published by the most recent {@link #STORED} put (sent back in its PUT response). */
-    public long lastSlot()
+    public long lastEntry()
     {
-        return lastSlot;
+        return lastEntry;
     }
 
     public long keyCount()
@@ -370,30 +370,30 @@ public final class PoolIndex
     private long findKey(final long hash, final DirectBuffer key, final int keyOffset, final int keyLength)
     {
         final int fingerprint = KeyHash.fingerprint(hash);
-        final long at = findSlot(
+        final long at = findEntry(
             KeyHash.primaryBucket(hash, geometry.bucketCount()), fingerprint, key, keyOffset, keyLength);
-        return at >= 0 ? at : findSlot(
+        return at >= 0 ? at : findEntry(
             KeyHash.secondaryBucket(hash, geometry.bucketCount()), fingerprint, key, keyOffset, keyLength);
     }
 
-    private long findSlot(
+    private long findEntry(
         final long bucketIndex, final int fingerprint, final DirectBuffer key, final int keyOffset, final int keyLength)
     {
         wrapBucket(bucketIndex);
         for (int i = bucket.find(fingerprint, 0); i >= 0; i = bucket.find(fingerprint, i + 1))
         {
-            final long slot = bucket.slot(i);
-            if (keyEquals(slot, key, keyOffset, keyLength))
+            final long entry = bucket.entry(i);
+            if (keyEquals(entry, key, keyOffset, keyLength))
             {
-                return (bucketIndex & bucketMask) * SLOTS + i;
+                return (bucketIndex & bucketMask) * ENTRIES_PER_BUCKET + i;
             }
         }
         return -1;
     }
 
-    private boolean keyEquals(final long slot, final DirectBuffer key, final int keyOffset, final int keyLength)
+    private boolean keyEquals(final long entry, final DirectBuffer key, final int keyOffset, final int keyLength)
     {
-        wrapExtent(slot);
+        wrapExtent(entry);
         if (extent.keyLength() != keyLength)
         {
             return false;
@@ -419,20 +419,20 @@ public final class PoolIndex
     }
 
     /** An empty slot in the emptier of the two buckets (two-choice), or -1 when both are full. */
-    private long emptySlot(final long primary, final long secondary)
+    private long emptyEntry(final long primary, final long secondary)
     {
         wrapBucket(primary);
-        final int freeInPrimary = SLOTS - bucket.occupancy();
+        final int freeInPrimary = ENTRIES_PER_BUCKET - bucket.occupancy();
         final int firstEmptyPrimary = bucket.findEmpty();
         wrapBucket(secondary);
-        final int freeInSecondary = SLOTS - bucket.occupancy();
+        final int freeInSecondary = ENTRIES_PER_BUCKET - bucket.occupancy();
         if (freeInSecondary > freeInPrimary)
         {
-            return (secondary & bucketMask) * SLOTS + bucket.findEmpty();
+            return (secondary & bucketMask) * ENTRIES_PER_BUCKET + bucket.findEmpty();
         }
         if (firstEmptyPrimary >= 0)
         {
-            return (primary & bucketMask) * SLOTS + firstEmptyPrimary;
+            return (primary & bucketMask) * ENTRIES_PER_BUCKET + firstEmptyPrimary;
         }
         return -1;
     }
@@ -443,16 +443,16 @@ public final class PoolIndex
      *
      * @throws IllegalStateException if no slot points at it (the index and the allocator disagree).
      */
-    long slotOfExtent(final long offset, final int heldBytes)
+    long entryOfExtent(final long offset, final int heldBytes)
     {
         final UnsafeBuffer buffer = partitions.bufferFor(offset);
         extent.wrap(buffer, partitions.partitionOffset(offset), heldBytes);
         final long hash = KeyHash.hash(buffer, extent.keyIndex(), extent.keyLength());
         final int fingerprint = KeyHash.fingerprint(hash);
-        long at = slotPointingAt(KeyHash.primaryBucket(hash, geometry.bucketCount()), fingerprint, offset);
+        long at = entryPointingAt(KeyHash.primaryBucket(hash, geometry.bucketCount()), fingerprint, offset);
         if (at < 0)
         {
-            at = slotPointingAt(KeyHash.secondaryBucket(hash, geometry.bucketCount()), fingerprint, offset);
+            at = entryPointingAt(KeyHash.secondaryBucket(hash, geometry.bucketCount()), fingerprint, offset);
         }
         if (at < 0)
         {
@@ -462,21 +462,21 @@ public final class PoolIndex
     }
 
     /** The slot value stored at index slot {@code at} (bucket {@code at / 8}, slot {@code at % 8}). */
-    long slotValue(final long at)
+    long entryValue(final long at)
     {
-        wrapBucket(at / SLOTS);
-        return bucket.slot((int)(at % SLOTS));
+        wrapBucket(at / ENTRIES_PER_BUCKET);
+        return bucket.entry((int)(at % ENTRIES_PER_BUCKET));
     }
 
     /** The slot of bucket {@code bucketIndex} with {@code fingerprint} that points at {@code offset}, or -1. */
-    private long slotPointingAt(final long bucketIndex, final int fingerprint, final long offset)
+    private long entryPointingAt(final long bucketIndex, final int fingerprint, final long offset)
     {
         wrapBucket(bucketIndex);
         for (int i = bucket.find(fingerprint, 0); i >= 0; i = bucket.find(fingerprint, i + 1))
         {
-            if (IndexSlot.extentOffset(bucket.slot(i)) == offset)
+            if (IndexEntry.extentOffset(bucket.entry(i)) == offset)
             {
-                return (bucketIndex & bucketMask) * SLOTS + i;
+                return (bucketIndex & bucketMask) * ENTRIES_PER_BUCKET + i;
             }
         }
         return -1;
@@ -486,41 +486,41 @@ public final class PoolIndex
      * Clear the published slot {@code at} (delete, a put that could not be placed, {@link PoolEviction}) through
      * {@link #supersede}, so its extent is RETIRED before the slot store. An eviction clears COMPLETE first.
      */
-    void clearSlot(final long at)
+    void clearEntry(final long at)
     {
-        supersede(at, IndexSlot.EMPTY);
+        supersede(at, IndexEntry.EMPTY);
         keyCount--;
         header.keyCount(keyCount);
     }
 
     /**
-     * Replace the published slot at {@code at} by {@code slot} (EMPTY to clear it): mark the old extent RETIRED,
+     * Replace the published slot at {@code at} by {@code entry} (EMPTY to clear it): mark the old extent RETIRED,
      * then publish, then hand the old extent to the reclaimer. <b>RETIRED before publish</b>: the state word's
      * ordered store precedes the slot's, so a client reading a remembered extent alone (its location cache) sees
      * RETIRED once the replacement can be seen. Every store that replaces or clears a published slot (update,
      * delete, eviction, a put that could not be placed) comes through here; only a store into an empty slot
      * ({@link #publish} of an insert) does not.
      */
-    private void supersede(final long at, final long slot)
+    private void supersede(final long at, final long entry)
     {
-        final long old = slotValue(at);
+        final long old = entryValue(at);
         wrapExtent(old);
         extent.retire();
-        publish(at, slot);
+        publish(at, entry);
         retire(old);
     }
 
-    private void retire(final long slot)
+    private void retire(final long entry)
     {
-        final int status = allocator.free(IndexSlot.extentOffset(slot), IndexSlot.extentLength(slot));
+        final int status = allocator.free(IndexEntry.extentOffset(entry), IndexEntry.extentLength(entry));
         if (status != ExtentAllocator.FREED)
         {
-            throw new IllegalStateException("pool index corrupt: freeing " + IndexSlot.toString(slot) +
+            throw new IllegalStateException("pool index corrupt: freeing " + IndexEntry.toString(entry) +
                 " returned " + status);
         }
         if (scribbleRetired)
         {
-            scribble(slot);
+            scribble(entry);
         }
     }
 
@@ -528,22 +528,22 @@ public final class PoolIndex
      * Overwrite a just-retired extent as a hostile writer reusing it at once would: the CRC inverted, everything it
      * covers filled with {@link #SCRIBBLE}. The state word (RETIRED) is left, so a cached reader still sees the mark.
      */
-    private void scribble(final long slot)
+    private void scribble(final long entry)
     {
-        final long off = IndexSlot.extentOffset(slot);
+        final long off = IndexEntry.extentOffset(entry);
         final UnsafeBuffer buffer = partitions.bufferFor(off);
         final int at = partitions.partitionOffset(off);
         buffer.putInt(at + ValueExtentFlyweight.CRC_OFFSET,
             ~buffer.getInt(at + ValueExtentFlyweight.CRC_OFFSET, ORDER), ORDER);
         buffer.setMemory(at + ValueExtentFlyweight.CRC_START,
-            IndexSlot.extentLength(slot) - ValueExtentFlyweight.CRC_START, SCRIBBLE);
+            IndexEntry.extentLength(entry) - ValueExtentFlyweight.CRC_START, SCRIBBLE);
     }
 
-    private void publish(final long at, final long slot)
+    private void publish(final long at, final long entry)
     {
-        wrapBucket(at / SLOTS);
-        bucket.publish((int)(at % SLOTS), slot);
-        eviction.onPublish(at, slot);
+        wrapBucket(at / ENTRIES_PER_BUCKET);
+        bucket.publish((int)(at % ENTRIES_PER_BUCKET), entry);
+        eviction.onPublish(at, entry);
         published++;
     }
 
@@ -553,9 +553,9 @@ public final class PoolIndex
         bucket.wrap(partitions.bufferFor(off), partitions.partitionOffset(off));
     }
 
-    private void wrapExtent(final long slot)
+    private void wrapExtent(final long entry)
     {
-        final long off = IndexSlot.extentOffset(slot);
-        extent.wrap(partitions.bufferFor(off), partitions.partitionOffset(off), IndexSlot.extentLength(slot));
+        final long off = IndexEntry.extentOffset(entry);
+        extent.wrap(partitions.bufferFor(off), partitions.partitionOffset(off), IndexEntry.extentLength(entry));
     }
 }

@@ -137,7 +137,7 @@ public final class PoolSizing
             final long partitions = (g.extentsOffset() + g.extentsLength() + partitionSize - 1) / partitionSize;
             final long pages = g.extentsLength() / page - 1;
             if (pages >= pagesNeeded + unitPages * (partitions + 1) &&
-                g.bucketCount() * IndexBucketFlyweight.SLOT_COUNT / 2 >= keys)
+                g.bucketCount() * IndexBucketFlyweight.ENTRY_COUNT / 2 >= keys)
             {
                 return size;
             }

@@ -134,8 +134,8 @@ final class Reconciles
         return byFirstSlot.isEmpty();
     }
 
-    /** Whether writes of {@code slot} wait for a reconcile (answered WRONG_NODE naming this node). */
-    boolean holds(final int slot)
+    /** Whether writes of {@code hashSlot} wait for a reconcile (answered WRONG_NODE naming this node). */
+    boolean holds(final int hashSlot)
     {
         if (byFirstSlot.isEmpty())
         {
@@ -143,7 +143,7 @@ final class Reconciles
         }
         for (final Range r : byFirstSlot.values())
         {
-            if (slot >= r.firstSlot && slot <= r.lastSlot)
+            if (hashSlot >= r.firstSlot && hashSlot <= r.lastSlot)
             {
                 return true;
             }

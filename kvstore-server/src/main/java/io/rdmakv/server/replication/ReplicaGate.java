@@ -43,8 +43,8 @@ public final class ReplicaGate implements ReplicaAdmission
     /** Per catching-up range (by first slot): the keys the tail wrote since the catch-up began. */
     private final Int2ObjectHashMap<Set<ByteBuffer>> catchUps = new Int2ObjectHashMap<>();
     /** Per slot: the newest range epoch a message was taken at, and from which sender. */
-    private final long[] takenEpoch = new long[ClusterState.SLOT_COUNT];
-    private final int[] takenFrom = new int[ClusterState.SLOT_COUNT];
+    private final long[] takenEpoch = new long[ClusterState.HASH_SLOT_COUNT];
+    private final int[] takenFrom = new int[ClusterState.HASH_SLOT_COUNT];
     private final ReplicaHistory history;
 
     ReplicaGate(final ReplicaHistory history)
@@ -67,14 +67,14 @@ public final class ReplicaGate implements ReplicaAdmission
             return Status.WRONG_NODE; // no cluster view (yet): this node replicates nothing
         }
         final int op = request.op();
-        final int slot = op == ReplicateRequestFlyweight.OP_DROP || op == ReplicateRequestFlyweight.OP_RECONCILE ?
+        final int hashSlot = op == ReplicateRequestFlyweight.OP_DROP || op == ReplicateRequestFlyweight.OP_RECONCILE ?
             request.firstSlot() :
-            StoreKeys.slotOf(request.buffer(), request.keyIndex(), request.keyLength());
+            StoreKeys.hashSlotOf(request.buffer(), request.keyIndex(), request.keyLength());
         if (view.current().ranges().isEmpty())
         {
             return Status.STALE_EPOCH; // no map here yet: cannot tell the sender is current
         }
-        final SlotRange range = view.current().rangeOf(slot);
+        final SlotRange range = view.current().rangeOf(hashSlot);
         if (!range.contains(request.firstSlot()) || !range.contains(request.lastSlot()))
         {
             return Status.STALE_EPOCH; // the sender's range boundaries differ from ours: one of us is stale
@@ -86,14 +86,14 @@ public final class ReplicaGate implements ReplicaAdmission
         {
             return Status.STALE_EPOCH;
         }
-        if (epoch < takenEpoch[slot] && request.primary() != takenFrom[slot])
+        if (epoch < takenEpoch[hashSlot] && request.primary() != takenFrom[hashSlot])
         {
             return Status.STALE_EPOCH; // a newer primary's message was taken here: this sender is stale
         }
         taken(request.firstSlot(), request.lastSlot(), epoch, request.primary());
         if (request.hasSequence())
         {
-            history.record(request.primary(), request.senderIncarnation(), request.replicationSequence(), slot,
+            history.record(request.primary(), request.senderIncarnation(), request.replicationSequence(), hashSlot,
                 request.hasWriteId() ? request.writerId() : 0, request.hasWriteId() ? request.writeSequence() : 0,
                 request.buffer(), request.keyIndex(), request.keyLength());
         }
@@ -146,7 +146,7 @@ public final class ReplicaGate implements ReplicaAdmission
     @Override
     public void takeRevertedWriteIds(final ReplicateRequestFlyweight fixUp, final LongLongConsumer taker)
     {
-        history.takeRevertedWriteIds(fixUp.primary(), StoreKeys.slotOf(fixUp.buffer(), fixUp.keyIndex(),
+        history.takeRevertedWriteIds(fixUp.primary(), StoreKeys.hashSlotOf(fixUp.buffer(), fixUp.keyIndex(),
             fixUp.keyLength()), fixUp.buffer(), fixUp.keyIndex(), fixUp.keyLength(), taker);
     }
 

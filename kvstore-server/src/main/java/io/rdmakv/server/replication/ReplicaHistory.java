@@ -43,7 +43,7 @@ final class ReplicaHistory
     {
     }
 
-    void record(final int sender, final long incarnation, final long sequence, final int slot, final long writer,
+    void record(final int sender, final long incarnation, final long sequence, final int hashSlot, final long writer,
         final long writeSequence, final DirectBuffer key, final int keyIndex, final int keyLength)
     {
         SenderWindow window = windows.get(sender);
@@ -52,7 +52,7 @@ final class ReplicaHistory
             window = new SenderWindow(maxEntries, keyBytes);
             windows.put(sender, window);
         }
-        window.record(incarnation, sequence, slot, writer, writeSequence, key, keyIndex, keyLength);
+        window.record(incarnation, sequence, hashSlot, writer, writeSequence, key, keyIndex, keyLength);
     }
 
     /**
@@ -90,11 +90,11 @@ final class ReplicaHistory
     }
 
     /**
-     * A fix-up from {@code asker} for a key of {@code slot} arrived: hand {@code taker} the client write ids of the
+     * A fix-up from {@code asker} for a key of {@code hashSlot} arrived: hand {@code taker} the client write ids of the
      * writes of that key this node applied from the previous primary past the answered query's sequence (the fix-up
      * undoes them), each once; nothing when no query of that range was answered for {@code asker}.
      */
-    void takeRevertedWriteIds(final int asker, final int slot, final DirectBuffer key, final int keyIndex,
+    void takeRevertedWriteIds(final int asker, final int hashSlot, final DirectBuffer key, final int keyIndex,
         final int keyLength, final LongLongConsumer taker)
     {
         final List<Answered> list = answered.get(asker);
@@ -104,7 +104,7 @@ final class ReplicaHistory
         }
         for (final Answered a : list)
         {
-            if (slot < a.firstSlot() || slot > a.lastSlot())
+            if (hashSlot < a.firstSlot() || hashSlot > a.lastSlot())
             {
                 continue;
             }

@@ -226,7 +226,7 @@ public final class ReplicatingWritePath implements WritePath
             return null;
         }
         replicating(); // takes in a new state first: a range taken over is held from its first write on
-        if (reconciles.isEmpty() || !reconciles.holds(StoreKeys.slotOf(buffer, keyIndex, keyLength)))
+        if (reconciles.isEmpty() || !reconciles.holds(StoreKeys.hashSlotOf(buffer, keyIndex, keyLength)))
         {
             return null;
         }
@@ -244,14 +244,14 @@ public final class ReplicatingWritePath implements WritePath
         {
             return false; // no view followed: a single node's local writes
         }
-        final int slot = StoreKeys.slotOf(key, keyIndex, keyLength);
+        final int hashSlot = StoreKeys.hashSlotOf(key, keyIndex, keyLength);
         final SlotRouter routing = writableNow();
-        if (routing.isLocal(slot))
+        if (routing.isLocal(hashSlot))
         {
             return false;
         }
         outcome.failed(endpoint, correlationId, Status.WRONG_NODE,
-            new String(routing.ownerAddress(slot), StandardCharsets.UTF_8));
+            new String(routing.ownerAddress(hashSlot), StandardCharsets.UTF_8));
         return true;
     }
 
@@ -273,7 +273,7 @@ public final class ReplicatingWritePath implements WritePath
         }
         final ClusterState state = view.current();
         final SlotRange range = state.ranges().isEmpty() ? null :
-            state.rangeOf(StoreKeys.slotOf(key, keyIndex, keyLength));
+            state.rangeOf(StoreKeys.hashSlotOf(key, keyIndex, keyLength));
         if (range == null)
         {
             // no map yet: nobody to replicate to (routing refuses these first)

@@ -23,7 +23,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 final class SenderWindow
 {
     private final long[] sequences;
-    private final int[] slots;
+    private final int[] hashSlots;
     private final long[] writers;
     private final long[] writeSequences;
     private final int[] keyOffsets;
@@ -39,7 +39,7 @@ final class SenderWindow
     SenderWindow(final int maxEntries, final int keyBytes)
     {
         sequences = new long[maxEntries];
-        slots = new int[maxEntries];
+        hashSlots = new int[maxEntries];
         writers = new long[maxEntries];
         writeSequences = new long[maxEntries];
         keyOffsets = new int[maxEntries];
@@ -75,7 +75,7 @@ final class SenderWindow
      *
      * @param writer        the client write id's writer the write carried (0: none), with its {@code writeSequence}.
      */
-    void record(final long senderIncarnation, final long sequence, final int slot, final long writer,
+    void record(final long senderIncarnation, final long sequence, final int hashSlot, final long writer,
         final long writeSequence, final DirectBuffer key, final int keyIndex, final int keyLength)
     {
         if (senderIncarnation != incarnation)
@@ -100,7 +100,7 @@ final class SenderWindow
         final int at = keyPosition(keyLength);
         final int entry = (head + count) % sequences.length;
         sequences[entry] = sequence;
-        slots[entry] = slot;
+        hashSlots[entry] = hashSlot;
         writers[entry] = writer;
         writeSequences[entry] = writeSequence;
         keyOffsets[entry] = at;
@@ -181,7 +181,7 @@ final class SenderWindow
         for (int i = 0; i < count; i++)
         {
             final int entry = (head + i) % sequences.length;
-            if (sequences[entry] > after && slots[entry] >= firstSlot && slots[entry] <= lastSlot)
+            if (sequences[entry] > after && hashSlots[entry] >= firstSlot && hashSlots[entry] <= lastSlot)
             {
                 visitor.visit(keys, keyOffsets[entry], keyLengths[entry], writers[entry], writeSequences[entry]);
             }
@@ -199,8 +199,8 @@ final class SenderWindow
         for (int i = 0; i < count; i++)
         {
             final int entry = (head + i) % sequences.length;
-            if (sequences[entry] > after && writers[entry] != 0 && slots[entry] >= firstSlot &&
-                slots[entry] <= lastSlot && sameKey(keyOffsets[entry], keyLengths[entry], key, keyIndex, keyLength))
+            if (sequences[entry] > after && writers[entry] != 0 && hashSlots[entry] >= firstSlot &&
+                hashSlots[entry] <= lastSlot && sameKey(keyOffsets[entry], keyLengths[entry], key, keyIndex, keyLength))
             {
                 taker.accept(writers[entry], writeSequences[entry]);
                 writers[entry] = 0;

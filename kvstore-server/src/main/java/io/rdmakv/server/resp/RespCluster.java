@@ -15,7 +15,7 @@ import java.util.Map;
 /**
  * Redis Cluster's view of the node's cluster map: the {@code CLUSTER} commands, and the redirects of key commands
  * ({@code -MOVED <slot> <host>:<resp port>} of the range's primary, {@code -CROSSSLOT} for keys of several slots in a
- * cluster). The slot is Redis Cluster's ({@link KeyHash#clusterSlot}), the map the node's newest ({@link
+ * cluster). The slot is Redis Cluster's ({@link KeyHash#hashSlot}), the map the node's newest ({@link
  * RespNode#clusterState}), the addresses the advertised host and each member's RESP port. A node id is shown as 40
  * hex digits, as Redis's are. Event loop only; reads the map, never changes it.
  */
@@ -45,27 +45,27 @@ final class RespCluster
             return null;
         }
         final int end = last < 0 ? args.length + last : last;
-        int slot = -1;
+        int hashSlot = -1;
         for (int i = first; i <= end && i < args.length; i += step)
         {
-            final int s = KeyHash.clusterSlot(args[i]);
-            if (slot >= 0 && s != slot && node.clustered())
+            final int s = KeyHash.hashSlot(args[i]);
+            if (hashSlot >= 0 && s != hashSlot && node.clustered())
             {
                 return RespReply.error("CROSSSLOT Keys in request don't hash to the same slot");
             }
-            slot = s;
+            hashSlot = s;
         }
-        if (slot < 0)
+        if (hashSlot < 0)
         {
             return null;
         }
-        return redirect(slot, true);
+        return redirect(hashSlot, true);
     }
 
     /** The node answered WRONG_NODE for {@code key}: {@code -MOVED} to the slot's primary in the newest map. */
     RespReply wrongNode(final byte[] key)
     {
-        final RespReply moved = redirect(KeyHash.clusterSlot(key), false);
+        final RespReply moved = redirect(KeyHash.hashSlot(key), false);
         return moved != null ? moved : RespReply.error("TRYAGAIN this node does not serve the key's slot now; " +
             "retry");
     }
@@ -75,14 +75,14 @@ final class RespCluster
      * {@code -CLUSTERDOWN} when no node serves it. Without {@code selfIsFine} a slot of this node is redirected to
      * this node (the client retries after the map changed, as the native client does on WRONG_NODE).
      */
-    private RespReply redirect(final int slot, final boolean selfIsFine)
+    private RespReply redirect(final int hashSlot, final boolean selfIsFine)
     {
         final ClusterState state = node.clusterState();
         if (state.ranges().isEmpty())
         {
             return RespReply.error("CLUSTERDOWN Hash slot not served");
         }
-        final SlotRange range = state.rangeOf(slot);
+        final SlotRange range = state.rangeOf(hashSlot);
         if (range.primary() == node.nodeId() && selfIsFine)
         {
             return null;
@@ -90,10 +90,10 @@ final class RespCluster
         final String address = respAddress(state, range.primary());
         if (address == null)
         {
-            return RespReply.error("CLUSTERDOWN Hash slot " + slot + " is served by node " + range.primary() +
+            return RespReply.error("CLUSTERDOWN Hash slot " + hashSlot + " is served by node " + range.primary() +
                 ", which serves no RESP port");
         }
-        return RespReply.error("MOVED " + slot + " " + address);
+        return RespReply.error("MOVED " + hashSlot + " " + address);
     }
 
     /** {@code host:port} of a member's RESP port, or null when it has none. */
@@ -114,10 +114,10 @@ final class RespCluster
         final ClusterState state = node.clusterState();
         return switch (sub)
         {
-            case "keyslot" -> args.length == 3 ? RespReply.integer(KeyHash.clusterSlot(args[2])) : wrongArgs(sub);
+            case "keyslot" -> args.length == 3 ? RespReply.integer(KeyHash.hashSlot(args[2])) : wrongArgs(sub);
             case "myid" -> args.length == 2 ? RespReply.bulk(nodeName(node.nodeId())) : wrongArgs(sub);
             case "info" -> args.length == 2 ? RespReply.bulk(info(state)) : wrongArgs(sub);
-            case "slots" -> args.length == 2 ? slots(state) : wrongArgs(sub);
+            case "slots" -> args.length == 2 ? clusterSlotsReply(state) : wrongArgs(sub);
             case "shards" -> args.length == 2 ? shards(state) : wrongArgs(sub);
             case "nodes" -> args.length == 2 ? RespReply.bulk(nodes(state)) : wrongArgs(sub);
             default -> RespReply.error("ERR unknown subcommand '" + new String(args[1], StandardCharsets.UTF_8) +
@@ -139,7 +139,7 @@ final class RespCluster
             assigned += r.lastSlot() - r.firstSlot() + 1;
             primaries.add(r.primary());
         }
-        final boolean ok = assigned == ClusterState.SLOT_COUNT;
+        final boolean ok = assigned == ClusterState.HASH_SLOT_COUNT;
         return "cluster_enabled:1\r\ncluster_state:" + (ok ? "ok" : "fail") + "\r\ncluster_slots_assigned:" +
             assigned + "\r\ncluster_slots_ok:" + assigned + "\r\ncluster_slots_pfail:0\r\ncluster_slots_fail:0\r\n" +
             "cluster_known_nodes:" + Math.max(1, state.members().size()) + "\r\ncluster_size:" + primaries.size() +
@@ -147,7 +147,7 @@ final class RespCluster
     }
 
     /** One entry per range: first, last, the primary, then the backups with a RESP port. */
-    private RespReply slots(final ClusterState state)
+    private RespReply clusterSlotsReply(final ClusterState state)
     {
         final List<RespReply> out = new ArrayList<>();
         for (final SlotRange r : state.ranges())
@@ -195,12 +195,12 @@ final class RespCluster
         final List<RespReply> out = new ArrayList<>();
         for (final Map.Entry<Integer, List<SlotRange>> e : byPrimary.entrySet())
         {
-            final List<RespReply> slots = new ArrayList<>();
+            final List<RespReply> rangeBounds = new ArrayList<>();
             final java.util.Set<Integer> backups = new java.util.TreeSet<>();
             for (final SlotRange r : e.getValue())
             {
-                slots.add(RespReply.integer(r.firstSlot()));
-                slots.add(RespReply.integer(r.lastSlot()));
+                rangeBounds.add(RespReply.integer(r.firstSlot()));
+                rangeBounds.add(RespReply.integer(r.lastSlot()));
                 backups.addAll(r.backups());
             }
             final List<RespReply> nodes = new ArrayList<>();
@@ -209,7 +209,7 @@ final class RespCluster
             {
                 addShardNode(nodes, state, b, "replica");
             }
-            out.add(RespReply.map(List.of(RespReply.bulk("slots"), RespReply.array(slots), RespReply.bulk("nodes"),
+            out.add(RespReply.map(List.of(RespReply.bulk("slots"), RespReply.array(rangeBounds), RespReply.bulk("nodes"),
                 RespReply.array(nodes))));
         }
         return RespReply.array(out);
@@ -236,14 +236,14 @@ final class RespCluster
     /** CLUSTER NODES: one line per member with a RESP port, each a master of the ranges it is primary of. */
     private String nodes(final ClusterState state)
     {
-        final Map<Integer, StringBuilder> slotsOf = new LinkedHashMap<>();
+        final Map<Integer, StringBuilder> hashSlotsOf = new LinkedHashMap<>();
         for (final SlotRange r : state.ranges())
         {
-            slotsOf.computeIfAbsent(r.primary(), k -> new StringBuilder()).append(' ')
+            hashSlotsOf.computeIfAbsent(r.primary(), k -> new StringBuilder()).append(' ')
                 .append(r.firstSlot() == r.lastSlot() ? Integer.toString(r.firstSlot()) :
                     r.firstSlot() + "-" + r.lastSlot());
         }
-        final java.util.Set<Integer> ids = new java.util.TreeSet<>(slotsOf.keySet());
+        final java.util.Set<Integer> ids = new java.util.TreeSet<>(hashSlotsOf.keySet());
         state.members().forEach(m -> ids.add(m.nodeId()));
         final StringBuilder sb = new StringBuilder();
         for (final int id : ids)
@@ -257,7 +257,7 @@ final class RespCluster
             sb.append(nodeName(id)).append(' ').append(address).append('@')
                 .append(m == null ? 0 : m.controlPort()).append(' ')
                 .append(id == node.nodeId() ? "myself,master" : "master").append(" - 0 0 ").append(state.epoch())
-                .append(" connected").append(slotsOf.getOrDefault(id, new StringBuilder())).append('\n');
+                .append(" connected").append(hashSlotsOf.getOrDefault(id, new StringBuilder())).append('\n');
         }
         return sb.toString();
     }

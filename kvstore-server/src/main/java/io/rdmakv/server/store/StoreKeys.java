@@ -15,7 +15,7 @@ import org.agrona.MutableDirectBuffer;
  *  +-------------------------------+---------------------------
  *  |  Slot (u16, big-endian)       |  Client key bytes (K)   ...
  *  +-------------------------------+---------------------------
- *  big-endian, so byte order sorts by slot first; slot = KeyHash.clusterSlot(key): Redis Cluster's
+ *  big-endian, so byte order sorts by slot first; slot = KeyHash.hashSlot(key): Redis Cluster's
  *  CRC16 of the key's hash tag, 0..16383; the store records the mapping it was written with (SlotHashMark)
  * </pre>
  */
@@ -29,9 +29,9 @@ public final class StoreKeys
     }
 
     /** The slot of a client key. */
-    public static int slotOf(final DirectBuffer key, final int keyIndex, final int keyLength)
+    public static int hashSlotOf(final DirectBuffer key, final int keyIndex, final int keyLength)
     {
-        return KeyHash.clusterSlot(key, keyIndex, keyLength);
+        return KeyHash.hashSlot(key, keyIndex, keyLength);
     }
 
     /**
@@ -42,9 +42,9 @@ public final class StoreKeys
     public static int encode(final DirectBuffer key, final int keyIndex, final int keyLength,
         final MutableDirectBuffer destination, final int destinationIndex)
     {
-        final int slot = slotOf(key, keyIndex, keyLength);
-        destination.putByte(destinationIndex, (byte)(slot >>> 8));
-        destination.putByte(destinationIndex + 1, (byte)slot);
+        final int hashSlot = hashSlotOf(key, keyIndex, keyLength);
+        destination.putByte(destinationIndex, (byte)(hashSlot >>> 8));
+        destination.putByte(destinationIndex + 1, (byte)hashSlot);
         destination.putBytes(destinationIndex + PREFIX_LENGTH, key, keyIndex, keyLength);
         return PREFIX_LENGTH + keyLength;
     }
@@ -53,9 +53,9 @@ public final class StoreKeys
     public static byte[] encode(final byte[] key)
     {
         final byte[] storeKey = new byte[PREFIX_LENGTH + key.length];
-        final int slot = KeyHash.clusterSlot(key);
-        storeKey[0] = (byte)(slot >>> 8);
-        storeKey[1] = (byte)slot;
+        final int hashSlot = KeyHash.hashSlot(key);
+        storeKey[0] = (byte)(hashSlot >>> 8);
+        storeKey[1] = (byte)hashSlot;
         System.arraycopy(key, 0, storeKey, PREFIX_LENGTH, key.length);
         return storeKey;
     }
@@ -69,14 +69,14 @@ public final class StoreKeys
     }
 
     /** The slot a store key starts with. */
-    public static int slotOfStoreKey(final byte[] storeKey)
+    public static int hashSlotOfStoreKey(final byte[] storeKey)
     {
         return ((storeKey[0] & 0xFF) << 8) | (storeKey[1] & 0xFF);
     }
 
-    /** The smallest store key of {@code slot} (inclusive lower bound of its interval). */
-    public static byte[] lowerBound(final int slot)
+    /** The smallest store key of {@code hashSlot} (inclusive lower bound of its interval). */
+    public static byte[] lowerBound(final int hashSlot)
     {
-        return new byte[] {(byte)(slot >>> 8), (byte)slot};
+        return new byte[] {(byte)(hashSlot >>> 8), (byte)hashSlot};
     }
 }

@@ -30,7 +30,7 @@ public final class WriteRecords
     /** The column family's name. */
     public static final String FAMILY = "write-state";
     /** Records per writer on disk at most (the number's low 16 bits are the key). */
-    public static final int SLOTS_PER_WRITER = 1 << 16;
+    public static final int RECORDS_PER_WRITER = 1 << 16;
 
     private static final byte WRITE = 'w';
     private static final byte SEQUENCE = 's';
@@ -134,6 +134,6 @@ public final class WriteRecords
     private void writeKey(final long writer, final long sequence)
     {
         key.clear();
-        key.put(WRITE).putLong(writer).putShort((short)(sequence & (SLOTS_PER_WRITER - 1))).flip();
+        key.put(WRITE).putLong(writer).putShort((short)(sequence & (RECORDS_PER_WRITER - 1))).flip();
     }
 }

@@ -65,7 +65,7 @@ class OwnershipPublisherTest
     @Test
     void shouldPublishAStaticMapLiveWhereLocalAndClearToNotOwner()
     {
-        publisher.publishStatic(slot -> slot < 10 || slot == 16383, 1);
+        publisher.publishStatic(hashSlot -> hashSlot < 10 || hashSlot == 16383, 1);
         assertWord(9, SlotOwnershipTable.STATE_LIVE, 1);
         assertWord(10, SlotOwnershipTable.STATE_NOT_OWNER, 1);
         assertWord(16383, SlotOwnershipTable.STATE_LIVE, 1);
@@ -74,13 +74,13 @@ class OwnershipPublisherTest
         assertEquals(0L, publisher.word(16383));
     }
 
-    private void assertWord(final int slot, final int state, final long epoch)
+    private void assertWord(final int hashSlot, final int state, final long epoch)
     {
-        final long w = publisher.word(slot);
+        final long w = publisher.word(hashSlot);
         assertEquals(state, SlotOwnershipTable.state(w), SlotOwnershipTable.describe(w));
         if (state != SlotOwnershipTable.STATE_NOT_OWNER || epoch != 0)
         {
-            assertEquals(slot, SlotOwnershipTable.slot(w));
+            assertEquals(hashSlot, SlotOwnershipTable.hashSlot(w));
             assertEquals(epoch, SlotOwnershipTable.epoch(w));
         }
     }

@@ -47,7 +47,7 @@ class ServerConfigTest
         assertFalse(c.security().requiresCredential());
         assertEquals(1, c.clusterNodes().size());
         assertEquals(0, c.clusterNodes().get(0).firstSlot());
-        assertEquals(ClusterNode.SLOT_COUNT - 1, c.clusterNodes().get(0).lastSlot());
+        assertEquals(ClusterNode.HASH_SLOT_COUNT - 1, c.clusterNodes().get(0).lastSlot());
     }
 
     @Test

@@ -45,7 +45,7 @@ class HealthEndpointTest
             assertAnswer(200, "{\"status\":\"ready\",\"ranges\":1}", get(base + "/health/ready"));
 
             view[0] = new StaticClusterView(1, new ClusterState(2, List.of(self),
-                List.of(new SlotRange(0, ClusterState.SLOT_COUNT - 1, 2, 1, List.of(), List.of(),
+                List.of(new SlotRange(0, ClusterState.HASH_SLOT_COUNT - 1, 2, 1, List.of(), List.of(),
                     SlotRange.State.FENCED))));
             assertAnswer(503, "{\"status\":\"not_ready\",\"reason\":\"range 0-16383 is fenced\"}",
                 get(base + "/health/ready"));

@@ -2,7 +2,7 @@ package io.rdmakv.server.pool;
 
 import io.rdmakv.protocol.layout.ExtentStatus;
 import io.rdmakv.protocol.layout.IndexBucketFlyweight;
-import io.rdmakv.protocol.layout.IndexSlot;
+import io.rdmakv.protocol.layout.IndexEntry;
 import io.rdmakv.protocol.layout.KeyHash;
 import io.rdmakv.protocol.layout.PoolGeometry;
 import io.rdmakv.protocol.layout.PoolHeaderFlyweight;
@@ -66,18 +66,18 @@ final class LayoutReader
             bucket.wrap(bucketCopy, 0);
             for (int i = bucket.find(fp, 0); i >= 0; i = bucket.find(fp, i + 1))
             {
-                final long slot = bucket.slot(i);
-                if (!IndexSlot.isValid(slot, geometry))
+                final long entry = bucket.entry(i);
+                if (!IndexEntry.isValid(entry, geometry))
                 {
                     continue;
                 }
-                final byte[] copy = new byte[IndexSlot.extentLength(slot)];
+                final byte[] copy = new byte[IndexEntry.extentLength(entry)];
                 betweenReads.run();
-                pool.getBytes((int)IndexSlot.extentOffset(slot), copy);
+                pool.getBytes((int)IndexEntry.extentOffset(entry), copy);
                 extent.wrap(new UnsafeBuffer(copy), 0, copy.length);
                 if (extent.verify(key) == ExtentStatus.OK)
                 {
-                    lastExtentOffset = IndexSlot.extentOffset(slot);
+                    lastExtentOffset = IndexEntry.extentOffset(entry);
                     return extent.value();
                 }
             }
@@ -104,10 +104,10 @@ final class LayoutReader
      * What a client that remembered {@code key}'s location and version sees when it reads that extent alone
      * ({@link ValueExtentFlyweight#verifyCurrent}): OK only while the extent is intact, of that version and LIVE.
      */
-    ExtentStatus readRemembered(final long indexSlot, final byte[] key, final long version)
+    ExtentStatus readRemembered(final long indexEntry, final byte[] key, final long version)
     {
-        final byte[] copy = new byte[IndexSlot.extentLength(indexSlot)];
-        pool.getBytes((int)IndexSlot.extentOffset(indexSlot), copy);
+        final byte[] copy = new byte[IndexEntry.extentLength(indexEntry)];
+        pool.getBytes((int)IndexEntry.extentOffset(indexEntry), copy);
         extent.wrap(new UnsafeBuffer(copy), 0, copy.length);
         return extent.verifyCurrent(new UnsafeBuffer(key), 0, key.length, version);
     }

@@ -1,7 +1,7 @@
 package io.rdmakv.server.pool;
 
 import io.rdmakv.protocol.layout.ExtentStatus;
-import io.rdmakv.protocol.layout.IndexSlot;
+import io.rdmakv.protocol.layout.IndexEntry;
 import io.rdmakv.protocol.layout.PoolGeometry;
 import io.rdmakv.protocol.layout.ValueExtentFlyweight;
 import io.rdmakv.server.store.Durability;
@@ -136,38 +136,38 @@ class PoolIndexTest extends AbstractPoolIndexTest
         final LayoutReader reader = reader();
 
         assertEquals(PoolIndex.STORED, index.put(b("k"), b("first"), true));
-        final long firstSlot = index.lastSlot();
+        final long firstEntry = index.lastEntry();
         final long firstVersion = index.lastVersion();
-        assertEquals(ExtentStatus.OK, reader.readRemembered(firstSlot, b("k"), firstVersion), "live when published");
+        assertEquals(ExtentStatus.OK, reader.readRemembered(firstEntry, b("k"), firstVersion), "live when published");
 
         // Update: the old extent is RETIRED, the new one LIVE; the old bytes themselves stay intact (grace).
         assertEquals(PoolIndex.STORED, index.put(b("k"), b("second"), true));
-        final long secondSlot = index.lastSlot();
+        final long secondEntry = index.lastEntry();
         final long secondVersion = index.lastVersion();
-        assertNotEquals(firstSlot, secondSlot);
-        assertEquals(ExtentStatus.RETIRED, reader.readRemembered(firstSlot, b("k"), firstVersion));
-        assertArrayEquals(b("first"), reader.readExtentAt(IndexSlot.extentOffset(firstSlot),
-            IndexSlot.extentLength(firstSlot), b("k")), "a reader that followed the old slot still verifies it");
-        assertEquals(ExtentStatus.OK, reader.readRemembered(secondSlot, b("k"), secondVersion));
+        assertNotEquals(firstEntry, secondEntry);
+        assertEquals(ExtentStatus.RETIRED, reader.readRemembered(firstEntry, b("k"), firstVersion));
+        assertArrayEquals(b("first"), reader.readExtentAt(IndexEntry.extentOffset(firstEntry),
+            IndexEntry.extentLength(firstEntry), b("k")), "a reader that followed the old slot still verifies it");
+        assertEquals(ExtentStatus.OK, reader.readRemembered(secondEntry, b("k"), secondVersion));
 
         // Delete.
         assertTrue(index.remove(b("k")));
-        assertEquals(ExtentStatus.RETIRED, reader.readRemembered(secondSlot, b("k"), secondVersion));
+        assertEquals(ExtentStatus.RETIRED, reader.readRemembered(secondEntry, b("k"), secondVersion));
 
         // Eviction from a full bucket pair: exactly the victim is retired.
-        final long[] slots = new long[9];
+        final long[] entries = new long[9];
         final long[] versions = new long[9];
         for (int i = 0; i < 9; i++)
         {
             assertEquals(PoolIndex.STORED, index.put(b("e" + i), b("v" + i), true));
-            slots[i] = index.lastSlot();
+            entries[i] = index.lastEntry();
             versions[i] = index.lastVersion();
         }
         assertEquals(1, index.evictions());
         int retired = 0;
         for (int i = 0; i < 9; i++)
         {
-            final ExtentStatus status = reader.readRemembered(slots[i], b("e" + i), versions[i]);
+            final ExtentStatus status = reader.readRemembered(entries[i], b("e" + i), versions[i]);
             if (reader.get(b("e" + i)) == null)
             {
                 assertEquals(ExtentStatus.RETIRED, status, "evicted e" + i);
@@ -182,7 +182,7 @@ class PoolIndexTest extends AbstractPoolIndexTest
     }
 
     @Test
-    void shouldDeleteByClearingTheSlotAndRetiringTheExtent()
+    void shouldDeleteByClearingTheEntryAndRetiringTheExtent()
     {
         final long size = 2L << 20;
         final PoolIndex index = newIndex(size, PoolSizing.plan(size, 256), 1_000_000L);
@@ -260,7 +260,7 @@ class PoolIndexTest extends AbstractPoolIndexTest
         final PoolIndex index = newIndex(size, PoolSizing.plan(size, 1024), 1_000_000_000L);
         final LayoutReader reader = reader();
         index.put(b("hot"), b("old"), true);
-        final long hotSlot = index.lastSlot();
+        final long hotEntry = index.lastEntry();
         final long hotVersion = index.lastVersion();
         // Fill the pool without evicting (warm-up mode) until it refuses.
         final byte[] filler = new byte[900];
@@ -285,7 +285,7 @@ class PoolIndexTest extends AbstractPoolIndexTest
         big[0] = 42;
         assertEquals(PoolIndex.NOT_CACHED, index.put(b("hot"), big, false));
         assertNull(reader.get(b("hot")), "the pool must not keep serving the overwritten value");
-        assertEquals(ExtentStatus.RETIRED, reader.readRemembered(hotSlot, b("hot"), hotVersion),
+        assertEquals(ExtentStatus.RETIRED, reader.readRemembered(hotEntry, b("hot"), hotVersion),
             "nor may a client that remembers where the old value lives");
         assertFalse(reader.isComplete());
     }

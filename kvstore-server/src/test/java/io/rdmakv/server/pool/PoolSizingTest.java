@@ -59,7 +59,7 @@ class PoolSizingTest
             final long keys = g.extentsLength() / avg;
             final long indexBytes = g.bucketCount() * IndexBucketFlyweight.BUCKET_LENGTH;
             final double perKey = (double)indexBytes / keys;
-            final double loadFactor = (double)keys / (g.bucketCount() * IndexBucketFlyweight.SLOT_COUNT);
+            final double loadFactor = (double)keys / (g.bucketCount() * IndexBucketFlyweight.ENTRY_COUNT);
             assertEquals(PoolSizing.indexBytesPerKey(g, avg), perKey, 1e-9);
             assertEquals(8 / loadFactor, perKey, 1e-9, "8-byte slots at that load factor");
             assertTrue(perKey <= 16, size + ": " + perKey + " B per key at load " + loadFactor);
@@ -67,7 +67,7 @@ class PoolSizingTest
         final PoolGeometry g = PoolSizing.plan(defaults.poolSize(), avg);
         System.out.printf("index: %.2f B per key at the default load (%d B pool, %d B entries, slot load %.3f)%n",
             PoolSizing.indexBytesPerKey(g, avg), defaults.poolSize(), avg,
-            (double)(g.extentsLength() / avg) / (g.bucketCount() * IndexBucketFlyweight.SLOT_COUNT));
+            (double)(g.extentsLength() / avg) / (g.bucketCount() * IndexBucketFlyweight.ENTRY_COUNT));
     }
 
     @Test

@@ -112,9 +112,9 @@ class PoolWarmUpTest
             int last = 0;
             for (int i = 1; i < 40_000; i++)
             {
-                final int slot = StoreKeys.slotOfStoreKey(StoreKeys.encode(set.key(i)));
-                first = slot < StoreKeys.slotOfStoreKey(StoreKeys.encode(set.key(first))) ? i : first;
-                last = slot > StoreKeys.slotOfStoreKey(StoreKeys.encode(set.key(last))) ? i : last;
+                final int hashSlot = StoreKeys.hashSlotOfStoreKey(StoreKeys.encode(set.key(i)));
+                first = hashSlot < StoreKeys.hashSlotOfStoreKey(StoreKeys.encode(set.key(first))) ? i : first;
+                last = hashSlot > StoreKeys.hashSlotOfStoreKey(StoreKeys.encode(set.key(last))) ? i : last;
             }
             assertTrue(set.matches(first, reader.get(set.key(first))), "the first keys are in the pool");
             assertNull(reader.get(set.key(last)), "the last key was never read");

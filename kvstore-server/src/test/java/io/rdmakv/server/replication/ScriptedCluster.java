@@ -54,7 +54,7 @@ public final class ScriptedCluster implements AutoCloseable
     public static ClusterState oneRange(final long epoch, final List<ClusterMember> members, final int primary,
         final List<Integer> backups, final List<Integer> learners)
     {
-        return new ClusterState(epoch, members, List.of(new SlotRange(0, ClusterState.SLOT_COUNT - 1, epoch, primary,
+        return new ClusterState(epoch, members, List.of(new SlotRange(0, ClusterState.HASH_SLOT_COUNT - 1, epoch, primary,
             backups, learners, SlotRange.State.LIVE)));
     }
 

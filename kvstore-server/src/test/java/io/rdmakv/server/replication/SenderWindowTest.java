@@ -19,10 +19,10 @@ class SenderWindowTest
         return new UnsafeBuffer(s.getBytes(StandardCharsets.UTF_8));
     }
 
-    private static void record(final SenderWindow w, final long incarnation, final long sequence, final int slot,
+    private static void record(final SenderWindow w, final long incarnation, final long sequence, final int hashSlot,
         final String k)
     {
-        w.record(incarnation, sequence, slot, 0, 0, key(k), 0, k.length());
+        w.record(incarnation, sequence, hashSlot, 0, 0, key(k), 0, k.length());
     }
 
     private static List<String> after(final SenderWindow w, final long after, final int first, final int last)

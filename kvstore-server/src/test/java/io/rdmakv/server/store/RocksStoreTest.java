@@ -139,7 +139,7 @@ class RocksStoreTest
             });
             assertEquals(100, keys.size());
             final List<String> expected = new ArrayList<>(keys);
-            expected.sort(java.util.Comparator.comparingInt((String k) -> StoreKeys.slotOfStoreKey(
+            expected.sort(java.util.Comparator.comparingInt((String k) -> StoreKeys.hashSlotOfStoreKey(
                 StoreKeys.encode(b(k)))).thenComparing(java.util.Comparator.naturalOrder()));
             assertEquals(expected, keys, "slot by slot (the slot prefix), then key order");
 

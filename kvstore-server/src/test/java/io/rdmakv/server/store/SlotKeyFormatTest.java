@@ -68,16 +68,16 @@ class SlotKeyFormatTest
     {
         try (RocksStore store = RocksStore.open(dir, Durability.DEFAULT))
         {
-            final Map<String, Integer> slotOf = new HashMap<>();
+            final Map<String, Integer> hashSlotOf = new HashMap<>();
             for (int i = 0; i < 2_000; i++)
             {
                 final byte[] key = b("k" + i);
                 store.put(key, b("v" + i));
-                slotOf.put("k" + i, StoreKeys.slotOfStoreKey(StoreKeys.encode(key)));
+                hashSlotOf.put("k" + i, StoreKeys.hashSlotOfStoreKey(StoreKeys.encode(key)));
             }
             final int first = 4_000;
             final int last = 8_191;
-            final long inRange = slotOf.values().stream().filter(s -> s >= first && s <= last).count();
+            final long inRange = hashSlotOf.values().stream().filter(s -> s >= first && s <= last).count();
             assertTrue(inRange > 0 && inRange < 2_000);
             final List<String> seen = new ArrayList<>();
             final long visited = store.ranges().scan(first, last, (k, v) ->
@@ -88,10 +88,10 @@ class SlotKeyFormatTest
                 return true;
             });
             assertEquals(inRange, visited);
-            seen.forEach(k -> assertTrue(slotOf.get(k) >= first && slotOf.get(k) <= last, k));
+            seen.forEach(k -> assertTrue(hashSlotOf.get(k) >= first && hashSlotOf.get(k) <= last, k));
 
             store.ranges().drop(first, last);
-            for (final Map.Entry<String, Integer> e : slotOf.entrySet())
+            for (final Map.Entry<String, Integer> e : hashSlotOf.entrySet())
             {
                 final boolean dropped = e.getValue() >= first && e.getValue() <= last;
                 if (dropped)

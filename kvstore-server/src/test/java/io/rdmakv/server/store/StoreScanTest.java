@@ -67,7 +67,7 @@ class StoreScanTest
             assertEquals(99, seen.size());
             assertFalse(seen.contains("key-050"));
             final List<String> sorted = new ArrayList<>(seen);
-            sorted.sort(java.util.Comparator.comparingInt((String k) -> StoreKeys.slotOfStoreKey(
+            sorted.sort(java.util.Comparator.comparingInt((String k) -> StoreKeys.hashSlotOfStoreKey(
                 StoreKeys.encode(k.getBytes(StandardCharsets.US_ASCII)))).thenComparing(java.util.Comparator.naturalOrder()));
             assertEquals(sorted, seen, "store-key order: slot by slot, then key");
             assertTrue(batches > 5, "about 37 KiB of entries need many 1 KiB batches: " + batches);

@@ -44,7 +44,7 @@ class WriteRecordsTest
             records.addWrite(batch, 8, 6, 5, 0);
             records.addForget(batch, 8, 6);                  // undone by a reconcile
             records.addWrite(batch, 9, 10, 10, 0);
-            records.addWrite(batch, 9, 10 + WriteRecords.SLOTS_PER_WRITER, 11, 0); // takes 10's entry
+            records.addWrite(batch, 9, 10 + WriteRecords.RECORDS_PER_WRITER, 11, 0); // takes 10's entry
             records.addWrite(batch, 10, 1, 1, 0);
             records.addForgetWriter(batch, 10);              // idle: forgotten with every record
             records.addApplied(batch, 2, 0xABCL, 42);        // a later sequence from the same sender
@@ -73,7 +73,7 @@ class WriteRecordsTest
             final List<String> keys = new ArrayList<>();
             store.forEach((k, v) -> keys.add(new String(k, StandardCharsets.UTF_8)));
             assertEquals(List.of("k"), keys, "the records are no keys of the store");
-            assertEquals(1, store.ranges().scan(0, io.rdmakv.protocol.ProtocolLimits.CLUSTER_SLOT_COUNT - 1, (k, v) -> true), "nor of a range scan");
+            assertEquals(1, store.ranges().scan(0, io.rdmakv.protocol.ProtocolLimits.HASH_SLOT_COUNT - 1, (k, v) -> true), "nor of a range scan");
         }
     }
 

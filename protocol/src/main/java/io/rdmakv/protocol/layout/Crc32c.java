@@ -75,20 +75,20 @@ final class Crc32c
                 return cachedViews[i];
             }
         }
-        final int slot;
+        final int cacheIndex;
         if (cachedCount < MAX_CACHED_VIEWS)
         {
-            slot = cachedCount++;
+            cacheIndex = cachedCount++;
         }
         else
         {
-            slot = nextReplaced;
+            cacheIndex = nextReplaced;
             nextReplaced = (nextReplaced + 1) % MAX_CACHED_VIEWS;
         }
-        cachedSources[slot] = source;
-        cachedViews[slot] = source.duplicate();
-        lastHit = slot;
-        return cachedViews[slot];
+        cachedSources[cacheIndex] = source;
+        cachedViews[cacheIndex] = source.duplicate();
+        lastHit = cacheIndex;
+        return cachedViews[cacheIndex];
     }
 
     /** Table-driven CRC32C (Castagnoli, reflected), eight bytes per step. */

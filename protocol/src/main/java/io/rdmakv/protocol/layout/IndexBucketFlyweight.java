@@ -8,14 +8,14 @@ import org.agrona.concurrent.AtomicBuffer;
 import java.nio.ByteOrder;
 
 /**
- * One index bucket: 64 bytes (one cache line) of eight {@link IndexSlot}s, read whole by one remote read.
+ * One index bucket: 64 bytes (one cache line) of eight {@link IndexEntry}s, read whole by one remote read.
  * A key lives in one of its two candidate buckets ({@link KeyHash#primaryBucket}, {@link KeyHash#secondaryBucket}).
  *
  * <pre>
  *   0                   1                   2                   3
  *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
  *  +---------------------------------------------------------------+
- *  |                    Slot 0 (u64, see IndexSlot)                |  0
+ *  |                    Slot 0 (u64, see IndexEntry)                |  0
  *  |                                                               |
  *  +---------------------------------------------------------------+
  *  |                    Slot 1 (u64)                               |  8
@@ -29,13 +29,13 @@ import java.nio.ByteOrder;
  * </pre>
  *
  * On the server wrap the pool's {@link AtomicBuffer} and use {@link #publish}; on a client wrap the local copy that a
- * remote read filled and use {@link #slot} and {@link #find}.
+ * remote read filled and use {@link #entry} and {@link #find}.
  */
 public final class IndexBucketFlyweight
 {
     public static final int BUCKET_LENGTH = 64;
-    public static final int SLOT_COUNT = 8;
-    public static final int SLOT_LENGTH = 8;
+    public static final int ENTRY_COUNT = 8;
+    public static final int ENTRY_LENGTH = 8;
 
     private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
     private static final boolean NATIVE_LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
@@ -66,9 +66,9 @@ public final class IndexBucketFlyweight
     }
 
     /** Slot {@code index} (0..7); an acquire load when the buffer is atomic (a writer may be publishing). */
-    public long slot(final int index)
+    public long entry(final int index)
     {
-        final int at = slotOffset(index);
+        final int at = entryOffset(index);
         if (atomicBuffer != null)
         {
             final long raw = atomicBuffer.getLongAcquire(at);
@@ -80,16 +80,16 @@ public final class IndexBucketFlyweight
     /**
      * Publish a slot with one release store: the extent written before this call is visible to whoever sees the slot.
      */
-    public IndexBucketFlyweight publish(final int index, final long slot)
+    public IndexBucketFlyweight publish(final int index, final long entry)
     {
-        atomic().putLongRelease(slotOffset(index), NATIVE_LITTLE_ENDIAN ? slot : Long.reverseBytes(slot));
+        atomic().putLongRelease(entryOffset(index), NATIVE_LITTLE_ENDIAN ? entry : Long.reverseBytes(entry));
         return this;
     }
 
     /** Replace {@code expected} by {@code update} atomically; false if the slot changed meanwhile. */
     public boolean compareAndSet(final int index, final long expected, final long update)
     {
-        return atomic().compareAndSetLong(slotOffset(index),
+        return atomic().compareAndSetLong(entryOffset(index),
             NATIVE_LITTLE_ENDIAN ? expected : Long.reverseBytes(expected),
             NATIVE_LITTLE_ENDIAN ? update : Long.reverseBytes(update));
     }
@@ -100,10 +100,10 @@ public final class IndexBucketFlyweight
      */
     public int find(final int fingerprint, final int fromIndex)
     {
-        for (int i = Math.max(0, fromIndex); i < SLOT_COUNT; i++)
+        for (int i = Math.max(0, fromIndex); i < ENTRY_COUNT; i++)
         {
-            final long s = slot(i);
-            if (s != IndexSlot.EMPTY && IndexSlot.fingerprint(s) == fingerprint)
+            final long s = entry(i);
+            if (s != IndexEntry.EMPTY && IndexEntry.fingerprint(s) == fingerprint)
             {
                 return i;
             }
@@ -114,9 +114,9 @@ public final class IndexBucketFlyweight
     /** First empty slot, or -1 when the bucket is full. */
     public int findEmpty()
     {
-        for (int i = 0; i < SLOT_COUNT; i++)
+        for (int i = 0; i < ENTRY_COUNT; i++)
         {
-            if (slot(i) == IndexSlot.EMPTY)
+            if (entry(i) == IndexEntry.EMPTY)
             {
                 return i;
             }
@@ -128,9 +128,9 @@ public final class IndexBucketFlyweight
     public int occupancy()
     {
         int n = 0;
-        for (int i = 0; i < SLOT_COUNT; i++)
+        for (int i = 0; i < ENTRY_COUNT; i++)
         {
-            if (slot(i) != IndexSlot.EMPTY)
+            if (entry(i) != IndexEntry.EMPTY)
             {
                 n++;
             }
@@ -138,13 +138,13 @@ public final class IndexBucketFlyweight
         return n;
     }
 
-    private int slotOffset(final int index)
+    private int entryOffset(final int index)
     {
-        if (index < 0 || index >= SLOT_COUNT)
+        if (index < 0 || index >= ENTRY_COUNT)
         {
-            throw new IndexOutOfBoundsException("slot index " + index + " not in 0.." + (SLOT_COUNT - 1));
+            throw new IndexOutOfBoundsException("slot index " + index + " not in 0.." + (ENTRY_COUNT - 1));
         }
-        return offset + index * SLOT_LENGTH;
+        return offset + index * ENTRY_LENGTH;
     }
 
     private AtomicBuffer atomic()

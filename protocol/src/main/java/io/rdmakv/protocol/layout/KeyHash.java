@@ -127,9 +127,9 @@ public final class KeyHash
 
     /**
      * The cluster slot of the key's {@code length} bytes at {@code offset}, {@code 0..}{@link
-     * ProtocolLimits#CLUSTER_SLOT_COUNT}{@code - 1}: Redis Cluster's CRC16 (XMODEM) of its hash tag, mod 16384.
+     * ProtocolLimits#HASH_SLOT_COUNT}{@code - 1}: Redis Cluster's CRC16 (XMODEM) of its hash tag, mod 16384.
      */
-    public static int clusterSlot(final DirectBuffer key, final int offset, final int length)
+    public static int hashSlot(final DirectBuffer key, final int offset, final int length)
     {
         key.boundsCheck(offset, length);
         final int end = offset + length;
@@ -159,13 +159,13 @@ public final class KeyHash
         {
             crc = ((crc << 8) ^ CRC16_TABLE[((crc >>> 8) ^ key.getByte(i)) & 0xFF]) & 0xFFFF;
         }
-        return crc & (ProtocolLimits.CLUSTER_SLOT_COUNT - 1);
+        return crc & (ProtocolLimits.HASH_SLOT_COUNT - 1);
     }
 
-    /** {@link #clusterSlot(DirectBuffer, int, int)} of a whole array (wrapped: one small allocation). */
-    public static int clusterSlot(final byte[] key)
+    /** {@link #hashSlot(DirectBuffer, int, int)} of a whole array (wrapped: one small allocation). */
+    public static int hashSlot(final byte[] key)
     {
-        return clusterSlot(new UnsafeBuffer(key), 0, key.length);
+        return hashSlot(new UnsafeBuffer(key), 0, key.length);
     }
 
     /** CRC16-CCITT (XMODEM): polynomial 0x1021, initial value 0, no reflection, as Redis's crc16.c. */

@@ -85,10 +85,10 @@ public record PoolGeometry(long poolSize, long indexOffset, long bucketCount, lo
             throw bad("extents [" + extentsOffset + ", +" + extentsLength + ") must be 64-byte sized inside the pool of " +
                 poolSize);
         }
-        if (extentsOffset + extentsLength - ProtocolLimits.EXTENT_ALIGNMENT > IndexSlot.MAX_EXTENT_OFFSET &&
+        if (extentsOffset + extentsLength - ProtocolLimits.EXTENT_ALIGNMENT > IndexEntry.MAX_EXTENT_OFFSET &&
             extentsLength > 0)
         {
-            throw bad("extents reach beyond what an index slot can address (" + IndexSlot.MAX_EXTENT_OFFSET + ")");
+            throw bad("extents reach beyond what an index slot can address (" + IndexEntry.MAX_EXTENT_OFFSET + ")");
         }
     }
 
@@ -108,7 +108,7 @@ public record PoolGeometry(long poolSize, long indexOffset, long bucketCount, lo
         }
         final long extentsOffset = indexOffset + bucketCount * IndexBucketFlyweight.BUCKET_LENGTH;
         final long extentsLength = Math.min(poolSize - extentsOffset,
-            IndexSlot.MAX_EXTENT_OFFSET + ProtocolLimits.EXTENT_ALIGNMENT - extentsOffset) & ~63L;
+            IndexEntry.MAX_EXTENT_OFFSET + ProtocolLimits.EXTENT_ALIGNMENT - extentsOffset) & ~63L;
         return new PoolGeometry(poolSize, indexOffset, bucketCount, extentsOffset, extentsLength);
     }
 

@@ -79,7 +79,7 @@ public final class PoolHeaderFlyweight
     public static final int INDEX_OFFSET_OFFSET = 32;
     public static final int BUCKET_COUNT_OFFSET = 40;
     public static final int BUCKET_SIZE_OFFSET = 48;
-    public static final int SLOTS_PER_BUCKET_OFFSET = 52;
+    public static final int ENTRIES_PER_BUCKET_OFFSET = 52;
     public static final int EXTENTS_OFFSET_OFFSET = 56;
     public static final int EXTENTS_LENGTH_OFFSET = 64;
     public static final int KEY_COUNT_OFFSET = 72;
@@ -122,7 +122,7 @@ public final class PoolHeaderFlyweight
         b.putLong(offset + MAGIC_OFFSET, MAGIC, ORDER);
         b.putInt(offset + VERSION_OFFSET, LAYOUT_VERSION, ORDER);
         b.putInt(offset + BUCKET_SIZE_OFFSET, IndexBucketFlyweight.BUCKET_LENGTH, ORDER);
-        b.putInt(offset + SLOTS_PER_BUCKET_OFFSET, IndexBucketFlyweight.SLOT_COUNT, ORDER);
+        b.putInt(offset + ENTRIES_PER_BUCKET_OFFSET, IndexBucketFlyweight.ENTRY_COUNT, ORDER);
         geometry(geometry);
         epoch(epoch);
         nodeId(nodeId);
@@ -146,10 +146,10 @@ public final class PoolHeaderFlyweight
             throw new ProtocolException(ErrorCode.UNSUPPORTED_VERSION,
                 "pool layout version " + layoutVersion() + ", expected " + LAYOUT_VERSION);
         }
-        if (bucketSize() != IndexBucketFlyweight.BUCKET_LENGTH || slotsPerBucket() != IndexBucketFlyweight.SLOT_COUNT)
+        if (bucketSize() != IndexBucketFlyweight.BUCKET_LENGTH || entriesPerBucket() != IndexBucketFlyweight.ENTRY_COUNT)
         {
             throw new ProtocolException(ErrorCode.BAD_GEOMETRY,
-                "bucket shape " + bucketSize() + " B x " + slotsPerBucket() + " slots is not 64 B x 8");
+                "bucket shape " + bucketSize() + " B x " + entriesPerBucket() + " slots is not 64 B x 8");
         }
         geometry();
         return this;
@@ -226,9 +226,9 @@ public final class PoolHeaderFlyweight
         return buffer.getInt(offset + BUCKET_SIZE_OFFSET, ORDER);
     }
 
-    public int slotsPerBucket()
+    public int entriesPerBucket()
     {
-        return buffer.getInt(offset + SLOTS_PER_BUCKET_OFFSET, ORDER);
+        return buffer.getInt(offset + ENTRIES_PER_BUCKET_OFFSET, ORDER);
     }
 
     public long extentsOffset()

@@ -31,9 +31,9 @@ public final class SlotOwnershipTable
     /** Offset of the table from the pool start: right after the header. */
     public static final int OFFSET = PoolHeaderFlyweight.HEADER_LENGTH;
     public static final int WORD_LENGTH = 8;
-    public static final int SLOTS = ProtocolLimits.CLUSTER_SLOT_COUNT;
+    public static final int WORD_COUNT = ProtocolLimits.HASH_SLOT_COUNT;
     /** Bytes of the table. */
-    public static final int LENGTH = SLOTS * WORD_LENGTH;
+    public static final int LENGTH = WORD_COUNT * WORD_LENGTH;
 
     /** The node does not own the slot (never written). */
     public static final int STATE_NOT_OWNER = 0;
@@ -48,8 +48,8 @@ public final class SlotOwnershipTable
     public static final long MAX_EPOCH = (1L << 48) - 1;
 
     private static final int STATE_MASK = 0x3;
-    private static final int SLOT_SHIFT = 2;
-    private static final int SLOT_MASK = 0x3FFF;
+    private static final int HASH_SLOT_SHIFT = 2;
+    private static final int HASH_SLOT_MASK = 0x3FFF;
     private static final int EPOCH_SHIFT = 16;
     private static final boolean NATIVE_LITTLE_ENDIAN = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN;
 
@@ -70,17 +70,17 @@ public final class SlotOwnershipTable
         buffer.putLongRelease(index, NATIVE_LITTLE_ENDIAN ? word : Long.reverseBytes(word));
     }
 
-    /** Offset from the pool start of {@code slot}'s word: what a one-sided reader reads. */
-    public static long poolOffsetOf(final int slot)
+    /** Offset from the pool start of {@code hashSlot}'s word: what a one-sided reader reads. */
+    public static long poolOffsetOf(final int hashSlot)
     {
-        checkSlot(slot);
-        return OFFSET + (long)slot * WORD_LENGTH;
+        checkHashSlot(hashSlot);
+        return OFFSET + (long)hashSlot * WORD_LENGTH;
     }
 
-    /** The word for {@code slot} in {@code state} at {@code epoch}. */
-    public static long encode(final int slot, final int state, final long epoch)
+    /** The word for {@code hashSlot} in {@code state} at {@code epoch}. */
+    public static long encode(final int hashSlot, final int state, final long epoch)
     {
-        checkSlot(slot);
+        checkHashSlot(hashSlot);
         if (state < STATE_NOT_OWNER || state > STATE_FENCED)
         {
             throw new IllegalArgumentException("ownership state must be 0..3: " + state);
@@ -89,7 +89,7 @@ public final class SlotOwnershipTable
         {
             throw new IllegalArgumentException("range epoch must be 0.." + MAX_EPOCH + ": " + epoch);
         }
-        return epoch << EPOCH_SHIFT | (long)slot << SLOT_SHIFT | state;
+        return epoch << EPOCH_SHIFT | (long)hashSlot << HASH_SLOT_SHIFT | state;
     }
 
     public static int state(final long word)
@@ -97,9 +97,9 @@ public final class SlotOwnershipTable
         return (int)word & STATE_MASK;
     }
 
-    public static int slot(final long word)
+    public static int hashSlot(final long word)
     {
-        return (int)(word >>> SLOT_SHIFT) & SLOT_MASK;
+        return (int)(word >>> HASH_SLOT_SHIFT) & HASH_SLOT_MASK;
     }
 
     public static long epoch(final long word)
@@ -108,14 +108,14 @@ public final class SlotOwnershipTable
     }
 
     /**
-     * Whether a reader whose map has {@code slot} at {@code mapEpoch} may trust a one-sided read of the node that
-     * published {@code word}: the word is {@code slot}'s, LIVE or MIGRATING, at an epoch no older than the map's.
+     * Whether a reader whose map has {@code hashSlot} at {@code mapEpoch} may trust a one-sided read of the node that
+     * published {@code word}: the word is {@code hashSlot}'s, LIVE or MIGRATING, at an epoch no older than the map's.
      * A few register operations; never throws.
      */
-    public static boolean serves(final long word, final int slot, final long mapEpoch)
+    public static boolean serves(final long word, final int hashSlot, final long mapEpoch)
     {
         final int state = (int)word & STATE_MASK;
-        return (state == STATE_LIVE || state == STATE_MIGRATING) && ((int)(word >>> SLOT_SHIFT) & SLOT_MASK) == slot &&
+        return (state == STATE_LIVE || state == STATE_MIGRATING) && ((int)(word >>> HASH_SLOT_SHIFT) & HASH_SLOT_MASK) == hashSlot &&
             word >>> EPOCH_SHIFT >= mapEpoch;
     }
 
@@ -129,20 +129,20 @@ public final class SlotOwnershipTable
             case STATE_FENCED -> "FENCED";
             default -> "NOT_OWNER";
         };
-        return state + "(slot " + slot(word) + ", epoch " + epoch(word) + ")";
+        return state + "(slot " + hashSlot(word) + ", epoch " + epoch(word) + ")";
     }
 
-    /** Read {@code slot}'s word from a copy of it at {@code index} of {@code buffer} (a reader's read buffer). */
+    /** Read {@code hashSlot}'s word from a copy of it at {@code index} of {@code buffer} (a reader's read buffer). */
     public static long readWord(final DirectBuffer buffer, final int index)
     {
         return buffer.getLong(index, ByteOrder.LITTLE_ENDIAN);
     }
 
-    private static void checkSlot(final int slot)
+    private static void checkHashSlot(final int hashSlot)
     {
-        if (slot < 0 || slot >= SLOTS)
+        if (hashSlot < 0 || hashSlot >= WORD_COUNT)
         {
-            throw new IllegalArgumentException("slot must be 0.." + (SLOTS - 1) + ": " + slot);
+            throw new IllegalArgumentException("slot must be 0.." + (WORD_COUNT - 1) + ": " + hashSlot);
         }
     }
 }

@@ -12,7 +12,7 @@ import java.nio.ByteOrder;
 
 /**
  * A value extent: one key's committed value in the pool, 64-byte aligned and a multiple of 64 bytes long. The server
- * writes a fresh extent out of place and then publishes it in an {@link IndexSlot}; a client reads it one-sided and
+ * writes a fresh extent out of place and then publishes it in an {@link IndexEntry}; a client reads it one-sided and
  * {@link #verify verifies} it, because the extent may be torn or reused while it is being read.
  *
  * <pre>

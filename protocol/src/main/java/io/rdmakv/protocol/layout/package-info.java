@@ -3,7 +3,7 @@
  *
  * <pre>
  *   pool: | PoolHeaderFlyweight (4096 B) | IndexBucketFlyweight x bucketCount (64 B each) | ValueExtentFlyweight ... |
- *   key --KeyHash--&gt; primary/secondary bucket --IndexSlot(fingerprint)--&gt; extent offset/length --verify--&gt; value
+ *   key --KeyHash--&gt; primary/secondary bucket --IndexEntry(fingerprint)--&gt; extent offset/length --verify--&gt; value
  * </pre>
  *
  * The writer publishes an extent by one ordered 8-byte slot store, and marks an extent RETIRED (its state word, outside

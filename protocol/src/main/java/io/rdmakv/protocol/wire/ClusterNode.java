@@ -17,7 +17,7 @@ import java.util.List;
  * @param host        its control-plane host.
  * @param controlPort its control-plane port, 0..65535.
  * @param firstSlot   first owned hash slot, inclusive.
- * @param lastSlot    last owned hash slot, inclusive; {@code firstSlot <= lastSlot < CLUSTER_SLOT_COUNT}.
+ * @param lastSlot    last owned hash slot, inclusive; {@code firstSlot <= lastSlot < HASH_SLOT_COUNT}.
  * @param rangeEpoch  the range's epoch (0 for a static map); a client keeps the newest it has seen per slot.
  * @param backups     node ids of the range's in-sync backups, in promotion order (at most 255).
  */
@@ -46,15 +46,15 @@ public record ClusterNode(int nodeId, String host, int controlPort, int firstSlo
         {
             throw new IllegalArgumentException("control port " + controlPort + " not in 0..65535");
         }
-        if (firstSlot < 0 || firstSlot > lastSlot || lastSlot >= ProtocolLimits.CLUSTER_SLOT_COUNT)
+        if (firstSlot < 0 || firstSlot > lastSlot || lastSlot >= ProtocolLimits.HASH_SLOT_COUNT)
         {
             throw new IllegalArgumentException("slot range [" + firstSlot + ", " + lastSlot + "] not within 0.." +
-                (ProtocolLimits.CLUSTER_SLOT_COUNT - 1));
+                (ProtocolLimits.HASH_SLOT_COUNT - 1));
         }
     }
 
-    public boolean owns(final int slot)
+    public boolean owns(final int hashSlot)
     {
-        return slot >= firstSlot && slot <= lastSlot;
+        return hashSlot >= firstSlot && hashSlot <= lastSlot;
     }
 }

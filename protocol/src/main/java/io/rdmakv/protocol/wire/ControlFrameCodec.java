@@ -260,7 +260,7 @@ public final class ControlFrameCodec
             final int lastSlot = r.u16("last slot");
             final int controlPort = r.u16("control port");
             final String host = r.utf8(r.u8("host length"), "host");
-            if (firstSlot > lastSlot || lastSlot >= ProtocolLimits.CLUSTER_SLOT_COUNT)
+            if (firstSlot > lastSlot || lastSlot >= ProtocolLimits.HASH_SLOT_COUNT)
             {
                 throw new ProtocolException(ErrorCode.MALFORMED,
                     "cluster node " + id + " slot range [" + firstSlot + ", " + lastSlot + "] invalid");

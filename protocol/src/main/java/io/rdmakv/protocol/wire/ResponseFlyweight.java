@@ -29,7 +29,7 @@ import java.nio.charset.StandardCharsets;
  * </pre>
  *
  * The value bytes are: the value for an OK GET; for an OK PUT whose value the node placed in its pool (version
- * non-zero), the {@link io.rdmakv.protocol.layout.IndexSlot} it published (u64, {@link #LOCATION_LENGTH} bytes), so
+ * non-zero), the {@link io.rdmakv.protocol.layout.IndexEntry} it published (u64, {@link #LOCATION_LENGTH} bytes), so
  * the writer learns where its value lives and can read it back one-sided; UTF-8 {@code key=value} lines for STATS;
  * the right node's UTF-8 {@code host:port} for {@link Status#WRONG_NODE}; an optional UTF-8 reason for other errors;
  * empty otherwise.
@@ -176,17 +176,17 @@ public final class ResponseFlyweight extends MessageHeaderFlyweight
     }
 
     /** Set the value bytes to the index slot an OK PUT published (after {@link #status(Status)}). */
-    public ResponseFlyweight location(final long indexSlot)
+    public ResponseFlyweight location(final long indexEntry)
     {
         bodyLength(FIXED_BODY_LENGTH + LOCATION_LENGTH);
         final MutableDirectBuffer b = mutable();
         b.putInt(offset + VALUE_LENGTH_OFFSET, LOCATION_LENGTH, ORDER);
-        b.putLong(offset + VALUE_OFFSET, indexSlot, ORDER);
+        b.putLong(offset + VALUE_OFFSET, indexEntry, ORDER);
         return this;
     }
 
     /**
-     * The index slot an OK PUT carries, or {@link io.rdmakv.protocol.layout.IndexSlot#EMPTY} when it carries none.
+     * The index slot an OK PUT carries, or {@link io.rdmakv.protocol.layout.IndexEntry#EMPTY} when it carries none.
      * A reader checks it against the pool geometry before following it, as any slot.
      */
     public long location()

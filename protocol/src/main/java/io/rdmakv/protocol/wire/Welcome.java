@@ -134,12 +134,12 @@ public record Welcome(
         return sessionTicket.clone();
     }
 
-    /** The node owning {@code clusterSlot}, or {@code null} if the map has a gap there. */
-    public ClusterNode ownerOf(final int clusterSlot)
+    /** The node owning {@code hashSlot}, or {@code null} if the map has a gap there. */
+    public ClusterNode ownerOf(final int hashSlot)
     {
         for (final ClusterNode node : clusterMap)
         {
-            if (node.owns(clusterSlot))
+            if (node.owns(hashSlot))
             {
                 return node;
             }

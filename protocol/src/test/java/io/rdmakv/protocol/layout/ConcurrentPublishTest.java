@@ -48,7 +48,7 @@ class ConcurrentPublishTest
                 final long offset = extentOffsets[(int)(version & 1)];
                 java.util.Arrays.fill(value, (byte)version);
                 extent.wrap(pool, (int)offset, extentLength).write(KEY, value, version);
-                bucket.publish(0, IndexSlot.encode(fingerprint, offset, extentLength));
+                bucket.publish(0, IndexEntry.encode(fingerprint, offset, extentLength));
                 version++;
             }
         }, "writer");
@@ -75,15 +75,15 @@ class ConcurrentPublishTest
                 {
                     continue;
                 }
-                final long slot = bucket.slot(index);
-                if (!IndexSlot.isValid(slot, geometry) || IndexSlot.extentLength(slot) > extentLength)
+                final long entry = bucket.entry(index);
+                if (!IndexEntry.isValid(entry, geometry) || IndexEntry.extentLength(entry) > extentLength)
                 {
                     // A bytewise copy can tear the slot itself; a reader must then simply retry.
                     torn++;
                     continue;
                 }
-                copyBytewise(pool, (int)IndexSlot.extentOffset(slot), extentCopy, IndexSlot.extentLength(slot));
-                final ExtentStatus status = extent.wrap(extentCopy, 0, IndexSlot.extentLength(slot)).verify(KEY);
+                copyBytewise(pool, (int)IndexEntry.extentOffset(entry), extentCopy, IndexEntry.extentLength(entry));
+                final ExtentStatus status = extent.wrap(extentCopy, 0, IndexEntry.extentLength(entry)).verify(KEY);
                 if (status == ExtentStatus.OK)
                 {
                     ok++;

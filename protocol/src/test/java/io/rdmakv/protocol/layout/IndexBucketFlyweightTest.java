@@ -19,19 +19,19 @@ class IndexBucketFlyweightTest
     private final IndexBucketFlyweight bucket = new IndexBucketFlyweight();
 
     @Test
-    void shouldPublishSlotsReadableFromARemoteCopy()
+    void shouldPublishEntriesReadableFromARemoteCopy()
     {
         bucket.wrap(pool, 64);
-        final long a = IndexSlot.encode(0x1111, 8192, 64);
-        final long b = IndexSlot.encode(0x2222, 8256, 128);
+        final long a = IndexEntry.encode(0x1111, 8192, 64);
+        final long b = IndexEntry.encode(0x2222, 8256, 128);
         bucket.publish(0, a).publish(7, b);
 
         // What a client holds after a one-sided read of the bucket: a plain byte copy.
         final byte[] copy = new byte[64];
         pool.getBytes(64, copy);
         final IndexBucketFlyweight remote = new IndexBucketFlyweight().wrap(new UnsafeBuffer(copy), 0);
-        assertEquals(a, remote.slot(0));
-        assertEquals(b, remote.slot(7));
+        assertEquals(a, remote.entry(0));
+        assertEquals(b, remote.entry(7));
         assertEquals(a, ByteBuffer.wrap(copy).order(ByteOrder.LITTLE_ENDIAN).getLong(0), "slots are little-endian");
         assertEquals(0, remote.find(0x1111, 0));
         assertEquals(7, remote.find(0x2222, 0));
@@ -42,10 +42,10 @@ class IndexBucketFlyweightTest
     }
 
     @Test
-    void shouldFindEverySlotSharingAFingerprint()
+    void shouldFindEveryEntrySharingAFingerprint()
     {
         bucket.wrap(pool, 0);
-        bucket.publish(2, IndexSlot.encode(9, 4096, 64)).publish(5, IndexSlot.encode(9, 4160, 64));
+        bucket.publish(2, IndexEntry.encode(9, 4096, 64)).publish(5, IndexEntry.encode(9, 4160, 64));
         final int first = bucket.find(9, 0);
         assertEquals(2, first);
         assertEquals(5, bucket.find(9, first + 1));
@@ -56,17 +56,17 @@ class IndexBucketFlyweightTest
     void shouldReportFullBucketAndCompareAndSet()
     {
         bucket.wrap(pool, 128);
-        for (int i = 0; i < IndexBucketFlyweight.SLOT_COUNT; i++)
+        for (int i = 0; i < IndexBucketFlyweight.ENTRY_COUNT; i++)
         {
-            bucket.publish(i, IndexSlot.encode(i + 1, 4096L + 64 * i, 64));
+            bucket.publish(i, IndexEntry.encode(i + 1, 4096L + 64 * i, 64));
         }
         assertEquals(-1, bucket.findEmpty());
-        final long old = bucket.slot(3);
-        final long replacement = IndexSlot.encode(4, 1 << 20, 192);
+        final long old = bucket.entry(3);
+        final long replacement = IndexEntry.encode(4, 1 << 20, 192);
         assertTrue(bucket.compareAndSet(3, old, replacement));
-        assertFalse(bucket.compareAndSet(3, old, IndexSlot.EMPTY));
-        assertEquals(replacement, bucket.slot(3));
-        assertTrue(bucket.compareAndSet(3, replacement, IndexSlot.EMPTY));
+        assertFalse(bucket.compareAndSet(3, old, IndexEntry.EMPTY));
+        assertEquals(replacement, bucket.entry(3));
+        assertTrue(bucket.compareAndSet(3, replacement, IndexEntry.EMPTY));
         assertEquals(3, bucket.findEmpty());
     }
 
@@ -81,7 +81,7 @@ class IndexBucketFlyweightTest
 
         // ExpandableArrayBuffer is mutable but not atomic: reading works, publishing must refuse.
         final org.agrona.ExpandableArrayBuffer plain = new org.agrona.ExpandableArrayBuffer(64);
-        plain.putLong(8, IndexSlot.encode(3, 4096, 64), ByteOrder.LITTLE_ENDIAN);
+        plain.putLong(8, IndexEntry.encode(3, 4096, 64), ByteOrder.LITTLE_ENDIAN);
         final IndexBucketFlyweight viaPlain = new IndexBucketFlyweight().wrap(plain, 0);
         assertEquals(1, viaPlain.find(3, 0));
         assertThrows(IllegalStateException.class, () -> viaPlain.publish(0, 1L << 48));

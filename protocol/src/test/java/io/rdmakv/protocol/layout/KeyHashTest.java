@@ -97,33 +97,33 @@ class KeyHashTest
     }
 
     @Test
-    void shouldMapKeysToSlotsAsRedisClusterDoes()
+    void shouldMapKeysToHashSlotsAsRedisClusterDoes()
     {
         // Redis Cluster specification: HASH_SLOT = CRC16(key) mod 16384, CRC16 being XMODEM; "123456789" -> 0x31C3.
-        assertEquals(0x31C3, KeyHash.clusterSlot(ascii("123456789")));
-        assertEquals(12739, KeyHash.clusterSlot(ascii("123456789")));
+        assertEquals(0x31C3, KeyHash.hashSlot(ascii("123456789")));
+        assertEquals(12739, KeyHash.hashSlot(ascii("123456789")));
         // The slots redis-cli's CLUSTER KEYSLOT gives (and the Redis documentation's examples).
-        assertEquals(12182, KeyHash.clusterSlot(ascii("foo")));
-        assertEquals(5061, KeyHash.clusterSlot(ascii("bar")));
-        assertEquals(0, KeyHash.clusterSlot(ascii("")));
+        assertEquals(12182, KeyHash.hashSlot(ascii("foo")));
+        assertEquals(5061, KeyHash.hashSlot(ascii("bar")));
+        assertEquals(0, KeyHash.hashSlot(ascii("")));
         // Hash tags: only what is between the first { and the first } after it counts, when it is not empty.
-        assertEquals(KeyHash.clusterSlot(ascii("user1000")), KeyHash.clusterSlot(ascii("{user1000}.following")));
-        assertEquals(KeyHash.clusterSlot(ascii("{user1000}.following")),
-            KeyHash.clusterSlot(ascii("{user1000}.followers")));
-        assertEquals(KeyHash.clusterSlot(ascii("bar")), KeyHash.clusterSlot(ascii("foo{bar}{zap}")));
-        assertEquals(crc16Of("{bar"), KeyHash.clusterSlot(ascii("{bar")), "no closing brace: the whole key");
-        assertEquals(crc16Of("foo{}{bar}"), KeyHash.clusterSlot(ascii("foo{}{bar}")), "an empty tag: the whole key");
-        assertEquals(crc16Of("{zap"), KeyHash.clusterSlot(ascii("foo{{zap}}")), "the first { to the first }");
+        assertEquals(KeyHash.hashSlot(ascii("user1000")), KeyHash.hashSlot(ascii("{user1000}.following")));
+        assertEquals(KeyHash.hashSlot(ascii("{user1000}.following")),
+            KeyHash.hashSlot(ascii("{user1000}.followers")));
+        assertEquals(KeyHash.hashSlot(ascii("bar")), KeyHash.hashSlot(ascii("foo{bar}{zap}")));
+        assertEquals(crc16Of("{bar"), KeyHash.hashSlot(ascii("{bar")), "no closing brace: the whole key");
+        assertEquals(crc16Of("foo{}{bar}"), KeyHash.hashSlot(ascii("foo{}{bar}")), "an empty tag: the whole key");
+        assertEquals(crc16Of("{zap"), KeyHash.hashSlot(ascii("foo{{zap}}")), "the first { to the first }");
         final Random random = new Random(34);
         for (int i = 0; i < 1000; i++)
         {
             final String key = Long.toString(random.nextLong(), 36) + "-" + i;
-            assertEquals(crc16Of(key), KeyHash.clusterSlot(ascii(key)), key);
+            assertEquals(crc16Of(key), KeyHash.hashSlot(ascii(key)), key);
         }
         // A key inside a larger buffer hashes as the key alone.
         final byte[] framed = ascii("xx{user1000}.followingyy");
-        assertEquals(KeyHash.clusterSlot(ascii("{user1000}.following")),
-            KeyHash.clusterSlot(new UnsafeBuffer(framed), 2, framed.length - 4));
+        assertEquals(KeyHash.hashSlot(ascii("{user1000}.following")),
+            KeyHash.hashSlot(new UnsafeBuffer(framed), 2, framed.length - 4));
     }
 
     /** CRC16-XMODEM bit by bit, without the table (the reference the table is checked against), mod 16384. */
@@ -142,23 +142,23 @@ class KeyHashTest
     }
 
     @Test
-    void shouldSpreadKeysEvenlyOverBucketsAndSlots()
+    void shouldSpreadKeysEvenlyOverBucketsAndHashSlots()
     {
         final int keys = 100_000;
         final int buckets = 1024;
         final int[] primary = new int[buckets];
         final int[] secondary = new int[buckets];
-        final int[] slots = new int[ProtocolLimits.CLUSTER_SLOT_COUNT];
+        final int[] hashSlots = new int[ProtocolLimits.HASH_SLOT_COUNT];
         final int[] bucketsOfOneNode = new int[buckets];
         for (int i = 0; i < keys; i++)
         {
             final long h = KeyHash.hash(ascii("user:" + i));
             primary[(int)KeyHash.primaryBucket(h, buckets)]++;
             secondary[(int)KeyHash.secondaryBucket(h, buckets)]++;
-            final int slot = KeyHash.clusterSlot(ascii("user:" + i));
-            assertTrue(slot >= 0 && slot < ProtocolLimits.CLUSTER_SLOT_COUNT);
-            slots[slot]++;
-            if (slot < ProtocolLimits.CLUSTER_SLOT_COUNT / 4)
+            final int hashSlot = KeyHash.hashSlot(ascii("user:" + i));
+            assertTrue(hashSlot >= 0 && hashSlot < ProtocolLimits.HASH_SLOT_COUNT);
+            hashSlots[hashSlot]++;
+            if (hashSlot < ProtocolLimits.HASH_SLOT_COUNT / 4)
             {
                 // A node owning a quarter of the slots must still use all of its buckets evenly.
                 bucketsOfOneNode[(int)KeyHash.primaryBucket(h, buckets)]++;
@@ -169,7 +169,7 @@ class KeyHashTest
         assertTrue(min(primary) > average * 0.5, "primary min " + min(primary));
         assertTrue(max(secondary) < average * 1.5, "secondary max " + max(secondary));
         assertTrue(min(secondary) > average * 0.5, "secondary min " + min(secondary));
-        assertTrue(max(slots) < 25, "cluster slot max " + max(slots) + " for avg 6.1");
+        assertTrue(max(hashSlots) < 25, "cluster slot max " + max(hashSlots) + " for avg 6.1");
         final double quarter = average / 4;
         assertTrue(max(bucketsOfOneNode) < quarter * 2.2 && min(bucketsOfOneNode) > 0,
             "one node's buckets: max " + max(bucketsOfOneNode) + " min " + min(bucketsOfOneNode) + " avg " + quarter);

@@ -31,10 +31,10 @@ class PoolGeometryTest
     }
 
     @Test
-    void shouldCapExtentsAtWhatASlotCanAddress()
+    void shouldCapExtentsAtWhatAnEntryCanAddress()
     {
         final PoolGeometry g = PoolGeometry.plan(1L << 40, 1 << 20);
-        assertEquals(IndexSlot.MAX_EXTENT_OFFSET + 64, g.extentsOffset() + g.extentsLength());
+        assertEquals(IndexEntry.MAX_EXTENT_OFFSET + 64, g.extentsOffset() + g.extentsLength());
     }
 
     @Test

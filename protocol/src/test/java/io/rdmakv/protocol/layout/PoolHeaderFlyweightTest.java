@@ -35,7 +35,7 @@ class PoolHeaderFlyweightTest
         assertEquals(7, remote.epoch());
         assertEquals(1234, remote.keyCount());
         assertEquals(64, remote.bucketSize());
-        assertEquals(8, remote.slotsPerBucket());
+        assertEquals(8, remote.entriesPerBucket());
         assertFalse(remote.isComplete());
     }
 

@@ -17,14 +17,14 @@ class SlotOwnershipTableTest
     @Test
     void shouldRoundTripEveryFieldAtTheEdges()
     {
-        for (final int slot : new int[] {0, 1, 8191, 16383})
+        for (final int hashSlot : new int[] {0, 1, 8191, 16383})
         {
             for (int state = 0; state <= 3; state++)
             {
                 for (final long epoch : new long[] {0, 1, 1L << 32, SlotOwnershipTable.MAX_EPOCH})
                 {
-                    final long w = SlotOwnershipTable.encode(slot, state, epoch);
-                    assertEquals(slot, SlotOwnershipTable.slot(w));
+                    final long w = SlotOwnershipTable.encode(hashSlot, state, epoch);
+                    assertEquals(hashSlot, SlotOwnershipTable.hashSlot(w));
                     assertEquals(state, SlotOwnershipTable.state(w));
                     assertEquals(epoch, SlotOwnershipTable.epoch(w));
                 }
@@ -48,7 +48,7 @@ class SlotOwnershipTableTest
     }
 
     @Test
-    void shouldServeOnlyLiveOrMigratingWordsOfTheSlotAtTheMapsEpochOrNewer()
+    void shouldServeOnlyLiveOrMigratingWordsOfTheHashSlotAtTheMapsEpochOrNewer()
     {
         assertTrue(SlotOwnershipTable.serves(SlotOwnershipTable.encode(9, SlotOwnershipTable.STATE_LIVE, 4), 9, 4));
         assertTrue(SlotOwnershipTable.serves(SlotOwnershipTable.encode(9, SlotOwnershipTable.STATE_LIVE, 5), 9, 4),

@@ -286,7 +286,7 @@ class ControlFrameCodecTest
                 // The only permitted failure.
             }
         }
-        assertNull(WELCOME.ownerOf(ProtocolLimits.CLUSTER_SLOT_COUNT));
+        assertNull(WELCOME.ownerOf(ProtocolLimits.HASH_SLOT_COUNT));
     }
 
     private static void assertError(final ErrorCode expected, final byte[] frame)

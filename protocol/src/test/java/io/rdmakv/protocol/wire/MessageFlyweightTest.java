@@ -3,7 +3,7 @@ package io.rdmakv.protocol.wire;
 import io.rdmakv.protocol.ErrorCode;
 import io.rdmakv.protocol.ProtocolException;
 import io.rdmakv.protocol.ProtocolLimits;
-import io.rdmakv.protocol.layout.IndexSlot;
+import io.rdmakv.protocol.layout.IndexEntry;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 
@@ -108,13 +108,13 @@ class MessageFlyweightTest
         assertEquals(0L, decoder.response().location(), "no location without its eight bytes");
 
         // An OK PUT names the index slot it published.
-        final long slot = IndexSlot.encode(0x1234, 4096 + 640, 128);
+        final long entry = IndexEntry.encode(0x1234, 4096 + 640, 128);
         response.wrap(buffer, 0, 4096).header(MessageType.RESPONSE, 81);
-        response.status(Status.OK).version(456).location(slot);
+        response.status(Status.OK).version(456).location(entry);
         assertEquals(16 + 16 + ResponseFlyweight.LOCATION_LENGTH, response.encodedLength());
         assertEquals(MessageType.RESPONSE, decoder.decode(buffer, 0, response.encodedLength()));
         assertEquals(456, decoder.response().version());
-        assertEquals(slot, decoder.response().location());
+        assertEquals(entry, decoder.response().location());
 
         final MessageHeaderFlyweight stats = new MessageHeaderFlyweight().wrap(buffer, 0, 4096);
         stats.header(MessageType.STATS_REQUEST, 80);

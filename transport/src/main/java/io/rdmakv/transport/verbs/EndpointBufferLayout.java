@@ -59,10 +59,10 @@ final class EndpointBufferLayout
         this.sliceBytes = (int)slice;
     }
 
-    /** Offset of send buffer {@code slot} in a slice. */
-    int sendOffset(final int slot)
+    /** Offset of send buffer {@code sendSlot} in a slice. */
+    int sendOffset(final int sendSlot)
     {
-        return slot * fragmentBytes;
+        return sendSlot * fragmentBytes;
     }
 
     /** Offset of receive buffer {@code index} in a slice. */

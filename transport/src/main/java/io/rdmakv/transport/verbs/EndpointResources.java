@@ -106,15 +106,15 @@ final class EndpointResources
         return recvDepth;
     }
 
-    /** Offset of send buffer {@code slot} in {@link #view}. */
-    int sendOffset(final int slot)
+    /** Offset of send buffer {@code sendSlot} in {@link #view}. */
+    int sendOffset(final int sendSlot)
     {
-        return layout.sendOffset(slot);
+        return layout.sendOffset(sendSlot);
     }
 
-    long sendAddress(final int slot)
+    long sendAddress(final int sendSlot)
     {
-        return slice.address + layout.sendOffset(slot);
+        return slice.address + layout.sendOffset(sendSlot);
     }
 
     /** Offset of receive buffer {@code index} in {@link #view}. */

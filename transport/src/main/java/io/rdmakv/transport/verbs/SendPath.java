@@ -78,10 +78,10 @@ final class SendPath
         return lastPostComplete;
     }
 
-    /** Link send WR {@code previous} to {@code slot} (a batch becomes one list, one doorbell). */
-    void link(final int previous, final int slot)
+    /** Link send WR {@code previous} to {@code sendSlot} (a batch becomes one list, one doorbell). */
+    void link(final int previous, final int sendSlot)
     {
-        res.sendWrs.link(previous, slot);
+        res.sendWrs.link(previous, sendSlot);
     }
 
     void addCredits(final int credits)
@@ -139,24 +139,24 @@ final class SendPath
             final int chunk = Math.min(peerFragment, totalLength - sent);
             final boolean last = sent + chunk == totalLength;
             final boolean tracked = last && handler != null;
-            final int slot = ring.claim(SendQueueRing.KIND_SEND, id, tracked ? handler : null, tracked, now);
+            final int sendSlot = ring.claim(SendQueueRing.KIND_SEND, id, tracked ? handler : null, tracked, now);
             if (tracked)
             {
                 trackedInRing++;
             }
-            res.view.putBytes(res.sendOffset(slot), src, srcOffset + (sent - sentBytes), chunk);
+            res.view.putBytes(res.sendOffset(sendSlot), src, srcOffset + (sent - sentBytes), chunk);
             final int imm = ImmediateData.encode(takeCreditsToReturn(), !last, false);
-            res.sendWrs.prepareSend(slot, slot, res.sendAddress(slot), chunk, res.lkey,
+            res.sendWrs.prepareSend(sendSlot, sendSlot, res.sendAddress(sendSlot), chunk, res.lkey,
                 flags.send(chunk, tracked), imm);
             if (previous >= 0)
             {
-                res.sendWrs.link(previous, slot);
+                res.sendWrs.link(previous, sendSlot);
             }
             else
             {
-                first = slot;
+                first = sendSlot;
             }
-            previous = slot;
+            previous = sendSlot;
             sendCredits--;
             sent += chunk;
             if (last)
@@ -181,16 +181,16 @@ final class SendPath
             return -1;
         }
         final int span = ring.lastSpan();
-        final int slot = ring.claim(SendQueueRing.KIND_READ, id, handler, true, System.nanoTime());
-        ring.bounceSpan[slot] = span;
-        ring.bounceOffset[slot] = bounce;
-        ring.destination[slot] = destination;
-        ring.destinationOffset[slot] = destinationOffset;
-        ring.length[slot] = length;
+        final int sendSlot = ring.claim(SendQueueRing.KIND_READ, id, handler, true, System.nanoTime());
+        ring.bounceSpan[sendSlot] = span;
+        ring.bounceOffset[sendSlot] = bounce;
+        ring.destination[sendSlot] = destination;
+        ring.destinationOffset[sendSlot] = destinationOffset;
+        ring.length[sendSlot] = length;
         trackedInRing++;
-        res.sendWrs.prepareRead(slot, slot, res.bounceAddress(bounce), length, res.lkey, remoteAddress,
+        res.sendWrs.prepareRead(sendSlot, sendSlot, res.bounceAddress(bounce), length, res.lkey, remoteAddress,
             remoteKey.nativeKey(), flags.read());
-        return slot;
+        return sendSlot;
     }
 
     boolean postChain(final int firstSlot)
@@ -225,14 +225,14 @@ final class SendPath
                 {
                     return;
                 }
-                final int slot = prepareRead(op.requestId(), op.remoteAddress, op.remoteKey, op.length,
+                final int sendSlot = prepareRead(op.requestId(), op.remoteAddress, op.remoteKey, op.length,
                     op.destination, op.destinationOffset, op.handler());
-                if (slot < 0)
+                if (sendSlot < 0)
                 {
                     return;
                 }
                 pending.removeHead();
-                if (!postChain(slot))
+                if (!postChain(sendSlot))
                 {
                     return;
                 }
@@ -273,10 +273,10 @@ final class SendPath
         {
             return;
         }
-        final int slot = ring.claim(SendQueueRing.KIND_CREDIT, -1, null, false, System.nanoTime());
+        final int sendSlot = ring.claim(SendQueueRing.KIND_CREDIT, -1, null, false, System.nanoTime());
         final int imm = ImmediateData.encode(takeCreditsToReturn(), false, true);
-        res.sendWrs.prepareSend(slot, slot, res.sendAddress(slot), 0, res.lkey, flags.send(0, false), imm);
-        postChain(slot);
+        res.sendWrs.prepareSend(sendSlot, sendSlot, res.sendAddress(sendSlot), 0, res.lkey, flags.send(0, false), imm);
+        postChain(sendSlot);
     }
 
     /** Re-post the receive buffers whose messages were consumed, as one list. */

@@ -44,14 +44,14 @@ final class SendQueueCompletions
     }
 
     /**
-     * Pop every slot up to {@code slot}, copying read results out of the bounce area and collecting the handlers to
+     * Pop every slot up to {@code sendSlot}, copying read results out of the bounce area and collecting the handlers to
      * call; the freed room is then used for what waits. Under the endpoint's lock.
      *
-     * @return false when {@code slot} is not posted (a stale completion): nothing changed.
+     * @return false when {@code sendSlot} is not posted (a stale completion): nothing changed.
      */
-    boolean collectUpTo(final int slot)
+    boolean collectUpTo(final int sendSlot)
     {
-        if (!ring.isPosted(slot))
+        if (!ring.isPosted(sendSlot))
         {
             return false;
         }
@@ -72,7 +72,7 @@ final class SendQueueCompletions
             }
             ring.pop();
         }
-        while (index != slot);
+        while (index != sendSlot);
         sendPath.untrack(done);
         sendPath.drainPending();
         sendPath.maybeReturnCredits();
@@ -103,10 +103,10 @@ final class SendQueueCompletions
     }
 
     /**
-     * As {@link #drainAll(TransportStatus)}, but the operation in slot {@code failedSlot} (none when negative: the
+     * As {@link #drainAll(TransportStatus)}, but the operation in slot {@code failedSendSlot} (none when negative: the
      * one an error completion named) completes with {@code failedStatus}.
      */
-    List<Runnable> drainAll(final TransportStatus status, final int failedSlot, final TransportStatus failedStatus)
+    List<Runnable> drainAll(final TransportStatus status, final int failedSendSlot, final TransportStatus failedStatus)
     {
         final List<Runnable> callbacks = new ArrayList<>();
         while (ring.size() > 0)
@@ -116,7 +116,7 @@ final class SendQueueCompletions
             {
                 final CompletionHandler h = ring.handler[index];
                 final long id = ring.requestId[index];
-                final TransportStatus s = index == failedSlot ? failedStatus : status;
+                final TransportStatus s = index == failedSendSlot ? failedStatus : status;
                 callbacks.add(() -> complete(h, s, id));
             }
             ring.pop();

@@ -259,11 +259,11 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
             final long id = window.nextRequestIdLocked();
             if (pending.isEmpty() && ring.free() > 0)
             {
-                final int slot = sendPath.prepareRead(id, remoteAddress, remoteKey, length, destination, destinationOffset,
+                final int sendSlot = sendPath.prepareRead(id, remoteAddress, remoteKey, length, destination, destinationOffset,
                     handler);
-                if (slot >= 0)
+                if (sendSlot >= 0)
                 {
-                    return sendPath.postChain(slot) ? id : TransportStatus.PEER_FAILED.sentinel();
+                    return sendPath.postChain(sendSlot) ? id : TransportStatus.PEER_FAILED.sentinel();
                 }
             }
             if (!pending.addRead(id, handler, remoteAddress, remoteKey, length, destination, destinationOffset))
@@ -295,23 +295,23 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
                     break;
                 }
                 final long id = window.nextRequestIdLocked();
-                int slot = -1;
+                int sendSlot = -1;
                 if (pending.isEmpty() && ring.free() > 0)
                 {
-                    slot = sendPath.prepareRead(id, r.remoteAddress, r.remoteKey, r.length, r.destination,
+                    sendSlot = sendPath.prepareRead(id, r.remoteAddress, r.remoteKey, r.length, r.destination,
                         r.destinationOffset, r.handler);
                 }
-                if (slot >= 0)
+                if (sendSlot >= 0)
                 {
                     if (previous >= 0)
                     {
-                        sendPath.link(previous, slot);
+                        sendPath.link(previous, sendSlot);
                     }
                     else
                     {
-                        first = slot;
+                        first = sendSlot;
                     }
-                    previous = slot;
+                    previous = sendSlot;
                 }
                 else if (!pending.addRead(id, r.handler, r.remoteAddress, r.remoteKey, r.length, r.destination,
                     r.destinationOffset))
@@ -371,13 +371,13 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
             fail(mapStatus(status), detail);
             return;
         }
-        final int slot = (int)wrId;
+        final int sendSlot = (int)wrId;
         final boolean read;
         synchronized (lock)
         {
-            read = ring.isPosted(slot) && ring.kind[slot] == SendQueueRing.KIND_READ;
+            read = ring.isPosted(sendSlot) && ring.kind[sendSlot] == SendQueueRing.KIND_READ;
         }
-        fail(TransportStatus.PEER_FAILED, slot, statusOfFailed(read, status),
+        fail(TransportStatus.PEER_FAILED, sendSlot, statusOfFailed(read, status),
             detail + (read ? "; the target refused a read, and RC ends the connection with it" : ""));
     }
 
@@ -409,11 +409,11 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
         }
     }
 
-    private void onSendQueueCompletion(final int slot)
+    private void onSendQueueCompletion(final int sendSlot)
     {
         synchronized (lock)
         {
-            if (lifecycle.state() != EndpointLifecycle.State.CONNECTED || !completions.collectUpTo(slot))
+            if (lifecycle.state() != EndpointLifecycle.State.CONNECTED || !completions.collectUpTo(sendSlot))
             {
                 return;
             }
@@ -455,28 +455,28 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
     }
 
     /**
-     * Fail the endpoint: the operation in send-queue slot {@code failedSlot} (none when negative) completes with
+     * Fail the endpoint: the operation in send-queue slot {@code failedSendSlot} (none when negative) completes with
      * {@code failedStatus}, every other outstanding one with {@code status}; {@code onDisconnected} reports
      * {@code failedStatus}. Worker thread.
      */
-    private void fail(final TransportStatus status, final int failedSlot, final TransportStatus failedStatus,
+    private void fail(final TransportStatus status, final int failedSendSlot, final TransportStatus failedStatus,
         final String detail)
     {
         if (beginClose(failedStatus, detail))
         {
-            failBegun(status, failedSlot, failedStatus, detail);
+            failBegun(status, failedSendSlot, failedStatus, detail);
         }
     }
 
     /** The rest of {@link #fail} for the caller that began the close: drain, tear down, complete, disconnect. */
-    private void failBegun(final TransportStatus status, final int failedSlot, final TransportStatus failedStatus,
+    private void failBegun(final TransportStatus status, final int failedSendSlot, final TransportStatus failedStatus,
         final String detail)
     {
         final List<Runnable> callbacks;
         synchronized (lock)
         {
             sendPath.open(false);
-            callbacks = completions.drainAll(status, failedSlot, failedStatus);
+            callbacks = completions.drainAll(status, failedSendSlot, failedStatus);
         }
         LOG.debug("{} failed: {} ({})", this, failedStatus, detail);
         teardown(false);

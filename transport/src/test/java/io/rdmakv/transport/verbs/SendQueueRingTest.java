@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class SendQueueRingTest
 {
     @Test
-    void shouldWrapAndKnowWhichSlotsArePosted()
+    void shouldWrapAndKnowWhichSendSlotsArePosted()
     {
         final SendQueueRing ring = new SendQueueRing(4, 1024);
         for (int i = 0; i < 3; i++)

@@ -75,7 +75,7 @@ class VerbsEndpointLimitTest extends TransportConformanceSupport
 
     @Test
     @Timeout(120)
-    void shouldPassTheAcceptingWorkersRefusalToTheClientAndReuseTheSlotOnceFreed() throws Exception
+    void shouldPassTheAcceptingWorkersRefusalToTheClientAndReuseTheEndpointSlotOnceFreed() throws Exception
     {
         final Peer server = peer("server", withMaxEndpoints(1));
         final Peer client = peer("client", withMaxEndpoints(4));
@@ -103,7 +103,7 @@ class VerbsEndpointLimitTest extends TransportConformanceSupport
 
     @Test
     @Timeout(120)
-    void shouldClosePeersThatNeverFinishTheHandshakeAndFreeTheirSlot() throws Exception
+    void shouldClosePeersThatNeverFinishTheHandshakeAndFreeTheirEndpointSlot() throws Exception
     {
         final Peer server = peer("server", withMaxEndpoints(1).toBuilder()
             .property("verbs.handshakeTimeoutMs", "500").build());

@@ -140,8 +140,8 @@ public final class ClusterTransitions
         final List<SlotRange> ranges = new ArrayList<>(n);
         for (int i = 0; i < n; i++)
         {
-            final int first = (int)((long)ClusterState.SLOT_COUNT * i / n);
-            final int last = (int)((long)ClusterState.SLOT_COUNT * (i + 1) / n) - 1;
+            final int first = (int)((long)ClusterState.HASH_SLOT_COUNT * i / n);
+            final int last = (int)((long)ClusterState.HASH_SLOT_COUNT * (i + 1) / n) - 1;
             final List<Integer> b = new ArrayList<>(backups);
             for (int k = 1; k <= backups; k++)
             {
@@ -315,7 +315,7 @@ public final class ClusterTransitions
     private static Outcome beginMove(final CoordState s, final ClusterCommand.BeginMove m)
     {
         final ClusterState c = s.cluster();
-        if (m.firstSlot() < 0 || m.lastSlot() < m.firstSlot() || m.lastSlot() >= ClusterState.SLOT_COUNT)
+        if (m.firstSlot() < 0 || m.lastSlot() < m.firstSlot() || m.lastSlot() >= ClusterState.HASH_SLOT_COUNT)
         {
             return refuse(s, "slot range [" + m.firstSlot() + ", " + m.lastSlot() + "]");
         }

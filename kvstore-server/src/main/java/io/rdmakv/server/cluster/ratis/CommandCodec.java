@@ -397,7 +397,7 @@ public final class CommandCodec
     private static int count(final DataInputStream in) throws IOException
     {
         final int n = in.readInt();
-        if (n < 0 || n > ClusterState.SLOT_COUNT * 4)
+        if (n < 0 || n > ClusterState.HASH_SLOT_COUNT * 4)
         {
             throw new IllegalArgumentException("implausible element count " + n);
         }

@@ -48,42 +48,42 @@ final class Rebalancer
     private static ClusterCommand.BeginMove nextMove(final CoordState s)
     {
         final ClusterState c = s.cluster();
-        final Map<Integer, Integer> slots = new HashMap<>();
+        final Map<Integer, Integer> hashSlots = new HashMap<>();
         for (final ClusterMember m : c.members())
         {
             if (!s.isFailed(m.nodeId()))
             {
-                slots.put(m.nodeId(), 0);
+                hashSlots.put(m.nodeId(), 0);
             }
         }
-        if (slots.size() < 2 || c.ranges().isEmpty())
+        if (hashSlots.size() < 2 || c.ranges().isEmpty())
         {
             return null;
         }
         for (final SlotRange r : c.ranges())
         {
-            slots.computeIfPresent(r.primary(), (k, v) -> v + r.lastSlot() - r.firstSlot() + 1);
+            hashSlots.computeIfPresent(r.primary(), (k, v) -> v + r.lastSlot() - r.firstSlot() + 1);
         }
-        final int share = ClusterState.SLOT_COUNT / slots.size();
+        final int share = ClusterState.HASH_SLOT_COUNT / hashSlots.size();
         final int slack = Math.max(1, share / SLACK_DIVISOR);
         int over = -1;
         int under = -1;
-        for (final Map.Entry<Integer, Integer> e : slots.entrySet())
+        for (final Map.Entry<Integer, Integer> e : hashSlots.entrySet())
         {
-            if (over < 0 || e.getValue() > slots.get(over))
+            if (over < 0 || e.getValue() > hashSlots.get(over))
             {
                 over = e.getKey();
             }
-            if (under < 0 || e.getValue() < slots.get(under))
+            if (under < 0 || e.getValue() < hashSlots.get(under))
             {
                 under = e.getKey();
             }
         }
-        if (slots.get(over) <= share + slack || slots.get(under) >= share - slack)
+        if (hashSlots.get(over) <= share + slack || hashSlots.get(under) >= share - slack)
         {
             return null;
         }
-        final int amount = Math.min(slots.get(over) - share, share - slots.get(under));
+        final int amount = Math.min(hashSlots.get(over) - share, share - hashSlots.get(under));
         SlotRange best = null;
         for (final SlotRange r : c.ranges())
         {

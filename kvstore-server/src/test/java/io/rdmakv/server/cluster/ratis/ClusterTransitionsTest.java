@@ -50,7 +50,7 @@ class ClusterTransitionsTest
         assertEquals(3, c.members().size());
         assertEquals(3, c.ranges().size());
         assertEquals(0, c.ranges().get(0).firstSlot());
-        assertEquals(ClusterState.SLOT_COUNT - 1, c.ranges().get(2).lastSlot());
+        assertEquals(ClusterState.HASH_SLOT_COUNT - 1, c.ranges().get(2).lastSlot());
         assertEquals(1, c.ranges().get(0).primary());
         assertEquals(List.of(2), c.ranges().get(0).backups());
         assertEquals(List.of(1), c.ranges().get(2).backups());

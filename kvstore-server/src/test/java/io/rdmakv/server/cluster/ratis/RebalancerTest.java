@@ -37,15 +37,15 @@ class RebalancerTest
             s = ClusterTransitionsTest.apply(s, new ClusterCommand.FinishMove(m.firstSlot(), 4));
             s = ClusterTransitionsTest.apply(s, new ClusterCommand.ReleaseRange(m.firstSlot(), moving.primary()));
         }
-        final Map<Integer, Integer> slots = new HashMap<>();
+        final Map<Integer, Integer> hashSlots = new HashMap<>();
         for (final SlotRange r : s.cluster().ranges())
         {
-            slots.merge(r.primary(), r.lastSlot() - r.firstSlot() + 1, Integer::sum);
+            hashSlots.merge(r.primary(), r.lastSlot() - r.firstSlot() + 1, Integer::sum);
         }
-        final int share = ClusterState.SLOT_COUNT / 4;
+        final int share = ClusterState.HASH_SLOT_COUNT / 4;
         for (int id = 1; id <= 4; id++)
         {
-            assertTrue(Math.abs(slots.get(id) - share) <= share / 10, "node " + id + " has " + slots.get(id) +
+            assertTrue(Math.abs(hashSlots.get(id) - share) <= share / 10, "node " + id + " has " + hashSlots.get(id) +
                 " slots, the share is " + share);
         }
         assertEquals(List.of(), Rebalancer.plan(s), "balanced afterwards");

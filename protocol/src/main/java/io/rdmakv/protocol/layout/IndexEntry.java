@@ -20,7 +20,7 @@ import io.rdmakv.protocol.ProtocolLimits;
  * The offset reaches 2^33 x 64 B = 512 GiB of pool; the length reaches (2^15 - 1) x 64 B = 2 MiB - 64 B.
  * Helpers take and return byte counts; the 64-byte units are an encoding detail.
  */
-public final class IndexSlot
+public final class IndexEntry
 {
     public static final long EMPTY = 0L;
 
@@ -38,7 +38,7 @@ public final class IndexSlot
 
     private static final int UNIT_SHIFT = 6;
 
-    private IndexSlot()
+    private IndexEntry()
     {
     }
 
@@ -71,48 +71,48 @@ public final class IndexSlot
             (extentOffset >>> UNIT_SHIFT);
     }
 
-    public static boolean isEmpty(final long slot)
+    public static boolean isEmpty(final long entry)
     {
-        return slot == EMPTY;
+        return entry == EMPTY;
     }
 
     /** The 16-bit fingerprint; 0 only for an empty slot. */
-    public static int fingerprint(final long slot)
+    public static int fingerprint(final long entry)
     {
-        return (int)(slot >>> FINGERPRINT_SHIFT) & FINGERPRINT_MASK;
+        return (int)(entry >>> FINGERPRINT_SHIFT) & FINGERPRINT_MASK;
     }
 
     /** The extent's byte offset from the pool start. */
-    public static long extentOffset(final long slot)
+    public static long extentOffset(final long entry)
     {
-        return (slot & OFFSET_MASK) << UNIT_SHIFT;
+        return (entry & OFFSET_MASK) << UNIT_SHIFT;
     }
 
     /** The extent's length in bytes. */
-    public static int extentLength(final long slot)
+    public static int extentLength(final long entry)
     {
-        return (int)((slot >>> LENGTH_SHIFT) & LENGTH_MASK) << UNIT_SHIFT;
+        return (int)((entry >>> LENGTH_SHIFT) & LENGTH_MASK) << UNIT_SHIFT;
     }
 
     /**
      * Check a slot read from remote memory against the pool geometry before following it: non-empty, non-zero
      * length, and the extent wholly inside the extents range. Never throws.
      */
-    public static boolean isValid(final long slot, final PoolGeometry geometry)
+    public static boolean isValid(final long entry, final PoolGeometry geometry)
     {
-        if (slot == EMPTY || fingerprint(slot) == 0)
+        if (entry == EMPTY || fingerprint(entry) == 0)
         {
             return false;
         }
-        final long offset = extentOffset(slot);
-        final int length = extentLength(slot);
+        final long offset = extentOffset(entry);
+        final int length = extentLength(entry);
         return length > 0 && geometry.containsExtent(offset, length);
     }
 
-    public static String toString(final long slot)
+    public static String toString(final long entry)
     {
-        return slot == EMPTY ? "Slot{empty}" :
-            "Slot{fp=0x" + Integer.toHexString(fingerprint(slot)) + ", offset=" + extentOffset(slot) +
-            ", length=" + extentLength(slot) + '}';
+        return entry == EMPTY ? "Slot{empty}" :
+            "Slot{fp=0x" + Integer.toHexString(fingerprint(entry)) + ", offset=" + extentOffset(entry) +
+            ", length=" + extentLength(entry) + '}';
     }
 }
