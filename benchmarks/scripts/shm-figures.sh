@@ -3,7 +3,8 @@
 # ABBA-ordered pairs (shm, tcp, tcp, shm) so drifting load hits both alike; prints the load average before each run.
 # Needs the launcher jar (mvn -B -q -pl cli -am package -DskipTests); RDMAKV_JAR runs another build's jar (nodes,
 # bench and the RocksDB write alike), e.g. a copy of the jar before a change, for a before/after in one sitting.
-# Writes JSON per run under $OUT.
+# Writes JSON per run under $OUT. SHM_FIGURES_ONLY=get100 runs the 100 B GETs alone (floor, cached, cold: a short
+# before/after of the GET path, e.g. alternated with RDMAKV_JAR in ABBA order).
 #
 #   benchmarks/scripts/shm-figures.sh [OUT_DIR]      (default /tmp/rdmakv-shm-figures)
 set -euo pipefail
@@ -11,6 +12,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 rdmakv="$root/bin/rdmakv"
 jar="${RDMAKV_JAR:-$root/cli/target/rdmakv.jar}"
 out="${1:-/tmp/rdmakv-shm-figures}"
+only="${SHM_FIGURES_ONLY:-}"
+case "$only" in ""|get100) ;; *) echo "SHM_FIGURES_ONLY must be empty or get100, not '$only'" >&2; exit 2 ;; esac
 rm -rf "$out" && mkdir -p "$out"
 echo "jar: $jar ($(stat -c %y "$jar" | cut -d. -f1))"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -51,7 +54,8 @@ node() { # transport
   else echo "--transport tcp -s 127.0.0.1:$tcp_port --server-pid $tcp_pid"; fi
 }
 
-for value in 100 4096; do
+values=(100 4096); [ "$only" = get100 ] && values=(100)
+for value in "${values[@]}"; do
   run "local-$value-a" --driver local -w C --value-size "$value" "${common[@]}"
   for cache in cached cold; do
     lc=(); [ "$cache" = cold ] && lc=(--location-cache 0)
@@ -64,6 +68,7 @@ for value in 100 4096; do
   done
   run "local-$value-b" --driver local -w C --value-size "$value" "${common[@]}"
 done
+if [ "$only" = get100 ]; then echo "JSON in $out"; exit 0; fi
 for t in shm tcp tcp shm; do # two client threads, two connections: throughput
   n=1; [ -f "$out/$t-get2t-1.json" ] && n=2
   # the 4096 B runs overwrote the keys: the first run per node loads 100 B values again

@@ -86,6 +86,8 @@ final class LaidOutPoolNode implements AutoCloseable
     volatile Status attachAnswer = Status.OK;
     /** The read lease every answer grants (ms, or ResponseFlyweight.READ_LEASE_NONE / _UNBOUNDED). */
     volatile int readLeaseGrant = ResponseFlyweight.READ_LEASE_UNBOUNDED;
+    /** The range epoch its WELCOME's map gives its one range (the ownership words start LIVE at 1). */
+    volatile long mapRangeEpoch;
     /** ATTACH messages received. */
     final AtomicInteger attaches = new AtomicInteger();
     /** Data connections that ended (closed by the client, or failed). */
@@ -363,7 +365,7 @@ final class LaidOutPoolNode implements AutoCloseable
             List.of(new TransportAddress("tcp", "127.0.0.1", port, new byte[0])),
             ProtocolLimits.MAX_KEY_LENGTH, 64 * 1024,
             List.of(new ClusterNode(nodeId, "127.0.0.1", controlAddress().port(), 0,
-                ProtocolLimits.HASH_SLOT_COUNT - 1)), ISSUED_TICKET);
+                ProtocolLimits.HASH_SLOT_COUNT - 1, mapRangeEpoch, List.of())), ISSUED_TICKET);
     }
 
     /** The session ticket this test node hands out and accepts (a real node issues a fresh one per WELCOME). */

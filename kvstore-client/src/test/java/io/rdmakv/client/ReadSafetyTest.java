@@ -66,6 +66,33 @@ class ReadSafetyTest
     }
 
     @Test
+    void shouldTrustAWordOnlyAtTheRangeEpochOfTheMapTheGetWasRoutedByOrNewer()
+    {
+        node.mapRangeEpoch = 2;
+        node.put("k", "in-the-pool");
+        node.store.put("k", bytes("from-the-node"));
+        final int hashSlot = LaidOutPoolNode.hashSlot("k");
+        try (KvClient client = node.client().build())
+        {
+            assertArrayEquals(bytes("from-the-node"), client.get(bytes("k")), "LIVE at 1, the map says 2: refused");
+            assertEquals(1, client.diagnostics().counters().get(ClientCounter.GET_OWNERSHIP_REFUSALS));
+            assertEquals(1, node.requests.get());
+
+            node.ownership(hashSlot, SlotOwnershipTable.STATE_LIVE, 2);
+            assertArrayEquals(bytes("in-the-pool"), client.get(bytes("k")), "LIVE at the map's epoch");
+            node.ownership(hashSlot, SlotOwnershipTable.STATE_LIVE, 3);
+            assertArrayEquals(bytes("in-the-pool"), client.get(bytes("k")), "LIVE at a newer epoch: cached read");
+            assertEquals(1, client.diagnostics().counters().get(ClientCounter.GET_CACHE_HITS));
+
+            node.ownership(hashSlot, SlotOwnershipTable.STATE_LIVE, 1);
+            assertArrayEquals(bytes("from-the-node"), client.get(bytes("k")), "back to 1: the cached read refused");
+            assertEquals(2, client.diagnostics().counters().get(ClientCounter.GET_OWNERSHIP_REFUSALS));
+            assertEquals(2, client.diagnostics().counters().get(ClientCounter.GET_ONE_SIDED_HITS));
+            assertEquals(2, node.requests.get(), "only the refused GETs asked the node");
+        }
+    }
+
+    @Test
     void shouldRenewAnExpiredLeaseByAskingTheNodeThenReadOneSidedAgain()
     {
         ReadLease.useClock(clientClock::get);

@@ -66,6 +66,29 @@ public interface Endpoint extends AutoCloseable
     }
 
     /**
+     * {@link #readImmediate} of {@code requests[from, to)}, in order, each one's answer left in its
+     * {@link ReadRequest#immediateStatus}; stops at the first that cannot complete on return (its status null, it
+     * and the rest to be posted). A transport that does them all under one guard (shm: one lock, where one lock per
+     * read would order each copy's memory miss after the one before) lets the reads' misses overlap.
+     *
+     * @return the index of the first request not done, {@code to} when all were.
+     */
+    default int readImmediate(final ReadRequest[] requests, final int from, final int to)
+    {
+        for (int i = from; i < to; i++)
+        {
+            final ReadRequest r = requests[i];
+            r.immediateStatus = readImmediate(r.remoteAddress, r.remoteKey, r.length, r.destination,
+                r.destinationOffset);
+            if (r.immediateStatus == null)
+            {
+                return i;
+            }
+        }
+        return to;
+    }
+
+    /**
      * Several reads posted together (one doorbell on transports with {@link TransportCapability#READ_BATCH});
      * each completes through its own handler. Returns the number accepted, from the front.
      */
@@ -145,6 +168,8 @@ public interface Endpoint extends AutoCloseable
         public MutableDirectBuffer destination;
         public int destinationOffset;
         public CompletionHandler handler;
+        /** What {@link #readImmediate(ReadRequest[], int, int)} answered for this read (null: not done on return). */
+        public TransportStatus immediateStatus;
 
         public ReadRequest set(
             final long remoteAddress, final RemoteKey remoteKey, final int length,

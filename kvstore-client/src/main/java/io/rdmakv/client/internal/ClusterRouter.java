@@ -188,7 +188,7 @@ final class ClusterRouter implements Redirector, AutoCloseable
         final NodeSession session;
         try
         {
-            session = sessionFor(requestSlot.hashedKey.hashSlot());
+            session = sessionFor(requestSlot);
         }
         catch (final RuntimeException ex)
         {
@@ -234,13 +234,13 @@ final class ClusterRouter implements Redirector, AutoCloseable
      */
     boolean dispatchIfConnected(final RequestSlot requestSlot)
     {
-        final int nodeId = maps.current().ownerOf(requestSlot.hashedKey.hashSlot());
-        final NodeSession session = nodeId < 0 ? null : sessions.get(nodeId);
-        if (!usable(session, nodeId))
+        final ClusterMap map = maps.current();
+        final int owner = map.route(requestSlot);
+        if (owner < 0 || map.liveSession(owner) == null && !map.keep(owner, sessions.get(map.nodeIdOf(owner))))
         {
             return false;
         }
-        start(requestSlot, session);
+        start(requestSlot, map.session(owner));
         return true;
     }
 
@@ -278,15 +278,15 @@ final class ClusterRouter implements Redirector, AutoCloseable
         return maps.current().nodeIds();
     }
 
-    NodeSession sessionFor(final int hashSlot)
+    /** The session of {@code requestSlot}'s node by the current map (connected if need be); sets its range epoch. */
+    private NodeSession sessionFor(final RequestSlot requestSlot)
     {
-        final int nodeId = maps.current().ownerOf(hashSlot);
-        if (nodeId < 0)
-        {
-            throw KvException.of(KvError.CONNECTION_FAILED, "the cluster map assigns no node to hash slot " +
-                hashSlot);
-        }
-        return session(nodeId);
+        final ClusterMap map = maps.current();
+        final int owner = map.assignedRoute(requestSlot);
+        final NodeSession known = map.liveSession(owner);
+        final NodeSession session = known != null ? known : session(map.nodeIdOf(owner));
+        map.keep(owner, session);
+        return session;
     }
 
     private NodeSession session(final int nodeId)

@@ -3,7 +3,6 @@ package io.rdmakv.client.internal;
 import io.rdmakv.client.KvError;
 import io.rdmakv.client.KvException;
 import io.rdmakv.protocol.ProtocolException;
-import io.rdmakv.protocol.ProtocolLimits;
 import io.rdmakv.protocol.layout.PoolHeaderFlyweight;
 import io.rdmakv.protocol.wire.AttachRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageType;
@@ -35,8 +34,6 @@ import java.util.concurrent.TimeoutException;
 final class NodeSession implements EndpointHandler
 {
     private static final Logger LOG = LoggerFactory.getLogger(NodeSession.class);
-    /** No map epochs known: every ownership word at any epoch is recent enough. */
-    private static final long[] NO_RANGE_EPOCHS = new long[ProtocolLimits.HASH_SLOT_COUNT];
 
     private final NodeInfo info;
     private final boolean oneSided;
@@ -54,7 +51,6 @@ final class NodeSession implements EndpointHandler
     private final ReadLease readLease = new ReadLease();
     /** The read lease the ATTACH answer granted (written before attachAnswer completes, read after). */
     private volatile int attachLeaseGrant;
-    private volatile long[] rangeEpochByHashSlot = NO_RANGE_EPOCHS;
     /** The last cluster map found to place this session at its node id's address ({@link #usableIn}). */
     private volatile ClusterMap servesIn;
 
@@ -171,26 +167,6 @@ final class NodeSession implements EndpointHandler
         return readLease;
     }
 
-    /**
-     * The epoch of {@code hashSlot}'s range in the client's map (0 while the map carries no epochs): an ownership
-     * word older than it is not trusted.
-     */
-    long rangeEpoch(final int hashSlot)
-    {
-        return rangeEpochByHashSlot[hashSlot];
-    }
-
-    /** The map's range epoch of every cluster slot (from a WELCOME or map push that carries them); not copied. */
-    void rangeEpochs(final long[] byHashSlot)
-    {
-        if (byHashSlot.length != ProtocolLimits.HASH_SLOT_COUNT)
-        {
-            throw new IllegalArgumentException("range epochs for " + byHashSlot.length + " slots, expected " +
-                ProtocolLimits.HASH_SLOT_COUNT);
-        }
-        rangeEpochByHashSlot = byHashSlot;
-    }
-
     /** GETs to this node go one-sided (resolved get mode, and the pool has not been rebuilt since the handshake). */
     boolean oneSided()
     {
@@ -211,11 +187,11 @@ final class NodeSession implements EndpointHandler
         }
     }
 
-    /** Usable for new requests: connected and not superseded. */
     /**
-     * Live, and placed by {@code map} at its node id's address. The router asks for every request: the address
-     * comparison (a map lookup and a host string's equals) runs once per map, then an identity check (maps are
-     * replaced, never changed).
+     * Live, and placed by {@code map} at its node id's address. The router asks when the map has no session for the
+     * node yet, or the one it has died: the address comparison (a map lookup and a host string's equals) runs once
+     * per map, then an identity check (maps are replaced, never changed); a request routed by a map that has a live
+     * session for the node uses it without asking ({@link ClusterMap#session}).
      */
     boolean usableIn(final ClusterMap map, final int nodeId)
     {

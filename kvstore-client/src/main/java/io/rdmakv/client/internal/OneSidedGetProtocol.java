@@ -128,7 +128,7 @@ final class OneSidedGetProtocol
      */
     void start(final RequestSlot requestSlot)
     {
-        if (!requestSlot.session.readLease().holds(ReadLease.now()))
+        if (!requestSlot.session.readLease().holdsNow())
         {
             // No read lease on this node (never granted, or ended): ask the node, whose answer renews it.
             counters.increment(ClientCounter.GET_LEASE_RENEWALS);
@@ -464,7 +464,7 @@ final class OneSidedGetProtocol
     /** The extent in {@code extent} verified: the value, if the read lease still holds. */
     private void succeed(final RequestSlot requestSlot, final ValueExtentFlyweight extent)
     {
-        if (!requestSlot.session.readLease().holds(ReadLease.now()))
+        if (!requestSlot.session.readLease().holdsNow())
         {
             // The lease ended while the reads were in flight: the node may have been replaced before they ran.
             counters.increment(ClientCounter.GET_LEASE_RENEWALS);
@@ -545,9 +545,8 @@ final class OneSidedGetProtocol
      */
     private static boolean ownershipServes(final RequestSlot requestSlot)
     {
-        final int hashSlot = requestSlot.hashedKey.hashSlot();
         return SlotOwnershipTable.serves(SlotOwnershipTable.readWord(requestSlot.readBuffer, RequestSlot.OWNERSHIP_OFFSET),
-            hashSlot, requestSlot.session.rangeEpoch(hashSlot));
+            requestSlot.hashedKey.hashSlot(), requestSlot.rangeEpoch);
     }
 
     /** The node no longer serves the hash slot from its pool: ask it (a WRONG_NODE answer re-routes and refreshes). */

@@ -10,7 +10,8 @@ import org.agrona.concurrent.NanoClock;
  * {@code sent + g / drift}. The node granted at most its remaining node lease minus a margin, after the send, so
  * even a client clock running {@code drift} times slow ends its lease before the node's lease ends.
  *
- * <p>{@link #holds} is one volatile load and a compare (the cached-GET path); grants only move the end forward.
+ * <p>{@link #holdsNow} is one volatile load and a compare (the cached-GET path; a clock read too unless the lease is
+ * unbounded); grants only move the end forward.
  * Public only for {@link #useClock}, the tests' way to run the client's lease clock by hand.
  */
 public final class ReadLease
@@ -52,6 +53,17 @@ public final class ReadLease
     public static void useClock(final NanoClock testClock)
     {
         clock = testClock == null ? System::nanoTime : testClock;
+    }
+
+    /**
+     * True while the lease holds now: {@link #holds} at the clock's time, read after the lease's end. An unbounded
+     * lease (a static map) or none at all is decided without reading the clock: the cached GET checks its lease
+     * twice, and a clock read costs more than the rest of the check.
+     */
+    boolean holdsNow()
+    {
+        final long e = end;
+        return e == UNBOUNDED || e != NONE && clock.nanoTime() - e < 0;
     }
 
     /** True while the lease holds at {@code nowNanos}. */

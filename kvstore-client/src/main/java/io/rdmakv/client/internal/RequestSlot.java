@@ -85,6 +85,11 @@ final class RequestSlot
      * starts; routing, the location cache and the one-sided read's checks read them. A view of {@link #key}.
      */
     final HashedKey hashedKey = new HashedKey();
+    /**
+     * The epoch of the key's range in the map the request was routed by (set with its session): an ownership word
+     * older than it is not trusted.
+     */
+    long rangeEpoch;
     long deadlineNanos;
     /** When the last RPC of this request was sent, on the read lease clock: a grant in its answer counts from here. */
     long sentNanos;
@@ -153,6 +158,7 @@ final class RequestSlot
         this.deadlineNanos = deadlineNanos;
         this.keyLength = 0;
         this.valueLength = 0;
+        this.rangeEpoch = 0;
         this.redirects = 0;
         this.lastReroute = null;
         this.tornRetries = 0;

@@ -24,10 +24,12 @@ final class StepReads
     }
 
     /**
-     * Post what is left of the request slot's batch. On a transport that completes reads on return, each read is done
-     * here first ({@link Endpoint#readImmediate}), counted down like a completion; the first it cannot do (a region not
-     * mapped here yet) and the rest are posted: the whole batch through {@link Endpoint#readBatch} when none was
-     * done, then one by one, so the refusal of a single read can be told apart.
+     * Post what is left of the request slot's batch. On a transport that completes reads on return, the reads are done here
+     * first, in one call ({@link Endpoint#readImmediate(Endpoint.ReadRequest[], int, int)}: on shm under one lock, so
+     * the extent's and the ownership word's misses overlap), each counted down like a completion; the first it
+     * cannot do (a region not mapped here yet) and the rest are posted: the whole batch through
+     * {@link Endpoint#readBatch} when none was done, then one by one, so the refusal of a single read can be told
+     * apart.
      *
      * <p>Once the last read is accepted the request slot belongs to the thread that completes it (the reads may already
      * have completed and moved the request slot on), so nothing here writes to the request slot after that: progress is
@@ -44,15 +46,10 @@ final class StepReads
         int posted = requestSlot.batchPosted;
         if (immediate)
         {
-            while (posted < size)
+            final int done = endpoint.readImmediate(requestSlot.batch, posted, size);
+            while (posted < done)
             {
-                final Endpoint.ReadRequest r = requestSlot.batch[posted];
-                final TransportStatus status = endpoint.readImmediate(r.remoteAddress, r.remoteKey, r.length,
-                    r.destination, r.destinationOffset);
-                if (status == null)
-                {
-                    break;
-                }
+                final TransportStatus status = requestSlot.batch[posted].immediateStatus;
                 posted++;
                 if (status != TransportStatus.OK && requestSlot.readFailure == null)
                 {

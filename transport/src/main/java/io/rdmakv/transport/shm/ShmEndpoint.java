@@ -209,6 +209,39 @@ final class ShmEndpoint extends AbstractEndpoint<ShmOperation>
         }
     }
 
+    /**
+     * {@link #readImmediate(long, RemoteKey, int, MutableDirectBuffer, int)} of each request under one hold of the
+     * lock: the copies are not ordered behind each other's lock and unlock (each a fence), so their misses overlap.
+     */
+    @Override
+    public int readImmediate(final ReadRequest[] requests, final int from, final int to)
+    {
+        synchronized (lock)
+        {
+            final long refused = lifecycle.refusalSentinel();
+            for (int i = from; i < to; i++)
+            {
+                final ReadRequest r = requests[i];
+                final TransportStatus invalid = checkRead(r.remoteAddress, r.remoteKey, r.length, r.destination,
+                    r.destinationOffset);
+                if (invalid != null || refused < 0)
+                {
+                    r.immediateStatus = invalid != null ? invalid : TransportStatus.fromSentinel(refused);
+                    continue;
+                }
+                final PeerRegion region = peerRegions.get(r.remoteKey);
+                if (region == null)
+                {
+                    r.immediateStatus = null;
+                    return i;
+                }
+                r.immediateStatus = peerRegions.copy(region, r.remoteAddress, r.remoteKey.token(), r.length,
+                    r.destination, r.destinationOffset);
+            }
+        }
+        return to;
+    }
+
     /** Under lock: copy a posted read out of the peer's mapped region. */
     private TransportStatus copy(final PeerRegion region, final ShmOperation op)
     {

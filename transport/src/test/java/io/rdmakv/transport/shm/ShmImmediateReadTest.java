@@ -1,5 +1,6 @@
 package io.rdmakv.transport.shm;
 
+import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.RemoteKey;
 import io.rdmakv.transport.TransportCapability;
 import io.rdmakv.transport.TransportStatus;
@@ -75,6 +76,38 @@ class ShmImmediateReadTest
         assertEquals(TransportStatus.INVALID_RKEY, pair.endpoint.readImmediate(key.baseAddress(), key, 8, dst, 0),
             "deregistered: the region-table word changed, though the mapping is still here");
         assertEquals(0, dst.getLong(0));
+    }
+
+    @Test
+    void shouldDoABatchInOneCallEachWithItsOwnAnswerAndStopAtTheFirstNotMapped() throws Exception
+    {
+        final RemoteKey key = pair.region.remoteKey();
+        final UnsafeBuffer second = new UnsafeBuffer(ByteBuffer.allocateDirect(8));
+        final Endpoint.ReadRequest[] batch = {new Endpoint.ReadRequest(), new Endpoint.ReadRequest(),
+            new Endpoint.ReadRequest()};
+        batch[0].set(key.baseAddress(), key, 8, dst, 0, null);
+        batch[1].set(key.baseAddress() + ShmPair.MEMORY_BYTES - 4, key, 8, dst, 8, null);
+        batch[2].set(key.baseAddress() + 8, key, 8, second, 0, null);
+        assertEquals(0, pair.endpoint.readImmediate(batch, 0, 3), "not mapped here yet: the first is not done");
+        assertNull(batch[0].immediateStatus);
+
+        assertEquals(TransportStatus.OK, pair.readStatus(key, 8, dst), "a posted read maps the region");
+        dst.putLong(0, 0);
+        pair.memory.buffer().putLong(8, 0xbeefL);
+        assertEquals(3, pair.endpoint.readImmediate(batch, 0, 3));
+        assertEquals(TransportStatus.OK, batch[0].immediateStatus);
+        assertEquals(TransportStatus.OUT_OF_BOUNDS, batch[1].immediateStatus, "its own answer, the others go on");
+        assertEquals(TransportStatus.OK, batch[2].immediateStatus);
+        assertEquals(0x5ec2e7L, dst.getLong(0));
+        assertEquals(0, dst.getLong(8), "a refused read copies nothing");
+        assertEquals(0xbeefL, second.getLong(0));
+        assertEquals(3, pair.endpoint.readImmediate(batch, 2, 3), "from the middle");
+        assertEquals(0, pair.endpoint.outstanding(), "nothing stays in flight");
+
+        pair.endpoint.close();
+        assertEquals(1, pair.endpoint.readImmediate(batch, 0, 1));
+        assertTrue(batch[0].immediateStatus == TransportStatus.CLOSED ||
+            batch[0].immediateStatus == TransportStatus.NOT_CONNECTED, String.valueOf(batch[0].immediateStatus));
     }
 
     @Test
