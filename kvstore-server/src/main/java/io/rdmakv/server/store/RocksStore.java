@@ -573,10 +573,11 @@ public final class RocksStore implements AutoCloseable
         return failure;
     }
 
+    /** @param key a client key: the store key (its hash slot in front) is made here. */
     private void awaitCommit(final byte[] key, final byte[] value)
     {
         final CommitWait wait = new CommitWait();
-        if (!submit(key, value, null, wait))
+        if (!submit(StoreKeys.encode(key), value, null, wait))
         {
             throw new StoreException(closed ? "store closed" : "write queue full");
         }
