@@ -220,6 +220,20 @@ class TcpTransportTest extends TransportConformanceSupport
         }
     }
 
+    /** One emulated read of 5,000 bytes at {@code offset} into a fresh region: its bytes, and the server's count. */
+    private void assertOneEmulatedRead(final Connection c, final int offset) throws Exception
+    {
+        final Region region = region(c.server().transport, 8192);
+        final UnsafeBuffer dst = new UnsafeBuffer(new byte[5000]);
+        assertEquals(TransportStatus.OK, statusOf(c.clientEndpoint().readAsync(region.base() + offset,
+            region.registration().remoteKey(), 5000, dst, 0)));
+        for (int i = 0; i < 5000; i++)
+        {
+            assertEquals(pattern(offset + i), dst.getByte(i));
+        }
+        assertEquals(1, ((TcpTransport)c.server().transport).emulatedReadsServed());
+    }
+
     @Test
     @Timeout(30)
     void shouldWorkOverNioWhenNativeEpollIsSwitchedOff() throws Exception
@@ -227,15 +241,7 @@ class TcpTransportTest extends TransportConformanceSupport
         final TransportConfig nio = withProperty(TcpTransportProvider.PROP_NATIVE_EPOLL, "false");
         final Connection c = connect(nio, nio);
         assertFalse(((TcpTransport)c.client().transport).usesNativeEpoll());
-        final Region region = region(c.server().transport, 8192);
-        final UnsafeBuffer dst = new UnsafeBuffer(new byte[5000]);
-        assertEquals(TransportStatus.OK,
-            statusOf(c.clientEndpoint().readAsync(region.base() + 3, region.registration().remoteKey(), 5000, dst, 0)));
-        for (int i = 0; i < 5000; i++)
-        {
-            assertEquals(pattern(3 + i), dst.getByte(i));
-        }
-        assertEquals(1, ((TcpTransport)c.server().transport).emulatedReadsServed());
+        assertOneEmulatedRead(c, 3);
 
         final Transport defaults = open(config());
         assertEquals(Epoll.isAvailable(), ((TcpTransport)defaults).usesNativeEpoll());
@@ -251,15 +257,7 @@ class TcpTransportTest extends TransportConformanceSupport
         assertTrue(client.usesIoUring());
         assertFalse(client.usesNativeEpoll());
         assertFalse(client.directWrites(), "direct writes need an epoll channel's descriptor");
-        final Region region = region(c.server().transport, 8192);
-        final UnsafeBuffer dst = new UnsafeBuffer(new byte[5000]);
-        assertEquals(TransportStatus.OK,
-            statusOf(c.clientEndpoint().readAsync(region.base() + 7, region.registration().remoteKey(), 5000, dst, 0)));
-        for (int i = 0; i < 5000; i++)
-        {
-            assertEquals(pattern(7 + i), dst.getByte(i));
-        }
-        assertEquals(1, ((TcpTransport)c.server().transport).emulatedReadsServed());
+        assertOneEmulatedRead(c, 7);
         assertFalse(((TcpTransport)open(config())).usesIoUring(), "io_uring is asked for, never the default");
     }
 
