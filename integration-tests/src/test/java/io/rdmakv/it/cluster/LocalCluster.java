@@ -204,6 +204,23 @@ public final class LocalCluster implements AutoCloseable
         throw last != null ? last : new IllegalStateException("no live node answered status");
     }
 
+    /**
+     * Runs admin {@code command} (for example {@code move FIRST LAST NODE}) at node {@code node}, within a minute;
+     * throws with the node's answer when it refuses.
+     */
+    public void admin(final int node, final String command)
+    {
+        try (ControlPlaneClient control = new ControlPlaneClient(clientTls))
+        {
+            final AdminReply reply = control.admin(HostPort.parse(node(node).seed()),
+                new Admin(new byte[0], command), Duration.ofMinutes(1));
+            if (!reply.ok())
+            {
+                throw new IllegalStateException(command + ": " + reply.text());
+            }
+        }
+    }
+
     /** The ranges of the committed map as {@link #statusJson} reports it. */
     public static List<Range> ranges(final String statusJson)
     {

@@ -1,13 +1,9 @@
 package io.rdmakv.it.cluster;
 
-import io.rdmakv.client.HostPort;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvException;
-import io.rdmakv.client.control.ControlPlaneClient;
 import io.rdmakv.it.support.ProcessJanitor;
 import io.rdmakv.protocol.layout.KeyHash;
-import io.rdmakv.protocol.wire.Admin;
-import io.rdmakv.protocol.wire.AdminReply;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -87,10 +83,10 @@ class ReshardingFiguresTest
             final Histogram before = phase.getAndSet(new Histogram(3));
 
             final long moveStart = System.nanoTime();
-            admin(cluster, 3, "move " + range.first() + " " + range.last() + " 1");
+            cluster.admin(3, "move " + range.first() + " " + range.last() + " 1");
             awaitRange(cluster, range.first(), r -> r.backups().contains(1));
             final long inSync = System.nanoTime();
-            admin(cluster, 3, "finish-move " + range.first() + " 1");
+            cluster.admin(3, "finish-move " + range.first() + " 1");
             awaitRange(cluster, range.first(), r -> r.primary() == 1 && rangeLive(cluster, range.first()));
             final long live = System.nanoTime();
             final Histogram during = phase.getAndSet(new Histogram(3));
@@ -212,13 +208,4 @@ class ReshardingFiguresTest
         throw new AssertionError("range " + first + " never reached the expected state: " + cluster.statusJson());
     }
 
-    private static void admin(final LocalCluster cluster, final int node, final String command)
-    {
-        try (ControlPlaneClient control = new ControlPlaneClient())
-        {
-            final AdminReply reply = control.admin(HostPort.parse(cluster.node(node).seed()),
-                new Admin(new byte[0], command), Duration.ofMinutes(1));
-            assertTrue(reply.ok(), command + ": " + reply.text());
-        }
-    }
 }

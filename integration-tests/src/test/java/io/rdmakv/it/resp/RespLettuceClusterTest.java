@@ -13,12 +13,9 @@ import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
 import io.rdmakv.client.HostPort;
-import io.rdmakv.client.control.ControlPlaneClient;
 import io.rdmakv.it.cluster.LocalCluster;
 import io.rdmakv.it.support.AwaitCount;
 import io.rdmakv.it.support.ProcessJanitor;
-import io.rdmakv.protocol.wire.Admin;
-import io.rdmakv.protocol.wire.AdminReply;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -130,10 +127,10 @@ class RespLettuceClusterTest
                 AwaitCount.atLeast(acks::get, 2L * KEYS, STATE_WAIT);
 
                 // (a) The online move, committed step by step as `rdmakv cluster move` / `finish-move` do.
-                admin(cluster, target, "move " + moveFirst + " " + moveLast + " " + target);
+                cluster.admin(target, "move " + moveFirst + " " + moveLast + " " + target);
                 awaitRanges(cluster, rs -> rangeStarting(rs, moveFirst, r -> r.last() == moveLast &&
                     r.backups().contains(target)), "the target in sync with slots " + moveFirst + "-" + moveLast);
-                admin(cluster, target, "finish-move " + moveFirst + " " + target);
+                cluster.admin(target, "finish-move " + moveFirst + " " + target);
                 awaitRanges(cluster, rs -> rangeStarting(rs, moveFirst, r -> r.primary() == target &&
                     r.state().equals("LIVE")), "slots " + moveFirst + "-" + moveLast + " LIVE at node " + target);
                 moved.start();
@@ -346,15 +343,5 @@ class RespLettuceClusterTest
             Thread.sleep(50);
         }
         throw new AssertionError("never " + what + " within " + STATE_WAIT + "; last status: " + last);
-    }
-
-    private static void admin(final LocalCluster cluster, final int node, final String command)
-    {
-        try (ControlPlaneClient control = new ControlPlaneClient())
-        {
-            final AdminReply reply = control.admin(HostPort.parse(cluster.node(node).seed()),
-                new Admin(new byte[0], command), Duration.ofMinutes(1));
-            assertTrue(reply.ok(), command + ": " + reply.text());
-        }
     }
 }
