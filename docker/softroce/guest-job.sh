@@ -46,7 +46,7 @@ SHARE=/mnt/host
 [ -f "$SHARE/job.env" ] && . "$SHARE/job.env"
 
 export RDMAKV_GUEST_IP=10.0.2.15 RDMAKV_GUEST_DEVICE=rxe0 RDMAKV_GUEST_GID_INDEX=1
-export RDMAKV_RESULTS="$SHARE/results" RDMAKV_REPORTS="$SHARE/reports"
+export RDMAKV_RESULTS="$SHARE/results" RDMAKV_REPORTS="$SHARE/reports" RDMAKV_SHARE="$SHARE"
 export RDMAKV_TEST_CLASSES="$SHARE/test-classes"
 export RDMAKV_JAVA_OPTS="${RDMAKV_JOB_JAVA_OPTS:--Xmx1g -XX:MaxDirectMemorySize=2g}"
 # The two JDKs (see "Which JDK runs what" above). The JDK 22+ leg's options go on top of the job's.
@@ -275,10 +275,42 @@ mkdir -p "$dir"
 # Only Jupiter: starting the suite and vintage engines costs tens of seconds under emulation.
 # rdmakv.it.classpath: child JVMs a test starts (server processes) need the test class path, which under
 # `java -jar launcher` is not java.class.path.
+started=$dir/.started
+: > "$started"
 "$java" $RDMAKV_JAVA_OPTS -Drdmakv.it.classpath="$RDMAKV_CLASSPATH" -jar "$RDMAKV_LAUNCHER" execute --disable-banner --details=tree \
     --exclude-engine=junit-platform-suite --exclude-engine=junit-vintage \
     --class-path "$RDMAKV_CLASSPATH" --reports-dir "$dir" "$@" 2>&1 | tee "$dir/output.log"
-exit "${PIPESTATUS[0]}"
+rc=${PIPESTATUS[0]}
+[ "$rc" -ne 0 ] && [ -z "${RDMAKV_JUNIT_RERUN:-}" ] || exit "$rc"
+# A JVM that died of a fault in its JIT-compiled code (SIGSEGV or SIGILL in C1/C2 code: qemu's multi-threaded TCG
+# does not always keep up with HotSpot patching code that other threads run) fails whatever test it served. Such a
+# crash leaves an hs_err_pid*.log; only then are the classes that failed run once more, the first run's reports kept
+# under first-run/ (not counted), and the outcome is the second run's. verify-guest-results.sh names the crash.
+crashes=$(find "$RDMAKV_SHARE" /tmp /var/tmp /home/rdmakv "$PWD" -maxdepth 1 -name 'hs_err_pid*.log' \
+    -newer "$started" 2>/dev/null | sort -u)
+[ -n "$crashes" ] || exit "$rc"
+classes=$(cat "$dir"/TEST-*.xml 2>/dev/null | awk '
+    match($0, /<testcase name="[^"]*" classname="[^"]*"/) { c = $0; sub(/.*classname="/, "", c); sub(/".*/, "", c) }
+    /<(failure|error)[ >]/ && c != "" { print c; c = "" }' | sort -u)
+[ -n "$classes" ] || exit "$rc"
+echo "rdmakv-junit: a JVM crashed during this run (an emulation fault in compiled code, not a test's verdict):"
+for crash in $crashes
+do
+    echo "  $crash: $(grep -m1 '^# Problematic frame' -A1 "$crash" | tail -1) $(grep -m1 -o 'SIG[A-Z]* (0x[0-9a-f]*)' "$crash")"
+    mv "$crash" "$dir/" 2>/dev/null || true
+done
+echo "rdmakv-junit: running the classes that failed once more:" $classes
+mkdir -p "$dir/first-run"
+for report in "$dir"/TEST-*.xml
+do
+    [ -f "$report" ] && mv "$report" "$dir/first-run/$(basename "$report").first"
+done
+selectors=()
+for class in $classes
+do
+    selectors+=(--select-class "$class")
+done
+RDMAKV_JUNIT_RERUN=1 "$0" "$name/rerun" "${selectors[@]}" --fail-if-no-tests
 HELPER
 chmod 0755 /usr/local/bin/rdmakv-junit
 

@@ -67,6 +67,23 @@ do
 done < <(find "$SHARE/reports" -name 'TEST-*.xml' -print0 2>/dev/null | sort -z)
 
 # native_count FILE PATTERN: lines of FILE with PATTERN (0 when the file is missing).
+# rdmakv-junit ran the failed classes of a run once more after a JVM crashed in compiled code (an emulation fault):
+# say so, with the crash and what the first run saw; the second run's reports are the ones counted above.
+for first in "$SHARE"/reports/*/first-run
+do
+    [ -d "$first" ] || continue
+    run_dir=$(dirname "$first")
+    echo "reports/${run_dir#"$SHARE"/reports/}: a JVM crashed in the guest (an emulation fault in compiled code); the" \
+        "classes that failed ran once more (counted above from rerun/); the first run's failures were:"
+    for crash in "$run_dir"/hs_err_pid*.log
+    do
+        [ -f "$crash" ] && echo "  crash $(basename "$crash"): $(grep -m1 -o 'SIG[A-Z]* (0x[0-9a-f]*)' "$crash")" \
+            "$(grep -m1 '^# Problematic frame' -A1 "$crash" | tail -1)"
+    done
+    cat "$first"/*.first 2>/dev/null | awk 'match($0, /<testcase name="[^"]*" classname="[^"]*"/) { t = substr($0, RSTART + 10, RLENGTH - 10) }
+        /<(failure|error)[ >]/ && t != "" { print "  first run FAILED " t; t = "" }'
+done
+
 native_count()
 {
     [ -f "$1" ] || { echo 0; return; }
