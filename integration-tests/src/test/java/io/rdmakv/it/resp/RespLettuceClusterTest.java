@@ -109,9 +109,9 @@ class RespLettuceClusterTest
                             redis.set(key, value);
                             acknowledged.put(key, value);
                             acks.incrementAndGet();
-                            final int slot = SlotHash.getSlot(key);
-                            moved.count(slot, invoked);
-                            failedOver.count(slot, invoked);
+                            final int hashSlot = SlotHash.getSlot(key);
+                            moved.count(hashSlot, invoked);
+                            failedOver.count(hashSlot, invoked);
                             i = (i + 1) % KEYS;
                         }
                         catch (final RedisException ex)
@@ -179,16 +179,16 @@ class RespLettuceClusterTest
     {
         private final AtomicLong after = new AtomicLong();
         private final AtomicLong since = new AtomicLong(Long.MAX_VALUE);
-        private volatile Predicate<Integer> slots;
+        private volatile Predicate<Integer> hashSlots;
 
-        Watch(final Predicate<Integer> slots)
+        Watch(final Predicate<Integer> hashSlots)
         {
-            this.slots = slots;
+            this.hashSlots = hashSlots;
         }
 
-        void range(final Predicate<Integer> slots)
+        void range(final Predicate<Integer> hashSlots)
         {
-            this.slots = slots;
+            this.hashSlots = hashSlots;
         }
 
         void start()
@@ -196,10 +196,10 @@ class RespLettuceClusterTest
             since.set(System.nanoTime());
         }
 
-        void count(final int slot, final long invoked)
+        void count(final int hashSlot, final long invoked)
         {
             final long from = since.get();
-            if (from != Long.MAX_VALUE && invoked - from > 0 && slots.test(slot))
+            if (from != Long.MAX_VALUE && invoked - from > 0 && hashSlots.test(hashSlot))
             {
                 after.incrementAndGet();
             }
@@ -296,10 +296,10 @@ class RespLettuceClusterTest
         return n;
     }
 
-    private static LocalCluster.Range rangeOf(final List<LocalCluster.Range> ranges, final int slot)
+    private static LocalCluster.Range rangeOf(final List<LocalCluster.Range> ranges, final int hashSlot)
     {
-        return ranges.stream().filter(r -> r.contains(slot)).findFirst()
-            .orElseThrow(() -> new AssertionError("slot " + slot + " in no range: " + ranges));
+        return ranges.stream().filter(r -> r.contains(hashSlot)).findFirst()
+            .orElseThrow(() -> new AssertionError("slot " + hashSlot + " in no range: " + ranges));
     }
 
     private static int otherNode(final LocalCluster.Range r)
