@@ -51,6 +51,12 @@ public final class BenchRunner
     private final EnumMap<OpType, LongAdder> errors = new EnumMap<>(OpType.class);
     private final LongAdder hits = new LongAdder();
     private final AtomicLong operationsLeft = new AtomicLong(Long.MAX_VALUE);
+    /**
+     * Completions recorded in the measured phase. With --ops, exactly that many are recorded: an operation a thread
+     * started as warm-up while the phase turned (its start time already past the measurement's) would otherwise be
+     * one more.
+     */
+    private final AtomicLong measuredCompletions = new AtomicLong();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private volatile Phase phase = Phase.WARMUP;
     private volatile long measureStartNanos;
@@ -206,6 +212,7 @@ public final class BenchRunner
         {
             operationsLeft.set(settings.operations());
         }
+        measuredCompletions.set(0);
         measureStartNanos = System.nanoTime();
         phase = Phase.MEASURE;
 
@@ -357,7 +364,8 @@ public final class BenchRunner
 
     private void record(final DriverConnection.Completion completion)
     {
-        if (phase == Phase.WARMUP || completion.startNanos - measureStartNanos < 0)
+        if (phase == Phase.WARMUP || completion.startNanos - measureStartNanos < 0 ||
+            settings.operations() > 0 && measuredCompletions.incrementAndGet() > settings.operations())
         {
             return;
         }
