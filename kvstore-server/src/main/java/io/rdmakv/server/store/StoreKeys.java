@@ -53,19 +53,25 @@ public final class StoreKeys
     /** The store key of {@code key}, under its hash slot. Allocates. */
     public static byte[] encode(final HashedKey key)
     {
-        final byte[] storeKey = new byte[PREFIX_LENGTH + key.length()];
-        encode(key, new org.agrona.concurrent.UnsafeBuffer(storeKey), 0);
+        final byte[] storeKey = prefixed(key.hashSlot(), key.length());
+        key.buffer().getBytes(key.offset(), storeKey, PREFIX_LENGTH, key.length());
         return storeKey;
     }
 
     /** The store key of {@code key}. Allocates. */
     public static byte[] encode(final byte[] key)
     {
-        final byte[] storeKey = new byte[PREFIX_LENGTH + key.length];
-        final int hashSlot = KeyHash.hashSlot(key);
+        final byte[] storeKey = prefixed(KeyHash.hashSlot(key), key.length);
+        System.arraycopy(key, 0, storeKey, PREFIX_LENGTH, key.length);
+        return storeKey;
+    }
+
+    /** A store key of a client key of {@code keyLength} bytes, its hash slot in front, the key's bytes still to copy. */
+    private static byte[] prefixed(final int hashSlot, final int keyLength)
+    {
+        final byte[] storeKey = new byte[PREFIX_LENGTH + keyLength];
         storeKey[0] = (byte)(hashSlot >>> 8);
         storeKey[1] = (byte)hashSlot;
-        System.arraycopy(key, 0, storeKey, PREFIX_LENGTH, key.length);
         return storeKey;
     }
 
