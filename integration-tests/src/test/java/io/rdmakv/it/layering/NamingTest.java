@@ -32,9 +32,9 @@ class NamingTest
     /** Retired names and what replaced them. */
     private static final Map<String, String> RETIRED = Map.of(
         "IndexSlot", "IndexEntry",
-        "clusterSlot", "hashSlot (KeyHash.hashSlot, RequestSlot.hashSlot)",
+        "clusterSlot", "hashSlot (KeyHash.hashSlot, HashedKey.hashSlot)",
         "CLUSTER_SLOT_COUNT", "ProtocolLimits.HASH_SLOT_COUNT",
-        "slotOf", "hashSlotOf",
+        "slotOf", "hashSlot (HashedKey, KeyHash)",
         "indexSlot", "indexEntry",
         "followedSlot", "followedEntry");
 

@@ -2,7 +2,6 @@ package io.rdmakv.server.store;
 
 import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.layout.KeyHash;
-import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
 /**
@@ -27,12 +26,6 @@ public final class StoreKeys
 
     private StoreKeys()
     {
-    }
-
-    /** The slot of a client key. */
-    public static int hashSlotOf(final DirectBuffer key, final int keyIndex, final int keyLength)
-    {
-        return KeyHash.hashSlot(key, keyIndex, keyLength);
     }
 
     /**

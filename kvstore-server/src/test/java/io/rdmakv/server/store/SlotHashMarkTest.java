@@ -46,7 +46,7 @@ class SlotHashMarkTest
             assertArrayEquals(b("v"), store.get(b("{user1000}.following")));
             store.forEach((k, v) ->
             {
-                assertEquals(KeyHash.hashSlot(b("user1000")), StoreKeys.hashSlotOf(new UnsafeBuffer(k), 0, k.length), "keys are placed by their hash tag's CRC16 slot");
+                assertEquals(KeyHash.hashSlot(b("user1000")), KeyHash.hashSlot(new UnsafeBuffer(k), 0, k.length), "keys are placed by their hash tag's CRC16 slot");
                 return true;
             });
         }
