@@ -120,8 +120,13 @@ class ShmHostedOnTcpTest
             final int expected = round;
             awaitTrue(() -> echoed.get() == expected, "round " + round + "'s echo");
         }
-        assertEquals(ROUNDS, rings.peerWakeups() - wakeupsBefore,
-            "every request found the hosting loop parked and wrote its eventfd once");
+        // Each send writes the eventfd at most once, and only when it finds the loop parked (the compare-and-set of
+        // the parked mark). The loop may wake for something else between the await above and the send (a Netty task,
+        // a timer); that send then finds it awake and writes nothing, so the count is at most ROUNDS, not exactly.
+        // No wake-up was lost: every round was echoed, and a loop blocked in epoll_wait wakes only by a ready fd.
+        final long wakeups = rings.peerWakeups() - wakeupsBefore;
+        assertTrue(wakeups >= 1 && wakeups <= ROUNDS,
+            "sends that found the hosting loop parked wrote its eventfd once each: " + wakeups + " of " + ROUNDS);
         assertTrue(((EventFdWakeup)serverWorker.wakeup()).signalWakeups() > consumedBefore,
             "the loop consumed the eventfd it watches");
         assertEquals(1, callbackThreads.size(), "one thread ran every callback: " + callbackThreads);
