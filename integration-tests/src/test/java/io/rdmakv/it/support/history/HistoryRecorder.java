@@ -58,6 +58,12 @@ public final class HistoryRecorder
         complete(handle, Operation.Outcome.OK, value, true);
     }
 
+    /** The DELETE {@code handle} was acknowledged: it found the key and deleted it, or found it absent. */
+    public void okDelete(final int handle, final boolean found)
+    {
+        complete(handle, Operation.Outcome.OK, found ? Operation.DELETE_FOUND : Operation.DELETE_ABSENT, false);
+    }
+
     /** The operation surely did not take effect (refused before it could). */
     public void fail(final int handle)
     {
@@ -115,6 +121,10 @@ public final class HistoryRecorder
             {
                 throw new IllegalStateException("operation " + handle + " already completed as " + o.outcome);
             }
+            if (readValue != null && !isRead && o.kind != Operation.Kind.DELETE)
+            {
+                throw new IllegalArgumentException("operation " + handle + " is a " + o.kind + ": okDelete() is for a DELETE");
+            }
             if (outcome == Operation.Outcome.OK && isRead != (o.kind == Operation.Kind.GET))
             {
                 throw new IllegalArgumentException("operation " + handle + " is a " + o.kind
@@ -122,7 +132,7 @@ public final class HistoryRecorder
             }
             o.outcome = outcome;
             o.completeNanos = now;
-            if (isRead)
+            if (isRead || o.kind == Operation.Kind.DELETE && readValue != null)
             {
                 o.value = readValue;
             }

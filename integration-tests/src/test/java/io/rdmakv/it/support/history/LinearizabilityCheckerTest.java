@@ -77,6 +77,38 @@ class LinearizabilityCheckerTest
     }
 
     @Test
+    void shouldAcceptDeletesAnsweredAsTheRegisterWas()
+    {
+        put("k", "1", 0, 10);
+        deleteAnswered("k", true, 20, 30);
+        deleteAnswered("k", false, 40, 50);
+        get("k", null, 60, 70);
+        checker.check(h).assertLinearizable();
+    }
+
+    /** A retried DELETE answered "absent" although its first attempt deleted the key (issue 31). */
+    @Test
+    void shouldRefuseADeleteAnsweredAbsentWhileTheKeyWasPresent()
+    {
+        put("k", "1", 0, 10);
+        deleteAnswered("k", false, 20, 30);
+        get("k", null, 40, 50);
+        assertEquals(Anomaly.Kind.NOT_LINEARIZABLE, firstAnomaly().kind());
+    }
+
+    @Test
+    void shouldRefuseTwoConcurrentDeletesThatBothFoundTheKey()
+    {
+        put("k", "1", 0, 10);
+        deleteAnswered("k", true, 20, 40);
+        deleteAnswered("k", true, 25, 45);
+        assertFalse(checker.check(h).linearizable());
+        // With a PUT between them both may have found it.
+        put("k", "2", 22, 42);
+        checker.check(h).assertLinearizable();
+    }
+
+    @Test
     void shouldAcceptEitherOrderOfConcurrentOverlappingWrites()
     {
         put("k", "1", 0, 100);
@@ -273,6 +305,12 @@ class LinearizabilityCheckerTest
     private Operation delete(final String key, final long invoke, final long complete)
     {
         return add(Operation.Kind.DELETE, key, null, Operation.Outcome.OK, invoke, complete);
+    }
+
+    private Operation deleteAnswered(final String key, final boolean found, final long invoke, final long complete)
+    {
+        return add(Operation.Kind.DELETE, key, found ? Operation.DELETE_FOUND : Operation.DELETE_ABSENT,
+            Operation.Outcome.OK, invoke, complete);
     }
 
     private void timedOutPut(final String key, final String value, final long invoke)

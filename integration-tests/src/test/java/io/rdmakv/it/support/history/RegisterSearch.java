@@ -6,7 +6,6 @@ import java.util.BitSet;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -78,7 +77,7 @@ final class RegisterSearch
             if (entry.call)
             {
                 final Operation op = entry.op;
-                final boolean allowed = op.kind() != Operation.Kind.GET || Objects.equals(state, op.value());
+                final boolean allowed = op.fits(state);
                 if (allowed)
                 {
                     final String next = op.isWrite() ? op.writtenValue() : state;

@@ -62,6 +62,20 @@ public final class RegisterWorkload implements AutoCloseable
     public RegisterWorkload(final HistoryRecorder recorder, final Supplier<KvClient> clients, final int workers,
         final int readers, final int keyCount, final double putShare)
     {
+        this(recorder, clients, workers, readers, keyCount, putShare, 0.0);
+    }
+
+    /**
+     * As above, with {@code deleteShare} of the workers' operations DELETEs, each recorded with its answer (found or
+     * absent), so a retried DELETE answered differently from its first attempt fails the check.
+     */
+    public RegisterWorkload(final HistoryRecorder recorder, final Supplier<KvClient> clients, final int workers,
+        final int readers, final int keyCount, final double putShare, final double deleteShare)
+    {
+        if (putShare < 0 || deleteShare < 0 || putShare + deleteShare > 1.0)
+        {
+            throw new IllegalArgumentException("shares of PUT " + putShare + " and DELETE " + deleteShare);
+        }
         this.recorder = recorder;
         this.clients = clients;
         final List<String> k = new ArrayList<>();
@@ -74,7 +88,8 @@ public final class RegisterWorkload implements AutoCloseable
         {
             final int process = w;
             final double share = w < workers ? putShare : 0.0;
-            final Thread t = new Thread(() -> run(process, share), "register-workload-" + w);
+            final double deletes = w < workers ? deleteShare : 0.0;
+            final Thread t = new Thread(() -> run(process, share, deletes), "register-workload-" + w);
             t.setDaemon(true);
             threads.add(t);
             t.start();
@@ -162,7 +177,7 @@ public final class RegisterWorkload implements AutoCloseable
         }
     }
 
-    private void run(final int process, final double putShare)
+    private void run(final int process, final double putShare, final double deleteShare)
     {
         final SplittableRandom random = new SplittableRandom(process * 7919L + 17);
         KvClient client = null;
@@ -177,7 +192,7 @@ public final class RegisterWorkload implements AutoCloseable
                     continue;
                 }
             }
-            if (putShare == 0.0)
+            if (putShare == 0.0 && deleteShare == 0.0)
             {
                 // A reader's pace: one GET per READER_PAUSE, else one-sided reads (a microsecond each on shm) would
                 // fill the history with millions of operations.
@@ -186,7 +201,22 @@ public final class RegisterWorkload implements AutoCloseable
             final String key = keys.get(random.nextInt(keys.size()));
             final byte[] keyBytes = key.getBytes(StandardCharsets.UTF_8);
             attempts.incrementAndGet();
-            if (random.nextDouble() < putShare)
+            final double draw = random.nextDouble();
+            if (draw >= putShare && draw < putShare + deleteShare)
+            {
+                final int op = recorder.invokeDelete(process, key);
+                try
+                {
+                    recorder.okDelete(op, client.delete(keyBytes));
+                    ok.incrementAndGet();
+                }
+                catch (final KvException ex)
+                {
+                    recorder.timeout(op);
+                    client = failed(client, ex);
+                }
+            }
+            else if (draw < putShare)
             {
                 final String value = "p" + process + "-" + sequence++;
                 final int op = recorder.invokePut(process, key, value);
