@@ -43,7 +43,7 @@ public final class RdmakvMain
     /** Run one command line whose arguments' bytes are {@code bytes}; returns the exit code. */
     public static int run(final Io io, final ArgBytes bytes, final String... args)
     {
-        return commandLine(io, bytes).execute(args);
+        return commandLine(io, bytes, args).execute(args);
     }
 
     /** The configured command line for arguments given as text (see {@link ArgBytes#textOnly}). */
@@ -52,10 +52,28 @@ public final class RdmakvMain
         return commandLine(io, ArgBytes.textOnly(new String[0]));
     }
 
-    /** The configured command line: streams, exit codes, and failures printed as one line, not a stack trace. */
+    /** The configured command line with every subcommand: streams, exit codes, failures printed as one line. */
     public static CommandLine commandLine(final Io io, final ArgBytes bytes)
     {
+        return commandLine(io, bytes, new String[0]);
+    }
+
+    /**
+     * The configured command line for {@code args}: when the first argument names a subcommand (or an alias of one),
+     * only that subcommand is added, so picocli does not build the others' models; otherwise (help, an option first,
+     * an unknown command) every one, so that help and errors list them all.
+     */
+    public static CommandLine commandLine(final Io io, final ArgBytes bytes, final String... args)
+    {
         final CommandLine cl = new CommandLine(new RdmakvCommand(io, bytes));
+        final Class<?> named = args.length == 0 ? null : subcommandNamed(args[0]);
+        for (final Class<?> subcommand : RdmakvCommand.SUBCOMMANDS)
+        {
+            if (named == null || subcommand == named)
+            {
+                cl.addSubcommand(subcommand);
+            }
+        }
         cl.setOut(new PrintWriter(io.out(), true, StandardCharsets.UTF_8));
         cl.setErr(new PrintWriter(io.err(), true, StandardCharsets.UTF_8));
         cl.setExecutionExceptionHandler((ex, commandLine, parseResult) ->
@@ -78,5 +96,20 @@ public final class RdmakvMain
             return ExitCodes.FAILED;
         });
         return cl;
+    }
+
+    /** The subcommand whose name or alias is {@code word} (read from its annotation alone), or null. */
+    static Class<?> subcommandNamed(final String word)
+    {
+        for (final Class<?> subcommand : RdmakvCommand.SUBCOMMANDS)
+        {
+            final CommandLine.Command command = subcommand.getAnnotation(CommandLine.Command.class);
+            if (command != null && !"help".equals(command.name()) &&
+                (command.name().equals(word) || java.util.Arrays.asList(command.aliases()).contains(word)))
+            {
+                return subcommand;
+            }
+        }
+        return null;
     }
 }
