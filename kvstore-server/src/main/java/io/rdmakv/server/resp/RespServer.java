@@ -11,10 +11,6 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import io.netty.handler.codec.redis.FixedRedisMessagePool;
-import io.netty.handler.codec.redis.RedisArrayAggregator;
-import io.netty.handler.codec.redis.RedisBulkStringAggregator;
-import io.netty.handler.codec.redis.RedisDecoder;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import org.slf4j.Logger;
@@ -24,16 +20,15 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The RESP listener ({@code resp.port}): a Netty server that decodes Redis commands (Netty's {@code RedisDecoder},
- * bounded by {@link RespFrameGuard}) and answers them ({@link RespConnection}); key commands reach the node's request
+ * The RESP listener ({@code resp.port}): a Netty server that decodes Redis commands ({@link RespDecoder}, bounded at
+ * each header) and answers them ({@link RespConnection}); key commands reach the node's request
  * handling as requests of an attached data endpoint ({@link RespEndpoint}). Where its connections live is the
  * {@link Host}'s choice: on a tcp node, the node's own event loop, which is its request thread (a command is handled
  * where it is read, as a native request is); elsewhere an event loop of its own, which reaches the request thread
  * through the node's hand-off.
  *
  * <pre>
- *   pipeline: RedisDecoder(maxInlineBytes) -> RespFrameGuard(bulk, arguments) -> RedisBulkStringAggregator
- *             -> RedisArrayAggregator(maxArguments, depth 1) -> RespConnection
+ *   pipeline: RespDecoder(bulk, arguments, inline: byte[][] per command) -> RespConnection
  * </pre>
  */
 public final class RespServer implements AutoCloseable
@@ -147,11 +142,8 @@ public final class RespServer implements AutoCloseable
             {
                 channels.add(ch);
                 ch.pipeline()
-                    .addLast("decoder", new RedisDecoder(settings.maxInlineBytes(), FixedRedisMessagePool.INSTANCE,
-                        true))
-                    .addLast("guard", new RespFrameGuard(settings.maxBulkBytes(), settings.maxArguments()))
-                    .addLast("bulk", new RedisBulkStringAggregator())
-                    .addLast("array", new RedisArrayAggregator(settings.maxArguments(), 1))
+                    .addLast("decoder", new RespDecoder(settings.maxBulkBytes(), settings.maxArguments(),
+                        settings.maxInlineBytes()))
                     .addLast("connection", new RespConnection(node, settings, commands, introspection));
             }
         };
