@@ -142,6 +142,13 @@ public final class NodeResp implements RespNode
     }
 
     @Override
+    public java.util.Set<Integer> failedNodes()
+    {
+        final ClusterView v = view.get();
+        return v == null ? java.util.Set.of() : v.failedNodes();
+    }
+
+    @Override
     public String advertisedHost()
     {
         return config.advertisedHost();
