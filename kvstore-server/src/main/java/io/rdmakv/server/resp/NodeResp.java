@@ -70,9 +70,9 @@ public final class NodeResp implements RespNode
         final ServerBootstrap onRequestThread = requestThreadLoop(worker);
         final RespServer server = onRequestThread != null ?
             new RespServer(settings, new NodeResp(config, tickets, handler, index, store, counters, poolBytes, view),
-                RespServer.on(onRequestThread)) :
+                RespServer.on(onRequestThread), config.security().tlsContexts()) :
             new RespServer(settings, new NodeResp(config, tickets, handOff, index, store, counters, poolBytes, view),
-                RespServer.ownLoop());
+                RespServer.ownLoop(), config.security().tlsContexts());
         server.start();
         return server;
     }
