@@ -255,7 +255,7 @@ class RespListenerTest
             broken.put("ERR Protocol error: invalid bulk length", b("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1025\r\n"));
             broken.put("ERR Protocol error: too big inline request", b("GET " + "x".repeat(400)));
             broken.put("ERR Protocol error: invalid multibulk length", b("*17\r\n"));
-            broken.put("ERR Protocol error: expected '$', got another type", b("*2\r\n$3\r\nGET\r\n:1\r\n"));
+            broken.put("ERR Protocol error: expected '$', got ':'", b("*2\r\n$3\r\nGET\r\n:1\r\n"));
             for (final Map.Entry<String, byte[]> e : broken.entrySet())
             {
                 try (RespWire resp = new RespWire(server.respAddress()))

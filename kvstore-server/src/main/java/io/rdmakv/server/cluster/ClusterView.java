@@ -48,6 +48,15 @@ public interface ClusterView extends AutoCloseable
      */
     long leaseDeadlineNanos();
 
+    /**
+     * The members the cluster declared failed (their lease expired; they stay members until they rejoin or are
+     * removed), as of {@link #current()} or newer. Empty on a static view.
+     */
+    default java.util.Set<Integer> failedNodes()
+    {
+        return java.util.Set.of();
+    }
+
     @Override
     void close();
 }

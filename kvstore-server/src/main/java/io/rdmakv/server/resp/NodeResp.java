@@ -70,9 +70,9 @@ public final class NodeResp implements RespNode
         final ServerBootstrap onRequestThread = requestThreadLoop(worker);
         final RespServer server = onRequestThread != null ?
             new RespServer(settings, new NodeResp(config, tickets, handler, index, store, counters, poolBytes, view),
-                RespServer.on(onRequestThread)) :
+                RespServer.on(onRequestThread), config.security().tlsContexts()) :
             new RespServer(settings, new NodeResp(config, tickets, handOff, index, store, counters, poolBytes, view),
-                RespServer.ownLoop());
+                RespServer.ownLoop(), config.security().tlsContexts());
         server.start();
         return server;
     }
@@ -139,6 +139,13 @@ public final class NodeResp implements RespNode
     {
         final ClusterView v = view.get();
         return v == null ? EMPTY : v.current();
+    }
+
+    @Override
+    public java.util.Set<Integer> failedNodes()
+    {
+        final ClusterView v = view.get();
+        return v == null ? java.util.Set.of() : v.failedNodes();
     }
 
     @Override

@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Redis Cluster's view of the node's cluster map: the {@code CLUSTER} commands, and the redirects of key commands
@@ -116,10 +117,10 @@ final class RespCluster
         {
             case "keyslot" -> args.length == 3 ? RespReply.integer(KeyHash.hashSlot(args[2])) : wrongArgs(sub);
             case "myid" -> args.length == 2 ? RespReply.bulk(nodeName(node.nodeId())) : wrongArgs(sub);
-            case "info" -> args.length == 2 ? RespReply.bulk(info(state)) : wrongArgs(sub);
-            case "slots" -> args.length == 2 ? clusterSlotsReply(state) : wrongArgs(sub);
-            case "shards" -> args.length == 2 ? shards(state) : wrongArgs(sub);
-            case "nodes" -> args.length == 2 ? RespReply.bulk(nodes(state)) : wrongArgs(sub);
+            case "info" -> args.length == 2 ? RespReply.bulk(info(state, node.failedNodes())) : wrongArgs(sub);
+            case "slots" -> args.length == 2 ? clusterSlotsReply(state, node.failedNodes()) : wrongArgs(sub);
+            case "shards" -> args.length == 2 ? shards(state, node.failedNodes()) : wrongArgs(sub);
+            case "nodes" -> args.length == 2 ? RespReply.bulk(nodes(state, node.failedNodes())) : wrongArgs(sub);
             default -> RespReply.error("ERR unknown subcommand '" + new String(args[1], StandardCharsets.UTF_8) +
                 "'. Try CLUSTER HELP.");
         };
@@ -130,24 +131,29 @@ final class RespCluster
         return RespReply.error("ERR wrong number of arguments for 'cluster|" + sub + "' command");
     }
 
-    private String info(final ClusterState state)
+    /** Redis's fields; a slot whose primary the cluster declared failed counts in {@code cluster_slots_fail}. */
+    private String info(final ClusterState state, final Set<Integer> failed)
     {
         int assigned = 0;
-        final java.util.Set<Integer> primaries = new java.util.HashSet<>();
+        int failing = 0;
+        final Set<Integer> primaries = new java.util.HashSet<>();
         for (final SlotRange r : state.ranges())
         {
-            assigned += r.lastSlot() - r.firstSlot() + 1;
+            final int n = r.lastSlot() - r.firstSlot() + 1;
+            assigned += n;
+            failing += failed.contains(r.primary()) ? n : 0;
             primaries.add(r.primary());
         }
-        final boolean ok = assigned == ClusterState.HASH_SLOT_COUNT;
+        final boolean ok = assigned == ClusterState.HASH_SLOT_COUNT && failing == 0;
         return "cluster_enabled:1\r\ncluster_state:" + (ok ? "ok" : "fail") + "\r\ncluster_slots_assigned:" +
-            assigned + "\r\ncluster_slots_ok:" + assigned + "\r\ncluster_slots_pfail:0\r\ncluster_slots_fail:0\r\n" +
+            assigned + "\r\ncluster_slots_ok:" + (assigned - failing) + "\r\ncluster_slots_pfail:0\r\n" +
+            "cluster_slots_fail:" + failing + "\r\n" +
             "cluster_known_nodes:" + Math.max(1, state.members().size()) + "\r\ncluster_size:" + primaries.size() +
             "\r\ncluster_current_epoch:" + state.epoch() + "\r\ncluster_my_epoch:" + state.epoch() + "\r\n";
     }
 
-    /** One entry per range: first, last, the primary, then the backups with a RESP port. */
-    private RespReply clusterSlotsReply(final ClusterState state)
+    /** One entry per range: first, last, the primary, then the backups with a RESP port (a failed one left out, as Redis). */
+    private RespReply clusterSlotsReply(final ClusterState state, final Set<Integer> failed)
     {
         final List<RespReply> out = new ArrayList<>();
         for (final SlotRange r : state.ranges())
@@ -161,7 +167,7 @@ final class RespCluster
                 RespReply.integer(r.lastSlot()), primary));
             for (final int backup : r.backups())
             {
-                final RespReply b = nodeEntry(state, backup);
+                final RespReply b = failed.contains(backup) ? null : nodeEntry(state, backup);
                 if (b != null)
                 {
                     entry.add(b);
@@ -184,8 +190,12 @@ final class RespCluster
             RespReply.integer(Integer.parseInt(address.substring(colon + 1))), RespReply.bulk(nodeName(nodeId))));
     }
 
-    /** Per primary: its slot ranges and the nodes holding them (the primary, then each backup). */
-    private RespReply shards(final ClusterState state)
+    /**
+     * Per primary: its slot ranges and the nodes holding them (the primary, then each backup); then, as Redis lists a
+     * master without slots, each member that holds no range (a new node, or a failed one after its ranges moved) as a
+     * shard of its own with no slots.
+     */
+    private RespReply shards(final ClusterState state, final Set<Integer> failed)
     {
         final Map<Integer, List<SlotRange>> byPrimary = new LinkedHashMap<>();
         for (final SlotRange r : state.ranges())
@@ -204,19 +214,33 @@ final class RespCluster
                 backups.addAll(r.backups());
             }
             final List<RespReply> nodes = new ArrayList<>();
-            addShardNode(nodes, state, e.getKey(), "master");
+            addShardNode(nodes, state, e.getKey(), "master", failed);
             for (final int b : backups)
             {
-                addShardNode(nodes, state, b, "replica");
+                addShardNode(nodes, state, b, "replica", failed);
             }
             out.add(RespReply.map(List.of(RespReply.bulk("slots"), RespReply.array(rangeBounds), RespReply.bulk("nodes"),
                 RespReply.array(nodes))));
         }
+        for (final ClusterMember m : state.members())
+        {
+            if (state.ranges().stream().noneMatch(r -> r.primary() == m.nodeId() || r.backups().contains(m.nodeId())))
+            {
+                final List<RespReply> nodes = new ArrayList<>();
+                addShardNode(nodes, state, m.nodeId(), "master", failed);
+                if (!nodes.isEmpty())
+                {
+                    out.add(RespReply.map(List.of(RespReply.bulk("slots"), RespReply.array(List.of()),
+                        RespReply.bulk("nodes"), RespReply.array(nodes))));
+                }
+            }
+        }
         return RespReply.array(out);
     }
 
+    /** A shard's node; {@code health} is Redis's: {@code online}, or {@code failed} for a node declared failed. */
     private void addShardNode(final List<RespReply> nodes, final ClusterState state, final int nodeId,
-        final String role)
+        final String role, final Set<Integer> failed)
     {
         final String address = respAddress(state, nodeId);
         if (address == null)
@@ -230,11 +254,15 @@ final class RespCluster
             RespReply.bulk("endpoint"), RespReply.bulk(address.substring(0, colon)),
             RespReply.bulk("role"), RespReply.bulk(role),
             RespReply.bulk("replication-offset"), RespReply.integer(0),
-            RespReply.bulk("health"), RespReply.bulk("online"))));
+            RespReply.bulk("health"), RespReply.bulk(failed.contains(nodeId) ? "failed" : "online"))));
     }
 
-    /** CLUSTER NODES: one line per member with a RESP port, each a master of the ranges it is primary of. */
-    private String nodes(final ClusterState state)
+    /**
+     * CLUSTER NODES: one line per member with a RESP port, each a master of the ranges it is primary of; a member the
+     * cluster declared failed has the flag {@code fail} and the link state {@code disconnected}, as Redis shows a node
+     * it marked FAIL, the others {@code connected}.
+     */
+    private String nodes(final ClusterState state, final Set<Integer> failed)
     {
         final Map<Integer, StringBuilder> hashSlotsOf = new LinkedHashMap<>();
         for (final SlotRange r : state.ranges())
@@ -256,8 +284,9 @@ final class RespCluster
             final ClusterMember m = state.member(id);
             sb.append(nodeName(id)).append(' ').append(address).append('@')
                 .append(m == null ? 0 : m.controlPort()).append(' ')
-                .append(id == node.nodeId() ? "myself,master" : "master").append(" - 0 0 ").append(state.epoch())
-                .append(" connected").append(hashSlotsOf.getOrDefault(id, new StringBuilder())).append('\n');
+                .append(id == node.nodeId() ? "myself,master" : "master").append(failed.contains(id) ? ",fail" : "")
+                .append(" - 0 0 ").append(state.epoch())
+                .append(failed.contains(id) ? " disconnected" : " connected").append(hashSlotsOf.getOrDefault(id, new StringBuilder())).append('\n');
         }
         return sb.toString();
     }

@@ -5,13 +5,6 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
-import io.netty.handler.codec.TooLongFrameException;
-import io.netty.handler.codec.redis.ArrayRedisMessage;
-import io.netty.handler.codec.redis.FullBulkStringRedisMessage;
-import io.netty.handler.codec.redis.InlineCommandRedisMessage;
-import io.netty.handler.codec.redis.RedisCodecException;
-import io.netty.handler.codec.redis.RedisMessage;
-import io.netty.util.ReferenceCountUtil;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.Status;
 import org.agrona.collections.Long2ObjectHashMap;
@@ -22,7 +15,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
-import java.util.List;
 
 /**
  * One RESP connection on its event loop: commands in, replies out in the order the commands came (pipelining), each
@@ -94,38 +86,34 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements RespE
     @Override
     public void channelRead(final ChannelHandlerContext ctx, final Object msg)
     {
-        try
+        if (last != null || refused)
         {
-            if (last != null || refused)
-            {
-                return; // closing: nothing after QUIT or a broken frame is executed
-            }
-            final byte[][] args = arguments((RedisMessage)msg);
-            if (args == null)
-            {
-                return; // an empty command: ignored, as Redis does
-            }
-            stats.commandsTotal.incrementAndGet();
-            final PendingReply reply = commands.execute(session, args, this);
-            replies.add(reply);
-            if (session.quitting)
-            {
-                last = reply;
-            }
-            if (replies.size() >= settings.maxPendingReplies())
-            {
-                ctx.channel().config().setAutoRead(false);
-            }
+            return; // closing: nothing after QUIT or a broken frame is executed
         }
-        finally
+        endpoint.reading(true);
+        final byte[][] args = (byte[][])msg; // RespDecoder: never empty
+        stats.commandsTotal.incrementAndGet();
+        final PendingReply reply = commands.execute(session, args, this);
+        replies.add(reply);
+        if (session.quitting)
         {
-            ReferenceCountUtil.release(msg);
+            last = reply;
+        }
+        if (replies.size() >= settings.maxPendingReplies())
+        {
+            ctx.channel().config().setAutoRead(false);
         }
     }
 
+    /** The end of a read: the answers the node gave meanwhile are taken in and the ready replies written, one flush. */
     @Override
     public void channelReadComplete(final ChannelHandlerContext ctx)
     {
+        if (endpoint != null)
+        {
+            endpoint.reading(false);
+            endpoint.deliverLocal();
+        }
         writeReady();
     }
 
@@ -149,11 +137,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements RespE
         {
             return;
         }
-        // RedisDecoder reports a line longer than its bound as "length: N (expected: <= M)".
-        final String why = root instanceof TooLongFrameException || root instanceof RedisCodecException &&
-            String.valueOf(root.getMessage()).startsWith("length:") ? "too big inline request" :
-            root instanceof RespFrameGuard.RespProtocolException ? root.getMessage() :
-            String.valueOf(root.getMessage());
+        final String why = String.valueOf(root.getMessage());
         LOG.debug("RESP protocol error from {}: {}", ctx.channel().remoteAddress(), why);
         ctx.channel().config().setAutoRead(false);
         last = PendingReply.ready(RespReply.error("ERR Protocol error: " + why));
@@ -183,9 +167,17 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements RespE
         final byte[] value)
     {
         final boolean write = type != MessageType.GET_REQUEST;
-        final long id = type == MessageType.PUT_REQUEST ? endpoint.put(key, value) : endpoint.keyRequest(type, key);
+        final long id = endpoint.nextCorrelationId();
         writesInFlight += write ? 1 : 0;
         waiting.put(id, new Part(reply, index, write));
+        if (type == MessageType.PUT_REQUEST)
+        {
+            endpoint.put(id, key, value);
+        }
+        else
+        {
+            endpoint.keyRequest(id, type, key);
+        }
     }
 
     /** Send the held requests that may go now, in order. */
@@ -287,46 +279,6 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements RespE
         {
             ctx.channel().config().setAutoRead(false);
         }
-    }
-
-    /** The command's arguments, or null for an empty command; a frame that is not a command is a protocol error. */
-    private static byte[][] arguments(final RedisMessage msg)
-    {
-        if (msg instanceof InlineCommandRedisMessage inline)
-        {
-            final String line = inline.content().trim();
-            if (line.isEmpty())
-            {
-                return null;
-            }
-            final String[] words = line.split("\\s+");
-            final byte[][] args = new byte[words.length][];
-            for (int i = 0; i < words.length; i++)
-            {
-                args[i] = words[i].getBytes(StandardCharsets.UTF_8);
-            }
-            return args;
-        }
-        if (msg instanceof ArrayRedisMessage array)
-        {
-            final List<RedisMessage> children = array.children();
-            if (array.isNull() || children.isEmpty())
-            {
-                return null;
-            }
-            final byte[][] args = new byte[children.size()][];
-            for (int i = 0; i < args.length; i++)
-            {
-                if (!(children.get(i) instanceof FullBulkStringRedisMessage bulk) || bulk.isNull())
-                {
-                    throw new RespFrameGuard.RespProtocolException("expected '$', got another type");
-                }
-                args[i] = new byte[bulk.content().readableBytes()];
-                bulk.content().getBytes(bulk.content().readerIndex(), args[i]);
-            }
-            return args;
-        }
-        throw new RespFrameGuard.RespProtocolException("expected '*' or an inline command");
     }
 
     /** Which request of which reply a correlation id answers, and whether it is a write. */

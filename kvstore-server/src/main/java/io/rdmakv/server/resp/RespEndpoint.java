@@ -18,6 +18,7 @@ import org.agrona.ExpandableArrayBuffer;
 import org.agrona.MutableDirectBuffer;
 
 import java.net.InetSocketAddress;
+import java.util.ArrayDeque;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -51,6 +52,11 @@ final class RespEndpoint implements Endpoint
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
     private long nextCorrelationId = ATTACH_ID + 1;
+    /** Answers given on the connection's own loop (event loop only), and whether a task will deliver them. */
+    private final ArrayDeque<Answer> local = new ArrayDeque<>();
+    private final Runnable drainLocal = this::drainLocal;
+    private boolean localScheduled;
+    private boolean reading;
 
     /** Where answers go, on the connection's event loop. */
     interface Answers
@@ -81,26 +87,59 @@ final class RespEndpoint implements Endpoint
         requestThread.onMessage(this, message, 0, attach.encodedLength());
     }
 
-    /** Event loop: GET or DELETE of {@code key}; returns the request's correlation id. */
-    long keyRequest(final MessageType type, final byte[] key)
+    /** Event loop: the correlation id of the next request (registered before it is sent: it may be answered at once). */
+    long nextCorrelationId()
     {
-        final long id = nextCorrelationId++;
+        return nextCorrelationId++;
+    }
+
+    /** Event loop: GET or DELETE of {@code key}, as request {@code id}. */
+    void keyRequest(final long id, final MessageType type, final byte[] key)
+    {
         message.checkLimit(KeyRequestFlyweight.KEY_OFFSET + key.length);
         keyRequest.wrap(message, 0, KeyRequestFlyweight.KEY_OFFSET + key.length).header(type, id).key(key);
         requestThread.onMessage(this, message, 0, keyRequest.encodedLength());
-        return id;
     }
 
-    /** Event loop: PUT {@code key -> value}; returns the request's correlation id. */
-    long put(final byte[] key, final byte[] value)
+    /** Event loop: PUT {@code key -> value}, as request {@code id}. */
+    void put(final long id, final byte[] key, final byte[] value)
     {
-        final long id = nextCorrelationId++;
         final int length = PutRequestFlyweight.KEY_OFFSET + key.length + value.length;
         message.checkLimit(length);
         putRequest.wrap(message, 0, length).header(MessageType.PUT_REQUEST, id);
         putRequest.keyAndValue(key, value);
         requestThread.onMessage(this, message, 0, putRequest.encodedLength());
-        return id;
+    }
+
+    /**
+     * Event loop: whether the connection is inside a read (between its first command and the read's end). Answers
+     * given meanwhile on the loop wait for {@link #deliverLocal} at the read's end: one write and one flush for the
+     * read, no task.
+     */
+    void reading(final boolean reading)
+    {
+        this.reading = reading;
+    }
+
+    /** Event loop: hand the answers given on the loop to the connection (no write: the caller writes). */
+    void deliverLocal()
+    {
+        localScheduled = false;
+        Answer a;
+        while ((a = local.poll()) != null)
+        {
+            answers.answered(a.correlationId, a.status, a.payload);
+        }
+    }
+
+    private void drainLocal()
+    {
+        if (!localScheduled)
+        {
+            return; // delivered at a read's end meanwhile
+        }
+        deliverLocal();
+        answers.answersDelivered();
     }
 
     /** Event loop: the RESP connection ended; the request thread forgets the endpoint. */
@@ -119,10 +158,25 @@ final class RespEndpoint implements Endpoint
         response.wrap(buffer, offset, length);
         final Status status = response.status();
         final byte[] payload = response.valueLength() == 0 ? null : response.value();
-        arrived.add(new Answer(response.correlationId(), status, payload));
-        if (drainScheduled.compareAndSet(false, true))
+        final Answer answer = new Answer(response.correlationId(), status, payload);
+        if (channel.eventLoop().inEventLoop())
         {
-            channel.eventLoop().execute(this::drain);
+            // The request thread is this connection's loop (a tcp node): no queue between threads. Within a read the
+            // answers wait for its end; otherwise (a batch of PUTs written at the loop's duty cycle) one task per run.
+            local.add(answer);
+            if (!reading && !localScheduled)
+            {
+                localScheduled = true;
+                channel.eventLoop().execute(drainLocal);
+            }
+        }
+        else
+        {
+            arrived.add(answer);
+            if (drainScheduled.compareAndSet(false, true))
+            {
+                channel.eventLoop().execute(this::drain);
+            }
         }
         if (handler != null)
         {
@@ -134,6 +188,7 @@ final class RespEndpoint implements Endpoint
     private void drain()
     {
         drainScheduled.set(false);
+        deliverLocal();
         Answer a;
         while ((a = arrived.poll()) != null)
         {

@@ -34,6 +34,12 @@ public interface RespNode
     /** The newest cluster map this node knows (never null; no ranges before the first layout). */
     ClusterState clusterState();
 
+    /**
+     * The members the cluster declared failed (lease expired), as of {@link #clusterState()} or newer: CLUSTER NODES
+     * and SHARDS show them {@code fail} / {@code disconnected}, as Redis shows a node it marked FAIL.
+     */
+    java.util.Set<Integer> failedNodes();
+
     /** The host clients are told ({@code advertised.host}). */
     String advertisedHost();
 

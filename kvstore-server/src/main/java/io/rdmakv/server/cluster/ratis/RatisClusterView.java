@@ -526,6 +526,13 @@ public final class RatisClusterView implements ClusterView
         return latest.cluster();
     }
 
+    /** The failed set of the newest coordinator state this node knows ({@link #coordState()}). */
+    @Override
+    public java.util.Set<Integer> failedNodes()
+    {
+        return coordState().failed();
+    }
+
     @Override
     public void subscribe(final Consumer<ClusterState> listener)
     {
