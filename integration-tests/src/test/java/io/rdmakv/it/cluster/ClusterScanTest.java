@@ -35,7 +35,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * inside the moving range when the move starts, steps on while the range is MIGRATING, and goes on after the cut-over,
  * where its hash slot is served by the new primary; every key present throughout is returned (at least once). The
  * order of steps is fixed by the test (scan, move, scan, finish-move, scan), not left to timing. Range and prefix
- * reads of one hash tag, MATCH, the async scan and the stream helper run on the same cluster.
+ * reads of one hash tag, MATCH, the async scan and the stream helper run on the same cluster. A second test kills the
+ * primary under the cursor (kill -9): the scan goes on at the promoted backup and still returns every key.
  */
 @ExtendWith(ProcessJanitor.class)
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
@@ -45,6 +46,8 @@ class ClusterScanTest
     private static final long LEASE_MS = 10_000;
     private static final int KEYS = 3000;
     private static final int COUNT = 25;
+    /** As PrimaryKillFailoverTest's: the failover follows the lease. */
+    private static final long FAILOVER_LEASE_MS = 2000;
 
     @TempDir
     Path dir;
@@ -137,6 +140,57 @@ class ClusterScanTest
             assertEquals(7, client.prefixAsync(utf8("{user7}:item:"), 7).get(1, TimeUnit.MINUTES).size());
             assertThrows(IllegalArgumentException.class, () -> client.range("{a}x", "{b}y", 10), "CROSSSLOT");
             assertThrows(IllegalArgumentException.class, () -> client.prefix("user7:", 10), "no hash tag");
+        }
+    }
+
+    /**
+     * kill -9 of a primary (not the coordination leader) while the scan's cursor stands inside its range: the next
+     * calls go on at the promoted backup, which holds every acknowledged key, and every key is returned.
+     */
+    @Test
+    void shouldReturnEveryKeyPresentThroughoutWhenThePrimaryUnderTheCursorIsKilled() throws Exception
+    {
+        try (LocalCluster cluster = LocalCluster.start(dir, 3, 1, FAILOVER_LEASE_MS);
+             KvClient client = KvClient.builder().servers(cluster.seeds()).transport("tcp")
+                 .requestTimeout(Duration.ofSeconds(30)).connectTimeout(Duration.ofSeconds(5)).build())
+        {
+            final String status = cluster.statusJson();
+            final int leader = LocalCluster.leader(status);
+            final LocalCluster.Range range = LocalCluster.ranges(status).stream()
+                .filter(r -> r.primary() != leader && !r.backups().isEmpty()).findFirst().orElseThrow();
+            final Set<String> written = new HashSet<>();
+            final List<CompletableFuture<Void>> puts = new ArrayList<>();
+            for (int i = 0; i < KEYS; i++)
+            {
+                final String key = "fo-" + i;
+                written.add(key);
+                puts.add(client.putAsync(key, "v" + i));
+            }
+            CompletableFuture.allOf(puts.toArray(CompletableFuture[]::new)).get(5, TimeUnit.MINUTES);
+
+            final Map<String, Integer> seen = new HashMap<>();
+            final int middle = range.first() + (range.last() - range.first()) / 2;
+            ScanCursor cursor = ScanCursor.START;
+            while (cursor.hashSlot() < middle)
+            {
+                cursor = step(client, cursor, seen);
+            }
+            assertTrue(range.contains(cursor.hashSlot()), "cursor " + cursor + " inside " + range);
+            cluster.node(range.primary()).kill();
+            final int resumedAt = cursor.hashSlot();
+            while (!cursor.isFinished())
+            {
+                cursor = step(client, cursor, seen);
+            }
+            final Set<String> missing = new HashSet<>(written);
+            missing.removeAll(seen.keySet());
+            assertEquals(Set.of(), missing, "every key present throughout the scan");
+            final LocalCluster.Range after = LocalCluster.ranges(cluster.statusJson()).stream()
+                .filter(r -> r.first() == range.first()).findFirst().orElseThrow();
+            assertTrue(after.primary() == range.backups().get(0) && after.epoch() > range.epoch(),
+                "the range failed over to its backup: " + after);
+            assertTrue(seen.keySet().stream().anyMatch(k -> KeyHash.hashSlot(utf8(k)) > resumedAt &&
+                range.contains(KeyHash.hashSlot(utf8(k)))), "keys after the cursor were read at the new primary");
         }
     }
 
