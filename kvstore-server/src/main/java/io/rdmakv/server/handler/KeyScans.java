@@ -16,8 +16,12 @@ import java.util.List;
  */
 final class KeyScans
 {
-    /** Keys one request examines at most, matching or not (bounds the request thread's work: about a millisecond). */
-    static final int MAX_EXAMINED = 10_000;
+    /**
+     * Keys one request examines at most, matching or not: bounds the request thread's work per request. Measured on
+     * the shared 2-core host at load 16 to 30 (200,000 keys of 100 B, keys only): 1,000 keys a request took 0.6 ms
+     * at the median; 10,000 took 15 to 35 ms, too long a stall for the node's other requests.
+     */
+    static final int MAX_EXAMINED = 1_000;
 
     private final KeyPages pages;
 
