@@ -47,6 +47,7 @@ import java.util.concurrent.TimeUnit;
  *            -> RESPONSE OK, or NOT_FOUND (nothing written) when the key did not exist
  *   GET    : limits -> route -> pool ? value : RocksDB ? (promote into pool) value : NOT_FOUND
  *   STATS  : counters as key=value text
+ *   KEY_SCAN: route (first hash slot) -> one bounded page of keys (and values) from RocksDB, resume point (KeyScans)
  *   anything malformed -> RESPONSE with the error status (MALFORMED, UNSUPPORTED_VERSION, ...); the connection stays
  * </pre>
  *
