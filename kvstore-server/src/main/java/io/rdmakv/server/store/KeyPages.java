@@ -88,9 +88,9 @@ public final class KeyPages
                 {
                     return new Page(found, values, resumeSlot, resumeKey, false);
                 }
-                final byte[] value = StoredValues.visible(it.value());
-                if (value != null && match.matches(key))
+                if (StoredValues.visible(it) && match.matches(key))
                 {
+                    final byte[] value = withValues ? StoredValues.value(it) : null;
                     final int length = entryOverhead + key.length + (withValues ? value.length : 0);
                     if (used + length + key.length > capacityBytes)
                     {
