@@ -19,7 +19,7 @@ import picocli.CommandLine.Spec;
     description = {
         "A distributed key-value store on a UCX-style RDMA transport layer (verbs, or TCP without an HCA).",
         "",
-        "Start a node with 'rdmakv server', then use get/put/del/stats against it.",
+        "Start a node with 'rdmakv server', then use get/put/del/scan/range/prefix/stats against it.",
         "'rdmakv demo' runs a node and a workload in one process.",
         "'rdmakv cluster local' starts a replicated cluster of node processes on this machine."},
     exitCodeListHeading = "%nExit codes (client commands; server and doctor list their own):%n",
@@ -47,6 +47,9 @@ public final class RdmakvCommand implements Runnable
         GetCommand.class,
         PutCommand.class,
         DelCommand.class,
+        ScanCommand.class,
+        RangeCommand.class,
+        PrefixCommand.class,
         StatsCommand.class,
         DemoCommand.class,
         DoctorCommand.class,

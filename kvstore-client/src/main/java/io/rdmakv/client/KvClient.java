@@ -5,9 +5,14 @@ import io.rdmakv.client.internal.ClientRuntime;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Spliterator;
+import java.util.Spliterators;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.Stream;
+import java.util.stream.StreamSupport;
 
 /**
  * A client of an rdmakv cluster, thread-safe. GETs read a node's memory pool one-sided where the transport reads
@@ -29,11 +34,13 @@ public final class KvClient implements AutoCloseable
 {
     private final KvClientConfig config;
     private final ClientRuntime runtime;
+    private final KeyScanning scans;
 
     private KvClient(final KvClientConfig config, final ClientRuntime runtime)
     {
         this.config = config;
         this.runtime = runtime;
+        this.scans = new KeyScanning(runtime);
     }
 
     /**
@@ -337,6 +344,165 @@ public final class KvClient implements AutoCloseable
     }
 
     /**
+     * One step of a scan of every key of the cluster, as Redis's {@code SCAN cursor MATCH match COUNT count}: one
+     * request to the node serving the cursor's hash slot, which answers at most {@code count} keys and looks at a
+     * bounded number, so a call may find no key and still not be the end. Start with {@link ScanCursor#START} and
+     * call again with the result's cursor until it {@link ScanCursor#isFinished()}. Every key present from the first
+     * call to the last is returned at least once, across resharding and failover (see {@link ScanCursor}).
+     *
+     * @param cursor where to go on.
+     * @param match  a Redis glob ({@code *}, {@code ?}, {@code [a-z]}, {@code \x}) keys must match; null: every key.
+     * @param count  keys at most in this call (1..65535; Redis's default is 10).
+     * @return the keys found and the next cursor.
+     * @throws KvException when the request fails; {@link IllegalArgumentException} for a count out of range.
+     */
+    public ScanResult scan(final ScanCursor cursor, final String match, final int count)
+    {
+        return scans.scan(Objects.requireNonNull(cursor, "cursor"), utf8OrNull(match), count);
+    }
+
+    /**
+     * {@link #scan(ScanCursor, String, int)} with a pattern of bytes.
+     *
+     * @param cursor where to go on.
+     * @param match  the glob's bytes; null: every key.
+     * @param count  keys at most in this call.
+     * @return the keys found and the next cursor.
+     */
+    public ScanResult scan(final ScanCursor cursor, final byte[] match, final int count)
+    {
+        return scans.scan(Objects.requireNonNull(cursor, "cursor"), match, count);
+    }
+
+    /**
+     * {@link #scan(ScanCursor, String, int)} without blocking.
+     *
+     * @param cursor where to go on.
+     * @param match  a Redis glob; null: every key.
+     * @param count  keys at most in this call.
+     * @return the keys found and the next cursor.
+     */
+    public CompletableFuture<ScanResult> scanAsync(final ScanCursor cursor, final String match, final int count)
+    {
+        return scans.scanAsync(Objects.requireNonNull(cursor, "cursor"), utf8OrNull(match), count);
+    }
+
+    /**
+     * Every key of the cluster matching {@code match}, read lazily by {@link #scan} calls of {@code count} keys as
+     * the stream is consumed (on the consuming thread: not on the client's progress thread). The guarantee of
+     * {@link #scan}; a key may come twice only if it was deleted and written again during the scan.
+     *
+     * @param match a Redis glob; null: every key.
+     * @param count keys asked per request (1..65535).
+     * @return a sequential stream of keys; a failed request throws its {@link KvException} from the stream.
+     */
+    public Stream<byte[]> scanKeys(final String match, final int count)
+    {
+        final byte[] pattern = utf8OrNull(match);
+        final Iterator<byte[]> keys = scans.keys(pattern, count);
+        return StreamSupport.stream(Spliterators.spliteratorUnknownSize(keys, Spliterator.ORDERED | Spliterator.NONNULL),
+            false);
+    }
+
+    /**
+     * {@link #scanKeys} as an {@link Iterable}: each {@code iterator()} is a new scan from the start.
+     *
+     * @param match a Redis glob; null: every key.
+     * @param count keys asked per request (1..65535).
+     * @return the keys, fetched as iterated.
+     */
+    public Iterable<byte[]> keys(final String match, final int count)
+    {
+        final byte[] pattern = utf8OrNull(match);
+        if (count < 1 || count > 65_535)
+        {
+            throw new IllegalArgumentException("count " + count + " outside 1..65535");
+        }
+        return () -> scans.keys(pattern, count);
+    }
+
+    /**
+     * The keys from {@code from} (inclusive) to {@code to} (exclusive) in byte order, with their values, at most
+     * {@code limit}: an ordered read of keys sharing a hash tag ({@code {user1}:a .. {user1}:z}), answered by the
+     * hash slot's primary from its store in pages. Each page is read as of one point in time; a write between pages
+     * is seen or not by the pages after it.
+     *
+     * @param from  the first key (inclusive).
+     * @param to    the end (exclusive); in the same hash slot as {@code from}.
+     * @param limit entries at most (at least 1).
+     * @return the entries in key order.
+     * @throws IllegalArgumentException when {@code from} and {@code to} are in different hash slots (CROSSSLOT).
+     */
+    public List<KvEntry> range(final byte[] from, final byte[] to, final int limit)
+    {
+        return scans.range(Objects.requireNonNull(from, "from"), Objects.requireNonNull(to, "to"), limit);
+    }
+
+    /**
+     * {@link #range(byte[], byte[], int)} of text keys.
+     *
+     * @param from  the first key (inclusive), UTF-8.
+     * @param to    the end (exclusive), UTF-8.
+     * @param limit entries at most.
+     * @return the entries in key order.
+     */
+    public List<KvEntry> range(final String from, final String to, final int limit)
+    {
+        return scans.range(utf8(from, "from"), utf8(to, "to"), limit);
+    }
+
+    /**
+     * {@link #range(byte[], byte[], int)} without blocking.
+     *
+     * @param from  the first key (inclusive).
+     * @param to    the end (exclusive).
+     * @param limit entries at most.
+     * @return the entries in key order.
+     */
+    public CompletableFuture<List<KvEntry>> rangeAsync(final byte[] from, final byte[] to, final int limit)
+    {
+        return scans.rangeAsync(Objects.requireNonNull(from, "from"), Objects.requireNonNull(to, "to"), limit);
+    }
+
+    /**
+     * The keys that start with {@code prefix}, in byte order, with their values, at most {@code limit}. The prefix
+     * must hold a whole hash tag ({@code {user1}:}), so that every key starting with it is in one hash slot.
+     *
+     * @param prefix the keys' common start, holding {@code {tag}}.
+     * @param limit  entries at most (at least 1).
+     * @return the entries in key order.
+     * @throws IllegalArgumentException when the prefix holds no whole hash tag (CROSSSLOT).
+     */
+    public List<KvEntry> prefix(final byte[] prefix, final int limit)
+    {
+        return scans.prefix(Objects.requireNonNull(prefix, "prefix"), limit);
+    }
+
+    /**
+     * {@link #prefix(byte[], int)} of a text prefix.
+     *
+     * @param prefix the keys' common start, UTF-8.
+     * @param limit  entries at most.
+     * @return the entries in key order.
+     */
+    public List<KvEntry> prefix(final String prefix, final int limit)
+    {
+        return scans.prefix(utf8(prefix, "prefix"), limit);
+    }
+
+    /**
+     * {@link #prefix(byte[], int)} without blocking.
+     *
+     * @param prefix the keys' common start.
+     * @param limit  entries at most.
+     * @return the entries in key order.
+     */
+    public CompletableFuture<List<KvEntry>> prefixAsync(final byte[] prefix, final int limit)
+    {
+        return scans.prefixAsync(Objects.requireNonNull(prefix, "prefix"), limit);
+    }
+
+    /**
      * Every node's counters (a STATS request to each node of the cluster map) and this client's counters.
      *
      * @return the snapshot; a node that did not answer has a single {@code error} entry.
@@ -405,6 +571,11 @@ public final class KvClient implements AutoCloseable
     private static byte[] utf8(final String text, final String name)
     {
         return Objects.requireNonNull(text, name).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] utf8OrNull(final String text)
+    {
+        return text == null ? null : text.getBytes(StandardCharsets.UTF_8);
     }
 
     private static List<byte[]> utf8(final String[] keys)

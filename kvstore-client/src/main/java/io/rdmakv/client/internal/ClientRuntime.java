@@ -267,6 +267,23 @@ public final class ClientRuntime implements AutoCloseable
     }
 
     /**
+     * One KEY_SCAN request and wait: the page of the node that serves the body's first hash slot.
+     *
+     * @param body a {@link io.rdmakv.protocol.wire.KeyScanRequestFlyweight#body}.
+     * @return the answer's page.
+     */
+    public byte[] keyScan(final byte[] body)
+    {
+        return requests.call(RequestType.KEY_SCAN, body, null);
+    }
+
+    /** {@link #keyScan} without blocking; completes on the progress thread. */
+    public CompletableFuture<byte[]> keyScanAsync(final byte[] body)
+    {
+        return requests.callAsync(RequestType.KEY_SCAN, body, null);
+    }
+
+    /**
      * GET over a buffer's remaining bytes and wait.
      *
      * @param key the key between position and limit.

@@ -45,6 +45,11 @@ final class RequestSlot
     static final int TYPE_PUT = 2;
     static final int TYPE_DELETE = 3;
     static final int TYPE_STATS = 4;
+    /**
+     * A page of keys (scan, range or prefix read): the request's {@link #key} holds the whole KEY_SCAN body, whose
+     * first hash slot it is routed by.
+     */
+    static final int TYPE_KEY_SCAN = 5;
 
     /** Between operations, or being filled by the caller. */
     static final int PHASE_IDLE = 0;
@@ -242,6 +247,8 @@ final class RequestSlot
                 return "DELETE";
             case TYPE_STATS:
                 return "STATS";
+            case TYPE_KEY_SCAN:
+                return "KEY_SCAN";
             default:
                 return "request";
         }

@@ -22,6 +22,9 @@ final class RequestType<T>
     static final RequestType<Void> PUT = new RequestType<>(RequestSlot.TYPE_PUT, RequestType::putResult);
     static final RequestType<Boolean> DELETE = new RequestType<>(RequestSlot.TYPE_DELETE, RequestType::deleteResult);
     static final RequestType<String> STATS = new RequestType<>(RequestSlot.TYPE_STATS, RequestType::statsResult);
+    /** A KEY_SCAN: the answer's page (see {@link io.rdmakv.protocol.wire.KeyScanPage}). */
+    static final RequestType<byte[]> KEY_SCAN = new RequestType<>(RequestSlot.TYPE_KEY_SCAN,
+        RequestType::keyScanResult);
 
     /** The request slot's {@code type} code. */
     final int code;
@@ -88,6 +91,15 @@ final class RequestType<T>
         if (requestSlot.resultStatus == Status.OK || requestSlot.resultStatus == Status.NOT_FOUND)
         {
             return requestSlot.resultStatus == Status.OK;
+        }
+        throw serverFailure(requestSlot.resultStatus, requestSlot.resultText);
+    }
+
+    private static byte[] keyScanResult(final RequestSlot requestSlot)
+    {
+        if (requestSlot.resultStatus == Status.OK)
+        {
+            return requestSlot.resultValue;
         }
         throw serverFailure(requestSlot.resultStatus, requestSlot.resultText);
     }

@@ -3,6 +3,7 @@ package io.rdmakv.client.internal;
 import io.rdmakv.client.ClientCounter;
 import io.rdmakv.client.KvError;
 import io.rdmakv.client.KvException;
+import io.rdmakv.protocol.wire.KeyScanRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
 import io.rdmakv.transport.WorkerProgress;
@@ -292,7 +293,7 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
             call.fail(ex);
             return true;
         }
-        requestSlot.hashedKey.wrap(requestSlot.key, 0, requestSlot.keyLength);
+        hashKey(requestSlot);
         if (mayConnect)
         {
             router.dispatch(requestSlot);
@@ -317,6 +318,16 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
 
     private void checkLimits(final int type, final int keyLength, final int valueLength)
     {
+        if (type == RequestSlot.TYPE_KEY_SCAN)
+        {
+            final long message = (long)MessageHeaderFlyweight.HEADER_LENGTH + keyLength;
+            if (message > maxMessageBytes)
+            {
+                throw new IllegalArgumentException("a scan request of " + message + " bytes exceeds the " +
+                    transportName + " transport's message limit of " + maxMessageBytes + " bytes");
+            }
+            return;
+        }
         if (keyLength <= 0 || keyLength > maxKeyLength)
         {
             throw new IllegalArgumentException(keyLength == 0 ? "key must not be empty" :
@@ -356,9 +367,24 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
         return requestSlot;
     }
 
+    /**
+     * The request's key hashed once, for routing and the one-sided read; a KEY_SCAN routes by the first hash slot its
+     * body names (its key is the body).
+     */
+    private static void hashKey(final RequestSlot requestSlot)
+    {
+        if (requestSlot.type == RequestSlot.TYPE_KEY_SCAN)
+        {
+            requestSlot.hashedKey.wrapHashed(requestSlot.key, 0, requestSlot.keyLength, 0L,
+                KeyScanRequestFlyweight.firstSlotOfBody(requestSlot.key, 0));
+            return;
+        }
+        requestSlot.hashedKey.wrap(requestSlot.key, 0, requestSlot.keyLength);
+    }
+
     private <T> T run(final RequestSlot requestSlot, final RequestType<T> type)
     {
-        requestSlot.hashedKey.wrap(requestSlot.key, 0, requestSlot.keyLength);
+        hashKey(requestSlot);
         router.dispatch(requestSlot);
         return requestSlots.await(requestSlot, type, timeoutNanos, callerDriver);
     }

@@ -5,6 +5,7 @@ import io.rdmakv.client.KvError;
 import io.rdmakv.protocol.ProtocolException;
 import io.rdmakv.protocol.layout.IndexEntry;
 import io.rdmakv.protocol.wire.KeyRequestFlyweight;
+import io.rdmakv.protocol.wire.KeyScanRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageDecoder;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.protocol.wire.MessageType;
@@ -231,7 +232,7 @@ final class RpcProtocol
         }
         else if (status == Status.OK)
         {
-            if (requestSlot.type == RequestSlot.TYPE_GET)
+            if (requestSlot.type == RequestSlot.TYPE_GET || requestSlot.type == RequestSlot.TYPE_KEY_SCAN)
             {
                 requestSlot.succeedWithValue(buffer, response.valueIndex(), response.valueLength());
             }
@@ -282,6 +283,7 @@ final class RpcProtocol
         final KeyRequestFlyweight keyRequest = new KeyRequestFlyweight();
         final PutRequestFlyweight putRequest = new PutRequestFlyweight();
         final MessageHeaderFlyweight header = new MessageHeaderFlyweight();
+        final KeyScanRequestFlyweight keyScanRequest = new KeyScanRequestFlyweight();
 
         int encode(final RequestSlot requestSlot, final long correlationId, final WriteSequencer writes)
         {
@@ -313,6 +315,14 @@ final class RpcProtocol
                     putRequest.keyAndValue(requestSlot.key, 0, requestSlot.keyLength, requestSlot.value, 0, requestSlot.valueLength);
                     putRequest.appendWriteId(writes.writerId(), writes.number(requestSlot), requestSlot.writeCompletedBelow);
                     return putRequest.encodedLength();
+                }
+                case RequestSlot.TYPE_KEY_SCAN:
+                {
+                    final int length = MessageHeaderFlyweight.HEADER_LENGTH + requestSlot.keyLength;
+                    buffer.checkLimit(length);
+                    keyScanRequest.wrap(buffer, 0, length);
+                    keyScanRequest.request(correlationId, requestSlot.key, 0, requestSlot.keyLength);
+                    return keyScanRequest.encodedLength();
                 }
                 default:
                 {

@@ -3,6 +3,7 @@ package io.rdmakv.server.handler;
 import io.rdmakv.protocol.ProtocolException;
 import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.wire.KeyRequestFlyweight;
+import io.rdmakv.protocol.wire.KeyScanRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageDecoder;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
@@ -46,6 +47,7 @@ import java.util.concurrent.TimeUnit;
  *            -> RESPONSE OK, or NOT_FOUND (nothing written) when the key did not exist
  *   GET    : limits -> route -> pool ? value : RocksDB ? (promote into pool) value : NOT_FOUND
  *   STATS  : counters as key=value text
+ *   KEY_SCAN: route (first hash slot) -> one bounded page of keys (and values) from RocksDB, resume point (KeyScans)
  *   anything malformed -> RESPONSE with the error status (MALFORMED, UNSUPPORTED_VERSION, ...); the connection stays
  * </pre>
  *
@@ -102,6 +104,7 @@ public final class RequestHandler implements EndpointHandler
     /** Writes and queries from the primaries of ranges this node replicates. */
     private final ReplicaInbox replicaInbox;
     private final ScanPages scans;
+    private final KeyScans keyScans;
     private final long[] scanResult = new long[2];
     private final RequestTimer timer;
     private long nextAdmissionCheckNanos;
@@ -133,6 +136,7 @@ public final class RequestHandler implements EndpointHandler
         this.writes = writes;
         this.replicaInbox = replicas;
         this.scans = new ScanPages(store);
+        this.keyScans = new KeyScans(store);
     }
 
     @Override
@@ -230,6 +234,7 @@ public final class RequestHandler implements EndpointHandler
             }
             case REPLICATE_REQUEST -> replicaInbox.onReplicate(endpoint, correlationId, decoder.replicateRequest());
             case SCAN_REQUEST -> onScan(endpoint, correlationId, decoder.scanRequest());
+            case KEY_SCAN_REQUEST -> onKeyScan(endpoint, correlationId, decoder.keyScanRequest());
             case ATTACH_REQUEST ->
             {
                 counters.increment(ServerCounter.MALFORMED_REQUESTS);
@@ -433,6 +438,38 @@ public final class RequestHandler implements EndpointHandler
         responses.sendValue(endpoint, correlationId, (int)scanResult[1], scanResult[0]);
     }
 
+    /**
+     * A page of keys (a client's scan, range or prefix read): served from the request's first hash slot on, through
+     * the run of hash slots this node serves (the page's resume point names the first one it does not, which the
+     * client asks of its owner); WRONG_NODE when it does not serve the first.
+     */
+    private void onKeyScan(final Endpoint endpoint, final long correlationId, final KeyScanRequestFlyweight request)
+    {
+        final int firstSlot = request.firstSlot();
+        if (!checkRoute(endpoint, correlationId, firstSlot))
+        {
+            return;
+        }
+        final SlotRouter routing = router;
+        int localLast = firstSlot;
+        while (localLast < request.lastSlot() && routing.isLocal(localLast + 1))
+        {
+            localLast++;
+        }
+        final int length;
+        try
+        {
+            length = keyScans.answer(request, localLast, responses.valueBuffer(), ResponseFlyweight.VALUE_OFFSET,
+                responses.valueCapacity());
+        }
+        catch (final StoreException ex)
+        {
+            responses.answerStoreFailure(endpoint, correlationId, ex);
+            return;
+        }
+        responses.sendValue(endpoint, correlationId, length);
+    }
+
     private void flushWrites()
     {
         writes.flush();
@@ -481,7 +518,12 @@ public final class RequestHandler implements EndpointHandler
      */
     private boolean checkRoute(final Endpoint endpoint, final long correlationId, final HashedKey hashed)
     {
-        final int hashSlot = hashed.hashSlot();
+        return checkRoute(endpoint, correlationId, hashed.hashSlot());
+    }
+
+    /** {@link #checkRoute(Endpoint, long, HashedKey)} of a hash slot. */
+    private boolean checkRoute(final Endpoint endpoint, final long correlationId, final int hashSlot)
+    {
         final SlotRouter routing = router;
         if (!routing.isLocal(hashSlot))
         {

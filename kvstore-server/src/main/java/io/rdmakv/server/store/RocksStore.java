@@ -475,6 +475,13 @@ public final class RocksStore implements AutoCloseable
         return new RangeStore(db, keys, walOptions);
     }
 
+    /** Bounded pages of keys (and values) from a point: clients' scans and range reads. */
+    public KeyPages keyPages()
+    {
+        ensureOpen();
+        return new KeyPages(db, keys);
+    }
+
     /** The store as of now, to read page by page (backup); close it to release the snapshot. */
     public StoreSnapshot snapshot()
     {

@@ -68,6 +68,24 @@ public final class StoreKeys
         return storeKey;
     }
 
+    /** The store key of client key {@code key} under hash slot {@code hashSlot} (a bound of a range read). Allocates. */
+    public static byte[] encode(final int hashSlot, final byte[] key)
+    {
+        final byte[] storeKey = prefixed(hashSlot, key.length);
+        System.arraycopy(key, 0, storeKey, PREFIX_LENGTH, key.length);
+        return storeKey;
+    }
+
+    /** Position {@code it} on the first store key after {@code storeKey} (paged reads resume there). */
+    static void seekAfter(final org.rocksdb.RocksIterator it, final byte[] storeKey)
+    {
+        it.seek(storeKey);
+        if (it.isValid() && java.util.Arrays.equals(it.key(), storeKey))
+        {
+            it.next();
+        }
+    }
+
     /** The client key inside a store key. Allocates. */
     public static byte[] clientKey(final byte[] storeKey)
     {

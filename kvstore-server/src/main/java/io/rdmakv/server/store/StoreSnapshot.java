@@ -56,11 +56,7 @@ public final class StoreSnapshot implements AutoCloseable
             }
             else
             {
-                it.seek(after);
-                if (it.isValid() && java.util.Arrays.equals(it.key(), after))
-                {
-                    it.next();
-                }
+                StoreKeys.seekAfter(it, after);
             }
             for (; it.isValid(); it.next())
             {

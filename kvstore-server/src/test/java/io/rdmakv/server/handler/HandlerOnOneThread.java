@@ -42,6 +42,12 @@ final class HandlerOnOneThread implements AutoCloseable
     /** @param hasher how the handler hashes each request's key at decode. */
     HandlerOnOneThread(final Path dir, final KeyHasher hasher)
     {
+        this(dir, hasher, SlotRouter.singleNode());
+    }
+
+    /** @param router which hash slots the handler serves (a single node's: all). */
+    HandlerOnOneThread(final Path dir, final KeyHasher hasher, final SlotRouter router)
+    {
         final long size = 8L << 20;
         final int partition = 1 << 20;
         this.store = RocksStore.open(dir, Durability.DEFAULT);
@@ -54,7 +60,7 @@ final class HandlerOnOneThread implements AutoCloseable
         final NodeWrites node = new NodeWrites(store, index, counters, limits,
             new ResponseSender(counters, limits.maxResponseBytes()), () -> { });
         final Replication writes = Replication.localOnly(node);
-        this.handler = new RequestHandler(node, new HandlerContext(SlotRouter.singleNode(), tickets,
+        this.handler = new RequestHandler(node, new HandlerContext(router, tickets,
             ServerConfig.defaults().admission(), RequestTimer.NONE, hasher), writes.clientWrites(),
             writes.replicaInbox());
     }

@@ -20,7 +20,13 @@ public enum MessageType
     /** A primary's write to a replica of its slot range (see {@link ReplicateRequestFlyweight}). */
     REPLICATE_REQUEST(8),
     /** One page of a slot range from a snapshot (backup; see {@link ScanRequestFlyweight}). */
-    SCAN_REQUEST(9);
+    SCAN_REQUEST(9),
+    /**
+     * Keys (and, flagged, values) of a run of hash slots in key order from a point, bounded per answer: the
+     * cluster-wide key scan and the ordered range and prefix reads (see {@link KeyScanRequestFlyweight}). Codes 20-24
+     * belong to scans and multi-key writes.
+     */
+    KEY_SCAN_REQUEST(20);
 
     private static final MessageType[] BY_CODE = new MessageType[256];
 
