@@ -69,7 +69,7 @@ public final class NodeResp implements RespNode
         }
         final RespSettings settings = new RespSettings(config.host(), config.resp().port(), config.maxKeyBytes(),
             config.maxValueBytes(), config.resp().maxInlineBytes(), config.resp().maxArguments(),
-            config.resp().maxPendingReplies(), config.secret(), users);
+            config.resp().maxPendingReplies(), config.secret(), users, config.admission().newThrottle());
         final ServerBootstrap onRequestThread = requestThreadLoop(worker);
         final RespServer server = onRequestThread != null ?
             new RespServer(settings, new NodeResp(config, tickets, handler, index, store, counters, poolBytes, view),

@@ -3,8 +3,10 @@ package io.rdmakv.server.resp;
 import io.rdmakv.protocol.auth.ScramCredential;
 import io.rdmakv.protocol.auth.ScramSha256;
 import io.rdmakv.protocol.auth.User;
+import io.rdmakv.server.admission.SourceAddress;
 import io.rdmakv.server.session.Access;
 
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.ArrayList;
@@ -125,7 +127,8 @@ final class RespCommands
         }
         if (args.length == 3 && settings.users() != null && !isDefault(args[1]))
         {
-            return login(session, args[1], args[2]) ? RespReply.OK : RespReply.error(WRONGPASS);
+            final String refused = login(session, args[1], args[2]);
+            return refused == null ? RespReply.OK : RespReply.error(refused);
         }
         if (settings.secret() == null)
         {
@@ -148,21 +151,34 @@ final class RespCommands
 
     /**
      * {@code AUTH user password} against the users file: the password is checked against the user's SCRAM
-     * credential (the same PBKDF2 work for an unknown name, so the time tells nothing).
+     * credential (the same PBKDF2 work for an unknown name, so the time tells nothing). A source over its
+     * failed-login rate is refused before any PBKDF2 work (each costs the event loop its iteration count).
+     *
+     * @return null when logged in; the error otherwise.
      */
-    private boolean login(final RespSession session, final byte[] name, final byte[] password)
+    private String login(final RespSession session, final byte[] name, final byte[] password)
     {
+        final InetAddress source = SourceAddress.of(session.remote);
+        final long now = System.nanoTime();
+        if (settings.loginThrottle().delayNanos(source, now, 0) != 0)
+        {
+            return THROTTLED;
+        }
         final User user = settings.users().user(new String(name, StandardCharsets.UTF_8));
         final char[] chars = new String(password, StandardCharsets.UTF_8).toCharArray();
         final boolean ok = (user == null ? UNKNOWN_USER : user.credential()).matches(chars) && user != null;
         java.util.Arrays.fill(chars, '\0');
-        if (ok)
+        if (!ok)
         {
-            session.authenticated = true;
-            session.access = Access.of(user);
+            settings.loginThrottle().recordFailure(source, now);
+            return WRONGPASS;
         }
-        return ok;
+        session.authenticated = true;
+        session.access = Access.of(user);
+        return null;
     }
+
+    private static final String THROTTLED = "ERR too many failed logins from this address; retry later";
 
     /** What an unknown name is checked against (no password matches its keys). */
     private static final ScramCredential UNKNOWN_USER = new ScramCredential(ScramSha256.DEFAULT_ITERATIONS,
@@ -205,11 +221,12 @@ final class RespCommands
             final String option = CommandTable.lower(args[i]);
             if (option.equals("auth") && i + 2 < args.length)
             {
-                final boolean ok = isDefault(args[i + 1]) ? matches(args[i + 2]) && setAccess(session) :
-                    settings.users() != null && login(session, args[i + 1], args[i + 2]);
-                if (!ok)
+                final String refused = isDefault(args[i + 1]) ?
+                    (matches(args[i + 2]) && setAccess(session) ? null : WRONGPASS) :
+                    settings.users() == null ? WRONGPASS : login(session, args[i + 1], args[i + 2]);
+                if (refused != null)
                 {
-                    return RespReply.error(WRONGPASS);
+                    return RespReply.error(refused);
                 }
                 authenticated = true;
                 i += 2;
