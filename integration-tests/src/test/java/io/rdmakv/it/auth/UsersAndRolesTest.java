@@ -79,13 +79,18 @@ class UsersAndRolesTest
     {
     }
 
-    private static Run rdmakv(final String... args)
+    /** Everything every command of the test printed, for the check that no password or secret is in it. */
+    private final StringBuilder commandOutput = new StringBuilder();
+
+    private Run rdmakv(final String... args)
     {
         final ByteArrayOutputStream out = new ByteArrayOutputStream();
         final ByteArrayOutputStream err = new ByteArrayOutputStream();
         final int code = RdmakvMain.commandLine(new Io(System.in, new PrintStream(out, true), new PrintStream(err,
             true))).execute(args);
-        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        final Run run = new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        commandOutput.append(run.out()).append(run.err());
+        return run;
     }
 
     private Path addUser(final Path users, final String name, final String role, final String password,
@@ -257,6 +262,8 @@ class UsersAndRolesTest
             for (final String secret : ALL_SECRETS)
             {
                 assertFalse(logs.contains(secret), "a password or the secret is in the node's log");
+                assertFalse(commandOutput.toString().contains(secret), "a password or the secret in a command's " +
+                    "output");
             }
         }
     }

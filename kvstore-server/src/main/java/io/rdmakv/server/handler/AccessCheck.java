@@ -13,7 +13,7 @@ import io.rdmakv.server.session.Access;
  * {@link Access#unlimited() unlimited} (the shared secret and an open node are, and skip it).
  *
  * <pre>
- *   GET, MULTI_GET, STATS           read        (GET's key inside the prefixes)
+ *   GET, STATS                      read        (GET's key inside the prefixes; a client's multiGet is GETs)
  *   PUT, DELETE                     readwrite   (key inside the prefixes)
  *   SCAN (backup), REPLICATE        admin       (a node's own links authenticate with the shared secret)
  *   any other type                  admin       until it is classified here: a new request type is refused to
@@ -39,7 +39,7 @@ final class AccessCheck
                 final KeyRequestFlyweight get = decoder.keyRequest();
                 return check(access, Role.READ, "GET", get.buffer(), get.keyIndex(), get.keyLength());
             }
-            case MULTI_GET_REQUEST, STATS_REQUEST, ATTACH_REQUEST ->
+            case STATS_REQUEST, ATTACH_REQUEST ->
             {
                 return check(access, Role.READ, type.name(), null, 0, 0);
             }
