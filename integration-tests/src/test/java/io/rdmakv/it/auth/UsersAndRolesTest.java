@@ -309,6 +309,9 @@ class UsersAndRolesTest
              ServerProcess local = ServerProcess.builder(tmp.resolve("local")).name("local-node")
             .setting("transport", "tcp").start())
         {
+            final KvAuthenticationException unproved = assertThrows(KvAuthenticationException.class,
+                () -> client(local).user("ops", "pw".toCharArray()).build());
+            assertTrue(unproved.getMessage().contains("without a SCRAM exchange"), unproved.getMessage());
             open.stop(Duration.ofSeconds(30));
             local.stop(Duration.ofSeconds(30));
             final String openLogs = Files.readString(open.stdoutLog()) + Files.readString(open.stderrLog());

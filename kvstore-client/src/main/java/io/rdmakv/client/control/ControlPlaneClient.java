@@ -185,6 +185,7 @@ public final class ControlPlaneClient implements AutoCloseable
     {
         final ScramClient scram = login.scram();
         final boolean[] proved = new boolean[1];
+        final boolean[] verified = new boolean[1];
         try
         {
             return exchange(address, hello.withScram(scram.clientFirst()), timeout, what, received ->
@@ -199,6 +200,7 @@ public final class ControlPlaneClient implements AutoCloseable
                             return new ScramMessage(scram.clientFinal(message.message()));
                         }
                         scram.verifyServerFinal(message.message());
+                        verified[0] = true;
                         return NOTHING; // the WELCOME follows
                     }
                     catch (final IllegalArgumentException ex)
@@ -206,6 +208,14 @@ public final class ControlPlaneClient implements AutoCloseable
                         throw KvException.of(KvError.AUTHENTICATION_FAILED, "node " + address + ": " +
                             ex.getMessage());
                     }
+                }
+                if (received instanceof Welcome && !verified[0])
+                {
+                    // Only a node that holds the user's ServerKey can sign the exchange: one that welcomes without
+                    // it (an open node, or one impersonating a node) is not who this client logs in to.
+                    throw KvException.of(KvError.AUTHENTICATION_FAILED, "node " + address + " welcomed user " +
+                        login.user() + " without a SCRAM exchange: it has no users (auth.usersFile), and a node " +
+                        "that does not prove it holds the user's key is not trusted");
                 }
                 if (received instanceof Welcome && then != null)
                 {

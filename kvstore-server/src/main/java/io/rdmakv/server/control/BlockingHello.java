@@ -55,6 +55,12 @@ public final class BlockingHello
             final ScramClient scram = login == null ? null : login.scram();
             write(out, login == null ? hello : hello.withScram(scram.clientFirst()));
             ControlFrame answer = read(in, control, who);
+            if (scram != null && answer instanceof Welcome)
+            {
+                throw new IOException(who + " " + control + " welcomed user " + login.user() + " without a SCRAM " +
+                    "exchange: it has no users (auth.usersFile), and a node that does not prove it holds the user's " +
+                    "key is not trusted");
+            }
             if (scram != null && answer instanceof ScramMessage challenge)
             {
                 try
