@@ -70,6 +70,7 @@ public final class ClientOptions
         {
             builder.secret(text);
         }
+        builder.login(secret.login());
         return builder.build();
     }
 

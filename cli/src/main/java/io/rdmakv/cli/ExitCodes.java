@@ -10,13 +10,18 @@ public final class ExitCodes
     public static final int USAGE = 2;
     /** The operation failed: unreachable server or node, rejection, timeout, server error. */
     public static final int FAILED = 3;
-    /** The cluster refused the credential (wrong or missing {@code --secret-file} / {@code RDMAKV_SECRET}). */
+    /**
+     * The cluster refused the credential (wrong or missing {@code --secret-file} / {@code RDMAKV_SECRET}, {@code --user}
+     * with {@code --password-file} / {@code RDMAKV_PASSWORD}), or the user's role or key prefixes do not allow the
+     * operation.
+     */
     public static final int UNAUTHENTICATED = 4;
 
     /** The code for a failed operation: {@link #UNAUTHENTICATED} when the node refused the credential. */
     public static int of(final io.rdmakv.client.KvException failure)
     {
-        return failure instanceof io.rdmakv.client.KvAuthenticationException ? UNAUTHENTICATED : FAILED;
+        return failure instanceof io.rdmakv.client.KvAuthenticationException ||
+            failure.error() == io.rdmakv.client.KvError.FORBIDDEN ? UNAUTHENTICATED : FAILED;
     }
 
     private ExitCodes()

@@ -28,7 +28,8 @@ import picocli.CommandLine.Spec;
         "1:key not found (get, del)",
         "2:usage error (also a key or value over the limits)",
         "3:failed: unreachable server, a node that did not answer, rejected, timed out",
-        "4:the credential was refused (--secret-file, RDMAKV_SECRET)"},
+        "4:the credential was refused (--secret-file, RDMAKV_SECRET; --user with --password-file, RDMAKV_PASSWORD), " +
+            "or the user's role does not allow the operation"},
     // Subcommands: SUBCOMMANDS below, added by RdmakvMain (only the one a command line names, when it names one).
     subcommands = {})
 public final class RdmakvCommand implements Runnable
@@ -55,6 +56,7 @@ public final class RdmakvCommand implements Runnable
         DoctorCommand.class,
         BenchCommand.class,
         ClusterCommand.class,
+        UserCommand.class,
         CommandLine.HelpCommand.class);
 
     private final Io io;

@@ -46,7 +46,8 @@ class SecretOptionsTest
             {
                 for (final String name : option.names())
                 {
-                    assertTrue(!List.of("--secret", "--credential", "--credential-file").contains(name),
+                    assertTrue(!List.of("--secret", "--credential", "--credential-file", "--password", "--pass")
+                        .contains(name),
                         spec.qualifiedName() + " takes " + name);
                 }
             }
@@ -82,6 +83,42 @@ class SecretOptionsTest
             checked++;
         }
         assertEquals(AUTHENTICATING.size() - 1, checked);
+    }
+
+    @Test
+    void shouldGiveEveryClientCommandTheUserAndItsPasswordFileTheSameWay() throws Exception
+    {
+        final Set<String> withUser = new TreeSet<>();
+        for (final CommandSpec spec : commands(RdmakvMain.commandLine(Io.system()).getCommandSpec()))
+        {
+            if (spec.findOption("--user") != null)
+            {
+                assertNotNull(spec.findOption("--password-file"), spec.qualifiedName());
+                withUser.add(spec.qualifiedName());
+            }
+        }
+        final Set<String> clients = new TreeSet<>(AUTHENTICATING);
+        clients.remove("rdmakv server"); // a node authenticates to its peers with the shared secret
+        assertEquals(clients, withUser);
+
+        final Path file = tmp.resolve("password");
+        Files.writeString(file, "pw-from-file\n");
+        for (final String command : clients)
+        {
+            final String[] path = command.substring("rdmakv ".length()).split(" ");
+            final SecretOptions byFile = secretOf(path, "--user", "alice", "--password-file", file.toString());
+            byFile.environment = Map.of("RDMAKV_PASSWORD", "pw-from-env")::get;
+            assertEquals("alice", byFile.login().user(), command);
+            assertEquals("pw-from-file", new String(byFile.login().password()), command);
+            final SecretOptions byEnv = secretOf(path, "--user", "alice");
+            byEnv.environment = Map.of("RDMAKV_PASSWORD", "pw-from-env")::get;
+            assertEquals("pw-from-env", new String(byEnv.login().password()), command);
+            byEnv.environment = name -> null;
+            assertThrows(IllegalArgumentException.class, byEnv::login, command);
+            assertNull(secretOf(path).login(), command);
+            assertThrows(IllegalArgumentException.class,
+                () -> secretOf(path, "--password-file", file.toString()).login(), command);
+        }
     }
 
     @Test

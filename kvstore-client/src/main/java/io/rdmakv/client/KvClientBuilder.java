@@ -1,6 +1,7 @@
 package io.rdmakv.client;
 
 import io.rdmakv.protocol.SharedSecret;
+import io.rdmakv.protocol.auth.Login;
 import io.rdmakv.transport.tls.TlsSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -63,6 +64,7 @@ public final class KvClientBuilder
     private Duration connectTimeout = Duration.ofSeconds(5);
     private Duration requestTimeout = Duration.ofSeconds(5);
     private byte[] credential = new byte[0];
+    private Login login;
     private GetMode getMode = GetMode.AUTO;
     private int readRetries = 3;
     private int maxRedirects = 3;
@@ -192,6 +194,51 @@ public final class KvClientBuilder
     public KvClientBuilder secretFile(final Path file)
     {
         return secret(SharedSecret.read(Objects.requireNonNull(file, "file"), LOG::warn));
+    }
+
+    /**
+     * Log in as {@code user} of the nodes' users file ({@code auth.usersFile}) with SCRAM-SHA-256: the password never
+     * travels, and the node proves it holds the user's key. The user's role and key prefixes decide what the node
+     * serves (a refusal is a {@link KvServerException} with {@link KvError#FORBIDDEN}). Prefer
+     * {@link #user(String, Path)}, which keeps the password out of code.
+     *
+     * @param user     the user's name.
+     * @param password its password (copied).
+     * @return this builder.
+     */
+    public KvClientBuilder user(final String user, final char[] password)
+    {
+        this.login = new Login(user, password);
+        return this;
+    }
+
+    /**
+     * As {@link #user(String, char[])} with the password the first line of {@code passwordFile}, read now (a file
+     * group or others may read is used, with a WARN).
+     *
+     * @param user         the user's name.
+     * @param passwordFile the password file.
+     * @return this builder.
+     * @throws IllegalArgumentException when the file cannot be read or its first line is empty.
+     */
+    public KvClientBuilder user(final String user, final Path passwordFile)
+    {
+        this.login = Login.resolve(Objects.requireNonNull(user, "user"), Objects.requireNonNull(passwordFile,
+            "passwordFile"), name -> null, LOG::warn);
+        return this;
+    }
+
+    /**
+     * A login made elsewhere (the launcher's {@code --user} and {@code --password-file} / {@code RDMAKV_PASSWORD}),
+     * or null for none.
+     *
+     * @param login the login.
+     * @return this builder.
+     */
+    public KvClientBuilder login(final Login login)
+    {
+        this.login = login;
+        return this;
     }
 
     /**
@@ -392,7 +439,7 @@ public final class KvClientBuilder
         }
         return new KvClientConfig(seeds, transport, connectTimeout, requestTimeout, credential, getMode, readRetries,
             maxRedirects, maxInFlight, maxQueuedRequests, oneSidedBufferBytes, locationCacheEntries, transportProperties,
-            callerDrivenProgress, callerLanes);
+            callerDrivenProgress, callerLanes, login);
     }
 
     /**

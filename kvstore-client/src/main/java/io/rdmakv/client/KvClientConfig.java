@@ -1,5 +1,7 @@
 package io.rdmakv.client;
 
+import io.rdmakv.protocol.auth.Login;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +28,7 @@ import java.util.Map;
  *                            ({@code progress.callerDriven}; verbs only, tcp's I/O thread always drives its own).
  * @param callerLanes         caller lanes per node a transport with lanes (tcp) may open for synchronous requests
  *                            (0 = none: every request goes by the node's shared connection).
+ * @param login               the user this client logs in as (SCRAM-SHA-256), or null: the credential only.
  */
 public record KvClientConfig(
     List<HostPort> seeds,
@@ -42,7 +45,8 @@ public record KvClientConfig(
     int locationCacheEntries,
     Map<String, String> transportProperties,
     boolean callerDrivenProgress,
-    int callerLanes)
+    int callerLanes,
+    Login login)
 {
     /**
      * Copies the collections and the credential, so the settings cannot change once made.
@@ -62,6 +66,7 @@ public record KvClientConfig(
      * @param transportProperties see {@link #transportProperties()}.
      * @param callerDrivenProgress see {@link #callerDrivenProgress()}.
      * @param callerLanes see {@link #callerLanes()}.
+     * @param login see {@link #login()}.
      */
     public KvClientConfig
     {
@@ -88,6 +93,7 @@ public record KvClientConfig(
         // Never print the credential.
         return "KvClientConfig{seeds=" + seeds + ", transport=" + transport + ", connectTimeout=" + connectTimeout +
             ", requestTimeout=" + requestTimeout + ", credential=" + (credential.length == 0 ? "none" : "set") +
+            ", user=" + (login == null ? "none" : login.user()) +
             ", getMode=" + getMode + ", readRetries=" + readRetries + ", maxRedirects=" + maxRedirects +
             ", maxInFlight=" + maxInFlight + ", maxQueuedRequests=" + maxQueuedRequests + ", oneSidedBufferBytes=" + oneSidedBufferBytes +
             ", locationCacheEntries=" + locationCacheEntries + ", transportProperties=" + transportProperties +

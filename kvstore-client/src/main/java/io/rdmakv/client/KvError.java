@@ -11,7 +11,7 @@ package io.rdmakv.client;
  *   KvAuthenticationException   AUTHENTICATION_FAILED
  *   KvBackPressureException     BACK_PRESSURE
  *   KvServerException           KEY_TOO_LARGE, VALUE_TOO_LARGE, STORE_FULL, STORE_FAILED, SERVER_BUSY,
- *                               REQUEST_REFUSED, SERVER_ERROR
+ *                               REQUEST_REFUSED, SERVER_ERROR, FORBIDDEN
  *   KvException (itself)        PROTOCOL_ERROR, TOO_MANY_REDIRECTS, CLOSED
  * </pre>
  */
@@ -54,5 +54,10 @@ public enum KvError
     /** WRONG_NODE redirects went round more than {@link KvClientBuilder#maxRedirects(int)}. */
     TOO_MANY_REDIRECTS,
     /** The client was closed (or the calling thread interrupted while connecting). */
-    CLOSED
+    CLOSED,
+    /**
+     * The node authenticated this client's user, but its role or key prefixes do not allow the request or command
+     * (status FORBIDDEN); the message names the user and the role needed. Retrying fails the same way.
+     */
+    FORBIDDEN
 }

@@ -31,6 +31,8 @@ import io.rdmakv.server.pool.PoolSizing;
 import io.rdmakv.server.pool.PoolWarmUp;
 import io.rdmakv.server.handler.HandOff;
 import io.rdmakv.server.session.SessionTickets;
+import io.rdmakv.server.session.UsersDirectory;
+import io.rdmakv.transport.tls.TlsSettings;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.transport.Listener;
 import io.rdmakv.transport.MemoryAccess;
@@ -126,6 +128,11 @@ public final class KvServer implements AutoCloseable
         this.cluster = new ClusterWiring(config, givenView);
         this.opened = opened;
         ServerOpenFiles.raiseAndReport(config);
+        final String open = OpenNode.warning(config.host(), config.security().requiresCredential());
+        if (open != null)
+        {
+            LOG.warn(open);
+        }
         if (config.advertisedLoopbackOnly())
         {
             LOG.warn("advertised host: {}", config.advertisedHostReason());
@@ -274,14 +281,17 @@ public final class KvServer implements AutoCloseable
             transport.capabilities().has(TransportCapability.HOST_LOCAL) ? HostIdentity.current() : "",
             side == null ? List.of() : side.served(), geometry, layout.epoch(), arena.address(), tickets,
             cluster::started);
+        final UsersDirectory users = config.security().usersFile() == null ? null :
+            new UsersDirectory(config.security().usersFile());
         control = new ControlServer(new InetSocketAddress(config.host(), config.controlPort()),
             new ControlServer.ControlSettings(config.maxControlFrameBytes(), config.maxConnections(), config.secret(),
-                config.admission()),
+                config.admission(), users, users != null &&
+                config.security().tls().clientAuth() == TlsSettings.Auth.REQUIRED),
             welcomes::issue, cluster.admin(), counters, config.security().tlsContexts());
         opened.push(control);
         controlAddress = control.start();
         resp = NodeResp.start(config, tickets, worker, handler, handOff, layout.index(), store, counters,
-            arena.size(), cluster::started);
+            arena.size(), cluster::started, users);
         if (resp != null)
         {
             opened.push(resp); // closed before the request thread stops: its connections are that thread's endpoints

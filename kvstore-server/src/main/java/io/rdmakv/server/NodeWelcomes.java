@@ -9,6 +9,7 @@ import io.rdmakv.server.cluster.ClusterState;
 import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.session.SessionTickets;
+import io.rdmakv.server.session.Access;
 import io.rdmakv.server.session.TransportOffer;
 
 import java.util.ArrayList;
@@ -66,15 +67,15 @@ final class NodeWelcomes
 
     /**
      * The WELCOME for a good HELLO, with a fresh session ticket that remembers what both sides offered (for the
-     * node's line at the ATTACH).
+     * node's line at the ATTACH) and what the handshake authenticated (checked on every request of the endpoint).
      *
      * @return the WELCOME; null when too many tickets wait unused.
      */
-    Welcome issue(final Hello hello)
+    Welcome issue(final Hello hello, final Access access)
     {
         final List<TransportAddress> addresses = addresses(hello.transports());
         final byte[] ticket = tickets.issue(new TransportOffer(hello.transports(),
-            addresses.stream().map(TransportAddress::transport).toList()));
+            addresses.stream().map(TransportAddress::transport).toList()), access);
         return ticket == null ? null : welcome(ticket, hello.transports());
     }
 

@@ -1,5 +1,7 @@
 package io.rdmakv.cli.backup;
 
+import io.rdmakv.protocol.auth.Login;
+
 import io.rdmakv.cli.Json;
 import io.rdmakv.protocol.wire.Welcome;
 import io.rdmakv.server.backup.Backup;
@@ -66,6 +68,8 @@ public final class BackupCommand implements Callable<Integer>
     private TlsSettings tls;
     /** The secret {@link #secretOptions} give, the empty string for none; read when the command runs. */
     private String secret;
+    /** The user {@link #secretOptions} give ({@code --user}), or null; read when the command runs. */
+    private Login login;
 
     @Option(names = "--json", description = "print the summary as one JSON object (docs/operations.md)")
     boolean json;
@@ -100,6 +104,7 @@ public final class BackupCommand implements Callable<Integer>
         try
         {
             secret = secretOptions.secretOrEmpty();
+            login = secretOptions.login();
             tls = tlsOptions.settings();
             if (source.cluster != null && hashSlots != null)
             {
@@ -126,7 +131,7 @@ public final class BackupCommand implements Callable<Integer>
 
     private int node(final InetSocketAddress address, final int[] range) throws IOException
     {
-        try (NodeConnection node = NodeConnection.open(address, secret, tls))
+        try (NodeConnection node = NodeConnection.open(address, secret, login, tls))
         {
             final Welcome welcome = node.welcome();
             if (welcome.clusterMap().stream().anyMatch(r -> r.nodeId() != welcome.nodeId()))
@@ -154,7 +159,7 @@ public final class BackupCommand implements Callable<Integer>
     private int cluster(final InetSocketAddress address) throws IOException
     {
         final long start = System.nanoTime();
-        final BackupManifest m = new ClusterBackup(address, secret, tls, pageBytes, outDir, json ? err : out).run();
+        final BackupManifest m = new ClusterBackup(address, secret, login, tls, pageBytes, outDir, json ? err : out).run();
         if (json)
         {
             out.println(Json.line(Json.fields("keys", m.keys(), "bytes", m.bytes(), "ranges", m.ranges().size(),

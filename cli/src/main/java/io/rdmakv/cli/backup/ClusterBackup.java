@@ -1,5 +1,7 @@
 package io.rdmakv.cli.backup;
 
+import io.rdmakv.protocol.auth.Login;
+
 import io.rdmakv.protocol.ProtocolLimits;
 import io.rdmakv.protocol.wire.ClusterNode;
 import io.rdmakv.protocol.wire.Welcome;
@@ -37,6 +39,8 @@ final class ClusterBackup
 
     private final InetSocketAddress seed;
     private final String credential;
+    /** The user to log in as (a backup's scans need admin), or null. */
+    private final Login login;
     private final TlsSettings tls;
     private final int pageBytes;
     private final Path dir;
@@ -47,11 +51,12 @@ final class ClusterBackup
     {
     }
 
-    ClusterBackup(final InetSocketAddress seed, final String credential, final TlsSettings tls, final int pageBytes,
-        final Path dir, final PrintStream log)
+    ClusterBackup(final InetSocketAddress seed, final String credential, final Login login, final TlsSettings tls,
+        final int pageBytes, final Path dir, final PrintStream log)
     {
         this.seed = seed;
         this.credential = credential;
+        this.login = login;
         this.tls = tls;
         this.pageBytes = pageBytes;
         this.dir = dir.toAbsolutePath().normalize();
@@ -67,7 +72,7 @@ final class ClusterBackup
     BackupManifest run() throws IOException
     {
         prepareDirectory();
-        Welcome map = NodeConnection.handshake(seed, credential, tls);
+        Welcome map = NodeConnection.handshake(seed, credential, login, tls);
         final Map<ClusterNode, BackupManifest.Range> done = new HashMap<>();
         int changes = 0;
         while (true)
@@ -108,7 +113,7 @@ final class ClusterBackup
                 throw new IOException("the cluster map kept changing during the backup (" + changes + " times, " +
                     "now at epoch " + changed.clusterEpoch() + "): run it again once the failovers or moves are over");
             }
-            final Welcome fromSeed = NodeConnection.handshake(seed, credential, tls);
+            final Welcome fromSeed = NodeConnection.handshake(seed, credential, login, tls);
             final Welcome newest = fromSeed.clusterEpoch() >= changed.clusterEpoch() ? fromSeed : changed;
             log.printf("the cluster map changed (epoch %d, now %d): reading the changed ranges again%n",
                 map.clusterEpoch(), newest.clusterEpoch());
@@ -166,7 +171,7 @@ final class ClusterBackup
         final Path part = dir.resolve(name + ".part");
         final long start = System.nanoTime();
         final RangeFile.Summary summary;
-        try (NodeConnection node = NodeConnection.open(primary, credential, tls))
+        try (NodeConnection node = NodeConnection.open(primary, credential, login, tls))
         {
             if (!servesAsPrimary(node.welcome(), range))
             {
@@ -185,7 +190,7 @@ final class ClusterBackup
                 range.nodeId() + " (" + range.host() + ":" + range.controlPort() + "): " + ex.getMessage(), ex);
         }
         final long millis = (System.nanoTime() - start) / 1_000_000;
-        final Welcome after = NodeConnection.handshake(primary, credential, tls);
+        final Welcome after = NodeConnection.handshake(primary, credential, login, tls);
         if (!servesAsPrimary(after, range))
         {
             Files.delete(part);

@@ -1,5 +1,7 @@
 package io.rdmakv.cli.backup;
 
+import io.rdmakv.protocol.auth.Login;
+
 import io.rdmakv.cli.Json;
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvClientBuilder;
@@ -75,6 +77,8 @@ public final class RestoreCommand implements Callable<Integer>
     private TlsSettings tls;
     /** The secret {@link #secretOptions} give, the empty string for none; read when the command runs. */
     private String secret;
+    /** The user {@link #secretOptions} give ({@code --user}), or null; read when the command runs. */
+    private Login login;
 
     @Option(names = "--json", description = "print the summary as one JSON object (docs/operations.md)")
     boolean json;
@@ -122,6 +126,7 @@ public final class RestoreCommand implements Callable<Integer>
         try
         {
             secret = secretOptions.secretOrEmpty();
+            login = secretOptions.login();
             tls = tlsOptions.settings();
             if (target.server != null)
             {
@@ -166,7 +171,7 @@ public final class RestoreCommand implements Callable<Integer>
 
     private int node(final InetSocketAddress address) throws IOException
     {
-        try (NodeConnection node = NodeConnection.open(address, secret, tls))
+        try (NodeConnection node = NodeConnection.open(address, secret, login, tls))
         {
             final Welcome welcome = node.welcome();
             final String owned = welcome.clusterMap().stream().filter(r -> r.nodeId() == welcome.nodeId())
@@ -200,6 +205,7 @@ public final class RestoreCommand implements Callable<Integer>
         final KvClientBuilder builder = KvClient.builder().servers(seeds).transport(transport)
             .connectTimeout(Duration.ofMillis(timeoutMillis)).requestTimeout(Duration.ofMillis(timeoutMillis))
             .maxQueuedRequests(Math.max(batch, KvClientBuilder.DEFAULT_MAX_QUEUED_REQUESTS));
+        builder.login(login);
         if (!secret.isEmpty())
         {
             builder.secret(secret);

@@ -218,7 +218,7 @@ public final class BenchCommand implements Callable<Integer>
                         KvClientBuilder.MAX_LOCATION_CACHE_ENTRIES + ", got " + locationCache);
                 }
                 return new RdmakvDriver(servers.isEmpty() ? List.of("127.0.0.1:7400") : servers, transport,
-                    GetMode.parse(getMode), timeout, secret.secret(), Math.min(clients, connections),
+                    GetMode.parse(getMode), timeout, secret.secret(), secret.login(), Math.min(clients, connections),
                     connections * inFlight, locationCache, tls.settings());
             case "resp":
             case "redis":

@@ -1,5 +1,7 @@
 package io.rdmakv.cli.bench;
 
+import io.rdmakv.protocol.auth.Login;
+
 import io.rdmakv.client.ClientCounter;
 import io.rdmakv.client.GetMode;
 import io.rdmakv.client.KvClient;
@@ -32,6 +34,8 @@ public final class RdmakvDriver implements KvDriver
     private final GetMode getMode;
     private final Duration timeout;
     private final String credential;
+    /** The user each client logs in as, or null. */
+    private final Login login;
     private final TlsSettings tls;
     private final int clientCount;
     private final int inFlightPerClient;
@@ -50,6 +54,16 @@ public final class RdmakvDriver implements KvDriver
         final Duration timeout, final String credential, final int clientCount, final int totalInFlight,
         final int locationCacheEntries, final TlsSettings tls)
     {
+        this(servers, transport, getMode, timeout, credential, null, clientCount, totalInFlight, locationCacheEntries,
+            tls);
+    }
+
+    /** @param login the user every client logs in as (SCRAM-SHA-256), or null. */
+    public RdmakvDriver(final List<String> servers, final String transport, final GetMode getMode,
+        final Duration timeout, final String credential, final Login login, final int clientCount,
+        final int totalInFlight, final int locationCacheEntries, final TlsSettings tls)
+    {
+        this.login = login;
         this.tls = tls;
         this.locationCacheEntries = locationCacheEntries;
         this.servers = List.copyOf(servers);
@@ -127,6 +141,7 @@ public final class RdmakvDriver implements KvDriver
         {
             builder.secret(credential);
         }
+        builder.login(login);
         try
         {
             return builder.build();

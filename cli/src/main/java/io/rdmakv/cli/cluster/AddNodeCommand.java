@@ -74,7 +74,7 @@ public final class AddNodeCommand implements Callable<Integer>
         final AdminReply status;
         try
         {
-            status = AdminCall.send(server, secret.secret(), tls.settings(), "json status", Duration.ofSeconds(10));
+            status = AdminCall.send(server, secret, tls.settings(), "json status", Duration.ofSeconds(10));
         }
         catch (final KvException ex)
         {

@@ -102,7 +102,7 @@ public final class ClusterCommand implements Runnable
             final String command = command();
             try
             {
-                reply = AdminCall.send(server, secret.secret(), tls.settings(), json ? "json " + command : command,
+                reply = AdminCall.send(server, secret, tls.settings(), json ? "json " + command : command,
                     Duration.ofMillis(timeout()));
             }
             catch (final KvException ex)
@@ -152,7 +152,7 @@ public final class ClusterCommand implements Runnable
             final Duration timeout = Duration.ofMillis(timeout());
             final AdminReply text;
             final AdminReply structured;
-            final String credential = secret.secret();
+            final SecretOptions credential = secret;
             final TlsSettings tlsSettings = tls.settings();
             try
             {

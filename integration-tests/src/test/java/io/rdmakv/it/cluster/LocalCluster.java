@@ -38,38 +38,56 @@ public final class LocalCluster implements AutoCloseable
     private final long leaseMs;
     /** What the test's own admin calls speak ({@link TlsSettings#OFF}: plaintext). */
     private final TlsSettings clientTls;
+    /** The shared secret the test's own admin calls present (the nodes' auth.secret), empty for none. */
+    private final byte[] adminCredential;
 
-    private LocalCluster(final long leaseMs, final TlsSettings clientTls)
+    private LocalCluster(final long leaseMs, final TlsSettings clientTls, final byte[] adminCredential)
     {
         this.leaseMs = leaseMs;
         this.clientTls = clientTls;
+        this.adminCredential = adminCredential.clone();
+    }
+
+    /**
+     * As {@link #start(Path, int, int, long, String...)} with {@code auth.secret} = {@code secret} on every node (the
+     * credential their replication links and the test's own admin calls present).
+     */
+    public static LocalCluster startWithSecret(final Path dir, final int count, final int replicas,
+        final long leaseMs, final String secret, final String... extraSettings) throws Exception
+    {
+        final String[] settings = java.util.Arrays.copyOf(extraSettings, extraSettings.length + 2);
+        settings[extraSettings.length] = "auth.secret";
+        settings[extraSettings.length + 1] = secret;
+        return start(dir, count, replicas, leaseMs, TlsSettings.OFF, false,
+            secret.getBytes(java.nio.charset.StandardCharsets.UTF_8), settings);
     }
 
     /** Start {@code count} nodes with {@code replicas} backups per range and the given lease; wait for the layout. */
     public static LocalCluster start(final Path dir, final int count, final int replicas, final long leaseMs,
         final String... extraSettings) throws Exception
     {
-        return start(dir, count, replicas, leaseMs, TlsSettings.OFF, false, extraSettings);
+        return start(dir, count, replicas, leaseMs, TlsSettings.OFF, false, new byte[0], extraSettings);
     }
 
     /** As {@link #start(Path, int, int, long, String...)}, every node serving RESP too ({@link #resp}). */
     public static LocalCluster startServingResp(final Path dir, final int count, final int replicas,
         final long leaseMs) throws Exception
     {
-        return start(dir, count, replicas, leaseMs, TlsSettings.OFF, true);
+        return start(dir, count, replicas, leaseMs, TlsSettings.OFF, true, new byte[0]);
     }
 
     /** As {@link #start(Path, int, int, long, String...)}; the test's own admin calls speak {@code clientTls}. */
     public static LocalCluster start(final Path dir, final int count, final int replicas, final long leaseMs,
         final TlsSettings clientTls, final String... extraSettings) throws Exception
     {
-        return start(dir, count, replicas, leaseMs, clientTls, false, extraSettings);
+        return start(dir, count, replicas, leaseMs, clientTls, false, new byte[0], extraSettings);
     }
 
     private static LocalCluster start(final Path dir, final int count, final int replicas, final long leaseMs,
-        final TlsSettings clientTls, final boolean resp, final String... extraSettings) throws Exception
+        final TlsSettings clientTls, final boolean resp, final byte[] adminCredential, final String... extraSettings)
+        throws Exception
     {
-        final LocalCluster cluster = new LocalCluster(leaseMs, clientTls);
+        final LocalCluster cluster = new LocalCluster(leaseMs, clientTls, adminCredential);
         // One call: ports released by one call may come back from the next. After the 3 per node: metrics ports,
         // then RESP ports.
         final int[] ports = FreePorts.take(5 * count);
@@ -189,7 +207,7 @@ public final class LocalCluster implements AutoCloseable
                 try
                 {
                     final AdminReply reply = control.admin(HostPort.parse(p.seed()),
-                        new Admin(new byte[0], "status json"), Duration.ofSeconds(5));
+                        new Admin(adminCredential, "status json"), Duration.ofSeconds(5));
                     if (reply.ok())
                     {
                         return reply.text();
@@ -213,7 +231,7 @@ public final class LocalCluster implements AutoCloseable
         try (ControlPlaneClient control = new ControlPlaneClient(clientTls))
         {
             final AdminReply reply = control.admin(HostPort.parse(node(node).seed()),
-                new Admin(new byte[0], command), Duration.ofMinutes(1));
+                new Admin(adminCredential, command), Duration.ofMinutes(1));
             if (!reply.ok())
             {
                 throw new IllegalStateException(command + ": " + reply.text());

@@ -22,12 +22,15 @@ import io.rdmakv.client.HostPort;
 import io.rdmakv.client.KvError;
 import io.rdmakv.client.KvException;
 import io.rdmakv.protocol.ProtocolException;
+import io.rdmakv.protocol.auth.Login;
+import io.rdmakv.protocol.auth.ScramClient;
 import io.rdmakv.protocol.wire.Admin;
 import io.rdmakv.protocol.wire.AdminReply;
 import io.rdmakv.protocol.wire.ControlFrame;
 import io.rdmakv.protocol.wire.ControlFrameCodec;
 import io.rdmakv.protocol.wire.Hello;
 import io.rdmakv.protocol.wire.Reject;
+import io.rdmakv.protocol.wire.ScramMessage;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.protocol.wire.Welcome;
 import io.rdmakv.transport.tls.TlsFailures;
@@ -37,6 +40,7 @@ import javax.net.ssl.SSLException;
 import java.net.ConnectException;
 import java.nio.ByteOrder;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -51,6 +55,8 @@ import java.util.concurrent.TimeoutException;
  *   | frame length (u32, LE)  | control frame (ControlFrameCodec, &lt;= 64 KiB)   |
  *   +-------------------------+------------------------------------------------+
  * </pre>
+ * With a {@link Login} the HELLO names the user and a SCRAM-SHA-256 exchange runs before the WELCOME (challenge,
+ * proof, the node's signature, checked); an ADMIN then goes on the same connection, as that user.
  * A frame longer than the maximum, a malformed frame, a closed connection or silence past the timeout all end in a
  * {@link KvException} naming the node and the cause; a REJECT ends in one carrying the server's status and message.
  */
@@ -63,6 +69,8 @@ public final class ControlPlaneClient implements AutoCloseable
     private final EventLoopGroup group;
     /** TLS 1.3 to every node, or null for plaintext. */
     private final SslContext tls;
+    /** The user this client logs in as, or null (the HELLO's credential only). */
+    private final Login login;
 
     /** One event-loop thread (a daemon) for this client's handshakes; closed with {@link #close()}. */
     public ControlPlaneClient()
@@ -77,6 +85,15 @@ public final class ControlPlaneClient implements AutoCloseable
      */
     public ControlPlaneClient(final TlsSettings tls)
     {
+        this(tls, null);
+    }
+
+    /**
+     * As {@link #ControlPlaneClient(TlsSettings)}, logging in as {@code login} (SCRAM-SHA-256) when not null.
+     */
+    public ControlPlaneClient(final TlsSettings tls, final Login login)
+    {
+        this.login = login;
         try
         {
             this.tls = tls.enabled() ? tls.clientContext() : null;
@@ -102,7 +119,8 @@ public final class ControlPlaneClient implements AutoCloseable
      */
     public Welcome handshake(final HostPort address, final Hello hello, final Duration timeout)
     {
-        final ControlFrame frame = exchange(address, hello, timeout, "the handshake");
+        final ControlFrame frame = login == null ? exchange(address, hello, timeout, "the handshake", done()) :
+            loggingIn(address, hello, timeout, "the handshake", null);
         if (frame instanceof Welcome welcome)
         {
             return welcome;
@@ -125,7 +143,9 @@ public final class ControlPlaneClient implements AutoCloseable
      */
     public AdminReply admin(final HostPort address, final Admin command, final Duration timeout)
     {
-        final ControlFrame frame = exchange(address, command, timeout, "the command");
+        final ControlFrame frame = login == null ? exchange(address, command, timeout, "the command", done()) :
+            loggingIn(address, new Hello(ControlFrameCodec.PROTOCOL_VERSION, List.of("tcp"), new byte[0]), timeout,
+                "the command", new Admin(new byte[0], command.command()));
         if (frame instanceof AdminReply reply)
         {
             return reply;
@@ -133,16 +153,89 @@ public final class ControlPlaneClient implements AutoCloseable
         if (frame instanceof Reject reject)
         {
             throw KvException.of(reject.status() == Status.UNAUTHENTICATED ? KvError.AUTHENTICATION_FAILED :
-                KvError.REJECTED, "node " + address + " rejected the command: " + reject.status() + ": " +
-                reject.message());
+                reject.status() == Status.FORBIDDEN ? KvError.FORBIDDEN : KvError.REJECTED,
+                "node " + address + " rejected the command: " + reject.status() + ": " + reject.message());
         }
         throw KvException.of(KvError.PROTOCOL_ERROR, "node " + address + " answered ADMIN with " +
             frame.getClass().getSimpleName());
     }
 
-    /** One frame out, one frame back, on a fresh connection. */
+    /**
+     * What to send on an answer: the next frame, or null when {@code received} is the answer. May throw a
+     * {@link KvException} (the exchange fails with it).
+     */
+    @FunctionalInterface
+    private interface Conversation
+    {
+        ControlFrame next(ControlFrame received);
+    }
+
+    /** One frame out, the first answer is the answer. */
+    private static Conversation done()
+    {
+        return received -> null;
+    }
+
+    /**
+     * HELLO with the login's SCRAM client-first message, the proof for the challenge, the node's signature checked,
+     * then the WELCOME is the answer, or {@code then} goes out on the same connection and its answer is.
+     */
+    private ControlFrame loggingIn(final HostPort address, final Hello hello, final Duration timeout,
+        final String what, final ControlFrame then)
+    {
+        final ScramClient scram = login.scram();
+        final boolean[] proved = new boolean[1];
+        final boolean[] verified = new boolean[1];
+        try
+        {
+            return exchange(address, hello.withScram(scram.clientFirst()), timeout, what, received ->
+            {
+                if (received instanceof ScramMessage message)
+                {
+                    try
+                    {
+                        if (!proved[0])
+                        {
+                            proved[0] = true;
+                            return new ScramMessage(scram.clientFinal(message.message()));
+                        }
+                        scram.verifyServerFinal(message.message());
+                        verified[0] = true;
+                        return NOTHING; // the WELCOME follows
+                    }
+                    catch (final IllegalArgumentException ex)
+                    {
+                        throw KvException.of(KvError.AUTHENTICATION_FAILED, "node " + address + ": " +
+                            ex.getMessage());
+                    }
+                }
+                if (received instanceof Welcome && !verified[0])
+                {
+                    // Only a node that holds the user's ServerKey can sign the exchange: one that welcomes without
+                    // it (an open node, or one impersonating a node) is not who this client logs in to.
+                    throw KvException.of(KvError.AUTHENTICATION_FAILED, "node " + address + " welcomed user " +
+                        login.user() + " without a SCRAM exchange: it has no users (auth.usersFile), and a node " +
+                        "that does not prove it holds the user's key is not trusted");
+                }
+                if (received instanceof Welcome && then != null)
+                {
+                    return then;
+                }
+                return null;
+            });
+        }
+        finally
+        {
+            scram.clear();
+        }
+    }
+
+    /** {@link Conversation#next}: keep reading, send nothing. */
+    private static final ControlFrame NOTHING = new ScramMessage("");
+
+    /** One frame out and what the conversation sends on each answer, on a fresh connection. */
     private ControlFrame exchange(final HostPort address, final ControlFrame request, final Duration timeout,
-        final String what)
+        final String what, final Conversation conversation)
     {
         final CompletableFuture<ControlFrame> answer = new CompletableFuture<>();
         final long timeoutMillis = Math.max(1, timeout.toMillis());
@@ -165,7 +258,7 @@ public final class ControlPlaneClient implements AutoCloseable
                             ControlFrameCodec.MAX_FRAME_LENGTH + LENGTH_PREFIX_BYTES, 0, LENGTH_PREFIX_BYTES, 0,
                             LENGTH_PREFIX_BYTES, true),
                         new LengthFieldPrepender(LENGTH_PREFIX_ORDER, LENGTH_PREFIX_BYTES, 0, false),
-                        new AnswerHandler(answer));
+                        new AnswerHandler(answer, conversation));
                 }
             });
 
@@ -267,10 +360,12 @@ public final class ControlPlaneClient implements AutoCloseable
     private static final class AnswerHandler extends SimpleChannelInboundHandler<ByteBuf>
     {
         private final CompletableFuture<ControlFrame> answer;
+        private final Conversation conversation;
 
-        AnswerHandler(final CompletableFuture<ControlFrame> answer)
+        AnswerHandler(final CompletableFuture<ControlFrame> answer, final Conversation conversation)
         {
             this.answer = answer;
+            this.conversation = conversation;
         }
 
         @Override
@@ -280,9 +375,20 @@ public final class ControlPlaneClient implements AutoCloseable
             frame.readBytes(bytes);
             try
             {
-                answer.complete(ControlFrameCodec.decode(bytes));
+                final ControlFrame received = ControlFrameCodec.decode(bytes);
+                final ControlFrame next = received instanceof Reject ? null : conversation.next(received);
+                if (next == NOTHING)
+                {
+                    return;
+                }
+                if (next != null)
+                {
+                    ctx.writeAndFlush(ctx.alloc().buffer().writeBytes(ControlFrameCodec.encode(next)));
+                    return;
+                }
+                answer.complete(received);
             }
-            catch (final ProtocolException ex)
+            catch (final ProtocolException | KvException ex)
             {
                 answer.completeExceptionally(ex);
             }

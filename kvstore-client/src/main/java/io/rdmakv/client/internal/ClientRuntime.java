@@ -140,7 +140,8 @@ public final class ClientRuntime implements AutoCloseable
     public static ClientRuntime open(final KvClientConfig config)
     {
         final List<AutoCloseable> opened = new ArrayList<>();
-        final ControlPlaneClient control = new ControlPlaneClient(TlsSettings.of(config.transportProperties()));
+        final ControlPlaneClient control = new ControlPlaneClient(TlsSettings.of(config.transportProperties()),
+            config.login());
         opened.add(control);
         try
         {

@@ -133,6 +133,7 @@ final class RequestType<T>
             case BUSY -> KvError.SERVER_BUSY;
             case MALFORMED, UNKNOWN_TYPE, UNSUPPORTED_VERSION -> KvError.REQUEST_REFUSED;
             case UNAUTHENTICATED -> KvError.AUTHENTICATION_FAILED;
+            case FORBIDDEN -> KvError.FORBIDDEN;
             default -> KvError.SERVER_ERROR;
         };
     }

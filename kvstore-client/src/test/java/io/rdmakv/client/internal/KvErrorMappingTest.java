@@ -32,7 +32,7 @@ class KvErrorMappingTest
         expected.put(KvError.AUTHENTICATION_FAILED, KvAuthenticationException.class);
         expected.put(KvError.BACK_PRESSURE, KvBackPressureException.class);
         for (final KvError error : new KvError[] {KvError.KEY_TOO_LARGE, KvError.VALUE_TOO_LARGE, KvError.STORE_FULL,
-            KvError.STORE_FAILED, KvError.SERVER_BUSY, KvError.REQUEST_REFUSED, KvError.SERVER_ERROR})
+            KvError.STORE_FAILED, KvError.SERVER_BUSY, KvError.REQUEST_REFUSED, KvError.SERVER_ERROR, KvError.FORBIDDEN})
         {
             expected.put(error, KvServerException.class);
         }
@@ -66,6 +66,7 @@ class KvErrorMappingTest
         assertEquals(KvError.REQUEST_REFUSED, RequestType.errorOf(Status.UNKNOWN_TYPE));
         assertEquals(KvError.REQUEST_REFUSED, RequestType.errorOf(Status.UNSUPPORTED_VERSION));
         assertEquals(KvError.AUTHENTICATION_FAILED, RequestType.errorOf(Status.UNAUTHENTICATED));
+        assertEquals(KvError.FORBIDDEN, RequestType.errorOf(Status.FORBIDDEN));
         for (final Status status : Status.values())
         {
             assertTrue(RequestType.errorOf(status) != null, status.name());

@@ -15,6 +15,7 @@ import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.Transport;
 import io.rdmakv.transport.TransportConfig;
 import io.rdmakv.transport.Worker;
+import io.rdmakv.protocol.auth.Login;
 import io.rdmakv.server.control.BlockingHello;
 import io.rdmakv.transport.select.TransportSelector;
 import io.rdmakv.transport.tls.TlsSettings;
@@ -78,7 +79,17 @@ public final class NodeConnection implements AutoCloseable
     public static NodeConnection open(final InetSocketAddress control, final String credential, final TlsSettings tls)
         throws IOException
     {
-        final Welcome welcome = hello(control, credential, tls);
+        return open(control, credential, null, tls);
+    }
+
+    /**
+     * As {@link #open(InetSocketAddress, String, TlsSettings)}, logging in as {@code login} (SCRAM-SHA-256) when not
+     * null: a backup's scans need the role admin, a restore's writes readwrite.
+     */
+    public static NodeConnection open(final InetSocketAddress control, final String credential, final Login login,
+        final TlsSettings tls) throws IOException
+    {
+        final Welcome welcome = hello(control, credential, login, tls);
         final TransportAddress address = welcome.transports().get(0);
         final int maxMessage = welcome.maxKeyLength() + welcome.maxValueLength() + 4096 + 2048;
         final TransportConfig.Builder config = TransportConfig.builder().maxMessageBytes(maxMessage);
@@ -143,7 +154,14 @@ public final class NodeConnection implements AutoCloseable
     public static Welcome handshake(final InetSocketAddress control, final String credential, final TlsSettings tls)
         throws IOException
     {
-        return hello(control, credential, tls);
+        return hello(control, credential, null, tls);
+    }
+
+    /** As {@link #handshake(InetSocketAddress, String, TlsSettings)}, logging in as {@code login} when not null. */
+    public static Welcome handshake(final InetSocketAddress control, final String credential, final Login login,
+        final TlsSettings tls) throws IOException
+    {
+        return hello(control, credential, login, tls);
     }
 
     /**
@@ -214,11 +232,11 @@ public final class NodeConnection implements AutoCloseable
         }
     }
 
-    private static Welcome hello(final InetSocketAddress control, final String credential, final TlsSettings tls)
-        throws IOException
+    private static Welcome hello(final InetSocketAddress control, final String credential, final Login login,
+        final TlsSettings tls) throws IOException
     {
         return BlockingHello.exchange(control, new Hello(ControlFrameCodec.PROTOCOL_VERSION, List.of("verbs", "tcp"),
-            credential.getBytes(StandardCharsets.UTF_8)), TIMEOUT_SECONDS * 1000, tls, "node");
+            credential.getBytes(StandardCharsets.UTF_8)), TIMEOUT_SECONDS * 1000, tls, "node", login);
     }
 
     @Override

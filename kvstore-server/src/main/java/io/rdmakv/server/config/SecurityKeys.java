@@ -19,6 +19,11 @@ public final class SecurityKeys
         "auth.secret (flag --secret-file); a file group or others may read gets a WARN; not together with " +
         "auth.secret");
 
+    public static final Setting<Path> USERS_FILE = Setting.path("auth.usersFile", null, "users and roles (read, " +
+        "readwrite, admin; optionally limited to key prefixes) who log in with SCRAM-SHA-256; written by `rdmakv " +
+        "user add` with mode 600; re-read when it changes. Beside auth.secret, which keeps full access " +
+        "(docs/security.md)");
+
     public static final Setting<Path> TLS_CERT_FILE = Setting.path(TlsSettings.CERT_FILE, null, "this node's " +
         "certificate chain (PEM): TLS 1.3 on the control port and the tcp data port; with tls.keyFile; none = " +
         "plaintext (docs/security.md)");
@@ -34,7 +39,7 @@ public final class SecurityKeys
             "signed by tls.caFile");
 
     /** In the order {@code --list-settings} shows them. */
-    static final List<Setting<?>> ALL = List.of(SECRET, SECRET_FILE, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE,
+    static final List<Setting<?>> ALL = List.of(SECRET, SECRET_FILE, USERS_FILE, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE,
         TLS_CLIENT_AUTH);
 
     private SecurityKeys()

@@ -1,12 +1,14 @@
 package io.rdmakv.server.config;
 
 import io.rdmakv.protocol.SharedSecret;
+import io.rdmakv.protocol.auth.UsersFile;
 import io.rdmakv.transport.tls.ReloadingTls;
 import io.rdmakv.transport.tls.TlsSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.Map;
 
 /**
@@ -19,6 +21,7 @@ public final class SecuritySettings
     private static final Logger LOG = LoggerFactory.getLogger(SecuritySettings.class);
 
     private final byte[] secret;
+    private final Path usersFile;
     private final TlsSettings tls;
     private final ReloadingTls tlsContexts;
 
@@ -43,6 +46,18 @@ public final class SecuritySettings
             throw new ConfigException(ex.getMessage(), ex);
         }
         secret = text == null || text.isEmpty() ? null : text.getBytes(StandardCharsets.UTF_8);
+        usersFile = SecurityKeys.USERS_FILE.isGiven(s) ? SecurityKeys.USERS_FILE.get(s) : null;
+        if (usersFile != null)
+        {
+            try
+            {
+                UsersFile.read(usersFile); // a missing or malformed file is a configuration error at start
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new ConfigException(SecurityKeys.USERS_FILE + ": " + ex.getMessage(), ex);
+            }
+        }
         if (tls.enabled() && tls.certFile() == null)
         {
             throw new ConfigException(TlsSettings.CA_FILE + " is set but a node needs its own certificate: set " +
@@ -67,7 +82,13 @@ public final class SecuritySettings
 
     public boolean requiresCredential()
     {
-        return secret != null;
+        return secret != null || usersFile != null;
+    }
+
+    /** The users file ({@code auth.usersFile}), or null when there are no users. */
+    public Path usersFile()
+    {
+        return usersFile;
     }
 
     /** The contexts the control port speaks TLS with (reloaded when the files change), or null without TLS. */

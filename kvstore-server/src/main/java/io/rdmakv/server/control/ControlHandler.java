@@ -15,12 +15,17 @@ import io.rdmakv.protocol.wire.ControlFrame;
 import io.rdmakv.protocol.wire.ControlFrameCodec;
 import io.rdmakv.protocol.wire.Hello;
 import io.rdmakv.protocol.wire.Reject;
+import io.rdmakv.protocol.wire.ScramMessage;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.protocol.wire.Welcome;
 import io.rdmakv.server.admission.CredentialThrottle;
 import io.rdmakv.server.admission.SourceAddress;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.server.session.Access;
+import io.rdmakv.protocol.auth.Role;
+import io.rdmakv.protocol.auth.ScramServer;
+import io.rdmakv.protocol.auth.User;
 import io.rdmakv.transport.log.RateLimitedLog;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,7 +34,8 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.security.MessageDigest;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
+import java.nio.charset.StandardCharsets;
+import java.util.function.BiFunction;
 
 /**
  * One control connection: answers each HELLO with WELCOME, or REJECT and a close. Runs on the Netty event loop.
@@ -40,6 +46,9 @@ import java.util.function.Function;
  *   active ─► unauthenticated budget (oldest shed when full) ─good HELLO─► welcomed (limits.maxConnections)
  *     └─ no good HELLO within the handshake timeout: REJECT, close        └─ closed a handshake timeout later
  *   HELLO from a source over its failed-credential rate: its check waits its turn (autoRead off meanwhile)
+ *   HELLO with a SCRAM client-first message ─► SCRAM challenge ─proof─► SCRAM server-final + WELCOME
+ *                                                              └─ wrong proof / unknown user: REJECT(UNAUTHENTICATED)
+ *   ADMIN: as the connection's user when it handshook first, else with the shared secret; needs the role admin
  * </pre>
  */
 final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
@@ -51,7 +60,7 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
     private static final RateLimitedLog ADMISSION_LOG = RateLimitedLog.of(LOG);
 
     private final ControlServer.ControlSettings settings;
-    private final Function<Hello, Welcome> welcome;
+    private final BiFunction<Hello, Access, Welcome> welcome;
     private final AdminCommands admin;
     private final ServerCounters counters;
     private final ChannelGroup channels;
@@ -63,9 +72,16 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
     private boolean counted;
     private boolean welcomed;
     private boolean checking;
+    /** A SCRAM exchange started by a HELLO, waiting for the client's proof; null otherwise. */
+    private ScramServer scram;
+    private Hello scramHello;
+    /** The throttle booked the failure slot of the SCRAM exchange's check already (it waited its turn). */
+    private boolean scramBooked;
+    /** What this connection's handshake authenticated (an ADMIN after it runs as that), or null. */
+    private Access access;
 
     ControlHandler(
-        final ControlServer.ControlSettings settings, final Function<Hello, Welcome> welcome,
+        final ControlServer.ControlSettings settings, final BiFunction<Hello, Access, Welcome> welcome,
         final AdminCommands admin, final ServerCounters counters, final ChannelGroup channels,
         final ControlAdmission admission)
     {
@@ -165,6 +181,11 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
             onAdmin(ctx, command);
             return;
         }
+        if (decoded instanceof ScramMessage proof)
+        {
+            onProof(ctx, proof);
+            return;
+        }
         if (!(decoded instanceof Hello hello))
         {
             reject(ctx, Status.MALFORMED, MALFORMED_LOG, "expected HELLO, got frame type " + decoded.frameType());
@@ -176,9 +197,14 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
                 " not supported (server speaks " + ControlFrameCodec.PROTOCOL_VERSION + ")");
             return;
         }
+        if (scram != null)
+        {
+            reject(ctx, Status.MALFORMED, MALFORMED_LOG, "a HELLO while a SCRAM exchange waits for its proof");
+            return;
+        }
         if (!settings.requiresCredential())
         {
-            answer(ctx, hello);
+            answer(ctx, hello, Access.OPEN);
             return;
         }
         final long now = System.nanoTime();
@@ -214,21 +240,82 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
             }
             ctx.channel().config().setAutoRead(true);
         }
-        if (!MessageDigest.isEqual(settings.secret(), hello.credential()))
+        if (hello.scramFirst().length > 0 && settings.users() != null)
         {
-            if (!booked)
-            {
-                admission.throttle.recordFailure(source, System.nanoTime());
-            }
-            // Learn nothing: same answer for a missing and a wrong credential, and no node details.
-            reject(ctx, Status.UNAUTHENTICATED, CREDENTIAL_LOG, "credential missing or rejected");
+            startScram(ctx, hello, booked);
             return;
         }
-        answer(ctx, hello);
+        if (hello.scramFirst().length == 0 && settings.secret() != null &&
+            MessageDigest.isEqual(settings.secret(), hello.credential()))
+        {
+            answer(ctx, hello, Access.SHARED_SECRET);
+            return;
+        }
+        final User certified = hello.scramFirst().length == 0 && hello.credential().length == 0 &&
+            settings.certificateNamesUser() ? CertificateUser.of(ctx, settings.users()) : null;
+        if (certified != null)
+        {
+            answer(ctx, hello, Access.of(certified));
+            return;
+        }
+        credentialFailed(ctx, booked);
+    }
+
+    /** Learn nothing: the same answer for a missing and a wrong credential, a wrong password and an unknown user. */
+    private void credentialFailed(final ChannelHandlerContext ctx, final boolean booked)
+    {
+        if (!booked)
+        {
+            admission.throttle.recordFailure(source, System.nanoTime());
+        }
+        reject(ctx, Status.UNAUTHENTICATED, CREDENTIAL_LOG, "credential missing or rejected");
+    }
+
+    /** A HELLO naming a user: answer with the SCRAM challenge (a known and an unknown user's look alike). */
+    private void startScram(final ChannelHandlerContext ctx, final Hello hello, final boolean booked)
+    {
+        final ScramServer exchange = new ScramServer(settings.users()::credential, settings.users().unknownUserKey());
+        final String challenge;
+        try
+        {
+            challenge = exchange.serverFirst(new String(hello.scramFirst(), StandardCharsets.UTF_8));
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            reject(ctx, Status.MALFORMED, MALFORMED_LOG, "bad SCRAM client-first message: " + ex.getMessage());
+            return;
+        }
+        scram = exchange;
+        scramHello = hello;
+        scramBooked = booked;
+        ctx.writeAndFlush(Unpooled.wrappedBuffer(ControlFrameCodec.encode(new ScramMessage(challenge))));
+    }
+
+    /** The client's SCRAM proof: the server-final message and the WELCOME, or the one refusal for every failure. */
+    private void onProof(final ChannelHandlerContext ctx, final ScramMessage proof)
+    {
+        final ScramServer exchange = scram;
+        final Hello hello = scramHello;
+        scram = null;
+        scramHello = null;
+        if (exchange == null)
+        {
+            reject(ctx, Status.MALFORMED, MALFORMED_LOG, "a SCRAM message without a HELLO that started an exchange");
+            return;
+        }
+        final String serverFinal = exchange.finish(proof.message());
+        final User user = serverFinal == null ? null : settings.users().user(exchange.user());
+        if (user == null)
+        {
+            credentialFailed(ctx, scramBooked);
+            return;
+        }
+        ctx.write(Unpooled.wrappedBuffer(ControlFrameCodec.encode(new ScramMessage(serverFinal))));
+        answer(ctx, hello, Access.of(user));
     }
 
     /** A good HELLO: WELCOME, unless this plane has its authenticated connections already. */
-    private void answer(final ChannelHandlerContext ctx, final Hello hello)
+    private void answer(final ChannelHandlerContext ctx, final Hello hello, final Access granted)
     {
         if (!welcomed && admission.authenticated >= admission.maxAuthenticated)
         {
@@ -236,7 +323,7 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
                 admission.maxAuthenticated + ")");
             return;
         }
-        final Welcome answer = welcome.apply(hello);
+        final Welcome answer = welcome.apply(hello, granted);
         if (answer == null)
         {
             reject(ctx, Status.BUSY, ADMISSION_LOG, "too many session tickets waiting to be used; retry later");
@@ -252,6 +339,7 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
             timer = ctx.executor().schedule(this::onDeadline, settings.handshakeTimeout().toMillis(),
                 TimeUnit.MILLISECONDS);
         }
+        access = granted;
         counters.increment(ServerCounter.HANDSHAKES);
         ctx.writeAndFlush(Unpooled.wrappedBuffer(encoded));
     }
@@ -259,7 +347,12 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
     /** One administration command: credential as for HELLO, then the answer when it is done, then close. */
     private void onAdmin(final ChannelHandlerContext ctx, final Admin command)
     {
-        if (settings.requiresCredential())
+        final Access granted;
+        if (access != null && command.credential().length == 0)
+        {
+            granted = access; // this connection's handshake authenticated it (a user's SCRAM proof, a certificate)
+        }
+        else if (settings.requiresCredential())
         {
             // An admin command's credential counts toward the same per-source throttle as a HELLO's.
             final long now = System.nanoTime();
@@ -276,6 +369,18 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
                 reject(ctx, Status.UNAUTHENTICATED, CREDENTIAL_LOG, "credential missing or rejected");
                 return;
             }
+            granted = Access.SHARED_SECRET;
+        }
+        else
+        {
+            granted = Access.OPEN;
+        }
+        if (!granted.may(Role.ADMIN))
+        {
+            counters.increment(ServerCounter.FORBIDDEN);
+            reject(ctx, Status.FORBIDDEN, CREDENTIAL_LOG, granted.describe() + " may not run admin commands (" +
+                firstWord(command.command()) + "): it needs the role admin");
+            return;
         }
         if (!welcomed)
         {
@@ -297,7 +402,7 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
         {
             timer.cancel(false);
         }
-        LOG.info("admin command from {}: {}", ctx.channel().remoteAddress(), command.command());
+        LOG.info("admin command from {} ({}): {}", ctx.channel().remoteAddress(), granted.describe(), command.command());
         admin.run(command.command()).whenComplete((reply, failure) ->
         {
             final AdminReply answer = failure != null ? new AdminReply(false, String.valueOf(
@@ -307,6 +412,12 @@ final class ControlHandler extends SimpleChannelInboundHandler<ByteBuf>
             ctx.writeAndFlush(Unpooled.wrappedBuffer(ControlFrameCodec.encode(new AdminReply(answer.ok(), text))))
                 .addListener(ChannelFutureListener.CLOSE);
         });
+    }
+
+    private static String firstWord(final String command)
+    {
+        final String[] words = command.strip().split("\\s+");
+        return words.length > 1 && words[0].equals("json") ? words[1] : words[0];
     }
 
     @Override

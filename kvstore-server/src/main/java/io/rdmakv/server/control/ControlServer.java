@@ -24,6 +24,8 @@ import io.rdmakv.protocol.wire.Welcome;
 import io.rdmakv.server.admission.AdmissionSettings;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.server.session.Access;
+import io.rdmakv.server.session.UsersDirectory;
 import io.rdmakv.transport.log.RateLimitedLog;
 import io.rdmakv.transport.tls.ReloadingTls;
 import io.rdmakv.transport.tls.TlsGate;
@@ -34,6 +36,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 
 /**
@@ -65,7 +68,7 @@ public final class ControlServer implements AutoCloseable
 
     private final InetSocketAddress bindAddress;
     private final ControlSettings settings;
-    private final Function<Hello, Welcome> welcome;
+    private final BiFunction<Hello, Access, Welcome> welcome;
     private final ServerCounters counters;
     /** TLS 1.3 on every connection (its contexts follow the files), or null for plaintext. */
     private final ReloadingTls tls;
@@ -82,7 +85,7 @@ public final class ControlServer implements AutoCloseable
         final InetSocketAddress bindAddress, final ControlSettings settings, final Function<Hello, Welcome> welcome,
         final ServerCounters counters)
     {
-        this(bindAddress, settings, welcome, AdminCommands.NONE, counters, null);
+        this(bindAddress, settings, (hello, access) -> welcome.apply(hello), AdminCommands.NONE, counters, null);
     }
 
     /** @param admin answers ADMIN frames ({@link AdminCommands#NONE}: every one is refused). */
@@ -90,7 +93,7 @@ public final class ControlServer implements AutoCloseable
         final InetSocketAddress bindAddress, final ControlSettings settings, final Function<Hello, Welcome> welcome,
         final AdminCommands admin, final ServerCounters counters)
     {
-        this(bindAddress, settings, welcome, admin, counters, null);
+        this(bindAddress, settings, (hello, access) -> welcome.apply(hello), admin, counters, null);
     }
 
     /**
@@ -99,10 +102,13 @@ public final class ControlServer implements AutoCloseable
      * @param tls   the contexts every connection speaks TLS with, from the files as they are at its accept, or null
      *              for plaintext; either way a peer of the other kind is refused with a plaintext REJECT
      *              ({@link TlsGate}).
+     * @param welcome builds the WELCOME for an accepted HELLO with a fresh session ticket that carries what the
+     *                handshake authenticated; {@code null} when no ticket can be issued now.
      */
     public ControlServer(
-        final InetSocketAddress bindAddress, final ControlSettings settings, final Function<Hello, Welcome> welcome,
-        final AdminCommands admin, final ServerCounters counters, final ReloadingTls tls)
+        final InetSocketAddress bindAddress, final ControlSettings settings,
+        final BiFunction<Hello, Access, Welcome> welcome, final AdminCommands admin, final ServerCounters counters,
+        final ReloadingTls tls)
     {
         this.bindAddress = bindAddress;
         this.settings = settings;
@@ -160,7 +166,10 @@ public final class ControlServer implements AutoCloseable
         LOG.info("control plane listening on {} ({}, max frame {} B, credential {}, {} unauthenticated connections " +
             "at most, {} per source, {} ms to authenticate)", bound, tls == null ? "plaintext" : "TLSv1.3",
             settings.maxFrameBytes(),
-            settings.requiresCredential() ? "required" : "not required", settings.admission().maxUnauthenticated(),
+            !settings.requiresCredential() ? "not required" : (settings.secret() != null ? "shared secret" : "") +
+            (settings.secret() != null && settings.users() != null ? " or " : "") +
+            (settings.users() != null ? "users (SCRAM-SHA-256" + (settings.certificateNamesUser() ?
+            ", client certificates" : "") + ")" : ""), settings.admission().maxUnauthenticated(),
             settings.admission().maxUnauthenticatedPerSource(), settings.handshakeTimeout().toMillis());
         return bound;
     }
@@ -213,14 +222,26 @@ public final class ControlServer implements AutoCloseable
      * @param maxFrameBytes     largest frame accepted (after the length prefix).
      * @param maxConnections    connections that got a WELCOME, open at once; beyond, a HELLO gets REJECT(BUSY).
      * @param secret            shared secret a HELLO must carry, or null when none is required.
+     * @param users             the users a HELLO may log in as (SCRAM-SHA-256), or null for none.
+     * @param certificateNamesUser whether a client certificate (verified, tls.clientAuth=required) whose subject CN
+     *                          or a DNS/email subject alternative name is a user's name logs in as that user.
      * @param admission         the budget, per-source bound and deadline of connections before a good HELLO, and
      *                          the failed-credential throttle.
      */
-    public record ControlSettings(int maxFrameBytes, int maxConnections, byte[] secret, AdmissionSettings admission)
+    public record ControlSettings(int maxFrameBytes, int maxConnections, byte[] secret, AdmissionSettings admission,
+        UsersDirectory users, boolean certificateNamesUser)
     {
+        /** Settings with the shared secret only (no users). */
+        public ControlSettings(final int maxFrameBytes, final int maxConnections, final byte[] secret,
+            final AdmissionSettings admission)
+        {
+            this(maxFrameBytes, maxConnections, secret, admission, null, false);
+        }
+
+        /** Whether a HELLO needs a credential: a shared secret or a users file is configured. */
         public boolean requiresCredential()
         {
-            return secret != null;
+            return secret != null || users != null;
         }
 
         /** Time a new connection has to send a good HELLO, and a welcomed one may stay open. */

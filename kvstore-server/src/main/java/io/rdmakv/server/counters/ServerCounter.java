@@ -53,7 +53,9 @@ public enum ServerCounter
     /** Write-id records this replica dropped because a new primary's fix-up undid their writes here. */
     WRITE_IDS_UNDONE(34, "replication.writeIdsUndone"),
     /** PUTs refused with DISK_FULL because the node's disk is full ({@code store.DiskFullGuard}). */
-    DISK_FULL_REFUSALS(35, "requests.diskFull");
+    DISK_FULL_REFUSALS(35, "requests.diskFull"),
+    /** Requests and ADMIN commands refused FORBIDDEN: the session's role or key prefixes do not allow them. */
+    FORBIDDEN(36, "requests.forbidden");
 
     private final int id;
     private final String label;

@@ -102,11 +102,12 @@ final class AttachDoor
         if (type == MessageType.ATTACH_REQUEST)
         {
             final AttachRequestFlyweight attach = decoder.attachRequest();
-            final TransportOffer offered = tickets.redeemOffer(attach.ticketHigh(), attach.ticketLow());
-            if (offered != null)
+            final SessionTickets.Session session = tickets.redeemSession(attach.ticketHigh(), attach.ticketLow());
+            if (session != null)
             {
+                final TransportOffer offered = session.offer();
                 final boolean lane = (attach.flags() & MessageHeaderFlyweight.FLAG_LANE) != 0;
-                final int admitted = admission.attach(endpoint, lane);
+                final int admitted = admission.attach(endpoint, lane, session.access());
                 if (admitted == EndpointAdmission.ATTACHED)
                 {
                     counters.increment(ServerCounter.ATTACHES);

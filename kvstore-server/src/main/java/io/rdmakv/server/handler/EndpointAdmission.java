@@ -3,6 +3,7 @@ package io.rdmakv.server.handler;
 import io.rdmakv.server.admission.AdmissionSettings;
 import io.rdmakv.server.admission.SourceAddress;
 import io.rdmakv.server.admission.UnauthenticatedBudget;
+import io.rdmakv.server.session.Access;
 import io.rdmakv.transport.Endpoint;
 
 import java.util.IdentityHashMap;
@@ -34,7 +35,8 @@ final class EndpointAdmission
     /** {@link #attach}: {@code maxAttached} endpoints are attached already; it is forgotten. */
     static final int FULL = 2;
 
-    private final Map<Endpoint, Boolean> attached = new IdentityHashMap<>();
+    /** Attached endpoints and what each one's session may do. */
+    private final Map<Endpoint, Access> attached = new IdentityHashMap<>();
     private final UnauthenticatedBudget<Endpoint> waiting;
     private final int maxAttached;
 
@@ -71,12 +73,18 @@ final class EndpointAdmission
         return attached.containsKey(endpoint);
     }
 
+    /** What an attached endpoint's session may do; null when it has not attached. */
+    Access accessOf(final Endpoint endpoint)
+    {
+        return attached.get(endpoint);
+    }
+
     /**
      * Move a waiting endpoint to attached: {@link #ATTACHED}, {@link #NOT_WAITING} or {@link #FULL}. A client's caller
      * lane ({@code lane}) is admitted only below three quarters of the limit: the last quarter is kept for clients'
      * first connections.
      */
-    int attach(final Endpoint endpoint, final boolean lane)
+    int attach(final Endpoint endpoint, final boolean lane, final Access access)
     {
         if (!waiting.authenticated(endpoint))
         {
@@ -86,7 +94,7 @@ final class EndpointAdmission
         {
             return FULL;
         }
-        attached.put(endpoint, Boolean.TRUE);
+        attached.put(endpoint, access);
         return ATTACHED;
     }
 

@@ -16,6 +16,7 @@ import io.rdmakv.server.cluster.ReadLeaseGrant;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.pool.PoolIndex;
+import io.rdmakv.server.session.Access;
 import io.rdmakv.server.session.SessionTickets;
 import io.rdmakv.server.store.DiskFullGuard;
 import io.rdmakv.server.store.RocksStore;
@@ -48,6 +49,7 @@ import java.util.concurrent.TimeUnit;
  *   GET    : limits -> route -> pool ? value : RocksDB ? (promote into pool) value : NOT_FOUND
  *   STATS  : counters as key=value text
  *   KEY_SCAN: route (first hash slot) -> one bounded page of keys (and values) from RocksDB, resume point (KeyScans)
+ *   a session limited by a user's role or key prefixes: AccessCheck first, FORBIDDEN when it does not allow it
  *   anything malformed -> RESPONSE with the error status (MALFORMED, UNSUPPORTED_VERSION, ...); the connection stays
  * </pre>
  *
@@ -76,6 +78,7 @@ public final class RequestHandler implements EndpointHandler
     /** Peers decide how often these happen; one site per kind. */
     private static final RateLimitedLog SHED_LOG = RateLimitedLog.of(LOG);
     private static final RateLimitedLog TIMEOUT_LOG = RateLimitedLog.of(LOG);
+    private static final RateLimitedLog FORBIDDEN_LOG = RateLimitedLog.of(LOG);
     private static final long ADMISSION_CHECK_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private final RocksStore store;
@@ -172,7 +175,8 @@ public final class RequestHandler implements EndpointHandler
     @Override
     public void onMessage(final Endpoint endpoint, final DirectBuffer buffer, final int offset, final int length)
     {
-        if (!admission.isAttached(endpoint))
+        final Access access = admission.accessOf(endpoint);
+        if (access == null)
         {
             door.onFirstMessage(endpoint, buffer, offset, length);
             return;
@@ -193,6 +197,19 @@ public final class RequestHandler implements EndpointHandler
             flushWrites(); // answered in arrival order
             responses.answerError(endpoint, decoder.correlationId(), status, ex.getMessage());
             return;
+        }
+        if (!access.unlimited())
+        {
+            // The one authorisation check: the role and key prefixes of the session this endpoint attached with.
+            final String refusal = AccessCheck.refusal(access, type, decoder);
+            if (refusal != null)
+            {
+                counters.increment(ServerCounter.FORBIDDEN);
+                FORBIDDEN_LOG.info("refused a request from {}: {}", endpoint.remoteAddress(), refusal);
+                flushWrites(); // answered in arrival order
+                responses.answerError(endpoint, decoder.correlationId(), Status.FORBIDDEN, refusal);
+                return;
+            }
         }
         boolean hashed = false;
         if (type == MessageType.GET_REQUEST)

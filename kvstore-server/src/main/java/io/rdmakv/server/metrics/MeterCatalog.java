@@ -93,6 +93,8 @@ final class MeterCatalog
         help(ServerCounter.WRITE_IDS_UNDONE, "Write-id records dropped because a new primary's fix-up undid them");
         help(ServerCounter.DISK_FULL_REFUSALS, "PUTs refused as DISK_FULL while the node's disk is full (DELETEs are " +
             "served)");
+        help(ServerCounter.FORBIDDEN, "Requests and admin commands refused because the user's role or key prefixes " +
+            "do not allow them");
     }
 
     private MeterCatalog()

@@ -54,7 +54,8 @@ public final class ServerMeters implements RequestTimer
         ServerCounter.CONNECTIONS_REFUSED, "connection_limit",
         ServerCounter.HANDSHAKE_REJECTS, "handshake",
         ServerCounter.ATTACH_REFUSALS, "attach",
-        ServerCounter.DISK_FULL_REFUSALS, "disk_full");
+        ServerCounter.DISK_FULL_REFUSALS, "disk_full",
+        ServerCounter.FORBIDDEN, "forbidden");
 
     /** Fine timers for STATS (never scraped). */
     private final Map<Operation, Timer> timers = new EnumMap<>(Operation.class);

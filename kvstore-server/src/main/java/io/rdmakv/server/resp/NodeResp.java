@@ -7,6 +7,7 @@ import io.rdmakv.server.config.ServerConfig;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.session.SessionTickets;
+import io.rdmakv.server.session.UsersDirectory;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.ProgressModel;
@@ -54,11 +55,13 @@ public final class NodeResp implements RespNode
      *
      * @param handOff the node's hand-off to its request thread (events replayed there, in order).
      * @param view    the node's cluster view once it started (null before).
+     * @param users   the users {@code AUTH user password} logs in as, or null.
      * @throws IllegalStateException when the port cannot be bound.
      */
     public static RespServer start(final ServerConfig config, final SessionTickets tickets, final Worker worker,
         final EndpointHandler handler, final EndpointHandler handOff, final PoolIndex index, final RocksStore store,
-        final ServerCounters counters, final long poolBytes, final Supplier<ClusterView> view)
+        final ServerCounters counters, final long poolBytes, final Supplier<ClusterView> view,
+        final UsersDirectory users)
     {
         if (!config.resp().enabled())
         {
@@ -66,7 +69,7 @@ public final class NodeResp implements RespNode
         }
         final RespSettings settings = new RespSettings(config.host(), config.resp().port(), config.maxKeyBytes(),
             config.maxValueBytes(), config.resp().maxInlineBytes(), config.resp().maxArguments(),
-            config.resp().maxPendingReplies(), config.secret());
+            config.resp().maxPendingReplies(), config.secret(), users, config.admission().newThrottle());
         final ServerBootstrap onRequestThread = requestThreadLoop(worker);
         final RespServer server = onRequestThread != null ?
             new RespServer(settings, new NodeResp(config, tickets, handler, index, store, counters, poolBytes, view),

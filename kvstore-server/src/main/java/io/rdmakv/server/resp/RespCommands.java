@@ -1,5 +1,12 @@
 package io.rdmakv.server.resp;
 
+import io.rdmakv.protocol.auth.ScramCredential;
+import io.rdmakv.protocol.auth.ScramSha256;
+import io.rdmakv.protocol.auth.User;
+import io.rdmakv.server.admission.SourceAddress;
+import io.rdmakv.server.session.Access;
+
+import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.ArrayList;
@@ -41,6 +48,11 @@ final class RespCommands
         if (!session.authenticated && !spec.flags().contains("no_auth"))
         {
             return ready(RespReply.error("NOAUTH Authentication required."));
+        }
+        final String refusal = RespAccess.refusal(session.access, spec, args);
+        if (refusal != null)
+        {
+            return ready(RespReply.error("NOPERM " + refusal));
         }
         if (!spec.arityFits(args.length))
         {
@@ -113,15 +125,69 @@ final class RespCommands
         {
             return RespReply.error("ERR syntax error");
         }
+        if (args.length == 3 && settings.users() != null && !isDefault(args[1]))
+        {
+            final String refused = login(session, args[1], args[2]);
+            return refused == null ? RespReply.OK : RespReply.error(refused);
+        }
         if (settings.secret() == null)
         {
             return RespReply.error("ERR AUTH <password> called without any password configured for the default " +
                 "user. Are you sure your configuration is correct?");
         }
-        final boolean ok = args.length == 2 ? matches(args[1]) :
-            "default".equals(new String(args[1], StandardCharsets.UTF_8)) && matches(args[2]);
-        session.authenticated |= ok;
+        final boolean ok = args.length == 2 ? matches(args[1]) : isDefault(args[1]) && matches(args[2]);
+        if (ok)
+        {
+            session.authenticated = true;
+            session.access = Access.SHARED_SECRET;
+        }
         return ok ? RespReply.OK : RespReply.error(WRONGPASS);
+    }
+
+    private static boolean isDefault(final byte[] user)
+    {
+        return "default".equals(new String(user, StandardCharsets.UTF_8));
+    }
+
+    /**
+     * {@code AUTH user password} against the users file: the password is checked against the user's SCRAM
+     * credential (the same PBKDF2 work for an unknown name, so the time tells nothing). A source over its
+     * failed-login rate is refused before any PBKDF2 work (each costs the event loop its iteration count).
+     *
+     * @return null when logged in; the error otherwise.
+     */
+    private String login(final RespSession session, final byte[] name, final byte[] password)
+    {
+        final InetAddress source = SourceAddress.of(session.remote);
+        final long now = System.nanoTime();
+        if (settings.loginThrottle().delayNanos(source, now, 0) != 0)
+        {
+            return THROTTLED;
+        }
+        final User user = settings.users().user(new String(name, StandardCharsets.UTF_8));
+        final char[] chars = new String(password, StandardCharsets.UTF_8).toCharArray();
+        final boolean ok = (user == null ? UNKNOWN_USER : user.credential()).matches(chars) && user != null;
+        java.util.Arrays.fill(chars, '\0');
+        if (!ok)
+        {
+            settings.loginThrottle().recordFailure(source, now);
+            return WRONGPASS;
+        }
+        session.authenticated = true;
+        session.access = Access.of(user);
+        return null;
+    }
+
+    private static final String THROTTLED = "ERR too many failed logins from this address; retry later";
+
+    /** What an unknown name is checked against (no password matches its keys). */
+    private static final ScramCredential UNKNOWN_USER = new ScramCredential(ScramSha256.DEFAULT_ITERATIONS,
+        new byte[ScramCredential.SALT_BYTES], new byte[32], new byte[32]);
+
+    private static boolean setAccess(final RespSession session)
+    {
+        session.access = Access.SHARED_SECRET;
+        return true;
     }
 
     private boolean matches(final byte[] password)
@@ -155,9 +221,12 @@ final class RespCommands
             final String option = CommandTable.lower(args[i]);
             if (option.equals("auth") && i + 2 < args.length)
             {
-                if (!"default".equals(new String(args[i + 1], StandardCharsets.UTF_8)) || !matches(args[i + 2]))
+                final String refused = isDefault(args[i + 1]) ?
+                    (matches(args[i + 2]) && setAccess(session) ? null : WRONGPASS) :
+                    settings.users() == null ? WRONGPASS : login(session, args[i + 1], args[i + 2]);
+                if (refused != null)
                 {
-                    return RespReply.error(WRONGPASS);
+                    return RespReply.error(refused);
                 }
                 authenticated = true;
                 i += 2;

@@ -60,7 +60,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements RespE
         stats.connected.incrementAndGet();
         stats.connectionsTotal.incrementAndGet();
         session = new RespSession(ctx.channel().remoteAddress(), ctx.channel().localAddress(),
-            settings.secret() == null);
+            !settings.requiresAuth());
         final byte[] ticket = node.issueTicket();
         if (ticket == null)
         {

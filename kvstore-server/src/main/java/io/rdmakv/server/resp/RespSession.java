@@ -1,5 +1,7 @@
 package io.rdmakv.server.resp;
 
+import io.rdmakv.server.session.Access;
+
 import java.net.SocketAddress;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -15,6 +17,8 @@ final class RespSession
     String name;
     int proto = 2;
     boolean authenticated;
+    /** What AUTH logged this connection in as: a user's role and key prefixes apply to its commands. */
+    Access access = Access.OPEN;
     String lastCommand = "NULL";
     /** QUIT was answered: close once the replies before it are written. */
     boolean quitting;

@@ -1,5 +1,8 @@
 package io.rdmakv.server.resp;
 
+import io.rdmakv.server.admission.CredentialThrottle;
+import io.rdmakv.server.session.UsersDirectory;
+
 /**
  * The RESP listener's settings, from the node's.
  *
@@ -13,10 +16,21 @@ package io.rdmakv.server.resp;
  * @param maxPendingReplies {@code resp.maxPendingReplies}: replies one connection may have waiting before the listener
  *                        stops reading it (pipelining is bounded, never buffered without limit).
  * @param secret          {@code auth.secret}, or null: connections must AUTH (or HELLO ... AUTH) first.
+ * @param users           {@code auth.usersFile}'s users, or null: with users, connections must AUTH first too, and
+ *                        {@code AUTH user password} logs in as one of them (its role and key prefixes apply).
+ * @param loginThrottle   the failed-login throttle of {@code AUTH user password} (a PBKDF2 per try), per source
+ *                        address ({@code auth.failedCredentialBurst}, {@code auth.failedCredentialIntervalMs}); only
+ *                        the listener's one event loop touches it.
  */
 public record RespSettings(String host, int port, int maxKeyBytes, int maxValueBytes, int maxInlineBytes,
-    int maxArguments, int maxPendingReplies, byte[] secret)
+    int maxArguments, int maxPendingReplies, byte[] secret, UsersDirectory users, CredentialThrottle loginThrottle)
 {
+    /** Whether a connection must authenticate before its first command. */
+    public boolean requiresAuth()
+    {
+        return secret != null || users != null;
+    }
+
     /** The longest bulk string a command may carry. */
     public int maxBulkBytes()
     {

@@ -71,6 +71,19 @@ public final class SessionTickets
      */
     public byte[] issue(final TransportOffer offer)
     {
+        return issue(offer, Access.OPEN);
+    }
+
+    /**
+     * A fresh ticket that carries what the handshake offered and what its session may do to the endpoint it
+     * attaches.
+     *
+     * @param offer  what the client's HELLO and the node's WELCOME offered.
+     * @param access what the handshake authenticated: every request on the attached endpoint is checked against it.
+     * @return the ticket's bytes, or {@code null} when {@code maxOutstanding} unexpired tickets are waiting.
+     */
+    public byte[] issue(final TransportOffer offer, final Access access)
+    {
         final long now = clock.nanoTime();
         if (issued.size() >= maxOutstanding)
         {
@@ -88,7 +101,7 @@ public final class SessionTickets
             ticket = Ticket.of(bytes);
         }
         // All zero is what an unset ticket looks like; a collision would make two clients share one. Both ~2^-128.
-        while ((ticket.high == 0 && ticket.low == 0) || issued.putIfAbsent(ticket, new Issued(now, offer)) != null);
+        while ((ticket.high == 0 && ticket.low == 0) || issued.putIfAbsent(ticket, new Issued(now, offer, access)) != null);
         return bytes;
     }
 
@@ -111,8 +124,30 @@ public final class SessionTickets
      */
     public TransportOffer redeemOffer(final long high, final long low)
     {
+        final Session session = redeemSession(high, low);
+        return session == null ? null : session.offer();
+    }
+
+    /**
+     * As {@link #redeem(long, long)}, returning what the ticket's handshake offered and authenticated.
+     *
+     * @return the ticket's session when it was redeemed now; {@code null} otherwise.
+     */
+    public Session redeemSession(final long high, final long low)
+    {
         final Issued issuedAt = issued.remove(new Ticket(high, low));
-        return issuedAt != null && clock.nanoTime() - issuedAt.atNanos < ttlNanos ? issuedAt.offer : null;
+        return issuedAt != null && clock.nanoTime() - issuedAt.atNanos < ttlNanos ?
+            new Session(issuedAt.offer, issuedAt.access) : null;
+    }
+
+    /**
+     * What a redeemed ticket carried.
+     *
+     * @param offer  what the handshake offered.
+     * @param access what its session may do.
+     */
+    public record Session(TransportOffer offer, Access access)
+    {
     }
 
     /** {@link #redeem(long, long)} of a ticket's bytes (any length other than the ticket's is never valid). */
@@ -138,7 +173,7 @@ public final class SessionTickets
         return Duration.ofNanos(ttlNanos);
     }
 
-    private record Issued(long atNanos, TransportOffer offer)
+    private record Issued(long atNanos, TransportOffer offer, Access access)
     {
     }
 

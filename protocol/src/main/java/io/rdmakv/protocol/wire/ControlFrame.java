@@ -18,13 +18,15 @@ package io.rdmakv.protocol.wire;
  *
  * Strings are UTF-8 behind a u8 length ("str8"); opaque blobs are behind a u16 length ("blob16").
  */
-public sealed interface ControlFrame permits Hello, Welcome, Reject, Admin, AdminReply
+public sealed interface ControlFrame permits Hello, Welcome, Reject, Admin, AdminReply, ScramMessage
 {
     int TYPE_HELLO = 1;
     int TYPE_WELCOME = 2;
     int TYPE_REJECT = 3;
     int TYPE_ADMIN = 4;
     int TYPE_ADMIN_REPLY = 5;
+    /** A SCRAM-SHA-256 message (challenge, proof, server-final) between a HELLO that names a user and its WELCOME. */
+    int TYPE_SCRAM = 6;
 
     /** The frame type code written in the header. */
     int frameType();

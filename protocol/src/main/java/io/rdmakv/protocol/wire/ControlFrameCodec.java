@@ -66,6 +66,10 @@ public final class ControlFrameCodec
         {
             w.u8(reply.ok() ? 1 : 0).blob(reply.text().getBytes(StandardCharsets.UTF_8), "admin reply");
         }
+        else if (frame instanceof ScramMessage scram)
+        {
+            w.blob(scram.bytes(), "SCRAM message");
+        }
         else if (frame instanceof Reject reject)
         {
             final byte[] message = reject.message().getBytes(StandardCharsets.UTF_8);
@@ -131,6 +135,12 @@ public final class ControlFrameCodec
                 r.expectEnd("ADMIN");
                 return new Admin(credential, command);
             }
+            case ControlFrame.TYPE_SCRAM:
+            {
+                final String message = r.utf8(r.u16("SCRAM message length"), "SCRAM message");
+                r.expectEnd("SCRAM");
+                return new ScramMessage(message);
+            }
             case ControlFrame.TYPE_ADMIN_REPLY:
             {
                 final int ok = r.u8("ok");
@@ -165,6 +175,10 @@ public final class ControlFrameCodec
             w.shortString(transport, "transport name");
         }
         w.blob(hello.credential(), "credential");
+        if (hello.scramFirst().length > 0)
+        {
+            w.blob(hello.scramFirst(), "SCRAM client-first message"); // absent otherwise: older nodes read it as before
+        }
     }
 
     private static Hello decodeHello(final int version, final FrameReader r)
@@ -179,8 +193,10 @@ public final class ControlFrameCodec
             transports.add(r.utf8(nameLength, "transport name"));
         }
         final byte[] credential = r.bytes(r.u16("credential length"), "credential");
+        final byte[] scramFirst = r.remaining() > 0 ? r.bytes(r.u16("SCRAM message length"), "SCRAM message") :
+            new byte[0];
         r.expectEnd("HELLO");
-        return new Hello(version, transports, credential);
+        return new Hello(version, transports, credential, scramFirst);
     }
 
     private static void encodeWelcome(final Welcome welcome, final FrameWriter w)

@@ -26,7 +26,12 @@ public enum Status
      * The node's disk is full: it refuses PUTs until space is freed, and serves DELETEs (which free it). The text says
      * more (a DELETE refused while the store resumes may be retried).
      */
-    DISK_FULL(13, "the node's disk is full: PUTs refused, DELETEs served");
+    DISK_FULL(13, "the node's disk is full: PUTs refused, DELETEs served"),
+    /**
+     * The session authenticated, but its user's role (or key prefixes) does not allow this request or ADMIN command;
+     * the text names the user, the role needed and why. The connection stays served.
+     */
+    FORBIDDEN(14, "not allowed for this user's role or key prefixes");
 
     private static final Status[] BY_CODE;
 

@@ -121,6 +121,20 @@ class ControlFrameCodecTest
     }
 
     @Test
+    void shouldCarryASCRAMLoginBesideTheSecretAndStayReadableWithout()
+    {
+        final Hello plain = new Hello(ControlFrameCodec.PROTOCOL_VERSION, List.of("tcp"), new byte[] {1, 2});
+        final Hello login = plain.withScram("n,,n=alice,r=abc");
+        assertEquals(login, ControlFrameCodec.decode(ControlFrameCodec.encode(login)));
+        assertEquals(plain, ControlFrameCodec.decode(ControlFrameCodec.encode(plain)));
+        // Without a login the bytes are those of an older client: no trailing field.
+        assertEquals(ControlFrameCodec.encode(plain).length + 2 + 16, ControlFrameCodec.encode(login).length);
+        final ScramMessage challenge = new ScramMessage("r=abcdef,s=AAAA,i=4096");
+        assertEquals(challenge, ControlFrameCodec.decode(ControlFrameCodec.encode(challenge)));
+        assertFalse(login.toString().contains("alice"));
+    }
+
+    @Test
     void shouldEncodeAtAnOffsetIntoAnAgronaBuffer()
     {
         final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(16);
