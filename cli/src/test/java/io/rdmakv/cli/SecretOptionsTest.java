@@ -31,7 +31,8 @@ class SecretOptionsTest
         "rdmakv stats", "rdmakv bench", "rdmakv backup", "rdmakv restore", "rdmakv cluster status",
         "rdmakv cluster failover", "rdmakv cluster move", "rdmakv cluster finish-move", "rdmakv cluster remove-node",
         "rdmakv cluster rebalance", "rdmakv cluster add-node", "rdmakv cluster add-voter",
-        "rdmakv cluster remove-voter", "rdmakv cluster replace-voter", "rdmakv server");
+        "rdmakv cluster remove-voter", "rdmakv cluster replace-voter", "rdmakv server", "rdmakv scan",
+        "rdmakv range", "rdmakv prefix");
 
     @TempDir
     Path tmp;
