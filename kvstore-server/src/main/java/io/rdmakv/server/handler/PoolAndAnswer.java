@@ -27,7 +27,8 @@ final class PoolAndAnswer implements WriteOutcome
         final DirectBuffer value, final int valueIndex, final int valueLength)
     {
         long version = 0;
-        if (index.put(key, value, valueIndex, valueLength) == PoolIndex.STORED)
+        // The value is the write's durable record (ValueRecord): the extent carries its data version and expiry.
+        if (index.putRecord(key, value, valueIndex, valueLength, true) == PoolIndex.STORED)
         {
             version = index.lastVersion();
         }

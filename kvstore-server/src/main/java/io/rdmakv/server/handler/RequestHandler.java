@@ -2,6 +2,7 @@ package io.rdmakv.server.handler;
 
 import io.rdmakv.protocol.ProtocolException;
 import io.rdmakv.protocol.layout.HashedKey;
+import io.rdmakv.protocol.layout.ValueRecord;
 import io.rdmakv.protocol.wire.KeyRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageDecoder;
 import io.rdmakv.protocol.wire.MessageType;
@@ -16,6 +17,7 @@ import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.session.SessionTickets;
+import io.rdmakv.server.store.DataVersions;
 import io.rdmakv.server.store.DiskFullGuard;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.server.store.StoreException;
@@ -25,6 +27,7 @@ import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.TransportStatus;
 import io.rdmakv.transport.log.RateLimitedLog;
 import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -105,6 +108,10 @@ public final class RequestHandler implements EndpointHandler
     private final long[] scanResult = new long[2];
     private final RequestTimer timer;
     private long nextAdmissionCheckNanos;
+    /** The data versions this node issues to the PUTs it takes as a primary. */
+    private final DataVersions versions;
+    /** A PUT's durable record ({@link ValueRecord}: data version, expiry, value), as the write path stores it. */
+    private final UnsafeBuffer record;
 
     /**
      * @param node     the store, pool, counters, limits (what requests may carry, how many connections are served)
@@ -133,6 +140,8 @@ public final class RequestHandler implements EndpointHandler
         this.writes = writes;
         this.replicaInbox = replicas;
         this.scans = new ScanPages(store);
+        this.versions = node.versions();
+        this.record = new UnsafeBuffer(ByteBuffer.allocateDirect(ValueRecord.HEADER_LENGTH + limits.maxValueBytes()));
     }
 
     @Override
@@ -340,7 +349,10 @@ public final class RequestHandler implements EndpointHandler
             responses.answerError(endpoint, correlationId, Status.DISK_FULL, DiskFullGuard.REFUSAL);
             return;
         }
-        writes.put(endpoint, correlationId, put, key, put.buffer(), put.valueIndex(), valueLength);
+        // The record as RocksDB, the replicas and the pool take it: this node's next data version, no expiry.
+        ValueRecord.writeHeader(record, 0, versions.next(), 0);
+        record.putBytes(ValueRecord.HEADER_LENGTH, put.buffer(), put.valueIndex(), valueLength);
+        writes.put(endpoint, correlationId, put, key, record, 0, ValueRecord.HEADER_LENGTH + valueLength);
     }
 
     private void onDelete(final Endpoint endpoint, final long correlationId, final KeyRequestFlyweight request)
@@ -378,7 +390,8 @@ public final class RequestHandler implements EndpointHandler
         final int fromStore;
         try
         {
-            fromStore = store.get(scratchKey(key), responses.valueView());
+            // The record lands with its header just before the value area: the value is in place, no copy.
+            fromStore = store.get(scratchKey(key), responses.recordView());
         }
         catch (final StoreException ex)
         {
@@ -391,20 +404,32 @@ public final class RequestHandler implements EndpointHandler
             responses.answer(endpoint, correlationId, Status.NOT_FOUND, 0, 0);
             return;
         }
-        if (fromStore > capacity)
+        final int valueLength = fromStore - ValueRecord.HEADER_LENGTH;
+        if (valueLength > capacity)
         {
             counters.increment(ServerCounter.LIMIT_REJECTIONS);
             responses.answerError(endpoint, correlationId, Status.VALUE_TOO_LARGE,
-                "stored value of " + fromStore + " bytes exceeds the message limit");
+                "stored value of " + valueLength + " bytes exceeds the message limit");
+            return;
+        }
+        final MutableDirectBuffer read = responses.valueBuffer();
+        try
+        {
+            ValueRecord.check(read, ResponseSender.RECORD_OFFSET, fromStore);
+        }
+        catch (final ProtocolException ex)
+        {
+            responses.answerError(endpoint, correlationId, Status.STORE_ERROR,
+                "the stored record of the key is damaged: " + ex.getMessage());
             return;
         }
         counters.increment(ServerCounter.GETS_RPC_FROM_STORE);
-        if (fromStore <= limits.maxValueBytes() &&
-            index.put(key, responses.valueBuffer(), ResponseFlyweight.VALUE_OFFSET, fromStore) == PoolIndex.STORED)
+        if (valueLength <= limits.maxValueBytes() &&
+            index.putRecord(key, read, ResponseSender.RECORD_OFFSET, fromStore, true) == PoolIndex.STORED)
         {
             counters.increment(ServerCounter.PROMOTIONS);
         }
-        responses.sendValue(endpoint, correlationId, fromStore);
+        responses.sendValue(endpoint, correlationId, valueLength);
     }
 
     /** A page of a slot range from a snapshot (backup); the answer's version names the snapshot. */

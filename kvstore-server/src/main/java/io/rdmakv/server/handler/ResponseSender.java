@@ -1,6 +1,7 @@
 package io.rdmakv.server.handler;
 
 import io.rdmakv.protocol.wire.MessageType;
+import io.rdmakv.protocol.layout.ValueRecord;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.cluster.ReadLeaseGrant;
@@ -85,6 +86,20 @@ public final class ResponseSender
         responseValueView.limit(responseValueView.capacity()).position(ResponseFlyweight.VALUE_OFFSET);
         return responseValueView;
     }
+
+    /**
+     * The value area as a ByteBuffer positioned {@link ValueRecord#HEADER_LENGTH} bytes before
+     * {@link ResponseFlyweight#VALUE_OFFSET}: a RocksDB record read here puts its value in the value area, and its
+     * header where the response header is written afterwards ({@link #recordBuffer()} reads it before).
+     */
+    public ByteBuffer recordView()
+    {
+        responseValueView.limit(responseValueView.capacity()).position(RECORD_OFFSET);
+        return responseValueView;
+    }
+
+    /** Index in {@link #valueBuffer()} of a record read through {@link #recordView()}. */
+    public static final int RECORD_OFFSET = ResponseFlyweight.VALUE_OFFSET - ValueRecord.HEADER_LENGTH;
 
     /** OK with the value already in the value area. */
     public void sendValue(final Endpoint endpoint, final long correlationId, final int valueLength)
