@@ -53,7 +53,11 @@ public enum ServerCounter
     /** Write-id records this replica dropped because a new primary's fix-up undid their writes here. */
     WRITE_IDS_UNDONE(34, "replication.writeIdsUndone"),
     /** PUTs refused with DISK_FULL because the node's disk is full ({@code store.DiskFullGuard}). */
-    DISK_FULL_REFUSALS(35, "requests.diskFull");
+    DISK_FULL_REFUSALS(35, "requests.diskFull"),
+    /** Record writes taken (conditional writes, counters, expiry changes, PUTs with an expiry). */
+    RECORD_WRITES(36, "recordWrites"),
+    /** Conditional writes refused because their condition did not hold (answered CONDITION_FAILED). */
+    CONDITIONS_FAILED(37, "recordWrites.conditionFailed");
 
     private final int id;
     private final String label;

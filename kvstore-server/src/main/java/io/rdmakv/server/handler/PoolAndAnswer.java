@@ -1,6 +1,7 @@
 package io.rdmakv.server.handler;
 
 import io.rdmakv.protocol.layout.HashedKey;
+import io.rdmakv.protocol.layout.ValueRecord;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
@@ -36,7 +37,10 @@ final class PoolAndAnswer implements WriteOutcome
         {
             counters.increment(ServerCounter.NOT_CACHED);
         }
-        responses.answer(endpoint, correlationId, Status.OK, version, version != 0 ? index.lastEntry() : 0);
+        final boolean counter = (ValueRecord.flags(value, valueIndex) & ValueRecord.FLAG_COUNTER) != 0;
+        responses.answerWritten(endpoint, correlationId, version, version != 0 ? index.lastEntry() : 0,
+            ValueRecord.dataVersion(value, valueIndex), value, valueIndex + ValueRecord.HEADER_LENGTH,
+            counter ? valueLength - ValueRecord.HEADER_LENGTH : 0);
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.rdmakv.protocol.wire.KeyRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageDecoder;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
+import io.rdmakv.protocol.wire.RecordWriteRequestFlyweight;
 import io.rdmakv.protocol.wire.ScanRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
@@ -112,6 +113,10 @@ public final class RequestHandler implements EndpointHandler
     private final DataVersions versions;
     /** A PUT's durable record ({@link ValueRecord}: data version, expiry, value), as the write path stores it. */
     private final UnsafeBuffer record;
+    /** The wall clock expiries are compared with. */
+    private final java.util.function.LongSupplier clockMillis;
+    /** Conditional writes, counters and expiry changes. */
+    private final RecordWrites recordWrites;
 
     /**
      * @param node     the store, pool, counters, limits (what requests may carry, how many connections are served)
@@ -142,6 +147,8 @@ public final class RequestHandler implements EndpointHandler
         this.scans = new ScanPages(store);
         this.versions = node.versions();
         this.record = new UnsafeBuffer(ByteBuffer.allocateDirect(ValueRecord.HEADER_LENGTH + limits.maxValueBytes()));
+        this.clockMillis = context.clockMillis();
+        this.recordWrites = new RecordWrites(store, versions, responses, counters, limits, clockMillis);
     }
 
     @Override
@@ -239,6 +246,7 @@ public final class RequestHandler implements EndpointHandler
             }
             case REPLICATE_REQUEST -> replicaInbox.onReplicate(endpoint, correlationId, decoder.replicateRequest());
             case SCAN_REQUEST -> onScan(endpoint, correlationId, decoder.scanRequest());
+            case RECORD_WRITE_REQUEST -> onRecordWrite(endpoint, correlationId, decoder.recordWriteRequest());
             case ATTACH_REQUEST ->
             {
                 counters.increment(ServerCounter.MALFORMED_REQUESTS);
@@ -367,6 +375,47 @@ public final class RequestHandler implements EndpointHandler
     }
 
     /**
+     * A write that decides from the key's record (conditions, counters, expiry; {@link RecordWrites}), or a TTL read.
+     * The same checks as a PUT's first: key, route, value limit, full disk (a conditional DELETE is served).
+     */
+    private void onRecordWrite(final Endpoint endpoint, final long correlationId,
+        final RecordWriteRequestFlyweight write)
+    {
+        if (!checkKey(endpoint, correlationId, write.keyLength()) ||
+            !checkRoute(endpoint, correlationId, key.wrap(write.buffer(), write.keyIndex(), write.keyLength())))
+        {
+            return;
+        }
+        final int op = write.op();
+        if (op == RecordWriteRequestFlyweight.OP_TTL)
+        {
+            recordWrites.answerTtl(endpoint, correlationId, key);
+            return;
+        }
+        if (write.valueLength() > limits.maxValueBytes())
+        {
+            counters.increment(ServerCounter.LIMIT_REJECTIONS);
+            responses.answerError(endpoint, correlationId, Status.VALUE_TOO_LARGE,
+                "value of " + write.valueLength() + " bytes exceeds the limit of " + limits.maxValueBytes());
+            return;
+        }
+        if (op != RecordWriteRequestFlyweight.OP_PUT && !store.writesInline())
+        {
+            responses.answerError(endpoint, correlationId, Status.UNKNOWN_TYPE, "conditional writes, counters and " +
+                "expiry changes need store.durability=DEFAULT (under FSYNC they are not built yet)");
+            return;
+        }
+        counters.increment(ServerCounter.RECORD_WRITES);
+        if (op != RecordWriteRequestFlyweight.OP_DELETE_IF_VERSION && store.diskGuard().full())
+        {
+            counters.increment(ServerCounter.DISK_FULL_REFUSALS);
+            responses.answerError(endpoint, correlationId, Status.DISK_FULL, DiskFullGuard.REFUSAL);
+            return;
+        }
+        recordWrites.apply(writes, endpoint, correlationId, write, key);
+    }
+
+    /**
      * @param hashed whether {@link #key} holds this request's key already (hashed before the write path was asked
      *               whether it holds a write of it).
      */
@@ -384,7 +433,14 @@ public final class RequestHandler implements EndpointHandler
         if (fromPool >= 0)
         {
             counters.increment(ServerCounter.GETS_RPC_FROM_POOL);
-            responses.sendValue(endpoint, correlationId, fromPool);
+            if (ValueRecord.expired(index.copiedExpiryMillis(), clockMillis.getAsLong()))
+            {
+                counters.increment(ServerCounter.GETS_RPC_NOT_FOUND);
+                responses.answer(endpoint, correlationId, Status.NOT_FOUND, 0, 0);
+                return;
+            }
+            // The answer's version is the value's data version (getWithVersion).
+            responses.sendValue(endpoint, correlationId, fromPool, index.copiedDataVersion());
             return;
         }
         final int fromStore;
@@ -423,13 +479,20 @@ public final class RequestHandler implements EndpointHandler
                 "the stored record of the key is damaged: " + ex.getMessage());
             return;
         }
+        if (ValueRecord.expired(ValueRecord.expiryMillis(read, ResponseSender.RECORD_OFFSET), clockMillis.getAsLong()))
+        {
+            counters.increment(ServerCounter.GETS_RPC_NOT_FOUND); // expired: absent to every read, never promoted
+            responses.answer(endpoint, correlationId, Status.NOT_FOUND, 0, 0);
+            return;
+        }
         counters.increment(ServerCounter.GETS_RPC_FROM_STORE);
+        final long dataVersion = ValueRecord.dataVersion(read, ResponseSender.RECORD_OFFSET);
         if (valueLength <= limits.maxValueBytes() &&
             index.putRecord(key, read, ResponseSender.RECORD_OFFSET, fromStore, true) == PoolIndex.STORED)
         {
             counters.increment(ServerCounter.PROMOTIONS);
         }
-        responses.sendValue(endpoint, correlationId, valueLength);
+        responses.sendValue(endpoint, correlationId, valueLength, dataVersion);
     }
 
     /** A page of a slot range from a snapshot (backup); the answer's version names the snapshot. */

@@ -84,6 +84,8 @@ public final class PoolIndex
 
     private long version;
     private long lastEntry;
+    private long copiedDataVersion;
+    private long copiedExpiryMillis;
     private long keyCount;
     private boolean complete;
     private long notCached;
@@ -341,7 +343,21 @@ public final class PoolIndex
             return DESTINATION_TOO_SMALL;
         }
         destination.putBytes(destinationOffset, extent.buffer(), extent.valueIndex(), length);
+        copiedDataVersion = extent.dataVersion();
+        copiedExpiryMillis = extent.expiryMillis();
         return length;
+    }
+
+    /** The data version of the value the last successful {@link #copyValue} copied. */
+    public long copiedDataVersion()
+    {
+        return copiedDataVersion;
+    }
+
+    /** The expiry (ms since the epoch, 0 = none) of the value the last successful {@link #copyValue} copied. */
+    public long copiedExpiryMillis()
+    {
+        return copiedExpiryMillis;
     }
 
     /** Set the header's COMPLETE flag (warm-up loaded every key). */

@@ -42,6 +42,12 @@ public final class ValueRecord
     public static final int DATA_VERSION_OFFSET = 2;
     public static final int EXPIRY_OFFSET = 10;
 
+    /**
+     * Flag: the value is a counter an INCREMENT wrote (decimal ASCII int64); the write's answer carries the value
+     * back. A plain PUT writes flags 0.
+     */
+    public static final int FLAG_COUNTER = 1;
+
     private static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
 
     private ValueRecord()
@@ -52,8 +58,16 @@ public final class ValueRecord
     public static void writeHeader(
         final MutableDirectBuffer buffer, final int index, final long dataVersion, final long expiryMillis)
     {
+        writeHeader(buffer, index, dataVersion, expiryMillis, 0);
+    }
+
+    /** As above with {@code flags} ({@link #FLAG_COUNTER}). */
+    public static void writeHeader(
+        final MutableDirectBuffer buffer, final int index, final long dataVersion, final long expiryMillis,
+        final int flags)
+    {
         buffer.putByte(index + FORMAT_OFFSET, FORMAT);
-        buffer.putByte(index + FLAGS_OFFSET, (byte)0);
+        buffer.putByte(index + FLAGS_OFFSET, (byte)flags);
         buffer.putLong(index + DATA_VERSION_OFFSET, dataVersion, ORDER);
         buffer.putLong(index + EXPIRY_OFFSET, expiryMillis, ORDER);
     }
@@ -103,6 +117,11 @@ public final class ValueRecord
             throw new ProtocolException(ErrorCode.MALFORMED, "value record of format " + (record[FORMAT_OFFSET] & 0xFF) +
                 ", this build reads format " + FORMAT);
         }
+    }
+
+    public static int flags(final DirectBuffer buffer, final int index)
+    {
+        return buffer.getByte(index + FLAGS_OFFSET) & 0xFF;
     }
 
     public static long dataVersion(final DirectBuffer buffer, final int index)

@@ -25,6 +25,7 @@ public final class MessageDecoder
     private final AttachRequestFlyweight attachRequest = new AttachRequestFlyweight();
     private final ReplicateRequestFlyweight replicateRequest = new ReplicateRequestFlyweight();
     private final ScanRequestFlyweight scanRequest = new ScanRequestFlyweight();
+    private final RecordWriteRequestFlyweight recordWriteRequest = new RecordWriteRequestFlyweight();
     private long correlationId;
 
     /**
@@ -62,6 +63,9 @@ public final class MessageDecoder
                 break;
             case SCAN_REQUEST:
                 scanRequest.wrap(buffer, offset, length).validate();
+                break;
+            case RECORD_WRITE_REQUEST:
+                recordWriteRequest.wrap(buffer, offset, length).validate();
                 break;
             case STATS_REQUEST:
                 if (header.bodyLength() != 0)
@@ -115,5 +119,10 @@ public final class MessageDecoder
     public ScanRequestFlyweight scanRequest()
     {
         return scanRequest;
+    }
+
+    public RecordWriteRequestFlyweight recordWriteRequest()
+    {
+        return recordWriteRequest;
     }
 }

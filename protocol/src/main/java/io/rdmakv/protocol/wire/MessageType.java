@@ -20,7 +20,12 @@ public enum MessageType
     /** A primary's write to a replica of its slot range (see {@link ReplicateRequestFlyweight}). */
     REPLICATE_REQUEST(8),
     /** One page of a slot range from a snapshot (backup; see {@link ScanRequestFlyweight}). */
-    SCAN_REQUEST(9);
+    SCAN_REQUEST(9),
+    /**
+     * A write that reads the key's record on the primary first: conditional on its data version, a counter, an expiry
+     * change; or a PUT with an expiry (see {@link RecordWriteRequestFlyweight}). Codes 10-19 are this family's.
+     */
+    RECORD_WRITE_REQUEST(10);
 
     private static final MessageType[] BY_CODE = new MessageType[256];
 

@@ -26,7 +26,14 @@ public enum Status
      * The node's disk is full: it refuses PUTs until space is freed, and serves DELETEs (which free it). The text says
      * more (a DELETE refused while the store resumes may be retried).
      */
-    DISK_FULL(13, "the node's disk is full: PUTs refused, DELETEs served");
+    DISK_FULL(13, "the node's disk is full: PUTs refused, DELETEs served"),
+    /**
+     * A conditional write's condition did not hold (absent / present / another data version): nothing was written. The
+     * response's version is the key's current data version (0: absent).
+     */
+    CONDITION_FAILED(14, "the condition of the write did not hold"),
+    /** An INCREMENT of a value that is not a decimal int64, or whose result would overflow: nothing was written. */
+    NOT_AN_INTEGER(15, "the value is not an integer or the increment overflows");
 
     private static final Status[] BY_CODE;
 
