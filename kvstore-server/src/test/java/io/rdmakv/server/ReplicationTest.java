@@ -1,6 +1,7 @@
 package io.rdmakv.server;
 
 import io.rdmakv.protocol.layout.ValueRecord;
+import io.rdmakv.protocol.wire.RecordWriteRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
 import io.rdmakv.protocol.wire.Status;
@@ -103,6 +104,20 @@ class ReplicationTest
             assertEquals(1, ValueRecord.dataVersion(rewritten) & 0xFF, "issued by node 1, the primary");
             assertEquals(0, ValueRecord.expiryMillis(rewritten));
             assertEquals(Status.OK, client.put(b("k1"), b("v1")).status());
+            // A PUT with an expiry and a counter: the backup holds the primary's version and expiry as they are.
+            final long expiry = System.currentTimeMillis() + 3_600_000L;
+            assertEquals(Status.OK, client.recordWrite(RecordWriteRequestFlyweight.OP_PUT, 0, expiry, b("ttl"),
+                b("cached")).status());
+            assertEquals(Status.OK, client.recordWrite(RecordWriteRequestFlyweight.OP_INCREMENT, 0, 41, b("n"),
+                new byte[0]).status());
+            assertEquals(Status.OK, client.recordWrite(RecordWriteRequestFlyweight.OP_INCREMENT, 0, 1, b("n"),
+                new byte[0]).status());
+            for (final String k : new String[] {"ttl", "n"})
+            {
+                assertArrayEquals(primary.store().getRecord(b(k)), backup.store().getRecord(b(k)), k);
+            }
+            assertEquals(expiry, ValueRecord.expiryMillis(backup.store().getRecord(b("ttl"))));
+            assertArrayEquals(b("42"), backup.store().get(b("n")));
             for (int i = 0; i < 300; i += 3)
             {
                 assertEquals(Status.OK, client.delete(b("k" + i)).status());
