@@ -53,7 +53,8 @@ public class KvException extends RuntimeException
             case CONNECTION_FAILED, TRANSPORT_FAILED, REJECTED -> new KvConnectionException(error, message, cause);
             case AUTHENTICATION_FAILED -> new KvAuthenticationException(message, cause);
             case BACK_PRESSURE -> new KvBackPressureException(message);
-            case KEY_TOO_LARGE, VALUE_TOO_LARGE, STORE_FULL, STORE_FAILED, SERVER_BUSY, REQUEST_REFUSED, SERVER_ERROR ->
+            case KEY_TOO_LARGE, VALUE_TOO_LARGE, STORE_FULL, STORE_FAILED, SERVER_BUSY, REQUEST_REFUSED, SERVER_ERROR,
+                NOT_AN_INTEGER ->
                 new KvServerException(error, message);
             default -> new KvException(error, message, cause);
         };

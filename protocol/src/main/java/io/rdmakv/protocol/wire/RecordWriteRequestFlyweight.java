@@ -168,6 +168,31 @@ public final class RecordWriteRequestFlyweight extends MessageHeaderFlyweight
         return offset + KEY_OFFSET + keyLength();
     }
 
+    /** Set every field and the body length, key and value from buffers (from index 0). */
+    public RecordWriteRequestFlyweight write(final int op, final long expectedVersion, final long argument,
+        final DirectBuffer key, final int keyLength, final DirectBuffer value, final int valueLength)
+    {
+        KeyRequestFlyweight.checkKeyLength(keyLength);
+        if (valueLength < 0 || valueLength > ProtocolLimits.MAX_FORMAT_VALUE_LENGTH)
+        {
+            throw new ProtocolException(ErrorCode.VALUE_TOO_LARGE, "value length " + valueLength);
+        }
+        bodyLength(FIXED_BODY_LENGTH + keyLength + valueLength);
+        final MutableDirectBuffer b = mutable();
+        b.putByte(offset + OP_OFFSET, (byte)op);
+        b.putByte(offset + OP_OFFSET + 1, (byte)0);
+        b.putShort(offset + KEY_LENGTH_OFFSET, (short)keyLength, ORDER);
+        b.putInt(offset + VALUE_LENGTH_OFFSET, valueLength, ORDER);
+        b.putLong(offset + EXPECTED_VERSION_OFFSET, expectedVersion, ORDER);
+        b.putLong(offset + ARGUMENT_OFFSET, argument, ORDER);
+        b.putBytes(offset + KEY_OFFSET, key, 0, keyLength);
+        if (valueLength > 0)
+        {
+            b.putBytes(offset + KEY_OFFSET + keyLength, value, 0, valueLength);
+        }
+        return this;
+    }
+
     /** Set every field and the body length. */
     public RecordWriteRequestFlyweight write(final int op, final long expectedVersion, final long argument,
         final byte[] key, final byte[] value)
