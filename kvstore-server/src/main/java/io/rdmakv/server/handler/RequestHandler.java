@@ -435,6 +435,9 @@ public final class RequestHandler implements EndpointHandler
             counters.increment(ServerCounter.GETS_RPC_FROM_POOL);
             if (ValueRecord.expired(index.copiedExpiryMillis(), clockMillis.getAsLong()))
             {
+                // Lazily out of the pool (its space back; a one-sided miss is then right: expired is absent). The
+                // record stays in RocksDB, absent to every read, until a write of the key replaces it.
+                index.remove(key);
                 counters.increment(ServerCounter.GETS_RPC_NOT_FOUND);
                 responses.answer(endpoint, correlationId, Status.NOT_FOUND, 0, 0);
                 return;

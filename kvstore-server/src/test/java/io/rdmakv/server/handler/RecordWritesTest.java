@@ -22,6 +22,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -252,9 +253,11 @@ class RecordWritesTest
             assertEquals(0, ByteBuffer.wrap(last().value()).order(ByteOrder.LITTLE_ENDIAN).getLong(), "persisted");
 
             record(node, c, RecordWriteRequestFlyweight.OP_EXPIRE, 0, 1, "t", null, 0); // 1 ms after the epoch: past
+            assertTrue(node.index.contains(io.rdmakv.protocol.layout.HashedKey.of(b("t"))));
             get(node, c, "t");
             assertEquals(Status.NOT_FOUND, last().status(), "expired: not returned from the pool");
-            node.index.remove(io.rdmakv.protocol.layout.HashedKey.of(b("t")));
+            assertFalse(node.index.contains(io.rdmakv.protocol.layout.HashedKey.of(b("t"))),
+                "and removed from it on that access");
             get(node, c, "t");
             assertEquals(Status.NOT_FOUND, last().status(), "nor from RocksDB");
             record(node, c, RecordWriteRequestFlyweight.OP_TTL, 0, 0, "t", null, 0);
