@@ -57,7 +57,9 @@ public enum ServerCounter
     /** Record writes taken (conditional writes, counters, expiry changes, PUTs with an expiry). */
     RECORD_WRITES(36, "recordWrites"),
     /** Conditional writes refused because their condition did not hold (answered CONDITION_FAILED). */
-    CONDITIONS_FAILED(37, "recordWrites.conditionFailed");
+    CONDITIONS_FAILED(37, "recordWrites.conditionFailed"),
+    /** Expired keys the background sweep deleted (a conditional delete each, replicated). */
+    EXPIRED_REMOVED(38, "expiry.removed");
 
     private final int id;
     private final String label;

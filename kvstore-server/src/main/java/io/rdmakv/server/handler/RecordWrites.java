@@ -106,7 +106,7 @@ public final class RecordWrites
         final int length;
         try
         {
-            length = readCurrent(key);
+            length = readCurrent(key, false);
         }
         catch (final StoreException ex)
         {
@@ -136,7 +136,8 @@ public final class RecordWrites
         final int length;
         try
         {
-            length = readCurrent(key);
+            length = readCurrent(key, op == RecordWriteRequestFlyweight.OP_DELETE_IF_VERSION &&
+                (write.recordFlags() & RecordWriteRequestFlyweight.FLAG_INCLUDE_EXPIRED) != 0);
         }
         catch (final StoreException ex)
         {
@@ -171,6 +172,10 @@ public final class RecordWrites
                 {
                     refuse(endpoint, correlationId, version);
                     return;
+                }
+                if ((write.recordFlags() & RecordWriteRequestFlyweight.FLAG_INCLUDE_EXPIRED) != 0)
+                {
+                    counters.increment(ServerCounter.EXPIRED_REMOVED);
                 }
                 path.delete(endpoint, correlationId, message, key);
             }
@@ -266,10 +271,11 @@ public final class RecordWrites
     }
 
     /**
-     * Read the key's record into {@link #current}: its length, or -1 when absent or expired (an expired record is
-     * absent to every read and condition; removing it is a write of its own).
+     * Read the key's record into {@link #current}: its length, or -1 when absent or (unless {@code includeExpired}:
+     * the expiry sweep's delete) expired (an expired record is absent to every read and condition; removing it is a
+     * write of its own).
      */
-    private int readCurrent(final HashedKey key)
+    private int readCurrent(final HashedKey key, final boolean includeExpired)
     {
         final int length = StoreKeys.encode(key, keyScratchBuffer, 0);
         keyScratch.limit(length).position(0);
@@ -291,6 +297,7 @@ public final class RecordWrites
         {
             throw new StoreException("the stored record of the key is damaged: " + ex.getMessage(), ex);
         }
-        return ValueRecord.expired(ValueRecord.expiryMillis(currentBuffer, 0), clockMillis.getAsLong()) ? -1 : found;
+        return !includeExpired && ValueRecord.expired(ValueRecord.expiryMillis(currentBuffer, 0),
+            clockMillis.getAsLong()) ? -1 : found;
     }
 }

@@ -115,6 +115,8 @@ public final class RequestHandler implements EndpointHandler
     private final UnsafeBuffer record;
     /** The wall clock expiries are compared with. */
     private final java.util.function.LongSupplier clockMillis;
+    /** The background removal of expired keys (this node's primary slots). */
+    private final ExpirySweep sweep;
     /** Conditional writes, counters and expiry changes. */
     private final RecordWrites recordWrites;
 
@@ -149,6 +151,7 @@ public final class RequestHandler implements EndpointHandler
         this.record = new UnsafeBuffer(ByteBuffer.allocateDirect(ValueRecord.HEADER_LENGTH + limits.maxValueBytes()));
         this.clockMillis = context.clockMillis();
         this.recordWrites = new RecordWrites(store, versions, responses, counters, limits, clockMillis);
+        this.sweep = new ExpirySweep(store, recordWrites, counters, clockMillis, context.hasher());
     }
 
     @Override
@@ -268,6 +271,10 @@ public final class RequestHandler implements EndpointHandler
     public int doWork()
     {
         int work = writes.doWork() + replicaInbox.doWork();
+        if (store.writesInline())
+        {
+            work += sweep.doWork(System.nanoTime(), writes, this::primaryOf);
+        }
         if (door.attachedSinceSummary())
         {
             door.summarize(System.nanoTime(), admission.attachedCount());
@@ -570,6 +577,19 @@ public final class RequestHandler implements EndpointHandler
      * Whether this node serves {@code hashed}'s hash slot now (its primary, holding the node lease); else answered
      * WRONG_NODE and false.
      */
+    /** Whether this node is now surely the primary of {@code hashSlot} (routing and, in a cluster, the node lease). */
+    private boolean primaryOf(final int hashSlot)
+    {
+        final ClusterView lease = leaseHolder;
+        return router.isLocal(hashSlot) && (lease == null || lease.holdsLease(leaseClock.nanoTime()));
+    }
+
+    /** One step of the expiry sweep now, whether due or not (tests). */
+    int sweepExpired()
+    {
+        return sweep.step(writes, this::primaryOf);
+    }
+
     private boolean checkRoute(final Endpoint endpoint, final long correlationId, final HashedKey hashed)
     {
         final int hashSlot = hashed.hashSlot();

@@ -469,6 +469,52 @@ public final class RocksStore implements AutoCloseable
         }
     }
 
+    /**
+     * Visit at most {@code limit} store keys and their records after store key {@code after} (null: from the first),
+     * in key order, block cache bypassed (a background pass such as the expiry sweep).
+     *
+     * @return the last store key visited (the next call's {@code after}), or null when the end was reached.
+     */
+    public byte[] visitRecords(final byte[] after, final int limit, final RecordVisitor visitor)
+    {
+        ensureOpen();
+        try (ReadOptions options = new ReadOptions().setFillCache(false);
+            RocksIterator it = db.newIterator(keys, options))
+        {
+            if (after == null)
+            {
+                it.seekToFirst();
+            }
+            else
+            {
+                it.seek(after);
+                if (it.isValid() && java.util.Arrays.equals(it.key(), after))
+                {
+                    it.next();
+                }
+            }
+            byte[] last = null;
+            for (int n = 0; n < limit && it.isValid(); n++, it.next())
+            {
+                last = it.key();
+                visitor.visit(last, it.value());
+            }
+            it.status();
+            return it.isValid() ? last : null;
+        }
+        catch (final RocksDBException ex)
+        {
+            throw new StoreException("iteration failed: " + ex.getMessage(), ex);
+        }
+    }
+
+    /** Visitor of {@link #visitRecords}: a store key and its stored record. */
+    @FunctionalInterface
+    public interface RecordVisitor
+    {
+        void visit(byte[] storeKey, byte[] record);
+    }
+
     /** RocksDB's estimate of the number of keys ({@code rocksdb.estimate-num-keys}), or -1 when it has none. */
     public long estimatedKeyCount()
     {

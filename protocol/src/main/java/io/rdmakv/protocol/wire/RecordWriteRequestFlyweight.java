@@ -16,7 +16,7 @@ import org.agrona.MutableDirectBuffer;
  *  +---------------------------------------------------------------+
  *  |                 Message header (16 B, type RECORD_WRITE)     ...  0
  *  +---------------+---------------+-------------------------------+
- *  |    Op (u8)    | Reserved (u8) |       Key length K (u16)      |  16
+ *  |    Op (u8)    |  Flags (u8)   |       Key length K (u16)      |  16
  *  +---------------+---------------+-------------------------------+
  *  |                       Value length V (u32)                    |  20
  *  +---------------------------------------------------------------+
@@ -43,6 +43,7 @@ import org.agrona.MutableDirectBuffer;
  *  6 EXPIRE           -          expiry > 0 no      OK | NOT_FOUND
  *  7 PERSIST          -          -          no      OK | NOT_FOUND
  *  8 TTL (a read)     -          -          no      OK, version: the data version, value: the expiry (u64) | NOT_FOUND
+ *  Flags: 0x1 (DELETE_IF_VERSION only) an expired record counts as present: the node's expiry sweep removes it
  *  An OK write answers, as a PUT does, the index entry it published (0: not placed) and then its data version (u64).
  * </pre>
  */
@@ -56,6 +57,8 @@ public final class RecordWriteRequestFlyweight extends MessageHeaderFlyweight
     public static final int OP_EXPIRE = 6;
     public static final int OP_PERSIST = 7;
     public static final int OP_TTL = 8;
+    /** Flag: an expired record counts as present (the expiry sweep's DELETE_IF_VERSION of the record it read). */
+    public static final int FLAG_INCLUDE_EXPIRED = 1;
 
     public static final int OP_OFFSET = HEADER_LENGTH;
     public static final int KEY_LENGTH_OFFSET = HEADER_LENGTH + 2;
@@ -140,6 +143,19 @@ public final class RecordWriteRequestFlyweight extends MessageHeaderFlyweight
     public int keyLength()
     {
         return buffer.getShort(offset + KEY_LENGTH_OFFSET, ORDER) & 0xFFFF;
+    }
+
+    /** The request's own flags ({@link #FLAG_INCLUDE_EXPIRED}). */
+    public int recordFlags()
+    {
+        return buffer.getByte(offset + OP_OFFSET + 1) & 0xFF;
+    }
+
+    /** Set the request's own flags (after {@link #write}). */
+    public RecordWriteRequestFlyweight recordFlags(final int flags)
+    {
+        mutable().putByte(offset + OP_OFFSET + 1, (byte)flags);
+        return this;
     }
 
     public int valueLength()
