@@ -25,12 +25,28 @@ public final class DelCommand implements Callable<Integer>
     @Parameters(index = "0", arity = "0..1", paramLabel = "KEY", description = "The key (its bytes as given).")
     String key;
 
+    @picocli.CommandLine.Option(names = "--if-version", paramLabel = "V",
+        description = "Delete only if KEY's version is V (get --with-version prints it; else exit 3).")
+    Long ifVersion;
+
     @Override
     public Integer call()
     {
         final byte[] k = keyOptions.key(key, parent.args());
         try (KvClient kv = client.connect())
         {
+            if (ifVersion != null)
+            {
+                final io.rdmakv.client.WriteResult result = kv.delete(k, ifVersion);
+                if (!result.applied())
+                {
+                    parent.io().err().println("rdmakv: condition failed: " + KeyOptions.describe(k) +
+                        (result.version() == 0 ? " is absent" : " is at version " + result.version()) +
+                        ", nothing deleted");
+                    return ExitCodes.CONDITION_FAILED;
+                }
+                return ExitCodes.OK;
+            }
             if (!kv.delete(k))
             {
                 parent.io().err().println("rdmakv: key not found: " + KeyOptions.describe(k));

@@ -10,6 +10,8 @@ public final class ExitCodes
     public static final int USAGE = 2;
     /** The operation failed: unreachable server or node, rejection, timeout, server error. */
     public static final int FAILED = 3;
+    /** A conditional write's condition did not hold ({@code --if-absent}, {@code --if-version}): nothing written. */
+    public static final int CONDITION_FAILED = 3;
     /**
      * The cluster refused the credential (wrong or missing {@code --secret-file} / {@code RDMAKV_SECRET}, {@code --user}
      * with {@code --password-file} / {@code RDMAKV_PASSWORD}), or the user's role or key prefixes do not allow the

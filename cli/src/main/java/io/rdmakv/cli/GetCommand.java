@@ -1,6 +1,7 @@
 package io.rdmakv.cli;
 
 import io.rdmakv.client.KvClient;
+import io.rdmakv.client.Versioned;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -37,6 +38,10 @@ public final class GetCommand implements Callable<Integer>
     @Parameters(index = "0", arity = "0..1", paramLabel = "KEY", description = "The key (its bytes as given).")
     String key;
 
+    @Option(names = "--with-version",
+        description = "Print the value's version on its own line after the value (for put/del --if-version).")
+    boolean withVersion;
+
     @Override
     public Integer call()
     {
@@ -44,7 +49,8 @@ public final class GetCommand implements Callable<Integer>
         final byte[] k = keyOptions.key(key, parent.args());
         try (KvClient kv = client.connect())
         {
-            final byte[] value = kv.get(k);
+            final Versioned versioned = withVersion ? kv.getWithVersion(k) : null;
+            final byte[] value = withVersion ? (versioned == null ? null : versioned.value()) : kv.get(k);
             if (value == null)
             {
                 io.err().println("rdmakv: key not found: " + KeyOptions.describe(k));
@@ -64,9 +70,13 @@ public final class GetCommand implements Callable<Integer>
             {
                 io.out().write(value, 0, value.length);
             }
-            if (!format.raw)
+            if (!format.raw || withVersion)
             {
                 io.out().println();
+            }
+            if (withVersion)
+            {
+                io.out().println(Long.toString(versioned.version()));
             }
             io.out().flush();
             return ExitCodes.OK;

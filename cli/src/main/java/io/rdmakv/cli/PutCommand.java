@@ -1,6 +1,7 @@
 package io.rdmakv.cli;
 
 import io.rdmakv.client.KvClient;
+import io.rdmakv.client.WriteResult;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -10,6 +11,7 @@ import picocli.CommandLine.ParentCommand;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -42,6 +44,17 @@ public final class PutCommand implements Callable<Integer>
     @Option(names = "--value-file", paramLabel = "FILE", description = "The value is the content of FILE (raw bytes).")
     Path valueFile;
 
+    @Option(names = "--ttl", paramLabel = "DURATION",
+        description = "The key expires after DURATION (10s, 500ms, 2m, 1h, 1d, or seconds).")
+    String ttl;
+
+    @Option(names = "--if-absent", description = "Store only if KEY is absent (else exit 3, nothing written).")
+    boolean ifAbsent;
+
+    @Option(names = "--if-version", paramLabel = "V",
+        description = "Store only if KEY's version is V (get --with-version prints it; else exit 3).")
+    Long ifVersion;
+
     @Parameters(paramLabel = "KEY VALUE", arity = "0..2",
         description = "The key, then the value (or - for standard input); leave out what an option gives.")
     List<String> positionals = new ArrayList<>();
@@ -53,9 +66,32 @@ public final class PutCommand implements Callable<Integer>
         final boolean keyByOption = keyOptions.keyHex != null || keyOptions.keyBase64 != null;
         final byte[] key = keyOptions.key(keyByOption || rest.isEmpty() ? null : rest.remove(0), parent.args());
         final byte[] value = value(rest);
+        if ((ttl != null ? 1 : 0) + (ifAbsent ? 1 : 0) + (ifVersion != null ? 1 : 0) > 1)
+        {
+            throw new IllegalArgumentException("--ttl, --if-absent and --if-version go one at a time");
+        }
+        final Duration expiresAfter = ttl == null ? null : Durations.parse(ttl, "--ttl");
         try (KvClient kv = client.connect())
         {
-            kv.put(key, value);
+            if (expiresAfter != null)
+            {
+                kv.put(key, value, expiresAfter);
+            }
+            else if (ifAbsent || ifVersion != null)
+            {
+                final WriteResult result = ifAbsent ? kv.putIfAbsent(key, value) : kv.replace(key, ifVersion, value);
+                if (!result.applied())
+                {
+                    parent.io().err().println("rdmakv: condition failed: " + KeyOptions.describe(key) +
+                        (result.version() == 0 ? " is absent" : " is at version " + result.version()) +
+                        ", nothing written");
+                    return ExitCodes.CONDITION_FAILED;
+                }
+            }
+            else
+            {
+                kv.put(key, value);
+            }
         }
         return ExitCodes.OK;
     }

@@ -1,5 +1,8 @@
 package io.rdmakv.client;
 
+import io.rdmakv.protocol.wire.RecordWriteRequestFlyweight;
+import java.time.Duration;
+import java.time.Instant;
 import io.rdmakv.client.internal.ClientRuntime;
 
 import java.nio.ByteBuffer;
@@ -142,6 +145,191 @@ public final class KvClient implements AutoCloseable
     public void put(final ByteBuffer key, final ByteBuffer value)
     {
         runtime.put(Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+    }
+
+    /**
+     * GET a value with its data version ({@link Versioned}); the version is what {@link #replace} and
+     * {@link #delete(byte[], long)} compare with. One-sided like {@link #get(byte[])} (the version is in the value's
+     * extent, the same read); a value with an expiry is answered by its node.
+     *
+     * @return the value and its version, or {@code null} when the key is absent (or expired).
+     */
+    public Versioned getWithVersion(final byte[] key)
+    {
+        return runtime.getWithVersion(Objects.requireNonNull(key, "key"));
+    }
+
+    /** {@link #getWithVersion} without blocking. */
+    public CompletableFuture<Versioned> getWithVersionAsync(final byte[] key)
+    {
+        return runtime.getWithVersionAsync(Objects.requireNonNull(key, "key"));
+    }
+
+    /**
+     * Store a value that expires after {@code ttl} (from now on this client's clock; the node stores the instant).
+     *
+     * @return the data version written.
+     */
+    public long put(final byte[] key, final byte[] value, final Duration ttl)
+    {
+        return runtime.conditional(RecordWriteRequestFlyweight.OP_PUT, 0, expiryAfter(ttl),
+            Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value")).version();
+    }
+
+    /** {@link #put(byte[], byte[], Duration)} without blocking: the data version written. */
+    public CompletableFuture<Long> putAsync(final byte[] key, final byte[] value, final Duration ttl)
+    {
+        return runtime.conditionalAsync(RecordWriteRequestFlyweight.OP_PUT, 0, expiryAfter(ttl),
+            Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value")).thenApply(WriteResult::version);
+    }
+
+    /** Store a value that expires at {@code expiry} (absolute). @return the data version written. */
+    public long put(final byte[] key, final byte[] value, final Instant expiry)
+    {
+        return runtime.conditional(RecordWriteRequestFlyweight.OP_PUT, 0, expiryMillis(expiry),
+            Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value")).version();
+    }
+
+    /**
+     * Store a value only if the key is absent (an expired key is absent). Atomic on the key's primary; a retry after a
+     * lost answer is answered as the first attempt was.
+     *
+     * @return applied with the new version, or refused with the present version.
+     */
+    public WriteResult putIfAbsent(final byte[] key, final byte[] value)
+    {
+        return runtime.conditional(RecordWriteRequestFlyweight.OP_PUT_IF_ABSENT, 0, 0,
+            Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+    }
+
+    /** {@link #putIfAbsent} without blocking. */
+    public CompletableFuture<WriteResult> putIfAbsentAsync(final byte[] key, final byte[] value)
+    {
+        return runtime.conditionalAsync(RecordWriteRequestFlyweight.OP_PUT_IF_ABSENT, 0, 0,
+            Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+    }
+
+    /**
+     * Store a value only if the key's data version is {@code expectedVersion} (compare-and-set).
+     *
+     * @return applied with the new version, or refused with the present version (0: absent).
+     */
+    public WriteResult replace(final byte[] key, final long expectedVersion, final byte[] value)
+    {
+        return runtime.conditional(RecordWriteRequestFlyweight.OP_PUT_IF_VERSION, expectedVersion, 0,
+            Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+    }
+
+    /** {@link #replace} without blocking. */
+    public CompletableFuture<WriteResult> replaceAsync(final byte[] key, final long expectedVersion,
+        final byte[] value)
+    {
+        return runtime.conditionalAsync(RecordWriteRequestFlyweight.OP_PUT_IF_VERSION, expectedVersion, 0,
+            Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value"));
+    }
+
+    /**
+     * Delete a key only if its data version is {@code expectedVersion}.
+     *
+     * @return applied (version 0), or refused with the present version (0: absent).
+     */
+    public WriteResult delete(final byte[] key, final long expectedVersion)
+    {
+        return runtime.conditional(RecordWriteRequestFlyweight.OP_DELETE_IF_VERSION, expectedVersion, 0,
+            Objects.requireNonNull(key, "key"), new byte[0]);
+    }
+
+    /** {@link #delete(byte[], long)} without blocking. */
+    public CompletableFuture<WriteResult> deleteAsync(final byte[] key, final long expectedVersion)
+    {
+        return runtime.conditionalAsync(RecordWriteRequestFlyweight.OP_DELETE_IF_VERSION, expectedVersion, 0,
+            Objects.requireNonNull(key, "key"), new byte[0]);
+    }
+
+    /**
+     * Add {@code delta} to the key's value read as a decimal int64 (absent: 0), as Redis's INCRBY: the value is
+     * written back as decimal ASCII, its expiry kept. Atomic on the primary, exactly once across retries.
+     *
+     * @return the new value.
+     * @throws KvServerException {@link KvError#NOT_AN_INTEGER} when the value is not an integer or the sum overflows.
+     */
+    public long increment(final byte[] key, final long delta)
+    {
+        return runtime.increment(Objects.requireNonNull(key, "key"), delta);
+    }
+
+    /** {@link #increment} without blocking. */
+    public CompletableFuture<Long> incrementAsync(final byte[] key, final long delta)
+    {
+        return runtime.incrementAsync(Objects.requireNonNull(key, "key"), delta);
+    }
+
+    /** Make the key expire after {@code ttl}. @return false when the key is absent. */
+    public boolean expire(final byte[] key, final Duration ttl)
+    {
+        return runtime.expireAt(Objects.requireNonNull(key, "key"), expiryAfter(ttl));
+    }
+
+    /** {@link #expire} without blocking. */
+    public CompletableFuture<Boolean> expireAsync(final byte[] key, final Duration ttl)
+    {
+        return runtime.expireAtAsync(Objects.requireNonNull(key, "key"), expiryAfter(ttl));
+    }
+
+    /** Remove the key's expiry. @return false when the key is absent. */
+    public boolean persist(final byte[] key)
+    {
+        return runtime.expireAt(Objects.requireNonNull(key, "key"), 0);
+    }
+
+    /** {@link #persist} without blocking. */
+    public CompletableFuture<Boolean> persistAsync(final byte[] key)
+    {
+        return runtime.expireAtAsync(Objects.requireNonNull(key, "key"), 0);
+    }
+
+    /**
+     * How long the key has left, as Redis's PTTL: remaining milliseconds on this client's clock, {@code -1} when the
+     * key has no expiry, {@code -2} when it is absent (or expired).
+     */
+    public long ttlMillis(final byte[] key)
+    {
+        return remaining(runtime.expiryOf(Objects.requireNonNull(key, "key")));
+    }
+
+    /** {@link #ttlMillis} without blocking. */
+    public CompletableFuture<Long> ttlMillisAsync(final byte[] key)
+    {
+        return runtime.expiryOfAsync(Objects.requireNonNull(key, "key")).thenApply(KvClient::remaining);
+    }
+
+    private static long remaining(final long expiry)
+    {
+        if (expiry == -2)
+        {
+            return -2;
+        }
+        return expiry == 0 ? -1 : Math.max(0, expiry - System.currentTimeMillis());
+    }
+
+    private static long expiryAfter(final Duration ttl)
+    {
+        Objects.requireNonNull(ttl, "ttl");
+        if (ttl.isNegative() || ttl.isZero())
+        {
+            throw new IllegalArgumentException("ttl must be positive: " + ttl);
+        }
+        return Math.addExact(System.currentTimeMillis(), ttl.toMillis());
+    }
+
+    private static long expiryMillis(final Instant expiry)
+    {
+        final long millis = Objects.requireNonNull(expiry, "expiry").toEpochMilli();
+        if (millis <= 0)
+        {
+            throw new IllegalArgumentException("expiry must be after the epoch: " + expiry);
+        }
+        return millis;
     }
 
     /**

@@ -49,6 +49,8 @@ public enum KvError
     REQUEST_REFUSED,
     /** The node answered with an error this client does not know. */
     SERVER_ERROR,
+    /** An increment of a value that is not a decimal int64, or whose result overflows (nothing was written). */
+    NOT_AN_INTEGER,
     /** The peer sent something this client cannot decode. */
     PROTOCOL_ERROR,
     /** WRONG_NODE redirects went round more than {@link KvClientBuilder#maxRedirects(int)}. */

@@ -29,6 +29,7 @@ import io.rdmakv.server.metrics.NodeReadiness;
 import io.rdmakv.server.metrics.ServerMeters;
 import io.rdmakv.server.pool.PoolSizing;
 import io.rdmakv.server.pool.PoolWarmUp;
+import io.rdmakv.server.store.DataVersions;
 import io.rdmakv.server.handler.HandOff;
 import io.rdmakv.server.session.SessionTickets;
 import io.rdmakv.server.session.UsersDirectory;
@@ -234,8 +235,11 @@ public final class KvServer implements AutoCloseable
         // The write-path chain, finished before the handler: replication follows the cluster view once the ports
         // are bound (below); until then writes are local only.
         final RequestThreadWakeUp wakeUp = new RequestThreadWakeUp();
+        // Data versions above every one in the store (the warm-up's highest) and, by their low bits, this node's own.
+        final DataVersions versions = new DataVersions(config.nodeId());
+        versions.observe(layout.warmUp().maxDataVersion());
         final NodeWrites writes = new NodeWrites(store, layout.index(), counters, limits,
-            new ResponseSender(counters, limits.maxResponseBytes()), wakeUp);
+            new ResponseSender(counters, limits.maxResponseBytes()), wakeUp, versions);
         replication = new Replication(new ReplicationContext(store.ranges(), worker, transportName,
             new PeerAccess(config.secret(), config.security().tls()),
             config.maxMessageBytes(), config.replicationTimeoutMillis(), config.replicationAckPollMicros(), counters),

@@ -150,7 +150,8 @@ class CatchUpTest
         final Map<ByteBuffer, ByteBuffer> onPrimary = contents(primary.store());
         final Map<ByteBuffer, ByteBuffer> onLearner = contents(learner.store());
         assertEquals(onPrimary.size(), onLearner.size(), "same number of keys");
-        assertEquals(onPrimary, onLearner, "the learner holds exactly what the primary holds");
+        assertEquals(onPrimary, onLearner,
+            "the learner holds exactly the primary's records: values, data versions and expiries");
         assertNull(learner.store().get(b("stale")), "what the replica held before the catch-up was dropped");
         assertEquals(0, cluster.removalRequests());
     }

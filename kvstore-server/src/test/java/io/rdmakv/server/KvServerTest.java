@@ -1,5 +1,7 @@
 package io.rdmakv.server;
 
+import io.rdmakv.protocol.layout.ValueRecord;
+import io.rdmakv.protocol.wire.RecordWriteRequestFlyweight;
 import io.rdmakv.protocol.layout.ExtentStatus;
 import io.rdmakv.protocol.layout.KeyHash;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
@@ -213,6 +215,8 @@ class KvServerTest
     void shouldKeepDataAcrossRestartWarmUpThePoolAndBumpTheEpoch() throws Exception
     {
         final long firstEpoch;
+        final long expiry = System.currentTimeMillis() + 3_600_000L;
+        final byte[] before;
         try (KvServer server = KvServer.start(testConfig(dir, Map.of()));
              RawClient client = RawClient.attached(server))
         {
@@ -222,12 +226,27 @@ class KvServerTest
                 assertEquals(Status.OK, client.put(b("key-" + i), b("value-" + i)).status());
             }
             client.delete(b("key-7"));
+            assertEquals(Status.OK, client.recordWrite(RecordWriteRequestFlyweight.OP_PUT, 0, expiry, b("key-7"),
+                b("expiring")).status());
+            before = server.store().getRecord(b("key-7"));
         }
         try (KvServer server = KvServer.start(testConfig(dir, Map.of()));
              RawClient client = RawClient.attached(server))
         {
+            // The expiry and the data version survive the restart with the value; new versions start above it.
+            assertArrayEquals(before, server.store().getRecord(b("key-7")));
+            final RawClient.Reply ttl = client.recordWrite(RecordWriteRequestFlyweight.OP_TTL, 0, 0, b("key-7"),
+                new byte[0]);
+            assertEquals(expiry, java.nio.ByteBuffer.wrap(ttl.value()).order(java.nio.ByteOrder.LITTLE_ENDIAN)
+                .getLong());
+            assertEquals(ValueRecord.dataVersion(before), ttl.version());
+            assertEquals(Status.OK, client.put(b("key-8"), b("after")).status());
+            assertTrue(ValueRecord.dataVersion(server.store().getRecord(b("key-8"))) > ValueRecord.dataVersion(before),
+                "a version issued after the restart is above every one the store held");
+            client.delete(b("key-8"));
+            assertEquals(Status.OK, client.delete(b("key-7")).status());
             assertEquals(firstEpoch + 1, server.epoch());
-            assertEquals(199, server.warmUp().loaded());
+            assertEquals(200, server.warmUp().loaded());
             assertTrue(server.warmUp().complete());
             final Welcome welcome = server.welcome();
             final RemoteKey rkey = RemoteKey.unpack(welcome.remoteKey());
@@ -350,10 +369,12 @@ class KvServerTest
         }
     }
 
-    /** The index slot an OK PUT's answer carries (its eight value bytes). */
+    /** The index slot an OK PUT's answer carries (its first eight value bytes; the data version follows). */
     private static long locationOf(final RawClient.Reply put)
     {
-        assertEquals(ResponseFlyweight.LOCATION_LENGTH, put.value().length, "an OK PUT that was cached names its slot");
+        assertEquals(ResponseFlyweight.WRITTEN_LENGTH, put.value().length,
+            "an OK PUT that was cached names its slot and its data version");
+        assertTrue(new UnsafeBuffer(put.value()).getLong(ResponseFlyweight.LOCATION_LENGTH, ByteOrder.LITTLE_ENDIAN) != 0);
         return new UnsafeBuffer(put.value()).getLong(0, ByteOrder.LITTLE_ENDIAN);
     }
 }

@@ -230,6 +230,19 @@ final class RawClient implements AutoCloseable
     }
 
     /** Send arbitrary bytes as one message; the next reply is returned. */
+    /** A RECORD_WRITE (conditional write, counter, expiry change, PUT with expiry) without a write id. */
+    Reply recordWrite(final int op, final long expectedVersion, final long argument, final byte[] key,
+        final byte[] value) throws Exception
+    {
+        final io.rdmakv.protocol.wire.RecordWriteRequestFlyweight w =
+            new io.rdmakv.protocol.wire.RecordWriteRequestFlyweight();
+        final byte[] bytes = new byte[io.rdmakv.protocol.wire.RecordWriteRequestFlyweight.KEY_OFFSET + key.length +
+            value.length];
+        w.wrap(new UnsafeBuffer(bytes), 0, bytes.length).header(MessageType.RECORD_WRITE_REQUEST, 4242);
+        w.write(op, expectedVersion, argument, key, value);
+        return raw(bytes);
+    }
+
     Reply raw(final byte[] bytes) throws Exception
     {
         request.putBytes(0, bytes);

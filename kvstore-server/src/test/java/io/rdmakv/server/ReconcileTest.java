@@ -1,5 +1,6 @@
 package io.rdmakv.server;
 
+import io.rdmakv.protocol.layout.ValueRecord;
 import io.rdmakv.protocol.layout.KeyHash;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
@@ -484,7 +485,7 @@ class ReconcileTest
         final String key, final String value, final long writer, final long writeSequence)
     {
         final UnsafeBuffer buffer = new UnsafeBuffer(new byte[512]);
-        final byte[] v = value == null ? new byte[0] : b(value);
+        final byte[] v = value == null ? new byte[0] : ValueRecord.of(b(value), writeSequence + 1, 0); // a record
         final ReplicateRequestFlyweight r = new ReplicateRequestFlyweight().wrap(buffer, 0, 512)
             .header(MessageType.REPLICATE_REQUEST, 78)
             .write(range.primary(), range.firstSlot(), range.lastSlot(), range.epoch(),

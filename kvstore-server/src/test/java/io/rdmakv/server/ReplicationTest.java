@@ -1,5 +1,7 @@
 package io.rdmakv.server;
 
+import io.rdmakv.protocol.layout.ValueRecord;
+import io.rdmakv.protocol.wire.RecordWriteRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
 import io.rdmakv.protocol.wire.Status;
@@ -91,7 +93,31 @@ class ReplicationTest
                 assertEquals(Status.OK, client.put(b("k" + i), b("v" + i)).status());
                 // Acknowledged: the backup has it durably already, no waiting.
                 assertArrayEquals(b("v" + i), backup.store().get(b("k" + i)), "k" + i);
+                // The primary's record as it is: the backup holds the primary's data version (and expiry).
+                assertArrayEquals(primary.store().getRecord(b("k" + i)), backup.store().getRecord(b("k" + i)),
+                    "k" + i + ": the backup stores the primary's record verbatim");
             }
+            final long first = ValueRecord.dataVersion(backup.store().getRecord(b("k1")));
+            assertEquals(Status.OK, client.put(b("k1"), b("again")).status());
+            final byte[] rewritten = backup.store().getRecord(b("k1"));
+            assertTrue(ValueRecord.dataVersion(rewritten) > first, "a new write of a key, a higher version");
+            assertEquals(1, ValueRecord.dataVersion(rewritten) & 0xFF, "issued by node 1, the primary");
+            assertEquals(0, ValueRecord.expiryMillis(rewritten));
+            assertEquals(Status.OK, client.put(b("k1"), b("v1")).status());
+            // A PUT with an expiry and a counter: the backup holds the primary's version and expiry as they are.
+            final long expiry = System.currentTimeMillis() + 3_600_000L;
+            assertEquals(Status.OK, client.recordWrite(RecordWriteRequestFlyweight.OP_PUT, 0, expiry, b("ttl"),
+                b("cached")).status());
+            assertEquals(Status.OK, client.recordWrite(RecordWriteRequestFlyweight.OP_INCREMENT, 0, 41, b("n"),
+                new byte[0]).status());
+            assertEquals(Status.OK, client.recordWrite(RecordWriteRequestFlyweight.OP_INCREMENT, 0, 1, b("n"),
+                new byte[0]).status());
+            for (final String k : new String[] {"ttl", "n"})
+            {
+                assertArrayEquals(primary.store().getRecord(b(k)), backup.store().getRecord(b(k)), k);
+            }
+            assertEquals(expiry, ValueRecord.expiryMillis(backup.store().getRecord(b("ttl"))));
+            assertArrayEquals(b("42"), backup.store().get(b("n")));
             for (int i = 0; i < 300; i += 3)
             {
                 assertEquals(Status.OK, client.delete(b("k" + i)).status());
@@ -296,7 +322,7 @@ class ReplicationTest
         final int length = new ReplicateRequestFlyweight().wrap(buffer, 0, 256)
             .header(MessageType.REPLICATE_REQUEST, 77)
             .write(sender, 0, 16_383, epoch, ReplicateRequestFlyweight.OP_PUT, new UnsafeBuffer(b(key)), 0, key.length(),
-                new UnsafeBuffer(b(value)), 0, value.length())
+                new UnsafeBuffer(ValueRecord.of(b(value), 1, 0)), 0, ValueRecord.HEADER_LENGTH + value.length())
             .encodedLength();
         final byte[] bytes = new byte[length];
         buffer.getBytes(0, bytes);

@@ -17,8 +17,8 @@ public final class ProtocolLimits
     /** Largest extent an index slot can describe: 15 bits of 64-byte units, i.e. 2 MiB - 64 B. */
     public static final int MAX_EXTENT_LENGTH = ((1 << 15) - 1) * EXTENT_ALIGNMENT;
 
-    /** Largest value the format can hold (with an empty key); servers configure a limit at or below it. */
-    public static final int MAX_FORMAT_VALUE_LENGTH = MAX_EXTENT_LENGTH - 24;
+    /** Largest value the format can hold (with an empty key; the extent header is 40 bytes); servers configure a limit at or below it. */
+    public static final int MAX_FORMAT_VALUE_LENGTH = MAX_EXTENT_LENGTH - 40;
 
     /** Largest control-plane frame (after the u32 length prefix). */
     public static final int MAX_CONTROL_FRAME_LENGTH = 64 * 1024;

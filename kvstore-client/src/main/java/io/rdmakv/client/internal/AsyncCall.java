@@ -17,6 +17,9 @@ final class AsyncCall<T> extends DrivenFuture<T>
 {
     final RequestType<T> type;
     final long deadlineNanos;
+    private int recordOp;
+    private long recordExpected;
+    private long recordArgument;
     private byte[] keyBytes;
     private ByteBuffer keyBuffer;
     private int keyPosition;
@@ -103,6 +106,18 @@ final class AsyncCall<T> extends DrivenFuture<T>
         }
         requestSlot.sink = sink;
         requestSlot.call = this;
+        requestSlot.recordOp = recordOp;
+        requestSlot.recordExpected = recordExpected;
+        requestSlot.recordArgument = recordArgument;
+    }
+
+    /** A RECORD_WRITE's op and fields (copied into the request slot by {@link #fill}). */
+    AsyncCall<T> record(final int op, final long expected, final long argument)
+    {
+        this.recordOp = op;
+        this.recordExpected = expected;
+        this.recordArgument = argument;
+        return this;
     }
 
     /** Point the request slot's request views at buffer ranges ({@code value} may be null: no value). */

@@ -1,5 +1,8 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.client.Versioned;
+import io.rdmakv.client.WriteResult;
+import io.rdmakv.protocol.wire.RecordWriteRequestFlyweight;
 import io.rdmakv.client.GetMode;
 import io.rdmakv.client.KvClientBuilder;
 import io.rdmakv.client.KvClientDiagnostics;
@@ -57,6 +60,7 @@ import java.util.concurrent.CompletableFuture;
  */
 public final class ClientRuntime implements AutoCloseable
 {
+    private static final byte[] NO_VALUE = new byte[0];
     private static final Logger LOG = LoggerFactory.getLogger(ClientRuntime.class);
 
     private final KvClientConfig config;
@@ -254,6 +258,76 @@ public final class ClientRuntime implements AutoCloseable
             return mode;
         }
         return capabilities.has(TransportCapability.READ_NATIVE) ? GetMode.ONE_SIDED : GetMode.RPC;
+    }
+
+    /** GET with the value's data version, and wait; null when absent. */
+    public Versioned getWithVersion(final byte[] key)
+    {
+        return requests.call(RequestType.GET_VERSIONED, key, null);
+    }
+
+    /** {@link #getWithVersion} without blocking. */
+    public CompletableFuture<Versioned> getWithVersionAsync(final byte[] key)
+    {
+        return requests.callAsync(RequestType.GET_VERSIONED, key, null);
+    }
+
+    /**
+     * A conditional write or a PUT with an expiry, and wait ({@link RecordWriteRequestFlyweight}'s ops OP_PUT,
+     * OP_PUT_IF_ABSENT, OP_PUT_IF_VERSION, OP_DELETE_IF_VERSION).
+     */
+    public WriteResult conditional(final int op, final long expected, final long expiryMillis, final byte[] key,
+        final byte[] value)
+    {
+        return requests.callRecord(RequestType.CONDITIONAL, op, expected, expiryMillis, key, value);
+    }
+
+    /** {@link #conditional} without blocking. */
+    public CompletableFuture<WriteResult> conditionalAsync(final int op, final long expected, final long expiryMillis,
+        final byte[] key, final byte[] value)
+    {
+        return requests.callRecordAsync(RequestType.CONDITIONAL, op, expected, expiryMillis, key, value);
+    }
+
+    /** INCREMENT by {@code delta} and wait: the new value. */
+    public long increment(final byte[] key, final long delta)
+    {
+        return requests.callRecord(RequestType.INCREMENT, RecordWriteRequestFlyweight.OP_INCREMENT, 0, delta, key,
+            NO_VALUE);
+    }
+
+    /** {@link #increment} without blocking. */
+    public CompletableFuture<Long> incrementAsync(final byte[] key, final long delta)
+    {
+        return requests.callRecordAsync(RequestType.INCREMENT, RecordWriteRequestFlyweight.OP_INCREMENT, 0, delta, key,
+            NO_VALUE);
+    }
+
+    /** Set ({@code expiryMillis} > 0) or remove (0) the key's expiry and wait: whether the key existed. */
+    public boolean expireAt(final byte[] key, final long expiryMillis)
+    {
+        return requests.callRecord(RequestType.EXPIRY, expiryMillis == 0 ? RecordWriteRequestFlyweight.OP_PERSIST :
+            RecordWriteRequestFlyweight.OP_EXPIRE, 0, expiryMillis, key, NO_VALUE);
+    }
+
+    /** {@link #expireAt} without blocking. */
+    public CompletableFuture<Boolean> expireAtAsync(final byte[] key, final long expiryMillis)
+    {
+        return requests.callRecordAsync(RequestType.EXPIRY, expiryMillis == 0 ?
+            RecordWriteRequestFlyweight.OP_PERSIST : RecordWriteRequestFlyweight.OP_EXPIRE, 0, expiryMillis, key,
+            NO_VALUE);
+    }
+
+    /** The key's expiry (ms since the epoch, 0: none), or -2 when absent; waits. */
+    public long expiryOf(final byte[] key)
+    {
+        return requests.callRecord(RequestType.TTL, RecordWriteRequestFlyweight.OP_TTL, 0, 0, key, NO_VALUE);
+    }
+
+    /** {@link #expiryOf} without blocking. */
+    public CompletableFuture<Long> expiryOfAsync(final byte[] key)
+    {
+        return requests.callRecordAsync(RequestType.TTL, RecordWriteRequestFlyweight.OP_TTL, 0, 0, key, NO_VALUE);
     }
 
     /**

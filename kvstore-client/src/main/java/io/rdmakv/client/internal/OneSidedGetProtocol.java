@@ -472,7 +472,17 @@ final class OneSidedGetProtocol
             rpc.startFromWorker(requestSlot);
             return;
         }
+        if (extent.expiryMillis() != 0)
+        {
+            // A value with an expiry is answered by its node, on the node's clock: a reader's clock may be ahead or
+            // behind it (the drift-bounded check of one-sided reads is not built yet), and an expired value must
+            // never be returned.
+            requestSlot.phase = RequestSlot.PHASE_IDLE;
+            rpc.startFromWorker(requestSlot);
+            return;
+        }
         counters.increment(ClientCounter.GET_ONE_SIDED_HITS);
+        requestSlot.resultVersion = extent.dataVersion();
         requestSlot.succeedWithValue(requestSlot.readBuffer, extent.valueIndex(), extent.valueLength());
         requestSlots.complete(requestSlot);
     }

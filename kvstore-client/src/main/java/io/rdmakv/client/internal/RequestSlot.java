@@ -50,6 +50,8 @@ final class RequestSlot
      * first hash slot it is routed by.
      */
     static final int TYPE_KEY_SCAN = 5;
+    /** A RECORD_WRITE: a conditional write, a counter, an expiry change, a PUT with expiry, a TTL read. */
+    static final int TYPE_RECORD = 6;
 
     /** Between operations, or being filled by the caller. */
     static final int PHASE_IDLE = 0;
@@ -131,8 +133,17 @@ final class RequestSlot
     /** What the conductor should retry when a post from the worker thread was back-pressured. */
     int deferredAction;
 
+    // A RECORD_WRITE's fields (RecordWriteRequestFlyweight).
+    int recordOp;
+    long recordExpected;
+    long recordArgument;
+
     // The result.
     Status resultStatus;
+    /** The answer's version: a GET's data version, a refused condition's present version, a TTL's data version. */
+    long resultVersion;
+    /** The data version an OK record write wrote (0: none). */
+    long resultWritten;
     byte[] resultValue;
     /** Why the {@link #sink} refused the value (a GET into a caller's destination only). */
     RuntimeException sinkFailure;
@@ -181,6 +192,11 @@ final class RequestSlot
         this.readFailure = null;
         this.deferredAction = 0;
         this.resultStatus = null;
+        this.resultVersion = 0;
+        this.resultWritten = 0;
+        this.recordOp = 0;
+        this.recordExpected = 0;
+        this.recordArgument = 0;
         this.resultValue = null;
         this.sinkFailure = null;
         this.sink = null;
@@ -249,6 +265,8 @@ final class RequestSlot
                 return "STATS";
             case TYPE_KEY_SCAN:
                 return "KEY_SCAN";
+            case TYPE_RECORD:
+                return "record write";
             default:
                 return "request";
         }

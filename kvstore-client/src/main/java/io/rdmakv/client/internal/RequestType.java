@@ -1,5 +1,11 @@
 package io.rdmakv.client.internal;
 
+import io.rdmakv.client.Versioned;
+import io.rdmakv.client.WriteResult;
+import io.rdmakv.protocol.wire.ResponseFlyweight;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import io.rdmakv.client.KvError;
 import io.rdmakv.client.KvException;
 import io.rdmakv.protocol.wire.Status;
@@ -25,6 +31,18 @@ final class RequestType<T>
     /** A KEY_SCAN: the answer's page (see {@link io.rdmakv.protocol.wire.KeyScanPage}). */
     static final RequestType<byte[]> KEY_SCAN = new RequestType<>(RequestSlot.TYPE_KEY_SCAN,
         RequestType::keyScanResult);
+    /** A GET that also gives the value's data version: the value and its version, or null when absent. */
+    static final RequestType<Versioned> GET_VERSIONED =
+        new RequestType<>(RequestSlot.TYPE_GET, RequestType::versionedResult);
+    /** A conditional PUT or DELETE, or a PUT with an expiry: applied (new version) or refused (present version). */
+    static final RequestType<WriteResult> CONDITIONAL =
+        new RequestType<>(RequestSlot.TYPE_RECORD, RequestType::conditionalResult);
+    /** An INCREMENT: the new value. */
+    static final RequestType<Long> INCREMENT = new RequestType<>(RequestSlot.TYPE_RECORD, RequestType::incrementResult);
+    /** EXPIRE or PERSIST: whether the key existed. */
+    static final RequestType<Boolean> EXPIRY = new RequestType<>(RequestSlot.TYPE_RECORD, RequestType::deleteResult);
+    /** TTL: the expiry in ms since the epoch (0: none), or -2 when the key is absent. */
+    static final RequestType<Long> TTL = new RequestType<>(RequestSlot.TYPE_RECORD, RequestType::ttlResult);
 
     /** The request slot's {@code type} code. */
     final int code;
@@ -104,6 +122,55 @@ final class RequestType<T>
         throw serverFailure(requestSlot.resultStatus, requestSlot.resultText);
     }
 
+    private static Versioned versionedResult(final RequestSlot requestSlot)
+    {
+        final byte[] value = getResult(requestSlot);
+        return value == null ? null : new Versioned(value, requestSlot.resultVersion);
+    }
+
+    private static WriteResult conditionalResult(final RequestSlot requestSlot)
+    {
+        if (requestSlot.resultStatus == Status.OK)
+        {
+            return WriteResult.applied(requestSlot.resultWritten);
+        }
+        if (requestSlot.resultStatus == Status.CONDITION_FAILED)
+        {
+            return WriteResult.refused(requestSlot.resultVersion);
+        }
+        throw serverFailure(requestSlot.resultStatus, requestSlot.resultText);
+    }
+
+    private static Long incrementResult(final RequestSlot requestSlot)
+    {
+        if (requestSlot.resultStatus == Status.OK)
+        {
+            final byte[] answer = requestSlot.resultValue;
+            if (answer == null || answer.length <= ResponseFlyweight.WRITTEN_LENGTH)
+            {
+                // A retry answered from the first attempt's record: applied once, its value not carried again.
+                throw KvException.of(KvError.SERVER_ERROR, "the increment was applied (a retry answered from its " +
+                    "record); its new value is not known to this call: read the key");
+            }
+            return Long.parseLong(new String(answer, ResponseFlyweight.WRITTEN_LENGTH,
+                answer.length - ResponseFlyweight.WRITTEN_LENGTH, StandardCharsets.US_ASCII));
+        }
+        throw serverFailure(requestSlot.resultStatus, requestSlot.resultText);
+    }
+
+    private static Long ttlResult(final RequestSlot requestSlot)
+    {
+        if (requestSlot.resultStatus == Status.OK)
+        {
+            return ByteBuffer.wrap(requestSlot.resultValue).order(ByteOrder.LITTLE_ENDIAN).getLong();
+        }
+        if (requestSlot.resultStatus == Status.NOT_FOUND)
+        {
+            return -2L;
+        }
+        throw serverFailure(requestSlot.resultStatus, requestSlot.resultText);
+    }
+
     private static String statsResult(final RequestSlot requestSlot)
     {
         if (requestSlot.resultStatus == Status.OK)
@@ -132,6 +199,7 @@ final class RequestType<T>
             case STORE_ERROR -> KvError.STORE_FAILED;
             case BUSY -> KvError.SERVER_BUSY;
             case MALFORMED, UNKNOWN_TYPE, UNSUPPORTED_VERSION -> KvError.REQUEST_REFUSED;
+            case NOT_AN_INTEGER -> KvError.NOT_AN_INTEGER;
             case UNAUTHENTICATED -> KvError.AUTHENTICATION_FAILED;
             case FORBIDDEN -> KvError.FORBIDDEN;
             default -> KvError.SERVER_ERROR;

@@ -95,6 +95,28 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
         return run(requestSlot, type);
     }
 
+    /** Run one RECORD_WRITE and wait for it ({@code value} for the PUT ops, else empty). */
+    <T> T callRecord(final RequestType<T> type, final int op, final long expected, final long argument,
+        final byte[] key, final byte[] value)
+    {
+        final RequestSlot requestSlot = prepare(type, key.length, value.length);
+        requestSlot.key.wrap(key);
+        requestSlot.keyLength = key.length;
+        requestSlot.value.wrap(value);
+        requestSlot.valueLength = value.length;
+        requestSlot.recordOp = op;
+        requestSlot.recordExpected = expected;
+        requestSlot.recordArgument = argument;
+        return run(requestSlot, type);
+    }
+
+    /** {@link #callRecord} without blocking. */
+    <T> CompletableFuture<T> callRecordAsync(final RequestType<T> type, final int op, final long expected,
+        final long argument, final byte[] key, final byte[] value)
+    {
+        return submit(new AsyncCall<>(type, deadline(), drive).bytes(key, value).record(op, expected, argument), false);
+    }
+
     /** Run one request over the remaining bytes of buffers (positions unchanged) and wait for it. */
     <T> T call(final RequestType<T> type, final ByteBuffer key, final ByteBuffer value)
     {
@@ -333,7 +355,7 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
             throw new IllegalArgumentException(keyLength == 0 ? "key must not be empty" :
                 "key of " + keyLength + " bytes exceeds the limit of " + maxKeyLength + " bytes");
         }
-        if (type == RequestSlot.TYPE_PUT)
+        if (type == RequestSlot.TYPE_PUT || type == RequestSlot.TYPE_RECORD)
         {
             if (valueLength > maxValueLength)
             {

@@ -10,6 +10,7 @@ import io.rdmakv.protocol.wire.MessageDecoder;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
+import io.rdmakv.protocol.wire.RecordWriteRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.transport.Endpoint;
@@ -230,10 +231,19 @@ final class RpcProtocol
             requestSlot.fail(KvError.PROTOCOL_ERROR, "node " + session.info().nodeId() + " answered with unknown status " +
                 response.statusCode());
         }
+        else if (requestSlot.type == RequestSlot.TYPE_RECORD && status != Status.WRONG_NODE)
+        {
+            // Every answer of a record write is its result: OK, a refused condition with the present version, ...
+            requestSlot.resultVersion = response.version();
+            requestSlot.resultWritten = status == Status.OK ? response.writtenVersion() : 0;
+            requestSlot.session.locationCache().forget(requestSlot.hashedKey.hash());
+            requestSlot.succeed(status, response.value(), status == Status.OK ? null : response.text());
+        }
         else if (status == Status.OK)
         {
             if (requestSlot.type == RequestSlot.TYPE_GET || requestSlot.type == RequestSlot.TYPE_KEY_SCAN)
             {
+                requestSlot.resultVersion = response.version(); // the value's data version
                 requestSlot.succeedWithValue(buffer, response.valueIndex(), response.valueLength());
             }
             else
@@ -282,6 +292,7 @@ final class RpcProtocol
         final ExpandableArrayBuffer buffer = new ExpandableArrayBuffer(4096);
         final KeyRequestFlyweight keyRequest = new KeyRequestFlyweight();
         final PutRequestFlyweight putRequest = new PutRequestFlyweight();
+        final RecordWriteRequestFlyweight recordRequest = new RecordWriteRequestFlyweight();
         final MessageHeaderFlyweight header = new MessageHeaderFlyweight();
         final KeyScanRequestFlyweight keyScanRequest = new KeyScanRequestFlyweight();
 
@@ -323,6 +334,22 @@ final class RpcProtocol
                     keyScanRequest.wrap(buffer, 0, length);
                     keyScanRequest.request(correlationId, requestSlot.key, 0, requestSlot.keyLength);
                     return keyScanRequest.encodedLength();
+                }
+                case RequestSlot.TYPE_RECORD:
+                {
+                    final int length = RecordWriteRequestFlyweight.KEY_OFFSET + requestSlot.keyLength +
+                        requestSlot.valueLength + MessageHeaderFlyweight.WRITE_ID_LENGTH;
+                    buffer.checkLimit(length);
+                    recordRequest.wrap(buffer, 0, length);
+                    recordRequest.header(MessageType.RECORD_WRITE_REQUEST, correlationId);
+                    recordRequest.write(requestSlot.recordOp, requestSlot.recordExpected, requestSlot.recordArgument,
+                        requestSlot.key, requestSlot.keyLength, requestSlot.value, requestSlot.valueLength);
+                    if (requestSlot.recordOp != RecordWriteRequestFlyweight.OP_TTL)
+                    {
+                        recordRequest.appendWriteId(writes.writerId(), writes.number(requestSlot),
+                            requestSlot.writeCompletedBelow);
+                    }
+                    return recordRequest.encodedLength();
                 }
                 default:
                 {

@@ -31,8 +31,8 @@ public final class ServerConfig
     public static final int DEFAULT_DATA_PORT = 7401;
     /** Longest key the on-pool format accepts. */
     public static final int FORMAT_MAX_KEY_BYTES = 1024;
-    /** Largest extent (2 MiB - 64 B) minus its 24-byte header: key + value must fit in it. */
-    public static final int FORMAT_MAX_KEY_PLUS_VALUE = (2 << 20) - 64 - 24;
+    /** Largest extent (2 MiB - 64 B) minus its 40-byte header: key + value must fit in it. */
+    public static final int FORMAT_MAX_KEY_PLUS_VALUE = (2 << 20) - 64 - 40;
     /** Data-plane bytes beyond key + value: message header and request fields, with room to spare. */
     public static final int MESSAGE_OVERHEAD_BYTES = 256;
     /** The transport's own default credits per endpoint ({@code TransportConfig}); this package cannot see it. */

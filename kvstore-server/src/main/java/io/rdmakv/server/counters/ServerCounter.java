@@ -55,7 +55,13 @@ public enum ServerCounter
     /** PUTs refused with DISK_FULL because the node's disk is full ({@code store.DiskFullGuard}). */
     DISK_FULL_REFUSALS(35, "requests.diskFull"),
     /** Requests and ADMIN commands refused FORBIDDEN: the session's role or key prefixes do not allow them. */
-    FORBIDDEN(36, "requests.forbidden");
+    FORBIDDEN(36, "requests.forbidden"),
+    /** Record writes taken (conditional writes, counters, expiry changes, PUTs with an expiry). */
+    RECORD_WRITES(37, "recordWrites"),
+    /** Conditional writes refused because their condition did not hold (answered CONDITION_FAILED). */
+    CONDITIONS_FAILED(38, "recordWrites.conditionFailed"),
+    /** Expired keys the background sweep deleted (a conditional delete each, replicated). */
+    EXPIRED_REMOVED(39, "expiry.removed");
 
     private final int id;
     private final String label;

@@ -5,6 +5,7 @@ import io.rdmakv.protocol.wire.KeyRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageDecoder;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
+import io.rdmakv.protocol.wire.RecordWriteRequestFlyweight;
 import io.rdmakv.server.session.Access;
 
 /**
@@ -15,6 +16,8 @@ import io.rdmakv.server.session.Access;
  * <pre>
  *   GET, STATS                      read        (GET's key inside the prefixes; a client's multiGet is GETs)
  *   PUT, DELETE                     readwrite   (key inside the prefixes)
+ *   RECORD_WRITE                    readwrite   (key inside the prefixes): conditional writes, counters, expiry
+ *                                               changes; its TTL read needs read only
  *   KEY_SCAN (scan, range, prefix)  read        and no key prefixes: a page lists keys in store order, so a user
  *                                               limited to prefixes would learn names outside them
  *   SCAN (backup), REPLICATE        admin       (a node's own links authenticate with the shared secret)
@@ -40,6 +43,13 @@ final class AccessCheck
             {
                 final KeyRequestFlyweight get = decoder.keyRequest();
                 return check(access, Role.READ, "GET", get.buffer(), get.keyIndex(), get.keyLength());
+            }
+            case RECORD_WRITE_REQUEST ->
+            {
+                final RecordWriteRequestFlyweight record = decoder.recordWriteRequest();
+                final boolean read = record.op() == RecordWriteRequestFlyweight.OP_TTL;
+                return check(access, read ? Role.READ : Role.READWRITE, read ? "TTL" : "write", record.buffer(),
+                    record.keyIndex(), record.keyLength());
             }
             case KEY_SCAN_REQUEST ->
             {

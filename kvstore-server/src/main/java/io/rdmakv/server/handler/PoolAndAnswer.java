@@ -1,6 +1,7 @@
 package io.rdmakv.server.handler;
 
 import io.rdmakv.protocol.layout.HashedKey;
+import io.rdmakv.protocol.layout.ValueRecord;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
@@ -27,7 +28,8 @@ final class PoolAndAnswer implements WriteOutcome
         final DirectBuffer value, final int valueIndex, final int valueLength)
     {
         long version = 0;
-        if (index.put(key, value, valueIndex, valueLength) == PoolIndex.STORED)
+        // The value is the write's durable record (ValueRecord): the extent carries its data version and expiry.
+        if (index.putRecord(key, value, valueIndex, valueLength, true) == PoolIndex.STORED)
         {
             version = index.lastVersion();
         }
@@ -35,7 +37,10 @@ final class PoolAndAnswer implements WriteOutcome
         {
             counters.increment(ServerCounter.NOT_CACHED);
         }
-        responses.answer(endpoint, correlationId, Status.OK, version, version != 0 ? index.lastEntry() : 0);
+        final boolean counter = (ValueRecord.flags(value, valueIndex) & ValueRecord.FLAG_COUNTER) != 0;
+        responses.answerWritten(endpoint, correlationId, version, version != 0 ? index.lastEntry() : 0,
+            ValueRecord.dataVersion(value, valueIndex), value, valueIndex + ValueRecord.HEADER_LENGTH,
+            counter ? valueLength - ValueRecord.HEADER_LENGTH : 0);
     }
 
     @Override

@@ -2,11 +2,13 @@ package io.rdmakv.server.handler;
 
 import io.rdmakv.protocol.ProtocolException;
 import io.rdmakv.protocol.layout.HashedKey;
+import io.rdmakv.protocol.layout.ValueRecord;
 import io.rdmakv.protocol.wire.KeyRequestFlyweight;
 import io.rdmakv.protocol.wire.KeyScanRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageDecoder;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
+import io.rdmakv.protocol.wire.RecordWriteRequestFlyweight;
 import io.rdmakv.protocol.wire.ScanRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
@@ -18,6 +20,7 @@ import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.session.Access;
 import io.rdmakv.server.session.SessionTickets;
+import io.rdmakv.server.store.DataVersions;
 import io.rdmakv.server.store.DiskFullGuard;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.server.store.StoreException;
@@ -27,6 +30,7 @@ import io.rdmakv.transport.EndpointHandler;
 import io.rdmakv.transport.TransportStatus;
 import io.rdmakv.transport.log.RateLimitedLog;
 import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -111,6 +115,16 @@ public final class RequestHandler implements EndpointHandler
     private final long[] scanResult = new long[2];
     private final RequestTimer timer;
     private long nextAdmissionCheckNanos;
+    /** The data versions this node issues to the PUTs it takes as a primary. */
+    private final DataVersions versions;
+    /** A PUT's durable record ({@link ValueRecord}: data version, expiry, value), as the write path stores it. */
+    private final UnsafeBuffer record;
+    /** The wall clock expiries are compared with. */
+    private final java.util.function.LongSupplier clockMillis;
+    /** The background removal of expired keys (this node's primary slots). */
+    private final ExpirySweep sweep;
+    /** Conditional writes, counters and expiry changes. */
+    private final RecordWrites recordWrites;
 
     /**
      * @param node     the store, pool, counters, limits (what requests may carry, how many connections are served)
@@ -140,6 +154,11 @@ public final class RequestHandler implements EndpointHandler
         this.replicaInbox = replicas;
         this.scans = new ScanPages(store);
         this.keyScans = new KeyScans(store);
+        this.versions = node.versions();
+        this.record = new UnsafeBuffer(ByteBuffer.allocateDirect(ValueRecord.HEADER_LENGTH + limits.maxValueBytes()));
+        this.clockMillis = context.clockMillis();
+        this.recordWrites = new RecordWrites(store, versions, responses, counters, limits, clockMillis);
+        this.sweep = new ExpirySweep(store, recordWrites, counters, clockMillis, context.hasher());
     }
 
     @Override
@@ -252,6 +271,7 @@ public final class RequestHandler implements EndpointHandler
             case REPLICATE_REQUEST -> replicaInbox.onReplicate(endpoint, correlationId, decoder.replicateRequest());
             case SCAN_REQUEST -> onScan(endpoint, correlationId, decoder.scanRequest());
             case KEY_SCAN_REQUEST -> onKeyScan(endpoint, correlationId, decoder.keyScanRequest());
+            case RECORD_WRITE_REQUEST -> onRecordWrite(endpoint, correlationId, decoder.recordWriteRequest());
             case ATTACH_REQUEST ->
             {
                 counters.increment(ServerCounter.MALFORMED_REQUESTS);
@@ -273,6 +293,10 @@ public final class RequestHandler implements EndpointHandler
     public int doWork()
     {
         int work = writes.doWork() + replicaInbox.doWork();
+        if (store.writesInline())
+        {
+            work += sweep.doWork(System.nanoTime(), writes, this::primaryOf);
+        }
         if (door.attachedSinceSummary())
         {
             door.summarize(System.nanoTime(), admission.attachedCount());
@@ -362,7 +386,10 @@ public final class RequestHandler implements EndpointHandler
             responses.answerError(endpoint, correlationId, Status.DISK_FULL, DiskFullGuard.REFUSAL);
             return;
         }
-        writes.put(endpoint, correlationId, put, key, put.buffer(), put.valueIndex(), valueLength);
+        // The record as RocksDB, the replicas and the pool take it: this node's next data version, no expiry.
+        ValueRecord.writeHeader(record, 0, versions.next(), 0);
+        record.putBytes(ValueRecord.HEADER_LENGTH, put.buffer(), put.valueIndex(), valueLength);
+        writes.put(endpoint, correlationId, put, key, record, 0, ValueRecord.HEADER_LENGTH + valueLength);
     }
 
     private void onDelete(final Endpoint endpoint, final long correlationId, final KeyRequestFlyweight request)
@@ -374,6 +401,47 @@ public final class RequestHandler implements EndpointHandler
         }
         counters.increment(ServerCounter.DELETES);
         writes.delete(endpoint, correlationId, request, key);
+    }
+
+    /**
+     * A write that decides from the key's record (conditions, counters, expiry; {@link RecordWrites}), or a TTL read.
+     * The same checks as a PUT's first: key, route, value limit, full disk (a conditional DELETE is served).
+     */
+    private void onRecordWrite(final Endpoint endpoint, final long correlationId,
+        final RecordWriteRequestFlyweight write)
+    {
+        if (!checkKey(endpoint, correlationId, write.keyLength()) ||
+            !checkRoute(endpoint, correlationId, key.wrap(write.buffer(), write.keyIndex(), write.keyLength())))
+        {
+            return;
+        }
+        final int op = write.op();
+        if (op == RecordWriteRequestFlyweight.OP_TTL)
+        {
+            recordWrites.answerTtl(endpoint, correlationId, key);
+            return;
+        }
+        if (write.valueLength() > limits.maxValueBytes())
+        {
+            counters.increment(ServerCounter.LIMIT_REJECTIONS);
+            responses.answerError(endpoint, correlationId, Status.VALUE_TOO_LARGE,
+                "value of " + write.valueLength() + " bytes exceeds the limit of " + limits.maxValueBytes());
+            return;
+        }
+        if (op != RecordWriteRequestFlyweight.OP_PUT && !store.writesInline())
+        {
+            responses.answerError(endpoint, correlationId, Status.UNKNOWN_TYPE, "conditional writes, counters and " +
+                "expiry changes need store.durability=DEFAULT (under FSYNC they are not built yet)");
+            return;
+        }
+        counters.increment(ServerCounter.RECORD_WRITES);
+        if (op != RecordWriteRequestFlyweight.OP_DELETE_IF_VERSION && store.diskGuard().full())
+        {
+            counters.increment(ServerCounter.DISK_FULL_REFUSALS);
+            responses.answerError(endpoint, correlationId, Status.DISK_FULL, DiskFullGuard.REFUSAL);
+            return;
+        }
+        recordWrites.apply(writes, endpoint, correlationId, write, key);
     }
 
     /**
@@ -394,13 +462,24 @@ public final class RequestHandler implements EndpointHandler
         if (fromPool >= 0)
         {
             counters.increment(ServerCounter.GETS_RPC_FROM_POOL);
-            responses.sendValue(endpoint, correlationId, fromPool);
+            if (ValueRecord.expired(index.copiedExpiryMillis(), clockMillis.getAsLong()))
+            {
+                // Lazily out of the pool (its space back; a one-sided miss is then right: expired is absent). The
+                // record stays in RocksDB, absent to every read, until a write of the key replaces it.
+                index.remove(key);
+                counters.increment(ServerCounter.GETS_RPC_NOT_FOUND);
+                responses.answer(endpoint, correlationId, Status.NOT_FOUND, 0, 0);
+                return;
+            }
+            // The answer's version is the value's data version (getWithVersion).
+            responses.sendValue(endpoint, correlationId, fromPool, index.copiedDataVersion());
             return;
         }
         final int fromStore;
         try
         {
-            fromStore = store.get(scratchKey(key), responses.valueView());
+            // The record lands with its header just before the value area: the value is in place, no copy.
+            fromStore = store.get(scratchKey(key), responses.recordView());
         }
         catch (final StoreException ex)
         {
@@ -413,20 +492,39 @@ public final class RequestHandler implements EndpointHandler
             responses.answer(endpoint, correlationId, Status.NOT_FOUND, 0, 0);
             return;
         }
-        if (fromStore > capacity)
+        final int valueLength = fromStore - ValueRecord.HEADER_LENGTH;
+        if (valueLength > capacity)
         {
             counters.increment(ServerCounter.LIMIT_REJECTIONS);
             responses.answerError(endpoint, correlationId, Status.VALUE_TOO_LARGE,
-                "stored value of " + fromStore + " bytes exceeds the message limit");
+                "stored value of " + valueLength + " bytes exceeds the message limit");
+            return;
+        }
+        final MutableDirectBuffer read = responses.valueBuffer();
+        try
+        {
+            ValueRecord.check(read, ResponseSender.RECORD_OFFSET, fromStore);
+        }
+        catch (final ProtocolException ex)
+        {
+            responses.answerError(endpoint, correlationId, Status.STORE_ERROR,
+                "the stored record of the key is damaged: " + ex.getMessage());
+            return;
+        }
+        if (ValueRecord.expired(ValueRecord.expiryMillis(read, ResponseSender.RECORD_OFFSET), clockMillis.getAsLong()))
+        {
+            counters.increment(ServerCounter.GETS_RPC_NOT_FOUND); // expired: absent to every read, never promoted
+            responses.answer(endpoint, correlationId, Status.NOT_FOUND, 0, 0);
             return;
         }
         counters.increment(ServerCounter.GETS_RPC_FROM_STORE);
-        if (fromStore <= limits.maxValueBytes() &&
-            index.put(key, responses.valueBuffer(), ResponseFlyweight.VALUE_OFFSET, fromStore) == PoolIndex.STORED)
+        final long dataVersion = ValueRecord.dataVersion(read, ResponseSender.RECORD_OFFSET);
+        if (valueLength <= limits.maxValueBytes() &&
+            index.putRecord(key, read, ResponseSender.RECORD_OFFSET, fromStore, true) == PoolIndex.STORED)
         {
             counters.increment(ServerCounter.PROMOTIONS);
         }
-        responses.sendValue(endpoint, correlationId, fromStore);
+        responses.sendValue(endpoint, correlationId, valueLength, dataVersion);
     }
 
     /** A page of a slot range from a snapshot (backup); the answer's version names the snapshot. */
@@ -533,6 +631,19 @@ public final class RequestHandler implements EndpointHandler
      * Whether this node serves {@code hashed}'s hash slot now (its primary, holding the node lease); else answered
      * WRONG_NODE and false.
      */
+    /** Whether this node is now surely the primary of {@code hashSlot} (routing and, in a cluster, the node lease). */
+    private boolean primaryOf(final int hashSlot)
+    {
+        final ClusterView lease = leaseHolder;
+        return router.isLocal(hashSlot) && (lease == null || lease.holdsLease(leaseClock.nanoTime()));
+    }
+
+    /** One step of the expiry sweep now, whether due or not (tests). */
+    int sweepExpired()
+    {
+        return sweep.step(writes, this::primaryOf);
+    }
+
     private boolean checkRoute(final Endpoint endpoint, final long correlationId, final HashedKey hashed)
     {
         return checkRoute(endpoint, correlationId, hashed.hashSlot());

@@ -1,6 +1,7 @@
 package io.rdmakv.server.handler;
 
 import io.rdmakv.protocol.wire.MessageType;
+import io.rdmakv.protocol.layout.ValueRecord;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.cluster.ReadLeaseGrant;
@@ -10,6 +11,7 @@ import io.rdmakv.server.store.StoreException;
 import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.TransportStatus;
 import io.rdmakv.transport.log.RateLimitedLog;
+import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
@@ -86,6 +88,20 @@ public final class ResponseSender
         return responseValueView;
     }
 
+    /**
+     * The value area as a ByteBuffer positioned {@link ValueRecord#HEADER_LENGTH} bytes before
+     * {@link ResponseFlyweight#VALUE_OFFSET}: a RocksDB record read here puts its value in the value area, and its
+     * header where the response header is written afterwards ({@link #recordBuffer()} reads it before).
+     */
+    public ByteBuffer recordView()
+    {
+        responseValueView.limit(responseValueView.capacity()).position(RECORD_OFFSET);
+        return responseValueView;
+    }
+
+    /** Index in {@link #valueBuffer()} of a record read through {@link #recordView()}. */
+    public static final int RECORD_OFFSET = ResponseFlyweight.VALUE_OFFSET - ValueRecord.HEADER_LENGTH;
+
     /** OK with the value already in the value area. */
     public void sendValue(final Endpoint endpoint, final long correlationId, final int valueLength)
     {
@@ -117,6 +133,49 @@ public final class ResponseSender
         {
             response.location(location);
         }
+        send(endpoint, response.encodedLength());
+    }
+
+    /**
+     * An OK write: {@code extentVersion} and the index entry it published when placed in the pool (both 0 when not),
+     * and the data version it wrote; a counter's record also carries its value back ({@code echoLength} > 0).
+     */
+    public void answerWritten(final Endpoint endpoint, final long correlationId, final long extentVersion,
+        final long location, final long dataVersion, final DirectBuffer echo, final int echoIndex,
+        final int echoLength)
+    {
+        response.wrap(responseBuffer, 0, responseBuffer.capacity()).header(MessageType.RESPONSE, correlationId);
+        response.status(Status.OK).version(extentVersion);
+        response.written(extentVersion != 0 ? location : 0, dataVersion);
+        if (echoLength > 0)
+        {
+            final int at = ResponseFlyweight.VALUE_OFFSET + ResponseFlyweight.WRITTEN_LENGTH;
+            responseBuffer.putBytes(at, echo, echoIndex, echoLength);
+            response.bodyLength(ResponseFlyweight.FIXED_BODY_LENGTH + ResponseFlyweight.WRITTEN_LENGTH + echoLength);
+            responseBuffer.putInt(ResponseFlyweight.VALUE_LENGTH_OFFSET,
+                ResponseFlyweight.WRITTEN_LENGTH + echoLength, ByteOrder.LITTLE_ENDIAN);
+        }
+        send(endpoint, response.encodedLength());
+    }
+
+    /** OK to a TTL: the data version, and the expiry (u64, ms since the epoch, 0 = none) as the value. */
+    public void answerExpiry(final Endpoint endpoint, final long correlationId, final long dataVersion,
+        final long expiryMillis)
+    {
+        response.wrap(responseBuffer, 0, responseBuffer.capacity()).header(MessageType.RESPONSE, correlationId);
+        response.status(Status.OK).version(dataVersion);
+        responseBuffer.putLong(ResponseFlyweight.VALUE_OFFSET, expiryMillis, ByteOrder.LITTLE_ENDIAN);
+        response.bodyLength(ResponseFlyweight.FIXED_BODY_LENGTH + 8);
+        responseBuffer.putInt(ResponseFlyweight.VALUE_LENGTH_OFFSET, 8, ByteOrder.LITTLE_ENDIAN);
+        send(endpoint, response.encodedLength());
+    }
+
+    /** A status with a version and no value (a refused condition: the key's current data version). */
+    public void answerVersion(final Endpoint endpoint, final long correlationId, final Status status,
+        final long version)
+    {
+        response.wrap(responseBuffer, 0, responseBuffer.capacity()).header(MessageType.RESPONSE, correlationId);
+        response.status(status).version(version);
         send(endpoint, response.encodedLength());
     }
 

@@ -35,6 +35,18 @@ public interface WritePath extends LocalWrites, AutoCloseable
     void delete(Endpoint endpoint, long correlationId, MessageHeaderFlyweight request, HashedKey key);
 
     /**
+     * A write that decides from the key's current record ({@link RecordWrites}: a condition, a counter, an expiry
+     * change). The write-id check lets it through once, as a PUT or DELETE (a retry is answered from the first
+     * attempt's record and {@code decision} never runs); {@code decision} then runs with the path below that check,
+     * reads the key's record and hands the path a PUT or a DELETE, or answers without writing.
+     */
+    default void recordWrite(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
+        final HashedKey key, final RecordWrites.Decision decision)
+    {
+        decision.decide(this, endpoint, correlationId, request, key);
+    }
+
+    /**
      * Write what is batched now: called before a request that is not a PUT, so it sees every PUT that arrived earlier
      * on the local store. Returns the writes completed.
      */

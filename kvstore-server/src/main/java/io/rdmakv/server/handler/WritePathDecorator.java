@@ -35,6 +35,13 @@ public abstract class WritePathDecorator implements WritePath
     }
 
     @Override
+    public void recordWrite(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
+        final HashedKey key, final RecordWrites.Decision decision)
+    {
+        next.recordWrite(endpoint, correlationId, request, key, decision);
+    }
+
+    @Override
     public int flush()
     {
         return next.flush();

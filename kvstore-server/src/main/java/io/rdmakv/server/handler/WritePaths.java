@@ -1,5 +1,6 @@
 package io.rdmakv.server.handler;
 
+import io.rdmakv.protocol.layout.ValueRecord;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.store.RocksStore;
@@ -28,7 +29,8 @@ public final class WritePaths
         final Limits limits, final WriteOutcome outcome, final Runnable wakeUp, final DurableRecords records)
     {
         return store.writesInline() ?
-            new InlineBatchWritePath(store, index, outcome, limits.maxKeyBytes(), limits.maxValueBytes(), wakeUp,
+            new InlineBatchWritePath(store, index, outcome, limits.maxKeyBytes(),
+                ValueRecord.HEADER_LENGTH + limits.maxValueBytes(), wakeUp,
                 records) :
             new GroupCommitWritePath(store, counters, outcome, wakeUp);
     }

@@ -80,6 +80,9 @@ final class MeterCatalog
         help(ServerCounter.HANDSHAKE_REJECTS, "Control handshakes refused (wrong credential, bad HELLO)");
         help(ServerCounter.IN_FLIGHT_WRITES, "Writes taken and not yet answered now");
         help(ServerCounter.DELETES_NOT_FOUND, "DELETEs of a key that did not exist");
+        help(ServerCounter.RECORD_WRITES, "Record writes taken (conditional writes, counters, expiry changes)");
+        help(ServerCounter.CONDITIONS_FAILED, "Conditional writes refused: their condition did not hold");
+        help(ServerCounter.EXPIRED_REMOVED, "Expired keys the background sweep deleted");
         help(ServerCounter.ATTACHES, "Data connections attached with a valid session ticket");
         help(ServerCounter.ATTACH_REFUSALS, "Data connections refused at attach (bad or expired ticket, timeout)");
         help(ServerCounter.DATA_SHED, "Unauthenticated data connections closed to make room for newer ones");

@@ -10,6 +10,7 @@ import io.rdmakv.protocol.layout.PoolGeometry;
 import io.rdmakv.protocol.layout.PoolHeaderFlyweight;
 import io.rdmakv.server.cluster.OwnershipPublisher;
 import io.rdmakv.protocol.layout.ValueExtentFlyweight;
+import io.rdmakv.protocol.layout.ValueRecord;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -83,6 +84,8 @@ public final class PoolIndex
 
     private long version;
     private long lastEntry;
+    private long copiedDataVersion;
+    private long copiedExpiryMillis;
     private long keyCount;
     private boolean complete;
     private long notCached;
@@ -185,15 +188,49 @@ public final class PoolIndex
         return put(ownKey.wrap(key, keyOffset, keyLength), value, valueOffset, valueLength, mayEvict);
     }
 
+    /** {@link #put} of a value with data version 0 and no expiry (tools and tests; the node stores records). */
+    public int put(final HashedKey hashedKey, final DirectBuffer value, final int valueOffset, final int valueLength,
+        final boolean mayEvict)
+    {
+        return put(hashedKey, value, valueOffset, valueLength, 0, 0, mayEvict);
+    }
+
+    /**
+     * Store a key's durable record ({@link ValueRecord}: data version, expiry, value; as RocksDB holds it and a write
+     * path reports it): the extent carries the record's data version and expiry beside the value.
+     *
+     * @return {@link #STORED} or {@link #NOT_CACHED}.
+     * @throws io.rdmakv.protocol.ProtocolException when the bytes are not a record of this format.
+     */
+    public int putRecord(final HashedKey hashedKey, final DirectBuffer record, final int recordOffset,
+        final int recordLength, final boolean mayEvict)
+    {
+        ValueRecord.check(record, recordOffset, recordLength);
+        return put(hashedKey, record, recordOffset + ValueRecord.HEADER_LENGTH,
+            recordLength - ValueRecord.HEADER_LENGTH, ValueRecord.dataVersion(record, recordOffset),
+            ValueRecord.expiryMillis(record, recordOffset), mayEvict);
+    }
+
+    /** {@link #putRecord} of a key not hashed yet (warm-up): hashed here. */
+    public int putRecord(
+        final DirectBuffer key, final int keyOffset, final int keyLength,
+        final DirectBuffer record, final int recordOffset, final int recordLength,
+        final boolean mayEvict)
+    {
+        return putRecord(ownKey.wrap(key, keyOffset, keyLength), record, recordOffset, recordLength, mayEvict);
+    }
+
     /**
      * Store {@code key -> value}. With {@code mayEvict} false (warm-up) nothing already in the pool is displaced.
      *
+     * @param dataVersion  the value's data version (its record's), carried by the extent.
+     * @param expiryMillis when the value expires (ms since the epoch, 0 = never), carried by the extent.
      * @return {@link #STORED} or {@link #NOT_CACHED}.
      * @throws io.rdmakv.protocol.ProtocolException if key or value exceed what an extent can hold (callers check
      *                                              limits first).
      */
     public int put(final HashedKey hashedKey, final DirectBuffer value, final int valueOffset, final int valueLength,
-        final boolean mayEvict)
+        final long dataVersion, final long expiryMillis, final boolean mayEvict)
     {
         final DirectBuffer key = hashedKey.buffer();
         final int keyOffset = hashedKey.offset();
@@ -226,7 +263,7 @@ public final class PoolIndex
 
         final UnsafeBuffer extentBuffer = partitions.bufferFor(offset);
         extent.wrap(extentBuffer, partitions.partitionOffset(offset), required)
-            .write(key, keyOffset, keyLength, value, valueOffset, valueLength, ++version);
+            .write(key, keyOffset, keyLength, value, valueOffset, valueLength, ++version, dataVersion, expiryMillis);
         final long entry = IndexEntry.encode(fingerprint, offset, required);
 
         if (existing >= 0)
@@ -306,7 +343,21 @@ public final class PoolIndex
             return DESTINATION_TOO_SMALL;
         }
         destination.putBytes(destinationOffset, extent.buffer(), extent.valueIndex(), length);
+        copiedDataVersion = extent.dataVersion();
+        copiedExpiryMillis = extent.expiryMillis();
         return length;
+    }
+
+    /** The data version of the value the last successful {@link #copyValue} copied. */
+    public long copiedDataVersion()
+    {
+        return copiedDataVersion;
+    }
+
+    /** The expiry (ms since the epoch, 0 = none) of the value the last successful {@link #copyValue} copied. */
+    public long copiedExpiryMillis()
+    {
+        return copiedExpiryMillis;
     }
 
     /** Set the header's COMPLETE flag (warm-up loaded every key). */

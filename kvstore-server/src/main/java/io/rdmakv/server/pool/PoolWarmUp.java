@@ -1,5 +1,6 @@
 package io.rdmakv.server.pool;
 
+import io.rdmakv.protocol.layout.ValueRecord;
 import io.rdmakv.server.store.KeyValueBatch;
 import io.rdmakv.server.store.RocksStore;
 import org.agrona.DirectBuffer;
@@ -39,12 +40,13 @@ public final class PoolWarmUp
     {
         final long start = System.nanoTime();
         final int batchBytes = (int)Math.min(Integer.MAX_VALUE - 8,
-            Math.max(MIN_BATCH_BYTES, KeyValueBatch.ENTRY_HEADER_LENGTH + (long)maxKeyBytes + maxValueBytes));
+            Math.max(MIN_BATCH_BYTES, KeyValueBatch.ENTRY_HEADER_LENGTH + (long)maxKeyBytes + ValueRecord.HEADER_LENGTH + maxValueBytes));
         long loaded = 0;
         long loadedBytes = 0;
         long skipped = 0;
         long refusedInARow = 0;
         long writeNanos = 0;
+        long maxDataVersion = 0;
         final long scannedKeys;
         final long scanNanos;
         final boolean scannedAll;
@@ -57,14 +59,16 @@ public final class PoolWarmUp
                 for (int at = 0; at < batch.limit(); at = batch.next(at))
                 {
                     final int keyLength = batch.keyLength(at);
-                    final int valueLength = batch.valueLength(at);
+                    final int recordLength = batch.valueLength(at);
+                    final int valueLength = recordLength - ValueRecord.HEADER_LENGTH;
                     if (keyLength == 0 || keyLength > maxKeyBytes || valueLength > maxValueBytes)
                     {
                         skipped++; // written under other limits: served by RPC from RocksDB, never from the pool
                         continue;
                     }
-                    if (index.put(bytes, batch.keyIndex(at), keyLength, bytes, batch.valueIndex(at), valueLength,
-                        false) == PoolIndex.STORED)
+                    maxDataVersion = Math.max(maxDataVersion, ValueRecord.dataVersion(bytes, batch.valueIndex(at)));
+                    if (index.putRecord(bytes, batch.keyIndex(at), keyLength, bytes, batch.valueIndex(at),
+                        recordLength, false) == PoolIndex.STORED)
                     {
                         loaded++;
                         loadedBytes += keyLength + valueLength;
@@ -101,7 +105,8 @@ public final class PoolWarmUp
         // Stopped early, the scan counted only part of the store: RocksDB's own estimate says how much is left out.
         final long keysInStore = scannedAll ? scannedKeys : Math.max(scannedKeys, store.estimatedKeyCount());
         final Result result = new Result(scannedKeys, keysInStore, loaded, loadedBytes, complete, scannedAll,
-            (System.nanoTime() - start) / 1_000_000, scanNanos / 1_000_000, writeNanos / 1_000_000);
+            (System.nanoTime() - start) / 1_000_000, scanNanos / 1_000_000, writeNanos / 1_000_000,
+            maxDataVersion);
         LOG.info("pool warm-up: {} of {}{} keys loaded ({} MiB) in {} ms (RocksDB scan {} ms, pool writes {} ms, " +
             "overlapped); pool {}", result.loaded(), scannedAll ? "" : "about ", result.keysInStore(),
             String.format("%.1f", loadedBytes / (double)(1 << 20)), result.millis(), result.scanMillis(),
@@ -130,9 +135,10 @@ public final class PoolWarmUp
      * @param millis      wall time of the warm-up.
      * @param scanMillis  time the scan thread spent reading RocksDB.
      * @param writeMillis time the writer spent writing extents and index slots (overlaps the scan).
+     * @param maxDataVersion the highest data version of the records scanned (the node's versions start above it).
      */
     public record Result(long keysScanned, long keysInStore, long loaded, long loadedBytes, boolean complete,
-                         boolean scannedAll, long millis, long scanMillis, long writeMillis)
+                         boolean scannedAll, long millis, long scanMillis, long writeMillis, long maxDataVersion)
     {
     }
 }

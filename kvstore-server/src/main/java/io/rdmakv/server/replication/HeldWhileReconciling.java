@@ -6,6 +6,7 @@ import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.handler.ResponseSender;
 import io.rdmakv.server.handler.WritePath;
+import io.rdmakv.server.handler.RecordWrites;
 import io.rdmakv.server.handler.WritePathDecorator;
 import io.rdmakv.transport.Endpoint;
 import org.agrona.DirectBuffer;
@@ -49,6 +50,16 @@ final class HeldWhileReconciling extends WritePathDecorator
         if (!held(endpoint, correlationId, key))
         {
             next.delete(endpoint, correlationId, request, key);
+        }
+    }
+
+    @Override
+    public void recordWrite(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
+        final HashedKey key, final RecordWrites.Decision decision)
+    {
+        if (!held(endpoint, correlationId, key))
+        {
+            next.recordWrite(endpoint, correlationId, request, key, decision);
         }
     }
 

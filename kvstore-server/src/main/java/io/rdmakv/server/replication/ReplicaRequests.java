@@ -1,6 +1,8 @@
 package io.rdmakv.server.replication;
 
+import io.rdmakv.protocol.ProtocolException;
 import io.rdmakv.protocol.layout.HashedKey;
+import io.rdmakv.protocol.layout.ValueRecord;
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
@@ -14,6 +16,7 @@ import io.rdmakv.server.handler.ResponseSender;
 import io.rdmakv.server.handler.WritePath;
 import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.store.RangeStore;
+import io.rdmakv.server.store.DataVersions;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.server.store.StoreException;
 import io.rdmakv.transport.Endpoint;
@@ -38,6 +41,8 @@ final class ReplicaRequests implements ReplicaInbox
     private final ServerCounters counters;
     private final Limits limits;
     private final ResponseSender responses;
+    /** The node's data versions: every replicated record's is observed, so a promoted replica issues higher. */
+    private final DataVersions versions;
     private final WriteIds writeIds;
     /** The client writes' path: flushed before a DROP, with this side's own writes. */
     private final LocalWrites clientWrites;
@@ -64,6 +69,7 @@ final class ReplicaRequests implements ReplicaInbox
         this.responses = node.responses();
         this.writeIds = writeIds;
         this.clientWrites = clientWrites;
+        this.versions = node.versions();
         this.undoneWriteIds = (writer, sequence) ->
         {
             writeIds.forget(writer, sequence);
@@ -96,11 +102,28 @@ final class ReplicaRequests implements ReplicaInbox
                 "this node replicates no range");
             return;
         }
-        if (request.keyLength() > limits.maxKeyBytes() || request.valueLength() > limits.maxValueBytes())
+        final boolean carriesRecord = op == ReplicateRequestFlyweight.OP_PUT || op == ReplicateRequestFlyweight.OP_COPY;
+        if (request.keyLength() > limits.maxKeyBytes() ||
+            request.valueLength() > ValueRecord.HEADER_LENGTH + limits.maxValueBytes())
         {
             counters.increment(ServerCounter.LIMIT_REJECTIONS);
             responses.answerError(endpoint, correlationId, Status.VALUE_TOO_LARGE, "replicated write beyond limits");
             return;
+        }
+        if (carriesRecord)
+        {
+            // The primary's record, stored as received: this replica keeps the primary's data version and expiry,
+            // and issues versions above it once promoted.
+            try
+            {
+                ValueRecord.check(request.buffer(), request.valueIndex(), request.valueLength());
+            }
+            catch (final ProtocolException ex)
+            {
+                responses.answerError(endpoint, correlationId, Status.MALFORMED, "replicated value: " + ex.getMessage());
+                return;
+            }
+            versions.observe(ValueRecord.dataVersion(request.buffer(), request.valueIndex()));
         }
         if (request.op() == ReplicateRequestFlyweight.OP_RECONCILE)
         {

@@ -3,6 +3,7 @@ package io.rdmakv.server.replication;
 import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.server.handler.WritePath;
+import io.rdmakv.server.handler.RecordWrites;
 import io.rdmakv.server.handler.WritePathDecorator;
 import io.rdmakv.transport.Endpoint;
 import org.agrona.DirectBuffer;
@@ -32,6 +33,18 @@ final class WriteIdCheck extends WritePathDecorator
             return; // a retry (answered now or with its first attempt's outcome) or refused: WriteIds answers
         }
         next.put(endpoint, correlationId, request, key, value, valueIndex, valueLength);
+        writeIds.endCurrent();
+    }
+
+    @Override
+    public void recordWrite(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
+        final HashedKey key, final RecordWrites.Decision decision)
+    {
+        if (writeIds.begin(endpoint, correlationId, request, System.nanoTime()) != WriteIds.Start.APPLY)
+        {
+            return; // a retry is answered as its first attempt was: the decision is not taken again
+        }
+        next.recordWrite(endpoint, correlationId, request, key, decision);
         writeIds.endCurrent();
     }
 

@@ -1,5 +1,6 @@
 package io.rdmakv.server.store;
 
+import io.rdmakv.protocol.layout.ValueRecord;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -19,6 +20,7 @@ public final class BulkLoad implements AutoCloseable
     private final WriteOptions unlogged = new WriteOptions().setDisableWAL(true).setSync(false);
     private final WriteBatch batch = new WriteBatch();
     private final long batchBytes;
+    private final DataVersions versions = new DataVersions(0);
     private long keys;
     private long bytes;
     private boolean closed;
@@ -35,7 +37,10 @@ public final class BulkLoad implements AutoCloseable
         this.batchBytes = batchBytes;
     }
 
-    /** Add client {@code key -> value} (both copied into the batch; the arrays may be reused at once). */
+    /**
+     * Add client {@code key -> value} (both copied into the batch; the arrays may be reused at once), as a record
+     * ({@link ValueRecord}) of a fresh data version (node bits 0) and no expiry.
+     */
     public void put(final byte[] key, final byte[] value)
     {
         if (closed)
@@ -44,7 +49,7 @@ public final class BulkLoad implements AutoCloseable
         }
         try
         {
-            batch.put(keysFamily, StoreKeys.encode(key), value);
+            batch.put(keysFamily, StoreKeys.encode(key), ValueRecord.of(value, versions.next(), 0));
             keys++;
             bytes += key.length + (long)value.length;
             if (batch.getDataSize() >= batchBytes)

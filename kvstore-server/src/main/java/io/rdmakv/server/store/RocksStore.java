@@ -1,6 +1,7 @@
 package io.rdmakv.server.store;
 
 import io.rdmakv.protocol.layout.HashedKey;
+import io.rdmakv.protocol.layout.ValueRecord;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.DBOptions;
@@ -32,7 +33,9 @@ import java.util.Optional;
  *
  * <p>Keys: every key is stored with its cluster slot in front ({@link StoreKeys}) in the column family
  * {@value #KEYS_FAMILY}, so a slot range is one interval of keys ({@link RangeStore}). The {@code byte[]} methods take
- * client keys and add the prefix; the direct-buffer methods ({@link #put(ByteBuffer, ByteBuffer)},
+ * client keys and add the prefix, and {@link #get(byte[])}, {@link #put(byte[], byte[])} and {@link #forEach} deal in
+ * values (the record's header added or taken off); every other method deals in the stored records
+ * ({@link ValueRecord}: data version, expiry, value), as RocksDB holds them; the direct-buffer methods ({@link #put(ByteBuffer, ByteBuffer)},
  * {@link #get(ByteBuffer, ByteBuffer)}, {@link #delete(ByteBuffer)}) take store keys (prefix included) between their
  * position and limit and allocate nothing on the Java side; the server's writer thread uses them with preallocated
  * scratch buffers in DEFAULT mode. A store written before the prefix (keys in the default column family) is migrated
@@ -54,8 +57,14 @@ public final class RocksStore implements AutoCloseable
     public static final long DEFAULT_WRITE_BUFFER_SIZE = 8L << 20;
     /** Writes that may wait for the group commit (FSYNC) unless configured. */
     public static final int DEFAULT_QUEUE_CAPACITY = 65_536;
-    /** The column family of the slot-prefixed keys (the default one holds only keys of the format before it). */
-    public static final String KEYS_FAMILY = "slot-keys";
+    /**
+     * The column family of the slot-prefixed keys and their value records ({@link io.rdmakv.protocol.layout.ValueRecord}).
+     * The default family holds only keys of the format before slot prefixes, {@value #SLOT_KEYS_FAMILY} only bare
+     * values of the format before records; both are migrated here when the store is opened.
+     */
+    public static final String KEYS_FAMILY = "value-records";
+    /** The family of slot-prefixed keys with bare values (before value records; {@link RecordMigration}). */
+    public static final String SLOT_KEYS_FAMILY = "slot-keys";
     private static final Logger LOG = LoggerFactory.getLogger(RocksStore.class);
     /** The value buffer of an existence check: capacity 0, so RocksDB reports the length, copies nothing, and the
      * buffer can be shared by every thread (its position and limit cannot move). */
@@ -82,6 +91,8 @@ public final class RocksStore implements AutoCloseable
     private final String walLoss;
     private final SequenceMarker marker;
     private final DiskFullGuard diskGuard;
+    /** The versions of {@link #put(byte[], byte[])} (tools and tests). */
+    private final DataVersions versions = new DataVersions(0);
 
     /** Called by {@link RocksStoreOpener} once RocksDB is open. */
     RocksStore(
@@ -173,8 +184,15 @@ public final class RocksStore implements AutoCloseable
         return durability;
     }
 
-    /** The value of client key {@code key}, or {@code null}. */
+    /** The value of client key {@code key} (its record's value), or {@code null}. */
     public byte[] get(final byte[] key)
+    {
+        final byte[] record = getRecord(key);
+        return record == null ? null : ValueRecord.value(record);
+    }
+
+    /** The stored record ({@link ValueRecord}: data version, expiry, value) of client key {@code key}, or null. */
+    public byte[] getRecord(final byte[] key)
     {
         ensureOpen();
         try
@@ -232,18 +250,34 @@ public final class RocksStore implements AutoCloseable
         }
     }
 
-    /** Store client {@code key -> value} and return once it is durable per {@link #durability()}. */
+    /**
+     * Store client {@code key -> value} as a record of a fresh data version (this store's own, node bits 0) and no
+     * expiry, and return once it is durable per {@link #durability()} (tools and tests; a node versions its writes
+     * itself, {@link #putRecord}).
+     */
     public void put(final byte[] key, final byte[] value)
     {
+        final long version;
+        synchronized (versions)
+        {
+            version = versions.next();
+        }
+        putRecord(key, ValueRecord.of(value, version, 0));
+    }
+
+    /** Store client {@code key -> record} ({@link ValueRecord}) as given, once durable per {@link #durability()}. */
+    public void putRecord(final byte[] key, final byte[] record)
+    {
+        ValueRecord.check(record);
         if (committer != null)
         {
-            awaitCommit(key, value);
+            awaitCommit(key, record);
             return;
         }
         ensureOpen();
         try
         {
-            db.put(keys, walOptions, StoreKeys.encode(key), value);
+            db.put(keys, walOptions, StoreKeys.encode(key), record);
         }
         catch (final RocksDBException ex)
         {
@@ -414,7 +448,7 @@ public final class RocksStore implements AutoCloseable
         return true;
     }
 
-    /** Visit every client key/value, slot by slot; stops early when the visitor returns false. */
+    /** Visit every client key/value (its record's value), slot by slot; stops early when the visitor returns false. */
     public void forEach(final KeyValueVisitor visitor)
     {
         ensureOpen();
@@ -422,7 +456,7 @@ public final class RocksStore implements AutoCloseable
         {
             for (it.seekToFirst(); it.isValid(); it.next())
             {
-                if (!visitor.visit(StoreKeys.clientKey(it.key()), it.value()))
+                if (!visitor.visit(StoreKeys.clientKey(it.key()), ValueRecord.value(it.value())))
                 {
                     return;
                 }
@@ -433,6 +467,52 @@ public final class RocksStore implements AutoCloseable
         {
             throw new StoreException("iteration failed: " + ex.getMessage(), ex);
         }
+    }
+
+    /**
+     * Visit at most {@code limit} store keys and their records after store key {@code after} (null: from the first),
+     * in key order, block cache bypassed (a background pass such as the expiry sweep).
+     *
+     * @return the last store key visited (the next call's {@code after}), or null when the end was reached.
+     */
+    public byte[] visitRecords(final byte[] after, final int limit, final RecordVisitor visitor)
+    {
+        ensureOpen();
+        try (ReadOptions options = new ReadOptions().setFillCache(false);
+            RocksIterator it = db.newIterator(keys, options))
+        {
+            if (after == null)
+            {
+                it.seekToFirst();
+            }
+            else
+            {
+                it.seek(after);
+                if (it.isValid() && java.util.Arrays.equals(it.key(), after))
+                {
+                    it.next();
+                }
+            }
+            byte[] last = null;
+            for (int n = 0; n < limit && it.isValid(); n++, it.next())
+            {
+                last = it.key();
+                visitor.visit(last, it.value());
+            }
+            it.status();
+            return it.isValid() ? last : null;
+        }
+        catch (final RocksDBException ex)
+        {
+            throw new StoreException("iteration failed: " + ex.getMessage(), ex);
+        }
+    }
+
+    /** Visitor of {@link #visitRecords}: a store key and its stored record. */
+    @FunctionalInterface
+    public interface RecordVisitor
+    {
+        void visit(byte[] storeKey, byte[] record);
     }
 
     /** RocksDB's estimate of the number of keys ({@code rocksdb.estimate-num-keys}), or -1 when it has none. */

@@ -79,7 +79,9 @@ final class RocksStoreOpener
                 new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY, familyOptions),
                 new ColumnFamilyDescriptor(RocksStore.KEYS_FAMILY.getBytes(StandardCharsets.US_ASCII),
                     familyOptions),
-                new ColumnFamilyDescriptor(WriteRecords.FAMILY.getBytes(StandardCharsets.US_ASCII), familyOptions)),
+                new ColumnFamilyDescriptor(WriteRecords.FAMILY.getBytes(StandardCharsets.US_ASCII), familyOptions),
+                new ColumnFamilyDescriptor(RocksStore.SLOT_KEYS_FAMILY.getBytes(StandardCharsets.US_ASCII),
+                    familyOptions)),
                 families);
             LOG.info("RocksDB opened at {} (durability {}, WAL on, recovery {}, memtable {} KiB)",
                 directory.toAbsolutePath(), durability, walRecovery.setting(), writeBufferSize >> 10);
@@ -90,8 +92,10 @@ final class RocksStoreOpener
             {
                 // Before the migration: keys it moves are placed by this build's mapping, which a store of
                 // slot-prefixed keys from an earlier mapping does not hold.
-                SlotHashMark.check(directory, db, families.get(1));
-                LegacyKeyMigration.migrate(db, families.get(0), families.get(1), directory);
+                // The old families first: a store of bare values holds its keys there.
+                SlotHashMark.check(directory, db, families.get(3), families.get(1));
+                LegacyKeyMigration.migrate(db, families.get(0), families.get(3), directory);
+                RecordMigration.migrate(db, families.get(3), families.get(1), directory);
             }
             catch (final RuntimeException ex)
             {

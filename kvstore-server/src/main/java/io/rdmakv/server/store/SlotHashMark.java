@@ -32,10 +32,10 @@ final class SlotHashMark
     /**
      * Check the store's mapping before the store is used, and record it in a store that has none yet.
      *
-     * @param keys the slot-prefixed keys' column family.
+     * @param keys the slot-prefixed keys' column families (bare values, value records).
      * @throws StoreException naming the directory and the way out when the store was written with another mapping.
      */
-    static void check(final Path directory, final RocksDB db, final ColumnFamilyHandle keys)
+    static void check(final Path directory, final RocksDB db, final ColumnFamilyHandle... keys)
     {
         final String recorded;
         try
@@ -86,6 +86,18 @@ final class SlotHashMark
         {
             return null;
         }
+    }
+
+    private static boolean holdsKeys(final RocksDB db, final ColumnFamilyHandle... families)
+    {
+        for (final ColumnFamilyHandle family : families)
+        {
+            if (holdsKeys(db, family))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean holdsKeys(final RocksDB db, final ColumnFamilyHandle keys)

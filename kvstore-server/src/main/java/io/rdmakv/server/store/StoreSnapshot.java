@@ -1,5 +1,6 @@
 package io.rdmakv.server.store;
 
+import io.rdmakv.protocol.layout.ValueRecord;
 import org.agrona.MutableDirectBuffer;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ReadOptions;
@@ -61,7 +62,9 @@ public final class StoreSnapshot implements AutoCloseable
             for (; it.isValid(); it.next())
             {
                 final byte[] key = it.key();
-                final byte[] value = it.value();
+                // A backup holds values as clients wrote them: the record's header (data version, expiry) stays
+                // behind (a restore PUTs the values, so the restored cluster versions them anew).
+                final byte[] value = ValueRecord.value(it.value());
                 final int length = ENTRY_HEADER_LENGTH + key.length + value.length;
                 if (used + length > capacity)
                 {

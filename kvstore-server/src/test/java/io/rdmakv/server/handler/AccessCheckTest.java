@@ -6,6 +6,7 @@ import io.rdmakv.protocol.wire.MessageDecoder;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
+import io.rdmakv.protocol.wire.RecordWriteRequestFlyweight;
 import io.rdmakv.server.session.Access;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
@@ -103,5 +104,26 @@ class AccessCheckTest
             .contains("limited to key prefixes"));
         assertTrue(check(access(Role.ADMIN, "app:"), MessageType.KEY_SCAN_REQUEST, "")
             .contains("limited to key prefixes"));
+    }
+
+    @Test
+    void shouldAskReadwriteForARecordWriteAndReadForItsTtl()
+    {
+        assertTrue(record(access(Role.READ), RecordWriteRequestFlyweight.OP_INCREMENT, "k")
+            .contains("needs the role readwrite"));
+        assertNull(record(access(Role.READ), RecordWriteRequestFlyweight.OP_TTL, "k"));
+        assertNull(record(access(Role.READWRITE, "app:"), RecordWriteRequestFlyweight.OP_PUT_IF_ABSENT, "app:1"));
+        assertTrue(record(access(Role.READWRITE, "app:"), RecordWriteRequestFlyweight.OP_EXPIRE, "other")
+            .contains("outside"));
+    }
+
+    private String record(final Access access, final int op, final String key)
+    {
+        final RecordWriteRequestFlyweight r = new RecordWriteRequestFlyweight().wrap(message, 0, message.capacity());
+        r.header(MessageType.RECORD_WRITE_REQUEST, 1);
+        final byte[] k = key.getBytes(StandardCharsets.UTF_8);
+        r.write(op, 0, op == RecordWriteRequestFlyweight.OP_EXPIRE ? 1000 : 0, k, new byte[0]);
+        assertEquals(MessageType.RECORD_WRITE_REQUEST, decoder.decode(message, 0, r.encodedLength()));
+        return AccessCheck.refusal(access, MessageType.RECORD_WRITE_REQUEST, decoder);
     }
 }

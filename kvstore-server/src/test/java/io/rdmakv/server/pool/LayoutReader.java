@@ -24,6 +24,8 @@ final class LayoutReader
     private final UnsafeBuffer bucketCopy = new UnsafeBuffer(new byte[IndexBucketFlyweight.BUCKET_LENGTH]);
     private long lastExtentOffset = -1;
     private Runnable betweenReads = () -> { };
+    private long lastDataVersion;
+    private long lastExpiryMillis;
 
     LayoutReader(final long address, final int size)
     {
@@ -78,11 +80,24 @@ final class LayoutReader
                 if (extent.verify(key) == ExtentStatus.OK)
                 {
                     lastExtentOffset = IndexEntry.extentOffset(entry);
+                    lastDataVersion = extent.dataVersion();
+                    lastExpiryMillis = extent.expiryMillis();
                     return extent.value();
                 }
             }
         }
         return null;
+    }
+
+    /** The data version and the expiry in the extent the last successful {@link #get} read (the same read). */
+    long lastDataVersion()
+    {
+        return lastDataVersion;
+    }
+
+    long lastExpiryMillis()
+    {
+        return lastExpiryMillis;
     }
 
     /** Pool offset of the extent the last successful {@link #get} used. */

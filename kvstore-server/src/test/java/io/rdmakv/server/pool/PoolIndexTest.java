@@ -5,6 +5,7 @@ import io.rdmakv.protocol.layout.ExtentStatus;
 import io.rdmakv.protocol.layout.IndexEntry;
 import io.rdmakv.protocol.layout.PoolGeometry;
 import io.rdmakv.protocol.layout.ValueExtentFlyweight;
+import io.rdmakv.protocol.layout.ValueRecord;
 import io.rdmakv.server.store.Durability;
 import io.rdmakv.server.store.RocksStore;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -21,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@link PoolIndex}: publication, out-of-place updates, RETIRED before publish, deletes, warm-up. */
@@ -291,6 +293,26 @@ class PoolIndexTest extends AbstractPoolIndexTest
     }
 
     @Test
+    void shouldCarryARecordsDataVersionAndExpiryIntoItsExtent()
+    {
+        final long size = 4L << 20;
+        final PoolIndex index = newIndex(size, PoolSizing.plan(size, 256), 0);
+        final LayoutReader reader = reader();
+        final byte[] record = ValueRecord.of(b("payload"), 0x0123_4567_89ABL, 1_900_000_000_000L);
+        assertEquals(PoolIndex.STORED,
+            index.putRecord(HashedKey.of(b("r")), new UnsafeBuffer(record), 0, record.length, true));
+        assertArrayEquals(b("payload"), reader.get(b("r")), "the value without the record's header");
+        assertEquals(0x0123_4567_89ABL, reader.lastDataVersion());
+        assertEquals(1_900_000_000_000L, reader.lastExpiryMillis());
+        final UnsafeBuffer out = new UnsafeBuffer(new byte[64]);
+        assertEquals(7, index.copyValue(HashedKey.of(b("r")), out, 0, 64));
+        final byte[] bare = b("not a record");
+        assertThrows(io.rdmakv.protocol.ProtocolException.class,
+            () -> index.putRecord(HashedKey.of(b("x")), new UnsafeBuffer(bare), 0, bare.length, true));
+        assertNull(reader.get(b("x")), "nothing placed");
+    }
+
+    @Test
     void shouldWarmUpFromRocksDbAndMarkCompleteOnlyWhenEverythingFits()
     {
         try (RocksStore store = RocksStore.open(dir, Durability.DEFAULT))
@@ -307,6 +329,15 @@ class PoolIndexTest extends AbstractPoolIndexTest
             final LayoutReader reader = reader();
             assertTrue(reader.isComplete());
             assertArrayEquals(b("value-42"), reader.get(b("w42")));
+            // The extent carries the stored record's data version and expiry (read in the extent's one read).
+            assertEquals(ValueRecord.dataVersion(store.getRecord(b("w42"))), reader.lastDataVersion());
+            assertEquals(0, reader.lastExpiryMillis());
+            long highest = 0;
+            for (int i = 0; i < 100; i++)
+            {
+                highest = Math.max(highest, ValueRecord.dataVersion(store.getRecord(b("w" + i))));
+            }
+            assertEquals(highest, result.maxDataVersion(), "the node's versions start above the store's highest");
             arena.close();
 
             for (int i = 0; i < 3000; i++)

@@ -1,5 +1,6 @@
 package io.rdmakv.server.store;
 
+import io.rdmakv.protocol.layout.ValueRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -61,16 +62,18 @@ class RocksStoreTest
             store.put(b("a"), b("1"));
         }
         // Every column family (the default one only ever holds keys of the format before slot prefixes; the third
-        // the write-id records and replication sequences, WriteRecords).
-        assertEquals(List.of(String.valueOf(3L << 20), String.valueOf(3L << 20), String.valueOf(3L << 20)),
-            writeBufferSizesInOptionsFiles(dir));
+        // the write-id records and replication sequences, WriteRecords; the fourth bare values of the format before
+        // value records).
+        assertEquals(List.of(String.valueOf(3L << 20), String.valueOf(3L << 20), String.valueOf(3L << 20),
+            String.valueOf(3L << 20)), writeBufferSizesInOptionsFiles(dir));
         final Path other = dir.resolve("default");
         try (RocksStore store = RocksStore.open(other, Durability.DEFAULT))
         {
             store.put(b("a"), b("1"));
         }
         assertEquals(List.of(String.valueOf(RocksStore.DEFAULT_WRITE_BUFFER_SIZE),
-            String.valueOf(RocksStore.DEFAULT_WRITE_BUFFER_SIZE), String.valueOf(RocksStore.DEFAULT_WRITE_BUFFER_SIZE)),
+            String.valueOf(RocksStore.DEFAULT_WRITE_BUFFER_SIZE), String.valueOf(RocksStore.DEFAULT_WRITE_BUFFER_SIZE),
+            String.valueOf(RocksStore.DEFAULT_WRITE_BUFFER_SIZE)),
             writeBufferSizesInOptionsFiles(other));
         assertThrows(IllegalArgumentException.class, () -> RocksStore.open(dir, Durability.DEFAULT,
             RocksStore.DEFAULT_QUEUE_CAPACITY, 1024L, WalRecovery.TOLERATE_TAIL, 0));
@@ -229,7 +232,7 @@ class RocksStoreTest
             final CountDownLatch done = new CountDownLatch(n);
             for (int i = 0; i < n; i++)
             {
-                final byte[] value = i == n - 1 ? null : b("v" + i);
+                final byte[] value = i == n - 1 ? null : ValueRecord.of(b("v" + i), i + 1, 0); // submit takes records
                 final boolean accepted = value == null ?
                     store.submitDelete(b("same"), i, (ctx, failure) -> { order.add((Integer)ctx); done.countDown(); }) :
                     store.submitPut(b("same"), value, i, (ctx, failure) -> { order.add((Integer)ctx); done.countDown(); });
@@ -261,7 +264,7 @@ class RocksStoreTest
             final CountDownLatch release = new CountDownLatch(1);
             final CountDownLatch done = new CountDownLatch(queued + 1);
             final AtomicInteger failures = new AtomicInteger();
-            assertTrue(store.submitPut(b("first"), b("v"), null, (ctx, failure) ->
+            assertTrue(store.submitPut(b("first"), ValueRecord.of(b("v"), 1, 0), null, (ctx, failure) ->
             {
                 committerHeld.countDown();
                 try
@@ -278,7 +281,7 @@ class RocksStoreTest
             assertEquals(1, store.syncCount());
             for (int i = 0; i < queued; i++)
             {
-                assertTrue(store.submitPut(b("q" + i), b("v" + i), i, (ctx, failure) ->
+                assertTrue(store.submitPut(b("q" + i), ValueRecord.of(b("v" + i), i + 1, 0), i, (ctx, failure) ->
                 {
                     if (failure != null)
                     {

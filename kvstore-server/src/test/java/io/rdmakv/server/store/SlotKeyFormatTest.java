@@ -1,5 +1,6 @@
 package io.rdmakv.server.store;
 
+import io.rdmakv.protocol.layout.ValueRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -83,7 +84,7 @@ class SlotKeyFormatTest
             final long visited = store.ranges().scan(first, last, (k, v) ->
             {
                 final String key = new String(k, StandardCharsets.UTF_8);
-                assertArrayEquals(b("v" + key.substring(1)), v);
+                assertArrayEquals(b("v" + key.substring(1)), ValueRecord.value(v), "a range holds records");
                 seen.add(key);
                 return true;
             });

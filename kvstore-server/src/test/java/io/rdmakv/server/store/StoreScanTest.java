@@ -1,5 +1,6 @@
 package io.rdmakv.server.store;
 
+import io.rdmakv.protocol.layout.ValueRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -50,8 +51,9 @@ class StoreScanTest
                     {
                         final byte[] k = new byte[batch.keyLength(at)];
                         batch.buffer().getBytes(batch.keyIndex(at), k);
-                        final byte[] v = new byte[batch.valueLength(at)];
-                        batch.buffer().getBytes(batch.valueIndex(at), v);
+                        final byte[] record = new byte[batch.valueLength(at)];
+                        batch.buffer().getBytes(batch.valueIndex(at), record);
+                        final byte[] v = ValueRecord.value(record); // the scan copies the stored records
                         final int i = Integer.parseInt(new String(k, StandardCharsets.US_ASCII).substring(4));
                         assertEquals(new String(value(i, 10 + i * 7), StandardCharsets.US_ASCII),
                             new String(v, StandardCharsets.US_ASCII), "value of " + i);

@@ -1,5 +1,6 @@
 package io.rdmakv.server.store;
 
+import io.rdmakv.protocol.layout.ValueRecord;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.RocksDBException;
@@ -33,7 +34,7 @@ class WriteRecordsTest
         {
             final WriteRecords records = store.writeRecords();
             final ByteBuffer key = direct(StoreKeys.encode("k".getBytes(StandardCharsets.UTF_8)));
-            store.addPut(batch, key, direct("v".getBytes(StandardCharsets.UTF_8)));
+            store.addPut(batch, key, direct(ValueRecord.of("v".getBytes(StandardCharsets.UTF_8), 1, 0)));
             records.addWrite(batch, 7, 3, 2, 0);
             records.addApplied(batch, 2, 0xABCL, 41);
             store.write(batch);

@@ -18,8 +18,8 @@ class ExtentAllocatorMemoryTest
     private static final long GRACE = 100_000_000L;
     private static final int PAGE = ExtentAllocator.DEFAULT_PAGE_SIZE;
     private static final int PARTITION = 1 << 30;
-    /** Extent header (24 B) + a 16-byte key: what every request carries besides its value. */
-    private static final int ENTRY_OVERHEAD = 24 + 16;
+    /** Extent header (40 B since layout 4: data version and expiry) + a 16-byte key: what every request carries besides its value. */
+    private static final int ENTRY_OVERHEAD = 40 + 16;
 
     private final ManualNanoClock clock = new ManualNanoClock();
 
@@ -71,7 +71,7 @@ class ExtentAllocatorMemoryTest
     }
 
     /**
-     * Issue #5's target. Requested bytes of an entry: its extent header (24 B) + key (16 B) + value, the value
+     * Issue #5's target. Requested bytes of an entry: its extent header (40 B) + key (16 B) + value, the value
      * uniform in [64 B, 64 KiB]. Held bytes: the class size of a small extent (slabs are tiled exactly), the pages of
      * a large one; and, as a stricter figure, every page taken from the page heap (so including the unused extents
      * of partly filled slabs).

@@ -60,11 +60,12 @@ public final class PoolHeaderFlyweight
     public static final int ENCODED_LENGTH = 88;
 
     /**
+     * 4: value extents carry the value's data version and expiry (header of 40 bytes, {@link ValueExtentFlyweight}).
      * 3: the slot ownership table ({@link SlotOwnershipTable}) follows the header and the index starts after it.
      * 2: value extents carry a state word (LIVE/RETIRED) outside their CRC, which covers bytes [8, end) (version 1
      * had a reserved word at 12 and the CRC from byte 4).
      */
-    public static final int LAYOUT_VERSION = 3;
+    public static final int LAYOUT_VERSION = 4;
     /** "RDMAKV01" as eight ASCII bytes, read as a little-endian u64. */
     public static final long MAGIC = magic("RDMAKV01");
 

@@ -27,12 +27,18 @@ import java.nio.ByteOrder;
  *  +-------------------------------+-------------------------------+
  *  |                     Value length V (u32)                      |  12
  *  +---------------------------------------------------------------+
- *  |                     Version (u64)                             |  16
+ *  |                     Version (u64): the extent's, node-local   |  16
  *  |                                                               |
  *  +---------------------------------------------------------------+
- *  |                     Key bytes (K)                            ...  24
+ *  |                     Data version (u64): the value's           |  24
+ *  |                                                               |
  *  +---------------------------------------------------------------+
- *  |                     Value bytes (V)                          ...  24 + K
+ *  |                     Expiry (u64): ms since the epoch, 0 = none|  32
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |                     Key bytes (K)                            ...  40
+ *  +---------------------------------------------------------------+
+ *  |                     Value bytes (V)                          ...  40 + K
  *  +---------------------------------------------------------------+
  *  |                     Padding to a multiple of 64              ...
  *  +---------------------------------------------------------------+
@@ -54,7 +60,7 @@ import java.nio.ByteOrder;
  */
 public final class ValueExtentFlyweight
 {
-    public static final int HEADER_LENGTH = 24;
+    public static final int HEADER_LENGTH = 40;
 
     public static final int CRC_OFFSET = 0;
     public static final int STATE_OFFSET = 4;
@@ -62,6 +68,8 @@ public final class ValueExtentFlyweight
     public static final int FLAGS_OFFSET = 10;
     public static final int VALUE_LENGTH_OFFSET = 12;
     public static final int VERSION_OFFSET = 16;
+    public static final int DATA_VERSION_OFFSET = 24;
+    public static final int EXPIRY_OFFSET = 32;
     public static final int KEY_OFFSET = HEADER_LENGTH;
     /** The CRC covers the header from here (past CRC and state word) to the end of the value. */
     public static final int CRC_START = KEY_LENGTH_OFFSET;
@@ -140,15 +148,30 @@ public final class ValueExtentFlyweight
     }
 
     /**
-     * Write a whole extent: header, key, value, then the CRC, then the state word LIVE(version) (an ordered store
-     * when the buffer is an {@link AtomicBuffer}). Returns the extent's {@link #requiredLength}.
-     *
-     * @throws ProtocolException when the lengths are out of range or the wrapped space is too small.
+     * {@link #write(DirectBuffer, int, int, DirectBuffer, int, int, long, long, long)} of a value with data version 0
+     * and no expiry (tools, tests, benchmarks).
      */
     public int write(
         final DirectBuffer key, final int keyOffset, final int keyLength,
         final DirectBuffer value, final int valueOffset, final int valueLength,
         final long version)
+    {
+        return write(key, keyOffset, keyLength, value, valueOffset, valueLength, version, 0, 0);
+    }
+
+    /**
+     * Write a whole extent: header, key, value, then the CRC, then the state word LIVE(version) (an ordered store
+     * when the buffer is an {@link AtomicBuffer}). Returns the extent's {@link #requiredLength}.
+     *
+     * @param version      the extent version (node-local, see the class comment).
+     * @param dataVersion  the value's data version, from its durable record.
+     * @param expiryMillis when the value expires, ms since the epoch; 0 when it does not.
+     * @throws ProtocolException when the lengths are out of range or the wrapped space is too small.
+     */
+    public int write(
+        final DirectBuffer key, final int keyOffset, final int keyLength,
+        final DirectBuffer value, final int valueOffset, final int valueLength,
+        final long version, final long dataVersion, final long expiryMillis)
     {
         final int required = requiredLength(keyLength, valueLength);
         if (required > length)
@@ -161,6 +184,8 @@ public final class ValueExtentFlyweight
         b.putShort(offset + FLAGS_OFFSET, (short)0, ORDER);
         b.putInt(offset + VALUE_LENGTH_OFFSET, valueLength, ORDER);
         b.putLong(offset + VERSION_OFFSET, version, ORDER);
+        b.putLong(offset + DATA_VERSION_OFFSET, dataVersion, ORDER);
+        b.putLong(offset + EXPIRY_OFFSET, expiryMillis, ORDER);
         b.putBytes(offset + KEY_OFFSET, key, keyOffset, keyLength);
         b.putBytes(offset + KEY_OFFSET + keyLength, value, valueOffset, valueLength);
         final int end = HEADER_LENGTH + keyLength + valueLength;
@@ -317,6 +342,18 @@ public final class ValueExtentFlyweight
     public long version()
     {
         return buffer.getLong(offset + VERSION_OFFSET, ORDER);
+    }
+
+    /** The value's data version (from its durable record); meaningful after {@link #verify} returned OK. */
+    public long dataVersion()
+    {
+        return buffer.getLong(offset + DATA_VERSION_OFFSET, ORDER);
+    }
+
+    /** When the value expires, ms since the epoch, 0 = never; meaningful after {@link #verify} returned OK. */
+    public long expiryMillis()
+    {
+        return buffer.getLong(offset + EXPIRY_OFFSET, ORDER);
     }
 
     /** Index in the wrapped buffer of the first key byte. */

@@ -26,6 +26,7 @@ public final class MessageDecoder
     private final ReplicateRequestFlyweight replicateRequest = new ReplicateRequestFlyweight();
     private final ScanRequestFlyweight scanRequest = new ScanRequestFlyweight();
     private final KeyScanRequestFlyweight keyScanRequest = new KeyScanRequestFlyweight();
+    private final RecordWriteRequestFlyweight recordWriteRequest = new RecordWriteRequestFlyweight();
     private long correlationId;
 
     /**
@@ -66,6 +67,9 @@ public final class MessageDecoder
                 break;
             case KEY_SCAN_REQUEST:
                 keyScanRequest.wrap(buffer, offset, length).validate();
+                break;
+            case RECORD_WRITE_REQUEST:
+                recordWriteRequest.wrap(buffer, offset, length).validate();
                 break;
             case STATS_REQUEST:
                 if (header.bodyLength() != 0)
@@ -124,5 +128,10 @@ public final class MessageDecoder
     public KeyScanRequestFlyweight keyScanRequest()
     {
         return keyScanRequest;
+    }
+
+    public RecordWriteRequestFlyweight recordWriteRequest()
+    {
+        return recordWriteRequest;
     }
 }

@@ -22,6 +22,11 @@ public enum MessageType
     /** One page of a slot range from a snapshot (backup; see {@link ScanRequestFlyweight}). */
     SCAN_REQUEST(9),
     /**
+     * A write that reads the key's record on the primary first: conditional on its data version, a counter, an expiry
+     * change; or a PUT with an expiry (see {@link RecordWriteRequestFlyweight}). Codes 10-19 are this family's.
+     */
+    RECORD_WRITE_REQUEST(10),
+    /**
      * Keys (and, flagged, values) of a run of hash slots in key order from a point, bounded per answer: the
      * cluster-wide key scan and the ordered range and prefix reads (see {@link KeyScanRequestFlyweight}). Codes 20-24
      * belong to scans and multi-key writes.

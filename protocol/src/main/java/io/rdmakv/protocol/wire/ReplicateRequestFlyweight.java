@@ -3,6 +3,7 @@ package io.rdmakv.protocol.wire;
 import io.rdmakv.protocol.ErrorCode;
 import io.rdmakv.protocol.ProtocolException;
 import io.rdmakv.protocol.ProtocolLimits;
+import io.rdmakv.protocol.layout.ValueRecord;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -33,6 +34,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  *  |                     Key bytes (K)                            ...  40
  *  +---------------------------------------------------------------+
  *  |                     Value bytes (V, PUT and COPY only)       ...  40 + K
+ *  |                     (PUT and COPY: the value's durable record, ValueRecord: data version, expiry, value)
  *  +---------------------------------------------------------------+
  *  |                     Write id (24 B, PUT and DELETE, only with FLAG_WRITE_ID: the client's) ...
  *  +---------------------------------------------------------------+
@@ -62,6 +64,8 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
 {
+    /** Longest value field: a PUT's or COPY's is the value's record ({@link ValueRecord}), header included. */
+    public static final int MAX_VALUE_LENGTH = ProtocolLimits.MAX_FORMAT_VALUE_LENGTH + ValueRecord.HEADER_LENGTH;
     public static final int OP_PUT = 1;
     public static final int OP_DELETE = 2;
     public static final int OP_COPY = 3;
@@ -128,7 +132,7 @@ public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
         {
             throw new ProtocolException(ErrorCode.KEY_TOO_LARGE, "key length " + keyLength);
         }
-        if (valueLength > ProtocolLimits.MAX_FORMAT_VALUE_LENGTH)
+        if (valueLength > MAX_VALUE_LENGTH)
         {
             throw new ProtocolException(ErrorCode.VALUE_TOO_LARGE, "value length " + valueLength);
         }
@@ -374,7 +378,7 @@ public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
         final DirectBuffer value, final int valueOffset, final int valueLength)
     {
         KeyRequestFlyweight.checkKeyLength(keyLength);
-        if (valueLength < 0 || valueLength > ProtocolLimits.MAX_FORMAT_VALUE_LENGTH)
+        if (valueLength < 0 || valueLength > MAX_VALUE_LENGTH)
         {
             throw new ProtocolException(ErrorCode.VALUE_TOO_LARGE, "value length " + valueLength);
         }

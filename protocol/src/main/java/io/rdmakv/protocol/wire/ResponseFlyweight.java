@@ -55,6 +55,8 @@ public final class ResponseFlyweight extends MessageHeaderFlyweight
     public static final int FIXED_BODY_LENGTH = 16;
     /** Value bytes of an OK PUT that carries the value's location: one index slot. */
     public static final int LOCATION_LENGTH = 8;
+    /** Value bytes of an OK write that carries its data version: the location (0: not placed), then the version. */
+    public static final int WRITTEN_LENGTH = 16;
 
     /** Covariant {@link MessageHeaderFlyweight#header}, so encoding chains: {@code wrap(..).header(..).key(..)}. */
     @Override
@@ -191,7 +193,28 @@ public final class ResponseFlyweight extends MessageHeaderFlyweight
      */
     public long location()
     {
-        return valueLength() == LOCATION_LENGTH ? buffer.getLong(offset + VALUE_OFFSET, ORDER) : 0L;
+        final int length = valueLength();
+        return length == LOCATION_LENGTH || length == WRITTEN_LENGTH ? buffer.getLong(offset + VALUE_OFFSET, ORDER) : 0L;
+    }
+
+    /**
+     * An OK write's value: the index entry it published ({@code 0}: not placed) and the data version it wrote
+     * ({@link #writtenVersion()}). Sets the body length.
+     */
+    public ResponseFlyweight written(final long indexEntry, final long dataVersion)
+    {
+        bodyLength(FIXED_BODY_LENGTH + WRITTEN_LENGTH);
+        final MutableDirectBuffer b = mutable();
+        b.putInt(offset + VALUE_LENGTH_OFFSET, WRITTEN_LENGTH, ORDER);
+        b.putLong(offset + VALUE_OFFSET, indexEntry, ORDER);
+        b.putLong(offset + VALUE_OFFSET + LOCATION_LENGTH, dataVersion, ORDER);
+        return this;
+    }
+
+    /** The data version an OK write carries ({@link #written}), or 0 when it carries none. */
+    public long writtenVersion()
+    {
+        return valueLength() >= WRITTEN_LENGTH ? buffer.getLong(offset + VALUE_OFFSET + LOCATION_LENGTH, ORDER) : 0L;
     }
 
     /** Set UTF-8 text as the value (STATS bodies, redirect addresses, error reasons); control path only. */

@@ -31,7 +31,14 @@ public enum Status
      * The session authenticated, but its user's role (or key prefixes) does not allow this request or ADMIN command;
      * the text names the user, the role needed and why. The connection stays served.
      */
-    FORBIDDEN(14, "not allowed for this user's role or key prefixes");
+    FORBIDDEN(14, "not allowed for this user's role or key prefixes"),
+    /**
+     * A conditional write's condition did not hold (absent / present / another data version): nothing was written. The
+     * response's version is the key's current data version (0: absent).
+     */
+    CONDITION_FAILED(15, "the condition of the write did not hold"),
+    /** An INCREMENT of a value that is not a decimal int64, or whose result would overflow: nothing was written. */
+    NOT_AN_INTEGER(16, "the value is not an integer or the increment overflows");
 
     private static final Status[] BY_CODE;
 

@@ -54,10 +54,10 @@ class ValueExtentFlyweightTest
             assertEquals(expectedCrc, extent.crc(), "same CRC whichever way the memory is reached");
         }
         final CRC32C reference = new CRC32C();
-        final byte[] covered = new byte[16 + KEY.length + VALUE.length];
+        final byte[] covered = new byte[32 + KEY.length + VALUE.length];
         buffers[0].getBytes(64 + 8, covered);
         reference.update(covered);
-        assertEquals((int)reference.getValue(), expectedCrc, "CRC32C over bytes [8, 24 + K + V)");
+        assertEquals((int)reference.getValue(), expectedCrc, "CRC32C over bytes [8, 40 + K + V)");
     }
 
     @Test
@@ -82,8 +82,8 @@ class ValueExtentFlyweightTest
     void shouldRoundUpRequiredLengthToSixtyFourAndRejectOversize()
     {
         assertEquals(64, ValueExtentFlyweight.requiredLength(0, 0));
-        assertEquals(64, ValueExtentFlyweight.requiredLength(20, 20));
-        assertEquals(128, ValueExtentFlyweight.requiredLength(20, 21));
+        assertEquals(64, ValueExtentFlyweight.requiredLength(12, 12));
+        assertEquals(128, ValueExtentFlyweight.requiredLength(12, 13));
         assertEquals(ProtocolLimits.MAX_EXTENT_LENGTH,
             ValueExtentFlyweight.requiredLength(0, ProtocolLimits.MAX_FORMAT_VALUE_LENGTH));
         assertEquals(ErrorCode.VALUE_TOO_LARGE, assertThrows(ProtocolException.class,
@@ -201,9 +201,34 @@ class ValueExtentFlyweightTest
         for (int i = 0; i < 2000; i++)
         {
             random.nextBytes(garbage);
-            final ExtentStatus status = extent.wrap(new UnsafeBuffer(garbage), 0, 24 + random.nextInt(233))
+            final ExtentStatus status = extent.wrap(new UnsafeBuffer(garbage), 0, 40 + random.nextInt(217))
                 .verify(KEY);
             assertNotEquals(ExtentStatus.OK, status);
+        }
+    }
+
+    @Test
+    void shouldCarryDataVersionAndExpiryUnderTheCrcInOneRead()
+    {
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[256]);
+        final UnsafeBuffer key = new UnsafeBuffer(KEY);
+        final UnsafeBuffer value = new UnsafeBuffer(VALUE);
+        final int length = extent.wrap(buffer, 0, 256).write(key, 0, KEY.length, value, 0, VALUE.length,
+            (7L << 32) | 3, 0x1234_5678_9ABCL, 1_800_000_000_000L);
+        assertEquals(ExtentStatus.OK, extent.wrap(buffer, 0, length).verify(KEY));
+        assertEquals(0x1234_5678_9ABCL, extent.dataVersion());
+        assertEquals(1_800_000_000_000L, extent.expiryMillis());
+        assertEquals((7L << 32) | 3, extent.version());
+        assertEquals(ExtentStatus.OK, extent.verifyCurrent(key, 0, KEY.length, (7L << 32) | 3));
+        // The reuse check keys on the extent version, never on the data version (the same in several lives).
+        assertEquals(ExtentStatus.VERSION_MISMATCH, extent.verifyCurrent(key, 0, KEY.length, 0x1234_5678_9ABCL));
+        // A torn data version or expiry fails the CRC, so it is never returned beside another value.
+        for (final int field : new int[] {ValueExtentFlyweight.DATA_VERSION_OFFSET, ValueExtentFlyweight.EXPIRY_OFFSET})
+        {
+            buffer.putByte(field, (byte)(buffer.getByte(field) ^ 1));
+            assertEquals(ExtentStatus.TORN_CRC, extent.verify(KEY));
+            buffer.putByte(field, (byte)(buffer.getByte(field) ^ 1));
+            assertEquals(ExtentStatus.OK, extent.verify(KEY));
         }
     }
 

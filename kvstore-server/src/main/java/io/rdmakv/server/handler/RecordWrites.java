@@ -1,0 +1,303 @@
+package io.rdmakv.server.handler;
+
+import io.rdmakv.protocol.ProtocolException;
+import io.rdmakv.protocol.layout.HashedKey;
+import io.rdmakv.protocol.layout.ValueRecord;
+import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
+import io.rdmakv.protocol.wire.RecordWriteRequestFlyweight;
+import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.server.counters.ServerCounter;
+import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.server.store.DataVersions;
+import io.rdmakv.server.store.RocksStore;
+import io.rdmakv.server.store.StoreException;
+import io.rdmakv.server.store.StoreKeys;
+import io.rdmakv.transport.Endpoint;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.function.LongSupplier;
+
+/**
+ * The writes that decide from the key's current record, on the primary ({@link RecordWriteRequestFlyweight}):
+ * putIfAbsent, replace (PUT if the data version is the expected one), delete if the data version is the expected
+ * one, increment, expire, persist; and a PUT with an expiry, which reads nothing.
+ *
+ * <pre>
+ *   handler: RECORD_WRITE -> (any pending PUT batch written first, as before every request that is not a PUT)
+ *            -> write path chain: write-id check (a retry is answered as its first attempt, the decision never runs
+ *               again) -> decide(path below the check):
+ *                 read the key's record from RocksDB -> expired? absent -> condition?
+ *                   holds : a new record (next data version) -> path.put  (replicated, recorded, answered as a PUT)
+ *                           or path.delete
+ *                   fails : CONDITION_FAILED / NOT_FOUND / NOT_AN_INTEGER answered, nothing written
+ * </pre>
+ * Why it is atomic per key on the primary: the request thread is the only writer of the node's keys, and takes one
+ * request at a time. Every write it accepted before this one is in RocksDB when the decision reads it: a PUT batch is
+ * written before any request that is not a PUT (and the decision writes what is pending below it again), a DELETE and a
+ * REPLICATE are written inline, and replication sends a write to the backups after the local write (DEFAULT
+ * durability: the local store leads the pool and the answers). The write the decision hands on is then ordered
+ * before every later request of the key by the same path. FSYNC durability keeps writes queued for the group commit
+ * outside RocksDB, so these writes are refused there (not yet built: the committer would have to decide in submission
+ * order, as it does for a DELETE's existence).
+ *
+ * Request thread only; allocation-free except the counter's decimal text.
+ */
+public final class RecordWrites
+{
+    /** What a {@link WritePath#recordWrite} hands down to the path below the write-id check. */
+    @FunctionalInterface
+    public interface Decision
+    {
+        void decide(WritePath path, Endpoint endpoint, long correlationId, MessageHeaderFlyweight request,
+            HashedKey key);
+    }
+
+    private final RocksStore store;
+    private final DataVersions versions;
+    private final ResponseSender responses;
+    private final ServerCounters counters;
+    private final LongSupplier clockMillis;
+    private final ByteBuffer keyScratch;
+    private final UnsafeBuffer keyScratchBuffer;
+    /** The key's current record, read from RocksDB. */
+    private final ByteBuffer current;
+    private final UnsafeBuffer currentBuffer;
+    /** The record the decision writes. */
+    private final UnsafeBuffer next;
+    private final Decision decision = this::decide;
+    /** The request being decided (valid during {@link #apply}). */
+    private RecordWriteRequestFlyweight request;
+
+    RecordWrites(final RocksStore store, final DataVersions versions, final ResponseSender responses,
+        final ServerCounters counters, final Limits limits, final LongSupplier clockMillis)
+    {
+        this.store = store;
+        this.versions = versions;
+        this.responses = responses;
+        this.counters = counters;
+        this.clockMillis = clockMillis;
+        this.keyScratch = ByteBuffer.allocateDirect(StoreKeys.PREFIX_LENGTH + limits.maxKeyBytes());
+        this.keyScratchBuffer = new UnsafeBuffer(keyScratch);
+        this.current = ByteBuffer.allocateDirect(ValueRecord.HEADER_LENGTH + limits.maxValueBytes());
+        this.currentBuffer = new UnsafeBuffer(current);
+        this.next = new UnsafeBuffer(ByteBuffer.allocateDirect(ValueRecord.HEADER_LENGTH + limits.maxValueBytes()));
+    }
+
+    /** Hand {@code write} to {@code writes} (the node's client path); answers it one way or another. */
+    void apply(final WritePath writes, final Endpoint endpoint, final long correlationId,
+        final RecordWriteRequestFlyweight write, final HashedKey key)
+    {
+        this.request = write;
+        try
+        {
+            writes.recordWrite(endpoint, correlationId, write, key, decision);
+        }
+        finally
+        {
+            this.request = null;
+        }
+    }
+
+    /** TTL: the key's data version and expiry, read without writing (NOT_FOUND when absent or expired). */
+    void answerTtl(final Endpoint endpoint, final long correlationId, final HashedKey key)
+    {
+        final int length;
+        try
+        {
+            length = readCurrent(key, false);
+        }
+        catch (final StoreException ex)
+        {
+            responses.answerStoreFailure(endpoint, correlationId, ex);
+            return;
+        }
+        if (length < 0)
+        {
+            responses.answer(endpoint, correlationId, Status.NOT_FOUND, 0, 0);
+            return;
+        }
+        final long expiry = ValueRecord.expiryMillis(currentBuffer, 0);
+        responses.answerExpiry(endpoint, correlationId, ValueRecord.dataVersion(currentBuffer, 0), expiry);
+    }
+
+    private void decide(final WritePath path, final Endpoint endpoint, final long correlationId,
+        final MessageHeaderFlyweight message, final HashedKey key)
+    {
+        final RecordWriteRequestFlyweight write = request;
+        final int op = write.op();
+        if (op == RecordWriteRequestFlyweight.OP_PUT)
+        {
+            putNew(path, endpoint, correlationId, message, key, write.argument(), 0);
+            return;
+        }
+        path.flush(); // whatever is pending below is in RocksDB before it is read
+        final int length;
+        try
+        {
+            length = readCurrent(key, op == RecordWriteRequestFlyweight.OP_DELETE_IF_VERSION &&
+                (write.recordFlags() & RecordWriteRequestFlyweight.FLAG_INCLUDE_EXPIRED) != 0);
+        }
+        catch (final StoreException ex)
+        {
+            responses.answerStoreFailure(endpoint, correlationId, ex);
+            return;
+        }
+        final boolean present = length >= 0;
+        final long version = present ? ValueRecord.dataVersion(currentBuffer, 0) : 0;
+        switch (op)
+        {
+            case RecordWriteRequestFlyweight.OP_PUT_IF_ABSENT ->
+            {
+                if (present)
+                {
+                    refuse(endpoint, correlationId, version);
+                    return;
+                }
+                putNew(path, endpoint, correlationId, message, key, write.argument(), 0);
+            }
+            case RecordWriteRequestFlyweight.OP_PUT_IF_VERSION ->
+            {
+                if (!present || version != write.expectedVersion())
+                {
+                    refuse(endpoint, correlationId, version);
+                    return;
+                }
+                putNew(path, endpoint, correlationId, message, key, write.argument(), 0);
+            }
+            case RecordWriteRequestFlyweight.OP_DELETE_IF_VERSION ->
+            {
+                if (!present || version != write.expectedVersion())
+                {
+                    refuse(endpoint, correlationId, version);
+                    return;
+                }
+                if ((write.recordFlags() & RecordWriteRequestFlyweight.FLAG_INCLUDE_EXPIRED) != 0)
+                {
+                    counters.increment(ServerCounter.EXPIRED_REMOVED);
+                }
+                path.delete(endpoint, correlationId, message, key);
+            }
+            case RecordWriteRequestFlyweight.OP_INCREMENT -> increment(path, endpoint, correlationId, message, key,
+                present ? length - ValueRecord.HEADER_LENGTH : -1, write.argument());
+            case RecordWriteRequestFlyweight.OP_EXPIRE, RecordWriteRequestFlyweight.OP_PERSIST ->
+            {
+                if (!present)
+                {
+                    responses.answer(endpoint, correlationId, Status.NOT_FOUND, 0, 0);
+                    return;
+                }
+                final long expiry = op == RecordWriteRequestFlyweight.OP_EXPIRE ? write.argument() : 0;
+                final int valueLength = length - ValueRecord.HEADER_LENGTH;
+                ValueRecord.writeHeader(next, 0, versions.next(), expiry, ValueRecord.flags(currentBuffer, 0));
+                next.putBytes(ValueRecord.HEADER_LENGTH, currentBuffer, ValueRecord.HEADER_LENGTH, valueLength);
+                path.put(endpoint, correlationId, message, key, next, 0, ValueRecord.HEADER_LENGTH + valueLength);
+            }
+            default -> responses.answerError(endpoint, correlationId, Status.MALFORMED, "record write op " + op);
+        }
+    }
+
+    private void putNew(final WritePath path, final Endpoint endpoint, final long correlationId,
+        final MessageHeaderFlyweight message, final HashedKey key, final long expiry, final int flags)
+    {
+        final RecordWriteRequestFlyweight write = request;
+        final int valueLength = write.valueLength();
+        ValueRecord.writeHeader(next, 0, versions.next(), expiry, flags);
+        next.putBytes(ValueRecord.HEADER_LENGTH, write.buffer(), write.valueIndex(), valueLength);
+        path.put(endpoint, correlationId, message, key, next, 0, ValueRecord.HEADER_LENGTH + valueLength);
+    }
+
+    /**
+     * INCREMENT: the present value parsed as a decimal int64 (absent: 0), plus {@code delta}; written back as decimal
+     * ASCII with its expiry kept (as Redis's INCR), the answer carrying the new value.
+     */
+    private void increment(final WritePath path, final Endpoint endpoint, final long correlationId,
+        final MessageHeaderFlyweight message, final HashedKey key, final int valueLength, final long delta)
+    {
+        long value = 0;
+        long expiry = 0;
+        if (valueLength >= 0)
+        {
+            expiry = ValueRecord.expiryMillis(currentBuffer, 0);
+            try
+            {
+                value = parseDecimal(currentBuffer, ValueRecord.HEADER_LENGTH, valueLength);
+            }
+            catch (final NumberFormatException ex)
+            {
+                responses.answerError(endpoint, correlationId, Status.NOT_AN_INTEGER, "the value is not an integer");
+                return;
+            }
+        }
+        final long result;
+        try
+        {
+            result = Math.addExact(value, delta);
+        }
+        catch (final ArithmeticException ex)
+        {
+            responses.answerError(endpoint, correlationId, Status.NOT_AN_INTEGER,
+                "increment or decrement would overflow");
+            return;
+        }
+        final byte[] text = Long.toString(result).getBytes(StandardCharsets.US_ASCII);
+        ValueRecord.writeHeader(next, 0, versions.next(), expiry, ValueRecord.FLAG_COUNTER);
+        next.putBytes(ValueRecord.HEADER_LENGTH, text);
+        path.put(endpoint, correlationId, message, key, next, 0, ValueRecord.HEADER_LENGTH + text.length);
+    }
+
+    /** A decimal int64 as Redis's INCR reads one: optional '-', digits, no spaces, no leading '+', at most 20 bytes. */
+    static long parseDecimal(final UnsafeBuffer buffer, final int index, final int length)
+    {
+        if (length == 0 || length > 20)
+        {
+            throw new NumberFormatException("length " + length);
+        }
+        final byte[] bytes = new byte[length];
+        buffer.getBytes(index, bytes);
+        final String s = new String(bytes, StandardCharsets.US_ASCII);
+        if (s.charAt(0) == '+' || s.length() > 1 && (s.charAt(0) == '0' || s.startsWith("-0")) || "-".equals(s))
+        {
+            throw new NumberFormatException(s);
+        }
+        return Long.parseLong(s);
+    }
+
+    private void refuse(final Endpoint endpoint, final long correlationId, final long currentVersion)
+    {
+        counters.increment(ServerCounter.CONDITIONS_FAILED);
+        responses.answerVersion(endpoint, correlationId, Status.CONDITION_FAILED, currentVersion);
+    }
+
+    /**
+     * Read the key's record into {@link #current}: its length, or -1 when absent or (unless {@code includeExpired}:
+     * the expiry sweep's delete) expired (an expired record is absent to every read and condition; removing it is a
+     * write of its own).
+     */
+    private int readCurrent(final HashedKey key, final boolean includeExpired)
+    {
+        final int length = StoreKeys.encode(key, keyScratchBuffer, 0);
+        keyScratch.limit(length).position(0);
+        current.clear();
+        final int found = store.get(keyScratch, current);
+        if (found == RocksStore.NOT_FOUND)
+        {
+            return -1;
+        }
+        if (found > current.capacity())
+        {
+            throw new StoreException("the stored record of " + found + " bytes exceeds this node's value limit");
+        }
+        try
+        {
+            ValueRecord.check(currentBuffer, 0, found);
+        }
+        catch (final ProtocolException ex)
+        {
+            throw new StoreException("the stored record of the key is damaged: " + ex.getMessage(), ex);
+        }
+        return !includeExpired && ValueRecord.expired(ValueRecord.expiryMillis(currentBuffer, 0),
+            clockMillis.getAsLong()) ? -1 : found;
+    }
+}
