@@ -25,9 +25,10 @@ final class KeyScans
 
     private final KeyPages pages;
 
-    KeyScans(final RocksStore store)
+    /** @param clockMillis the node's clock: an expired key is in no page. */
+    KeyScans(final RocksStore store, final java.util.function.LongSupplier clockMillis)
     {
-        this.pages = store.keyPages();
+        this.pages = store.keyPages(clockMillis);
     }
 
     /**

@@ -153,7 +153,7 @@ public final class RequestHandler implements EndpointHandler
         this.writes = writes;
         this.replicaInbox = replicas;
         this.scans = new ScanPages(store);
-        this.keyScans = new KeyScans(store);
+        this.keyScans = new KeyScans(store, context.clockMillis());
         this.versions = node.versions();
         this.record = new UnsafeBuffer(ByteBuffer.allocateDirect(ValueRecord.HEADER_LENGTH + limits.maxValueBytes()));
         this.clockMillis = context.clockMillis();

@@ -21,11 +21,13 @@ public final class KeyPages
 {
     private final RocksDB db;
     private final ColumnFamilyHandle keys;
+    private final StoredValues stored;
 
-    KeyPages(final RocksDB db, final ColumnFamilyHandle keys)
+    KeyPages(final RocksDB db, final ColumnFamilyHandle keys, final java.util.function.LongSupplier clockMillis)
     {
         this.db = db;
         this.keys = keys;
+        this.stored = new StoredValues(clockMillis);
     }
 
     /**
@@ -88,7 +90,7 @@ public final class KeyPages
                 {
                     return new Page(found, values, resumeSlot, resumeKey, false);
                 }
-                if (StoredValues.visible(it) && match.matches(key))
+                if (stored.visible(it) && match.matches(key))
                 {
                     final byte[] value = withValues ? StoredValues.value(it) : null;
                     final int length = entryOverhead + key.length + (withValues ? value.length : 0);

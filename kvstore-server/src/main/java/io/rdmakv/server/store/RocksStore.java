@@ -555,11 +555,14 @@ public final class RocksStore implements AutoCloseable
         return new RangeStore(db, keys, walOptions);
     }
 
-    /** Bounded pages of keys (and values) from a point: clients' scans and range reads. */
-    public KeyPages keyPages()
+    /**
+     * Bounded pages of keys (and values) from a point: clients' scans and range reads; {@code clockMillis} (the
+     * node's clock) decides which records have expired.
+     */
+    public KeyPages keyPages(final java.util.function.LongSupplier clockMillis)
     {
         ensureOpen();
-        return new KeyPages(db, keys);
+        return new KeyPages(db, keys, clockMillis);
     }
 
     /** The store as of now, to read page by page (backup); close it to release the snapshot. */

@@ -253,6 +253,30 @@ class KeyScanPagingTest
         }
     }
 
+    /** A page holds the client's values (no record header) and no expired key, by the node's clock. */
+    @Test
+    void shouldLeaveExpiredKeysOutAndAnswerValuesWithoutTheirRecordHeader()
+    {
+        try (HandlerOnOneThread node = new HandlerOnOneThread(dir))
+        {
+            final long farFuture = System.currentTimeMillis() + java.util.concurrent.TimeUnit.DAYS.toMillis(365);
+            node.store.putRecord(tagged(1), io.rdmakv.protocol.layout.ValueRecord.of(utf8("lives"), 7, farFuture));
+            node.store.putRecord(tagged(2), io.rdmakv.protocol.layout.ValueRecord.of(utf8("expired"), 8, 1));
+            node.store.put(tagged(3), utf8("plain"));
+            final int hashSlot = KeyHash.hashSlot(tagged(0));
+            final Recording client = attach(node);
+            final KeyScanPage.Decoded keysOnly = scan(node, client, hashSlot, hashSlot, 100, 0, new byte[0],
+                new byte[0], new byte[0], false);
+            final List<String> keys = new ArrayList<>();
+            keysOnly.keys().forEach(k -> keys.add(new String(k, StandardCharsets.UTF_8)));
+            assertEquals(List.of("{t}a001", "{t}a003"), keys, "the expired key is in no page");
+            final KeyScanPage.Decoded withValues = scan(node, client, hashSlot, hashSlot, 100,
+                KeyScanRequestFlyweight.WITH_VALUES, new byte[0], new byte[0], new byte[0], true);
+            assertEquals("lives", new String(withValues.values().get(0), StandardCharsets.UTF_8));
+            assertEquals("plain", new String(withValues.values().get(1), StandardCharsets.UTF_8));
+        }
+    }
+
     private KeyScanPage.Decoded scan(final HandlerOnOneThread node, final Recording client, final int firstSlot,
         final int lastSlot, final int count, final int flags, final byte[] from, final byte[] to, final byte[] match,
         final boolean withValues)
