@@ -165,11 +165,11 @@ class FailoverFiguresTest
                     rounds.add(new double[] {failoverMs, electionMs, decisionMs, victim == before.leader() ? 1 : 0});
                     killTimes.add(killWall);
                     victims.add(victim);
-                    System.out.printf("FIGURE failover round %d: kill -9 of node %d (%s, primary of %d range(s)): " +
-                            "first acknowledged write on its slots %.0f ms; new Raft leader's log line %s; lease " +
-                            "expiry decided %s%n", round + 1, victim,
+                    figure(String.format("FIGURE failover round %d: kill -9 of node %d (%s, primary of %d " +
+                            "range(s)): first acknowledged write on its slots %.0f ms; new Raft leader's log line %s; " +
+                            "lease expiry decided %s", round + 1, victim,
                         victim == before.leader() ? "the Ratis leader" : "not the leader", victimRanges.size(),
-                        failoverMs, ms(electionMs), ms(decisionMs));
+                        failoverMs, ms(electionMs), ms(decisionMs)));
                     cluster.node(victim).restart();
                 }
                 awaitSteady(cluster, writers.size());
@@ -183,8 +183,8 @@ class FailoverFiguresTest
                 }
             }
             final long falseExpiries = falseExpiries(cluster, started, killTimes, victims);
-            System.out.printf("FIGURE failover: %d lease expiry decision(s) naming a live node over %d kills%n",
-                falseExpiries, kills);
+            figure(String.format("FIGURE failover: %d lease expiry decision(s) naming a live node over %d kills",
+                falseExpiries, kills));
             print("all kills", rounds, r -> true, leaseMs, settingsProperty);
             print("the Ratis leader killed", rounds, r -> r[3] == 1, leaseMs, settingsProperty);
             print("a non-leader killed", rounds, r -> r[3] == 0, leaseMs, settingsProperty);
@@ -364,13 +364,32 @@ class FailoverFiguresTest
                     }
                     if (round < 0 || victims.get(round) != Integer.parseInt(e.group(1)))
                     {
-                        System.out.println("FIGURE failover: a live node declared failed: " + line);
+                        figure("FIGURE failover: a live node declared failed: " + line);
                         count++;
                     }
                 }
             }
         }
         return count;
+    }
+
+    /**
+     * Prints {@code line} and appends it to {@code target/failover-figures.log} at once (surefire keeps a test's
+     * output until it ends; a run of 20 kills on a loaded host takes long enough to want the rounds as they come).
+     */
+    private static void figure(final String line)
+    {
+        System.out.println(line);
+        try
+        {
+            Files.writeString(Path.of(System.getProperty("basedir", "."), "target", "failover-figures.log"),
+                Instant.now() + " " + line + System.lineSeparator(), StandardCharsets.UTF_8,
+                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+        }
+        catch (final IOException ex)
+        {
+            System.out.println("cannot append to target/failover-figures.log: " + ex);
+        }
     }
 
     private static String ms(final double v)
@@ -388,11 +407,11 @@ class FailoverFiguresTest
         {
             return;
         }
-        System.out.printf("FIGURE failover (%s, %d kills, lease %d ms, settings [%s]): kill to first acknowledged " +
-                "write p50 %.0f ms, p99 %.0f ms, max %.0f ms; lease expiry decided p50 %s ms, max %s ms%n", what,
-            f.length, leaseMs, settings, pct(f, 50), pct(f, 99), f[f.length - 1],
+        figure(String.format("FIGURE failover (%s, %d kills, lease %d ms, settings [%s]): kill to first " +
+                "acknowledged write p50 %.0f ms, p99 %.0f ms, max %.0f ms; lease expiry decided p50 %s ms, max %s ms",
+            what, f.length, leaseMs, settings, pct(f, 50), pct(f, 99), f[f.length - 1],
             d.length == 0 ? "-" : String.format("%.0f", pct(d, 50)),
-            d.length == 0 ? "-" : String.format("%.0f", d[d.length - 1]));
+            d.length == 0 ? "-" : String.format("%.0f", d[d.length - 1])));
     }
 
     /** Nearest-rank percentile of sorted values. */
