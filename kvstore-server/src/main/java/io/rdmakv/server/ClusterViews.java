@@ -35,7 +35,15 @@ final class ClusterViews
         }
         final ClusterMember member = new ClusterMember(config.nodeId(), config.advertisedHost(), controlPort, dataPort,
             respPort);
-        final RatisClusterView view = RatisClusterView.start(config.cluster(), member);
+        final RatisClusterView view;
+        try
+        {
+            view = RatisClusterView.start(config.cluster(), member, config.security().tls());
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new ServerStartException(ex.getMessage(), ex); // e.g. TLS without a CA: the group needs mutual TLS
+        }
         LOG.info("cluster mode: node {} joins the group of (bootstrap) voters {} as {} (lease {} ms, drift {}, {} backup(s) per " +
             "range)", config.nodeId(), config.cluster().voters(),
             config.cluster().voter(config.nodeId()) != null ? "a voter" : config.cluster().raftPort() != 0 ?

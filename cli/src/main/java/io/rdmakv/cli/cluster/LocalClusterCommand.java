@@ -74,7 +74,7 @@ public final class LocalClusterCommand implements Callable<Integer>
     @Option(names = "--host", defaultValue = "127.0.0.1", description = "address every node binds and advertises")
     String host;
 
-    @Option(names = "--lease-ms", defaultValue = "2000", description = "node lease (cluster.leaseMs)")
+    @Option(names = "--lease-ms", defaultValue = "600", description = "node lease (cluster.leaseMs)")
     long leaseMs;
 
     @Option(names = {"-S", "--set"}, paramLabel = "KEY=VALUE", description = "any server setting, for every node")

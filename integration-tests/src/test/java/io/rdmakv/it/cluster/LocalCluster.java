@@ -111,7 +111,10 @@ public final class LocalCluster implements AutoCloseable
                     .setting("cluster.replicas", Integer.toString(replicas))
                     .setting("cluster.initialNodes", Integer.toString(count))
                     .setting("cluster.leaseMs", Long.toString(leaseMs))
-                    .setting("metrics.port", Integer.toString(ports[3 * count + i - 1]));
+                    .setting("metrics.port", Integer.toString(ports[3 * count + i - 1]))
+                    // Wall-clock times on every log line (slf4j-simple): failover figures place events by them.
+                    .systemProperty("org.slf4j.simpleLogger.showDateTime", "true")
+                    .systemProperty("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSXXX");
                 if (resp)
                 {
                     b.setting("resp.port", Integer.toString(ports[4 * count + i - 1]));

@@ -24,7 +24,7 @@ public final class ClusterKeys
     public static final Setting<Integer> INITIAL_NODES = Setting.whole("cluster.initialNodes", "int", null, 1, 4096,
         "members that must join before the slots are first laid out (default: the voter count)");
 
-    public static final Setting<Integer> LEASE_MS = Setting.whole("cluster.leaseMs", "ms", 2000, 100, 600_000,
+    public static final Setting<Integer> LEASE_MS = Setting.whole("cluster.leaseMs", "ms", 600, 100, 600_000,
         "node lease; renewed every lease/3; a silent node loses its ranges after lease * maxClockDrift on the " +
             "leader's clock");
 

@@ -47,6 +47,8 @@ public final class ClusterStateMachine extends BaseStateMachine
     /**
      * @param onChange called on the applying thread with every state whose cluster epoch rose (must not block).
      */
+    private volatile Runnable leaderChanged;
+
     public ClusterStateMachine(final LeaseWatchdog watchdog, final NanoClock clock, final Consumer<CoordState> onChange)
     {
         this.watchdog = watchdog;
@@ -153,9 +155,24 @@ public final class ClusterStateMachine extends BaseStateMachine
             Message.valueOf(ByteString.copyFrom(new CommandReply(null, state).encode())));
     }
 
+    /**
+     * {@code action} runs (on Ratis's thread: it must not block) each time this voter learns of a new leader, itself
+     * included: the node renews at once, so the new leader applies its renewal a commit after the election instead of
+     * up to a renewal interval later, and its grace (see {@link LeaseWatchdog}) ends sooner for a dead node.
+     */
+    public void onLeaderChanged(final Runnable action)
+    {
+        leaderChanged = action;
+    }
+
     @Override
     public void notifyLeaderChanged(final RaftGroupMemberId groupMemberId, final RaftPeerId newLeaderId)
     {
+        final Runnable action = leaderChanged;
+        if (action != null && newLeaderId != null)
+        {
+            action.run();
+        }
         if (groupMemberId.getPeerId().equals(newLeaderId))
         {
             LOG.info("{} became the coordination group's leader: a lease is declared expired lease * drift ({} ms) " +

@@ -2,6 +2,7 @@ package io.rdmakv.server.cluster.ratis;
 
 import io.rdmakv.server.config.ClusterSettings;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -38,14 +39,17 @@ final class GroupClient implements AutoCloseable
     }
 
     private final ClusterSettings settings;
+    /** Ratis' TLS ({@link RaftTls}), or null: in clear. */
+    private final Parameters parameters;
     private final AtomicReference<Target> target = new AtomicReference<>();
     /** Clients aimed at older voters: closed with this one, so a call still in flight on one is not cut off. */
     private final List<RaftClient> retired = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile boolean closed;
 
-    GroupClient(final ClusterSettings settings)
+    GroupClient(final ClusterSettings settings, final Parameters parameters)
     {
         this.settings = settings;
+        this.parameters = parameters;
         target.set(open(sorted(settings.voters())));
     }
 
@@ -133,13 +137,23 @@ final class GroupClient implements AutoCloseable
             .setClientId(ClientId.randomId())
             .setRaftGroup(RaftVoter.group(voters))
             .setProperties(RaftVoter.properties(settings))
-            // Long enough to ride out an election (two election timeouts at least), short enough to report a group
-            // that lost its majority within seconds.
+            .setParameters(parameters)
+            // Long enough to ride out an election (four election timeouts and a second, at least a lease), short
+            // enough to report a group that lost its majority within seconds. Tries retrySleepMillis apart: a renewal
+            // that was aimed at a dead leader reaches the new one soon after its election, well within the grace
+            // the new leader gives every member (LeaseWatchdog, lease / 3).
             .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(
-                (int)Math.max(4 * settings.electionTimeoutMillis() / 100 + 10, settings.leaseMillis() / 100),
-                TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+                (int)Math.max((4 * settings.electionTimeoutMillis() + 1000) / retrySleepMillis(settings),
+                    settings.leaseMillis() / retrySleepMillis(settings)),
+                TimeDuration.valueOf(retrySleepMillis(settings), TimeUnit.MILLISECONDS)))
             .build();
         return new Target(voters, client);
+    }
+
+    /** The pause between a call's tries: an eighth of the election timeout, 10 to 100 ms (25 ms by default). */
+    static long retrySleepMillis(final ClusterSettings settings)
+    {
+        return Math.max(10, Math.min(100, settings.electionTimeoutMillis() / 8));
     }
 
     static List<ClusterSettings.Voter> sorted(final List<ClusterSettings.Voter> voters)

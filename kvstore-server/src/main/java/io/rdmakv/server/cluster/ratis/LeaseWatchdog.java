@@ -21,14 +21,29 @@ import java.util.Map;
  * above is always safe; a truly dead node fails over at most that grace later (lease / 2 took a killed leader's
  * failover to 3.2 s, past lease + 1 s). A member this voter has no renewal of (it loaded the state from a snapshot) is
  * timed from when the voter first looked. {@link #expired} names each node with the renewal count
- * the decision is based on. Thread-safe.
+ * the decision is based on.
+ *
+ * <p>The same holds after a stall of the group without an election: a leader that applied no renewal at all for
+ * {@link #stallNanos() lease / 2} (every live member renews every lease / 3, so a working group applies one far more
+ * often) decides nothing while it lasts, and once renewals apply again gives every member the same grace from that
+ * moment. Its own renewals are among them, so a leader process that was itself paused (a GC pause, a starved CPU) or
+ * a group that could not commit (its majority slow to answer) never takes the silence it caused for dead nodes: with
+ * the short default lease (600 ms) a host stalling a few hundred milliseconds otherwise failed over live nodes, all
+ * three at once (seen while three JVMs started on the shared 2-core host). A dead node's renewals stop while the
+ * others' go on, so this never delays its failover. Thread-safe.
  */
 public final class LeaseWatchdog
 {
     private final long expiryNanos;
     private final long graceNanos;
+    private final long stallNanos;
     private final Map<Integer, Long> lastRenewalApplied = new HashMap<>();
     private long electedNanos;
+    /** When this voter last applied any renewal or join; {@link #resumedNanos} once applying resumed after a stall. */
+    private long lastAnyAppliedNanos;
+    private boolean appliedAny;
+    private long resumedNanos;
+    private boolean resumed;
     private boolean leader;
 
     /**
@@ -43,12 +58,23 @@ public final class LeaseWatchdog
         }
         this.expiryNanos = (long)Math.ceil(leaseNanos * maxDrift);
         this.graceNanos = leaseNanos / 3;
+        this.stallNanos = leaseNanos / 2;
     }
 
     /** This voter applied a renewal of {@code nodeId} (or a join, which starts its lease) at {@code nowNanos}. */
     public synchronized void applied(final int nodeId, final long nowNanos)
     {
         lastRenewalApplied.put(nodeId, nowNanos);
+        if (appliedAny && nowNanos - lastAnyAppliedNanos > stallNanos)
+        {
+            resumed = true;
+            resumedNanos = nowNanos;
+        }
+        if (!appliedAny || nowNanos - lastAnyAppliedNanos > 0)
+        {
+            lastAnyAppliedNanos = nowNanos;
+        }
+        appliedAny = true;
     }
 
     /** This voter became the Raft leader at {@code nowNanos}. */
@@ -81,6 +107,12 @@ public final class LeaseWatchdog
         return graceNanos;
     }
 
+    /** A gap in the renewals this voter applies (from every member together) longer than this is a stall (lease / 2). */
+    public long stallNanos()
+    {
+        return stallNanos;
+    }
+
     /**
      * Live members whose lease is surely over at {@code nowNanos}, each with the renewal count seen, when this voter
      * is the leader; otherwise none.
@@ -92,6 +124,10 @@ public final class LeaseWatchdog
         {
             return out;
         }
+        // The group applies nothing now (its silence says nothing about any one node), or renewals apply again
+        // after a stall (every member gets the grace to have one committed): no decision.
+        final boolean quiet = appliedAny && nowNanos - lastAnyAppliedNanos > stallNanos ||
+            resumed && nowNanos - resumedNanos < graceNanos;
         for (final ClusterMember m : state.cluster().members())
         {
             if (state.isFailed(m.nodeId()))
@@ -99,7 +135,7 @@ public final class LeaseWatchdog
                 continue;
             }
             final long since = lastRenewalApplied.computeIfAbsent(m.nodeId(), id -> nowNanos);
-            if (nowNanos - since >= expiryNanos && nowNanos - electedNanos >= graceNanos)
+            if (!quiet && nowNanos - since >= expiryNanos && nowNanos - electedNanos >= graceNanos)
             {
                 out.add(new ClusterCommand.FailNode(m.nodeId(), state.renewalsOf(m.nodeId())));
             }

@@ -2,6 +2,7 @@ package io.rdmakv.server.cluster.ratis;
 
 import io.rdmakv.server.config.ClusterSettings;
 import org.agrona.concurrent.NanoClock;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.RaftGroup;
@@ -56,9 +57,10 @@ public final class RaftVoter implements AutoCloseable
      *
      * @param snapshotEvery log entries between automatic snapshots (the log is purged up to a snapshot).
      * @param onChange      every state with a new cluster epoch (on Ratis's applying thread: must not block).
+     * @param parameters    Ratis' TLS ({@link RaftTls#parameters}), or null: in clear.
      */
     public static RaftVoter start(final ClusterSettings settings, final int nodeId, final NanoClock clock,
-        final long snapshotEvery, final Consumer<CoordState> onChange)
+        final long snapshotEvery, final Consumer<CoordState> onChange, final Parameters parameters)
     {
         final ClusterSettings.Voter self = settings.voter(nodeId);
         final int port = settings.raftPortOf(nodeId);
@@ -89,6 +91,7 @@ public final class RaftVoter implements AutoCloseable
                 .setServerId(peerId(nodeId))
                 .setGroup(self != null ? group(settings.voters()) : RaftGroup.valueOf(GROUP_ID))
                 .setProperties(p)
+                .setParameters(parameters)
                 .setStateMachine(sm)
                 .setOption(formatted ? RaftStorage.StartupOption.RECOVER : RaftStorage.StartupOption.FORMAT)
                 .build();

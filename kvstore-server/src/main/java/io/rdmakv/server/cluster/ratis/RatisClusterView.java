@@ -1,5 +1,6 @@
 package io.rdmakv.server.cluster.ratis;
 
+import io.rdmakv.transport.tls.TlsSettings;
 import io.rdmakv.server.cluster.ClusterMember;
 import io.rdmakv.server.cluster.ClusterState;
 import io.rdmakv.server.cluster.ClusterView;
@@ -82,18 +83,19 @@ public final class RatisClusterView implements ClusterView
     private volatile boolean closed;
 
     private RatisClusterView(final ClusterSettings settings, final ClusterMember self, final NanoClock clock,
-        final boolean background, final long snapshotEvery)
+        final boolean background, final long snapshotEvery, final TlsSettings tls)
     {
+        final org.apache.ratis.conf.Parameters raftTls = RaftTls.parameters(tls);
         this.settings = settings;
         this.self = self;
         this.clock = clock;
         this.lease = new NodeLease(TimeUnit.MILLISECONDS.toNanos(settings.leaseMillis()));
         this.wasVoter = settings.voter(self.nodeId()) != null;
-        this.client = new GroupClient(settings);
+        this.client = new GroupClient(settings, raftTls);
         // Before the voter starts: a state it recovers at start is published (and delivered) at once.
         this.cutOverHold = CutOverHold.configured(self.nodeId());
         this.voter = settings.raftPortOf(self.nodeId()) == 0 ? null :
-            RaftVoter.start(settings, self.nodeId(), clock, snapshotEvery, this::publish);
+            RaftVoter.start(settings, self.nodeId(), clock, snapshotEvery, this::publish, raftTls);
         followVoters(); // a state recovered at start may already name other voters
         this.timer = background ? Executors.newSingleThreadScheduledExecutor(daemon("rdmakv-cluster")) : null;
     }
@@ -105,8 +107,18 @@ public final class RatisClusterView implements ClusterView
      */
     public static RatisClusterView start(final ClusterSettings settings, final ClusterMember self)
     {
+        return start(settings, self, TlsSettings.OFF);
+    }
+
+    /**
+     * As {@link #start(ClusterSettings, ClusterMember)}, the coordination group's traffic under {@code tls} (the
+     * node's {@code tls.*} files, {@link RaftTls}).
+     */
+    public static RatisClusterView start(final ClusterSettings settings, final ClusterMember self,
+        final TlsSettings tls)
+    {
         final RatisClusterView view = new RatisClusterView(settings, self, io.rdmakv.server.cluster.NodeClock.configured(),
-            true, SNAPSHOT_EVERY);
+            true, SNAPSHOT_EVERY, tls);
         view.scheduleBackground();
         return view;
     }
@@ -115,16 +127,40 @@ public final class RatisClusterView implements ClusterView
     public static RatisClusterView startManual(final ClusterSettings settings, final ClusterMember self,
         final NanoClock clock, final long snapshotEvery)
     {
-        return new RatisClusterView(settings, self, clock, false, snapshotEvery);
+        return startManual(settings, self, clock, snapshotEvery, TlsSettings.OFF);
+    }
+
+    /** As {@link #startManual(ClusterSettings, ClusterMember, NanoClock, long)}, the group under {@code tls}. */
+    public static RatisClusterView startManual(final ClusterSettings settings, final ClusterMember self,
+        final NanoClock clock, final long snapshotEvery, final TlsSettings tls)
+    {
+        return new RatisClusterView(settings, self, clock, false, snapshotEvery, tls);
     }
 
     private void scheduleBackground()
     {
+        if (voter != null)
+        {
+            // A new leader: renew now rather than at the next tick (see ClusterStateMachine#onLeaderChanged).
+            voter.stateMachine().onLeaderChanged(() ->
+            {
+                try
+                {
+                    timer.execute(this::renewAfterElection);
+                }
+                catch (final java.util.concurrent.RejectedExecutionException ex)
+                {
+                    // closed: nothing to renew
+                }
+            });
+        }
         final long renewEvery = Math.max(10, settings.leaseMillis() / 3);
         timer.scheduleWithFixedDelay(this::tick, 0, renewEvery, TimeUnit.MILLISECONDS);
         if (settings.raftPortOf(self.nodeId()) != 0)
         {
-            final long superviseEvery = Math.max(10, settings.leaseMillis() / 10);
+            // lease/20: a dead node's ranges fail over at most this much after its lease is surely over (a scan of
+            // the members' renewal times; nothing is submitted unless one expired).
+            final long superviseEvery = Math.max(10, settings.leaseMillis() / 20);
             timer.scheduleWithFixedDelay(this::superviseQuietly, superviseEvery, superviseEvery, TimeUnit.MILLISECONDS);
         }
     }
@@ -150,6 +186,14 @@ public final class RatisClusterView implements ClusterView
         catch (final Exception ex)
         {
             LOG.debug("cluster join/renew of node {} not committed yet: {}", self.nodeId(), ex.toString());
+        }
+    }
+
+    private void renewAfterElection()
+    {
+        if (joined && !removed && !closed)
+        {
+            renew();
         }
     }
 

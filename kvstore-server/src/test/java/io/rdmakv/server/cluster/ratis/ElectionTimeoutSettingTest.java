@@ -25,7 +25,7 @@ class ElectionTimeoutSettingTest
     {
         final ClusterSettings dflt = ClusterSettings.parse(Map.of("cluster.voters", VOTERS), DATA);
         assertEquals(ClusterSettings.DEFAULT_ELECTION_TIMEOUT_MS, dflt.electionTimeoutMillis());
-        assertTimeouts(800, 1600, RaftVoter.properties(dflt));
+        assertTimeouts(200, 400, RaftVoter.properties(dflt));
 
         final ClusterSettings slow = ClusterSettings.parse(Map.of("cluster.voters", VOTERS,
             "cluster.electionTimeoutMs", "5000", "cluster.leaseMs", "20000"), DATA);

@@ -61,14 +61,28 @@ class LeaseWatchdogTest
         assertEquals(List.of(), w.expired(s, firstLook), "every member gets the grace from the election");
         assertEquals(List.of(new ClusterCommand.FailNode(1, s.renewalsOf(1))), w.expired(s, elected + LEASE / 3),
             "node 1's last renewal applied here is older than lease * drift: it fails once the grace is over");
+        // From here the group keeps applying renewals (another live member's, id 4, outside this state): no stall.
+        keepApplying(w, 4, elected + LEASE / 3, elected + EXPIRY - 1);
         assertEquals(List.of(new ClusterCommand.FailNode(1, s.renewalsOf(1))), w.expired(s, elected + EXPIRY - 1),
             "node 2 is timed from its renewal, node 3 from when the leader first looked");
+        keepApplying(w, 4, elected + EXPIRY - 1, elected + EXPIRY);
         assertEquals(List.of(1, 2), w.expired(s, elected + EXPIRY).stream().map(ClusterCommand.FailNode::nodeId)
             .sorted().toList());
+        keepApplying(w, 4, elected + EXPIRY, firstLook + EXPIRY);
         assertEquals(List.of(1, 2, 3), w.expired(s, firstLook + EXPIRY).stream()
             .map(ClusterCommand.FailNode::nodeId).sorted().toList());
         w.lostLeadership();
         assertEquals(List.of(), w.expired(s, elected + 10 * EXPIRY), "a follower decides nothing");
+    }
+
+    /** Renewals of {@code nodeId} applied every lease / 4 from {@code from} to {@code to} (both included). */
+    private static void keepApplying(final LeaseWatchdog w, final int nodeId, final long from, final long to)
+    {
+        for (long t = from; t < to; t += LEASE / 4)
+        {
+            w.applied(nodeId, t);
+        }
+        w.applied(nodeId, to);
     }
 
     @Test
@@ -87,10 +101,57 @@ class LeaseWatchdogTest
         assertEquals(List.of(), w.expired(s, elected), "all look expired, but the election has just ended");
         w.applied(1, elected + LEASE / 4); // nodes 1 and 2 renew with the new leader; node 3 died with the old one
         w.applied(2, elected + LEASE / 3);
-        assertEquals(List.of(new ClusterCommand.FailNode(3, s.renewalsOf(3))), w.expired(s, elected + LEASE / 3));
+        // The first renewal applied after the silence starts the grace again (the group committed nothing before).
+        assertEquals(List.of(), w.expired(s, elected + LEASE / 4 + LEASE / 3 - 1));
+        assertEquals(List.of(new ClusterCommand.FailNode(3, s.renewalsOf(3))),
+            w.expired(s, elected + LEASE / 4 + LEASE / 3));
         w.lostLeadership();
         w.becameLeader(elected + 4 * EXPIRY); // a later election: the grace counts from that one
         assertEquals(List.of(), w.expired(s, elected + 4 * EXPIRY + LEASE / 3 - 1));
+    }
+
+    @Test
+    void shouldNotFailLiveNodesWhileTheGroupAppliesNothingNorBeforeTheGraceAfterItResumes()
+    {
+        // The leader stays leader, but the group (or the leader's process) stalls: no renewal of anyone applies for
+        // longer than lease * drift. Nobody is failed meanwhile; once renewals apply again every member gets the
+        // grace, and only the node that does not renew is failed after it.
+        final CoordState s = ClusterTransitionsTest.threeNodes();
+        final LeaseWatchdog w = new LeaseWatchdog(LEASE, DRIFT);
+        w.becameLeader(0);
+        for (int id = 1; id <= 3; id++)
+        {
+            w.applied(id, 0);
+        }
+        assertEquals(LEASE / 2, w.stallNanos());
+        final long resumed = 3 * EXPIRY;
+        assertEquals(List.of(), w.expired(s, resumed - 1), "the group applied nothing for 3 leases: no decision");
+        w.applied(1, resumed); // the leader's own renewal, first after the stall
+        assertEquals(List.of(), w.expired(s, resumed), "all look expired, but renewals have just resumed");
+        w.applied(2, resumed + LEASE / 4); // node 2 renews too; node 3 died during the stall
+        assertEquals(List.of(), w.expired(s, resumed + LEASE / 3 - 1), "within the grace");
+        assertEquals(List.of(new ClusterCommand.FailNode(3, s.renewalsOf(3))), w.expired(s, resumed + LEASE / 3));
+    }
+
+    @Test
+    void shouldNotDelayTheFailoverOfADeadNodeWhileTheOthersRenew()
+    {
+        // Gaps of a renewal interval between applies (two live nodes renewing every lease / 3 in step) are no stall:
+        // the silent node fails exactly lease * drift after its last renewal.
+        final CoordState s = ClusterTransitionsTest.threeNodes();
+        final LeaseWatchdog w = new LeaseWatchdog(LEASE, DRIFT);
+        w.becameLeader(0);
+        for (int id = 1; id <= 3; id++)
+        {
+            w.applied(id, 0);
+        }
+        for (long t = LEASE / 3; t <= EXPIRY; t += LEASE / 3)
+        {
+            w.applied(1, t);
+            w.applied(2, t);
+        }
+        assertEquals(List.of(), w.expired(s, EXPIRY - 1));
+        assertEquals(List.of(new ClusterCommand.FailNode(3, s.renewalsOf(3))), w.expired(s, EXPIRY));
     }
 
     @Test
