@@ -53,7 +53,10 @@ class RdmakvClusterContainerTest
         try (RdmakvCluster cluster = new RdmakvCluster(image, 3).withEachNode(n -> n.withPoolSize("16MiB")
             .withJavaOptions("-Xmx256m " + DockerEngine.containerJavaOptions())
             .withStartupTimeout(DockerEngine.startupTimeout())
-            .withSetting("auth.handshakeTimeoutMs", DockerEngine.handshakeTimeoutMs())))
+            .withSetting("auth.handshakeTimeoutMs", DockerEngine.handshakeTimeoutMs())
+            // The compose cluster's coordination timeouts under the guest's emulation (guest-containers.sh): the
+            // defaults (lease 600 ms, elections after 200-400 ms) are for real hosts, and this test kills nothing.
+            .withSetting("cluster.electionTimeoutMs", "5000").withSetting("cluster.leaseMs", "60000")))
         {
             cluster.start();
             assertEquals(3, cluster.getSeedAddresses().size());
