@@ -90,6 +90,29 @@ final class CommandTable
         add(m, "del", -2, write, 1, -1, 1, "Deletes one or more keys.", "generic");
         add(m, "unlink", -2, List.of("write", "fast"), 1, -1, 1, "Deletes one or more keys.", "generic");
         add(m, "exists", -2, fastRead, 1, -1, 1, "Determines whether one or more keys exist.", "generic");
+        add(m, "incr", 2, List.of("write", "denyoom", "fast"), 1, 1, 1,
+            "Increments the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", "string");
+        add(m, "decr", 2, List.of("write", "denyoom", "fast"), 1, 1, 1,
+            "Decrements the integer value of a key by one. Uses 0 as initial value if the key doesn't exist.", "string");
+        add(m, "incrby", 3, List.of("write", "denyoom", "fast"), 1, 1, 1,
+            "Increments the integer value of a key by a number. Uses 0 as initial value if the key doesn't exist.",
+            "string");
+        add(m, "decrby", 3, List.of("write", "denyoom", "fast"), 1, 1, 1,
+            "Decrements a number from the integer value of a key. Uses 0 as initial value if the key doesn't exist.",
+            "string");
+        add(m, "expire", -3, List.of("write", "fast"), 1, 1, 1, "Sets the expiration time of a key in seconds.",
+            "generic");
+        add(m, "pexpire", -3, List.of("write", "fast"), 1, 1, 1, "Sets the expiration time of a key in milliseconds.",
+            "generic");
+        add(m, "expireat", -3, List.of("write", "fast"), 1, 1, 1,
+            "Sets the expiration time of a key to a Unix timestamp.", "generic");
+        add(m, "pexpireat", -3, List.of("write", "fast"), 1, 1, 1,
+            "Sets the expiration time of a key to a Unix milliseconds timestamp.", "generic");
+        add(m, "ttl", 2, List.of("readonly", "fast"), 1, 1, 1, "Returns the expiration time in seconds of a key.",
+            "generic");
+        add(m, "pttl", 2, List.of("readonly", "fast"), 1, 1, 1,
+            "Returns the expiration time in milliseconds of a key.", "generic");
+        add(m, "persist", 2, List.of("write", "fast"), 1, 1, 1, "Removes the expiration time of a key.", "generic");
         add(m, "dbsize", 1, fastRead, 0, 0, 0, "Returns the number of keys in the database.", "server");
         add(m, "info", -1, List.of("loading", "stale"), 0, 0, 0, "Returns information and statistics about the " +
             "server.", "server");

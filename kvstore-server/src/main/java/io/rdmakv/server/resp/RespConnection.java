@@ -155,28 +155,46 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements RespE
     public void send(final PendingReply reply, final int index, final MessageType type, final byte[] key,
         final byte[] value)
     {
-        if (!held.isEmpty() || type == MessageType.GET_REQUEST && writesInFlight > 0)
-        {
-            held.add(new Held(reply, index, type, key, value));
-            return;
-        }
-        dispatch(reply, index, type, key, value);
+        submit(new Held(reply, index, type, key, value, null));
     }
 
-    private void dispatch(final PendingReply reply, final int index, final MessageType type, final byte[] key,
-        final byte[] value)
+    /** A RECORD_WRITE (conditional write, counter, expiry change, PUT with expiry; TTL is a read). */
+    @Override
+    public void record(final PendingReply reply, final int index, final int op, final long expectedVersion,
+        final long argument, final byte[] key, final byte[] value)
     {
-        final boolean write = type != MessageType.GET_REQUEST;
+        submit(new Held(reply, index, MessageType.RECORD_WRITE_REQUEST, key, value,
+            new RecordOp(op, expectedVersion, argument)));
+    }
+
+    private void submit(final Held request)
+    {
+        if (!held.isEmpty() || request.isRead() && writesInFlight > 0)
+        {
+            held.add(request);
+            return;
+        }
+        dispatch(request);
+    }
+
+    private void dispatch(final Held request)
+    {
+        final boolean write = !request.isRead();
         final long id = endpoint.nextCorrelationId();
         writesInFlight += write ? 1 : 0;
-        waiting.put(id, new Part(reply, index, write));
-        if (type == MessageType.PUT_REQUEST)
+        waiting.put(id, new Part(request.reply, request.index, write));
+        if (request.type == MessageType.PUT_REQUEST)
         {
-            endpoint.put(id, key, value);
+            endpoint.put(id, request.key, request.value);
+        }
+        else if (request.record != null)
+        {
+            endpoint.record(id, request.record.op, request.record.expectedVersion, request.record.argument,
+                request.key, request.value);
         }
         else
         {
-            endpoint.keyRequest(id, type, key);
+            endpoint.keyRequest(id, request.type, request.key);
         }
     }
 
@@ -184,10 +202,10 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements RespE
     private void releaseHeld()
     {
         Held h;
-        while ((h = held.peekFirst()) != null && !(h.type == MessageType.GET_REQUEST && writesInFlight > 0))
+        while ((h = held.peekFirst()) != null && !(h.isRead() && writesInFlight > 0))
         {
             held.pollFirst();
-            dispatch(h.reply, h.index, h.type, h.key, h.value);
+            dispatch(h);
         }
     }
 
@@ -286,8 +304,19 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements RespE
     {
     }
 
-    /** A request waiting for this connection's writes before it ({@link #send}). */
-    private record Held(PendingReply reply, int index, MessageType type, byte[] key, byte[] value)
+    /** A request to the node, held while it waits for this connection's writes before it ({@link #send}). */
+    private record Held(PendingReply reply, int index, MessageType type, byte[] key, byte[] value, RecordOp record)
+    {
+        /** GET and the TTL read: they wait for the connection's writes before them. */
+        boolean isRead()
+        {
+            return type == MessageType.GET_REQUEST ||
+                record != null && record.op == io.rdmakv.protocol.wire.RecordWriteRequestFlyweight.OP_TTL;
+        }
+    }
+
+    /** A RECORD_WRITE's op and numbers. */
+    private record RecordOp(int op, long expectedVersion, long argument)
     {
     }
 

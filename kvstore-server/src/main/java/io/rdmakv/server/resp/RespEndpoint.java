@@ -4,6 +4,7 @@ import io.netty.channel.Channel;
 import io.rdmakv.protocol.wire.AttachRequestFlyweight;
 import io.rdmakv.protocol.wire.KeyRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageType;
+import io.rdmakv.protocol.wire.RecordWriteRequestFlyweight;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
@@ -47,6 +48,7 @@ final class RespEndpoint implements Endpoint
     private final ExpandableArrayBuffer message = new ExpandableArrayBuffer(256);
     private final KeyRequestFlyweight keyRequest = new KeyRequestFlyweight();
     private final PutRequestFlyweight putRequest = new PutRequestFlyweight();
+    private final RecordWriteRequestFlyweight recordRequest = new RecordWriteRequestFlyweight();
     private final ResponseFlyweight response = new ResponseFlyweight();
     private final Queue<Answer> arrived = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
@@ -109,6 +111,18 @@ final class RespEndpoint implements Endpoint
         putRequest.wrap(message, 0, length).header(MessageType.PUT_REQUEST, id);
         putRequest.keyAndValue(key, value);
         requestThread.onMessage(this, message, 0, putRequest.encodedLength());
+    }
+
+    /** Event loop: a RECORD_WRITE of {@code key} (no write id: RESP clients do not retry by id), as request {@code id}. */
+    void record(final long id, final int op, final long expectedVersion, final long argument, final byte[] key,
+        final byte[] value)
+    {
+        final byte[] v = value == null ? new byte[0] : value;
+        final int length = RecordWriteRequestFlyweight.KEY_OFFSET + key.length + v.length;
+        message.checkLimit(length);
+        recordRequest.wrap(message, 0, length).header(MessageType.RECORD_WRITE_REQUEST, id);
+        recordRequest.write(op, expectedVersion, argument, key, v);
+        requestThread.onMessage(this, message, 0, recordRequest.encodedLength());
     }
 
     /**

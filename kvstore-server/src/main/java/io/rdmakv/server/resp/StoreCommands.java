@@ -1,6 +1,8 @@
 package io.rdmakv.server.resp;
 
 import io.rdmakv.protocol.wire.MessageType;
+import io.rdmakv.protocol.wire.RecordWriteRequestFlyweight;
+import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
 
 import java.nio.charset.StandardCharsets;
@@ -8,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.function.IntFunction;
+import java.util.function.LongSupplier;
 
 /**
  * The key commands: each becomes binary GET, PUT or DELETE requests of the connection's {@link RespEndpoint}, and its
@@ -16,26 +19,45 @@ import java.util.function.IntFunction;
 final class StoreCommands
 {
     /** Where a command's requests go: the connection, which numbers them and matches their answers. */
-    @FunctionalInterface
     interface StoreCalls
     {
         /** Send request {@code index} of {@code reply}: GET or DELETE of {@code key}, or PUT with {@code value}. */
         void send(PendingReply reply, int index, MessageType type, byte[] key, byte[] value);
+
+        /**
+         * Send request {@code index} of {@code reply}: a RECORD_WRITE of {@code key} ({@code op} one of
+         * {@link RecordWriteRequestFlyweight}'s; its TTL read waits for the connection's writes as a GET does).
+         */
+        void record(PendingReply reply, int index, int op, long expectedVersion, long argument, byte[] key,
+            byte[] value);
     }
 
-    /** SET options Redis has that need expiry or conditional writes (issue 32): refused by name. */
-    static final Set<String> UNSUPPORTED_SET_OPTIONS = Set.of("ex", "px", "exat", "pxat", "nx", "xx", "keepttl",
-        "get");
+    /** SET options Redis has that rdmakv does not serve yet: refused by name. */
+    static final Set<String> UNSUPPORTED_SET_OPTIONS = Set.of("xx", "keepttl", "get");
+
+    /** The commands that name one key (argument 1) and then numbers, not keys. */
+    private static final Set<String> ONE_KEY_THEN_NUMBERS = Set.of("incr", "decr", "incrby", "decrby", "expire",
+        "pexpire", "expireat", "pexpireat", "ttl", "pttl", "persist");
+    private static final String NOT_AN_INTEGER = "ERR value is not an integer or out of range";
 
     private final int maxKeyBytes;
     private final int maxValueBytes;
     private final RespCluster cluster;
+    /** The node's clock (ms since the epoch): relative expiries (EX, PX, EXPIRE) and TTL's remaining time. */
+    private final LongSupplier clockMillis;
 
     StoreCommands(final int maxKeyBytes, final int maxValueBytes, final RespCluster cluster)
+    {
+        this(maxKeyBytes, maxValueBytes, cluster, System::currentTimeMillis);
+    }
+
+    StoreCommands(final int maxKeyBytes, final int maxValueBytes, final RespCluster cluster,
+        final LongSupplier clockMillis)
     {
         this.maxKeyBytes = maxKeyBytes;
         this.maxValueBytes = maxValueBytes;
         this.cluster = cluster;
+        this.clockMillis = clockMillis;
     }
 
     /** GET, SET, GETDEL, DEL, UNLINK, EXISTS, MGET or MSET ({@code name} lower case, arity already checked). */
@@ -62,6 +84,14 @@ final class StoreCommands
             case "exists" -> each(args, MessageType.GET_REQUEST, calls, (st, p) -> countFound(st, p, keyOf));
             case "mget" -> each(args, MessageType.GET_REQUEST, calls, (st, p) -> values(st, p, keyOf));
             case "mset" -> mset(args, calls, keyOf);
+            case "incr" -> counter(args[1], 1, calls, keyOf);
+            case "decr" -> counter(args[1], -1, calls, keyOf);
+            case "incrby", "decrby" -> counterBy(name, args, calls, keyOf);
+            case "expire", "pexpire", "expireat", "pexpireat" -> expire(name, args, calls, keyOf);
+            case "ttl", "pttl" -> ttl(name.equals("pttl"), args[1], calls, keyOf);
+            case "persist" -> record(calls, RecordWriteRequestFlyweight.OP_PERSIST, 0, args[1], null,
+                (st, p) -> st[0] == Status.OK ? RespReply.integer(1) : st[0] == Status.NOT_FOUND ? RespReply.integer(0)
+                    : error(st[0], p[0], keyOf.apply(0)));
             default -> throw new IllegalArgumentException(name);
         };
     }
@@ -72,9 +102,9 @@ final class StoreCommands
         for (int i = 1; i < args.length; i++)
         {
             final boolean isValue = pairs && (name.equals("set") ? i == 2 : i % 2 == 0);
-            if (!isValue && name.equals("set") && i > 2)
+            if (!isValue && name.equals("set") && i > 2 || ONE_KEY_THEN_NUMBERS.contains(name) && i > 1)
             {
-                continue; // options
+                continue; // options, numbers
             }
             final int max = isValue ? maxValueBytes : maxKeyBytes;
             if (args[i].length > max)
@@ -90,19 +120,196 @@ final class StoreCommands
         return null;
     }
 
+    /**
+     * SET key value [EX s | PX ms | EXAT unix-s | PXAT unix-ms] [NX]: a plain PUT without options; with an expiry or NX
+     * one RECORD_WRITE (PUT or PUT_IF_ABSENT with the absolute expiry), nil when NX finds the key (Redis's answer).
+     */
     private PendingReply set(final byte[][] args, final StoreCalls calls, final IntFunction<byte[]> keyOf)
     {
+        long expiry = 0;
+        boolean expirySet = false;
+        boolean ifAbsent = false;
         for (int i = 3; i < args.length; i++)
         {
             final String option = CommandTable.lower(args[i]);
             if (UNSUPPORTED_SET_OPTIONS.contains(option))
             {
                 return PendingReply.ready(RespReply.error("ERR SET option '" + option.toUpperCase(java.util.Locale.ROOT) +
-                    "' is not supported by rdmakv yet (no expiry or conditional writes; see docs/resp.md)"));
+                    "' is not supported by rdmakv yet (see docs/resp.md)"));
             }
-            return PendingReply.ready(RespReply.error("ERR syntax error"));
+            if (option.equals("nx"))
+            {
+                ifAbsent = true;
+                continue;
+            }
+            final boolean expiryOption = option.equals("ex") || option.equals("px") || option.equals("exat") ||
+                option.equals("pxat");
+            if (!expiryOption || expirySet || i + 1 >= args.length)
+            {
+                return PendingReply.ready(RespReply.error("ERR syntax error"));
+            }
+            final Long n = parseLong(args[++i]);
+            if (n == null)
+            {
+                return PendingReply.ready(RespReply.error(NOT_AN_INTEGER));
+            }
+            expiry = absoluteExpiry(option, n);
+            if (n <= 0 || expiry <= 0)
+            {
+                return PendingReply.ready(RespReply.error("ERR invalid expire time in 'set' command"));
+            }
+            expirySet = true;
         }
-        return one(calls, MessageType.PUT_REQUEST, args[1], args[2], (st, p) -> okReply(st, p, keyOf));
+        if (!expirySet && !ifAbsent)
+        {
+            return one(calls, MessageType.PUT_REQUEST, args[1], args[2], (st, p) -> okReply(st, p, keyOf));
+        }
+        return record(calls, ifAbsent ? RecordWriteRequestFlyweight.OP_PUT_IF_ABSENT : RecordWriteRequestFlyweight.OP_PUT,
+            expiry, args[1], args[2], (st, p) -> st[0] == Status.CONDITION_FAILED ? RespReply.NULL :
+                okReply(st, p, keyOf));
+    }
+
+    /**
+     * The absolute expiry (ms since the epoch) of {@code n} in unit {@code option} (ex, px, exat, pxat, and EXPIRE's
+     * names); {@code -1} when it overflows (Redis: invalid expire time).
+     */
+    private long absoluteExpiry(final String option, final long n)
+    {
+        try
+        {
+            return switch (option)
+            {
+                case "ex", "expire" -> Math.addExact(clockMillis.getAsLong(), Math.multiplyExact(n, 1000L));
+                case "px", "pexpire" -> Math.addExact(clockMillis.getAsLong(), n);
+                case "exat", "expireat" -> Math.multiplyExact(n, 1000L);
+                default -> n; // pxat, pexpireat
+            };
+        }
+        catch (final ArithmeticException ex)
+        {
+            return -1;
+        }
+    }
+
+    /** INCR and DECR ({@code delta} 1 or -1), INCRBY and DECRBY: one INCREMENT; the new value as an integer. */
+    private PendingReply counter(final byte[] key, final long delta, final StoreCalls calls,
+        final IntFunction<byte[]> keyOf)
+    {
+        return record(calls, RecordWriteRequestFlyweight.OP_INCREMENT, delta, key, null, (st, p) ->
+        {
+            if (st[0] == Status.NOT_AN_INTEGER)
+            {
+                return RespReply.error(NOT_AN_INTEGER);
+            }
+            if (st[0] != Status.OK)
+            {
+                return error(st[0], p[0], keyOf.apply(0));
+            }
+            final byte[] answer = p[0];
+            if (answer == null || answer.length <= ResponseFlyweight.WRITTEN_LENGTH)
+            {
+                // A retry answered from its record carries no value; RESP sends no write ids, so this is not expected.
+                return RespReply.error("ERR the increment was applied but its new value is unknown: read the key");
+            }
+            return RespReply.integer(Long.parseLong(new String(answer, ResponseFlyweight.WRITTEN_LENGTH,
+                answer.length - ResponseFlyweight.WRITTEN_LENGTH, StandardCharsets.US_ASCII)));
+        });
+    }
+
+    private PendingReply counterBy(final String name, final byte[][] args, final StoreCalls calls,
+        final IntFunction<byte[]> keyOf)
+    {
+        final Long n = parseLong(args[2]);
+        if (n == null)
+        {
+            return PendingReply.ready(RespReply.error(NOT_AN_INTEGER));
+        }
+        if (name.equals("decrby") && n == Long.MIN_VALUE)
+        {
+            return PendingReply.ready(RespReply.error("ERR decrement would overflow"));
+        }
+        return counter(args[1], name.equals("decrby") ? -n : n, calls, keyOf);
+    }
+
+    /**
+     * EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT key n: 1 when the key exists (a time in the past expires it at once, as
+     * Redis deletes it), 0 when it does not. The NX, XX, GT and LT options are refused.
+     */
+    private PendingReply expire(final String name, final byte[][] args, final StoreCalls calls,
+        final IntFunction<byte[]> keyOf)
+    {
+        if (args.length > 3)
+        {
+            return PendingReply.ready(RespReply.error("ERR " + name.toUpperCase(java.util.Locale.ROOT) +
+                " options NX, XX, GT and LT are not supported by rdmakv yet"));
+        }
+        final Long n = parseLong(args[2]);
+        if (n == null)
+        {
+            return PendingReply.ready(RespReply.error(NOT_AN_INTEGER));
+        }
+        final long at = absoluteExpiry(name, n);
+        if (at == -1 && n > 0)
+        {
+            return PendingReply.ready(RespReply.error("ERR invalid expire time in '" + name + "' command"));
+        }
+        return record(calls, RecordWriteRequestFlyweight.OP_EXPIRE, Math.max(1, at), args[1], null,
+            (st, p) -> st[0] == Status.OK ? RespReply.integer(1) : st[0] == Status.NOT_FOUND ? RespReply.integer(0) :
+                error(st[0], p[0], keyOf.apply(0)));
+    }
+
+    /** TTL (seconds, rounded as Redis does) or PTTL: -2 when the key is absent (or expired), -1 without expiry. */
+    private PendingReply ttl(final boolean millis, final byte[] key, final StoreCalls calls,
+        final IntFunction<byte[]> keyOf)
+    {
+        return record(calls, RecordWriteRequestFlyweight.OP_TTL, 0, key, null, (st, p) ->
+        {
+            if (st[0] == Status.NOT_FOUND)
+            {
+                return RespReply.integer(-2);
+            }
+            if (st[0] != Status.OK || p[0] == null || p[0].length < Long.BYTES)
+            {
+                return error(st[0], p[0], keyOf.apply(0));
+            }
+            final long expiry = java.nio.ByteBuffer.wrap(p[0]).order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong();
+            if (expiry == 0)
+            {
+                return RespReply.integer(-1);
+            }
+            final long remaining = expiry - clockMillis.getAsLong();
+            if (remaining <= 0)
+            {
+                return RespReply.integer(-2);
+            }
+            return RespReply.integer(millis ? remaining : (remaining + 500) / 1000);
+        });
+    }
+
+    private static PendingReply record(final StoreCalls calls, final int op, final long argument, final byte[] key,
+        final byte[] value, final PendingReply.Combiner combiner)
+    {
+        final PendingReply reply = PendingReply.waitingFor(1, combiner);
+        calls.record(reply, 0, op, 0, argument, key, value);
+        return reply;
+    }
+
+    /** A decimal int64 as Redis reads one (no sign but '-', no spaces), or null. */
+    private static Long parseLong(final byte[] arg)
+    {
+        final String text = new String(arg, StandardCharsets.US_ASCII);
+        if (text.isEmpty() || text.startsWith("+") || text.length() > 20)
+        {
+            return null;
+        }
+        try
+        {
+            return Long.parseLong(text);
+        }
+        catch (final NumberFormatException ex)
+        {
+            return null;
+        }
     }
 
     /** GET then DELETE of the key on the request thread, one after the other (not one atomic step: docs/resp.md). */
