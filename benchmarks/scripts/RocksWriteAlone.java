@@ -1,6 +1,8 @@
+import io.rdmakv.protocol.layout.ValueRecord;
 import io.rdmakv.server.store.Durability;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.server.store.StoreKeys;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.rocksdb.WriteBatch;
 
 import java.nio.ByteBuffer;
@@ -26,7 +28,8 @@ public final class RocksWriteAlone
         final Path dir = args.length > 2 ? Path.of(args[2]) : Files.createTempDirectory("rocks-write-alone");
         final int keys = 10_000;
         final ByteBuffer key = ByteBuffer.allocateDirect(64);
-        final ByteBuffer value = ByteBuffer.allocateDirect(valueBytes);
+        // A stored value is a record (header: data version, expiry; then the value), as the node writes it.
+        final ByteBuffer value = ByteBuffer.allocateDirect(ValueRecord.HEADER_LENGTH + valueBytes);
         final byte[] valueBytesArray = new byte[valueBytes];
         final long[] nanos = new long[writes];
         try (RocksStore store = RocksStore.open(dir.resolve("rocks"), Durability.DEFAULT);
@@ -39,6 +42,8 @@ public final class RocksWriteAlone
                 key.clear();
                 key.put(StoreKeys.encode(k)).flip();
                 value.clear();
+                ValueRecord.writeHeader(new UnsafeBuffer(value), 0, n + 1, 0);
+                value.position(ValueRecord.HEADER_LENGTH);
                 value.put(valueBytesArray).flip();
                 batch.clear();
                 final long start = System.nanoTime();

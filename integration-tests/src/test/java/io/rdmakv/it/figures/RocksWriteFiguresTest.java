@@ -1,10 +1,12 @@
 package io.rdmakv.it.figures;
 
 import io.rdmakv.it.softroce.SoftRoceGuest;
+import io.rdmakv.protocol.layout.ValueRecord;
 import io.rdmakv.server.store.Durability;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.server.store.StoreKeys;
 import org.HdrHistogram.Histogram;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -43,7 +45,8 @@ class RocksWriteFiguresTest
     void shouldRecordTheRocksDbWriteOfAPutMeasuredAlone(@TempDir final Path tmp) throws IOException, RocksDBException
     {
         final ByteBuffer key = ByteBuffer.allocateDirect(64);
-        final ByteBuffer value = ByteBuffer.allocateDirect(GuestFigures.VALUE_BYTES);
+        // A stored value is a record: its header (data version, expiry), then the client's bytes, as the node writes it.
+        final ByteBuffer value = ByteBuffer.allocateDirect(ValueRecord.HEADER_LENGTH + GuestFigures.VALUE_BYTES);
         final Histogram writes = GuestFigures.nanosHistogram();
         final Histogram unmeasured = GuestFigures.nanosHistogram();
         final byte[][] last = new byte[KEYS][];
@@ -83,6 +86,8 @@ class RocksWriteFiguresTest
         key.clear();
         key.put(StoreKeys.encode(keyBytes)).flip(); // the store's key: slot prefix, as the server writes it
         value.clear();
+        ValueRecord.writeHeader(new UnsafeBuffer(value), 0, 1, 0);
+        value.position(ValueRecord.HEADER_LENGTH);
         value.put(valueBytes).flip();
         batch.clear();
         final long start = System.nanoTime();
