@@ -64,7 +64,6 @@ final class LocalClusters
             .requestTimeout(Duration.ofSeconds(30)).build();
     }
 
-    /** A base port whose nodes' ports (control, data, Raft: base + 10(i-1) + 0..2) are free now. */
     /**
      * Three free ports for the nodes whose control ports start at {@code base} (metrics or RESP ports):
      * {@code base + 5 .. base + 7}, in node 1's block of ten beside its control, data and Raft ports.
@@ -81,6 +80,10 @@ final class LocalClusters
         return base + 5;
     }
 
+    /**
+     * A base port whose nodes' ports (control, data, Raft: base + 10(i-1) + 0..2) and node 1's spare ports (base + 5..7)
+     * are free now.
+     */
     static int freeBasePort(final int nodes) throws IOException
     {
         for (int attempt = 0; attempt < 200; attempt++)
@@ -98,7 +101,10 @@ final class LocalClusters
     {
         for (int i = 0; i < nodes; i++)
         {
-            for (int k = 0; k < 3; k++)
+            // Control, data and Raft ports; in node 1's block also base + 5 .. 7 (freeBesideNodeOne's metrics or RESP
+            // ports), so that a base this returns has those free too (a port taken there failed a run).
+            final int[] offsets = i == 0 ? new int[] {0, 1, 2, 5, 6, 7} : new int[] {0, 1, 2};
+            for (final int k : offsets)
             {
                 try (ServerSocket s = new ServerSocket(base + 10 * i + k, 1, InetAddress.getLoopbackAddress()))
                 {
