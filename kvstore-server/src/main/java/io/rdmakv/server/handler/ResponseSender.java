@@ -91,7 +91,7 @@ public final class ResponseSender
     /**
      * The value area as a ByteBuffer positioned {@link ValueRecord#HEADER_LENGTH} bytes before
      * {@link ResponseFlyweight#VALUE_OFFSET}: a RocksDB record read here puts its value in the value area, and its
-     * header where the response header is written afterwards ({@link #recordBuffer()} reads it before).
+     * header where the response header is written afterwards (the caller reads it from {@link #valueBuffer()} at {@code RECORD_OFFSET} before).
      */
     public ByteBuffer recordView()
     {

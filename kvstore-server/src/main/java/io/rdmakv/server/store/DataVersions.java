@@ -11,7 +11,7 @@ import java.util.function.LongSupplier;
  *  +----------------------------------------------+-----------------+------------+
  *  |  wall clock, ms since the epoch (44 bits)    | count (12 bits) | node (8)   |
  *  +----------------------------------------------+-----------------+------------+
- *  next()      = max(clock << 20 | node, last + 1 << 8 with this node's bits): strictly above every version this
+ *  next()      = max(clock &lt;&lt; 20 | node, last + 1 &lt;&lt; 8 with this node's bits): strictly above every version this
  *                node issued or observed
  *  observe(v)  = last := max(last, v): a replica's applied versions, the records found at warm-up
  * </pre>
