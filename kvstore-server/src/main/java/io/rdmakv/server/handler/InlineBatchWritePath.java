@@ -2,7 +2,6 @@ package io.rdmakv.server.handler;
 
 import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.wire.Status;
-import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.server.store.StoreException;
 import io.rdmakv.server.store.StoreKeys;
@@ -22,7 +21,7 @@ import java.nio.ByteBuffer;
  *
  * <pre>
  *   put    -> PutBatch.add (staging copy) ... flush() / doWork() -> store.write(batch) -> outcome.putDurable each
- *   delete -> flush() -> exists? (pool hit, else RocksDB) -> store.delete -> outcome.deleteDurable(existed)
+ *   delete -> flush() -> exists? (RocksDB) -> store.delete -> outcome.deleteDurable(existed)
  *             (with records: the deletion and the records as one batch)
  * </pre>
  * The write's records ({@link DurableRecords}: its write id's answer, a replica's replication sequence) go into the
@@ -32,7 +31,6 @@ import java.nio.ByteBuffer;
 final class InlineBatchWritePath implements WritePath
 {
     private final RocksStore store;
-    private final PoolIndex index;
     private final WriteOutcome outcome;
     private final PutBatch puts;
     private final ByteBuffer keyScratch;
@@ -46,12 +44,11 @@ final class InlineBatchWritePath implements WritePath
      * @param maxValueBytes longest value (sizes the batch's staging buffer).
      * @param wakeUp        wakes the request thread when a batch gets its first PUT (it commits at its duty cycle).
      */
-    InlineBatchWritePath(final RocksStore store, final PoolIndex index, final WriteOutcome outcome,
+    InlineBatchWritePath(final RocksStore store, final WriteOutcome outcome,
         final int maxKeyBytes, final int maxValueBytes, final Runnable wakeUp, final DurableRecords records)
     {
         this.store = store;
         this.records = records;
-        this.index = index;
         this.outcome = outcome;
         this.puts = new PutBatch(store, Math.max(1 << 20, StoreKeys.PREFIX_LENGTH + maxKeyBytes + maxValueBytes),
             new Committer(), wakeUp, records);
@@ -74,7 +71,10 @@ final class InlineBatchWritePath implements WritePath
         final boolean existed;
         try
         {
-            existed = index.contains(key) || store.contains(scratchKey(key));
+            // RocksDB, not the pool: the store holds every write this node accepted, while the pool follows a write
+            // only once it is answered (on a primary, after its backups' acknowledgements). A pool hit for a key whose
+            // DELETE is still in flight answered a second concurrent DELETE "found" (the fault set's history check).
+            existed = store.contains(scratchKey(key));
             if (records.pending())
             {
                 deleteWithRecords(key, existed);

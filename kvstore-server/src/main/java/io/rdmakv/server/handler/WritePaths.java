@@ -29,7 +29,7 @@ public final class WritePaths
         final Limits limits, final WriteOutcome outcome, final Runnable wakeUp, final DurableRecords records)
     {
         return store.writesInline() ?
-            new InlineBatchWritePath(store, index, outcome, limits.maxKeyBytes(),
+            new InlineBatchWritePath(store, outcome, limits.maxKeyBytes(),
                 ValueRecord.HEADER_LENGTH + limits.maxValueBytes(), wakeUp,
                 records) :
             new GroupCommitWritePath(store, counters, outcome, wakeUp);
