@@ -1,17 +1,11 @@
 package io.rdmakv.server.store;
 
 import org.rocksdb.ColumnFamilyHandle;
-import org.rocksdb.FlushOptions;
 import org.rocksdb.RocksDB;
-import org.rocksdb.RocksDBException;
-import org.rocksdb.RocksIterator;
-import org.rocksdb.WriteBatch;
-import org.rocksdb.WriteOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
-import java.util.List;
 
 /**
  * Moves the keys of a store written before slot prefixes (client keys in the default column family) to the slot-keys
@@ -24,7 +18,6 @@ import java.util.List;
 final class LegacyKeyMigration
 {
     private static final Logger LOG = LoggerFactory.getLogger(LegacyKeyMigration.class);
-    private static final long BATCH_BYTES = 4L << 20;
 
     private LegacyKeyMigration()
     {
@@ -34,43 +27,19 @@ final class LegacyKeyMigration
     static long migrate(final RocksDB db, final ColumnFamilyHandle legacy, final ColumnFamilyHandle keys,
         final Path directory)
     {
-        long moved = 0;
-        try (RocksIterator it = db.newIterator(legacy);
-            WriteBatch batch = new WriteBatch();
-            WriteOptions wal = new WriteOptions())
+        return FamilyMove.run(db, legacy, keys, directory, new FamilyMove.Transform()
         {
-            it.seekToFirst();
-            if (!it.isValid())
+            @Override
+            public byte[] key(final byte[] oldKey)
             {
-                it.status();
-                return 0;
+                return StoreKeys.encode(oldKey);
             }
-            LOG.info("store at {} holds keys without slot prefix: migrating them", directory.toAbsolutePath());
-            for (; it.isValid(); it.next())
+
+            @Override
+            public byte[] value(final byte[] oldValue)
             {
-                final byte[] key = it.key();
-                batch.put(keys, StoreKeys.encode(key), it.value());
-                batch.delete(legacy, key);
-                moved++;
-                if (batch.getDataSize() >= BATCH_BYTES)
-                {
-                    db.write(wal, batch);
-                    batch.clear();
-                }
+                return oldValue;
             }
-            it.status();
-            db.write(wal, batch);
-            try (FlushOptions flush = new FlushOptions().setWaitForFlush(true))
-            {
-                db.flush(flush, List.of(legacy, keys));
-            }
-            LOG.info("migrated {} keys to slot-prefixed keys", moved);
-            return moved;
-        }
-        catch (final RocksDBException ex)
-        {
-            throw new StoreException("migrating " + directory.toAbsolutePath() + " to slot-prefixed keys failed after " +
-                moved + " keys (the next open resumes): " + ex.getMessage(), ex);
-        }
+        }, "keys without slot prefix", "slot-prefixed keys", LOG);
     }
 }

@@ -2,17 +2,11 @@ package io.rdmakv.server.store;
 
 import io.rdmakv.protocol.layout.ValueRecord;
 import org.rocksdb.ColumnFamilyHandle;
-import org.rocksdb.FlushOptions;
 import org.rocksdb.RocksDB;
-import org.rocksdb.RocksDBException;
-import org.rocksdb.RocksIterator;
-import org.rocksdb.WriteBatch;
-import org.rocksdb.WriteOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
-import java.util.List;
 
 /**
  * Moves the values of a store written before value records (bare values under slot-prefixed keys, in the column
@@ -29,7 +23,6 @@ import java.util.List;
 final class RecordMigration
 {
     private static final Logger LOG = LoggerFactory.getLogger(RecordMigration.class);
-    private static final long BATCH_BYTES = 4L << 20;
 
     private RecordMigration()
     {
@@ -39,45 +32,20 @@ final class RecordMigration
     static long migrate(final RocksDB db, final ColumnFamilyHandle bare, final ColumnFamilyHandle records,
         final Path directory)
     {
-        long moved = 0;
         final DataVersions versions = new DataVersions(0);
-        try (RocksIterator it = db.newIterator(bare);
-            WriteBatch batch = new WriteBatch();
-            WriteOptions wal = new WriteOptions())
+        return FamilyMove.run(db, bare, records, directory, new FamilyMove.Transform()
         {
-            it.seekToFirst();
-            if (!it.isValid())
+            @Override
+            public byte[] key(final byte[] oldKey)
             {
-                it.status();
-                return 0;
+                return oldKey;
             }
-            LOG.info("store at {} holds bare values (written before value records): migrating them to records " +
-                "with a data version and no expiry", directory.toAbsolutePath());
-            for (; it.isValid(); it.next())
+
+            @Override
+            public byte[] value(final byte[] oldValue)
             {
-                final byte[] key = it.key();
-                batch.put(records, key, ValueRecord.of(it.value(), versions.next(), 0));
-                batch.delete(bare, key);
-                moved++;
-                if (batch.getDataSize() >= BATCH_BYTES)
-                {
-                    db.write(wal, batch);
-                    batch.clear();
-                }
+                return ValueRecord.of(oldValue, versions.next(), 0);
             }
-            it.status();
-            db.write(wal, batch);
-            try (FlushOptions flush = new FlushOptions().setWaitForFlush(true))
-            {
-                db.flush(flush, List.of(bare, records));
-            }
-            LOG.info("migrated {} values to value records", moved);
-            return moved;
-        }
-        catch (final RocksDBException ex)
-        {
-            throw new StoreException("migrating " + directory.toAbsolutePath() + " to value records failed after " +
-                moved + " keys (the next open resumes): " + ex.getMessage(), ex);
-        }
+        }, "bare values (written before value records)", "value records with a data version and no expiry", LOG);
     }
 }
