@@ -71,6 +71,14 @@ do
     fi
 done < <(find "$SHARE/reports" -name 'TEST-*.xml' -print0 2>/dev/null | sort -z)
 
+# JVMs a JUnit run left running (guest-job.sh's rdmakv-junit stops them and lists them in leftover.txt)
+for leftover in "$SHARE"/reports/*/leftover.txt
+do
+    [ -f "$leftover" ] || continue
+    echo "reports/$(basename "$(dirname "$leftover")"): processes left running after the run (stopped):"
+    sed 's/^/  /' "$leftover" | head -10
+done
+
 # native_count FILE PATTERN: lines of FILE with PATTERN (0 when the file is missing).
 # rdmakv-junit ran the failed classes of a run once more after a JVM crashed in compiled code (an emulation fault):
 # say so, with the crash and what the first run saw; the second run's reports are the ones counted above.
