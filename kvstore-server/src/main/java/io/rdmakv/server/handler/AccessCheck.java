@@ -17,7 +17,8 @@ import io.rdmakv.server.session.Access;
  *   GET, STATS                      read        (GET's key inside the prefixes; a client's multiGet is GETs)
  *   PUT, DELETE                     readwrite   (key inside the prefixes)
  *   RECORD_WRITE                    readwrite   (key inside the prefixes): conditional writes, counters, expiry
- *                                               changes; its TTL read needs read only
+ *                                               changes; its TTL read needs read only; a PUT keeping the data
+ *                                               version it carries (a restore) needs admin
  *   KEY_SCAN (scan, range, prefix)  read        and no key prefixes: a page lists keys in store order, so a user
  *                                               limited to prefixes would learn names outside them
  *   SCAN (backup), REPLICATE        admin       (a node's own links authenticate with the shared secret)
@@ -48,8 +49,13 @@ final class AccessCheck
             {
                 final RecordWriteRequestFlyweight record = decoder.recordWriteRequest();
                 final boolean read = record.op() == RecordWriteRequestFlyweight.OP_TTL;
-                return check(access, read ? Role.READ : Role.READWRITE, read ? "TTL" : "write", record.buffer(),
-                    record.keyIndex(), record.keyLength());
+                // A PUT that keeps the data version it carries is a restore's: it could set a key back to a version
+                // a client holds from before, so it needs admin, as the backup (SCAN) it restores does.
+                final boolean restore = record.op() == RecordWriteRequestFlyweight.OP_PUT &&
+                    record.expectedVersion() != 0;
+                return check(access, read ? Role.READ : restore ? Role.ADMIN : Role.READWRITE, read ? "TTL" :
+                    restore ? "restore a data version" : "write", record.buffer(), record.keyIndex(),
+                    record.keyLength());
             }
             case KEY_SCAN_REQUEST ->
             {

@@ -117,12 +117,26 @@ class AccessCheckTest
             .contains("outside"));
     }
 
+    @Test
+    void shouldAskAdminForAPutThatKeepsItsDataVersion()
+    {
+        assertTrue(record(access(Role.READWRITE), RecordWriteRequestFlyweight.OP_PUT, 42, "k")
+            .contains("needs the role admin"), "a restore's PUT could set a key back to an old version");
+        assertNull(record(access(Role.ADMIN), RecordWriteRequestFlyweight.OP_PUT, 42, "k"));
+        assertNull(record(access(Role.READWRITE), RecordWriteRequestFlyweight.OP_PUT, 0, "k"), "a PUT with a TTL");
+    }
+
     private String record(final Access access, final int op, final String key)
+    {
+        return record(access, op, 0, key);
+    }
+
+    private String record(final Access access, final int op, final long expected, final String key)
     {
         final RecordWriteRequestFlyweight r = new RecordWriteRequestFlyweight().wrap(message, 0, message.capacity());
         r.header(MessageType.RECORD_WRITE_REQUEST, 1);
         final byte[] k = key.getBytes(StandardCharsets.UTF_8);
-        r.write(op, 0, op == RecordWriteRequestFlyweight.OP_EXPIRE ? 1000 : 0, k, new byte[0]);
+        r.write(op, expected, op == RecordWriteRequestFlyweight.OP_EXPIRE ? 1000 : 0, k, new byte[0]);
         assertEquals(MessageType.RECORD_WRITE_REQUEST, decoder.decode(message, 0, r.encodedLength()));
         return AccessCheck.refusal(access, MessageType.RECORD_WRITE_REQUEST, decoder);
     }
