@@ -217,6 +217,27 @@ class RespSetOptionsTest
         }
     }
 
+    /** Under FSYNC durability the node refuses record writes: GETDEL falls back to a plain DELETE, XX is refused. */
+    @Test
+    @Timeout(60)
+    void shouldServeGetDelUnderFsyncDurability() throws Exception
+    {
+        try (KvServer server = KvServer.start(KvServerTest.testConfig(dir.resolve("data"),
+            Map.of("resp.port", Integer.toString(freePort()), "durability", "FSYNC")));
+             RespWire resp = new RespWire(server.respAddress()))
+        {
+            assertEquals("OK", resp.call("SET", "k", "v"));
+            assertEquals("v", resp.call("GETDEL", "k"));
+            assertSame(RespWire.NIL, resp.call("GET", "k"));
+            assertSame(RespWire.NIL, resp.call("GETDEL", "k"));
+            assertSame(RespWire.NIL, resp.call("SET", "k", "v", "XX"), "missing: nil, decided by the read alone");
+            assertEquals("OK", resp.call("SET", "k", "v"));
+            assertTrue(err(resp.call("SET", "k", "w", "XX")).contains("store.durability=DEFAULT"));
+            assertEquals("v", resp.call("GET", "k"));
+            assertEquals(0L, resp.call("PERSIST", "missing"));
+        }
+    }
+
     @Test
     @Timeout(60)
     void shouldAnswerTheKeyspaceAndConnectionCommandsAsRedis() throws Exception

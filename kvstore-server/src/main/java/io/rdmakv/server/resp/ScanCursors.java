@@ -27,7 +27,7 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 final class ScanCursors
 {
-    /** Entries kept: one per scan in progress (a scan's next cursor replaces nothing, so a retried call still works). */
+    /** Entries kept: one per call of a scan in progress (an entry is kept after use: a retried call still works). */
     static final int CAPACITY = 10_000;
     private static final int SLOT_SHIFT = 48;
     private static final long ID_MASK = (1L << SLOT_SHIFT) - 1;

@@ -463,8 +463,12 @@ final class StoreCommands
                 {
                     return xx ? RespReply.NULL : write(RecordWriteRequestFlyweight.OP_PUT_IF_ABSENT, 0, expiry, value);
                 }
-                return status != Status.OK ? failed(status, payload) : write(
-                    RecordWriteRequestFlyweight.OP_PUT_IF_VERSION, version, keepTtl ? expiryOf(payload) : expiry, value);
+                if (status != Status.OK)
+                {
+                    return failed(status, payload);
+                }
+                return write(RecordWriteRequestFlyweight.OP_PUT_IF_VERSION, version,
+                    keepTtl ? expiryOf(payload) : expiry, value);
             }
             return status == Status.OK ? RespReply.OK : status == Status.CONDITION_FAILED ? again() :
                 failed(status, payload);
@@ -559,10 +563,14 @@ final class StoreCommands
         }
     }
 
-    /** GETDEL: a GET (value and data version), then DELETE_IF_VERSION of it; the value, or nil when absent. */
+    /**
+     * GETDEL: a GET (value and data version), then DELETE_IF_VERSION of it; the value, or nil when absent. A node
+     * that refuses record writes (FSYNC durability) gets a plain DELETE instead: not one step there, as before.
+     */
     private final class GetDel extends Chain
     {
         private byte[] old;
+        private boolean plainDelete;
 
         GetDel(final StoreCalls calls, final byte[] key)
         {
@@ -591,6 +599,16 @@ final class StoreCommands
                 }
                 old = orEmpty(payload);
                 return write(RecordWriteRequestFlyweight.OP_DELETE_IF_VERSION, version, 0, null);
+            }
+            if (status == Status.UNKNOWN_TYPE && !plainDelete)
+            {
+                plainDelete = true;
+                calls.send(reply, 0, MessageType.DELETE_REQUEST, key, null);
+                return null;
+            }
+            if (plainDelete && status == Status.NOT_FOUND)
+            {
+                return RespReply.NULL;
             }
             return status == Status.OK ? RespReply.bulk(old) : status == Status.CONDITION_FAILED ? again() :
                 failed(status, payload);

@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** SCAN's cursor table: the hash slot in the cursor, the key in a bounded table, an unknown entry from the slot's start. */
+/** SCAN's cursors: the hash slot in the cursor, the key in a bounded table, an unknown entry from its slot's start. */
 class ScanCursorsTest
 {
     private static byte[] b(final String s)
