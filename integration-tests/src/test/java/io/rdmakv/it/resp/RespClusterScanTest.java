@@ -116,6 +116,8 @@ class RespClusterScanTest
             assertEquals(expected, timesSeen.keySet());
             assertTrue(timesSeen.values().stream().allMatch(n -> n == 1), "no key returned by two nodes");
 
+            handOffThroughSetNxAndGetDel(seeds);
+
             final RedisClusterClient client = RedisClusterClient.create(uris);
             try (StatefulRedisClusterConnection<String, String> connection = client.connect())
             {
@@ -135,6 +137,48 @@ class RespClusterScanTest
             {
                 client.shutdown();
             }
+        }
+    }
+
+    /**
+     * A producer and a consumer hand values over one key of a replicated range: the producer writes value i with
+     * {@code SET NX} (retrying while the key still holds i - 1), the consumer takes it with {@code GETDEL}. Each value
+     * is returned exactly once, in order, whatever the interleaving: a GETDEL that deleted a value without returning
+     * it would stall the count, one that returned it twice would break the order. On a primary with a backup the GET
+     * may meet the pool behind RocksDB (it follows a write once the backup has it); GETDEL reads again then.
+     */
+    private static void handOffThroughSetNxAndGetDel(final Set<HostAndPort> seeds) throws Exception
+    {
+        final int values = 300;
+        try (JedisCluster producer = new JedisCluster(seeds, CONFIG, 5, Duration.ofMinutes(1));
+             JedisCluster consumer = new JedisCluster(seeds, CONFIG, 5, Duration.ofMinutes(1)))
+        {
+            final Thread writer = new Thread(() ->
+            {
+                for (int i = 1; i <= values; i++)
+                {
+                    while (producer.set("handoff", Integer.toString(i), SetParams.setParams().nx()) == null)
+                    {
+                        Thread.onSpinWait();
+                    }
+                }
+            }, "producer");
+            writer.start();
+            final List<Integer> taken = new ArrayList<>();
+            while (taken.size() < values)
+            {
+                final String v = consumer.getDel("handoff");
+                if (v != null)
+                {
+                    taken.add(Integer.parseInt(v));
+                }
+            }
+            writer.join();
+            for (int i = 0; i < values; i++)
+            {
+                assertEquals(i + 1, taken.get(i), "value " + (i + 1) + " taken once, in order");
+            }
+            assertNull(consumer.get("handoff"));
         }
     }
 }

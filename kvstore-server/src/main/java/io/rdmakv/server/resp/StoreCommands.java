@@ -46,12 +46,14 @@ final class StoreCommands
     private static final String NOT_AN_INTEGER = "ERR value is not an integer or out of range";
     private static final String SYNTAX = "ERR syntax error";
     /**
-     * Times a command of several steps (SET with XX, KEEPTTL or GET; GETDEL; PERSIST) starts again because the key
-     * changed between its read and its conditional write, before it gives up with an error (nothing written). A GET
-     * may be answered from the pool, which on a primary follows a write once its backups have it: until then the
-     * write is refused on the version read, and the command reads again.
+     * A command of several steps (SET with XX, KEEPTTL or GET; GETDEL; PERSIST) starts again when the key changed
+     * between its read and its conditional write; it gives up with an error (nothing written) once it started again
+     * this many times and {@link #GIVE_UP_NANOS} passed. Both bounds, because a GET may be answered from the pool,
+     * which on a primary follows a write only once its backups have it: until then the write is refused on the
+     * version read, and the command reads again, quickly, for as long as the replication round trip takes.
      */
     static final int MAX_ATTEMPTS = 1_000;
+    static final long GIVE_UP_NANOS = 2_000_000_000L;
     private static final byte[] NONE = new byte[0];
 
     private final int maxKeyBytes;
@@ -174,18 +176,18 @@ final class StoreCommands
         {
             return PendingReply.ready(scanReply(0, List.of()));
         }
+        final byte[] from = slot == at.slot() ? at.afterKey() : NONE;
         final byte[] body;
         try
         {
-            body = KeyScanRequestFlyweight.body(slot, ProtocolLimits.HASH_SLOT_COUNT - 1, count, 0,
-                slot == at.slot() ? at.afterKey() : NONE, NONE, "*".equals(new String(match,
-                    StandardCharsets.ISO_8859_1)) ? NONE : match);
+            body = KeyScanRequestFlyweight.body(slot, ProtocolLimits.HASH_SLOT_COUNT - 1, count, 0, from, NONE,
+                "*".equals(new String(match, StandardCharsets.ISO_8859_1)) ? NONE : match);
         }
         catch (final IllegalArgumentException ex)
         {
             return PendingReply.ready(RespReply.error("ERR " + ex.getMessage()));
         }
-        final PendingReply reply = PendingReply.waitingFor(1, (st, p) -> scanPage(access, slot, st[0], p[0]));
+        final PendingReply reply = PendingReply.waitingFor(1, (st, p) -> scanPage(access, slot, from, st[0], p[0]));
         calls.send(reply, 0, MessageType.KEY_SCAN_REQUEST, null, body);
         return reply;
     }
@@ -203,13 +205,17 @@ final class StoreCommands
         return Long.parseUnsignedLong(text);
     }
 
-    /** The reply to a KEY_SCAN from {@code slot}: its keys and the cursor of its resume point. */
-    private RespReply scanPage(final Access access, final int slot, final Status status, final byte[] payload)
+    /** The reply to a KEY_SCAN from {@code slot} after key {@code from}: its keys and its resume point's cursor. */
+    private RespReply scanPage(final Access access, final int slot, final byte[] from, final Status status,
+        final byte[] payload)
     {
         if (status == Status.WRONG_NODE)
         {
-            // The node no longer serves the slot (its map moved on): the slot's keys are its new primary's to return.
-            return scanReply(next(slot + 1, NONE), List.of());
+            // The node does not serve the slot now: its lease lapsed (a late renewal on a loaded host), or the slot
+            // moved and the map here does not show it yet. No key, the same position: the next call tries again, and
+            // once the map shows the slot elsewhere it skips to this node's next slot (the keys are the new primary's).
+            // Skipping the slot at once lost its keys whenever a lease lapsed during a scan.
+            return scanReply(next(slot, from), List.of());
         }
         if (status != Status.OK)
         {
@@ -365,6 +371,7 @@ final class StoreCommands
         final StoreCalls calls;
         final byte[] key;
         PendingReply reply;
+        private final long startedNanos = System.nanoTime();
         private int attempts;
 
         Chain(final StoreCalls calls, final byte[] key)
@@ -386,10 +393,10 @@ final class StoreCommands
         /** The key changed between the read and the write: read again (null), or give up after too many. */
         final RespReply again()
         {
-            if (++attempts >= MAX_ATTEMPTS)
+            if (++attempts >= MAX_ATTEMPTS && System.nanoTime() - startedNanos > GIVE_UP_NANOS)
             {
                 return RespReply.error("ERR the key changed between this command's read and its write " +
-                    MAX_ATTEMPTS + " times in a row; nothing was written, retry");
+                    attempts + " times in a row; nothing was written, retry");
             }
             begin();
             return null;
