@@ -3,7 +3,8 @@
 Usage: python3 redis_py_cluster.py HOST:PORT [HOST:PORT ...]
 
 Learns the slots from the seeds (CLUSTER SLOTS), routes each key by CRC16 itself, writes and reads KEYS keys, MSET/MGET
-within one hash tag, DEL, and prints one line "keys=N read=N nodes=N tagged=OK deleted=N" (exit 0), or the first error.
+within one hash tag, DEL, SCAN of every node (scan_iter: each node's cursor parsed with int()), and prints one line
+"keys=N read=N nodes=N tagged=OK deleted=N scanned=N" (exit 0), or the first error.
 """
 import sys
 
@@ -27,7 +28,15 @@ def main(seeds):
     assert rc.mget_nonatomic(["{py}.a", "{py}.b"]) == ["1", "2"], "MGET of one hash tag"
     deleted = rc.delete("py:0")
     assert rc.get("py:0") is None, "GET after DEL"
-    print("keys=%d read=%d nodes=%d tagged=OK deleted=%d" % (KEYS, read, len(owners), deleted))
+    # Every node answers SCAN with the keys of the hash slots it is the primary of, so scanning every node returns
+    # each key once. redis-py's default target (its primaries) would miss nodes: it takes a node's role from its
+    # first entry in CLUSTER SLOTS, and an rdmakv node is the primary of some ranges and a backup of others.
+    scanned = set(rc.scan_iter(match="py:*", count=50, target_nodes=RedisCluster.ALL_NODES))
+    missing = {"py:%d" % i for i in range(1, KEYS)} - scanned
+    assert not missing and len(scanned) == KEYS - 1, "SCAN: missing %r, extra %r" % (
+        sorted(missing)[:5], sorted(scanned - {"py:%d" % i for i in range(1, KEYS)})[:5])
+    print("keys=%d read=%d nodes=%d tagged=OK deleted=%d scanned=%d" % (KEYS, read, len(owners), deleted,
+                                                                        len(scanned)))
     rc.close()
 
 

@@ -12,7 +12,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -83,7 +85,7 @@ class RespScriptClientsTest
                 final List<String> command = new ArrayList<>(List.of(PYTHON.toString(), script.toString()));
                 command.addAll(seeds);
                 final String out = run(command);
-                assertTrue(out.endsWith("keys=300 read=300 nodes=3 tagged=OK deleted=1"), out);
+                assertTrue(out.endsWith("keys=300 read=300 nodes=3 tagged=OK deleted=1 scanned=299"), out);
             }
             if (cli)
             {
@@ -99,6 +101,31 @@ class RespScriptClientsTest
                     get.addAll(List.of("GET", "cli:key"));
                     assertEquals("from-node-" + id, run(get), "GET through node " + id);
                 }
+                // redis-cli --scan asks one node: each answers the keys of its own hash slots; together, every key
+                // (redis-py's 299 when it ran, else the one key written here).
+                final Set<String> expected = new HashSet<>(Set.of("cli:key"));
+                if (python)
+                {
+                    for (int i = 1; i < 300; i++)
+                    {
+                        expected.add("py:" + i);
+                    }
+                }
+                final Set<String> scanned = new HashSet<>();
+                for (int id = 1; id <= 3; id++)
+                {
+                    final String[] hostPort = seeds.get(id - 1).split(":");
+                    final String out = run(List.of(REDIS_CLI.toString(), "-h", hostPort[0], "-p", hostPort[1],
+                        "--scan", "--pattern", python ? "[cp]*:*" : "cli:*"));
+                    for (final String line : out.split("\n"))
+                    {
+                        if (!line.isBlank())
+                        {
+                            assertTrue(scanned.add(line.strip()), "returned by two nodes: " + line);
+                        }
+                    }
+                }
+                assertEquals(expected, scanned);
             }
         }
     }

@@ -196,6 +196,12 @@ public final class RecordWrites
                     responses.answer(endpoint, correlationId, Status.NOT_FOUND, 0, 0);
                     return;
                 }
+                if (write.expectedVersion() != 0 && version != write.expectedVersion())
+                {
+                    // A version given (RESP's PERSIST, after it read an expiry to remove): only that version's.
+                    refuse(endpoint, correlationId, version);
+                    return;
+                }
                 final long expiry = op == RecordWriteRequestFlyweight.OP_EXPIRE ? write.argument() : 0;
                 final int valueLength = length - ValueRecord.HEADER_LENGTH;
                 ValueRecord.writeHeader(next, 0, versions.next(), expiry, ValueRecord.flags(currentBuffer, 0));

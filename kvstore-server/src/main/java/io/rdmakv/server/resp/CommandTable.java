@@ -113,6 +113,8 @@ final class CommandTable
         add(m, "pttl", 2, List.of("readonly", "fast"), 1, 1, 1,
             "Returns the expiration time in milliseconds of a key.", "generic");
         add(m, "persist", 2, List.of("write", "fast"), 1, 1, 1, "Removes the expiration time of a key.", "generic");
+        add(m, "scan", -2, List.of("readonly"), 0, 0, 0, "Iterates over the key names in the database.",
+            "generic");
         add(m, "dbsize", 1, fastRead, 0, 0, 0, "Returns the number of keys in the database.", "server");
         add(m, "info", -1, List.of("loading", "stale"), 0, 0, 0, "Returns information and statistics about the " +
             "server.", "server");

@@ -63,6 +63,24 @@ final class RespCluster
         return redirect(hashSlot, true);
     }
 
+    /**
+     * The first hash slot from {@code from} on whose range this node is the primary of in its newest map, or -1
+     * (SCAN: a Redis Cluster client scans each master for the slots it serves).
+     */
+    int nextLocalSlot(final int from)
+    {
+        int next = -1;
+        for (final SlotRange range : node.clusterState().ranges())
+        {
+            if (range.primary() == node.nodeId() && range.lastSlot() >= from)
+            {
+                final int candidate = Math.max(from, range.firstSlot());
+                next = next < 0 ? candidate : Math.min(next, candidate);
+            }
+        }
+        return next;
+    }
+
     /** The node answered WRONG_NODE for {@code key}: {@code -MOVED} to the slot's primary in the newest map. */
     RespReply wrongNode(final byte[] key)
     {

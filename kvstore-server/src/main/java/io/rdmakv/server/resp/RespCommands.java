@@ -76,6 +76,7 @@ final class RespCommands
             case "info" -> ready(RespReply.bulk(introspection.info(args)));
             case "command" -> ready(introspection.command(args));
             case "cluster" -> ready(cluster.command(args));
+            case "scan" -> store.scan(session.access, args, calls);
             default ->
             {
                 final RespReply elsewhere = cluster.route(args, spec.firstKey(), spec.lastKey(), spec.step());

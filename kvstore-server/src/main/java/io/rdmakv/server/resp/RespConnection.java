@@ -37,6 +37,11 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements RespE
     private final ArrayDeque<Held> held = new ArrayDeque<>();
     /** Writes sent to the node and not answered yet. */
     private int writesInFlight;
+    /**
+     * The reply of a command of several steps ({@link PendingReply#steps}) whose steps are in progress, or null:
+     * while it is not ready, nothing of the commands after it is sent (they are held).
+     */
+    private PendingReply chain;
     private ChannelHandlerContext ctx;
     private RespSession session;
     private RespEndpoint endpoint;
@@ -169,7 +174,13 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements RespE
 
     private void submit(final Held request)
     {
-        if (!held.isEmpty() || request.isRead() && writesInFlight > 0)
+        if (request.reply == chain)
+        {
+            // The next step of the command in progress: nothing of the connection is in flight but its steps.
+            dispatch(request);
+            return;
+        }
+        if (chain != null || !held.isEmpty() || request.isRead() && writesInFlight > 0)
         {
             held.add(request);
             return;
@@ -180,12 +191,20 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements RespE
     private void dispatch(final Held request)
     {
         final boolean write = !request.isRead();
+        if (request.reply.stepped())
+        {
+            chain = request.reply;
+        }
         final long id = endpoint.nextCorrelationId();
         writesInFlight += write ? 1 : 0;
         waiting.put(id, new Part(request.reply, request.index, write));
         if (request.type == MessageType.PUT_REQUEST)
         {
             endpoint.put(id, request.key, request.value);
+        }
+        else if (request.type == MessageType.KEY_SCAN_REQUEST)
+        {
+            endpoint.keyScan(id, request.value);
         }
         else if (request.record != null)
         {
@@ -202,7 +221,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements RespE
     private void releaseHeld()
     {
         Held h;
-        while ((h = held.peekFirst()) != null && !(h.isRead() && writesInFlight > 0))
+        while (chain == null && (h = held.peekFirst()) != null && !(h.isRead() && writesInFlight > 0))
         {
             held.pollFirst();
             dispatch(h);
@@ -210,7 +229,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements RespE
     }
 
     @Override
-    public void answered(final long correlationId, final Status status, final byte[] payload)
+    public void answered(final long correlationId, final Status status, final long version, final byte[] payload)
     {
         if (correlationId == RespEndpoint.ATTACH_ID)
         {
@@ -225,7 +244,11 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements RespE
         if (part != null)
         {
             writesInFlight -= part.write ? 1 : 0;
-            part.reply.answered(part.index, status, payload);
+            part.reply.answered(part.index, status, version, payload);
+            if (part.reply == chain && part.reply.reply() != null)
+            {
+                chain = null; // the command of several steps is done: the ones after it may go
+            }
             releaseHeld();
         }
     }
@@ -307,10 +330,10 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements RespE
     /** A request to the node, held while it waits for this connection's writes before it ({@link #send}). */
     private record Held(PendingReply reply, int index, MessageType type, byte[] key, byte[] value, RecordOp record)
     {
-        /** GET and the TTL read: they wait for the connection's writes before them. */
+        /** GET, KEY_SCAN and the TTL read: they wait for the connection's writes before them. */
         boolean isRead()
         {
-            return type == MessageType.GET_REQUEST ||
+            return type == MessageType.GET_REQUEST || type == MessageType.KEY_SCAN_REQUEST ||
                 record != null && record.op == io.rdmakv.protocol.wire.RecordWriteRequestFlyweight.OP_TTL;
         }
     }

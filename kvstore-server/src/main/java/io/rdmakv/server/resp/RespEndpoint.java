@@ -3,6 +3,8 @@ package io.rdmakv.server.resp;
 import io.netty.channel.Channel;
 import io.rdmakv.protocol.wire.AttachRequestFlyweight;
 import io.rdmakv.protocol.wire.KeyRequestFlyweight;
+import io.rdmakv.protocol.wire.KeyScanRequestFlyweight;
+import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.RecordWriteRequestFlyweight;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
@@ -17,6 +19,7 @@ import io.rdmakv.transport.Worker;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
@@ -49,6 +52,7 @@ final class RespEndpoint implements Endpoint
     private final KeyRequestFlyweight keyRequest = new KeyRequestFlyweight();
     private final PutRequestFlyweight putRequest = new PutRequestFlyweight();
     private final RecordWriteRequestFlyweight recordRequest = new RecordWriteRequestFlyweight();
+    private final KeyScanRequestFlyweight keyScanRequest = new KeyScanRequestFlyweight();
     private final ResponseFlyweight response = new ResponseFlyweight();
     private final Queue<Answer> arrived = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
@@ -63,8 +67,11 @@ final class RespEndpoint implements Endpoint
     /** Where answers go, on the connection's event loop. */
     interface Answers
     {
-        /** The request {@code correlationId} was answered with {@code status}; {@code payload}: value or reason. */
-        void answered(long correlationId, Status status, byte[] payload);
+        /**
+         * The request {@code correlationId} was answered with {@code status}; {@code version}: the answer's data
+         * version (a GET's, a TTL read's, a CONDITION_FAILED's present one); {@code payload}: value or reason.
+         */
+        void answered(long correlationId, Status status, long version, byte[] payload);
 
         /** A run of answers was delivered: write what is ready. */
         void answersDelivered();
@@ -125,6 +132,15 @@ final class RespEndpoint implements Endpoint
         requestThread.onMessage(this, message, 0, recordRequest.encodedLength());
     }
 
+    /** Event loop: a KEY_SCAN of {@code body} ({@link KeyScanRequestFlyweight#body}), as request {@code id}. */
+    void keyScan(final long id, final byte[] body)
+    {
+        final int length = MessageHeaderFlyweight.HEADER_LENGTH + body.length;
+        message.checkLimit(length);
+        keyScanRequest.wrap(message, 0, length).request(id, new UnsafeBuffer(body), 0, body.length);
+        requestThread.onMessage(this, message, 0, length);
+    }
+
     /**
      * Event loop: whether the connection is inside a read (between its first command and the read's end). Answers
      * given meanwhile on the loop wait for {@link #deliverLocal} at the read's end: one write and one flush for the
@@ -142,7 +158,7 @@ final class RespEndpoint implements Endpoint
         Answer a;
         while ((a = local.poll()) != null)
         {
-            answers.answered(a.correlationId, a.status, a.payload);
+            answers.answered(a.correlationId, a.status, a.version, a.payload);
         }
     }
 
@@ -172,7 +188,7 @@ final class RespEndpoint implements Endpoint
         response.wrap(buffer, offset, length);
         final Status status = response.status();
         final byte[] payload = response.valueLength() == 0 ? null : response.value();
-        final Answer answer = new Answer(response.correlationId(), status, payload);
+        final Answer answer = new Answer(response.correlationId(), status, response.version(), payload);
         if (channel.eventLoop().inEventLoop())
         {
             // The request thread is this connection's loop (a tcp node): no queue between threads. Within a read the
@@ -206,7 +222,7 @@ final class RespEndpoint implements Endpoint
         Answer a;
         while ((a = arrived.poll()) != null)
         {
-            answers.answered(a.correlationId, a.status, a.payload);
+            answers.answered(a.correlationId, a.status, a.version, a.payload);
         }
         answers.answersDelivered();
     }
@@ -263,7 +279,7 @@ final class RespEndpoint implements Endpoint
         return "resp:" + channel.remoteAddress();
     }
 
-    private record Answer(long correlationId, Status status, byte[] payload)
+    private record Answer(long correlationId, Status status, long version, byte[] payload)
     {
     }
 }

@@ -40,8 +40,8 @@ import org.agrona.MutableDirectBuffer;
  *  3 PUT_IF_VERSION   version    expiry     yes     OK | CONDITION_FAILED (version: the present one's, 0 absent)
  *  4 DELETE_IF_VERSION version   -          no      OK | CONDITION_FAILED (as above)
  *  5 INCREMENT        -          delta      no      OK, value: the new value (decimal ASCII) | NOT_AN_INTEGER
- *  6 EXPIRE           -          expiry > 0 no      OK | NOT_FOUND
- *  7 PERSIST          -          -          no      OK | NOT_FOUND
+ *  6 EXPIRE           0|version  expiry > 0 no      OK | NOT_FOUND | CONDITION_FAILED (not that version)
+ *  7 PERSIST          0|version  -          no      OK | NOT_FOUND | CONDITION_FAILED (as EXPIRE)
  *  8 TTL (a read)     -          -          no      OK, version: the data version, value: the expiry (u64) | NOT_FOUND
  *  (*) 0: the primary versions the value; else the data version to store (a restore writing a backup's record
  *      back: the node observes it, so its later versions stay above it)
