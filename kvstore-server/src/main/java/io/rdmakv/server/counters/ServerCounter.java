@@ -61,7 +61,12 @@ public enum ServerCounter
     /** Conditional writes refused because their condition did not hold (answered CONDITION_FAILED). */
     CONDITIONS_FAILED(38, "recordWrites.conditionFailed"),
     /** Expired keys the background sweep deleted (a conditional delete each, replicated). */
-    EXPIRED_REMOVED(39, "expiry.removed");
+    EXPIRED_REMOVED(39, "expiry.removed"),
+    /**
+     * RPC GETs of a key the pool lacks answered NOT_FOUND from the COMPLETE pool, without a RocksDB read (also
+     * counted in gets.rpc.notFound).
+     */
+    GETS_RPC_COMPLETE_MISSES(46, "gets.rpc.completeMisses");
 
     private final int id;
     private final String label;

@@ -50,7 +50,8 @@ import java.util.concurrent.TimeUnit;
  *            (a full disk: DISK_FULL, nothing written)
  *   DELETE : limits -> route -> exists? (pool hit, else RocksDB lookup) -> RocksDB -> pool (slot := 0, retire extent)
  *            -> RESPONSE OK, or NOT_FOUND (nothing written) when the key did not exist
- *   GET    : limits -> route -> pool ? value : RocksDB ? (promote into pool) value : NOT_FOUND
+ *   GET    : limits -> route -> pool ? value : pool COMPLETE ? NOT_FOUND : RocksDB ? (promote into pool) value
+ *            : NOT_FOUND
  *   STATS  : counters as key=value text
  *   KEY_SCAN: route (first hash slot) -> one bounded page of keys (and values) from RocksDB, resume point (KeyScans)
  *   a session limited by a user's role or key prefixes: AccessCheck first, FORBIDDEN when it does not allow it
@@ -473,6 +474,18 @@ public final class RequestHandler implements EndpointHandler
             }
             // The answer's version is the value's data version (getWithVersion).
             responses.sendValue(endpoint, correlationId, fromPool, index.copiedDataVersion());
+            return;
+        }
+        if (fromPool == PoolIndex.NOT_FOUND && index.isComplete())
+        {
+            // A COMPLETE pool holds every key this node serves, as a one-sided reader already trusts: warm-up set it
+            // only when every stored key fit, and anything that leaves a key out (eviction, a write with no room)
+            // clears it first. Every write reaches the pool through the write path's outcome; one in flight (in
+            // its batch, or on a primary until its backups acknowledged it) is not acknowledged yet, so a GET
+            // ordered before it is right to miss it, as a one-sided GET does. RocksDB would only add cost.
+            counters.increment(ServerCounter.GETS_RPC_COMPLETE_MISSES);
+            counters.increment(ServerCounter.GETS_RPC_NOT_FOUND);
+            responses.answer(endpoint, correlationId, Status.NOT_FOUND, 0, 0);
             return;
         }
         final int fromStore;

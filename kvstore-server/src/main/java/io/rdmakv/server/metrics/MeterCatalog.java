@@ -83,6 +83,7 @@ final class MeterCatalog
         help(ServerCounter.RECORD_WRITES, "Record writes taken (conditional writes, counters, expiry changes)");
         help(ServerCounter.CONDITIONS_FAILED, "Conditional writes refused: their condition did not hold");
         help(ServerCounter.EXPIRED_REMOVED, "Expired keys the background sweep deleted");
+        help(ServerCounter.GETS_RPC_COMPLETE_MISSES, "RPC GET misses answered from the complete pool, no RocksDB read");
         help(ServerCounter.ATTACHES, "Data connections attached with a valid session ticket");
         help(ServerCounter.ATTACH_REFUSALS, "Data connections refused at attach (bad or expired ticket, timeout)");
         help(ServerCounter.DATA_SHED, "Unauthenticated data connections closed to make room for newer ones");
