@@ -19,11 +19,14 @@ int main(void)
     printf("ibv_context.ops.req_notify_cq %zu\n", offsetof(struct ibv_context, ops) + offsetof(struct ibv_context_ops, req_notify_cq));
     printf("ibv_context.ops.post_send %zu\n", offsetof(struct ibv_context, ops) + offsetof(struct ibv_context_ops, post_send));
     printf("ibv_context.ops.post_recv %zu\n", offsetof(struct ibv_context, ops) + offsetof(struct ibv_context_ops, post_recv));
+    printf("ibv_context.ops.alloc_mw %zu\n", offsetof(struct ibv_context, ops) + offsetof(struct ibv_context_ops, alloc_mw));
+    printf("ibv_context.ops.dealloc_mw %zu\n", offsetof(struct ibv_context, ops) + offsetof(struct ibv_context_ops, dealloc_mw));
 
     SIZE(ibv_device_attr);
     OFF(ibv_device_attr, max_mr_size);
     OFF(ibv_device_attr, max_qp);
     OFF(ibv_device_attr, max_qp_wr);
+    OFF(ibv_device_attr, device_cap_flags);
     OFF(ibv_device_attr, max_sge);
     OFF(ibv_device_attr, max_cq);
     OFF(ibv_device_attr, max_cqe);
@@ -78,6 +81,17 @@ int main(void)
     OFF(ibv_send_wr, imm_data);
     OFF(ibv_send_wr, wr.rdma.remote_addr);
     OFF(ibv_send_wr, wr.rdma.rkey);
+    OFF(ibv_send_wr, invalidate_rkey);
+    OFF(ibv_send_wr, bind_mw.mw);
+    OFF(ibv_send_wr, bind_mw.rkey);
+    OFF(ibv_send_wr, bind_mw.bind_info.mr);
+    OFF(ibv_send_wr, bind_mw.bind_info.addr);
+    OFF(ibv_send_wr, bind_mw.bind_info.length);
+    OFF(ibv_send_wr, bind_mw.bind_info.mw_access_flags);
+
+    SIZE(ibv_mw);
+    OFF(ibv_mw, context);
+    OFF(ibv_mw, rkey);
 
     SIZE(ibv_recv_wr);
     OFF(ibv_recv_wr, wr_id);
@@ -160,9 +174,15 @@ int main(void)
     VAL(IBV_ACCESS_LOCAL_WRITE);
     VAL(IBV_ACCESS_REMOTE_WRITE);
     VAL(IBV_ACCESS_REMOTE_READ);
+    VAL(IBV_ACCESS_MW_BIND);
+    VAL(IBV_MW_TYPE_2);
+    VAL(IBV_DEVICE_MEM_WINDOW_TYPE_2A);
+    VAL(IBV_DEVICE_MEM_WINDOW_TYPE_2B);
     VAL(IBV_WR_SEND);
     VAL(IBV_WR_SEND_WITH_IMM);
     VAL(IBV_WR_RDMA_READ);
+    VAL(IBV_WR_LOCAL_INV);
+    VAL(IBV_WR_BIND_MW);
     VAL(IBV_SEND_SIGNALED);
     VAL(IBV_SEND_INLINE);
     VAL(IBV_WC_SUCCESS);
@@ -170,6 +190,9 @@ int main(void)
     VAL(IBV_WC_LOC_PROT_ERR);
     VAL(IBV_WC_WR_FLUSH_ERR);
     VAL(IBV_WC_REM_ACCESS_ERR);
+    VAL(IBV_WC_MW_BIND_ERR);
+    VAL(IBV_WC_BIND_MW);
+    VAL(IBV_WC_LOCAL_INV);
     VAL(IBV_WC_REM_INV_REQ_ERR);
     VAL(IBV_WC_RETRY_EXC_ERR);
     VAL(IBV_WC_RNR_RETRY_EXC_ERR);

@@ -145,6 +145,23 @@ public interface Endpoint extends AutoCloseable
         }
     }
 
+    /**
+     * Bind a memory window over {@code length} bytes at {@code address} of {@code region} (registered with
+     * {@link MemoryAccess#BIND_WINDOWS}) for this endpoint's peer only: its {@link MemoryWindow#remoteKey()} reads the
+     * range over this connection and nothing else, and stops working when the window is invalidated or closed, while
+     * the region and every other key stay valid. Transports with {@link TransportCapability#MEMORY_WINDOWS}; the
+     * others complete the future exceptionally with {@link UnsupportedOperationException}.
+     *
+     * @return completes with the window once the device has bound it (verbs: the bind work request completed on this
+     *         endpoint's send queue), or exceptionally with a {@link TransportException} (not connected, the range not
+     *         in the region, the region not registered for windows, the device refused).
+     */
+    default CompletableFuture<MemoryWindow> bindWindow(final MemoryRegion region, final long address, final long length)
+    {
+        return CompletableFuture.failedFuture(
+            new UnsupportedOperationException("this transport has no memory windows"));
+    }
+
     boolean isConnected();
 
     InetSocketAddress remoteAddress();

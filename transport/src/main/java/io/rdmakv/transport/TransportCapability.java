@@ -37,5 +37,12 @@ public enum TransportCapability
      * A caller can open a {@link Lane} ({@link Worker#openLane}): a connection it sends on and receives from itself,
      * blocking, answered by the peer like any endpoint of this transport.
      */
-    CALLER_LANES
+    CALLER_LANES,
+    /**
+     * {@link Endpoint#bindWindow}: a remote key over part of a registered region that only the endpoint's peer can use,
+     * over that connection only, and that the owner revokes at any time ({@link MemoryWindow#invalidate()}) without
+     * touching the region or other peers' keys (verbs: a type 2 memory window bound on the endpoint's QP). Declared
+     * only when the device supports it; tcp and shm never do.
+     */
+    MEMORY_WINDOWS
 }

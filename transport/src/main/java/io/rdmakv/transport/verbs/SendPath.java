@@ -193,6 +193,23 @@ final class SendPath
         return sendSlot;
     }
 
+    /**
+     * Claim a send-queue slot for a memory-window work request (bind or local invalidation), tracked with
+     * {@code handler}; the caller writes the work request into the slot and posts it.
+     *
+     * @return the slot, or -1 when the send queue is full.
+     */
+    int claimWindowOp(final long id, final CompletionHandler handler)
+    {
+        if (ring.free() == 0)
+        {
+            return -1;
+        }
+        final int sendSlot = ring.claim(SendQueueRing.KIND_WINDOW, id, handler, true, System.nanoTime());
+        trackedInRing++;
+        return sendSlot;
+    }
+
     boolean postChain(final int firstSlot)
     {
         final int rc = res.postSend(firstSlot);

@@ -22,6 +22,8 @@ final class SendQueueRing
     static final byte KIND_SEND = 1;
     static final byte KIND_READ = 2;
     static final byte KIND_CREDIT = 3;
+    /** A memory-window bind or invalidation ({@link VerbsMemoryWindow}): no payload, always tracked. */
+    static final byte KIND_WINDOW = 4;
 
     final int capacity;
     final byte[] kind;

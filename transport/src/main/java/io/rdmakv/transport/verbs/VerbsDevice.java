@@ -30,6 +30,8 @@ final class VerbsDevice implements AutoCloseable
     final int maxQpWr;
     final int maxCqe;
     final int maxRdAtomic;
+    /** {@code device_cap_flags} has IBV_DEVICE_MEM_WINDOW_TYPE_2A or _2B. */
+    private final boolean windowsAdvertised;
     private boolean closed;
 
     private VerbsDevice(final String name, final long context, final VerbsConfig config)
@@ -44,6 +46,8 @@ final class VerbsDevice implements AutoCloseable
             check(LibIbverbs.ibv_query_device(context, scratch.address()), "ibv_query_device(" + name + ")");
             maxQpWr = b.getInt(DEVICE_ATTR_MAX_QP_WR);
             maxCqe = b.getInt(DEVICE_ATTR_MAX_CQE);
+            windowsAdvertised = (b.getInt(DEVICE_ATTR_DEVICE_CAP_FLAGS) &
+                (DEVICE_MEM_WINDOW_TYPE_2A | DEVICE_MEM_WINDOW_TYPE_2B)) != 0;
             maxRdAtomic = Math.max(1, Math.min(16,
                 Math.min(b.getInt(DEVICE_ATTR_MAX_QP_RD_ATOM), b.getInt(DEVICE_ATTR_MAX_QP_INIT_RD_ATOM))));
             final int ports = b.getByte(DEVICE_ATTR_PHYS_PORT_CNT) & 0xFF;
@@ -218,6 +222,21 @@ final class VerbsDevice implements AutoCloseable
     static int mtuBytes(final int ibvMtu)
     {
         return 128 << ibvMtu;
+    }
+
+    /**
+     * True when the device advertises type 2 memory windows and its provider implements {@code alloc_mw}: the
+     * transport then declares {@link io.rdmakv.transport.TransportCapability#MEMORY_WINDOWS}.
+     */
+    boolean supportsWindows()
+    {
+        return windowsAdvertised && ops.canAllocateWindows();
+    }
+
+    /** True once closed: the protection domain and context are gone, so are the windows allocated in them. */
+    synchronized boolean isClosed()
+    {
+        return closed;
     }
 
     boolean isEthernet()

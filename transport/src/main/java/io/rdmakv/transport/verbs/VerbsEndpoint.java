@@ -4,7 +4,10 @@ import io.netty.channel.Channel;
 import io.rdmakv.transport.CompletionHandler;
 import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
+import io.rdmakv.transport.MemoryRegion;
+import io.rdmakv.transport.MemoryWindow;
 import io.rdmakv.transport.RemoteKey;
+import io.rdmakv.transport.TransportException;
 import io.rdmakv.transport.TransportStatus;
 import io.rdmakv.transport.base.AbstractEndpoint;
 import io.rdmakv.transport.base.EndpointLifecycle;
@@ -20,6 +23,7 @@ import org.slf4j.LoggerFactory;
 
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import static io.rdmakv.transport.verbs.ffi.VerbsLayout.*;
 
@@ -325,6 +329,104 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
                 return 0;
             }
             return accepted;
+        }
+    }
+
+    // ------------------------------------------------------------------------------ memory windows
+
+    /**
+     * Allocate a type 2 memory window and bind it over the range by a send work request on this endpoint's QP: the
+     * window is then valid for reads arriving on this QP only, i.e. from this peer. The bind is one more tracked
+     * operation on the send queue (signaled, ordered with the rest, under the operation timeout); the future
+     * completes on the worker's thread.
+     */
+    @Override
+    public CompletableFuture<MemoryWindow> bindWindow(final MemoryRegion region, final long address, final long length)
+    {
+        final VerbsDevice device = worker.device();
+        if (!device.supportsWindows())
+        {
+            return CompletableFuture.failedFuture(new UnsupportedOperationException("verbs device " + device.name +
+                " has no type 2 memory windows"));
+        }
+        final long mr;
+        try
+        {
+            mr = worker.memoryDomain().windowableMr(region);
+        }
+        catch (final TransportException e)
+        {
+            return CompletableFuture.failedFuture(e);
+        }
+        if (length <= 0 || address < region.address() || address - region.address() > region.length() - length)
+        {
+            return CompletableFuture.failedFuture(new TransportException(TransportStatus.OUT_OF_BOUNDS,
+                "window [0x" + Long.toHexString(address) + ", +" + length + ") is not inside " + region, null));
+        }
+        final long mw = device.ops.allocMw(device.pd, MW_TYPE_2);
+        if (mw == 0)
+        {
+            return CompletableFuture.failedFuture(new TransportException(TransportStatus.TRANSPORT_ERROR,
+                "ibv_alloc_mw(type 2) on " + device.name + " failed", null));
+        }
+        final VerbsMemoryWindow window = new VerbsMemoryWindow(this, device, mw, mr, address, length);
+        final CompletableFuture<MemoryWindow> bound = new CompletableFuture<>();
+        final TransportStatus refused = postWindowOp(window, true, (status, id) ->
+        {
+            if (status == TransportStatus.OK)
+            {
+                bound.complete(window);
+            }
+            else
+            {
+                window.close();
+                bound.completeExceptionally(new TransportException(status, "memory window bind failed: " +
+                    status.description(), null));
+            }
+        });
+        if (refused != null)
+        {
+            window.close();
+            bound.completeExceptionally(new TransportException(refused, "memory window bind not posted: " +
+                refused.description(), null));
+        }
+        return bound;
+    }
+
+    /**
+     * Post a window's bind ({@code bind} true) or local invalidation on this QP.
+     *
+     * @return null when the work request was handed to the device or the endpoint failed trying (the handler runs
+     *         either way), else why it was refused before (the handler will not run).
+     */
+    TransportStatus postWindowOp(final VerbsMemoryWindow mw, final boolean bind, final CompletionHandler handler)
+    {
+        synchronized (lock)
+        {
+            final long refused = lifecycle.refusalSentinel();
+            if (refused != 0)
+            {
+                return TransportStatus.fromSentinel(refused);
+            }
+            final long id = window.nextRequestIdLocked();
+            final int sendSlot = sendPath.claimWindowOp(id, handler);
+            if (sendSlot < 0)
+            {
+                window.unissueLocked(id);
+                return TransportStatus.BACK_PRESSURED;
+            }
+            if (bind)
+            {
+                res.sendWrs.prepareBindWindow(sendSlot, sendSlot, mw.mw, mw.rkey, mw.mr, mw.address, mw.length,
+                    ACCESS_REMOTE_READ, SEND_SIGNALED);
+            }
+            else
+            {
+                res.sendWrs.prepareLocalInvalidate(sendSlot, sendSlot, mw.rkey, SEND_SIGNALED);
+            }
+            // A failed post fails the endpoint, which completes every tracked slot, this one too: the handler runs.
+            sendPath.postChain(sendSlot);
+            return null;
         }
     }
 

@@ -18,7 +18,8 @@ import static io.rdmakv.transport.verbs.ffi.VerbsLayout.*;
 
 /**
  * Registers memory with the device's protection domain: one {@code ibv_reg_mr} per region, with LOCAL_WRITE and
- * REMOTE_READ at most. Remote write is never granted, whatever is asked. {@link #registrationCount()} counts every
+ * REMOTE_READ at most, and MW_BIND when asked for {@link MemoryAccess#BIND_WINDOWS} on a device with windows. Remote
+ * write is never granted, whatever is asked. {@link #registrationCount()} counts every
  * {@code ibv_reg_mr} this transport makes, including the per-endpoint rings registered when a connection is set up,
  * so a flat counter across a workload proves the data path never registers.
  */
@@ -53,8 +54,13 @@ final class VerbsMemoryDomain implements MemoryDomain
         {
             flags |= ACCESS_REMOTE_READ;
         }
-        final Region region = new Region(address, length, registerRaw(address, length, flags, "region",
-            "the memlock limit is too low: raise it (ulimit -l, systemd LimitMEMLOCK, docker --ulimit memlock=-1)"));
+        if (access.contains(MemoryAccess.BIND_WINDOWS) && device.supportsWindows())
+        {
+            flags |= ACCESS_MW_BIND;
+        }
+        final long mr = registerRaw(address, length, flags, "region",
+            "the memlock limit is too low: raise it (ulimit -l, systemd LimitMEMLOCK, docker --ulimit memlock=-1)");
+        final Region region = new Region(address, length, (flags & ACCESS_MW_BIND) != 0, mr);
         synchronized (this)
         {
             if (closed)
@@ -134,14 +140,35 @@ final class VerbsMemoryDomain implements MemoryDomain
         regions.clear();
     }
 
+    /**
+     * The {@code struct ibv_mr *} of a region of this domain that windows may be bound over.
+     *
+     * @throws TransportException if the region is another domain's, closed, or registered without
+     *                            {@link MemoryAccess#BIND_WINDOWS}.
+     */
+    synchronized long windowableMr(final MemoryRegion region)
+    {
+        if (!(region instanceof Region r) || !regions.contains(r))
+        {
+            throw new TransportException("not a live region of this verbs transport: " + region);
+        }
+        if (!r.windows)
+        {
+            throw new TransportException(region + " was not registered with BIND_WINDOWS");
+        }
+        return r.mr;
+    }
+
     private final class Region extends AbstractMemoryRegion
     {
         private final long mr;
+        private final boolean windows;
 
-        Region(final long address, final long length, final long mr)
+        Region(final long address, final long length, final boolean windows, final long mr)
         {
             super(new RemoteKey(RemoteKey.TRANSPORT_VERBS, rkey(mr), address, length, 0));
             this.mr = mr;
+            this.windows = windows;
         }
 
         @Override

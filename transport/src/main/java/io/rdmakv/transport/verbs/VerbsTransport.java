@@ -7,13 +7,16 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.rdmakv.transport.MemoryDomain;
 import io.rdmakv.transport.Transport;
 import io.rdmakv.transport.TransportCapabilities;
+import io.rdmakv.transport.TransportCapability;
 import io.rdmakv.transport.Worker;
 import io.rdmakv.transport.base.TransportWorkers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -39,7 +42,12 @@ final class VerbsTransport implements Transport
         this.device = VerbsDevice.open(config);
         this.domain = new VerbsMemoryDomain(device);
         final TransportCapabilities base = provider.capabilities();
-        this.capabilities = new TransportCapabilities(base.flags(), config.maxMessageBytes, base.maxReadBytes(),
+        final Set<TransportCapability> flags = EnumSet.copyOf(base.flags());
+        if (device.supportsWindows())
+        {
+            flags.add(TransportCapability.MEMORY_WINDOWS); // per device, as UCX's iface flags
+        }
+        this.capabilities = new TransportCapabilities(flags, config.maxMessageBytes, base.maxReadBytes(),
             Math.min(config.sendDepth, device.maxQpWr), base.latencyNanos(), base.bandwidthBytesPerSecond());
         this.eventLoops = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("verbs-control", true),
             NioIoHandler.newFactory());

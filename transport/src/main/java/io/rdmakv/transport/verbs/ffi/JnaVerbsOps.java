@@ -28,9 +28,10 @@ final class JnaVerbsOps extends VerbsOps
     private final Function postSend;
     private final Function postRecv;
 
-    JnaVerbsOps(final long pollCq, final long reqNotifyCq, final long postSend, final long postRecv)
+    JnaVerbsOps(final long pollCq, final long reqNotifyCq, final long postSend, final long postRecv,
+        final long allocMw, final long deallocMw)
     {
-        super(pollCq, reqNotifyCq, postSend, postRecv);
+        super(pollCq, reqNotifyCq, postSend, postRecv, allocMw, deallocMw);
         this.pollCq = Function.getFunction(new Pointer(pollCq), Function.C_CONVENTION);
         this.reqNotifyCq = reqNotifyCq == 0 ? null :
             Function.getFunction(new Pointer(reqNotifyCq), Function.C_CONVENTION);
@@ -85,6 +86,23 @@ final class JnaVerbsOps extends VerbsOps
     public Post postRecv(final long qp, final long[] wrAddresses, final long badWrSlot)
     {
         return new JnaPost(postRecv, postRecvAddress, qp, wrAddresses, badWrSlot);
+    }
+
+    @Override
+    public long allocMw(final long pd, final int type)
+    {
+        checkCanAllocateWindows();
+        final Pointer mw = Function.getFunction(new Pointer(allocMwAddress), Function.C_CONVENTION)
+            .invokePointer(new Object[] {new Pointer(pd), type});
+        return Pointer.nativeValue(mw);
+    }
+
+    @Override
+    public int deallocMw(final long mw)
+    {
+        checkCanAllocateWindows();
+        return Function.getFunction(new Pointer(deallocMwAddress), Function.C_CONVENTION)
+            .invokeInt(new Object[] {new Pointer(mw)});
     }
 
     @Override

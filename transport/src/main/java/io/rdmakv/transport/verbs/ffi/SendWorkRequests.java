@@ -17,7 +17,13 @@ import static io.rdmakv.transport.verbs.ffi.VerbsLayout.*;
  *  +--------+--------+---------+-------+--------+-------+-----+    +---------+--------+------+
  *  | wr.rdma.remote_addr (40) | wr.rdma.rkey (48) |  unused   |
  *  +--------------------------+-------------------+-----------+
+ *  | bind_mw: mw (80) | rkey (88) | mr (96) | addr (104) | length (112) | mw_access_flags (120) |
+ *  +------------------------------------------------------------------------------------------+
  * </pre>
+ *
+ * <p>A memory-window bind ({@link #prepareBindWindow}) and a local invalidation ({@link #prepareLocalInvalidate})
+ * carry no scatter/gather entry ({@code num_sge} 0); a send or read sets it back to 1. Invalidation's rkey shares
+ * {@code imm_data}'s place, which every send and read overwrites.
  */
 public final class SendWorkRequests
 {
@@ -67,6 +73,7 @@ public final class SendWorkRequests
         final int wr = index * SIZEOF_SEND_WR;
         buffer.putLong(wr + SEND_WR_WR_ID, wrId);
         buffer.putLong(wr + SEND_WR_NEXT, 0L);
+        buffer.putInt(wr + SEND_WR_NUM_SGE, 1);
         buffer.putInt(wr + SEND_WR_OPCODE, WR_SEND_WITH_IMM);
         buffer.putInt(wr + SEND_WR_SEND_FLAGS, flags);
         buffer.putInt(wr + SEND_WR_IMM_DATA, immData);
@@ -83,12 +90,61 @@ public final class SendWorkRequests
         final int wr = index * SIZEOF_SEND_WR;
         buffer.putLong(wr + SEND_WR_WR_ID, wrId);
         buffer.putLong(wr + SEND_WR_NEXT, 0L);
+        buffer.putInt(wr + SEND_WR_NUM_SGE, 1);
         buffer.putInt(wr + SEND_WR_OPCODE, WR_RDMA_READ);
         buffer.putInt(wr + SEND_WR_SEND_FLAGS, flags);
         buffer.putInt(wr + SEND_WR_IMM_DATA, 0);
         buffer.putLong(wr + SEND_WR_RDMA_REMOTE_ADDR, remoteAddress);
         buffer.putInt(wr + SEND_WR_RDMA_RKEY, rkey);
         putSge(index, localAddress, length, lkey);
+    }
+
+    /**
+     * Bind type 2 memory window {@code mw} over {@code length} bytes at {@code address} of region {@code mr}, under
+     * the new key {@code rkey} (verbs.h's {@code ibv_inc_rkey} of the window's current one: only the low 8 bits may
+     * change), with {@code accessFlags} ({@link VerbsLayout#ACCESS_REMOTE_READ}). The window is then valid for reads
+     * arriving on the QP it was posted to only.
+     */
+    public void prepareBindWindow(
+        final int index, final long wrId, final long mw, final int rkey, final long mr, final long address,
+        final long length, final int accessFlags, final int flags)
+    {
+        final int wr = index * SIZEOF_SEND_WR;
+        buffer.putLong(wr + SEND_WR_WR_ID, wrId);
+        buffer.putLong(wr + SEND_WR_NEXT, 0L);
+        buffer.putInt(wr + SEND_WR_NUM_SGE, 0);
+        buffer.putInt(wr + SEND_WR_OPCODE, WR_BIND_MW);
+        buffer.putInt(wr + SEND_WR_SEND_FLAGS, flags);
+        buffer.putInt(wr + SEND_WR_IMM_DATA, 0);
+        buffer.putLong(wr + SEND_WR_BIND_MW_MW, mw);
+        buffer.putInt(wr + SEND_WR_BIND_MW_RKEY, rkey);
+        buffer.putLong(wr + SEND_WR_BIND_MW_MR, mr);
+        buffer.putLong(wr + SEND_WR_BIND_MW_ADDR, address);
+        buffer.putLong(wr + SEND_WR_BIND_MW_LENGTH, length);
+        buffer.putInt(wr + SEND_WR_BIND_MW_ACCESS, accessFlags);
+        putSge(index, 0L, 0, 0);
+    }
+
+    /** Invalidate the window (or region) known by {@code rkey}: peers' accesses with it fail from then on. */
+    public void prepareLocalInvalidate(final int index, final long wrId, final int rkey, final int flags)
+    {
+        final int wr = index * SIZEOF_SEND_WR;
+        buffer.putLong(wr + SEND_WR_WR_ID, wrId);
+        buffer.putLong(wr + SEND_WR_NEXT, 0L);
+        buffer.putInt(wr + SEND_WR_NUM_SGE, 0);
+        buffer.putInt(wr + SEND_WR_OPCODE, WR_LOCAL_INV);
+        buffer.putInt(wr + SEND_WR_SEND_FLAGS, flags);
+        buffer.putInt(wr + SEND_WR_INVALIDATE_RKEY, rkey);
+        putSge(index, 0L, 0, 0);
+    }
+
+    /**
+     * verbs.h's {@code ibv_inc_rkey}: the key a window's next bind should carry (the low 8 bits, the consumer's
+     * part, incremented; the index above them kept).
+     */
+    public static int incrementRkey(final int rkey)
+    {
+        return (rkey & ~0xFF) | ((rkey + 1) & 0xFF);
     }
 
     /** Chain slot {@code index} to slot {@code nextIndex} (one doorbell for the list), or end the list with -1. */

@@ -13,10 +13,11 @@ final class VerbsBindings
     {
     }
 
-    static VerbsOps ops(final long pollCq, final long reqNotifyCq, final long postSend, final long postRecv)
+    static VerbsOps ops(final long pollCq, final long reqNotifyCq, final long postSend, final long postRecv,
+        final long allocMw, final long deallocMw)
     {
         NativeBindings.checkNotForced();
-        return new JnaVerbsOps(pollCq, reqNotifyCq, postSend, postRecv);
+        return new JnaVerbsOps(pollCq, reqNotifyCq, postSend, postRecv, allocMw, deallocMw);
     }
 
     static String resolveExported()

@@ -13,7 +13,10 @@ import java.util.Map;
  * names without a struct prefix are the {@code IBV_} enum values. {@code CONTEXT_OPS_POLL_CQ} and friends are the
  * offsets of the function pointers inside {@code struct ibv_context} (ops at 8, plus the pointer's offset in ops),
  * because {@code ibv_poll_cq}, {@code ibv_req_notify_cq}, {@code ibv_post_send} and {@code ibv_post_recv} are inline
- * in verbs.h and exist only as those pointers.
+ * in verbs.h and exist only as those pointers; so are {@code ibv_alloc_mw} and {@code ibv_dealloc_mw} (memory windows,
+ * {@code CONTEXT_OPS_ALLOC_MW}), and a type 2 window is bound by a send work request ({@code SEND_WR_BIND_MW_*}, the
+ * {@code bind_mw} member of the union after {@code qp_type}) and invalidated by one ({@code SEND_WR_INVALIDATE_RKEY},
+ * the union with {@code imm_data}).
  */
 public final class VerbsLayout
 {
@@ -23,10 +26,13 @@ public final class VerbsLayout
     public static final int CONTEXT_OPS_REQ_NOTIFY_CQ = 104;
     public static final int CONTEXT_OPS_POST_SEND = 208;
     public static final int CONTEXT_OPS_POST_RECV = 216;
+    public static final int CONTEXT_OPS_ALLOC_MW = 64;
+    public static final int CONTEXT_OPS_DEALLOC_MW = 80;
     public static final int SIZEOF_DEVICE_ATTR = 232;
     public static final int DEVICE_ATTR_MAX_MR_SIZE = 80;
     public static final int DEVICE_ATTR_MAX_QP = 108;
     public static final int DEVICE_ATTR_MAX_QP_WR = 112;
+    public static final int DEVICE_ATTR_DEVICE_CAP_FLAGS = 116;
     public static final int DEVICE_ATTR_MAX_SGE = 120;
     public static final int DEVICE_ATTR_MAX_CQ = 128;
     public static final int DEVICE_ATTR_MAX_CQE = 132;
@@ -50,6 +56,9 @@ public final class VerbsLayout
     public static final int MR_LENGTH = 24;
     public static final int MR_LKEY = 36;
     public static final int MR_RKEY = 40;
+    public static final int SIZEOF_MW = 32;
+    public static final int MW_CONTEXT = 0;
+    public static final int MW_RKEY = 16;
     public static final int SIZEOF_QP = 160;
     public static final int QP_OFFSET_QP_NUM = 52;
     public static final int QP_OFFSET_STATE = 56;
@@ -73,6 +82,13 @@ public final class VerbsLayout
     public static final int SEND_WR_IMM_DATA = 36;
     public static final int SEND_WR_RDMA_REMOTE_ADDR = 40;
     public static final int SEND_WR_RDMA_RKEY = 48;
+    public static final int SEND_WR_INVALIDATE_RKEY = 36;
+    public static final int SEND_WR_BIND_MW_MW = 80;
+    public static final int SEND_WR_BIND_MW_RKEY = 88;
+    public static final int SEND_WR_BIND_MW_MR = 96;
+    public static final int SEND_WR_BIND_MW_ADDR = 104;
+    public static final int SEND_WR_BIND_MW_LENGTH = 112;
+    public static final int SEND_WR_BIND_MW_ACCESS = 120;
     public static final int SIZEOF_RECV_WR = 32;
     public static final int RECV_WR_WR_ID = 0;
     public static final int RECV_WR_NEXT = 8;
@@ -150,21 +166,30 @@ public final class VerbsLayout
     public static final int ACCESS_LOCAL_WRITE = 1;
     public static final int ACCESS_REMOTE_WRITE = 2;
     public static final int ACCESS_REMOTE_READ = 4;
+    public static final int ACCESS_MW_BIND = 16;
+    public static final int MW_TYPE_2 = 2;
+    public static final int DEVICE_MEM_WINDOW_TYPE_2A = 1 << 23;
+    public static final int DEVICE_MEM_WINDOW_TYPE_2B = 1 << 24;
     public static final int WR_SEND = 2;
     public static final int WR_SEND_WITH_IMM = 3;
     public static final int WR_RDMA_READ = 4;
+    public static final int WR_LOCAL_INV = 7;
+    public static final int WR_BIND_MW = 8;
     public static final int SEND_SIGNALED = 2;
     public static final int SEND_INLINE = 8;
     public static final int WC_SUCCESS = 0;
     public static final int WC_LOC_LEN_ERR = 1;
     public static final int WC_LOC_PROT_ERR = 4;
     public static final int WC_WR_FLUSH_ERR = 5;
+    public static final int WC_MW_BIND_ERR = 6;
     public static final int WC_REM_ACCESS_ERR = 10;
     public static final int WC_REM_INV_REQ_ERR = 9;
     public static final int WC_RETRY_EXC_ERR = 12;
     public static final int WC_RNR_RETRY_EXC_ERR = 13;
     public static final int WC_SEND = 0;
     public static final int WC_RDMA_READ = 2;
+    public static final int WC_BIND_MW = 5;
+    public static final int WC_LOCAL_INV = 6;
     public static final int WC_RECV = 128;
     public static final int WC_WITH_IMM = 2;
     public static final int PORT_NOP = 0;
@@ -193,10 +218,13 @@ public final class VerbsLayout
         m.put("ibv_context.ops.req_notify_cq", (long)CONTEXT_OPS_REQ_NOTIFY_CQ);
         m.put("ibv_context.ops.post_send", (long)CONTEXT_OPS_POST_SEND);
         m.put("ibv_context.ops.post_recv", (long)CONTEXT_OPS_POST_RECV);
+        m.put("ibv_context.ops.alloc_mw", (long)CONTEXT_OPS_ALLOC_MW);
+        m.put("ibv_context.ops.dealloc_mw", (long)CONTEXT_OPS_DEALLOC_MW);
         m.put("sizeof.ibv_device_attr", (long)SIZEOF_DEVICE_ATTR);
         m.put("ibv_device_attr.max_mr_size", (long)DEVICE_ATTR_MAX_MR_SIZE);
         m.put("ibv_device_attr.max_qp", (long)DEVICE_ATTR_MAX_QP);
         m.put("ibv_device_attr.max_qp_wr", (long)DEVICE_ATTR_MAX_QP_WR);
+        m.put("ibv_device_attr.device_cap_flags", (long)DEVICE_ATTR_DEVICE_CAP_FLAGS);
         m.put("ibv_device_attr.max_sge", (long)DEVICE_ATTR_MAX_SGE);
         m.put("ibv_device_attr.max_cq", (long)DEVICE_ATTR_MAX_CQ);
         m.put("ibv_device_attr.max_cqe", (long)DEVICE_ATTR_MAX_CQE);
@@ -220,6 +248,9 @@ public final class VerbsLayout
         m.put("ibv_mr.length", (long)MR_LENGTH);
         m.put("ibv_mr.lkey", (long)MR_LKEY);
         m.put("ibv_mr.rkey", (long)MR_RKEY);
+        m.put("sizeof.ibv_mw", (long)SIZEOF_MW);
+        m.put("ibv_mw.context", (long)MW_CONTEXT);
+        m.put("ibv_mw.rkey", (long)MW_RKEY);
         m.put("sizeof.ibv_qp", (long)SIZEOF_QP);
         m.put("ibv_qp.qp_num", (long)QP_OFFSET_QP_NUM);
         m.put("ibv_qp.state", (long)QP_OFFSET_STATE);
@@ -243,6 +274,13 @@ public final class VerbsLayout
         m.put("ibv_send_wr.imm_data", (long)SEND_WR_IMM_DATA);
         m.put("ibv_send_wr.wr.rdma.remote_addr", (long)SEND_WR_RDMA_REMOTE_ADDR);
         m.put("ibv_send_wr.wr.rdma.rkey", (long)SEND_WR_RDMA_RKEY);
+        m.put("ibv_send_wr.invalidate_rkey", (long)SEND_WR_INVALIDATE_RKEY);
+        m.put("ibv_send_wr.bind_mw.mw", (long)SEND_WR_BIND_MW_MW);
+        m.put("ibv_send_wr.bind_mw.rkey", (long)SEND_WR_BIND_MW_RKEY);
+        m.put("ibv_send_wr.bind_mw.bind_info.mr", (long)SEND_WR_BIND_MW_MR);
+        m.put("ibv_send_wr.bind_mw.bind_info.addr", (long)SEND_WR_BIND_MW_ADDR);
+        m.put("ibv_send_wr.bind_mw.bind_info.length", (long)SEND_WR_BIND_MW_LENGTH);
+        m.put("ibv_send_wr.bind_mw.bind_info.mw_access_flags", (long)SEND_WR_BIND_MW_ACCESS);
         m.put("sizeof.ibv_recv_wr", (long)SIZEOF_RECV_WR);
         m.put("ibv_recv_wr.wr_id", (long)RECV_WR_WR_ID);
         m.put("ibv_recv_wr.next", (long)RECV_WR_NEXT);
@@ -320,21 +358,30 @@ public final class VerbsLayout
         m.put("IBV_ACCESS_LOCAL_WRITE", (long)ACCESS_LOCAL_WRITE);
         m.put("IBV_ACCESS_REMOTE_WRITE", (long)ACCESS_REMOTE_WRITE);
         m.put("IBV_ACCESS_REMOTE_READ", (long)ACCESS_REMOTE_READ);
+        m.put("IBV_ACCESS_MW_BIND", (long)ACCESS_MW_BIND);
+        m.put("IBV_MW_TYPE_2", (long)MW_TYPE_2);
+        m.put("IBV_DEVICE_MEM_WINDOW_TYPE_2A", (long)DEVICE_MEM_WINDOW_TYPE_2A);
+        m.put("IBV_DEVICE_MEM_WINDOW_TYPE_2B", (long)DEVICE_MEM_WINDOW_TYPE_2B);
         m.put("IBV_WR_SEND", (long)WR_SEND);
         m.put("IBV_WR_SEND_WITH_IMM", (long)WR_SEND_WITH_IMM);
         m.put("IBV_WR_RDMA_READ", (long)WR_RDMA_READ);
+        m.put("IBV_WR_LOCAL_INV", (long)WR_LOCAL_INV);
+        m.put("IBV_WR_BIND_MW", (long)WR_BIND_MW);
         m.put("IBV_SEND_SIGNALED", (long)SEND_SIGNALED);
         m.put("IBV_SEND_INLINE", (long)SEND_INLINE);
         m.put("IBV_WC_SUCCESS", (long)WC_SUCCESS);
         m.put("IBV_WC_LOC_LEN_ERR", (long)WC_LOC_LEN_ERR);
         m.put("IBV_WC_LOC_PROT_ERR", (long)WC_LOC_PROT_ERR);
         m.put("IBV_WC_WR_FLUSH_ERR", (long)WC_WR_FLUSH_ERR);
+        m.put("IBV_WC_MW_BIND_ERR", (long)WC_MW_BIND_ERR);
         m.put("IBV_WC_REM_ACCESS_ERR", (long)WC_REM_ACCESS_ERR);
         m.put("IBV_WC_REM_INV_REQ_ERR", (long)WC_REM_INV_REQ_ERR);
         m.put("IBV_WC_RETRY_EXC_ERR", (long)WC_RETRY_EXC_ERR);
         m.put("IBV_WC_RNR_RETRY_EXC_ERR", (long)WC_RNR_RETRY_EXC_ERR);
         m.put("IBV_WC_SEND", (long)WC_SEND);
         m.put("IBV_WC_RDMA_READ", (long)WC_RDMA_READ);
+        m.put("IBV_WC_BIND_MW", (long)WC_BIND_MW);
+        m.put("IBV_WC_LOCAL_INV", (long)WC_LOCAL_INV);
         m.put("IBV_WC_RECV", (long)WC_RECV);
         m.put("IBV_WC_WITH_IMM", (long)WC_WITH_IMM);
         m.put("IBV_PORT_NOP", (long)PORT_NOP);

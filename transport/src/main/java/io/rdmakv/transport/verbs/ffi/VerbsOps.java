@@ -6,7 +6,10 @@ import com.sun.jna.Pointer;
  * {@code ibv_poll_cq}, {@code ibv_req_notify_cq}, {@code ibv_post_send} and {@code ibv_post_recv}, which verbs.h
  * defines as {@code static inline} calls through the provider's function pointers in {@code ibv_context.ops}, and the
  * completion channel's {@code ibv_get_cq_event} / {@code ibv_ack_cq_events}. The pointers are read once per opened
- * device ({@code req_notify_cq} may be missing: then {@link #canNotify()} is false and workers must poll).
+ * device ({@code req_notify_cq} may be missing: then {@link #canNotify()} is false and workers must poll). The
+ * memory-window calls {@code ibv_alloc_mw} / {@code ibv_dealloc_mw} are inline too and dispatched the same way
+ * ({@link #allocMw}, {@link #deallocMw}); a provider without them leaves the pointers empty
+ * ({@link #canAllocateWindows()}).
  *
  * <p>Each data-path call is bound once to the native memory its caller prepared (a CQ and its completion array, a QP
  * and its work requests) and then invoked with nothing but, for a post, the index of the first work request: no
@@ -46,13 +49,18 @@ public abstract class VerbsOps
     protected final long reqNotifyCqAddress;
     protected final long postSendAddress;
     protected final long postRecvAddress;
+    protected final long allocMwAddress;
+    protected final long deallocMwAddress;
 
-    protected VerbsOps(final long pollCq, final long reqNotifyCq, final long postSend, final long postRecv)
+    protected VerbsOps(final long pollCq, final long reqNotifyCq, final long postSend, final long postRecv,
+        final long allocMw, final long deallocMw)
     {
         this.pollCqAddress = pollCq;
         this.reqNotifyCqAddress = reqNotifyCq;
         this.postSendAddress = postSend;
         this.postRecvAddress = postRecv;
+        this.allocMwAddress = allocMw;
+        this.deallocMwAddress = deallocMw;
     }
 
     /**
@@ -71,12 +79,14 @@ public abstract class VerbsOps
         final long notify = Pointer.nativeValue(ctx.getPointer(VerbsLayout.CONTEXT_OPS_REQ_NOTIFY_CQ));
         final long send = Pointer.nativeValue(ctx.getPointer(VerbsLayout.CONTEXT_OPS_POST_SEND));
         final long recv = Pointer.nativeValue(ctx.getPointer(VerbsLayout.CONTEXT_OPS_POST_RECV));
+        final long allocMw = Pointer.nativeValue(ctx.getPointer(VerbsLayout.CONTEXT_OPS_ALLOC_MW));
+        final long deallocMw = Pointer.nativeValue(ctx.getPointer(VerbsLayout.CONTEXT_OPS_DEALLOC_MW));
         if (poll == 0 || send == 0 || recv == 0)
         {
             throw new IllegalStateException("provider left ibv_context.ops empty: poll_cq=0x" + Long.toHexString(poll) +
                 " post_send=0x" + Long.toHexString(send) + " post_recv=0x" + Long.toHexString(recv));
         }
-        return VerbsBindings.ops(poll, notify, send, recv);
+        return VerbsBindings.ops(poll, notify, send, recv, allocMw, deallocMw);
     }
 
     /**
@@ -97,6 +107,36 @@ public abstract class VerbsOps
     public boolean canNotify()
     {
         return reqNotifyCqAddress != 0;
+    }
+
+    /** True when the provider implements {@code alloc_mw} and {@code dealloc_mw} (memory windows). */
+    public boolean canAllocateWindows()
+    {
+        return allocMwAddress != 0 && deallocMwAddress != 0;
+    }
+
+    /**
+     * {@code ibv_alloc_mw(pd, type)}: a memory window of {@code type} ({@link VerbsLayout#MW_TYPE_2}) in the
+     * protection domain. Control path (a system call): never on the data path.
+     *
+     * @return the {@code struct ibv_mw *}, or 0 when the provider refused (errno is not captured).
+     * @throws IllegalStateException when the provider has no {@code alloc_mw} ({@link #canAllocateWindows()}).
+     */
+    public abstract long allocMw(long pd, int type);
+
+    /**
+     * {@code ibv_dealloc_mw(mw)}: frees the window; a bound window is invalidated with it.
+     *
+     * @return 0 or an errno value.
+     */
+    public abstract int deallocMw(long mw);
+
+    protected final void checkCanAllocateWindows()
+    {
+        if (!canAllocateWindows())
+        {
+            throw new IllegalStateException("the verbs provider has no alloc_mw/dealloc_mw (no memory windows)");
+        }
     }
 
     /** True when a call allocates nothing (FFM always; JNA when its allocation-free dispatcher is reachable). */

@@ -35,14 +35,26 @@ final class FfmVerbsOps extends VerbsOps
     private static final MethodHandle POST = LINKER.downcallHandle(
         FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG), Linker.Option.critical(false));
 
+    /** {@code struct ibv_mw *(*alloc_mw)(struct ibv_pd *, enum ibv_mw_type)}: a system call, an ordinary downcall. */
+    private static final MethodHandle ALLOC_MW = LINKER.downcallHandle(
+        FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, JAVA_INT));
+    /** {@code int (*dealloc_mw)(struct ibv_mw *)}: a system call, an ordinary downcall. */
+    private static final MethodHandle DEALLOC_MW = LINKER.downcallHandle(
+        FunctionDescriptor.of(JAVA_INT, JAVA_LONG));
+
     private final MemorySegment pollCq;
     private final MemorySegment reqNotifyCq;
     private final MemorySegment postSend;
     private final MemorySegment postRecv;
+    private final MemorySegment allocMw;
+    private final MemorySegment deallocMw;
 
-    FfmVerbsOps(final long pollCq, final long reqNotifyCq, final long postSend, final long postRecv)
+    FfmVerbsOps(final long pollCq, final long reqNotifyCq, final long postSend, final long postRecv,
+        final long allocMw, final long deallocMw)
     {
-        super(pollCq, reqNotifyCq, postSend, postRecv);
+        super(pollCq, reqNotifyCq, postSend, postRecv, allocMw, deallocMw);
+        this.allocMw = MemorySegment.ofAddress(allocMw);
+        this.deallocMw = MemorySegment.ofAddress(deallocMw);
         this.pollCq = MemorySegment.ofAddress(pollCq);
         this.reqNotifyCq = MemorySegment.ofAddress(reqNotifyCq);
         this.postSend = MemorySegment.ofAddress(postSend);
@@ -132,6 +144,34 @@ final class FfmVerbsOps extends VerbsOps
     public Post postRecv(final long qp, final long[] wrAddresses, final long badWrSlot)
     {
         return new FfmPost(postRecv, qp, wrAddresses.clone(), badWrSlot);
+    }
+
+    @Override
+    public long allocMw(final long pd, final int type)
+    {
+        checkCanAllocateWindows();
+        try
+        {
+            return (long)ALLOC_MW.invokeExact(allocMw, pd, type);
+        }
+        catch (final Throwable t)
+        {
+            throw rethrow(t);
+        }
+    }
+
+    @Override
+    public int deallocMw(final long mw)
+    {
+        checkCanAllocateWindows();
+        try
+        {
+            return (int)DEALLOC_MW.invokeExact(deallocMw, mw);
+        }
+        catch (final Throwable t)
+        {
+            throw rethrow(t);
+        }
     }
 
     @Override

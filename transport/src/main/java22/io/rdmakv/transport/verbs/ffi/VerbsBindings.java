@@ -12,11 +12,12 @@ final class VerbsBindings
     {
     }
 
-    static VerbsOps ops(final long pollCq, final long reqNotifyCq, final long postSend, final long postRecv)
+    static VerbsOps ops(final long pollCq, final long reqNotifyCq, final long postSend, final long postRecv,
+        final long allocMw, final long deallocMw)
     {
         NativeBindings.checkNotForced();
-        return NativeBindings.isFfm() ? new FfmVerbsOps(pollCq, reqNotifyCq, postSend, postRecv) :
-            new JnaVerbsOps(pollCq, reqNotifyCq, postSend, postRecv);
+        return NativeBindings.isFfm() ? new FfmVerbsOps(pollCq, reqNotifyCq, postSend, postRecv, allocMw, deallocMw) :
+            new JnaVerbsOps(pollCq, reqNotifyCq, postSend, postRecv, allocMw, deallocMw);
     }
 
     static String resolveExported()

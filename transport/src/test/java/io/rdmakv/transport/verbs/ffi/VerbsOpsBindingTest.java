@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -68,6 +69,46 @@ class VerbsOpsBindingTest
             assertTrue(recv.post(1) > 0);
         }
         assertTrue(ops.isAllocationFree() || NativeBindings.JNA.equals(ops.binding()));
+    }
+
+    /**
+     * {@code alloc_mw(pd, type)} becomes {@code strchr(s, c)}: the pointer it returns is the found character's, so
+     * both arguments and the pointer result travel right; {@code dealloc_mw(mw)} becomes {@code strlen(s)}.
+     */
+    @Test
+    @Timeout(10)
+    void shouldPassTheMemoryWindowCallsThroughTheChosenBinding()
+    {
+        final NativeBlock block = new NativeBlock(4096);
+        final UnsafeBuffer b = block.buffer();
+        final NativeLibrary libc = NativeLibrary.getInstance("c");
+        final long strcmp = Pointer.nativeValue(libc.getFunction("strcmp"));
+        b.putLong(VerbsLayout.CONTEXT_OPS_POLL_CQ, strcmp);
+        b.putLong(VerbsLayout.CONTEXT_OPS_POST_SEND, strcmp);
+        b.putLong(VerbsLayout.CONTEXT_OPS_POST_RECV, strcmp);
+        b.putLong(VerbsLayout.CONTEXT_OPS_ALLOC_MW, Pointer.nativeValue(libc.getFunction("strchr")));
+        b.putLong(VerbsLayout.CONTEXT_OPS_DEALLOC_MW, Pointer.nativeValue(libc.getFunction("strlen")));
+        final long abcd = putString(b, 1024, "abcd");
+
+        final VerbsOps ops = VerbsOps.of(block.address());
+        assertTrue(ops.canAllocateWindows());
+        assertEquals(abcd + 2, ops.allocMw(abcd, 'c'), "strchr(\"abcd\", 'c')");
+        assertEquals(0L, ops.allocMw(abcd, 'z'), "strchr(\"abcd\", 'z'): NULL, as a refused alloc_mw");
+        assertEquals(4, ops.deallocMw(abcd), "strlen(\"abcd\")");
+    }
+
+    @Test
+    void shouldRefuseWindowCallsWhenTheProviderHasNone()
+    {
+        final NativeBlock block = new NativeBlock(4096);
+        final long strcmp = Pointer.nativeValue(NativeLibrary.getInstance("c").getFunction("strcmp"));
+        block.buffer().putLong(VerbsLayout.CONTEXT_OPS_POLL_CQ, strcmp);
+        block.buffer().putLong(VerbsLayout.CONTEXT_OPS_POST_SEND, strcmp);
+        block.buffer().putLong(VerbsLayout.CONTEXT_OPS_POST_RECV, strcmp);
+        final VerbsOps ops = VerbsOps.of(block.address());
+        assertFalse(ops.canAllocateWindows());
+        assertThrows(IllegalStateException.class, () -> ops.allocMw(block.address(), VerbsLayout.MW_TYPE_2));
+        assertThrows(IllegalStateException.class, () -> ops.deallocMw(block.address()));
     }
 
     @Test

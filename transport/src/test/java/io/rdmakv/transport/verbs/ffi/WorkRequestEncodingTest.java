@@ -50,6 +50,42 @@ class WorkRequestEncodingTest
     }
 
     @Test
+    void shouldEncodeAMemoryWindowBindAndAnInvalidationAtTheCOffsets()
+    {
+        final SendWorkRequests wrs = new SendWorkRequests(2);
+        wrs.prepareBindWindow(1, 9L, 0x5000L, 0x1234_5601, 0x6000L, 0x7F00_0000_0000L, 1L << 32, ACCESS_REMOTE_READ,
+            SEND_SIGNALED);
+        final UnsafeBuffer b = wrs.buffer();
+        final int wr = SIZEOF_SEND_WR;
+        assertEquals(9L, b.getLong(wr + SEND_WR_WR_ID));
+        assertEquals(0, b.getInt(wr + SEND_WR_NUM_SGE), "a bind carries no scatter/gather entry");
+        assertEquals(WR_BIND_MW, b.getInt(wr + SEND_WR_OPCODE));
+        assertEquals(SEND_SIGNALED, b.getInt(wr + SEND_WR_SEND_FLAGS));
+        assertEquals(0x5000L, b.getLong(wr + SEND_WR_BIND_MW_MW));
+        assertEquals(0x1234_5601, b.getInt(wr + SEND_WR_BIND_MW_RKEY));
+        assertEquals(0x6000L, b.getLong(wr + SEND_WR_BIND_MW_MR));
+        assertEquals(0x7F00_0000_0000L, b.getLong(wr + SEND_WR_BIND_MW_ADDR));
+        assertEquals(1L << 32, b.getLong(wr + SEND_WR_BIND_MW_LENGTH));
+        assertEquals(ACCESS_REMOTE_READ, b.getInt(wr + SEND_WR_BIND_MW_ACCESS));
+
+        wrs.prepareLocalInvalidate(1, 10L, 0x1234_5601, SEND_SIGNALED);
+        assertEquals(WR_LOCAL_INV, b.getInt(wr + SEND_WR_OPCODE));
+        assertEquals(0x1234_5601, b.getInt(wr + SEND_WR_INVALIDATE_RKEY));
+
+        wrs.prepareRead(1, 11L, 0x7000L, 64, 0x11, 0x8000L, 0x2233, SEND_SIGNALED);
+        assertEquals(1, b.getInt(wr + SEND_WR_NUM_SGE), "a read after a window operation has its entry back");
+        assertEquals(0, b.getInt(wr + SEND_WR_IMM_DATA), "nor does it keep the invalidated key");
+    }
+
+    @Test
+    void shouldIncrementOnlyTheConsumerByteOfAnRkeyAsIbvIncRkey()
+    {
+        assertEquals(0x1234_5601, SendWorkRequests.incrementRkey(0x1234_5600));
+        assertEquals(0x1234_5600, SendWorkRequests.incrementRkey(0x1234_56FF), "wraps within the low byte");
+        assertEquals(0xFFFF_FF00, SendWorkRequests.incrementRkey(0xFFFF_FFFF));
+    }
+
+    @Test
     void shouldLinkWorkRequestsIntoOneList()
     {
         final SendWorkRequests wrs = new SendWorkRequests(3);
