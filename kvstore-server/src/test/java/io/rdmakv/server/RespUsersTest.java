@@ -98,4 +98,50 @@ class RespUsersTest
             assertEquals("NOAUTH Authentication required.", err(resp.call("GET", "app:1")));
         }
     }
+
+    /**
+     * A login's PBKDF2 runs off the event loop: while connection A's password check is held (a test gate before the
+     * check), connection B on the same loop is served (AUTH by the shared secret, PING, SET, GET), and the commands A
+     * pipelined behind its AUTH run once the check ends, in order and as the logged-in user (not NOAUTH). On the loop,
+     * B waited for every check of A (tens of milliseconds each; here, for as long as the gate stays shut).
+     */
+    @Test
+    @Timeout(60)
+    void shouldServeOtherConnectionsWhileALoginIsCheckedAndRunWhatCameAfterItAsTheUser() throws Exception
+    {
+        final java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+        io.rdmakv.server.resp.CredentialChecksHook.gate(gate);
+        try (KvServer server = KvServer.start(KvServerTest.testConfig(dir.resolve("data"), Map.of("resp.port",
+            Integer.toString(freePort()), "auth.usersFile", users().toString(), "auth.secret", "node-secret")));
+             RespWire a = new RespWire(server.respAddress());
+             RespWire b = new RespWire(server.respAddress()))
+        {
+            a.send(concat(RespWire.encode("AUTH", "web", "web-pw"), RespWire.encode("SET", "app:1", "from-a"),
+                RespWire.encode("GET", "app:1"), RespWire.encode("SET", "other", "x")));
+            assertEquals("OK", b.call("AUTH", "node-secret"));
+            assertEquals("PONG", b.call("PING"));
+            assertEquals("OK", b.call("SET", "app:b", "from-b"));
+            assertEquals("from-b", b.call("GET", "app:b"));
+            assertEquals(1, server.counters().get(ServerCounter.PUTS), "only B's SET: nothing of A's before its login");
+            gate.countDown();
+            assertEquals("OK", a.read());
+            assertEquals("OK", a.read(), "A's SET ran as web, after the login");
+            assertEquals("from-a", a.read());
+            assertTrue(err(a.read()).startsWith("NOPERM user web"), "web's prefixes apply to what followed");
+        }
+        finally
+        {
+            io.rdmakv.server.resp.CredentialChecksHook.gate(null);
+        }
+    }
+
+    private static byte[] concat(final byte[]... parts)
+    {
+        final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (final byte[] p : parts)
+        {
+            out.writeBytes(p);
+        }
+        return out.toByteArray();
+    }
 }

@@ -34,6 +34,9 @@ final class PendingReply
         RespReply next(Status status, long version, byte[] payload);
     }
 
+    /** A password check in progress ({@link #afterCheck}), or null. */
+    private java.util.concurrent.CompletableFuture<Boolean> check;
+    private java.util.function.Function<Boolean, RespReply> afterCheck;
     private final Status[] statuses;
     private final byte[][] payloads;
     private final Combiner combiner;
@@ -65,6 +68,34 @@ final class PendingReply
     static PendingReply steps(final Steps steps)
     {
         return new PendingReply(null, 1, null, steps);
+    }
+
+    /**
+     * A reply decided by a password check done off the event loop ({@link CredentialChecks}): {@code then} runs on the
+     * loop with its outcome (it may change the session) and makes the reply. The connection executes nothing after
+     * this command until then.
+     */
+    static PendingReply afterCheck(final java.util.concurrent.CompletableFuture<Boolean> check,
+        final java.util.function.Function<Boolean, RespReply> then)
+    {
+        final PendingReply reply = new PendingReply(null, 0, null, null);
+        reply.check = check;
+        reply.afterCheck = then;
+        return reply;
+    }
+
+    /** The password check this reply waits for, or null. */
+    java.util.concurrent.CompletableFuture<Boolean> check()
+    {
+        return check;
+    }
+
+    /** Event loop: the check ended ({@code ok}: the password matched); the reply is made. */
+    void checked(final boolean ok)
+    {
+        reply = afterCheck.apply(ok);
+        check = null;
+        afterCheck = null;
     }
 
     /** Whether this reply's requests go one at a time ({@link #steps}). */

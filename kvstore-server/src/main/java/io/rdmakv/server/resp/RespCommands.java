@@ -69,8 +69,8 @@ final class RespCommands
                 yield ready(RespReply.OK);
             }
             case "select" -> ready(select(args[1]));
-            case "auth" -> ready(auth(session, args));
-            case "hello" -> ready(hello(session, args));
+            case "auth" -> auth(session, args);
+            case "hello" -> hello(session, args);
             case "client" -> ready(client(session, args));
             case "dbsize" -> ready(RespReply.integer(introspection.keyCount()));
             case "info" -> ready(RespReply.bulk(introspection.info(args)));
@@ -120,21 +120,21 @@ final class RespCommands
         }
     }
 
-    private RespReply auth(final RespSession session, final byte[][] args)
+    private PendingReply auth(final RespSession session, final byte[][] args)
     {
         if (args.length > 3)
         {
-            return RespReply.error("ERR syntax error");
+            return ready(RespReply.error("ERR syntax error"));
         }
         if (args.length == 3 && settings.users() != null && !isDefault(args[1]))
         {
-            final String refused = login(session, args[1], args[2]);
-            return refused == null ? RespReply.OK : RespReply.error(refused);
+            return login(session, args[1], args[2], refused -> refused == null ? RespReply.OK :
+                RespReply.error(refused));
         }
         if (settings.secret() == null)
         {
-            return RespReply.error("ERR AUTH <password> called without any password configured for the default " +
-                "user. Are you sure your configuration is correct?");
+            return ready(RespReply.error("ERR AUTH <password> called without any password configured for the " +
+                "default user. Are you sure your configuration is correct?"));
         }
         final boolean ok = args.length == 2 ? matches(args[1]) : isDefault(args[1]) && matches(args[2]);
         if (ok)
@@ -142,7 +142,7 @@ final class RespCommands
             session.authenticated = true;
             session.access = Access.SHARED_SECRET;
         }
-        return ok ? RespReply.OK : RespReply.error(WRONGPASS);
+        return ready(ok ? RespReply.OK : RespReply.error(WRONGPASS));
     }
 
     private static boolean isDefault(final byte[] user)
@@ -152,31 +152,34 @@ final class RespCommands
 
     /**
      * {@code AUTH user password} against the users file: the password is checked against the user's SCRAM
-     * credential (the same PBKDF2 work for an unknown name, so the time tells nothing). A source over its
-     * failed-login rate is refused before any PBKDF2 work (each costs the event loop its iteration count).
+     * credential (the same PBKDF2 work for an unknown name, so the time tells nothing), off the event loop
+     * ({@link CredentialChecks}). A source over its failed-login rate is refused before any PBKDF2 work.
      *
-     * @return null when logged in; the error otherwise.
+     * @param then makes the reply on the event loop from the outcome: null when logged in (the session then has the
+     *             user's access), else the error.
      */
-    private String login(final RespSession session, final byte[] name, final byte[] password)
+    private PendingReply login(final RespSession session, final byte[] name, final byte[] password,
+        final java.util.function.Function<String, RespReply> then)
     {
         final InetAddress source = SourceAddress.of(session.remote);
-        final long now = System.nanoTime();
-        if (settings.loginThrottle().delayNanos(source, now, 0) != 0)
+        if (settings.loginThrottle().delayNanos(source, System.nanoTime(), 0) != 0)
         {
-            return THROTTLED;
+            return ready(then.apply(THROTTLED));
         }
         final User user = settings.users().user(new String(name, StandardCharsets.UTF_8));
         final char[] chars = new String(password, StandardCharsets.UTF_8).toCharArray();
-        final boolean ok = (user == null ? UNKNOWN_USER : user.credential()).matches(chars) && user != null;
-        java.util.Arrays.fill(chars, '\0');
-        if (!ok)
-        {
-            settings.loginThrottle().recordFailure(source, now);
-            return WRONGPASS;
-        }
-        session.authenticated = true;
-        session.access = Access.of(user);
-        return null;
+        return PendingReply.afterCheck(CredentialChecks.check(user == null ? UNKNOWN_USER : user.credential(), chars),
+            matched ->
+            {
+                if (!matched || user == null)
+                {
+                    settings.loginThrottle().recordFailure(source, System.nanoTime());
+                    return then.apply(WRONGPASS);
+                }
+                session.authenticated = true;
+                session.access = Access.of(user);
+                return then.apply(null);
+            });
     }
 
     private static final String THROTTLED = "ERR too many failed logins from this address; retry later";
@@ -197,7 +200,7 @@ final class RespCommands
     }
 
     /** {@code HELLO [protover [AUTH username password] [SETNAME clientname]]}. */
-    private RespReply hello(final RespSession session, final byte[][] args)
+    private PendingReply hello(final RespSession session, final byte[][] args)
     {
         int proto = session.proto;
         if (args.length > 1)
@@ -208,28 +211,39 @@ final class RespCommands
             }
             catch (final NumberFormatException ex)
             {
-                return RespReply.error("ERR Protocol version is not an integer or out of range");
+                return ready(RespReply.error("ERR Protocol version is not an integer or out of range"));
             }
             if (proto < 2 || proto > 3)
             {
-                return RespReply.error("NOPROTO unsupported protocol version");
+                return ready(RespReply.error("NOPROTO unsupported protocol version"));
             }
         }
         String setName = null;
         boolean authenticated = session.authenticated;
+        byte[] loginName = null;
+        byte[] loginPassword = null;
         for (int i = 2; i < args.length; i++)
         {
             final String option = CommandTable.lower(args[i]);
             if (option.equals("auth") && i + 2 < args.length)
             {
-                final String refused = isDefault(args[i + 1]) ?
-                    (matches(args[i + 2]) && setAccess(session) ? null : WRONGPASS) :
-                    settings.users() == null ? WRONGPASS : login(session, args[i + 1], args[i + 2]);
-                if (refused != null)
+                if (isDefault(args[i + 1]))
                 {
-                    return RespReply.error(refused);
+                    if (!(matches(args[i + 2]) && setAccess(session)))
+                    {
+                        return ready(RespReply.error(WRONGPASS));
+                    }
+                    authenticated = true;
                 }
-                authenticated = true;
+                else if (settings.users() == null)
+                {
+                    return ready(RespReply.error(WRONGPASS));
+                }
+                else
+                {
+                    loginName = args[i + 1];
+                    loginPassword = args[i + 2];
+                }
                 i += 2;
             }
             else if (option.equals("setname") && i + 1 < args.length)
@@ -237,14 +251,27 @@ final class RespCommands
                 setName = new String(args[++i], StandardCharsets.UTF_8);
                 if (!validName(setName))
                 {
-                    return RespReply.error(BAD_NAME);
+                    return ready(RespReply.error(BAD_NAME));
                 }
             }
             else
             {
-                return RespReply.error("ERR Syntax error in HELLO option '" + option + "'");
+                return ready(RespReply.error("ERR Syntax error in HELLO option '" + option + "'"));
             }
         }
+        final int chosen = proto;
+        final String name = setName;
+        if (loginName != null)
+        {
+            return login(session, loginName, loginPassword, refused -> refused != null ? RespReply.error(refused) :
+                helloDone(session, true, chosen, name));
+        }
+        return ready(helloDone(session, authenticated, chosen, name));
+    }
+
+    private RespReply helloDone(final RespSession session, final boolean authenticated, final int proto,
+        final String setName)
+    {
         if (!authenticated)
         {
             return RespReply.error("NOAUTH HELLO must be called with the client already authenticated, otherwise " +

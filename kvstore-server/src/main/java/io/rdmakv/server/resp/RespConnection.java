@@ -42,6 +42,10 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements RespE
      * while it is not ready, nothing of the commands after it is sent (they are held).
      */
     private PendingReply chain;
+    /** The reply of an AUTH (or HELLO ... AUTH) whose password check runs off the loop, or null. */
+    private PendingReply verifying;
+    /** Commands that came while {@link #verifying}: executed, in order, once its check ended. */
+    private final ArrayDeque<byte[][]> deferred = new ArrayDeque<>();
     private ChannelHandlerContext ctx;
     private RespSession session;
     private RespEndpoint endpoint;
@@ -97,6 +101,23 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements RespE
         }
         endpoint.reading(true);
         final byte[][] args = (byte[][])msg; // RespDecoder: never empty
+        if (verifying != null)
+        {
+            // An AUTH's password check is in progress: what comes after it runs as the session it leaves.
+            deferred.add(args);
+        }
+        else
+        {
+            execute(args);
+        }
+        if (replies.size() + deferred.size() >= settings.maxPendingReplies())
+        {
+            ctx.channel().config().setAutoRead(false);
+        }
+    }
+
+    private void execute(final byte[][] args)
+    {
         stats.commandsTotal.incrementAndGet();
         final PendingReply reply = commands.execute(session, args, this);
         replies.add(reply);
@@ -104,10 +125,35 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements RespE
         {
             last = reply;
         }
-        if (replies.size() >= settings.maxPendingReplies())
+        if (reply.check() != null)
         {
-            ctx.channel().config().setAutoRead(false);
+            verifying = reply;
+            final io.netty.channel.EventLoop loop = ctx.channel().eventLoop();
+            reply.check().whenComplete((matched, failure) -> loop.execute(() ->
+                checked(reply, failure == null && matched)));
         }
+    }
+
+    /** Event loop: the password check of {@code reply} ended; the commands held behind it run now, in order. */
+    private void checked(final PendingReply reply, final boolean matched)
+    {
+        reply.checked(matched);
+        verifying = null;
+        if (!ctx.channel().isActive())
+        {
+            deferred.clear();
+            return;
+        }
+        endpoint.reading(true);
+        byte[][] next;
+        while (verifying == null && last == null && !refused && (next = deferred.poll()) != null)
+        {
+            execute(next);
+        }
+        endpoint.reading(false);
+        endpoint.deliverLocal();
+        writeReady();
+        resumeReading();
     }
 
     /** The end of a read: the answers the node gave meanwhile are taken in and the ready replies written, one flush. */
@@ -311,7 +357,7 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements RespE
 
     private void resumeReading()
     {
-        if (last == null && !refused && replies.size() < settings.maxPendingReplies() / 2 + 1 &&
+        if (last == null && !refused && replies.size() + deferred.size() < settings.maxPendingReplies() / 2 + 1 &&
             ctx.channel().isWritable())
         {
             ctx.channel().config().setAutoRead(true);
