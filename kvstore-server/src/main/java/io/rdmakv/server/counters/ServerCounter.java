@@ -61,7 +61,11 @@ public enum ServerCounter
     /** Conditional writes refused because their condition did not hold (answered CONDITION_FAILED). */
     CONDITIONS_FAILED(38, "recordWrites.conditionFailed"),
     /** Expired keys the background sweep deleted (a conditional delete each, replicated). */
-    EXPIRED_REMOVED(39, "expiry.removed");
+    EXPIRED_REMOVED(39, "expiry.removed"),
+    /** Atomic multi-key writes (BATCH_WRITE) taken. */
+    BATCH_WRITES(40, "batchWrites"),
+    /** Atomic multi-key writes refused because their keys hash to more than one slot (answered CROSSSLOT). */
+    BATCH_CROSSSLOT(41, "batchWrites.crossSlot");
 
     private final int id;
     private final String label;

@@ -7,6 +7,7 @@ import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.handler.DurableRecords;
 import io.rdmakv.server.handler.ResponseSender;
+import io.rdmakv.server.handler.KeyBatch;
 import io.rdmakv.server.handler.WriteOutcome;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.transport.Endpoint;
@@ -321,6 +322,13 @@ public final class WriteIds
             {
                 outcome.deleteDurable(endpoint, correlationId, key, existed);
                 done(endpoint, correlationId, existed ? Status.OK : Status.NOT_FOUND);
+            }
+
+            @Override
+            public void batchDurable(final Endpoint endpoint, final long correlationId, final KeyBatch batch)
+            {
+                outcome.batchDurable(endpoint, correlationId, batch);
+                done(endpoint, correlationId, Status.OK);
             }
 
             @Override
