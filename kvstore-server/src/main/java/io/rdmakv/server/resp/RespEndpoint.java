@@ -2,6 +2,7 @@ package io.rdmakv.server.resp;
 
 import io.netty.channel.Channel;
 import io.rdmakv.protocol.wire.AttachRequestFlyweight;
+import io.rdmakv.protocol.wire.BatchWriteRequestFlyweight;
 import io.rdmakv.protocol.wire.KeyRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.RecordWriteRequestFlyweight;
@@ -17,6 +18,7 @@ import io.rdmakv.transport.Worker;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
@@ -49,6 +51,7 @@ final class RespEndpoint implements Endpoint
     private final KeyRequestFlyweight keyRequest = new KeyRequestFlyweight();
     private final PutRequestFlyweight putRequest = new PutRequestFlyweight();
     private final RecordWriteRequestFlyweight recordRequest = new RecordWriteRequestFlyweight();
+    private final BatchWriteRequestFlyweight batchRequest = new BatchWriteRequestFlyweight();
     private final ResponseFlyweight response = new ResponseFlyweight();
     private final Queue<Answer> arrived = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
@@ -123,6 +126,16 @@ final class RespEndpoint implements Endpoint
         recordRequest.wrap(message, 0, length).header(MessageType.RECORD_WRITE_REQUEST, id);
         recordRequest.write(op, expectedVersion, argument, key, v);
         requestThread.onMessage(this, message, 0, recordRequest.encodedLength());
+    }
+
+    /** Event loop: an atomic BATCH_WRITE of {@code count} encoded entries (RESP's MSET in one slot), as request {@code id}. */
+    void batch(final long id, final int count, final byte[] entries)
+    {
+        final int length = BatchWriteRequestFlyweight.ENTRIES_OFFSET + entries.length;
+        message.checkLimit(length);
+        batchRequest.wrap(message, 0, length).header(MessageType.BATCH_WRITE_REQUEST, id);
+        batchRequest.write(count, new UnsafeBuffer(entries), 0, entries.length);
+        requestThread.onMessage(this, message, 0, batchRequest.encodedLength());
     }
 
     /**

@@ -6,6 +6,9 @@ import io.rdmakv.protocol.ProtocolLimits;
 import io.rdmakv.protocol.layout.ValueRecord;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.util.List;
 
 /**
  * {@link MessageType#BATCH_WRITE_REQUEST}: PUTs and DELETEs of keys of ONE hash slot (keys sharing a hash tag,
@@ -228,6 +231,46 @@ public final class BatchWriteRequestFlyweight extends MessageHeaderFlyweight
         buffer.putShort(entry + 2, (short)keyLength, ORDER);
         buffer.putInt(entry + 4, valueLength, ORDER);
         return entry + ENTRY_HEADER_LENGTH;
+    }
+
+    /**
+     * Encode entries: a PUT of {@code keys[i] -> values[i]}, or a DELETE of {@code keys[i]} where {@code values[i]} is
+     * null (clients, RESP's MSET, tests).
+     *
+     * @throws ProtocolException an empty key, or more than {@link #MAX_ENTRIES_LENGTH} bytes.
+     */
+    public static byte[] encodeEntries(final List<byte[]> keys, final List<byte[]> values)
+    {
+        long length = 0;
+        for (int i = 0; i < keys.size(); i++)
+        {
+            KeyRequestFlyweight.checkKeyLength(keys.get(i).length);
+            final byte[] value = values.get(i);
+            length += ENTRY_HEADER_LENGTH + keys.get(i).length + (value == null ? 0 : value.length);
+        }
+        if (length > MAX_ENTRIES_LENGTH)
+        {
+            throw new ProtocolException(ErrorCode.VALUE_TOO_LARGE, "batch entries of " + length + " bytes > " +
+                MAX_ENTRIES_LENGTH);
+        }
+        final byte[] entries = new byte[(int)length];
+        final UnsafeBuffer out = new UnsafeBuffer(entries);
+        int at = 0;
+        for (int i = 0; i < keys.size(); i++)
+        {
+            final byte[] key = keys.get(i);
+            final byte[] value = values.get(i);
+            at = putEntryHeader(out, at, value == null ? OP_DELETE : OP_PUT, key.length,
+                value == null ? 0 : value.length);
+            out.putBytes(at, key);
+            at += key.length;
+            if (value != null)
+            {
+                out.putBytes(at, value);
+                at += value.length;
+            }
+        }
+        return entries;
     }
 
     /**
