@@ -109,9 +109,9 @@ public final class WriteBatch
             final int other = KeyHash.hashSlot(keys.get(i));
             if (other != slot)
             {
-                throw KvException.of(KvError.CROSSSLOT, "CROSSSLOT: the keys of an atomic batch must share a hash slot: entry 0 " +
-                    "hashes to slot " + slot + ", entry " + i + " to slot " + other + " (give them one hash tag, " +
-                    "{tag})");
+                throw KvException.of(KvError.CROSSSLOT, "CROSSSLOT: the keys of an atomic batch must share a hash " +
+                    "slot: entry 0 hashes to slot " + slot + ", entry " + i + " to slot " + other + " (give them one " +
+                    "hash tag, {tag})");
             }
             final byte[] value = values.get(i);
             length += BatchWriteRequestFlyweight.ENTRY_HEADER_LENGTH + keys.get(i).length +

@@ -34,7 +34,8 @@ class WriteBatchTest
     @Test
     void shouldApplyABatchOfOneHashTagAndRefuseTwoSlotsBeforeSending() throws Exception
     {
-        try (KvServer server = InProcessNode.start(dir, Map.of()); KvClient client = InProcessNode.client(server).build())
+        try (KvServer server = InProcessNode.start(dir, Map.of());
+             KvClient client = InProcessNode.client(server).build())
         {
             client.put(b("{u1}:stale"), b("x"));
             client.get(b("{u1}:stale")); // remembered in the location cache: the batch's DELETE must still be seen

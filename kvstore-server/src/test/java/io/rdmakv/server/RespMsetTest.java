@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** RESP's MSET of keys of one hash slot is one atomic batch (issue 32 item 5): counted as such, refused whole when too big. */
+/** RESP's MSET of keys of one hash slot is one atomic batch (issue 32 item 5), refused whole when too big. */
 class RespMsetTest
 {
     @TempDir

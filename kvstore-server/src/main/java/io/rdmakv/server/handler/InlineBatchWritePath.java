@@ -23,6 +23,7 @@ import java.nio.ByteBuffer;
  *   put    -> PutBatch.add (staging copy) ... flush() / doWork() -> store.write(batch) -> outcome.putDurable each
  *   delete -> flush() -> exists? (RocksDB) -> store.delete -> outcome.deleteDurable(existed)
  *             (with records: the deletion and the records as one batch)
+ *   batch  -> flush() -> every entry + the write's records in ONE WriteBatch -> store.write -> outcome.batchDurable
  * </pre>
  * The write's records ({@link DurableRecords}: its write id's answer, a replica's replication sequence) go into the
  * batch that writes it.

@@ -53,6 +53,8 @@ import java.util.concurrent.TimeUnit;
  *            -> RESPONSE OK, or NOT_FOUND (nothing written) when the key did not exist
  *   GET    : limits -> route -> pool ? value : RocksDB ? (promote into pool) value : NOT_FOUND
  *   STATS  : counters as key=value text
+ *   BATCH_WRITE: limits -> one hash slot (else CROSSSLOT) -> route -> records built -> ONE write down the path (one
+ *            RocksDB WriteBatch, one REPLICATE, one write id) -> pool, entry by entry -> RESPONSE OK once
  *   KEY_SCAN: route (first hash slot) -> one bounded page of keys (and values) from RocksDB, resume point (KeyScans)
  *   a session limited by a user's role or key prefixes: AccessCheck first, FORBIDDEN when it does not allow it
  *   anything malformed -> RESPONSE with the error status (MALFORMED, UNSUPPORTED_VERSION, ...); the connection stays

@@ -105,7 +105,8 @@ public final class ReplicaGate implements ReplicaAdmission
                 for (int i = 0; i < request.batchCount(); i++)
                 {
                     history.record(request.primary(), request.senderIncarnation(), request.replicationSequence(),
-                        hashSlot, writer, writeSequence, request.buffer(), BatchWriteRequestFlyweight.entryKeyIndex(entry),
+                        hashSlot, writer, writeSequence, request.buffer(),
+                        BatchWriteRequestFlyweight.entryKeyIndex(entry),
                         BatchWriteRequestFlyweight.entryKeyLength(request.buffer(), entry));
                     entry = BatchWriteRequestFlyweight.nextEntry(request.buffer(), entry);
                 }

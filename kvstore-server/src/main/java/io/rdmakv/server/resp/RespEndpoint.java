@@ -128,7 +128,7 @@ final class RespEndpoint implements Endpoint
         requestThread.onMessage(this, message, 0, recordRequest.encodedLength());
     }
 
-    /** Event loop: an atomic BATCH_WRITE of {@code count} encoded entries (RESP's MSET in one slot), as request {@code id}. */
+    /** Event loop: an atomic BATCH_WRITE of {@code count} encoded entries (MSET in one slot), as request {@code id}. */
     void batch(final long id, final int count, final byte[] entries)
     {
         final int length = BatchWriteRequestFlyweight.ENTRIES_OFFSET + entries.length;
