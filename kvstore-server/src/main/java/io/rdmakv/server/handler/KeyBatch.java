@@ -54,7 +54,7 @@ public final class KeyBatch
         this.count = entryCount;
         this.puts = 0;
         int at = entriesOffset;
-        int slot = 0;
+        boolean oneSlot = true;
         for (int i = 0; i < entryCount; i++)
         {
             final int keyLength = BatchWriteRequestFlyweight.entryKeyLength(entriesBuffer, at);
@@ -66,17 +66,10 @@ public final class KeyBatch
             {
                 puts++;
             }
-            if (i == 0)
-            {
-                slot = hashSlots[0];
-            }
-            else if (hashSlots[i] != slot)
-            {
-                return -1;
-            }
+            oneSlot &= hashSlots[i] == hashSlots[0];
             at = BatchWriteRequestFlyweight.nextEntry(entriesBuffer, at);
         }
-        return slot;
+        return oneSlot ? hashSlots[0] : -1;
     }
 
     /**
