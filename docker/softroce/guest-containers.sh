@@ -296,7 +296,7 @@ containers_junit()
     echo "api.version=1.41" > /root/.docker-java.properties
     DOCKER_HOST=unix:///var/run/docker.sock TESTCONTAINERS_RYUK_DISABLED=true TESTCONTAINERS_CHECKS_DISABLE=true \
     RDMAKV_JAVA_OPTS="$RDMAKV_JAVA_OPTS -Dapi.version=1.41 -Drdmakv.it.image=$IMAGE -Drdmakv.it.containerStartupSeconds=$READY_SECONDS -Drdmakv.it.containerHandshakeMs=$TIMEOUT_MS ${props[*]}" \
-        rdmakv-junit "$report" "$@"
+        RDMAKV_JUNIT_LEFTOVERS=keep rdmakv-junit "$report" "$@"
 }
 
 # The tests tagged `containers`; the cluster test only when the compose step does not run it.

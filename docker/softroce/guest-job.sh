@@ -281,6 +281,20 @@ started=$dir/.started
     --exclude-engine=junit-platform-suite --exclude-engine=junit-vintage \
     --class-path "$RDMAKV_CLASSPATH" --reports-dir "$dir" "$@" 2>&1 | tee "$dir/output.log"
 rc=${PIPESTATUS[0]}
+# A node or peer JVM a test started and never stopped keeps a guest CPU busy (the tcp loop spins) and its ports and
+# device resources held: every later step then runs on what is left. Name any such JVM in leftover.txt (printed by
+# verify-guest-results.sh) and stop it, so one test's leak is reported as such, not as the next test's timeout.
+# RDMAKV_JUNIT_LEFTOVERS=keep skips this (the containers step: its compose cluster outlives the run on purpose).
+leftover=
+[ "${RDMAKV_JUNIT_LEFTOVERS:-}" = keep ] ||
+    leftover=$(pgrep -a -f 'java.*(rdmakv|io\.rdmakv)' 2>/dev/null | grep -v -e 'rdmakv-junit' -e 'pgrep' || true)
+if [ -n "$leftover" ]
+then
+    echo "$leftover" | cut -c1-300 > "$dir/leftover.txt"
+    echo "rdmakv-junit: JVMs left running after this run (stopped now):"
+    cat "$dir/leftover.txt"
+    echo "$leftover" | awk '{ print $1 }' | xargs -r kill -9 2>/dev/null || true
+fi
 [ "$rc" -ne 0 ] && [ -z "${RDMAKV_JUNIT_RERUN:-}" ] || exit "$rc"
 # A JVM that died of a fault in its JIT-compiled code (SIGSEGV or SIGILL in C1/C2 code: qemu's multi-threaded TCG
 # does not always keep up with HotSpot patching code that other threads run) fails whatever test it served. Such a

@@ -57,14 +57,27 @@ do
     if [ "$f" -gt 0 ]
     then
         # name the failed tests (the last <testcase> opened before each <failure> or <error>) with the first 600
-        # characters of the failure's message: CI keeps only this output, not the guest's reports
+        # characters of the failure's message and of its first three causes with up to 20 lines each (a node's
+        # start failure quotes the node's log there): CI keeps only this output, not the guest's reports
         awk 'match($0, /<testcase name="[^"]*" classname="[^"]*"/) { t = substr($0, RSTART + 10, RLENGTH - 10) }
              /<(failure|error)[ >]/ && t != "" {
-               print "  FAILED " t; t = ""
+               print "  FAILED " t; t = ""; body = 1; causes = 0
                if (match($0, /message="[^"]*"/)) { print "    message: " substr($0, RSTART + 9, (RLENGTH - 10 > 600) ? 600 : RLENGTH - 10) }
-             }' "$report"
+             }
+             body && /^[ \t]*at / { more = 0 }
+             body && more > 0 { more--; print "      " substr($0, 1, 300) }
+             body && /Caused by:/ && causes < 3 { causes++; more = 20; print "    " substr($0, index($0, "Caused by:"), 600) }
+             /<\/(failure|error)>/ { body = 0; more = 0 }' "$report"
     fi
 done < <(find "$SHARE/reports" -name 'TEST-*.xml' -print0 2>/dev/null | sort -z)
+
+# JVMs a JUnit run left running (guest-job.sh's rdmakv-junit stops them and lists them in leftover.txt)
+for leftover in "$SHARE"/reports/*/leftover.txt
+do
+    [ -f "$leftover" ] || continue
+    echo "reports/$(basename "$(dirname "$leftover")"): processes left running after the run (stopped):"
+    sed 's/^/  /' "$leftover" | head -10
+done
 
 # native_count FILE PATTERN: lines of FILE with PATTERN (0 when the file is missing).
 # rdmakv-junit ran the failed classes of a run once more after a JVM crashed in compiled code (an emulation fault):

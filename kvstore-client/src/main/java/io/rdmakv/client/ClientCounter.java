@@ -69,7 +69,16 @@ public enum ClientCounter
     /** Asynchronous requests that found every in-flight slot busy and waited in the client's queue. */
     QUEUED_REQUESTS("requests.queued"),
     /** Asynchronous requests refused at once because the client's queue was full (back-pressure failures). */
-    QUEUE_FULL_REJECTIONS("requests.rejectedQueueFull");
+    QUEUE_FULL_REJECTIONS("requests.rejectedQueueFull"),
+    /**
+     * One-sided GETs of a value with an expiry returned one-sided: surely live on the node's clock by the reader's
+     * clock and the drift bound ({@code ExpiryCheck}). A subset of {@link #GET_ONE_SIDED_HITS}.
+     */
+    EXPIRY_ONE_SIDED_LIVE("expiry.oneSidedLive"),
+    /** One-sided GETs answered absent because the value they found had surely expired on the node's clock. */
+    EXPIRY_ONE_SIDED_EXPIRED("expiry.oneSidedExpired"),
+    /** One-sided GETs of a value within the expiry's uncertainty band: sent to the node by RPC, its clock decides. */
+    EXPIRY_UNCERTAIN("expiry.uncertainRpc");
 
     private final String label;
 

@@ -151,7 +151,8 @@ public final class KvClient implements AutoCloseable
     /**
      * GET a value with its data version ({@link Versioned}); the version is what {@link #replace} and
      * {@link #delete(byte[], long)} compare with. One-sided like {@link #get(byte[])} (the version is in the value's
-     * extent, the same read); a value with an expiry is answered by its node.
+     * extent, the same read); a value with an expiry is read one-sided while surely live on the node's clock, by its
+     * node near its expiry.
      *
      * @return the value and its version, or {@code null} when the key is absent (or expired).
      */

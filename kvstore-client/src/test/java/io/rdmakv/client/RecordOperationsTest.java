@@ -80,10 +80,12 @@ class RecordOperationsTest
             assertTrue(left > 3_500_000 && left <= 3_600_000, "about an hour: " + left);
             assertEquals(0, client.increment(b("n"), 1), "the counter keeps counting");
             assertTrue(client.ttlMillisAsync(b("n")).get() > 0, "and keeps its expiry");
-            // A value with an expiry is answered by its node (on the node's clock), not one-sided.
+            // A value surely live on the node's clock (an hour to go) is read one-sided (ExpiryCheck).
             final long rpcBefore = server.counters().get(ServerCounter.GETS_RPC);
+            final long liveBefore = client.stats().client(ClientCounter.EXPIRY_ONE_SIDED_LIVE);
             assertArrayEquals(b("0"), client.get(b("n")));
-            assertEquals(rpcBefore + 1, server.counters().get(ServerCounter.GETS_RPC));
+            assertEquals(rpcBefore, server.counters().get(ServerCounter.GETS_RPC));
+            assertEquals(liveBefore + 1, client.stats().client(ClientCounter.EXPIRY_ONE_SIDED_LIVE));
             assertTrue(client.persist(b("n")));
             assertEquals(-1, client.ttlMillis(b("n")));
             assertFalse(client.expire(b("absent"), Duration.ofSeconds(1)));

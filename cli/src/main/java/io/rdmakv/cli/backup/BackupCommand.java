@@ -145,15 +145,21 @@ public final class BackupCommand implements Callable<Integer>
             if (json)
             {
                 out.println(Json.line(Json.fields("from", range[0], "to", range[1], "keys", r.keys(), "bytes",
-                    r.bytes(), "node", node.welcome().nodeId(), "server", source.server, "dir",
-                    outDir.toAbsolutePath().toString(), "millis", r.millis())));
+                    r.bytes(), "expired", r.expired(), "node", node.welcome().nodeId(), "server", source.server,
+                    "dir", outDir.toAbsolutePath().toString(), "millis", r.millis())));
                 return 0;
             }
-            out.printf("backed up %d keys (%.1f MiB) of slots %d-%d from node %d at %s into %s in %d ms%n", r.keys(),
+            out.printf("backed up %d keys (%.1f MiB) of slots %d-%d from node %d at %s into %s in %d ms%s%n", r.keys(),
                 r.bytes() / (double)(1 << 20), range[0], range[1], node.welcome().nodeId(), source.server,
-                outDir.toAbsolutePath(), r.millis());
+                outDir.toAbsolutePath(), r.millis(), leftOut(r));
             return 0;
         }
+    }
+
+    /** The expired keys a backup or restore left out, as the tail of its line ("" when none). */
+    static String leftOut(final Backup.Result r)
+    {
+        return r.expired() == 0 ? "" : "; " + r.expired() + " expired keys left out";
     }
 
     private int cluster(final InetSocketAddress address) throws IOException

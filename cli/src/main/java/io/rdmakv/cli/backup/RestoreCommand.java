@@ -187,14 +187,14 @@ public final class RestoreCommand implements Callable<Integer>
             final Backup.Result r = Backup.restore(in, node);
             if (json)
             {
-                out.println(Json.line(Json.fields("keys", r.keys(), "bytes", r.bytes(), "dir",
-                    in.toAbsolutePath().toString(), "node", node.welcome().nodeId(), "server", target.server,
+                out.println(Json.line(Json.fields("keys", r.keys(), "bytes", r.bytes(), "expired", r.expired(),
+                    "dir", in.toAbsolutePath().toString(), "node", node.welcome().nodeId(), "server", target.server,
                     "millis", r.millis())));
                 return 0;
             }
-            out.printf("restored %d keys (%.1f MiB) from %s into node %d at %s in %d ms%n", r.keys(),
+            out.printf("restored %d keys (%.1f MiB) from %s into node %d at %s in %d ms%s%n", r.keys(),
                 r.bytes() / (double)(1 << 20), in.toAbsolutePath(), node.welcome().nodeId(), target.server,
-                r.millis());
+                r.millis(), BackupCommand.leftOut(r));
             return 0;
         }
     }

@@ -135,6 +135,10 @@ public final class BenchCommand implements Callable<Integer>
             "one-sided GET of a remembered key is a single read (0 = off). Default: ${DEFAULT-VALUE}.")
     int locationCache;
 
+    @Option(names = "--ttl", paramLabel = "TIME",
+        description = "rdmakv: write every key (the load's too) with this time to live, e.g. 1h. Default: none.")
+    String ttl;
+
     @Option(names = "--timeout-ms", defaultValue = "10000", description = "Connect and request timeout.")
     long timeoutMillis;
 
@@ -209,6 +213,10 @@ public final class BenchCommand implements Callable<Integer>
         BenchLimits.check("--timeout-ms", timeoutMillis, 1, BenchLimits.MAX_TIMEOUT_MILLIS);
         BenchLimits.check("--clients", clients, 1, BenchLimits.MAX_CLIENTS);
         final Duration timeout = Duration.ofMillis(timeoutMillis);
+        if (ttl != null && !"rdmakv".equalsIgnoreCase(driver))
+        {
+            throw new BenchException("--ttl is the rdmakv driver's, not " + driver + "'s");
+        }
         switch (driver.toLowerCase(Locale.ROOT))
         {
             case "rdmakv":
@@ -219,7 +227,8 @@ public final class BenchCommand implements Callable<Integer>
                 }
                 return new RdmakvDriver(servers.isEmpty() ? List.of("127.0.0.1:7400") : servers, transport,
                     GetMode.parse(getMode), timeout, secret.secret(), secret.login(), Math.min(clients, connections),
-                    connections * inFlight, locationCache, tls.settings());
+                    connections * inFlight, locationCache, tls.settings())
+                    .ttl(ttl == null ? null : positive(parseDuration(ttl, "--ttl"), "--ttl"));
             case "resp":
             case "redis":
                 return new RespDriver(single(6379).toSocketAddress(), timeout);
@@ -271,6 +280,15 @@ public final class BenchCommand implements Callable<Integer>
             case "zipfian", "zipf" -> true;
             default -> throw new BenchException("unknown --distribution '" + distribution + "': uniform or zipfian");
         };
+    }
+
+    private static Duration positive(final Duration d, final String option)
+    {
+        if (d.isZero() || d.isNegative())
+        {
+            throw new BenchException(option + " must be positive: " + d);
+        }
+        return d;
     }
 
     /** "10s", "500ms", "2m", "1h" or a plain number of seconds. */

@@ -40,6 +40,8 @@ public final class RdmakvDriver implements KvDriver
     private final int clientCount;
     private final int inFlightPerClient;
     private final int locationCacheEntries;
+    /** Every PUT's time to live (the load's too), or null for none. */
+    private Duration ttl;
     private final List<KvClient> clients = new ArrayList<>();
     private KvClient statsClient;
     private int connections;
@@ -86,6 +88,16 @@ public final class RdmakvDriver implements KvDriver
     }
 
     /**
+     * Write every key with this time to live ({@code --ttl}: GETs of values with an expiry), null for none; before
+     * {@link #connect}.
+     */
+    public synchronized RdmakvDriver ttl(final Duration timeToLive)
+    {
+        this.ttl = timeToLive;
+        return this;
+    }
+
+    /**
      * Keys and values within the format's limits ({@link ProtocolLimits}), then within the node's: the first client
      * connects here (the run deals its connections over it as usual).
      */
@@ -119,11 +131,11 @@ public final class RdmakvDriver implements KvDriver
         final int index = connections++ % clientCount;
         if (index < clients.size())
         {
-            return new Connection(clients.get(index));
+            return new Connection(clients.get(index), ttl);
         }
         final KvClient client = newClient();
         clients.add(client);
-        return new Connection(client);
+        return new Connection(client, ttl);
     }
 
     private KvClient newClient()
@@ -243,12 +255,14 @@ public final class RdmakvDriver implements KvDriver
     private static final class Connection implements DriverConnection
     {
         private final KvClient client;
+        private final Duration ttl;
         private final ArrayDeque<Pending> pending = new ArrayDeque<>();
         private final ArrayDeque<Pending> free = new ArrayDeque<>();
 
-        Connection(final KvClient client)
+        Connection(final KvClient client, final Duration ttl)
         {
             this.client = client;
+            this.ttl = ttl;
         }
 
         @Override
@@ -267,7 +281,8 @@ public final class RdmakvDriver implements KvDriver
         public void put(final OpType type, final byte[] key, final byte[] value, final long startNanos)
         {
             final Pending p = take(type, startNanos);
-            p.future = client.putAsync(key, value).whenComplete((ignored, failure) -> p.endNanos = System.nanoTime());
+            p.future = (ttl == null ? client.putAsync(key, value) : client.putAsync(key, value, ttl))
+                .whenComplete((ignored, failure) -> p.endNanos = System.nanoTime());
             pending.addLast(p);
         }
 

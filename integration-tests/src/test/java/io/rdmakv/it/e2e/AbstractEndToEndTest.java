@@ -2,6 +2,10 @@ package io.rdmakv.it.e2e;
 
 import io.rdmakv.client.GetMode;
 import io.rdmakv.client.KvClient;
+import io.rdmakv.client.KvError;
+import io.rdmakv.client.KvServerException;
+import io.rdmakv.client.Versioned;
+import io.rdmakv.client.WriteResult;
 import io.rdmakv.it.support.ProcessJanitor;
 import io.rdmakv.it.support.SelfCheckingValue;
 import io.rdmakv.it.support.ServerProcess;
@@ -306,6 +310,121 @@ abstract class AbstractEndToEndTest
     private byte[] binaryKey(final byte b)
     {
         return concat(key("bin:"), new byte[] {b});
+    }
+
+    /**
+     * Versions and conditional writes from the Java client against a node process, over the suite's transport (verbs
+     * in the SoftRoCE guest): a GET returns the version written, each condition is refused against the present
+     * version and applied against it, and nothing refused is written.
+     */
+    @Test
+    @Timeout(60)
+    void shouldVersionEveryWriteAndApplyOnlyTheWritesWhoseConditionHolds()
+    {
+        final byte[] key = key("cas");
+        final WriteResult created = client.putIfAbsent(key, bytes("v1"));
+        assertTrue(created.applied() && created.version() > 0, created.toString());
+        final Versioned first = client.getWithVersion(key);
+        assertArrayEquals(bytes("v1"), first.value());
+        assertEquals(created.version(), first.version());
+
+        assertEquals(WriteResult.refused(first.version()), client.putIfAbsent(key, bytes("other")));
+        final WriteResult replaced = client.replace(key, first.version(), bytes("v2"));
+        assertTrue(replaced.applied() && replaced.version() > first.version(), replaced.toString());
+        assertEquals(WriteResult.refused(replaced.version()), client.replace(key, first.version(), bytes("stale")));
+        assertEquals(WriteResult.refused(replaced.version()), client.delete(key, first.version()));
+        assertArrayEquals(bytes("v2"), client.get(key), "nothing refused was written");
+
+        final long plain = client.put(key, bytes("v3"), Duration.ofHours(1));
+        assertTrue(plain > replaced.version(), "a plain PUT issues a newer version too");
+        assertTrue(client.delete(key, plain).applied());
+        assertNull(client.get(key));
+        assertNull(client.getWithVersion(key));
+        assertTrue(client.putIfAbsentAsync(key, bytes("again")).join().applied(), "absent again after the delete");
+    }
+
+    /** Counters: absent counts from 0, the sum is the value read back, a value that is not an integer is refused. */
+    @Test
+    @Timeout(60)
+    void shouldIncrementAtomicallyAndRefuseAValueThatIsNotAnInteger()
+    {
+        final byte[] key = key("counter");
+        assertEquals(5, client.increment(key, 5));
+        assertEquals(3, client.increment(key, -2));
+        assertEquals(Long.valueOf(10), client.incrementAsync(key, 7).join());
+        assertArrayEquals(bytes("10"), client.get(key), "written back as decimal ASCII");
+
+        final List<java.util.concurrent.CompletableFuture<Long>> inFlight = new ArrayList<>();
+        for (int i = 0; i < 200; i++)
+        {
+            inFlight.add(client.incrementAsync(key, 1));
+        }
+        final TreeSet<Long> answers = new TreeSet<>();
+        inFlight.forEach(f -> answers.add(f.join()));
+        assertEquals(200, answers.size(), "200 increments in flight at once: 200 distinct new values");
+        assertEquals(210L, answers.last());
+        assertArrayEquals(bytes("210"), client.get(key));
+
+        final byte[] text = key("text");
+        client.put(text, bytes("not a number"));
+        final KvServerException refused = assertThrows(KvServerException.class, () -> client.increment(text, 1));
+        assertEquals(KvError.NOT_AN_INTEGER, refused.error());
+        assertArrayEquals(bytes("not a number"), client.get(text), "the refused increment wrote nothing");
+    }
+
+    /**
+     * Expiry: a key with a time to live is served and reports it, {@code persist} removes it, and a key whose expiry
+     * is already past is absent to every read (GET in the suite's mode, with its version, the TTL), as in Redis's
+     * EXAT with a past instant. No sleep: the past instant is the node's and the client's past alike.
+     */
+    @Test
+    @Timeout(60)
+    void shouldServeKeysUntilTheirExpiryAndNeverAfter()
+    {
+        final byte[] key = key("ttl");
+        client.put(key, bytes("cached"), Duration.ofHours(1));
+        assertArrayEquals(bytes("cached"), client.get(key));
+        final long left = client.ttlMillis(key);
+        assertTrue(left > 0 && left <= Duration.ofHours(1).toMillis(), "ttl " + left);
+        assertTrue(client.persist(key));
+        assertEquals(-1, client.ttlMillis(key), "no expiry after persist");
+        assertTrue(client.expire(key, Duration.ofMinutes(5)));
+        assertTrue(client.ttlMillis(key) > 0);
+
+        final byte[] gone = key("expired");
+        client.put(gone, bytes("old"), java.time.Instant.now().minusSeconds(60));
+        assertNull(client.get(gone), "an expired key is never returned");
+        assertNull(client.getWithVersion(gone));
+        assertEquals(-2, client.ttlMillis(gone), "absent, as Redis's PTTL answers");
+        assertFalse(client.expire(gone, Duration.ofMinutes(1)), "expire of an expired key: absent");
+        assertTrue(client.putIfAbsent(gone, bytes("new")).applied(), "an expired key is absent to conditions");
+        assertArrayEquals(bytes("new"), client.get(gone));
+        assertEquals(-1, client.ttlMillis(gone), "the new value carries no expiry");
+    }
+
+    /** Ordered range and prefix reads among keys of one hash tag, and a scan of the node that returns every key. */
+    @Test
+    @Timeout(60)
+    void shouldReadRangesAndPrefixesInKeyOrderAndScanEveryKey()
+    {
+        final String tag = "{" + prefix + "ordered}";
+        for (int i = 29; i >= 0; i--)
+        {
+            client.put(tag + String.format(java.util.Locale.ROOT, "%02d", i), bytes("v" + i));
+        }
+        final List<io.rdmakv.client.KvEntry> range = client.range(tag + "05", tag + "10", 100);
+        assertEquals(List.of("05", "06", "07", "08", "09"), range.stream()
+            .map(e -> new String(e.key(), StandardCharsets.UTF_8).substring(tag.length())).toList(),
+            "from inclusive, to exclusive, in key order");
+        assertArrayEquals(bytes("v5"), range.get(0).value());
+        final List<io.rdmakv.client.KvEntry> page = client.prefix(tag, 7);
+        assertEquals(7, page.size(), "bounded by the limit");
+        assertEquals(tag + "00", new String(page.get(0).key(), StandardCharsets.UTF_8));
+
+        final TreeSet<String> scanned = new TreeSet<>();
+        client.scanKeys(tag + "*", 7)
+            .forEach(k -> scanned.add(new String(k, StandardCharsets.UTF_8)));
+        assertEquals(30, scanned.size(), "every key of the match: " + scanned);
     }
 
     static byte[] bytes(final String s)

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Path;
+import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -106,6 +107,98 @@ class RaftTlsTest
         assertTrue(!views.get(3).voter().isLeader(), "voter 3 cannot win an election the others do not hear");
         assertEquals(List.of(1, 2), views.get(1).coordState().cluster().members().stream()
             .map(ClusterMember::nodeId).toList());
+    }
+
+    /**
+     * A certificate rotation reaches the group without a restart: the operator rewrites voter 3's certificate and key
+     * (signed by a new CA) and every node's CA file (both CAs). Voter 3, still running, presents the new certificate
+     * to the next connection (a TLS client trusting only the new CA completes its handshake with voter 3's Raft port,
+     * which it could not before), and the running voters accept a node whose certificate only the new CA signed: it
+     * joins and they commit.
+     */
+    @Test
+    void shouldFollowRotatedCertificatesAndCaWithoutARestart() throws Exception
+    {
+        final TestCertificates ca = TestCertificates.authority(dir.resolve("pki"), "cluster");
+        final TestCertificates next = TestCertificates.authority(dir.resolve("next"), "next");
+        final Path bundle = dir.resolve("both-cas.pem");
+        java.nio.file.Files.write(bundle, concat(ca.caFile(), next.caFile()));
+        final List<ClusterSettings.Voter> voters = voters();
+        final Map<Integer, TlsSettings> files = new TreeMap<>();
+        for (int id = 1; id <= 3; id++)
+        {
+            // Each node's own copies of the files, rewritten in place below as an operator would.
+            final TestCertificates.Pem issued = ca.issue("node" + id);
+            final Path cert = copy(issued.cert(), "node" + id + ".pem");
+            final Path key = copy(issued.key(), "node" + id + ".key");
+            final Path caFile = copy(ca.caFile(), "node" + id + "-ca.pem");
+            files.put(id, TlsSettings.of(cert, key, caFile, TlsSettings.Auth.REQUIRED));
+            start(id, voters, 3, files.get(id));
+        }
+        for (final RatisClusterView v : views.values())
+        {
+            assertTrue(v.join().join().accepted());
+        }
+        final TestCertificates.Pem probe = ca.issue("probe");
+        final TlsSettings trustsOnlyNext = TlsSettings.of(probe.cert(), probe.key(), next.caFile(),
+            TlsSettings.Auth.REQUIRED);
+        assertThrows(javax.net.ssl.SSLException.class, () -> handshake(trustsOnlyNext, voters.get(2)),
+            "before the rotation voter 3 presents the cluster CA's certificate");
+
+        for (final TlsSettings f : files.values())
+        {
+            java.nio.file.Files.copy(bundle, f.caFile(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+        final TestCertificates.Pem rotated = next.issue("node3");
+        java.nio.file.Files.copy(rotated.cert(), files.get(3).certFile(),
+            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        java.nio.file.Files.copy(rotated.key(), files.get(3).keyFile(),
+            java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+
+        final X509Certificate presented = handshake(trustsOnlyNext, voters.get(2));
+        assertEquals("CN=next test CA", presented.getIssuerX500Principal().getName(),
+            "voter 3 presents its rotated certificate without a restart");
+        final TestCertificates.Pem newcomer = next.issue("node4");
+        final RatisClusterView fourth = start(4, voters, 3, TlsSettings.of(newcomer.cert(), newcomer.key(), bundle,
+            TlsSettings.Auth.REQUIRED));
+        assertTrue(fourth.join().join().accepted(), "the running voters trust the new CA from their rewritten files");
+        await("every voter applies node 4's join", () -> views.values().stream().limit(3)
+            .allMatch(v -> v.coordState().cluster().members().size() == 4));
+    }
+
+    /** A bare TLS 1.3 handshake with a voter's Raft port; answers the certificate it presented. */
+    private static X509Certificate handshake(final TlsSettings client, final ClusterSettings.Voter voter)
+        throws Exception
+    {
+        final io.rdmakv.transport.tls.ReloadingPemManagers managers =
+            new io.rdmakv.transport.tls.ReloadingPemManagers(client);
+        final javax.net.ssl.SSLContext context = javax.net.ssl.SSLContext.getInstance(TlsSettings.PROTOCOL);
+        context.init(new javax.net.ssl.KeyManager[] {managers.keyManager()},
+            new javax.net.ssl.TrustManager[] {managers.trustManager()}, null);
+        try (javax.net.ssl.SSLSocket socket = (javax.net.ssl.SSLSocket)context.getSocketFactory()
+            .createSocket(voter.host(), voter.raftPort()))
+        {
+            socket.setSoTimeout(30_000);
+            final javax.net.ssl.SSLParameters parameters = socket.getSSLParameters();
+            parameters.setApplicationProtocols(new String[] {"h2"});
+            socket.setSSLParameters(parameters);
+            socket.startHandshake();
+            return (X509Certificate)socket.getSession().getPeerCertificates()[0];
+        }
+    }
+
+    private Path copy(final Path from, final String name) throws IOException
+    {
+        return java.nio.file.Files.copy(from, dir.resolve(name));
+    }
+
+    private static byte[] concat(final Path a, final Path b) throws IOException
+    {
+        final byte[] first = java.nio.file.Files.readAllBytes(a);
+        final byte[] second = java.nio.file.Files.readAllBytes(b);
+        final byte[] out = java.util.Arrays.copyOf(first, first.length + second.length);
+        System.arraycopy(second, 0, out, first.length, second.length);
+        return out;
     }
 
     private RatisClusterView start(final int id, final List<ClusterSettings.Voter> voters, final int initialNodes,

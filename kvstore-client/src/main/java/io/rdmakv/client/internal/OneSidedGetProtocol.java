@@ -472,14 +472,30 @@ final class OneSidedGetProtocol
             rpc.startFromWorker(requestSlot);
             return;
         }
-        if (extent.expiryMillis() != 0)
+        final long expiry = extent.expiryMillis();
+        if (expiry != 0)
         {
-            // A value with an expiry is answered by its node, on the node's clock: a reader's clock may be ahead or
-            // behind it (the drift-bounded check of one-sided reads is not built yet), and an expired value must
-            // never be returned.
-            requestSlot.phase = RequestSlot.PHASE_IDLE;
-            rpc.startFromWorker(requestSlot);
-            return;
+            // A value with an expiry: decided on this reader's clock with the lease's drift bound (ExpiryCheck);
+            // only a value surely live is returned, one surely expired is absent, the band between asks the node.
+            switch (ExpiryCheck.decide(expiry, extent.dataVersion(), ExpiryCheck.nowMillis(),
+                ReadLease.MAX_CLOCK_DRIFT))
+            {
+                case LIVE -> counters.increment(ClientCounter.EXPIRY_ONE_SIDED_LIVE);
+                case EXPIRED ->
+                {
+                    counters.increment(ClientCounter.EXPIRY_ONE_SIDED_EXPIRED);
+                    requestSlot.succeed(Status.NOT_FOUND, null, null);
+                    requestSlots.complete(requestSlot);
+                    return;
+                }
+                default ->
+                {
+                    counters.increment(ClientCounter.EXPIRY_UNCERTAIN);
+                    requestSlot.phase = RequestSlot.PHASE_IDLE;
+                    rpc.startFromWorker(requestSlot);
+                    return;
+                }
+            }
         }
         counters.increment(ClientCounter.GET_ONE_SIDED_HITS);
         requestSlot.resultVersion = extent.dataVersion();

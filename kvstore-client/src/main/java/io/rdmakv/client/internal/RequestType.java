@@ -150,7 +150,8 @@ final class RequestType<T>
             final byte[] answer = requestSlot.resultValue;
             if (answer == null || answer.length <= ResponseFlyweight.WRITTEN_LENGTH)
             {
-                // A retry answered from the first attempt's record: applied once, its value not carried again.
+                // A retry answered from a record the node restored at start (it kept only the status): applied once,
+                // its value not carried again. A record of this node's run carries the value (WriteIds).
                 throw KvException.of(KvError.SERVER_ERROR, "the increment was applied (a retry answered from its " +
                     "record); its new value is not known to this call: read the key");
             }

@@ -5,6 +5,7 @@ import io.rdmakv.protocol.wire.ControlFrameCodec;
 import io.rdmakv.protocol.wire.Hello;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
+import io.rdmakv.protocol.wire.RecordWriteRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.ScanRequestFlyweight;
 import io.rdmakv.protocol.wire.Status;
@@ -183,6 +184,21 @@ public final class NodeConnection implements AutoCloseable
         final long id = nextCorrelationId++;
         final int length = new PutRequestFlyweight().wrap(request, 0, request.capacity())
             .header(MessageType.PUT_REQUEST, id).keyAndValue(key, value).encodedLength();
+        send(length);
+    }
+
+    /**
+     * Send a record PUT ({@link RecordWriteRequestFlyweight#OP_PUT}) without waiting: {@code value} stored under
+     * {@code dataVersion} (0: the node's next) with {@code expiryMillis} (0: none), as a restore writes a backup's
+     * record back; collect the answer with {@link #next()}.
+     */
+    public void sendRecordPut(final byte[] key, final byte[] value, final long dataVersion, final long expiryMillis)
+        throws IOException
+    {
+        final long id = nextCorrelationId++;
+        final int length = new RecordWriteRequestFlyweight().wrap(request, 0, request.capacity())
+            .header(MessageType.RECORD_WRITE_REQUEST, id)
+            .write(RecordWriteRequestFlyweight.OP_PUT, dataVersion, expiryMillis, key, value).encodedLength();
         send(length);
     }
 

@@ -22,7 +22,8 @@ import java.util.function.LongSupplier;
 /**
  * The writes that decide from the key's current record, on the primary ({@link RecordWriteRequestFlyweight}):
  * putIfAbsent, replace (PUT if the data version is the expected one), delete if the data version is the expected
- * one, increment, expire, persist; and a PUT with an expiry, which reads nothing.
+ * one, increment, expire, persist; and a PUT with an expiry, which reads nothing (a restore's PUT keeps the data
+ * version it carries).
  *
  * <pre>
  *   handler: RECORD_WRITE -> (any pending PUT batch written first, as before every request that is not a PUT)
@@ -129,7 +130,14 @@ public final class RecordWrites
         final int op = write.op();
         if (op == RecordWriteRequestFlyweight.OP_PUT)
         {
-            putNew(path, endpoint, correlationId, message, key, write.argument(), 0);
+            final long kept = write.expectedVersion();
+            if (kept != 0)
+            {
+                // A restore's record: its data version kept, observed first so that every version this node issues
+                // later is above it (replicas observe it as they apply the record).
+                versions.observe(kept);
+            }
+            putNew(path, endpoint, correlationId, message, key, write.argument(), kept == 0 ? versions.next() : kept);
             return;
         }
         path.flush(); // whatever is pending below is in RocksDB before it is read
@@ -155,7 +163,7 @@ public final class RecordWrites
                     refuse(endpoint, correlationId, version);
                     return;
                 }
-                putNew(path, endpoint, correlationId, message, key, write.argument(), 0);
+                putNew(path, endpoint, correlationId, message, key, write.argument(), versions.next());
             }
             case RecordWriteRequestFlyweight.OP_PUT_IF_VERSION ->
             {
@@ -164,7 +172,7 @@ public final class RecordWrites
                     refuse(endpoint, correlationId, version);
                     return;
                 }
-                putNew(path, endpoint, correlationId, message, key, write.argument(), 0);
+                putNew(path, endpoint, correlationId, message, key, write.argument(), versions.next());
             }
             case RecordWriteRequestFlyweight.OP_DELETE_IF_VERSION ->
             {
@@ -199,11 +207,11 @@ public final class RecordWrites
     }
 
     private void putNew(final WritePath path, final Endpoint endpoint, final long correlationId,
-        final MessageHeaderFlyweight message, final HashedKey key, final long expiry, final int flags)
+        final MessageHeaderFlyweight message, final HashedKey key, final long expiry, final long dataVersion)
     {
         final RecordWriteRequestFlyweight write = request;
         final int valueLength = write.valueLength();
-        ValueRecord.writeHeader(next, 0, versions.next(), expiry, flags);
+        ValueRecord.writeHeader(next, 0, dataVersion, expiry, 0);
         next.putBytes(ValueRecord.HEADER_LENGTH, write.buffer(), write.valueIndex(), valueLength);
         path.put(endpoint, correlationId, message, key, next, 0, ValueRecord.HEADER_LENGTH + valueLength);
     }

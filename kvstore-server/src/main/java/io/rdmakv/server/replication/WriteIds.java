@@ -1,6 +1,7 @@
 package io.rdmakv.server.replication;
 
 import io.rdmakv.protocol.layout.HashedKey;
+import io.rdmakv.protocol.layout.ValueRecord;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.counters.ServerCounter;
@@ -13,6 +14,7 @@ import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.transport.Endpoint;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -176,7 +178,7 @@ public final class WriteIds
         }
         else
         {
-            responses.answer(endpoint, correlationId, Status.fromCode(known.status), 0, 0);
+            answerRecorded(endpoint, correlationId, known);
         }
         return Start.RETRY;
     }
@@ -234,6 +236,8 @@ public final class WriteIds
         r.status = answer.code();
         r.answer = PENDING;
         r.forgotten = false;
+        r.dataVersion = 0;
+        r.counterLength = 0;
         writer.records.put(sequence, r);
     }
 
@@ -313,7 +317,11 @@ public final class WriteIds
                 final DirectBuffer value, final int valueIndex, final int valueLength)
             {
                 outcome.putDurable(endpoint, correlationId, key, value, valueIndex, valueLength);
-                done(endpoint, correlationId, Status.OK);
+                final Record r = done(endpoint, correlationId, Status.OK, value, valueIndex, valueLength);
+                if (r != null)
+                {
+                    answerWaiters(r);
+                }
             }
 
             @Override
@@ -321,14 +329,22 @@ public final class WriteIds
                 final boolean existed)
             {
                 outcome.deleteDurable(endpoint, correlationId, key, existed);
-                done(endpoint, correlationId, existed ? Status.OK : Status.NOT_FOUND);
+                final Record r = done(endpoint, correlationId, existed ? Status.OK : Status.NOT_FOUND, null, 0, 0);
+                if (r != null)
+                {
+                    answerWaiters(r);
+                }
             }
 
             @Override
             public void batchDurable(final Endpoint endpoint, final long correlationId, final KeyBatch batch)
             {
                 outcome.batchDurable(endpoint, correlationId, batch);
-                done(endpoint, correlationId, Status.OK);
+                final Record r = done(endpoint, correlationId, Status.OK, null, 0, 0); // one answer: no version
+                if (r != null)
+                {
+                    answerWaiters(r);
+                }
             }
 
             @Override
@@ -420,19 +436,46 @@ public final class WriteIds
         return w;
     }
 
-    private void done(final Endpoint endpoint, final long correlationId, final Status status)
+    /**
+     * The outcome of the awaited write of this endpoint's request: recorded, with the data version a PUT wrote and a
+     * counter's new value when {@code record} (the write's {@link ValueRecord}) carries them, so that a retry is
+     * answered as the first attempt was, value included (a retried INCREMENT gets the value it made). Returns the
+     * record for {@link #answerWaiters}, or null when the write carried no write id.
+     */
+    private Record done(final Endpoint endpoint, final long correlationId, final Status status,
+        final DirectBuffer record, final int recordIndex, final int recordLength)
     {
         final Record r = take(endpoint, correlationId);
         if (r == null)
         {
-            return;
+            return null;
         }
         r.status = r.answer == PENDING ? status.code() : r.answer;
+        r.dataVersion = 0;
+        r.counterLength = 0;
+        if (record != null && recordLength >= ValueRecord.HEADER_LENGTH &&
+            record.getByte(recordIndex + ValueRecord.FORMAT_OFFSET) == ValueRecord.FORMAT)
+        {
+            r.dataVersion = ValueRecord.dataVersion(record, recordIndex);
+            final int valueLength = recordLength - ValueRecord.HEADER_LENGTH;
+            if ((ValueRecord.flags(record, recordIndex) & ValueRecord.FLAG_COUNTER) != 0 &&
+                valueLength <= r.counter.capacity())
+            {
+                r.counter.putBytes(0, record, recordIndex + ValueRecord.HEADER_LENGTH, valueLength);
+                r.counterLength = valueLength;
+            }
+        }
+        return r;
+    }
+
+    /** Answer the retries that waited for {@code r}'s outcome, then let it go where it is no longer needed. */
+    private void answerWaiters(final Record r)
+    {
         if (r.waiters != null)
         {
             for (final Waiter w : r.waiters)
             {
-                responses.answer(w.endpoint, w.correlationId, Status.fromCode(r.status), 0, 0);
+                answerRecorded(w.endpoint, w.correlationId, r);
             }
             r.waiters = null;
         }
@@ -446,6 +489,20 @@ public final class WriteIds
             r.writer.records.remove(r.sequence); // the writer has its answer from elsewhere meanwhile
             recycle(r);
         }
+    }
+
+    /**
+     * A retry answered from {@code r}: its status, and for an applied PUT its data version and a counter's value, as
+     * the first attempt's answer carried them (a record restored at start knows only its status).
+     */
+    private void answerRecorded(final Endpoint endpoint, final long correlationId, final Record r)
+    {
+        if (r.status == Status.OK.code() && r.dataVersion != 0)
+        {
+            responses.answerWritten(endpoint, correlationId, 0, 0, r.dataVersion, r.counter, 0, r.counterLength);
+            return;
+        }
+        responses.answer(endpoint, correlationId, Status.fromCode(r.status), 0, 0);
     }
 
     private Record await(final Writer writer, final long sequence, final Endpoint endpoint, final long correlationId)
@@ -568,6 +625,11 @@ public final class WriteIds
         int answer;
         /** Taken out of the writer's records while its outcome was awaited ({@link #forget}). */
         boolean forgotten;
+        /** The data version an applied PUT wrote (0: none known, a DELETE, a record restored at start). */
+        long dataVersion;
+        /** A counter's new value as its record holds it (decimal ASCII, at most 20 bytes), {@code counterLength}. */
+        final UnsafeBuffer counter = new UnsafeBuffer(new byte[20]);
+        int counterLength;
     }
 
     private record Waiter(Endpoint endpoint, long correlationId)

@@ -63,6 +63,35 @@ public final class BulkLoad implements AutoCloseable
         }
     }
 
+    /**
+     * Add client {@code key -> record} with the record as it is ({@link ValueRecord}: its data version and expiry
+     * kept), as a backup copies a node's store.
+     *
+     * @throws io.rdmakv.protocol.ProtocolException when {@code record} is not a record of this format.
+     */
+    public void putRecord(final byte[] key, final byte[] record)
+    {
+        if (closed)
+        {
+            throw new IllegalStateException("bulk load closed");
+        }
+        ValueRecord.check(record);
+        try
+        {
+            batch.put(keysFamily, StoreKeys.encode(key), record);
+            keys++;
+            bytes += key.length + (long)(record.length - ValueRecord.HEADER_LENGTH);
+            if (batch.getDataSize() >= batchBytes)
+            {
+                writeBatch();
+            }
+        }
+        catch (final RocksDBException ex)
+        {
+            throw new StoreException("bulk load failed after " + keys + " keys: " + ex.getMessage(), ex);
+        }
+    }
+
     /** Keys added so far. */
     public long keys()
     {

@@ -470,6 +470,39 @@ public final class RocksStore implements AutoCloseable
     }
 
     /**
+     * As {@link #forEach} with each key's stored record ({@link io.rdmakv.protocol.layout.ValueRecord}: data version,
+     * expiry, value) instead of its value (a restore writes them back).
+     */
+    public void forEachRecord(final KeyValueVisitor visitor)
+    {
+        ensureOpen();
+        try (RocksIterator it = db.newIterator(keys, readOptions))
+        {
+            for (it.seekToFirst(); it.isValid(); it.next())
+            {
+                final byte[] record = it.value();
+                try
+                {
+                    ValueRecord.check(record);
+                }
+                catch (final io.rdmakv.protocol.ProtocolException ex)
+                {
+                    throw new StoreException("the stored record of a key is damaged: " + ex.getMessage(), ex);
+                }
+                if (!visitor.visit(StoreKeys.clientKey(it.key()), record))
+                {
+                    return;
+                }
+            }
+            it.status();
+        }
+        catch (final RocksDBException ex)
+        {
+            throw new StoreException("iteration failed: " + ex.getMessage(), ex);
+        }
+    }
+
+    /**
      * Visit at most {@code limit} store keys and their records after store key {@code after} (null: from the first),
      * in key order, block cache bypassed (a background pass such as the expiry sweep).
      *

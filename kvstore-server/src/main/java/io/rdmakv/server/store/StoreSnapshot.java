@@ -15,8 +15,9 @@ import org.rocksdb.Snapshot;
  * release the snapshot. One thread at a time.
  *
  * <pre>
- *   page entry: | store key length (u16 LE) | value length (u32 LE) | store key | value |
+ *   page entry: | store key length (u16 LE) | record length (u32 LE) | store key | record |
  * </pre>
+ * A record is the key's stored {@link ValueRecord} as is (data version, expiry, value), so a backup keeps both.
  */
 public final class StoreSnapshot implements AutoCloseable
 {
@@ -62,9 +63,10 @@ public final class StoreSnapshot implements AutoCloseable
             for (; it.isValid(); it.next())
             {
                 final byte[] key = it.key();
-                // A backup holds values as clients wrote them: the record's header (data version, expiry) stays
-                // behind (a restore PUTs the values, so the restored cluster versions them anew).
-                final byte[] value = ValueRecord.value(it.value());
+                // The record as stored: a backup keeps the key's data version and expiry, and a restore writes
+                // them back (an expired record is left out by the tool, whose clock decides at that moment).
+                final byte[] value = it.value();
+                ValueRecord.check(value);
                 final int length = ENTRY_HEADER_LENGTH + key.length + value.length;
                 if (used + length > capacity)
                 {

@@ -1,6 +1,7 @@
 package io.rdmakv.server.replication;
 
 import io.rdmakv.protocol.layout.HashedKey;
+import io.rdmakv.protocol.layout.ValueRecord;
 import io.rdmakv.protocol.wire.KeyRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
@@ -128,6 +129,38 @@ class WriteIdsTest
         assertEquals(1, counters.get(ServerCounter.RETRIES_ANSWERED));
     }
 
+    /**
+     * Issue 32: a retried INCREMENT answered from its write-id record carries the data version and the new value the
+     * first attempt made (it carried neither, and the client raised SERVER_ERROR), both for a retry that came after
+     * the outcome and for one that waited for it.
+     */
+    @Test
+    void shouldAnswerARetriedCounterWriteWithTheValueItsFirstAttemptMade()
+    {
+        final UnsafeBuffer record = new UnsafeBuffer(new byte[ValueRecord.HEADER_LENGTH + 2]);
+        ValueRecord.writeHeader(record, 0, 0xABCDEF00L, 0, ValueRecord.FLAG_COUNTER);
+        record.putBytes(ValueRecord.HEADER_LENGTH, "42".getBytes(StandardCharsets.US_ASCII));
+
+        assertEquals(WriteIds.Start.APPLY, ids.begin(first, 1, put(1, WRITER, 7, 7), NOW));
+        assertEquals(WriteIds.Start.RETRY, ids.begin(retry, 9, put(9, WRITER, 7, 7), NOW));
+        outcome.putDurable(first, 1, hashedKey, record, 0, record.capacity());
+        assertEquals(List.of("9 OK"), retry.answers);
+        assertEquals(List.of(0xABCDEF00L + " 42"), retry.written, "the waiting retry gets the value");
+
+        assertEquals(WriteIds.Start.RETRY, ids.begin(retry, 40, put(40, WRITER, 7, 7), NOW));
+        assertEquals(List.of("9 OK", "40 OK"), retry.answers);
+        assertEquals(0xABCDEF00L + " 42", retry.written.get(1), "a later retry too");
+        assertEquals(1, applied.size(), "applied once");
+
+        // A plain PUT's retry carries its data version and no value.
+        final UnsafeBuffer plain = new UnsafeBuffer(new byte[ValueRecord.HEADER_LENGTH + 1]);
+        ValueRecord.writeHeader(plain, 0, 0x1234500L, 0);
+        assertEquals(WriteIds.Start.APPLY, ids.begin(first, 2, put(2, WRITER, 8, 7), NOW));
+        outcome.putDurable(first, 2, hashedKey, plain, 0, plain.capacity());
+        assertEquals(WriteIds.Start.RETRY, ids.begin(retry, 41, put(41, WRITER, 8, 7), NOW));
+        assertEquals(0x1234500L + " ", retry.written.get(2));
+    }
+
     @Test
     void shouldLetARetryWaitForTheOutcomeOfTheFirstAttemptStillInProgress()
     {
@@ -253,11 +286,17 @@ class WriteIdsTest
     private static final class Answers extends AnsweringEndpoint
     {
         final List<String> answers = new ArrayList<>();
+        /** Each answer's data version written (0: none) and the value after it (a counter's), as text. */
+        final List<String> written = new ArrayList<>();
 
         @Override
         protected void onResponse(final ResponseFlyweight response)
         {
             answers.add(response.correlationId() + " " + response.status());
+            final byte[] value = response.value();
+            final int tail = Math.max(0, value.length - ResponseFlyweight.WRITTEN_LENGTH);
+            written.add(response.writtenVersion() + " " + new String(value, value.length - tail, tail,
+                StandardCharsets.US_ASCII));
         }
     }
 }

@@ -35,7 +35,7 @@ import org.agrona.MutableDirectBuffer;
  *  body length = 24 + K + V (+ 24)
  *
  *  Op                 expected   argument   value   answer (RESPONSE)
- *  1 PUT              -          expiry     yes     OK
+ *  1 PUT              keep (*)   expiry     yes     OK
  *  2 PUT_IF_ABSENT    -          expiry     yes     OK | CONDITION_FAILED (version: the present one's)
  *  3 PUT_IF_VERSION   version    expiry     yes     OK | CONDITION_FAILED (version: the present one's, 0 absent)
  *  4 DELETE_IF_VERSION version   -          no      OK | CONDITION_FAILED (as above)
@@ -43,6 +43,8 @@ import org.agrona.MutableDirectBuffer;
  *  6 EXPIRE           -          expiry > 0 no      OK | NOT_FOUND
  *  7 PERSIST          -          -          no      OK | NOT_FOUND
  *  8 TTL (a read)     -          -          no      OK, version: the data version, value: the expiry (u64) | NOT_FOUND
+ *  (*) 0: the primary versions the value; else the data version to store (a restore writing a backup's record
+ *      back: the node observes it, so its later versions stay above it)
  *  Flags: 0x1 (DELETE_IF_VERSION only) an expired record counts as present: the node's expiry sweep removes it
  *  An OK write answers, as a PUT does, the index entry it published (0: not placed) and then its data version (u64).
  * </pre>

@@ -6,7 +6,8 @@ import java.util.function.LongSupplier;
 
 /**
  * Records a concurrent history of register operations as clients run them: {@link #invoke} before sending,
- * then exactly one of {@link #ok}, {@link #okRead}, {@link #fail} or {@link #timeout} when the answer (or none) comes.
+ * then exactly one of {@link #ok}, {@link #okRead}, {@link #okDelete}, {@link #okConditional}, {@link #okIncrement},
+ * {@link #fail} or {@link #timeout} when the answer (or none) comes.
  * Times come from one monotonic clock ({@link System#nanoTime()} unless a test injects another), so the real-time
  * order of operations across threads of this JVM is exact. Thread-safe; recording is a short synchronized append.
  *
@@ -44,6 +45,71 @@ public final class HistoryRecorder
     public int invokeDelete(final int process, final String key)
     {
         return invoke(process, Operation.Kind.DELETE, key, null);
+    }
+
+    /** A putIfAbsent of {@code value} is about to be sent. */
+    public int invokePutIfAbsent(final int process, final String key, final String value)
+    {
+        return invoke(process, Operation.Kind.PUT_IF_ABSENT, key, value, null);
+    }
+
+    /** A replace is about to be sent: {@code value} if the key holds {@code expected} (the value of its version). */
+    public int invokeReplace(final int process, final String key, final String expected, final String value)
+    {
+        return invoke(process, Operation.Kind.REPLACE, key, value, expected);
+    }
+
+    /** A delete conditioned on the key holding {@code expected} (the value of its version) is about to be sent. */
+    public int invokeDeleteIf(final int process, final String key, final String expected)
+    {
+        return invoke(process, Operation.Kind.DELETE_IF, key, null, expected);
+    }
+
+    /** An increment by {@code delta} is about to be sent. */
+    public int invokeIncrement(final int process, final String key, final long delta)
+    {
+        return invoke(process, Operation.Kind.INCREMENT, key, null, Long.toString(delta));
+    }
+
+    /** The conditional write {@code handle} was answered: applied, or refused. */
+    public void okConditional(final int handle, final boolean applied)
+    {
+        final long now = clock.getAsLong();
+        synchronized (this)
+        {
+            final Open o = open(handle, Operation.Kind.PUT_IF_ABSENT, Operation.Kind.REPLACE, Operation.Kind.DELETE_IF);
+            o.outcome = Operation.Outcome.OK;
+            o.completeNanos = now;
+            o.applied = applied;
+        }
+    }
+
+    /** The increment {@code handle} answered {@code newValue}. */
+    public void okIncrement(final int handle, final long newValue)
+    {
+        final long now = clock.getAsLong();
+        synchronized (this)
+        {
+            final Open o = open(handle, Operation.Kind.INCREMENT);
+            o.outcome = Operation.Outcome.OK;
+            o.completeNanos = now;
+            o.value = Long.toString(newValue);
+        }
+    }
+
+    private Open open(final int handle, final Operation.Kind... kinds)
+    {
+        final Open o = operations.get(handle);
+        if (o.outcome != null)
+        {
+            throw new IllegalStateException("operation " + handle + " already completed as " + o.outcome);
+        }
+        if (!java.util.List.of(kinds).contains(o.kind))
+        {
+            throw new IllegalArgumentException("operation " + handle + " is a " + o.kind + ", not one of " +
+                java.util.List.of(kinds));
+        }
+        return o;
     }
 
     /** The write {@code handle} was acknowledged. */
@@ -85,7 +151,8 @@ public final class HistoryRecorder
             final Open o = operations.get(i);
             final Operation.Outcome outcome = o.outcome == null ? Operation.Outcome.TIMEOUT : o.outcome;
             final long complete = outcome == Operation.Outcome.TIMEOUT ? Long.MAX_VALUE : o.completeNanos;
-            out.add(new Operation(i, o.process, o.kind, o.key, o.value, outcome, o.invokeNanos, complete));
+            out.add(new Operation(i, o.process, o.kind, o.key, o.value, outcome, o.invokeNanos, complete, o.expected,
+                outcome == Operation.Outcome.OK ? o.applied : null));
         }
         return out;
     }
@@ -98,6 +165,12 @@ public final class HistoryRecorder
 
     private int invoke(final int process, final Operation.Kind kind, final String key, final String value)
     {
+        return invoke(process, kind, key, value, null);
+    }
+
+    private int invoke(final int process, final Operation.Kind kind, final String key, final String value,
+        final String expected)
+    {
         if (key == null)
         {
             throw new IllegalArgumentException("key must not be null");
@@ -105,7 +178,9 @@ public final class HistoryRecorder
         final long now = clock.getAsLong();
         synchronized (this)
         {
-            operations.add(new Open(process, kind, key, value, now));
+            final Open o = new Open(process, kind, key, value, now);
+            o.expected = expected;
+            operations.add(o);
             return operations.size() - 1;
         }
     }
@@ -146,6 +221,8 @@ public final class HistoryRecorder
         final String key;
         final long invokeNanos;
         String value;
+        String expected;
+        Boolean applied;
         Operation.Outcome outcome;
         long completeNanos;
 

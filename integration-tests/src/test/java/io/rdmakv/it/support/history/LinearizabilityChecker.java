@@ -14,7 +14,8 @@ import java.util.Set;
  *
  * <p>Before the search: FAIL operations are dropped (they surely did not happen), and so are timed-out GETs (they
  * constrain nothing) and timed-out PUTs whose value no GET returned (placing such a PUT can only hide the value
- * before it from reads that need it, so leaving it out never loses a linearization). A key the search finds not
+ * before it from reads that need it, so leaving it out never loses a linearization; with conditional writes or
+ * increments on the key it is kept: placing it may be what explains a refusal). A key the search finds not
  * linearizable gets its anomaly named ({@link AnomalyClassifier}); {@link Report#firstAnomaly()} is the earliest.
  */
 public final class LinearizabilityChecker
@@ -67,8 +68,10 @@ public final class LinearizabilityChecker
     private static List<Operation> searchable(final List<Operation> ops)
     {
         final Set<String> valuesRead = new HashSet<>();
+        boolean decided = false;
         for (final Operation op : ops)
         {
+            decided |= op.kind().decides();
             if (op.kind() == Operation.Kind.GET && op.outcome() == Operation.Outcome.OK && op.value() != null)
             {
                 valuesRead.add(op.value());
@@ -81,8 +84,8 @@ public final class LinearizabilityChecker
             {
                 case OK -> true;
                 case FAIL -> false;
-                case TIMEOUT -> op.kind() == Operation.Kind.DELETE
-                    || op.kind() == Operation.Kind.PUT && valuesRead.contains(op.value());
+                case TIMEOUT -> op.kind() == Operation.Kind.DELETE || op.kind().decides()
+                    || op.kind() == Operation.Kind.PUT && (decided || valuesRead.contains(op.value()));
             };
             if (keep)
             {

@@ -284,6 +284,86 @@ class LinearizabilityCheckerTest
         assertEquals(old.id(), bad.firstAnomaly().read().id());
     }
 
+    @Test
+    void shouldAcceptCompareAndSetsDecidedOnTheValueTheirVersionNames()
+    {
+        conditional(Operation.Kind.PUT_IF_ABSENT, "k", null, "1", true, 0, 1);
+        conditional(Operation.Kind.PUT_IF_ABSENT, "k", null, "2", false, 2, 3);
+        conditional(Operation.Kind.REPLACE, "k", "1", "3", true, 4, 5);
+        conditional(Operation.Kind.REPLACE, "k", "1", "4", false, 6, 7);
+        get("k", "3", 8, 9);
+        conditional(Operation.Kind.DELETE_IF, "k", "1", null, false, 10, 11);
+        conditional(Operation.Kind.DELETE_IF, "k", "3", null, true, 12, 13);
+        get("k", null, 14, 15);
+        checker.check(h).assertLinearizable();
+    }
+
+    @Test
+    void shouldRefuseTwoConcurrentReplacesOfOneVersionBothApplied()
+    {
+        put("k", "1", 0, 1);
+        conditional(Operation.Kind.REPLACE, "k", "1", "2", true, 10, 20);
+        conditional(Operation.Kind.REPLACE, "k", "1", "3", true, 11, 21);
+        assertFalse(checker.check(h).linearizable(), "a compare-and-set applied twice on one version: a lost update");
+    }
+
+    @Test
+    void shouldRefuseTwoPutIfAbsentsBothApplied()
+    {
+        conditional(Operation.Kind.PUT_IF_ABSENT, "k", null, "1", true, 0, 10);
+        conditional(Operation.Kind.PUT_IF_ABSENT, "k", null, "2", true, 5, 15);
+        assertFalse(checker.check(h).linearizable());
+    }
+
+    @Test
+    void shouldRefuseARefusalWhileTheExpectedValueWasSurelyThere()
+    {
+        put("k", "1", 0, 1);
+        conditional(Operation.Kind.REPLACE, "k", "1", "2", false, 2, 3);
+        assertFalse(checker.check(h).linearizable(), "refused though the register held the expected value");
+        h.clear();
+        put("k", "1", 0, 1);
+        conditional(Operation.Kind.DELETE_IF, "k", "1", null, false, 2, 3);
+        assertFalse(checker.check(h).linearizable());
+    }
+
+    @Test
+    void shouldLetATimedOutConditionalWriteExplainARefusal()
+    {
+        put("k", "1", 0, 1);
+        add(Operation.Kind.REPLACE, "k", "2", "1", null, Operation.Outcome.TIMEOUT, 2, NEVER);
+        conditional(Operation.Kind.REPLACE, "k", "1", "3", false, 10, 11);
+        checker.check(h).assertLinearizable();
+    }
+
+    @Test
+    void shouldKeepATimedOutPutThatExplainsARefusalThoughNoReadSawIt()
+    {
+        put("k", "1", 0, 1);
+        timedOutPut("k", "2", 2);
+        conditional(Operation.Kind.REPLACE, "k", "1", "3", false, 10, 11);
+        checker.check(h).assertLinearizable();
+    }
+
+    @Test
+    void shouldCheckIncrementsAgainstTheValuesTheyAnswered()
+    {
+        increment("n", 1, "1", 0, 1);
+        increment("n", 5, "6", 2, 3);
+        get("n", "6", 4, 5);
+        add(Operation.Kind.INCREMENT, "n", null, "1", null, Operation.Outcome.TIMEOUT, 6, NEVER);
+        increment("n", 1, "8", 10, 11);
+        checker.check(h).assertLinearizable();
+        h.clear();
+        increment("n", 1, "1", 0, 10);
+        increment("n", 1, "1", 5, 15);
+        assertFalse(checker.check(h).linearizable(), "two increments answered the same value: one was lost");
+        h.clear();
+        increment("n", 1, "1", 0, 1);
+        increment("n", 1, "3", 2, 3);
+        assertFalse(checker.check(h).linearizable(), "an increment applied twice (a retry applied again)");
+    }
+
     private Anomaly firstAnomaly()
     {
         final LinearizabilityChecker.Report report = checker.check(h);
@@ -326,6 +406,28 @@ class LinearizabilityCheckerTest
     private void failedPut(final String key, final String value, final long invoke, final long complete)
     {
         add(Operation.Kind.PUT, key, value, Operation.Outcome.FAIL, invoke, complete);
+    }
+
+    private Operation conditional(final Operation.Kind kind, final String key, final String expected,
+        final String value, final boolean applied, final long invoke, final long complete)
+    {
+        return add(kind, key, value, expected, applied, Operation.Outcome.OK, invoke, complete);
+    }
+
+    private Operation increment(final String key, final long delta, final String answered, final long invoke,
+        final long complete)
+    {
+        return add(Operation.Kind.INCREMENT, key, answered, Long.toString(delta), null, Operation.Outcome.OK, invoke,
+            complete);
+    }
+
+    private Operation add(final Operation.Kind kind, final String key, final String value, final String expected,
+        final Boolean applied, final Operation.Outcome outcome, final long invoke, final long complete)
+    {
+        final Operation op = new Operation(h.size(), h.size(), kind, key, value, outcome, invoke, complete, expected,
+            applied);
+        h.add(op);
+        return op;
     }
 
     private Operation add(final Operation.Kind kind, final String key, final String value, final Operation.Outcome outcome,

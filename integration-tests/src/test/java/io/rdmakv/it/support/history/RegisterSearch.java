@@ -14,7 +14,8 @@ import java.util.Set;
  *
  * <p>Events (invocations, and completions of acknowledged operations) sit in one doubly linked list in time order;
  * the search walks it, linearizes an invocation when the register allows it (a GET must read the current value),
- * lifts it out of the list and starts over; reaching a completion whose operation is not linearized yet means the
+ * lifts it out of the list and starts over (the register's next value is the operation's
+ * {@link Operation#apply}); reaching a completion whose operation is not linearized yet means the
  * last choice was wrong, so it backtracks. A configuration already seen is never explored again. Timed-out writes
  * have no completion event: they may be linearized anywhere after their invocation, or never. The search ends with a
  * linearization once every acknowledged operation is placed, with none once it backtracks past the first choice, or
@@ -80,7 +81,7 @@ final class RegisterSearch
                 final boolean allowed = op.fits(state);
                 if (allowed)
                 {
-                    final String next = op.isWrite() ? op.writtenValue() : state;
+                    final String next = op.apply(state);
                     linearized.set(entry.index);
                     if (seen.add(new Config((BitSet)linearized.clone(), next)))
                     {
