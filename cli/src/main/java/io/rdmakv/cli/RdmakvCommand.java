@@ -47,6 +47,7 @@ public final class RdmakvCommand implements Runnable
         RestoreCommand.class,
         GetCommand.class,
         PutCommand.class,
+        MsetCommand.class,
         DelCommand.class,
         ScanCommand.class,
         RangeCommand.class,

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Spliterator;
 import java.util.Spliterators;
 import java.util.Objects;
@@ -331,6 +332,42 @@ public final class KvClient implements AutoCloseable
             throw new IllegalArgumentException("expiry must be after the epoch: " + expiry);
         }
         return millis;
+    }
+
+    /**
+     * A new atomic multi-key write: PUTs and DELETEs of keys sharing one hash slot ({@code {tag}}), applied all or
+     * nothing by {@link WriteBatch#execute()} (one RocksDB write batch, replicated as one unit, exactly once across
+     * retries). Keys of different slots are refused ({@link KvError#CROSSSLOT}).
+     */
+    public WriteBatch writeBatch()
+    {
+        return new WriteBatch(runtime);
+    }
+
+    /**
+     * PUT every entry of {@code entries} atomically (Redis's MSET in one hash slot): a {@link #writeBatch()} of PUTs.
+     *
+     * @throws KvException {@link KvError#CROSSSLOT} when the keys hash to more than one slot: nothing written.
+     */
+    public void putAll(final Map<byte[], byte[]> entries)
+    {
+        batchOf(entries).execute();
+    }
+
+    /** {@link #putAll} without blocking. */
+    public CompletableFuture<Void> putAllAsync(final Map<byte[], byte[]> entries)
+    {
+        return batchOf(entries).executeAsync();
+    }
+
+    private WriteBatch batchOf(final Map<byte[], byte[]> entries)
+    {
+        final WriteBatch batch = writeBatch();
+        for (final Map.Entry<byte[], byte[]> e : Objects.requireNonNull(entries, "entries").entrySet())
+        {
+            batch.put(e.getKey(), e.getValue());
+        }
+        return batch;
     }
 
     /**

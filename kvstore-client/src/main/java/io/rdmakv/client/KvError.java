@@ -61,5 +61,11 @@ public enum KvError
      * The node authenticated this client's user, but its role or key prefixes do not allow the request or command
      * (status FORBIDDEN); the message names the user and the role needed. Retrying fails the same way.
      */
-    FORBIDDEN
+    FORBIDDEN,
+    /**
+     * An atomic batch ({@link KvClient#writeBatch()}) names keys of more than one hash slot (Redis Cluster's
+     * CROSSSLOT): refused whole, by this client before sending or by the node (status CROSSSLOT); nothing was written.
+     * Give the keys one hash tag, {@code {tag}}.
+     */
+    CROSSSLOT
 }

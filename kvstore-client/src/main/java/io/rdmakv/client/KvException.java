@@ -54,7 +54,7 @@ public class KvException extends RuntimeException
             case AUTHENTICATION_FAILED -> new KvAuthenticationException(message, cause);
             case BACK_PRESSURE -> new KvBackPressureException(message);
             case KEY_TOO_LARGE, VALUE_TOO_LARGE, STORE_FULL, STORE_FAILED, SERVER_BUSY, REQUEST_REFUSED, SERVER_ERROR,
-                FORBIDDEN, NOT_AN_INTEGER ->
+                FORBIDDEN, NOT_AN_INTEGER, CROSSSLOT ->
                 new KvServerException(error, message);
             default -> new KvException(error, message, cause);
         };

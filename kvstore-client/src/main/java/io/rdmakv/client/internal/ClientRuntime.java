@@ -289,6 +289,29 @@ public final class ClientRuntime implements AutoCloseable
         return requests.callRecordAsync(RequestType.CONDITIONAL, op, expected, expiryMillis, key, value);
     }
 
+    /** An atomic batch ({@code count} encoded entries, routed by {@code firstKey}), and wait. */
+    public void batch(final byte[] firstKey, final byte[] entries, final int count, final int puts)
+    {
+        final String refusal = requests.batchRefusal(puts, entries.length);
+        if (refusal != null)
+        {
+            throw new IllegalArgumentException(refusal);
+        }
+        requests.callBatch(RequestType.BATCH, firstKey, entries, count);
+    }
+
+    /** {@link #batch} without blocking. */
+    public CompletableFuture<Void> batchAsync(final byte[] firstKey, final byte[] entries, final int count,
+        final int puts)
+    {
+        final String refusal = requests.batchRefusal(puts, entries.length);
+        if (refusal != null)
+        {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(refusal));
+        }
+        return requests.callBatchAsync(RequestType.BATCH, firstKey, entries, count);
+    }
+
     /** INCREMENT by {@code delta} and wait: the new value. */
     public long increment(final byte[] key, final long delta)
     {

@@ -52,6 +52,11 @@ final class RequestSlot
     static final int TYPE_KEY_SCAN = 5;
     /** A RECORD_WRITE: a conditional write, a counter, an expiry change, a PUT with expiry, a TTL read. */
     static final int TYPE_RECORD = 6;
+    /**
+     * A BATCH_WRITE (an atomic multi-key write): {@link #key} is its first key (routing: every key shares its slot),
+     * {@link #value} its encoded entries, {@link #recordArgument} the entry count.
+     */
+    static final int TYPE_BATCH = 7;
 
     /** Between operations, or being filled by the caller. */
     static final int PHASE_IDLE = 0;
@@ -267,6 +272,8 @@ final class RequestSlot
                 return "KEY_SCAN";
             case TYPE_RECORD:
                 return "record write";
+            case TYPE_BATCH:
+                return "atomic batch";
             default:
                 return "request";
         }

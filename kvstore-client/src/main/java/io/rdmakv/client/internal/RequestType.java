@@ -41,6 +41,8 @@ final class RequestType<T>
     static final RequestType<Long> INCREMENT = new RequestType<>(RequestSlot.TYPE_RECORD, RequestType::incrementResult);
     /** EXPIRE or PERSIST: whether the key existed. */
     static final RequestType<Boolean> EXPIRY = new RequestType<>(RequestSlot.TYPE_RECORD, RequestType::deleteResult);
+    /** An atomic multi-key write (BATCH_WRITE): nothing, or the node's refusal (nothing written). */
+    static final RequestType<Void> BATCH = new RequestType<>(RequestSlot.TYPE_BATCH, RequestType::putResult);
     /** TTL: the expiry in ms since the epoch (0: none), or -2 when the key is absent. */
     static final RequestType<Long> TTL = new RequestType<>(RequestSlot.TYPE_RECORD, RequestType::ttlResult);
 
@@ -203,6 +205,7 @@ final class RequestType<T>
             case NOT_AN_INTEGER -> KvError.NOT_AN_INTEGER;
             case UNAUTHENTICATED -> KvError.AUTHENTICATION_FAILED;
             case FORBIDDEN -> KvError.FORBIDDEN;
+            case CROSSSLOT -> KvError.CROSSSLOT;
             default -> KvError.SERVER_ERROR;
         };
     }

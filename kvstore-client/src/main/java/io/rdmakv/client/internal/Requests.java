@@ -3,6 +3,7 @@ package io.rdmakv.client.internal;
 import io.rdmakv.client.ClientCounter;
 import io.rdmakv.client.KvError;
 import io.rdmakv.client.KvException;
+import io.rdmakv.protocol.wire.BatchWriteRequestFlyweight;
 import io.rdmakv.protocol.wire.KeyScanRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
@@ -108,6 +109,34 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
         requestSlot.recordExpected = expected;
         requestSlot.recordArgument = argument;
         return run(requestSlot, type);
+    }
+
+    /**
+     * Run one BATCH_WRITE and wait: {@code firstKey} routes it (every key shares its hash slot), {@code entries} are
+     * the encoded entries ({@link io.rdmakv.protocol.wire.BatchWriteRequestFlyweight}).
+     */
+    <T> T callBatch(final RequestType<T> type, final byte[] firstKey, final byte[] entries, final int count)
+    {
+        return callRecord(type, 0, 0, count, firstKey, entries);
+    }
+
+    /** {@link #callBatch} without blocking. */
+    <T> CompletableFuture<T> callBatchAsync(final RequestType<T> type, final byte[] firstKey, final byte[] entries,
+        final int count)
+    {
+        return callRecordAsync(type, 0, 0, count, firstKey, entries);
+    }
+
+    /**
+     * Whether a batch of {@code puts} PUTs and {@code entriesLength} bytes of entries fits the node's limit (one
+     * largest key and value, each PUT counted with its record header, so its REPLICATE fits too); else why not.
+     */
+    String batchRefusal(final int puts, final int entriesLength)
+    {
+        final long length = BatchWriteRequestFlyweight.recordEntriesLength(puts, entriesLength);
+        return length > (long)maxKeyLength + maxValueLength ? "a batch of " + length + " bytes (entries, each PUT " +
+            "with its 18-byte record header) exceeds the server's limit of one key and one value, " +
+            ((long)maxKeyLength + maxValueLength) + " bytes" : null;
     }
 
     /** {@link #callRecord} without blocking. */
@@ -354,6 +383,17 @@ final class Requests implements RequestQueue.Starter, AutoCloseable
         {
             throw new IllegalArgumentException(keyLength == 0 ? "key must not be empty" :
                 "key of " + keyLength + " bytes exceeds the limit of " + maxKeyLength + " bytes");
+        }
+        if (type == RequestSlot.TYPE_BATCH)
+        {
+            final long message = (long)BatchWriteRequestFlyweight.ENTRIES_OFFSET +
+                valueLength + MessageHeaderFlyweight.WRITE_ID_LENGTH;
+            if (message > maxMessageBytes)
+            {
+                throw new IllegalArgumentException("an atomic batch of " + message + " bytes exceeds the " +
+                    transportName + " transport's message limit of " + maxMessageBytes + " bytes");
+            }
+            return;
         }
         if (type == RequestSlot.TYPE_PUT || type == RequestSlot.TYPE_RECORD)
         {

@@ -10,6 +10,7 @@ import io.rdmakv.protocol.wire.MessageDecoder;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
+import io.rdmakv.protocol.wire.BatchWriteRequestFlyweight;
 import io.rdmakv.protocol.wire.RecordWriteRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
@@ -293,6 +294,7 @@ final class RpcProtocol
         final KeyRequestFlyweight keyRequest = new KeyRequestFlyweight();
         final PutRequestFlyweight putRequest = new PutRequestFlyweight();
         final RecordWriteRequestFlyweight recordRequest = new RecordWriteRequestFlyweight();
+        final BatchWriteRequestFlyweight batchRequest = new BatchWriteRequestFlyweight();
         final MessageHeaderFlyweight header = new MessageHeaderFlyweight();
         final KeyScanRequestFlyweight keyScanRequest = new KeyScanRequestFlyweight();
 
@@ -350,6 +352,18 @@ final class RpcProtocol
                             requestSlot.writeCompletedBelow);
                     }
                     return recordRequest.encodedLength();
+                }
+                case RequestSlot.TYPE_BATCH:
+                {
+                    final int length = BatchWriteRequestFlyweight.ENTRIES_OFFSET + requestSlot.valueLength +
+                        MessageHeaderFlyweight.WRITE_ID_LENGTH;
+                    buffer.checkLimit(length);
+                    batchRequest.wrap(buffer, 0, length);
+                    batchRequest.header(MessageType.BATCH_WRITE_REQUEST, correlationId);
+                    batchRequest.write((int)requestSlot.recordArgument, requestSlot.value, 0, requestSlot.valueLength);
+                    batchRequest.appendWriteId(writes.writerId(), writes.number(requestSlot),
+                        requestSlot.writeCompletedBelow);
+                    return batchRequest.encodedLength();
                 }
                 default:
                 {

@@ -33,7 +33,7 @@ class KvErrorMappingTest
         expected.put(KvError.BACK_PRESSURE, KvBackPressureException.class);
         for (final KvError error : new KvError[] {KvError.KEY_TOO_LARGE, KvError.VALUE_TOO_LARGE, KvError.STORE_FULL,
             KvError.STORE_FAILED, KvError.SERVER_BUSY, KvError.REQUEST_REFUSED, KvError.SERVER_ERROR, KvError.FORBIDDEN,
-            KvError.NOT_AN_INTEGER})
+            KvError.NOT_AN_INTEGER, KvError.CROSSSLOT})
         {
             expected.put(error, KvServerException.class);
         }
@@ -69,6 +69,7 @@ class KvErrorMappingTest
         assertEquals(KvError.AUTHENTICATION_FAILED, RequestType.errorOf(Status.UNAUTHENTICATED));
         assertEquals(KvError.FORBIDDEN, RequestType.errorOf(Status.FORBIDDEN));
         assertEquals(KvError.NOT_AN_INTEGER, RequestType.errorOf(Status.NOT_AN_INTEGER));
+        assertEquals(KvError.CROSSSLOT, RequestType.errorOf(Status.CROSSSLOT));
         for (final Status status : Status.values())
         {
             assertTrue(RequestType.errorOf(status) != null, status.name());

@@ -62,6 +62,10 @@ public enum ServerCounter
     CONDITIONS_FAILED(38, "recordWrites.conditionFailed"),
     /** Expired keys the background sweep deleted (a conditional delete each, replicated). */
     EXPIRED_REMOVED(39, "expiry.removed"),
+    /** Atomic multi-key writes (BATCH_WRITE) taken. */
+    BATCH_WRITES(40, "batchWrites"),
+    /** Atomic multi-key writes refused because their keys hash to more than one slot (answered CROSSSLOT). */
+    BATCH_CROSSSLOT(41, "batchWrites.crossSlot"),
     /**
      * RPC GETs of a key the pool lacks answered NOT_FOUND from the COMPLETE pool, without a RocksDB read (also
      * counted in gets.rpc.notFound).

@@ -1,6 +1,7 @@
 package io.rdmakv.server.handler;
 
 import io.rdmakv.protocol.auth.Role;
+import io.rdmakv.protocol.wire.BatchWriteRequestFlyweight;
 import io.rdmakv.protocol.wire.KeyRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageDecoder;
 import io.rdmakv.protocol.wire.MessageType;
@@ -16,6 +17,7 @@ import io.rdmakv.server.session.Access;
  * <pre>
  *   GET, STATS                      read        (GET's key inside the prefixes; a client's multiGet is GETs)
  *   PUT, DELETE                     readwrite   (key inside the prefixes)
+ *   BATCH_WRITE                     readwrite   (every key inside the prefixes): an atomic multi-key write
  *   RECORD_WRITE                    readwrite   (key inside the prefixes): conditional writes, counters, expiry
  *                                               changes; its TTL read needs read only; a PUT keeping the data
  *                                               version it carries (a restore) needs admin
@@ -56,6 +58,23 @@ final class AccessCheck
                 return check(access, read ? Role.READ : restore ? Role.ADMIN : Role.READWRITE, read ? "TTL" :
                     restore ? "restore a data version" : "write", record.buffer(), record.keyIndex(),
                     record.keyLength());
+            }
+            case BATCH_WRITE_REQUEST ->
+            {
+                final BatchWriteRequestFlyweight batch = decoder.batchWriteRequest();
+                int entry = batch.entriesIndex();
+                for (int i = 0; i < batch.entryCount(); i++)
+                {
+                    final String refusal = check(access, Role.READWRITE, "write", batch.buffer(),
+                        BatchWriteRequestFlyweight.entryKeyIndex(entry),
+                        BatchWriteRequestFlyweight.entryKeyLength(batch.buffer(), entry));
+                    if (refusal != null)
+                    {
+                        return refusal;
+                    }
+                    entry = BatchWriteRequestFlyweight.nextEntry(batch.buffer(), entry);
+                }
+                return null;
             }
             case KEY_SCAN_REQUEST ->
             {

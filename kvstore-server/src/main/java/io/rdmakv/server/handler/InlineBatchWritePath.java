@@ -23,6 +23,7 @@ import java.nio.ByteBuffer;
  *   put    -> PutBatch.add (staging copy) ... flush() / doWork() -> store.write(batch) -> outcome.putDurable each
  *   delete -> flush() -> exists? (RocksDB) -> store.delete -> outcome.deleteDurable(existed)
  *             (with records: the deletion and the records as one batch)
+ *   batch  -> flush() -> every entry + the write's records in ONE WriteBatch -> store.write -> outcome.batchDurable
  * </pre>
  * The write's records ({@link DurableRecords}: its write id's answer, a replica's replication sequence) go into the
  * batch that writes it.
@@ -38,6 +39,13 @@ final class InlineBatchWritePath implements WritePath
     /** A DELETE with records: the deletion (if the key existed) and the records, as one batch. */
     private final WriteBatch deleteBatch = new WriteBatch();
     private final UnsafeBuffer keyScratchBuffer;
+    /** An atomic multi-key write's entries and records (one WAL write). */
+    private final WriteBatch keyBatch = new WriteBatch();
+    private final ByteBuffer batchKey;
+    private final UnsafeBuffer batchKeyBuffer;
+    private final ByteBuffer batchValue;
+    private final HashedKey entryKey = new HashedKey();
+    private int failBatchAfter = -1;
 
     /**
      * @param maxKeyBytes   longest key.
@@ -54,6 +62,9 @@ final class InlineBatchWritePath implements WritePath
             new Committer(), wakeUp, records);
         this.keyScratch = ByteBuffer.allocateDirect(StoreKeys.PREFIX_LENGTH + maxKeyBytes);
         this.keyScratchBuffer = new UnsafeBuffer(keyScratch);
+        this.batchKey = ByteBuffer.allocateDirect(StoreKeys.PREFIX_LENGTH + maxKeyBytes);
+        this.batchKeyBuffer = new UnsafeBuffer(batchKey);
+        this.batchValue = ByteBuffer.allocateDirect(maxValueBytes);
     }
 
     @Override
@@ -90,6 +101,62 @@ final class InlineBatchWritePath implements WritePath
             return;
         }
         outcome.deleteDurable(endpoint, correlationId, key, existed);
+    }
+
+    /**
+     * An atomic multi-key write: the PUTs batched before it first (they were accepted before it), then every entry
+     * and the write's records in ONE RocksDB write batch (one WAL record: after kill -9 all or none of it is there),
+     * reported once. A failure (or {@link #failBatchAfter}, tests) leaves nothing of it in RocksDB.
+     */
+    @Override
+    public void batch(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
+        final KeyBatch batch)
+    {
+        puts.commit();
+        try
+        {
+            for (int i = 0; i < batch.count(); i++)
+            {
+                if (i == failBatchAfter)
+                {
+                    throw new RocksDBException("injected failure before entry " + i);
+                }
+                final HashedKey key = batch.key(i, entryKey);
+                final int length = StoreKeys.encode(key, batchKeyBuffer, 0);
+                batchKey.limit(length).position(0);
+                if (batch.isPut(i))
+                {
+                    batchValue.clear();
+                    batch.buffer().getBytes(batch.valueIndex(i), batchValue, batch.valueLength(i));
+                    batchValue.flip();
+                    store.addPut(keyBatch, batchKey, batchValue);
+                }
+                else
+                {
+                    store.addDelete(keyBatch, batchKey);
+                }
+            }
+            records.addTo(keyBatch, Status.OK);
+            store.write(keyBatch);
+        }
+        catch (final RocksDBException | StoreException ex)
+        {
+            final StoreException failure = ex instanceof StoreException s ? s :
+                new StoreException("batch write failed: " + ex.getMessage(), ex);
+            outcome.failed(endpoint, correlationId, ResponseSender.storeStatus(failure), failure.getMessage());
+            return;
+        }
+        finally
+        {
+            keyBatch.clear();
+        }
+        outcome.batchDurable(endpoint, correlationId, batch);
+    }
+
+    /** Tests: the next batches fail while adding entry {@code entry} (-1: never), nothing written. */
+    void failBatchAfter(final int entry)
+    {
+        failBatchAfter = entry;
     }
 
     /** The deletion, if the key existed, and the records as one batch (one WAL write, like a lone delete). */
@@ -143,6 +210,7 @@ final class InlineBatchWritePath implements WritePath
     {
         puts.close();
         deleteBatch.close();
+        keyBatch.close();
     }
 
     /** The store key (slot prefix + key) of {@code key} in the direct scratch buffer. */

@@ -15,6 +15,8 @@ final class PoolAndAnswer implements WriteOutcome
     private final PoolIndex index;
     private final ServerCounters counters;
     private final ResponseSender responses;
+    /** A batch entry's key (reused). */
+    private final HashedKey entryKey = new HashedKey();
 
     PoolAndAnswer(final PoolIndex index, final ServerCounters counters, final ResponseSender responses)
     {
@@ -53,6 +55,30 @@ final class PoolAndAnswer implements WriteOutcome
             counters.increment(ServerCounter.DELETES_NOT_FOUND);
         }
         responses.answer(endpoint, correlationId, existed ? Status.OK : Status.NOT_FOUND, 0, 0);
+    }
+
+    /**
+     * Each entry's pool update in entry order (a PUT placed, a DELETE removed), then one answer. A one-sided reader
+     * sees each key change atomically, not the batch: it may read one key of it new and another still old while this
+     * loop runs (docs/data-path.md, "Atomic batches").
+     */
+    @Override
+    public void batchDurable(final Endpoint endpoint, final long correlationId, final KeyBatch batch)
+    {
+        for (int i = 0; i < batch.count(); i++)
+        {
+            final HashedKey key = batch.key(i, entryKey);
+            if (!batch.isPut(i))
+            {
+                index.remove(key);
+            }
+            else if (index.putRecord(key, batch.buffer(), batch.valueIndex(i), batch.valueLength(i), true) !=
+                PoolIndex.STORED)
+            {
+                counters.increment(ServerCounter.NOT_CACHED);
+            }
+        }
+        responses.answer(endpoint, correlationId, Status.OK, 0, 0);
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.rdmakv.server.handler;
 import io.rdmakv.protocol.ProtocolException;
 import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.layout.ValueRecord;
+import io.rdmakv.protocol.wire.BatchWriteRequestFlyweight;
 import io.rdmakv.protocol.wire.KeyRequestFlyweight;
 import io.rdmakv.protocol.wire.KeyScanRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageDecoder;
@@ -53,6 +54,8 @@ import java.util.concurrent.TimeUnit;
  *   GET    : limits -> route -> pool ? value : pool COMPLETE ? NOT_FOUND : RocksDB ? (promote into pool) value
  *            : NOT_FOUND
  *   STATS  : counters as key=value text
+ *   BATCH_WRITE: limits -> one hash slot (else CROSSSLOT) -> route -> records built -> ONE write down the path (one
+ *            RocksDB WriteBatch, one REPLICATE, one write id) -> pool, entry by entry -> RESPONSE OK once
  *   KEY_SCAN: route (first hash slot) -> one bounded page of keys (and values) from RocksDB, resume point (KeyScans)
  *   a session limited by a user's role or key prefixes: AccessCheck first, FORBIDDEN when it does not allow it
  *   anything malformed -> RESPONSE with the error status (MALFORMED, UNSUPPORTED_VERSION, ...); the connection stays
@@ -126,6 +129,10 @@ public final class RequestHandler implements EndpointHandler
     private final ExpirySweep sweep;
     /** Conditional writes, counters and expiry changes. */
     private final RecordWrites recordWrites;
+    /** An atomic batch being handed down (its keys hashed once), and the records it is built into. */
+    private final KeyBatch batch;
+    private final UnsafeBuffer batchRecords;
+    private final KeyBatch.RecordMaker batchRecordHeader;
 
     /**
      * @param node     the store, pool, counters, limits (what requests may carry, how many connections are served)
@@ -159,6 +166,9 @@ public final class RequestHandler implements EndpointHandler
         this.record = new UnsafeBuffer(ByteBuffer.allocateDirect(ValueRecord.HEADER_LENGTH + limits.maxValueBytes()));
         this.clockMillis = context.clockMillis();
         this.recordWrites = new RecordWrites(store, versions, responses, counters, limits, clockMillis);
+        this.batch = new KeyBatch(context.hasher());
+        this.batchRecords = new UnsafeBuffer(ByteBuffer.allocateDirect(limits.maxKeyBytes() + limits.maxValueBytes()));
+        this.batchRecordHeader = (buffer, index) -> ValueRecord.writeHeader(buffer, index, versions.next(), 0);
         this.sweep = new ExpirySweep(store, recordWrites, counters, clockMillis, context.hasher());
     }
 
@@ -273,6 +283,7 @@ public final class RequestHandler implements EndpointHandler
             case SCAN_REQUEST -> onScan(endpoint, correlationId, decoder.scanRequest());
             case KEY_SCAN_REQUEST -> onKeyScan(endpoint, correlationId, decoder.keyScanRequest());
             case RECORD_WRITE_REQUEST -> onRecordWrite(endpoint, correlationId, decoder.recordWriteRequest());
+            case BATCH_WRITE_REQUEST -> onBatchWrite(endpoint, correlationId, decoder.batchWriteRequest());
             case ATTACH_REQUEST ->
             {
                 counters.increment(ServerCounter.MALFORMED_REQUESTS);
@@ -443,6 +454,72 @@ public final class RequestHandler implements EndpointHandler
             return;
         }
         recordWrites.apply(writes, endpoint, correlationId, write, key);
+    }
+
+    /**
+     * An atomic multi-key write: every key in one hash slot (else CROSSSLOT, nothing written), routed by that slot,
+     * each key and value within the limits and the whole within one largest PUT's key and value (so its REPLICATE
+     * fits a peer's message); then each PUT's record built (this node's next data versions, no expiry) and the batch
+     * handed to the write path as one write.
+     */
+    private void onBatchWrite(final Endpoint endpoint, final long correlationId,
+        final BatchWriteRequestFlyweight request)
+    {
+        final int count = request.entryCount();
+        int entry = request.entriesIndex();
+        for (int i = 0; i < count; i++)
+        {
+            final int keyLength = BatchWriteRequestFlyweight.entryKeyLength(request.buffer(), entry);
+            if (!checkKey(endpoint, correlationId, keyLength))
+            {
+                return;
+            }
+            final int valueLength = BatchWriteRequestFlyweight.entryValueLength(request.buffer(), entry);
+            if (valueLength > limits.maxValueBytes())
+            {
+                counters.increment(ServerCounter.LIMIT_REJECTIONS);
+                responses.answerError(endpoint, correlationId, Status.VALUE_TOO_LARGE, "batch entry " + i +
+                    ": value of " + valueLength + " bytes exceeds the limit of " + limits.maxValueBytes());
+                return;
+            }
+            entry = BatchWriteRequestFlyweight.nextEntry(request.buffer(), entry);
+        }
+        final int slot = batch.wrap(request.buffer(), request.entriesIndex(), request.entriesLength(), count);
+        final long recordLength = BatchWriteRequestFlyweight.recordEntriesLength(batch.puts(),
+            request.entriesLength());
+        if (recordLength > (long)limits.maxKeyBytes() + limits.maxValueBytes())
+        {
+            counters.increment(ServerCounter.LIMIT_REJECTIONS);
+            responses.answerError(endpoint, correlationId, Status.VALUE_TOO_LARGE, "a batch of " + recordLength +
+                " bytes (each PUT counted with its " + ValueRecord.HEADER_LENGTH + "-byte record header) exceeds " +
+                "the limit of one key and one value, " + ((long)limits.maxKeyBytes() + limits.maxValueBytes()));
+            return;
+        }
+        if (slot < 0)
+        {
+            counters.increment(ServerCounter.BATCH_CROSSSLOT);
+            responses.answerError(endpoint, correlationId, Status.CROSSSLOT, "the keys of an atomic batch hash to " +
+                "different slots: give them one hash tag, {tag}");
+            return;
+        }
+        if (!checkRoute(endpoint, correlationId, slot))
+        {
+            return;
+        }
+        if (!store.writesInline())
+        {
+            responses.answerError(endpoint, correlationId, Status.UNKNOWN_TYPE, "atomic batches need " +
+                "store.durability=DEFAULT (under FSYNC they are not built yet)");
+            return;
+        }
+        counters.increment(ServerCounter.BATCH_WRITES);
+        if (batch.puts() > 0 && store.diskGuard().full())
+        {
+            counters.increment(ServerCounter.DISK_FULL_REFUSALS);
+            responses.answerError(endpoint, correlationId, Status.DISK_FULL, DiskFullGuard.REFUSAL);
+            return;
+        }
+        writes.batch(endpoint, correlationId, request, batch.build(batchRecords, batchRecordHeader));
     }
 
     /**

@@ -20,6 +20,15 @@ public interface WriteOutcome
     void deleteDurable(Endpoint endpoint, long correlationId, HashedKey key, boolean existed);
 
     /**
+     * Every entry of {@code batch} is durable (one write batch): the pool follows each entry in order, then the client
+     * is answered once.
+     */
+    default void batchDurable(final Endpoint endpoint, final long correlationId, final KeyBatch batch)
+    {
+        throw new UnsupportedOperationException("this outcome takes no atomic batches");
+    }
+
+    /**
      * The write failed or was refused ({@code STORE_ERROR}, {@code DISK_FULL}, {@code BUSY}, ...): nothing became
      * visible.
      */

@@ -47,6 +47,17 @@ public interface WritePath extends LocalWrites, AutoCloseable
     }
 
     /**
+     * Start making an atomic multi-key write durable ({@link KeyBatch}: keys of one hash slot, each PUT's value its
+     * record): every entry in one RocksDB write batch, reported once ({@link WriteOutcome#batchDurable}). Only the
+     * DEFAULT durability's path takes one; the handler refuses batches under FSYNC before they get here.
+     */
+    default void batch(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
+        final KeyBatch batch)
+    {
+        throw new UnsupportedOperationException("atomic batches need store.durability=DEFAULT");
+    }
+
+    /**
      * Write what is batched now: called before a request that is not a PUT, so it sees every PUT that arrived earlier
      * on the local store. Returns the writes completed.
      */

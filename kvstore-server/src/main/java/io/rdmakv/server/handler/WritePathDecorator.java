@@ -35,6 +35,13 @@ public abstract class WritePathDecorator implements WritePath
     }
 
     @Override
+    public void batch(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
+        final KeyBatch batch)
+    {
+        next.batch(endpoint, correlationId, request, batch);
+    }
+
+    @Override
     public void recordWrite(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
         final HashedKey key, final RecordWrites.Decision decision)
     {

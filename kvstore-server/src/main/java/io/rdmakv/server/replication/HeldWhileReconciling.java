@@ -4,6 +4,7 @@ import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.server.handler.KeyBatch;
 import io.rdmakv.server.handler.ResponseSender;
 import io.rdmakv.server.handler.WritePath;
 import io.rdmakv.server.handler.RecordWrites;
@@ -22,6 +23,8 @@ final class HeldWhileReconciling extends WritePathDecorator
     private final ReplicatingWritePath primary;
     private final ServerCounters counters;
     private final ResponseSender responses;
+    /** A batch's first key: its hash slot is every key's. */
+    private final HashedKey firstKey = new HashedKey();
 
     /** @param next the path below (the write-id check); {@code primary} knows which ranges are held. */
     HeldWhileReconciling(final WritePath next, final ReplicatingWritePath primary, final ServerCounters counters,
@@ -50,6 +53,16 @@ final class HeldWhileReconciling extends WritePathDecorator
         if (!held(endpoint, correlationId, key))
         {
             next.delete(endpoint, correlationId, request, key);
+        }
+    }
+
+    @Override
+    public void batch(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
+        final KeyBatch batch)
+    {
+        if (!held(endpoint, correlationId, batch.key(0, firstKey)))
+        {
+            next.batch(endpoint, correlationId, request, batch);
         }
     }
 

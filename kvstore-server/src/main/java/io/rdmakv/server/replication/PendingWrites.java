@@ -2,6 +2,7 @@ package io.rdmakv.server.replication;
 
 import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.server.handler.KeyBatch;
 import io.rdmakv.server.handler.WriteOutcome;
 import io.rdmakv.transport.Endpoint;
 import org.agrona.DirectBuffer;
@@ -136,6 +137,11 @@ final class PendingWrites
             outcome.failed(w.endpoint, w.correlationId, w.failure, w.failureReason);
             return;
         }
+        if (w.batch)
+        {
+            outcome.batchDurable(w.endpoint, w.correlationId, w.batchCopy);
+            return;
+        }
         final HashedKey k = keptKey.wrapHashed(new UnsafeBuffer(w.key), 0, w.key.length, w.keyHash, w.hashSlot);
         if (w.delete)
         {
@@ -205,6 +211,26 @@ final class PendingWrites
                 return;
             }
             keep(w, key);
+            drainCompleted();
+        }
+
+        @Override
+        public void batchDurable(final Endpoint endpoint, final long correlationId, final KeyBatch batch)
+        {
+            final ReplicatedWrite w = localOrder.poll();
+            if (w == LOCAL_ONLY)
+            {
+                outcome.batchDurable(endpoint, correlationId, batch);
+                return;
+            }
+            w.localDone = true;
+            if (answerableNow(w))
+            {
+                outcome.batchDurable(endpoint, correlationId, batch);
+                drainCompleted();
+                return;
+            }
+            w.batchCopy = batch.copy();
             drainCompleted();
         }
 

@@ -1,6 +1,7 @@
 package io.rdmakv.server.replication;
 
 import io.rdmakv.protocol.layout.HashedKey;
+import io.rdmakv.protocol.wire.BatchWriteRequestFlyweight;
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.cluster.ClusterState;
@@ -27,6 +28,8 @@ import java.util.Set;
  *                                node's lagging view still names that sender primary (its late writes must not land
  *                                after this node answered the new primary's RECONCILE query)
  *   PUT/DELETE with a replication sequence -> recorded in the sender's window ({@link ReplicaHistory})
+ *   BATCH (an atomic multi-key write) -> each key recorded under the batch's one sequence; the tail memory of a
+ *                                catch-up takes every key
  *   RECONCILE (a new primary's query) -> answered from the previous primary's window ({@link #answerReconcile})
  *   fix-up (a new primary's PUT/DELETE that undoes the previous primary's writes of the key past the query) -> the
  *                                write ids of those writes are taken back ({@link #takeRevertedWriteIds})
@@ -89,11 +92,30 @@ public final class ReplicaGate implements ReplicaAdmission
             return Status.STALE_EPOCH; // a newer primary's message was taken here: this sender is stale
         }
         taken(request.firstSlot(), request.lastSlot(), epoch, request.primary());
+        final boolean batch = op == ReplicateRequestFlyweight.OP_BATCH;
         if (request.hasSequence())
         {
-            history.record(request.primary(), request.senderIncarnation(), request.replicationSequence(), hashSlot,
-                request.hasWriteId() ? request.writerId() : 0, request.hasWriteId() ? request.writeSequence() : 0,
-                request.buffer(), request.keyIndex(), request.keyLength());
+            final long writer = request.hasWriteId() ? request.writerId() : 0;
+            final long writeSequence = request.hasWriteId() ? request.writeSequence() : 0;
+            if (batch)
+            {
+                // Every key of the batch under its one sequence and write id: a new primary's reconcile fixes up
+                // each key, and the batch's write id is taken back with the first of them.
+                int entry = request.batchEntriesIndex();
+                for (int i = 0; i < request.batchCount(); i++)
+                {
+                    history.record(request.primary(), request.senderIncarnation(), request.replicationSequence(),
+                        hashSlot, writer, writeSequence, request.buffer(),
+                        BatchWriteRequestFlyweight.entryKeyIndex(entry),
+                        BatchWriteRequestFlyweight.entryKeyLength(request.buffer(), entry));
+                    entry = BatchWriteRequestFlyweight.nextEntry(request.buffer(), entry);
+                }
+            }
+            else
+            {
+                history.record(request.primary(), request.senderIncarnation(), request.replicationSequence(),
+                    hashSlot, writer, writeSequence, request.buffer(), request.keyIndex(), request.keyLength());
+            }
         }
         final Set<ByteBuffer> tail = catchUps.get(request.firstSlot());
         switch (op)
@@ -118,6 +140,16 @@ public final class ReplicaGate implements ReplicaAdmission
                     if (range.backups().contains(self) && epoch >= range.epoch())
                     {
                         catchUps.remove(request.firstSlot()); // promoted: the catch-up is over
+                    }
+                    else if (batch)
+                    {
+                        int entry = request.batchEntriesIndex();
+                        for (int i = 0; i < request.batchCount(); i++)
+                        {
+                            tail.add(key(request.buffer(), BatchWriteRequestFlyweight.entryKeyIndex(entry),
+                                BatchWriteRequestFlyweight.entryKeyLength(request.buffer(), entry)));
+                            entry = BatchWriteRequestFlyweight.nextEntry(request.buffer(), entry);
+                        }
                     }
                     else
                     {

@@ -2,12 +2,14 @@ package io.rdmakv.server.replication;
 
 import io.rdmakv.protocol.ProtocolException;
 import io.rdmakv.protocol.layout.HashedKey;
+import io.rdmakv.protocol.layout.KeyHasher;
 import io.rdmakv.protocol.layout.ValueRecord;
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.server.handler.KeyBatch;
 import io.rdmakv.server.handler.LocalWrites;
 import io.rdmakv.server.handler.Limits;
 import io.rdmakv.server.handler.NodeWrites;
@@ -50,6 +52,8 @@ final class ReplicaRequests implements ReplicaInbox
     private final LongLongConsumer undoneWriteIds;
     /** The replicated write's key, hashed once on arrival for admission and the write path (reused per REPLICATE). */
     private final HashedKey key = new HashedKey();
+    /** A replicated atomic batch's entries, hashed on arrival (reused). */
+    private final KeyBatch batch;
 
     /**
      * @param replicas     admits or refuses each message ({@link ReplicaAdmission#NONE} outside a cluster).
@@ -70,6 +74,7 @@ final class ReplicaRequests implements ReplicaInbox
         this.writeIds = writeIds;
         this.clientWrites = clientWrites;
         this.versions = node.versions();
+        this.batch = new KeyBatch(KeyHasher.STANDARD);
         this.undoneWriteIds = (writer, sequence) ->
         {
             writeIds.forget(writer, sequence);
@@ -87,6 +92,11 @@ final class ReplicaRequests implements ReplicaInbox
         final ReplicateRequestFlyweight request)
     {
         final int op = request.op();
+        if (op == ReplicateRequestFlyweight.OP_BATCH)
+        {
+            onBatch(endpoint, correlationId, request);
+            return;
+        }
         final boolean keyed = op != ReplicateRequestFlyweight.OP_DROP && op != ReplicateRequestFlyweight.OP_RECONCILE;
         final HashedKey hashed = keyed ? key.wrap(request.buffer(), request.keyIndex(), request.keyLength()) : null;
         final Status admitted = replicas.admit(request, hashed);
@@ -160,6 +170,75 @@ final class ReplicaRequests implements ReplicaInbox
             writes.put(endpoint, correlationId, request, key, request.buffer(), request.valueIndex(),
                 request.valueLength());
         }
+        writeIds.endCurrent(); // what it carried went into its batch
+    }
+
+    /**
+     * A primary's atomic batch: every key in one slot of the message's range, admitted as one message (its keys
+     * recorded for reconcile and catch-up), every record checked before anything is written, then applied by the
+     * local path in ONE write batch and acknowledged once. Nothing is applied when any entry is refused.
+     */
+    private void onBatch(final Endpoint endpoint, final long correlationId, final ReplicateRequestFlyweight request)
+    {
+        if (batch.wrap(request.buffer(), request.batchEntriesIndex(), request.batchEntriesLength(),
+            request.batchCount()) < 0)
+        {
+            counters.increment(ServerCounter.MALFORMED_REQUESTS);
+            responses.answerError(endpoint, correlationId, Status.CROSSSLOT, "replicated batch spans hash slots");
+            return;
+        }
+        if (!store.writesInline())
+        {
+            responses.answerError(endpoint, correlationId, Status.UNKNOWN_TYPE,
+                "atomic batches need store.durability=DEFAULT on every node");
+            return;
+        }
+        final Status admitted = replicas.admit(request, batch.key(0, key));
+        if (admitted != Status.OK)
+        {
+            responses.answerError(endpoint, correlationId, admitted == Status.NOT_FOUND ? Status.MALFORMED : admitted,
+                admitted == Status.STALE_EPOCH ? "range epoch " + request.rangeEpoch() + " is older than this " +
+                    "replica's, or it is no replica of it" : "this node replicates no range");
+            return;
+        }
+        for (int i = 0; i < batch.count(); i++)
+        {
+            final HashedKey entryKey = batch.key(i, key);
+            if (entryKey.length() > limits.maxKeyBytes() ||
+                batch.valueLength(i) > ValueRecord.HEADER_LENGTH + limits.maxValueBytes())
+            {
+                counters.increment(ServerCounter.LIMIT_REJECTIONS);
+                responses.answerError(endpoint, correlationId, Status.VALUE_TOO_LARGE,
+                    "replicated batch entry " + i + " beyond limits");
+                return;
+            }
+            if (batch.isPut(i))
+            {
+                try
+                {
+                    ValueRecord.check(batch.buffer(), batch.valueIndex(i), batch.valueLength(i));
+                }
+                catch (final ProtocolException ex)
+                {
+                    responses.answerError(endpoint, correlationId, Status.MALFORMED,
+                        "replicated batch entry " + i + ": " + ex.getMessage());
+                    return;
+                }
+            }
+        }
+        for (int i = 0; i < batch.count(); i++)
+        {
+            if (batch.isPut(i))
+            {
+                versions.observe(ValueRecord.dataVersion(batch.buffer(), batch.valueIndex(i)));
+            }
+        }
+        writeIds.beginReplicated(endpoint, correlationId, request, null, System.nanoTime());
+        if (request.hasSequence())
+        {
+            writeIds.appliedFrom(request.primary(), request.senderIncarnation(), request.replicationSequence());
+        }
+        writes.batch(endpoint, correlationId, request, batch);
         writeIds.endCurrent(); // what it carried went into its batch
     }
 

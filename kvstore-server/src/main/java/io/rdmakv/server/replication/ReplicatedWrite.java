@@ -1,6 +1,7 @@
 package io.rdmakv.server.replication;
 
 import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.server.handler.KeyBatch;
 import io.rdmakv.transport.Endpoint;
 
 /**
@@ -31,6 +32,9 @@ final class ReplicatedWrite
     Status failure;
     String failureReason;
     boolean finished;
+    /** An atomic batch: answered as one ({@link #batchCopy} kept when the local write finished first). */
+    boolean batch;
+    KeyBatch batchCopy;
 
     ReplicatedWrite(final long sequence, final Endpoint endpoint, final long correlationId, final boolean delete,
         final int firstSlot, final long rangeEpoch, final long sentNanos, final int[] awaiting)
@@ -44,6 +48,13 @@ final class ReplicatedWrite
         this.sentNanos = sentNanos;
         this.awaiting = awaiting;
         this.awaitingCount = awaiting.length;
+    }
+
+    /** Mark this write an atomic batch (or not); returns it. */
+    ReplicatedWrite batch(final boolean isBatch)
+    {
+        this.batch = isBatch;
+        return this;
     }
 
     /** Stop waiting for {@code nodeId}; returns whether it was awaited. */

@@ -8,6 +8,7 @@ import io.rdmakv.server.cluster.ClusterMember;
 import io.rdmakv.server.cluster.ClusterState;
 import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.SlotRange;
+import io.rdmakv.server.handler.KeyBatch;
 import io.rdmakv.server.handler.WriteOutcome;
 import io.rdmakv.server.handler.SlotRouter;
 import io.rdmakv.server.handler.WritePath;
@@ -83,6 +84,8 @@ public final class ReplicatingWritePath implements WritePath
     private final long incarnation;
     private long replicationSequence;
     private Reconciles reconciles;
+    /** A batch's first key (its hash slot is every key's). */
+    private final HashedKey batchKey = new HashedKey();
 
     /**
      * @param local       the local path, reporting to {@code pending}'s {@link PendingWrites#localOutcome()}.
@@ -188,7 +191,7 @@ public final class ReplicatingWritePath implements WritePath
             outcome.failed(endpoint, correlationId, Status.BUSY, "node lease not held: writes refused until renewed");
             return;
         }
-        start(endpoint, correlationId, false, key, value, valueIndex, valueLength);
+        start(endpoint, correlationId, false, key, value, valueIndex, valueLength, null);
         local.put(endpoint, correlationId, request, key, value, valueIndex, valueLength);
     }
 
@@ -211,8 +214,37 @@ public final class ReplicatingWritePath implements WritePath
             outcome.failed(endpoint, correlationId, Status.BUSY, "node lease not held: writes refused until renewed");
             return;
         }
-        start(endpoint, correlationId, true, key, key.buffer(), 0, 0);
+        start(endpoint, correlationId, true, key, key.buffer(), 0, 0, null);
         local.delete(endpoint, correlationId, request, key);
+    }
+
+    /**
+     * An atomic multi-key write: as a PUT, with ONE REPLICATE (op BATCH) carrying every entry to each replica, which
+     * applies it in one write batch and acknowledges it once; made visible and answered once the local batch and
+     * every in-sync backup have it.
+     */
+    @Override
+    public void batch(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
+        final KeyBatch batch)
+    {
+        final HashedKey first = batch.key(0, batchKey);
+        if (notPrimaryNow(endpoint, correlationId, first))
+        {
+            return;
+        }
+        if (!replicating())
+        {
+            pending.addLocalOnly();
+            local.batch(endpoint, correlationId, request, batch);
+            return;
+        }
+        if (!view.holdsLease(System.nanoTime()))
+        {
+            outcome.failed(endpoint, correlationId, Status.BUSY, "node lease not held: writes refused until renewed");
+            return;
+        }
+        start(endpoint, correlationId, false, first, first.buffer(), 0, 0, batch);
+        local.batch(endpoint, correlationId, request, batch);
     }
 
     /**
@@ -261,9 +293,13 @@ public final class ReplicatingWritePath implements WritePath
         return writable;
     }
 
-    /** Record the write and send it to the range's replicas (before the local write starts). */
+    /**
+     * Record the write and send it to the range's replicas (before the local write starts).
+     *
+     * @param batch an atomic batch (then {@code key} is its first key, and the message carries every entry), or null.
+     */
     private void start(final Endpoint endpoint, final long correlationId, final boolean delete, final HashedKey key,
-        final DirectBuffer value, final int valueIndex, final int valueLength)
+        final DirectBuffer value, final int valueIndex, final int valueLength, final KeyBatch batch)
     {
         if (reviewLearners || catchUps.wantsReview())
         {
@@ -276,7 +312,7 @@ public final class ReplicatingWritePath implements WritePath
         {
             // no map yet: nobody to replicate to (routing refuses these first)
             pending.add(new ReplicatedWrite(nextSequence++, endpoint, correlationId, delete, 0, 0, System.nanoTime(),
-                new int[0]));
+                new int[0]).batch(batch != null));
             return;
         }
         final boolean primary = range.primary() == localNodeId;
@@ -302,15 +338,17 @@ public final class ReplicatingWritePath implements WritePath
         }
         final long sequence = nextSequence++;
         final ReplicatedWrite write = new ReplicatedWrite(sequence, endpoint, correlationId, delete, range.firstSlot(),
-            range.epoch(), System.nanoTime(), awaiting);
+            range.epoch(), System.nanoTime(), awaiting).batch(batch != null);
         pending.add(write);
         if (!primary || (backups.isEmpty() && learners.isEmpty()))
         {
             return;
         }
         pending.track(write);
-        final ReplicateRequestFlyweight copy = links.message(sequence)
-            .write(localNodeId, range.firstSlot(), range.lastSlot(), range.epoch(),
+        final ReplicateRequestFlyweight copy = batch != null ?
+            links.message(sequence).writeBatch(localNodeId, range.firstSlot(), range.lastSlot(), range.epoch(),
+                batch.count(), batch.buffer(), batch.offset(), batch.length()) :
+            links.message(sequence).write(localNodeId, range.firstSlot(), range.lastSlot(), range.epoch(),
                 delete ? ReplicateRequestFlyweight.OP_DELETE : ReplicateRequestFlyweight.OP_PUT,
                 key.buffer(), key.offset(), key.length(), value, valueIndex, valueLength);
         writeIds.appendCurrentTo(copy);

@@ -2,6 +2,7 @@ package io.rdmakv.server.replication;
 
 import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
+import io.rdmakv.server.handler.KeyBatch;
 import io.rdmakv.server.handler.WritePath;
 import io.rdmakv.server.handler.RecordWrites;
 import io.rdmakv.server.handler.WritePathDecorator;
@@ -45,6 +46,19 @@ final class WriteIdCheck extends WritePathDecorator
             return; // a retry is answered as its first attempt was: the decision is not taken again
         }
         next.recordWrite(endpoint, correlationId, request, key, decision);
+        writeIds.endCurrent();
+    }
+
+    /** A batch is one write: one write id, answered once; a retry never applies it again. */
+    @Override
+    public void batch(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
+        final KeyBatch batch)
+    {
+        if (writeIds.begin(endpoint, correlationId, request, System.nanoTime()) != WriteIds.Start.APPLY)
+        {
+            return; // a retry (answered now or with its first attempt's outcome) or refused: WriteIds answers
+        }
+        next.batch(endpoint, correlationId, request, batch);
         writeIds.endCurrent();
     }
 

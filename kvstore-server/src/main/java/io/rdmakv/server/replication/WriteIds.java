@@ -8,6 +8,7 @@ import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.handler.DurableRecords;
 import io.rdmakv.server.handler.ResponseSender;
+import io.rdmakv.server.handler.KeyBatch;
 import io.rdmakv.server.handler.WriteOutcome;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.transport.Endpoint;
@@ -329,6 +330,17 @@ public final class WriteIds
             {
                 outcome.deleteDurable(endpoint, correlationId, key, existed);
                 final Record r = done(endpoint, correlationId, existed ? Status.OK : Status.NOT_FOUND, null, 0, 0);
+                if (r != null)
+                {
+                    answerWaiters(r);
+                }
+            }
+
+            @Override
+            public void batchDurable(final Endpoint endpoint, final long correlationId, final KeyBatch batch)
+            {
+                outcome.batchDurable(endpoint, correlationId, batch);
+                final Record r = done(endpoint, correlationId, Status.OK, null, 0, 0); // one answer: no version
                 if (r != null)
                 {
                     answerWaiters(r);

@@ -218,6 +218,14 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements RespE
             new RecordOp(op, expectedVersion, argument)));
     }
 
+    /** An atomic BATCH_WRITE of {@code count} entries routed by {@code firstKey} (MSET in one hash slot). */
+    @Override
+    public void batch(final PendingReply reply, final int index, final byte[] firstKey, final byte[] entries,
+        final int count)
+    {
+        submit(new Held(reply, index, MessageType.BATCH_WRITE_REQUEST, firstKey, entries, new RecordOp(0, 0, count)));
+    }
+
     private void submit(final Held request)
     {
         if (request.reply == chain)
@@ -251,6 +259,10 @@ final class RespConnection extends ChannelInboundHandlerAdapter implements RespE
         else if (request.type == MessageType.KEY_SCAN_REQUEST)
         {
             endpoint.keyScan(id, request.value);
+        }
+        else if (request.type == MessageType.BATCH_WRITE_REQUEST)
+        {
+            endpoint.batch(id, (int)request.record.argument, request.value);
         }
         else if (request.record != null)
         {

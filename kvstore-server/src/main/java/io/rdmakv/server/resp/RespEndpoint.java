@@ -2,6 +2,7 @@ package io.rdmakv.server.resp;
 
 import io.netty.channel.Channel;
 import io.rdmakv.protocol.wire.AttachRequestFlyweight;
+import io.rdmakv.protocol.wire.BatchWriteRequestFlyweight;
 import io.rdmakv.protocol.wire.KeyRequestFlyweight;
 import io.rdmakv.protocol.wire.KeyScanRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
@@ -53,6 +54,7 @@ final class RespEndpoint implements Endpoint
     private final PutRequestFlyweight putRequest = new PutRequestFlyweight();
     private final RecordWriteRequestFlyweight recordRequest = new RecordWriteRequestFlyweight();
     private final KeyScanRequestFlyweight keyScanRequest = new KeyScanRequestFlyweight();
+    private final BatchWriteRequestFlyweight batchRequest = new BatchWriteRequestFlyweight();
     private final ResponseFlyweight response = new ResponseFlyweight();
     private final Queue<Answer> arrived = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean drainScheduled = new AtomicBoolean();
@@ -139,6 +141,16 @@ final class RespEndpoint implements Endpoint
         message.checkLimit(length);
         keyScanRequest.wrap(message, 0, length).request(id, new UnsafeBuffer(body), 0, body.length);
         requestThread.onMessage(this, message, 0, length);
+    }
+
+    /** Event loop: an atomic BATCH_WRITE of {@code count} encoded entries (MSET in one slot), as request {@code id}. */
+    void batch(final long id, final int count, final byte[] entries)
+    {
+        final int length = BatchWriteRequestFlyweight.ENTRIES_OFFSET + entries.length;
+        message.checkLimit(length);
+        batchRequest.wrap(message, 0, length).header(MessageType.BATCH_WRITE_REQUEST, id);
+        batchRequest.write(count, new UnsafeBuffer(entries), 0, entries.length);
+        requestThread.onMessage(this, message, 0, batchRequest.encodedLength());
     }
 
     /**

@@ -3,6 +3,8 @@ package io.rdmakv.server.resp;
 import io.rdmakv.protocol.ProtocolLimits;
 import io.rdmakv.protocol.wire.KeyScanPage;
 import io.rdmakv.protocol.wire.KeyScanRequestFlyweight;
+import io.rdmakv.protocol.layout.KeyHash;
+import io.rdmakv.protocol.wire.BatchWriteRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.RecordWriteRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
@@ -38,6 +40,12 @@ final class StoreCommands
          */
         void record(PendingReply reply, int index, int op, long expectedVersion, long argument, byte[] key,
             byte[] value);
+
+        /**
+         * Send request {@code index} of {@code reply}: an atomic BATCH_WRITE of {@code count} encoded entries whose
+         * keys share {@code firstKey}'s hash slot.
+         */
+        void batch(PendingReply reply, int index, byte[] firstKey, byte[] entries, int count);
     }
 
     /** The commands that name one key (argument 1) and then numbers, not keys. */
@@ -820,11 +828,57 @@ final class StoreCommands
             return PendingReply.ready(RespReply.error("ERR wrong number of arguments for 'mset' command"));
         }
         final int pairs = (args.length - 1) / 2;
+        if (pairs > 1 && oneSlot(args))
+        {
+            return atomicMset(args, pairs, calls, keyOf);
+        }
         final PendingReply reply = PendingReply.waitingFor(pairs, (st, p) -> okReply(st, p, keyOf));
         for (int i = 0; i < pairs; i++)
         {
             calls.send(reply, i, MessageType.PUT_REQUEST, args[1 + 2 * i], args[2 + 2 * i]);
         }
+        return reply;
+    }
+
+    /** Whether every key of MSET's pairs hashes to one slot. */
+    private static boolean oneSlot(final byte[][] args)
+    {
+        final int slot = KeyHash.hashSlot(args[1]);
+        for (int i = 3; i < args.length; i += 2)
+        {
+            if (KeyHash.hashSlot(args[i]) != slot)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * MSET of keys of one slot: one atomic BATCH_WRITE (all or nothing, as Redis's MSET), refused whole when it
+     * exceeds what one batch carries rather than applied in parts.
+     */
+    private PendingReply atomicMset(final byte[][] args, final int pairs, final StoreCalls calls,
+        final IntFunction<byte[]> keyOf)
+    {
+        final List<byte[]> keys = new ArrayList<>(pairs);
+        final List<byte[]> values = new ArrayList<>(pairs);
+        long length = 0;
+        for (int i = 0; i < pairs; i++)
+        {
+            keys.add(args[1 + 2 * i]);
+            values.add(args[2 + 2 * i]);
+            length += BatchWriteRequestFlyweight.ENTRY_HEADER_LENGTH + BatchWriteRequestFlyweight.RECORD_HEADER_LENGTH +
+                args[1 + 2 * i].length + args[2 + 2 * i].length;
+        }
+        if (pairs > BatchWriteRequestFlyweight.MAX_ENTRIES || length > (long)maxKeyBytes + maxValueBytes)
+        {
+            return PendingReply.ready(RespReply.error("ERR MSET of " + pairs + " keys in one hash slot (" + length +
+                " bytes) exceeds one atomic batch (at most " + BatchWriteRequestFlyweight.MAX_ENTRIES + " keys and " +
+                ((long)maxKeyBytes + maxValueBytes) + " bytes, 26 per key counted): split it"));
+        }
+        final PendingReply reply = PendingReply.waitingFor(1, (st, p) -> okReply(st, p, keyOf));
+        calls.batch(reply, 0, args[1], BatchWriteRequestFlyweight.encodeEntries(keys, values), pairs);
         return reply;
     }
 

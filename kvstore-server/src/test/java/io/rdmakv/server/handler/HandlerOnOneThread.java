@@ -33,6 +33,8 @@ final class HandlerOnOneThread implements AutoCloseable
     final ServerCounters counters = new ServerCounters();
     final PoolIndex index;
     final RequestHandler handler;
+    /** The local write path under the handler when built {@link #withBareLocalPath}: no write ids. */
+    final WritePath bareLocal;
 
     HandlerOnOneThread(final Path dir)
     {
@@ -48,6 +50,17 @@ final class HandlerOnOneThread implements AutoCloseable
     /** @param router which hash slots the handler serves (a single node's: all). */
     HandlerOnOneThread(final Path dir, final KeyHasher hasher, final SlotRouter router)
     {
+        this(dir, hasher, router, false);
+    }
+
+    /** A handler whose client writes go straight to the local path ({@link #bareLocal}), which a test may break. */
+    static HandlerOnOneThread withBareLocalPath(final Path dir)
+    {
+        return new HandlerOnOneThread(dir, KeyHasher.STANDARD, SlotRouter.singleNode(), true);
+    }
+
+    private HandlerOnOneThread(final Path dir, final KeyHasher hasher, final SlotRouter router, final boolean bare)
+    {
         final long size = 8L << 20;
         final int partition = 1 << 20;
         this.store = RocksStore.open(dir, Durability.DEFAULT);
@@ -60,8 +73,9 @@ final class HandlerOnOneThread implements AutoCloseable
         final NodeWrites node = new NodeWrites(store, index, counters, limits,
             new ResponseSender(counters, limits.maxResponseBytes()), () -> { });
         final Replication writes = Replication.localOnly(node);
+        this.bareLocal = bare ? node.localPath(node.poolAndAnswer(), DurableRecords.NONE) : null;
         this.handler = new RequestHandler(node, new HandlerContext(router, tickets,
-            ServerConfig.defaults().admission(), RequestTimer.NONE, hasher), writes.clientWrites(),
+            ServerConfig.defaults().admission(), RequestTimer.NONE, hasher), bare ? bareLocal : writes.clientWrites(),
             writes.replicaInbox());
     }
 

@@ -27,6 +27,7 @@ public final class MessageDecoder
     private final ScanRequestFlyweight scanRequest = new ScanRequestFlyweight();
     private final KeyScanRequestFlyweight keyScanRequest = new KeyScanRequestFlyweight();
     private final RecordWriteRequestFlyweight recordWriteRequest = new RecordWriteRequestFlyweight();
+    private final BatchWriteRequestFlyweight batchWriteRequest = new BatchWriteRequestFlyweight();
     private long correlationId;
 
     /**
@@ -70,6 +71,9 @@ public final class MessageDecoder
                 break;
             case RECORD_WRITE_REQUEST:
                 recordWriteRequest.wrap(buffer, offset, length).validate();
+                break;
+            case BATCH_WRITE_REQUEST:
+                batchWriteRequest.wrap(buffer, offset, length).validate();
                 break;
             case STATS_REQUEST:
                 if (header.bodyLength() != 0)
@@ -133,5 +137,10 @@ public final class MessageDecoder
     public RecordWriteRequestFlyweight recordWriteRequest()
     {
         return recordWriteRequest;
+    }
+
+    public BatchWriteRequestFlyweight batchWriteRequest()
+    {
+        return batchWriteRequest;
     }
 }

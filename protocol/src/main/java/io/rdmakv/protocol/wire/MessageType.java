@@ -27,6 +27,11 @@ public enum MessageType
      */
     RECORD_WRITE_REQUEST(10),
     /**
+     * Puts and deletes of keys of one hash slot, applied all or nothing (one RocksDB write batch, replicated as one
+     * unit; see {@link BatchWriteRequestFlyweight}).
+     */
+    BATCH_WRITE_REQUEST(11),
+    /**
      * Keys (and, flagged, values) of a run of hash slots in key order from a point, bounded per answer: the
      * cluster-wide key scan and the ordered range and prefix reads (see {@link KeyScanRequestFlyweight}). Codes 20-24
      * belong to scans and multi-key writes.

@@ -48,7 +48,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  *  catch-up: applied only if no PUT/DELETE of the key arrived since the catch-up began, so the tail always wins),
  *  4 DROP (K = V = 0: the catch-up begins; the replica drops what it holds of the range, and remembers the keys the
  *  tail writes), 5 RECONCILE (K = 0, V = 20: a new primary asks a backup which writes of the previous primary it
- *  holds past the new primary's own; the value is the RECONCILE query below)
+ *  holds past the new primary's own; the value is the RECONCILE query below), 6 BATCH (K = 0: a client's atomic
+ *  multi-key write; the value is the entry count (u32) then the entries of {@link BatchWriteRequestFlyweight}, each
+ *  PUT's value its record; applied in one write batch and acknowledged once)
  *
  *  RECONCILE value (20 B):
  *  +---------------------------------------------------------------+
@@ -71,6 +73,12 @@ public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
     public static final int OP_COPY = 3;
     public static final int OP_DROP = 4;
     public static final int OP_RECONCILE = 5;
+    /**
+     * A client's atomic multi-key write ({@link BatchWriteRequestFlyweight}): K = 0, the value is the entry count
+     * (u32) and the entries, each PUT's value its durable record. Applied in one write batch, acknowledged once;
+     * carries a write id and a sequence as a PUT does, never a fix-up (a reconcile fixes up key by key).
+     */
+    public static final int OP_BATCH = 6;
 
     /** Flag: the body ends with the sender's incarnation and replication sequence (after the write id, if any). */
     public static final int FLAG_SEQUENCE = 0x2;
@@ -122,29 +130,30 @@ public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
         super.validate();
         final long bodyLength = checkTypeAndFixedBody(MessageType.REPLICATE_REQUEST, "replicate request", FIXED_BODY_LENGTH);
         final int op = op();
-        if (op < OP_PUT || op > OP_RECONCILE)
+        if (op < OP_PUT || op > OP_BATCH)
         {
             throw new ProtocolException(ErrorCode.MALFORMED, "replicate op " + op);
         }
         final int keyLength = keyLength();
         final long valueLength = buffer.getInt(offset + VALUE_LENGTH_OFFSET, ORDER) & 0xFFFF_FFFFL;
-        if ((keyLength == 0) != (op == OP_DROP || op == OP_RECONCILE) || keyLength > ProtocolLimits.MAX_KEY_LENGTH)
+        if ((keyLength == 0) != (op == OP_DROP || op == OP_RECONCILE || op == OP_BATCH) ||
+            keyLength > ProtocolLimits.MAX_KEY_LENGTH)
         {
             throw new ProtocolException(ErrorCode.KEY_TOO_LARGE, "key length " + keyLength);
         }
-        if (valueLength > MAX_VALUE_LENGTH)
+        if (valueLength > (op == OP_BATCH ? BatchWriteRequestFlyweight.MAX_ENTRIES_LENGTH + 4 : MAX_VALUE_LENGTH))
         {
             throw new ProtocolException(ErrorCode.VALUE_TOO_LARGE, "value length " + valueLength);
         }
-        if (hasWriteId() && op != OP_PUT && op != OP_DELETE)
+        if (hasWriteId() && op != OP_PUT && op != OP_DELETE && op != OP_BATCH)
         {
             throw new ProtocolException(ErrorCode.MALFORMED, "a write id on replicate op " + op);
         }
-        if (hasSequence() && op != OP_PUT && op != OP_DELETE)
+        if (hasSequence() && op != OP_PUT && op != OP_DELETE && op != OP_BATCH)
         {
             throw new ProtocolException(ErrorCode.MALFORMED, "a replication sequence on replicate op " + op);
         }
-        if (isFixUp() && !hasSequence())
+        if (isFixUp() && (!hasSequence() || op == OP_BATCH))
         {
             throw new ProtocolException(ErrorCode.MALFORMED, "a fix-up without a replication sequence (op " + op + ")");
         }
@@ -165,6 +174,15 @@ public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
         if (hasSequence())
         {
             checkSequence(senderIncarnation(), replicationSequence());
+        }
+        if (op == OP_BATCH)
+        {
+            if (valueLength < 4)
+            {
+                throw new ProtocolException(ErrorCode.BAD_LENGTH, "a batch without its entry count");
+            }
+            BatchWriteRequestFlyweight.checkEntries(buffer, batchEntriesIndex(), (int)valueLength - 4, batchCount(),
+                BatchWriteRequestFlyweight.RECORD_HEADER_LENGTH);
         }
         if (op == OP_RECONCILE && (reconciledPrimary() < 0 || reconciledSequence() < 0))
         {
@@ -295,6 +313,41 @@ public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
     public long reconciledIncarnation()
     {
         return buffer.getLong(offset + KEY_OFFSET + 4, ORDER);
+    }
+
+    /** BATCH: how many entries (the value's first 4 bytes). */
+    public int batchCount()
+    {
+        return buffer.getInt(offset + KEY_OFFSET, ORDER);
+    }
+
+    /** BATCH: where the entries start (after the count). */
+    public int batchEntriesIndex()
+    {
+        return offset + KEY_OFFSET + 4;
+    }
+
+    /** BATCH: the entries' length. */
+    public int batchEntriesLength()
+    {
+        return valueLength() - 4;
+    }
+
+    /**
+     * Set every field of a BATCH after the header: {@code count} entries of {@code entriesLength} bytes (each PUT's
+     * value its record), copied from {@code entries}.
+     */
+    public ReplicateRequestFlyweight writeBatch(final int primary, final int firstSlot, final int lastSlot,
+        final long rangeEpoch, final int count, final DirectBuffer entries, final int entriesOffset,
+        final int entriesLength)
+    {
+        write(primary, firstSlot, lastSlot, rangeEpoch, OP_BATCH, NONE, 0, 0, NONE, 0, 0);
+        final MutableDirectBuffer b = mutable();
+        bodyLength(FIXED_BODY_LENGTH + 4 + entriesLength);
+        b.putInt(offset + VALUE_LENGTH_OFFSET, 4 + entriesLength, ORDER);
+        b.putInt(offset + KEY_OFFSET, count, ORDER);
+        b.putBytes(offset + KEY_OFFSET + 4, entries, entriesOffset, entriesLength);
+        return this;
     }
 
     /** RECONCILE: the last sequence the asker applied from that incarnation. */

@@ -38,7 +38,12 @@ public enum Status
      */
     CONDITION_FAILED(15, "the condition of the write did not hold"),
     /** An INCREMENT of a value that is not a decimal int64, or whose result would overflow: nothing was written. */
-    NOT_AN_INTEGER(16, "the value is not an integer or the increment overflows");
+    NOT_AN_INTEGER(16, "the value is not an integer or the increment overflows"),
+    /**
+     * A multi-key write names keys of more than one hash slot (Redis Cluster's CROSSSLOT): nothing was written. Keys
+     * sharing a hash tag ({@code {tag}}) share a slot.
+     */
+    CROSSSLOT(17, "keys of a multi-key write hash to different slots");
 
     private static final Status[] BY_CODE;
 

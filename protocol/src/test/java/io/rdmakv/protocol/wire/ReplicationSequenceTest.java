@@ -219,9 +219,9 @@ class ReplicationSequenceTest
         assertEquals(ErrorCode.KEY_TOO_LARGE, assertThrows(ProtocolException.class,
             () -> decoder.decode(buffer, 0, keyed.encodedLength())).errorCode());
 
-        // Op 6 does not exist.
+        // Op 7 does not exist (6 is BATCH).
         final ReplicateRequestFlyweight unknown = put();
-        buffer.putByte(ReplicateRequestFlyweight.OP_OFFSET, (byte)6);
+        buffer.putByte(ReplicateRequestFlyweight.OP_OFFSET, (byte)7);
         assertEquals(ErrorCode.MALFORMED, assertThrows(ProtocolException.class,
             () -> decoder.decode(buffer, 0, unknown.encodedLength())).errorCode());
     }
