@@ -56,7 +56,7 @@ final class ScanCursors
         this.entries = new LinkedHashMap<>(16, 0.75f, true)
         {
             @Override
-            protected boolean removeEldestEntry(final Map.Entry<Long, Entry> eldest)
+            protected boolean removeEldestEntry(final Map.Entry<Long, ScanCursors.Entry> eldest)
             {
                 return size() > ScanCursors.this.capacity;
             }
