@@ -193,6 +193,26 @@ public final class KvClient implements AutoCloseable
     }
 
     /**
+     * Restore a key as a backup recorded it: its value with the data version and expiry it had, not a new version (a
+     * client holding that version from before the backup can still {@link #replace} against it). For restore tools:
+     * on a node with users it needs the {@code admin} role, as the backup's scans do.
+     *
+     * @param dataVersion  the version to keep (not 0).
+     * @param expiryMillis the absolute expiry in ms since the epoch, 0: none.
+     * @return the data version written ({@code dataVersion}).
+     */
+    public CompletableFuture<Long> restoreAsync(final byte[] key, final byte[] value, final long dataVersion,
+        final long expiryMillis)
+    {
+        if (dataVersion == 0)
+        {
+            throw new IllegalArgumentException("a restore keeps a data version: 0 is none");
+        }
+        return runtime.conditionalAsync(RecordWriteRequestFlyweight.OP_PUT, dataVersion, expiryMillis,
+            Objects.requireNonNull(key, "key"), Objects.requireNonNull(value, "value")).thenApply(WriteResult::version);
+    }
+
+    /**
      * Store a value only if the key is absent (an expired key is absent). Atomic on the key's primary; a retry after a
      * lost answer is answered as the first attempt was.
      *

@@ -18,18 +18,21 @@ import java.util.List;
  * {@code manifest.json} of a cluster backup: the map epoch the backup ends at, and per slot range its epoch and
  * primary when it was read, its file, key count, bytes and SHA-256. The ranges cover every slot once.
  *
- * @param format    {@value #FORMAT}.
+ * @param format    {@value #FORMAT}: range files hold each key's record (data version, expiry, value; keys expired at
+ *                  the backup left out); 1 (read, no longer written): values only.
  * @param createdAt when the backup finished (ISO-8601, UTC).
  * @param seed      the node the map was first read from.
  * @param mapEpoch  the configuration epoch of the map every range was checked against.
  * @param keys      keys of all ranges.
- * @param bytes     key and value bytes of all ranges.
+ * @param bytes     key and value bytes of all ranges (format 2: key and record bytes).
  * @param ranges    the ranges, by first slot.
  */
 record BackupManifest(int format, String createdAt, String seed, long mapEpoch, long keys, long bytes,
     List<Range> ranges)
 {
-    static final int FORMAT = 1;
+    static final int FORMAT = 2;
+    /** The first format: range files of values alone (no data versions, no expiry); still restored. */
+    static final int VALUES_ONLY = 1;
     static final String FILE_NAME = "manifest.json";
 
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
@@ -60,6 +63,12 @@ record BackupManifest(int format, String createdAt, String seed, long mapEpoch, 
     BackupManifest
     {
         ranges = ranges.stream().sorted(Comparator.comparingInt(Range::firstSlot)).toList();
+    }
+
+    /** Whether the range files hold records ({@link io.rdmakv.protocol.layout.ValueRecord}), not values alone. */
+    boolean records()
+    {
+        return format >= FORMAT;
     }
 
     void write(final Path dir) throws IOException
@@ -98,9 +107,10 @@ record BackupManifest(int format, String createdAt, String seed, long mapEpoch, 
 
     private void check(final Path file) throws IOException
     {
-        if (format != FORMAT)
+        if (format != FORMAT && format != VALUES_ONLY)
         {
-            throw new IOException(file + ": format " + format + ", this build reads format " + FORMAT);
+            throw new IOException(file + ": format " + format + ", this build reads formats " + VALUES_ONLY +
+                " and " + FORMAT);
         }
         if (ranges == null || ranges.isEmpty())
         {

@@ -5,6 +5,7 @@ import io.rdmakv.protocol.auth.Login;
 import io.rdmakv.protocol.ProtocolLimits;
 import io.rdmakv.protocol.wire.ClusterNode;
 import io.rdmakv.protocol.wire.Welcome;
+import io.rdmakv.protocol.layout.ValueRecord;
 import io.rdmakv.server.backup.Backup;
 import io.rdmakv.server.backup.NodeConnection;
 import io.rdmakv.transport.tls.TlsSettings;
@@ -27,7 +28,7 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * A backup of every slot range of a cluster, each read from its primary: the map comes from the seed's WELCOME; each
- * range is scanned page by page from one snapshot of its primary's store ({@link Backup#scan}, the single-node
+ * range is scanned page by page from one snapshot of its primary's store ({@link Backup#scanRecords}, the single-node
  * backup's SCAN) into its own {@link RangeFile}, and kept only if the primary's own map, asked before the scan and
  * again after it, still names it primary of the range at the same epoch: a failover or move meanwhile (which raises
  * the range's epoch) makes the tool read the range again from its new primary. Then {@code manifest.json}.
@@ -171,6 +172,7 @@ final class ClusterBackup
         final Path part = dir.resolve(name + ".part");
         final long start = System.nanoTime();
         final RangeFile.Summary summary;
+        final long[] expiredHere = new long[1];
         try (NodeConnection node = NodeConnection.open(primary, credential, login, tls))
         {
             if (!servesAsPrimary(node.welcome(), range))
@@ -179,7 +181,17 @@ final class ClusterBackup
             }
             try (RangeFile.Writer writer = new RangeFile.Writer(part))
             {
-                Backup.scan(node, range.firstSlot(), range.lastSlot(), pageBytes, writer);
+                // Each key's whole record (data version, expiry, value), so a restore keeps both; a key whose
+                // expiry passed by this machine's clock is absent to every reader: left out.
+                Backup.scanRecords(node, range.firstSlot(), range.lastSlot(), pageBytes, (key, record) ->
+                {
+                    if (ValueRecord.expired(ValueRecord.expiryMillis(record), System.currentTimeMillis()))
+                    {
+                        expiredHere[0]++;
+                        return;
+                    }
+                    writer.accept(key, record);
+                });
                 summary = writer.finish();
             }
         }
@@ -197,6 +209,10 @@ final class ClusterBackup
             return new Attempt(null, after);
         }
         Files.move(part, dir.resolve(name), StandardCopyOption.REPLACE_EXISTING);
+        if (expiredHere[0] > 0)
+        {
+            log.printf("range %d-%d: %d expired keys left out%n", range.firstSlot(), range.lastSlot(), expiredHere[0]);
+        }
         return new Attempt(new BackupManifest.Range(range.firstSlot(), range.lastSlot(), range.rangeEpoch(),
             range.nodeId(), name, summary.keys(), summary.bytes(), summary.sha256(), millis), null);
     }

@@ -2,6 +2,8 @@ package io.rdmakv.cli.backup;
 
 import io.rdmakv.client.KvClient;
 import io.rdmakv.client.KvException;
+import io.rdmakv.client.Versioned;
+import io.rdmakv.protocol.layout.ValueRecord;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -23,11 +25,14 @@ import java.util.concurrent.CompletionException;
  * its slot and follows redirects: first every range file is checked against the manifest (count and SHA-256, so a
  * damaged backup writes nothing), then each file's entries are PUT in batches ({@code batch} in flight, the progress
  * marker rewritten after each), then every key is read back and the values' digest compared with the manifest's.
+ * A backup of format 2 holds records: each key is written with the data version and expiry it had
+ * ({@link KvClient#restoreAsync}, admin on a node with users) and read back with its version; a key whose expiry
+ * passed since the backup is neither written nor read back (counted). Format 1 (values alone) is PUT as before.
  */
 final class ClusterRestore
 {
     /** What a restore did. */
-    record Result(long written, long resumedPast, long verified, long millis)
+    record Result(long written, long resumedPast, long verified, long expired, long millis)
     {
     }
 
@@ -49,6 +54,10 @@ final class ClusterRestore
     private final boolean restart;
     private final int batch;
     private final PrintStream log;
+    /** Whether the backup's range files hold records (format 2): each key restored with its version and expiry. */
+    private boolean records;
+    /** Keys whose expiry passed since the backup: not written (absent to every reader), nor verified. */
+    private long expired;
 
     ClusterRestore(final KvClient client, final Path dir, final Path progressFile, final String target,
         final boolean restart, final int batch, final PrintStream log)
@@ -71,6 +80,7 @@ final class ClusterRestore
     {
         final long start = System.nanoTime();
         final BackupManifest manifest = BackupManifest.read(dir);
+        records = manifest.records();
         checkFiles(manifest);
         RestoreProgress progress = restart ?
             new RestoreProgress(RestoreProgress.identity(manifest, target), Map.of()) :
@@ -97,7 +107,7 @@ final class ClusterRestore
             log.printf("range %s: %d keys written%n", range.hashSlots(), range.keys() - skip);
         }
         final long verified = verify(manifest);
-        return new Result(written, resumedPast, verified, (System.nanoTime() - start) / 1_000_000);
+        return new Result(written - expired, resumedPast, verified, expired, (System.nanoTime() - start) / 1_000_000);
     }
 
     private void checkFiles(final BackupManifest manifest) throws IOException
@@ -119,7 +129,7 @@ final class ClusterRestore
     {
         private final BackupManifest.Range range;
         private final long skip;
-        private final List<CompletableFuture<Void>> inFlight = new ArrayList<>();
+        private final List<CompletableFuture<?>> inFlight = new ArrayList<>();
         private final List<byte[]> keys = new ArrayList<>();
         private RestoreProgress progress;
         private long seen;
@@ -138,10 +148,24 @@ final class ClusterRestore
                 seen++;
                 return;
             }
-            final CompletableFuture<Void> put;
+            final CompletableFuture<?> put;
             try
             {
-                put = client.putAsync(key, value);
+                if (records)
+                {
+                    if (ValueRecord.expired(ValueRecord.expiryMillis(value), System.currentTimeMillis()))
+                    {
+                        seen++; // expired since the backup: absent to every reader, not brought back
+                        expired++;
+                        return;
+                    }
+                    put = client.restoreAsync(key, ValueRecord.value(value), ValueRecord.dataVersion(value),
+                        ValueRecord.expiryMillis(value));
+                }
+                else
+                {
+                    put = client.putAsync(key, value);
+                }
             }
             catch (final IllegalArgumentException ex)
             {
@@ -194,8 +218,9 @@ final class ClusterRestore
             check.flush();
             final RangeFile.Summary readBack = check.digest.summary();
             verified += check.checked;
-            if (check.missing > 0 || check.different > 0 || !readBack.sha256().equals(range.sha256()) ||
-                readBack.keys() != range.keys())
+            // Keys expired since the backup are neither restored nor read back: then only the counts compare.
+            if (check.missing > 0 || check.different > 0 || readBack.keys() != range.keys() - check.expired ||
+                check.expired == 0 && !readBack.sha256().equals(range.sha256()))
             {
                 problems.add("range " + range.hashSlots() + ": " + readBack.keys() + " of " + range.keys() +
                     " keys found, " + check.missing + " missing, " + check.different + " with another value, " +
@@ -221,9 +246,15 @@ final class ClusterRestore
         long checked;
         long missing;
         long different;
+        long expired;
 
         void add(final byte[] key, final byte[] value) throws IOException
         {
+            if (records && ValueRecord.expired(ValueRecord.expiryMillis(value), System.currentTimeMillis()))
+            {
+                expired++;
+                return;
+            }
             keys.add(key);
             values.add(value);
             if (keys.size() == batch)
@@ -236,6 +267,11 @@ final class ClusterRestore
         {
             if (keys.isEmpty())
             {
+                return;
+            }
+            if (records)
+            {
+                flushRecords();
                 return;
             }
             final List<byte[]> got;
@@ -262,6 +298,48 @@ final class ClusterRestore
                 {
                     different++;
                     example(keys.get(i), "another value");
+                }
+            }
+            keys.clear();
+            values.clear();
+        }
+
+        /**
+         * Records: each key's value and data version read back ({@code getWithVersion}) against the backup's; the
+         * digest is of the record rebuilt from them with the backup's expiry (the expiry itself is not read back).
+         */
+        private void flushRecords() throws IOException
+        {
+            final List<CompletableFuture<Versioned>> got = new ArrayList<>(keys.size());
+            for (final byte[] key : keys)
+            {
+                got.add(client.getWithVersionAsync(key));
+            }
+            for (int i = 0; i < keys.size(); i++)
+            {
+                final Versioned read;
+                try
+                {
+                    read = got.get(i).join();
+                }
+                catch (final CompletionException ex)
+                {
+                    throw new IOException("reading the restored keys back failed: " + failure(ex), ex.getCause());
+                }
+                checked++;
+                final byte[] record = values.get(i);
+                if (read == null)
+                {
+                    missing++;
+                    example(keys.get(i), "missing");
+                    continue;
+                }
+                digest.add(keys.get(i), ValueRecord.of(read.value(), read.version(), ValueRecord.expiryMillis(record)));
+                if (!Arrays.equals(read.value(), ValueRecord.value(record)) ||
+                    read.version() != ValueRecord.dataVersion(record))
+                {
+                    different++;
+                    example(keys.get(i), "another value or data version");
                 }
             }
             keys.clear();

@@ -219,14 +219,14 @@ public final class RestoreCommand implements Callable<Integer>
             if (json)
             {
                 out.println(Json.line(Json.fields("keys", r.written(), "verified", r.verified(), "resumedPast",
-                    r.resumedPast(), "dir", in.toAbsolutePath().toString(), "cluster", target.cluster, "millis",
-                    r.millis())));
+                    r.resumedPast(), "expired", r.expired(), "dir", in.toAbsolutePath().toString(), "cluster",
+                    target.cluster, "millis", r.millis())));
                 return 0;
             }
             out.printf("restored %d keys from %s into the cluster at %s in %d ms%s; all %d keys read back and " +
-                "verified%n", r.written(), in.toAbsolutePath(), target.cluster, r.millis(),
+                "verified%s%n", r.written(), in.toAbsolutePath(), target.cluster, r.millis(),
                 r.resumedPast() > 0 ? " (continued after " + r.resumedPast() + " keys written before)" : "",
-                r.verified());
+                r.verified(), r.expired() > 0 ? "; " + r.expired() + " keys expired since the backup left out" : "");
             return 0;
         }
     }

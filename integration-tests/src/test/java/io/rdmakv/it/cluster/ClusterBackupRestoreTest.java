@@ -43,6 +43,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -232,6 +233,80 @@ class ClusterBackupRestoreTest
             assertEquals(0, code, out + "\n" + err);
             assertTrue(out.toString(StandardCharsets.UTF_8).contains("(continued after "), out.toString());
             checkValues(four, ackedAtStart, startedAtEnd);
+        }
+    }
+
+    /**
+     * A cluster backup keeps each key's data version and expiry (manifest format 2) and a restore into another
+     * cluster writes them back: the same version (a replace against the version read before the backup is applied),
+     * the same expiry, and keys already expired at the backup are not in it.
+     */
+    @Test
+    void shouldKeepDataVersionsAndExpiriesThroughAClusterBackupAndRestore() throws Exception
+    {
+        final int plain = 30;
+        final int withTtl = 10;
+        final int expired = 5;
+        final Path backup = dir.resolve("records-backup");
+        final long[] versions = new long[plain + withTtl];
+        final long expiry = System.currentTimeMillis() + TimeUnit.HOURS.toMillis(1);
+        try (LocalCluster source = LocalCluster.start(dir.resolve("records-source"), 2, 0, LEASE_MS);
+             KvClient client = client(source, Duration.ofSeconds(30)))
+        {
+            for (int i = 0; i < plain + withTtl + expired; i++)
+            {
+                if (i < plain)
+                {
+                    client.put(key(i), value(i, 1));
+                    versions[i] = client.getWithVersion(key(i)).version();
+                }
+                else if (i < plain + withTtl)
+                {
+                    versions[i] = client.put(key(i), value(i, 1), java.time.Instant.ofEpochMilli(expiry));
+                }
+                else
+                {
+                    client.put(key(i), value(i, 1), java.time.Instant.now().minusSeconds(60));
+                }
+            }
+            final ByteArrayOutputStream err = new ByteArrayOutputStream();
+            assertEquals(0, new CommandLine(new BackupCommand(new PrintStream(new ByteArrayOutputStream()),
+                new PrintStream(err, true))).execute("--cluster", source.node(1).seed(), "--out", backup.toString()),
+                err.toString(StandardCharsets.UTF_8));
+            final JsonNode manifest = JSON.readTree(backup.resolve("manifest.json").toFile());
+            assertEquals(2, manifest.path("format").asInt(), manifest.toString());
+            assertEquals(plain + withTtl, manifest.path("keys").asLong(), "the expired keys are left out: " + manifest);
+        }
+        try (LocalCluster target = LocalCluster.start(dir.resolve("records-target"), 2, 0, LEASE_MS);
+             KvClient client = client(target, Duration.ofSeconds(30)))
+        {
+            final ByteArrayOutputStream out = new ByteArrayOutputStream();
+            final ByteArrayOutputStream err = new ByteArrayOutputStream();
+            assertEquals(0, new CommandLine(new RestoreCommand(new PrintStream(out, true), new PrintStream(err, true)))
+                .execute("--in", backup.toString(), "--cluster", String.join(",", target.seeds()), "--transport",
+                    "tcp"), out + "\n" + err);
+            for (int i = 0; i < plain + withTtl; i++)
+            {
+                final io.rdmakv.client.Versioned read = client.getWithVersion(key(i));
+                assertArrayEquals(value(i, 1), read.value(), "key-" + i);
+                assertEquals(versions[i], read.version(), "key-" + i + " keeps its data version");
+                final long left = client.ttlMillis(key(i));
+                if (i < plain)
+                {
+                    assertEquals(-1, left, "key-" + i + " has no expiry");
+                }
+                else
+                {
+                    assertTrue(left > 0 && left <= expiry - System.currentTimeMillis() + 1_000, "key-" + i +
+                        " keeps its expiry instant: " + left + " ms left");
+                }
+            }
+            for (int i = plain + withTtl; i < plain + withTtl + expired; i++)
+            {
+                assertNull(client.get(key(i)), "key-" + i + " had expired before the backup");
+            }
+            assertTrue(client.replace(key(0), versions[0], value(0, 2)).applied(),
+                "a replace against the version read before the backup");
         }
     }
 
