@@ -8,6 +8,7 @@ import io.rdmakv.server.cluster.ClusterMember;
 import io.rdmakv.server.cluster.ClusterState;
 import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.SlotRange;
+import io.rdmakv.server.cluster.TakeOvers;
 import io.rdmakv.server.handler.WriteOutcome;
 import io.rdmakv.server.handler.SlotRouter;
 import io.rdmakv.server.handler.WritePath;
@@ -62,6 +63,9 @@ public final class ReplicatingWritePath implements WritePath
 
     /** Set by {@link #follow} on any thread; taken over by the request thread at its next write or duty cycle. */
     private volatile ClusterView followed;
+    /** The ranges taken over (set with {@link #followed}): held until their reconcile ends. */
+    private volatile TakeOvers followedTakeOvers;
+    private TakeOvers takeOvers;
     /** This node's {@code host:controlPort} (UTF-8), named when a held write is refused; set before the view. */
     private volatile byte[] selfAddress;
     /** Null until {@link #follow} (until then every write is the local one only). Request thread. */
@@ -115,11 +119,14 @@ public final class ReplicatingWritePath implements WritePath
      * Replicate as {@code clusterView} says from now on (any thread; the request thread takes it over at its next
      * duty cycle). Before, every write is the local one only.
      *
-     * @param self this node's advertised {@code host:controlPort}, named when a held write is refused.
+     * @param self      this node's advertised {@code host:controlPort}, named when a held write is refused.
+     * @param takeOvers the ranges this node took over (it observes {@code clusterView} too); their reconciles
+     *                  release them.
      */
-    void follow(final ClusterView clusterView, final String self)
+    void follow(final ClusterView clusterView, final String self, final TakeOvers takeOvers)
     {
         selfAddress = self.getBytes(StandardCharsets.UTF_8);
+        followedTakeOvers = takeOvers;
         followed = clusterView;
         clusterView.subscribe(state -> post(() -> reviewLearners = true));
         wakeUp.run();
@@ -136,11 +143,12 @@ public final class ReplicatingWritePath implements WritePath
                 return false;
             }
             localNodeId = f.localNodeId();
+            takeOvers = followedTakeOvers;
             view = f;
             catchUps = new LearnerCatchUps(f, context.ranges(), links, pending, lag);
             removals = new InSyncRemovals(f, links, pending, catchUps);
             reconciles = new Reconciles(f, context, links, removals, history, incarnation,
-                () -> ++replicationSequence, writeIds);
+                () -> ++replicationSequence, writeIds, takeOvers);
             reviewLearners = true;
         }
         return true;
@@ -157,6 +165,7 @@ public final class ReplicatingWritePath implements WritePath
         if (state != checkedState)
         {
             checkedState = state;
+            takeOvers.observe(state); // the first to see a state decides its take-overs (the view's thread or this)
             reconciles.observe(state);
             final ClusterMember self = state.member(localNodeId);
             writable = SlotRouter.of(state, localNodeId, self == null ? "" : self.host() + ':' + self.controlPort());
@@ -226,7 +235,7 @@ public final class ReplicatingWritePath implements WritePath
             return null;
         }
         replicating(); // takes in a new state first: a range taken over is held from its first write on
-        if (reconciles.isEmpty() || !reconciles.holds(key.hashSlot()))
+        if (!takeOvers.holds(key.hashSlot()))
         {
             return null;
         }
