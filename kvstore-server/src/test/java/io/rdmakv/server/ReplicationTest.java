@@ -298,6 +298,46 @@ class ReplicationTest
         }
     }
 
+    /**
+     * Two DELETEs of one key, the first still waiting for its backup (a held removal of the dead backup): the second
+     * finds the key gone and is answered NOT_FOUND. The pool follows a write only once it is answered, so it still
+     * holds the key while the first waits; the existence is read from RocksDB, which holds every write this node
+     * accepted (the fault set once saw both DELETEs of one value answered found after a kill -9 failover).
+     */
+    @Test
+    @Timeout(60)
+    void shouldAnswerASecondDeleteOfAKeyWhoseFirstDeleteAwaitsItsBackupNotFound() throws Exception
+    {
+        startPair(Map.of("replication.timeoutMs", "5000"));
+        try (RawClient client = RawClient.attached(primary))
+        {
+            assertEquals(Status.OK, client.put(b("k"), b("v0")).status());
+            backup.close();
+            backup = null;
+            cluster.policy(ScriptedCluster.Policy.HOLD);
+            final java.util.concurrent.CountDownLatch requested = cluster.nextRequest();
+            final long first = client.sendKeyRequest(MessageType.DELETE_REQUEST, b("k"));
+            assertTrue(requested.await(30, TimeUnit.SECONDS), "the first DELETE waits for the dead backup's removal");
+            final long second = client.sendKeyRequest(MessageType.DELETE_REQUEST, b("k"));
+            // A read of another key is answered at once; the connection's requests are handled in order, so once it is
+            // answered both DELETEs were applied to RocksDB, and neither is answered (nor in the pool) yet.
+            final long other = client.sendKeyRequest(MessageType.GET_REQUEST, b("other"));
+            final RawClient.Reply read = client.poll(30_000);
+            assertEquals(other, read.correlationId(), "the read is answered before the held DELETEs");
+            assertArrayEquals(b("v0"), client.oneSidedGet(primary.remoteKey(), primary.poolAddress(), b("k")),
+                "the pool still holds the key: the first DELETE is unanswered");
+
+            cluster.release();
+            final RawClient.Reply one = client.poll(30_000);
+            final RawClient.Reply two = client.poll(30_000);
+            assertEquals(first, one.correlationId());
+            assertEquals(Status.OK, one.status(), "the first DELETE found the key");
+            assertEquals(second, two.correlationId());
+            assertEquals(Status.NOT_FOUND, two.status(), "the second found it deleted (RocksDB), not in the pool");
+            assertEquals(Status.NOT_FOUND, client.get(b("k")).status());
+        }
+    }
+
     @Test
     @Timeout(60)
     void shouldFailRetryablyWhenTheDeadBackupCannotLeaveTheInSyncSet() throws Exception
