@@ -14,13 +14,15 @@ import java.util.function.Consumer;
  * and its router answers reads and writes WRONG_NODE naming this node (clients refresh and retry).
  *
  * <pre>
- *   observe(state)    not older than the last (epoch order; the view's thread and the request thread both call it, the
- *                     first to see a state decides): a range this node is primary of now, was an in-sync backup of
- *                     under another primary before, with backups -> held; a held range no longer this node's (another
- *                     primary, other bounds) -> no longer held (there is nothing of it to serve here)
+ *   observe(state)    decides, once per state newer than the last decided (epoch order; the request thread as it takes
+ *                     a state, the view's listener as it delivers one: the first decides): a range this node is
+ *                     primary of now, was an in-sync backup of under another primary before, with backups -> held; a
+ *                     held range no longer this node's (another primary, other bounds) -> no longer held
+ *   deliver(state)    the view's listener: observe, then publish the state served (held ranges FENCED) to the
+ *                     listeners (routing, ownership words), in order, under this lock; the request thread never
+ *                     publishes, so routing and ownership words follow the view's notifications as before
  *   release(hold)     the reconcile ended (Reconciles: every backup reconciled or out of the in-sync set, or the range
- *                     gone) -> served as the view says
- *   served listeners  called with the served state (held ranges FENCED) on every change, in order, under this lock
+ *                     gone) -> published again, served as the view says
  * </pre>
  * Any thread; {@link #holds} reads without a lock.
  */
@@ -33,8 +35,9 @@ public final class TakeOvers
 
     private final int localNodeId;
     private final List<Consumer<ClusterState>> listeners = new CopyOnWriteArrayList<>();
-    /** The last state observed (lock), and what it is served as. */
-    private ClusterState last;
+    /** The last state decided on and the last delivered (lock), and what that one is served as. */
+    private ClusterState decided;
+    private ClusterState delivered;
     private ClusterState served;
     /** The holds, replaced as a whole (read without a lock). */
     private volatile Hold[] held = new Hold[0];
@@ -44,11 +47,23 @@ public final class TakeOvers
         this.localNodeId = localNodeId;
     }
 
-    /** Observe {@code view}: its current state now, every newer one as it is committed. */
+    /** Follow {@code view}: deliver its current state now, every newer one as the view notifies it. */
     public void follow(final ClusterView view)
     {
-        view.subscribe(this::observe);
-        observe(view.current());
+        view.subscribe(this::deliver);
+        deliver(view.current());
+    }
+
+    /** A state the view delivers: decided on (if not yet), then published as served. Older ones change nothing. */
+    public synchronized void deliver(final ClusterState now)
+    {
+        if (delivered != null && now.epoch() < delivered.epoch())
+        {
+            return;
+        }
+        observe(now);
+        delivered = now;
+        publish();
     }
 
     /**
@@ -73,15 +88,15 @@ public final class TakeOvers
         }
     }
 
-    /** A committed state; an older one than the last observed (or an equal one) changes nothing. */
+    /** Decide on a committed state (no publication); an older one than the last decided (or an equal one): nothing. */
     public synchronized void observe(final ClusterState now)
     {
-        final ClusterState before = last;
+        final ClusterState before = decided;
         if (before != null && (now.epoch() < before.epoch() || now.equals(before)))
         {
             return;
         }
-        last = now;
+        decided = now;
         final List<Hold> next = new ArrayList<>();
         for (final Hold h : held)
         {
@@ -108,7 +123,6 @@ public final class TakeOvers
             }
         }
         held = next.toArray(new Hold[0]);
-        publish();
     }
 
     /** The reconcile of {@code hold} ended: its range is served as the view says (a hold replaced since: nothing). */
@@ -123,7 +137,10 @@ public final class TakeOvers
                 System.arraycopy(now, 0, next, 0, i);
                 System.arraycopy(now, i + 1, next, i, now.length - i - 1);
                 held = next;
-                publish();
+                if (delivered != null)
+                {
+                    publish();
+                }
                 return;
             }
         }
@@ -148,7 +165,7 @@ public final class TakeOvers
         return false;
     }
 
-    /** The last observed state with its held ranges FENCED (null before the first). */
+    /** The last delivered state with its held ranges FENCED (null before the first). */
     public synchronized ClusterState served()
     {
         return served;
@@ -171,17 +188,17 @@ public final class TakeOvers
         final Hold[] now = held;
         if (now.length == 0)
         {
-            served = last;
+            served = delivered;
         }
         else
         {
-            final List<SlotRange> ranges = new ArrayList<>(last.ranges().size());
-            for (final SlotRange r : last.ranges())
+            final List<SlotRange> ranges = new ArrayList<>(delivered.ranges().size());
+            for (final SlotRange r : delivered.ranges())
             {
                 ranges.add(isHeld(now, r) ? new SlotRange(r.firstSlot(), r.lastSlot(), r.epoch(), r.primary(),
                     r.backups(), r.learners(), SlotRange.State.FENCED) : r);
             }
-            served = new ClusterState(last.epoch(), last.members(), ranges);
+            served = new ClusterState(delivered.epoch(), delivered.members(), ranges);
         }
         for (final Consumer<ClusterState> listener : listeners)
         {
@@ -189,11 +206,16 @@ public final class TakeOvers
         }
     }
 
-    private static boolean isHeld(final Hold[] holds, final SlotRange range)
+    /** Held: this node's range (in the state delivered, which may be older than the one decided) of a hold's bounds. */
+    private boolean isHeld(final Hold[] holds, final SlotRange range)
     {
+        if (range.primary() != localNodeId)
+        {
+            return false;
+        }
         for (final Hold h : holds)
         {
-            if (h.firstSlot() == range.firstSlot())
+            if (h.firstSlot() == range.firstSlot() && h.lastSlot() == range.lastSlot())
             {
                 return true;
             }

@@ -31,9 +31,9 @@ class TakeOversTest
     void shouldHoldARangeTakenOverWithBackupsAndServeItFencedUntilReleased()
     {
         takeOvers.subscribe(served::add);
-        takeOvers.observe(state(1, 1, List.of(2, 3)));
+        takeOvers.deliver(state(1, 1, List.of(2, 3)));
         assertFalse(takeOvers.holds(0), "node 2 is a backup");
-        takeOvers.observe(state(2, 2, List.of(3)));
+        takeOvers.deliver(state(2, 2, List.of(3)));
 
         assertTrue(takeOvers.holds(0));
         assertTrue(takeOvers.holds(HALF - 1));
@@ -44,7 +44,7 @@ class TakeOversTest
         assertEquals(2, fenced.rangeOf(0).epoch());
         assertEquals(SlotRange.State.LIVE, fenced.rangeOf(HALF).state());
 
-        takeOvers.observe(state(3, 2, List.of(3))); // a newer epoch, still this node's: still held
+        takeOvers.deliver(state(3, 2, List.of(3))); // a newer epoch, still this node's: still held
         assertTrue(takeOvers.holds(0));
         assertEquals(3, served.get(served.size() - 1).rangeOf(0).epoch());
 
@@ -52,6 +52,31 @@ class TakeOversTest
         assertFalse(takeOvers.holds(0));
         assertEquals(SlotRange.State.LIVE, served.get(served.size() - 1).rangeOf(0).state(), "served as the view says");
         assertEquals(served.get(served.size() - 1), takeOvers.served());
+    }
+
+    @Test
+    void shouldDecideOnTheRequestThreadButPublishOnlyWhatTheViewDelivered()
+    {
+        takeOvers.subscribe(served::add);
+        takeOvers.deliver(state(1, 1, List.of(2, 3)));
+        final ClusterState next = state(2, 2, List.of(3));
+        takeOvers.observe(next); // the request thread takes the state before the view's listener delivers it
+        assertTrue(takeOvers.holds(0), "held from the first sight: no write passes");
+        assertEquals(1, served.size(), "routing and ownership words still follow what was delivered");
+        assertEquals(1, served.get(0).rangeOf(0).primary());
+
+        takeOvers.deliver(next);
+        assertEquals(2, served.size());
+        assertEquals(SlotRange.State.FENCED, served.get(1).rangeOf(0).state(), "the decision made before is served");
+
+        final TakeOvers early = new TakeOvers(2);
+        final List<ClusterState> published = new ArrayList<>();
+        early.subscribe(published::add);
+        early.deliver(state(1, 1, List.of(2, 3)));
+        early.observe(next);
+        early.release(early.held().get(0)); // reconciled before the state was delivered
+        early.deliver(next);
+        assertEquals(SlotRange.State.LIVE, published.get(published.size() - 1).rangeOf(0).state());
     }
 
     @Test
