@@ -141,11 +141,6 @@ final class Reconciles
         this.nextSequence = nextSequence;
     }
 
-    boolean isEmpty()
-    {
-        return byFirstSlot.isEmpty();
-    }
-
     /**
      * A new state of the view (already observed by {@link TakeOvers}): begin reconciles of the ranges it holds, settle
      * backups the view no longer lists, end the reconciles of ranges no longer this node's.
