@@ -41,6 +41,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ReconcileTest
 {
     private static final int KEYS = 200;
+    /**
+     * The replication timeout of the nodes: no test here waits for one (a backup that cannot be reconciled answers "not
+     * covered"), and at the default 1 s a reconcile's query on a link still connecting timed out on a host at load 25.
+     */
+    private static final String TIMEOUT_MS = "10000";
 
     @TempDir
     Path dir;
@@ -288,7 +293,8 @@ class ReconcileTest
         final int data = nodes[3].dataAddress().getPort();
         nodes[3].close();
         nodes[3] = KvServer.start(KvServerTest.testConfig(dir.resolve("n3"), Map.of("node.id", "3", "control.port",
-            Integer.toString(control), "data.port", Integer.toString(data))), cluster.viewOf(3));
+            Integer.toString(control), "data.port", Integer.toString(data), "replication.timeoutMs", TIMEOUT_MS)),
+            cluster.viewOf(3));
         assertArrayEquals(b("only-three"), nodes[3].store().get(b(keys.get(KEYS))), "kept across the restart");
 
         coord = apply(coord, new ClusterCommand.FailNode(1, 0));
@@ -444,7 +450,7 @@ class ReconcileTest
         for (int id = 1; id <= 3; id++)
         {
             nodes[id] = KvServer.start(KvServerTest.testConfig(dir.resolve("n" + id), Map.of("node.id",
-                Integer.toString(id))), cluster.viewOf(id));
+                Integer.toString(id), "replication.timeoutMs", TIMEOUT_MS)), cluster.viewOf(id));
             members.add(ReplicationTest.member(id, nodes[id]));
         }
         coord = CoordState.empty();
