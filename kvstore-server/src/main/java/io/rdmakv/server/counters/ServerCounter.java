@@ -61,7 +61,12 @@ public enum ServerCounter
     /** Conditional writes refused because their condition did not hold (answered CONDITION_FAILED). */
     CONDITIONS_FAILED(38, "recordWrites.conditionFailed"),
     /** Expired keys the background sweep deleted (a conditional delete each, replicated). */
-    EXPIRED_REMOVED(39, "expiry.removed");
+    EXPIRED_REMOVED(39, "expiry.removed"),
+    /**
+     * Writes not sent to an in-sync backup because its link dropped with writes awaiting it: it takes no later write
+     * while in sync, so what it applied is a prefix of the stream (a reconcile compares prefixes).
+     */
+    REPLICATION_WITHHELD(42, "replication.withheldAfterDrop");
 
     private final int id;
     private final String label;

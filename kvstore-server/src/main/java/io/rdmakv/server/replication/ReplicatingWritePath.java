@@ -15,6 +15,8 @@ import io.rdmakv.server.handler.WritePath;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.transport.Endpoint;
 import org.agrona.DirectBuffer;
+import org.agrona.collections.LongHashSet;
+import io.rdmakv.server.counters.ServerCounter;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -87,6 +89,13 @@ public final class ReplicatingWritePath implements WritePath
     private final long incarnation;
     private long replicationSequence;
     private Reconciles reconciles;
+    /**
+     * (first slot << 32 | node) of the in-sync backups whose link dropped while writes of that range awaited them: the
+     * messages a drop loses are exactly those, so a later write sent on the reconnected link would leave a gap in the
+     * middle of what the backup applied, which a reconcile (comparing prefixes) cannot see. Such a backup is sent no
+     * write of the range until the view no longer lists it there (each write asks its removal again).
+     */
+    private final LongHashSet gapped = new LongHashSet();
 
     /**
      * @param local       the local path, reporting to {@code pending}'s {@link PendingWrites#localOutcome()}.
@@ -167,6 +176,10 @@ public final class ReplicatingWritePath implements WritePath
             checkedState = state;
             takeOvers.observe(state); // the first to see a state decides its take-overs (the view's thread or this)
             reconciles.observe(state);
+            if (!gapped.isEmpty())
+            {
+                forgetGapsOutOfSync(state);
+            }
             final ClusterMember self = state.member(localNodeId);
             writable = SlotRouter.of(state, localNodeId, self == null ? "" : self.host() + ':' + self.controlPort());
             replicating = false;
@@ -327,7 +340,13 @@ public final class ReplicatingWritePath implements WritePath
         final int length = copy.encodedLength();
         for (final int backup : backups)
         {
-            if (!links.send(backup, length))
+            if (!gapped.isEmpty() && gapped.contains(gapKey(range.firstSlot(), backup)))
+            {
+                context.counters().increment(ServerCounter.REPLICATION_WITHHELD);
+                removals.replicaFailed(backup, write.firstSlot, write.rangeEpoch, "node " + backup + " missed writes " +
+                    "when its link dropped: it takes no later one of the range while in sync");
+            }
+            else if (!links.send(backup, length))
             {
                 removals.replicaFailed(backup, write.firstSlot, write.rangeEpoch, "send to node " + backup + " refused");
             }
@@ -339,6 +358,29 @@ public final class ReplicatingWritePath implements WritePath
         for (final int learner : learners)
         {
             catchUps.sendTail(learner, sequence, length);
+        }
+    }
+
+    private static long gapKey(final int firstSlot, final int node)
+    {
+        return ((long)firstSlot << 32) | (node & 0xFFFF_FFFFL);
+    }
+
+    /** Forget the gaps of backups {@code state} no longer lists in sync for the range (they catch up as learners). */
+    private void forgetGapsOutOfSync(final ClusterState state)
+    {
+        final LongHashSet.LongIterator it = gapped.iterator();
+        while (it.hasNext())
+        {
+            final long key = it.nextValue();
+            final int firstSlot = (int)(key >>> 32);
+            final int node = (int)key;
+            final SlotRange range = state.ranges().isEmpty() ? null : state.rangeOf(firstSlot);
+            if (range == null || range.firstSlot() != firstSlot || range.primary() != localNodeId ||
+                !range.backups().contains(node))
+            {
+                it.remove();
+            }
         }
     }
 
@@ -485,10 +527,17 @@ public final class ReplicatingWritePath implements WritePath
             lag.forget(nodeId);
             catchUps.onLinkDown(nodeId, reason);
             reconciles.onLinkDown(nodeId, reason);
+            final ClusterState state = view.current();
             for (final ReplicatedWrite w : pending.sentWrites())
             {
                 if (w.awaits(nodeId))
                 {
+                    // This write's message may be lost: the node takes no later write of the range while in sync.
+                    final SlotRange range = state.ranges().isEmpty() ? null : state.rangeOf(w.firstSlot);
+                    if (range != null && range.primary() == localNodeId && range.backups().contains(nodeId))
+                    {
+                        gapped.add(gapKey(w.firstSlot, nodeId));
+                    }
                     removals.replicaFailed(nodeId, w.firstSlot, w.rangeEpoch, reason);
                 }
             }
