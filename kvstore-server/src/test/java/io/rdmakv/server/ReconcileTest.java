@@ -361,9 +361,9 @@ class ReconcileTest
     }
 
     /**
-     * A reconcile that fails (node 3's window is of another run of node 1) releases the range too, once node 3 is out of
-     * the in-sync set: until that removal is committed the range stays held (reads answered WRONG_NODE naming node 2),
-     * then it is served without node 3.
+     * A reconcile that fails (node 3's window is of another run of node 1) releases the range too, once node 3 is out
+     * of the in-sync set: until that removal is committed the range stays held (reads answered WRONG_NODE naming node
+     * 2), then it is served without node 3.
      */
     @Test
     @Timeout(120)

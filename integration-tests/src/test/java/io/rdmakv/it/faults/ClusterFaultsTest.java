@@ -147,8 +147,8 @@ class ClusterFaultsTest
             final int first = range.backups().get(0);
             final int second = range.backups().get(1);
             final int observer = first == 1 ? 2 : 1;
-            run(cluster, "kill -9 of node 4, then of node " + first + " (its new primary) while its reconcile of node " +
-                second + " on slots " + range.first() + "-" + range.last() + " is held", () ->
+            run(cluster, "kill -9 of node 4, then of node " + first + " (its new primary) while its reconcile of " +
+                "node " + second + " on slots " + range.first() + "-" + range.last() + " is held", () ->
             {
                 ProcessFaults.kill9(cluster.node(4).pid());
                 cluster.awaitLog(first, HOLD_RECONCILE_MARKER, WAIT);
