@@ -5,6 +5,7 @@ import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.NodeClock;
 import io.rdmakv.server.cluster.OwnershipPublisher;
 import io.rdmakv.server.cluster.ReadLeaseGrant;
+import io.rdmakv.server.cluster.TakeOvers;
 import io.rdmakv.server.cluster.ratis.ClusterAdmin;
 import io.rdmakv.server.cluster.ratis.RatisClusterView;
 import io.rdmakv.server.config.ServerConfig;
@@ -113,16 +114,23 @@ final class ClusterWiring
         // A given view with an expiring lease (tests) is checked as a Ratis one is.
         final boolean checkLease = config.cluster().enabled() ||
             givenView != null && givenView.leaseDeadlineNanos() != Long.MAX_VALUE;
+        // One decision of which ranges were taken over and are held until reconciled, for routing and the ownership
+        // words alike; the reconciles release them.
+        final TakeOvers takeOvers = replicated ? new TakeOvers(clusterView.localNodeId()) : null;
+        if (takeOvers != null)
+        {
+            takeOvers.follow(clusterView);
+        }
         handler.follow(clusterView, self, checkLease, NodeClock.configured(), replicated ?
-            new ReadLeaseGrant(clusterView, NodeClock.configured(), READ_LEASE_MARGIN_NANOS) : null);
+            new ReadLeaseGrant(clusterView, NodeClock.configured(), READ_LEASE_MARGIN_NANOS) : null, takeOvers);
         if (replicated)
         {
-            replication.follow(clusterView, self);
-            ownership.follow(clusterView);
+            replication.follow(clusterView, self, takeOvers);
+            takeOvers.subscribe(ownership::apply);
             if (clusterView instanceof RatisClusterView ratis)
             {
                 ratis.onLeaseLost(ownership::fenceAll);
-                ratis.onLeaseRegained(() -> ownership.apply(ratis.current()));
+                ratis.onLeaseRegained(() -> takeOvers.republish(ownership::apply));
             }
         }
         admin = new ClusterAdmin(clusterView, () -> replication.lagJson(clusterView));

@@ -357,6 +357,12 @@ public final class KvServer implements AutoCloseable
         }
     }
 
+    /** What this node sent each replica since its link last dropped, and what it answered (tests, status). */
+    public java.util.Map<Integer, io.rdmakv.server.replication.ReplicaLag.Snapshot> replicaLag()
+    {
+        return replication.lag();
+    }
+
     /** This run's replication incarnation (the id its REPLICATEs' sequences count under). */
     public long replicationIncarnation()
     {

@@ -2,6 +2,7 @@ package io.rdmakv.server;
 
 import io.rdmakv.protocol.layout.ValueRecord;
 import io.rdmakv.protocol.layout.KeyHash;
+import io.rdmakv.protocol.layout.SlotOwnershipTable;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
 import io.rdmakv.protocol.wire.Status;
@@ -11,6 +12,7 @@ import io.rdmakv.server.cluster.ratis.ClusterCommand;
 import io.rdmakv.server.cluster.ratis.ClusterTransitions;
 import io.rdmakv.server.cluster.ratis.CoordState;
 import io.rdmakv.server.counters.ServerCounter;
+import io.rdmakv.server.replication.ReconcileHolds;
 import io.rdmakv.server.replication.ScriptedCluster;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
@@ -39,6 +41,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ReconcileTest
 {
     private static final int KEYS = 200;
+    /**
+     * The replication timeout of the nodes: no test here waits for one (a backup that cannot be reconciled answers "not
+     * covered"), and at the default 1 s a reconcile's query on a link still connecting timed out on a host at load 25.
+     */
+    private static final String TIMEOUT_MS = "10000";
 
     @TempDir
     Path dir;
@@ -57,6 +64,7 @@ class ReconcileTest
     @AfterEach
     void stop()
     {
+        ReconcileHolds.letGo();
         for (final KvServer node : nodes)
         {
             if (node != null)
@@ -285,7 +293,8 @@ class ReconcileTest
         final int data = nodes[3].dataAddress().getPort();
         nodes[3].close();
         nodes[3] = KvServer.start(KvServerTest.testConfig(dir.resolve("n3"), Map.of("node.id", "3", "control.port",
-            Integer.toString(control), "data.port", Integer.toString(data))), cluster.viewOf(3));
+            Integer.toString(control), "data.port", Integer.toString(data), "replication.timeoutMs", TIMEOUT_MS)),
+            cluster.viewOf(3));
         assertArrayEquals(b("only-three"), nodes[3].store().get(b(keys.get(KEYS))), "kept across the restart");
 
         coord = apply(coord, new ClusterCommand.FailNode(1, 0));
@@ -318,6 +327,89 @@ class ReconcileTest
         assertEquals(List.of(), cluster.current().rangeOf(range.firstSlot()).backups(),
             "node 3 left the in-sync set of the range");
         assertEquals(1, cluster.removalRequests());
+    }
+
+    /**
+     * Node 2 alone took node 1's last write. While node 2 reconciles node 3, node 2 must not serve that write: should
+     * node 2 die now, node 3 is promoted without it, and a reader that saw it at node 2 would read an older value
+     * afterwards (a stale read after the second failover). So the range taken over is FENCED in node 2's ownership
+     * words and its reads are answered WRONG_NODE naming node 2, as its writes are, until the reconcile succeeds; then
+     * both are served. The reconcile is held before its query ({@link ReconcileHolds}), so "while" is certain.
+     */
+    @Test
+    @Timeout(120)
+    void shouldServeNoReadOfARangeTakenOverUntilItsBackupsAreReconciled() throws Exception
+    {
+        startAndWrite();
+        final long p = nodes[1].replicationIncarnation();
+        final String key = keys.get(KEYS);
+        try (RawClient toTwo = RawClient.attached(nodes[2]))
+        {
+            assertEquals(Status.OK, toTwo.raw(replicate(range, p, KEYS + 1, OP.PUT, key, "only-two", 0)).status());
+        }
+        ReconcileHolds.hold(node -> node == 2);
+        final SlotRange failedOver = failNodeOne();
+
+        assertServesNot(nodes[2], key, failedOver.epoch());
+        assertEquals(0, nodes[2].counters().get(ServerCounter.RECONCILES), "held before its query");
+
+        ReconcileHolds.letGo();
+        assertServes(nodes[2], key, b("only-two"), failedOver.epoch());
+        assertEquals(1, nodes[2].counters().get(ServerCounter.RECONCILES));
+        assertArrayEquals(b("only-two"), nodes[3].store().get(b(key)), "node 3 holds what node 2 served");
+        assertStillInSyncAndUndropped();
+    }
+
+    /**
+     * A reconcile that fails (node 3's window is of another run of node 1) releases the range too, once node 3 is out
+     * of the in-sync set: until that removal is committed the range stays held (reads answered WRONG_NODE naming node
+     * 2), then it is served without node 3.
+     */
+    @Test
+    @Timeout(120)
+    void shouldReleaseTheReadsOfARangeTakenOverWhenItsReconcileFails() throws Exception
+    {
+        startAndWrite();
+        try (RawClient toThree = RawClient.attached(nodes[3]))
+        {
+            assertEquals(Status.OK, toThree.raw(replicate(range, 0x0DDL, 1, OP.PUT, keys.get(KEYS), "other-run", 0))
+                .status());
+        }
+        cluster.policy(ScriptedCluster.Policy.HOLD);
+        final java.util.concurrent.CountDownLatch removalAsked = cluster.nextRequest();
+        final SlotRange failedOver = failNodeOne();
+        assertTrue(removalAsked.await(60, TimeUnit.SECONDS), "node 2 asks node 3 out of the in-sync set");
+        assertServesNot(nodes[2], keys.get(0), failedOver.epoch());
+
+        cluster.release();
+        final SlotRange without = untilBackups(List.of());
+        assertServes(nodes[2], keys.get(0), b("v0"), without.epoch());
+        assertEquals(1, cluster.removalRequests());
+    }
+
+    /**
+     * A newer epoch ends a reconcile under way and its hold: node 3, the backup node 2 was to reconcile, fails while
+     * node 2's reconcile is still held before its query. The range, with no backup left, is served at once at the
+     * newer epoch, though the test's hold of node 2's reconcile is still on (no reconcile is left to release it).
+     */
+    @Test
+    @Timeout(120)
+    void shouldReleaseTheReadsOfARangeTakenOverAtANewerEpochWithoutItsBackup() throws Exception
+    {
+        startAndWrite();
+        ReconcileHolds.hold(node -> node == 2);
+        final SlotRange failedOver = failNodeOne();
+        assertServesNot(nodes[2], keys.get(0), failedOver.epoch());
+
+        nodes[3].close();
+        nodes[3] = null;
+        coord = apply(coord, new ClusterCommand.FailNode(3, 0));
+        final SlotRange alone = coord.cluster().ranges().get(0);
+        assertEquals(2, alone.primary());
+        assertEquals(List.of(), alone.backups());
+        cluster.set(coord.cluster());
+        assertServes(nodes[2], keys.get(0), b("v0"), alone.epoch());
+        assertEquals(0, nodes[2].counters().get(ServerCounter.RECONCILES), "nothing reconciled: released by the epoch");
     }
 
     /**
@@ -358,7 +450,7 @@ class ReconcileTest
         for (int id = 1; id <= 3; id++)
         {
             nodes[id] = KvServer.start(KvServerTest.testConfig(dir.resolve("n" + id), Map.of("node.id",
-                Integer.toString(id))), cluster.viewOf(id));
+                Integer.toString(id), "replication.timeoutMs", TIMEOUT_MS)), cluster.viewOf(id));
             members.add(ReplicationTest.member(id, nodes[id]));
         }
         coord = CoordState.empty();
@@ -394,6 +486,66 @@ class ReconcileTest
             // Answered WRONG_NODE (itself) until node 3 is reconciled (or asked out of the in-sync set).
             assertEquals(Status.OK, untilNotBusy(() -> client.put(b("after"), b("failover"))).status());
         }
+    }
+
+    /** Node 1 stops; the coordinator fails it over to node 2 (node 3 stays a backup); returns the range now. */
+    private SlotRange failNodeOne()
+    {
+        nodes[1].close();
+        nodes[1] = null;
+        coord = apply(coord, new ClusterCommand.FailNode(1, 0));
+        final SlotRange failedOver = coord.cluster().ranges().get(0);
+        assertEquals(2, failedOver.primary());
+        assertEquals(List.of(3), failedOver.backups());
+        cluster.set(coord.cluster()); // node 2's listeners have the state when this returns
+        return failedOver;
+    }
+
+    /** Wait (at most 60 s) until the cluster lists {@code backups} for the range; returns it. */
+    private SlotRange untilBackups(final List<Integer> backups)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        SlotRange now = cluster.current().rangeOf(range.firstSlot());
+        while (!now.backups().equals(backups) && System.nanoTime() < deadline)
+        {
+            Thread.onSpinWait();
+            now = cluster.current().rangeOf(range.firstSlot());
+        }
+        assertEquals(backups, now.backups());
+        return now;
+    }
+
+    /**
+     * {@code node} serves nothing of the range at {@code epoch}: its ownership word says FENCED, a GET and a PUT are
+     * answered WRONG_NODE naming the node itself (the client refreshes and retries).
+     */
+    private void assertServesNot(final KvServer node, final String key, final long epoch) throws Exception
+    {
+        final long word = node.ownership().word(KeyHash.hashSlot(b(key)));
+        assertEquals(SlotOwnershipTable.STATE_FENCED, SlotOwnershipTable.state(word), "ownership word: FENCED");
+        assertEquals(epoch, SlotOwnershipTable.epoch(word));
+        try (RawClient client = RawClient.attached(node))
+        {
+            final RawClient.Reply read = client.get(b(key));
+            assertEquals(Status.WRONG_NODE, read.status(), "a read of the range taken over");
+            assertTrue(read.text().endsWith(":" + node.controlAddress().getPort()), "names the node: " + read.text());
+            assertEquals(Status.WRONG_NODE, client.put(b(key), b("held")).status(), "a write of it");
+        }
+    }
+
+    /** {@code node} serves {@code key} ({@code expected}) once its reconcile ended, its word LIVE at {@code epoch}. */
+    private void assertServes(final KvServer node, final String key, final byte[] expected, final long epoch)
+        throws Exception
+    {
+        try (RawClient client = RawClient.attached(node))
+        {
+            final RawClient.Reply read = untilNotBusy(() -> client.get(b(key)));
+            assertEquals(Status.OK, read.status());
+            assertArrayEquals(expected, read.value());
+        }
+        final long word = node.ownership().word(KeyHash.hashSlot(b(key)));
+        assertEquals(SlotOwnershipTable.STATE_LIVE, SlotOwnershipTable.state(word), "ownership word: LIVE");
+        assertEquals(epoch, SlotOwnershipTable.epoch(word));
     }
 
     /** Node 2 stops too; the coordinator fails the range over to node 3, its last replica. */

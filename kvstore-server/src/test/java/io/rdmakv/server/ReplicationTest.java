@@ -298,6 +298,93 @@ class ReplicationTest
         }
     }
 
+    /**
+     * The link to the backup drops with a write in flight (held in a proxy, then cut: the message is lost) while the
+     * removal of the backup from the in-sync set waits. A later write must not go to the backup on the reconnected
+     * link: it would leave a gap in the middle of what the backup applied, past which it reports its last sequence to
+     * a new primary's reconcile, so the write missed in the gap is never reconciled. Both writes are answered once the
+     * removal is committed.
+     */
+    @Test
+    @Timeout(60)
+    void shouldSendNoLaterWriteToABackupWhoseLinkDroppedWithAWriteInFlight() throws Exception
+    {
+        primary = KvServer.start(KvServerTest.testConfig(dir.resolve("n1"), withId(1, Map.of("replication.timeoutMs",
+            "10000"))), cluster.viewOf(1));
+        backup = KvServer.start(KvServerTest.testConfig(dir.resolve("n2"), withId(2, Map.of())), cluster.viewOf(2));
+        try (CuttableProxy proxy = new CuttableProxy(backup.dataAddress());
+            RawClient client = RawClient.attached(primary))
+        {
+            cluster.set(ScriptedCluster.oneRange(5, List.of(member(1, primary), new ClusterMember(2, "127.0.0.1",
+                backup.controlAddress().getPort(), proxy.port())), 1, List.of(2), List.of()));
+            assertEquals(Status.OK, client.put(b("first"), b("1")).status(), "the link is up, through the proxy");
+            proxy.pause();
+            cluster.policy(ScriptedCluster.Policy.HOLD);
+            final java.util.concurrent.CountDownLatch requested = cluster.nextRequest();
+            final long lost = client.sendPut(b("lost"), b("2"));
+            assertTrue(proxy.awaitHeld(30), "the write's REPLICATE is in the proxy");
+            proxy.cut();
+            assertTrue(requested.await(30, TimeUnit.SECONDS), "the drop asks the backup out of the in-sync set");
+
+            final long later = client.sendPut(b("later"), b("3"));
+            final long other = client.sendKeyRequest(MessageType.GET_REQUEST, b("other"));
+            assertEquals(other, client.poll(30_000).correlationId(), "handled in order: the later write was too");
+            assertFalse(primary.replicaLag().containsKey(2), "nothing sent to node 2 since its link dropped");
+            final String stats = client.stats().text();
+            assertTrue(stats.contains("replication.withheldAfterDrop=1"), stats);
+            assertNull(backup.store().get(b("lost")));
+
+            cluster.release();
+            final RawClient.Reply one = client.poll(30_000);
+            final RawClient.Reply two = client.poll(30_000);
+            assertEquals(lost, one.correlationId());
+            assertEquals(Status.OK, one.status(), "answered once the backup left the in-sync set");
+            assertEquals(later, two.correlationId());
+            assertEquals(Status.OK, two.status());
+            assertEquals(List.of(), cluster.current().ranges().get(0).backups());
+        }
+    }
+
+    /**
+     * Two DELETEs of one key, the first still waiting for its backup (a held removal of the dead backup): the second
+     * finds the key gone and is answered NOT_FOUND. The pool follows a write only once it is answered, so it still
+     * holds the key while the first waits; the existence is read from RocksDB, which holds every write this node
+     * accepted (the fault set once saw both DELETEs of one value answered found after a kill -9 failover).
+     */
+    @Test
+    @Timeout(60)
+    void shouldAnswerASecondDeleteOfAKeyWhoseFirstDeleteAwaitsItsBackupNotFound() throws Exception
+    {
+        startPair(Map.of("replication.timeoutMs", "5000"));
+        try (RawClient client = RawClient.attached(primary))
+        {
+            assertEquals(Status.OK, client.put(b("k"), b("v0")).status());
+            backup.close();
+            backup = null;
+            cluster.policy(ScriptedCluster.Policy.HOLD);
+            final java.util.concurrent.CountDownLatch requested = cluster.nextRequest();
+            final long first = client.sendKeyRequest(MessageType.DELETE_REQUEST, b("k"));
+            assertTrue(requested.await(30, TimeUnit.SECONDS), "the first DELETE waits for the dead backup's removal");
+            final long second = client.sendKeyRequest(MessageType.DELETE_REQUEST, b("k"));
+            // A read of another key is answered at once; the connection's requests are handled in order, so once it is
+            // answered both DELETEs were applied to RocksDB, and neither is answered (nor in the pool) yet.
+            final long other = client.sendKeyRequest(MessageType.GET_REQUEST, b("other"));
+            final RawClient.Reply read = client.poll(30_000);
+            assertEquals(other, read.correlationId(), "the read is answered before the held DELETEs");
+            assertArrayEquals(b("v0"), client.oneSidedGet(primary.remoteKey(), primary.poolAddress(), b("k")),
+                "the pool still holds the key: the first DELETE is unanswered");
+
+            cluster.release();
+            final RawClient.Reply one = client.poll(30_000);
+            final RawClient.Reply two = client.poll(30_000);
+            assertEquals(first, one.correlationId());
+            assertEquals(Status.OK, one.status(), "the first DELETE found the key");
+            assertEquals(second, two.correlationId());
+            assertEquals(Status.NOT_FOUND, two.status(), "the second found it deleted (RocksDB), not in the pool");
+            assertEquals(Status.NOT_FOUND, client.get(b("k")).status());
+        }
+    }
+
     @Test
     @Timeout(60)
     void shouldFailRetryablyWhenTheDeadBackupCannotLeaveTheInSyncSet() throws Exception

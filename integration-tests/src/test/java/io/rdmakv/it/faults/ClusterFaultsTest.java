@@ -21,6 +21,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -80,6 +81,9 @@ class ClusterFaultsTest
     /** The node's test hook (CutOverHold): hold at the resharding cut-over, and the line it logs. */
     private static final String HOLD_CUT_OVER_PROPERTY = "rdmakv.test.holdCutOverMs";
     private static final String HOLD_CUT_OVER_MARKER = "CUT-OVER HELD";
+    /** The node's test hook (ReconcileHold): a new primary's reconcile held before its queries, and its line. */
+    private static final String HOLD_RECONCILE_PROPERTY = "rdmakv.test.holdReconcileMs";
+    private static final String HOLD_RECONCILE_MARKER = "RECONCILE HELD";
 
     @TempDir
     Path dir;
@@ -122,6 +126,40 @@ class ClusterFaultsTest
             {
                 ProcessFaults.kill9(cluster.node(2).pid());
                 cluster.awaitStatus(1, s -> s.isFailed(2), "node 2 declared failed", WAIT);
+            });
+        }
+    }
+
+    /**
+     * Issue 31, the new primary dies before it reconciled its backups: two backups per range; node 4's range fails over
+     * to its first backup A, whose reconcile of the other backup B is held before its query (the hook, every node);
+     * A is killed then, and B takes the range over alone. A served nothing of the range while it held it (reads and
+     * writes answered WRONG_NODE naming A, ownership words FENCED), so no reader saw a write of node 4's that only A
+     * had: the history stays linearizable. Four nodes, node 4 no voter, so two kills leave a majority of the voters.
+     */
+    @Test
+    void shouldStayLinearizableWhenTheNewPrimaryDiesBeforeItReconciledItsBackups()
+    {
+        final Map<String, String> hold = Map.of(HOLD_RECONCILE_PROPERTY, "30000");
+        try (FaultCluster cluster = FaultCluster.start(dir, 4, 2, LEASE_MS, null, null,
+            Map.of(1, hold, 2, hold, 3, hold, 4, hold)))
+        {
+            final ClusterStatus.Range range = cluster.status(1).rangeOf(4);
+            final int first = range.backups().get(0);
+            final int second = range.backups().get(1);
+            final int observer = first == 1 ? 2 : 1;
+            run(cluster, "kill -9 of node 4, then of node " + first + " (its new primary) while its reconcile of " +
+                "node " + second + " on slots " + range.first() + "-" + range.last() + " is held", () ->
+            {
+                ProcessFaults.kill9(cluster.node(4).pid());
+                cluster.awaitLog(first, HOLD_RECONCILE_MARKER, WAIT);
+                ProcessFaults.kill9(cluster.node(first).pid());
+                final String log = Files.readString(cluster.node(first).stdoutLog(), StandardCharsets.UTF_8);
+                assertFalse(log.contains("slots " + range.first() + ".." + range.last() + " reconciled"),
+                    "node " + first + " was killed before its reconcile ended");
+                cluster.awaitStatus(observer, s -> s.isFailed(first) && s.rangeAt(range.first()).primary() == second &&
+                    "LIVE".equals(s.rangeAt(range.first()).state()), "node " + first + " declared failed and node " +
+                    second + " LIVE primary of slots " + range.first() + "-" + range.last(), WAIT);
             });
         }
     }

@@ -67,6 +67,11 @@ public enum ServerCounter
     /** Atomic multi-key writes refused because their keys hash to more than one slot (answered CROSSSLOT). */
     BATCH_CROSSSLOT(41, "batchWrites.crossSlot"),
     /**
+     * Writes not sent to an in-sync backup because its link dropped with writes awaiting it: it takes no later write
+     * while in sync, so what it applied is a prefix of the stream (a reconcile compares prefixes).
+     */
+    REPLICATION_WITHHELD(42, "replication.withheldAfterDrop"),
+    /**
      * RPC GETs of a key the pool lacks answered NOT_FOUND from the COMPLETE pool, without a RocksDB read (also
      * counted in gets.rpc.notFound).
      */

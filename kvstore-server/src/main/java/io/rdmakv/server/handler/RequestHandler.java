@@ -16,6 +16,7 @@ import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.admission.AdmissionSettings;
 import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.ReadLeaseGrant;
+import io.rdmakv.server.cluster.TakeOvers;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.pool.PoolIndex;
@@ -349,16 +350,25 @@ public final class RequestHandler implements EndpointHandler
      *
      * @param selfAddress this node's {@code host:controlPort}.
      * @param readLease   the read lease every answer grants from now on; null: unbounded (a node with no node lease).
+     * @param served      the state as served (ranges taken over FENCED until reconciled: reads refused too), which
+     *                    follows {@code view}; null: route by {@code view} as it is (no replication).
      */
     public void follow(final ClusterView view, final String selfAddress, final boolean checkLease,
-        final org.agrona.concurrent.NanoClock clock, final ReadLeaseGrant readLease)
+        final org.agrona.concurrent.NanoClock clock, final ReadLeaseGrant readLease, final TakeOvers served)
     {
         if (readLease != null)
         {
             responses.readLease(readLease);
         }
-        view.subscribe(state -> router = SlotRouter.of(state, view.localNodeId(), selfAddress));
-        router = SlotRouter.of(view.current(), view.localNodeId(), selfAddress);
+        if (served != null)
+        {
+            served.subscribe(state -> router = SlotRouter.of(state, view.localNodeId(), selfAddress));
+        }
+        else
+        {
+            view.subscribe(state -> router = SlotRouter.of(state, view.localNodeId(), selfAddress));
+            router = SlotRouter.of(view.current(), view.localNodeId(), selfAddress);
+        }
         leaseClock = clock;
         leaseHolder = checkLease ? view : null;
     }

@@ -16,7 +16,10 @@ import org.agrona.DirectBuffer;
  * The outermost stage of a cluster node's client writes: a range this node took over from another primary holds its
  * writes, retries included, until the backups that stay in sync are reconciled ({@link Reconciles}). A held write is
  * answered WRONG_NODE naming this node (the client refreshes and retries) before its write id is looked at, so a
- * retry is never answered from a record the reconcile may still undo. Request thread only.
+ * retry is never answered from a record the reconcile may still undo. The holds are {@link
+ * io.rdmakv.server.cluster.TakeOvers}' (released by {@link Reconciles}); routing refuses the range's reads by the same
+ * holds once the view delivered the state, and this stage covers the writes from the request thread's first sight of
+ * it. Request thread only.
  */
 final class HeldWhileReconciling extends WritePathDecorator
 {

@@ -6,6 +6,7 @@ import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.cluster.ClusterState;
 import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.SlotRange;
+import io.rdmakv.server.cluster.TakeOvers;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.store.RangeStore;
@@ -26,11 +27,13 @@ import java.util.function.LongSupplier;
 /**
  * A new primary's reconcile of the backups that stay in sync with it: when the view makes this node primary of a range
  * it was a backup of, the writes the previous primary had in flight may have reached this node and not a backup, or
- * the reverse. Until every remaining backup is reconciled, writes of the range are held ({@link #holds}: answered
- * WRONG_NODE naming this node, so clients retry).
+ * the reverse. Until every remaining backup is reconciled, the range is held ({@link TakeOvers}, which decides which
+ * ranges were taken over: reads and writes answered WRONG_NODE naming this node, so clients retry; ownership words
+ * FENCED); this class releases the hold when the reconcile ends, however it ends.
  *
  * <pre>
- *   observe   a range this node was a backup of (primary P) and is primary of now -> a reconcile per backup B
+ *   observe   a range TakeOvers holds (this node was a backup of it, primary P, and is primary of it now)
+ *             -> a reconcile per backup B
  *   query     once the replica side's writes are durable here: RECONCILE(range, epoch, P, P's incarnation here,
  *             s_T = last sequence applied here from P) -> B
  *   answer    B: s_B and its keys from P in the range past s_T (or not covered)
@@ -42,7 +45,8 @@ import java.util.function.LongSupplier;
  *             -> B reconciled
  *   not covered / refused / link down / timeout -> B is asked out of the in-sync set (it catches up as a learner);
  *             reconciled once the view no longer lists it (asked again after a timeout if still listed)
- *   every backup of the range reconciled -> writes of the range go on
+ *   every backup of the range reconciled -> the hold is released: reads and writes of the range go on
+ *   the range no longer this node's (a newer epoch) -> the hold is released (it is routed elsewhere)
  * </pre>
  * Request thread only.
  */
@@ -77,15 +81,19 @@ final class Reconciles
         final int firstSlot;
         final int lastSlot;
         final int previousPrimary;
+        final TakeOvers.Hold hold;
+        final long beganNanos;
         long epoch;
         final Int2ObjectHashMap<Backup> backups = new Int2ObjectHashMap<>();
 
-        Range(final SlotRange range, final int previousPrimary)
+        Range(final SlotRange range, final TakeOvers.Hold hold, final long beganNanos)
         {
             this.firstSlot = range.firstSlot();
             this.lastSlot = range.lastSlot();
             this.epoch = range.epoch();
-            this.previousPrimary = previousPrimary;
+            this.previousPrimary = hold.previousPrimary();
+            this.hold = hold;
+            this.beganNanos = beganNanos;
         }
     }
 
@@ -100,10 +108,12 @@ final class Reconciles
     /** This node's write-id records: a fix-up carries the answer recorded for its write id. */
     private final WriteIds writeIds;
     private final InSyncRemovals removals;
+    /** Which ranges were taken over (held until their reconcile ends: this class releases them). */
+    private final TakeOvers takeOvers;
+    private final ReconcileHold testHold = ReconcileHold.configured();
     private final Int2ObjectHashMap<Range> byFirstSlot = new Int2ObjectHashMap<>();
     /** Queries and fix-ups not answered yet, by correlation id. */
     private final Long2ObjectHashMap<Range> rangeOf = new Long2ObjectHashMap<>();
-    private ClusterState seen;
     private long nextId = 1;
 
     /**
@@ -112,11 +122,13 @@ final class Reconciles
      * @param context      the store's ranges, and the counters of backups reconciled and fix-ups sent.
      * @param removals     asks a backup that cannot be reconciled out of the in-sync set.
      * @param writeIds     this node's write-id records (the answers its fix-ups carry).
+     * @param takeOvers    the ranges taken over: reconciled here, released when their reconcile ends.
      */
     Reconciles(final ClusterView view, final ReplicationContext context, final ReplicaLinks links,
         final InSyncRemovals removals, final ReplicaHistory history, final long incarnation,
-        final LongSupplier nextSequence, final WriteIds writeIds)
+        final LongSupplier nextSequence, final WriteIds writeIds, final TakeOvers takeOvers)
     {
+        this.takeOvers = takeOvers;
         this.writeIds = writeIds;
         this.counters = context.counters();
         this.view = view;
@@ -129,33 +141,12 @@ final class Reconciles
         this.nextSequence = nextSequence;
     }
 
-    boolean isEmpty()
-    {
-        return byFirstSlot.isEmpty();
-    }
-
-    /** Whether writes of {@code hashSlot} wait for a reconcile (answered WRONG_NODE naming this node). */
-    boolean holds(final int hashSlot)
-    {
-        if (byFirstSlot.isEmpty())
-        {
-            return false;
-        }
-        for (final Range r : byFirstSlot.values())
-        {
-            if (hashSlot >= r.firstSlot && hashSlot <= r.lastSlot)
-            {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** A new state of the view: begin reconciles of ranges taken over, settle backups the view no longer lists. */
+    /**
+     * A new state of the view (already observed by {@link TakeOvers}): begin reconciles of the ranges it holds, settle
+     * backups the view no longer lists, end the reconciles of ranges no longer this node's.
+     */
     void observe(final ClusterState now)
     {
-        final ClusterState before = seen;
-        seen = now;
         if (!byFirstSlot.isEmpty())
         {
             for (final Range r : new ArrayList<>(byFirstSlot.values()))
@@ -178,23 +169,24 @@ final class Reconciles
                 finishIfDone(r);
             }
         }
-        if (before == null || before.ranges().isEmpty())
+        for (final TakeOvers.Hold hold : takeOvers.held())
         {
-            return; // nothing known before: no change of primary to reconcile
-        }
-        for (final SlotRange range : now.ranges())
-        {
-            if (range.primary() != localNodeId || range.backups().isEmpty() ||
-                byFirstSlot.containsKey(range.firstSlot()))
+            final Range under = byFirstSlot.get(hold.firstSlot());
+            if (under != null && under.hold == hold)
             {
                 continue;
             }
-            final SlotRange old = before.rangeOf(range.firstSlot());
-            if (old.primary() == localNodeId || !old.backups().contains(localNodeId))
+            final SlotRange range = now.ranges().isEmpty() ? null : now.rangeOf(hold.firstSlot());
+            if (range == null || range.primary() != localNodeId || range.firstSlot() != hold.firstSlot() ||
+                range.lastSlot() != hold.lastSlot())
             {
-                continue;
+                continue; // held from a newer state than now: begun once the request thread sees it
             }
-            final Range r = new Range(range, old.primary());
+            if (under != null)
+            {
+                end(under); // an earlier take-over of the range, replaced
+            }
+            final Range r = new Range(range, hold, System.nanoTime());
             for (final int backup : range.backups())
             {
                 r.backups.put(backup, new Backup(backup));
@@ -202,6 +194,8 @@ final class Reconciles
             byFirstSlot.put(r.firstSlot, r);
             LOG.info("reconcile of slots {}..{} (epoch {}) with backups {} begins: this node took over from node {}",
                 r.firstSlot, r.lastSlot, r.epoch, range.backups(), r.previousPrimary);
+            testHold.began(localNodeId, r.firstSlot, r.lastSlot, r.epoch);
+            finishIfDone(r); // no backup left to reconcile
         }
     }
 
@@ -220,6 +214,10 @@ final class Reconciles
             {
                 if (b.step == Step.WAITING)
                 {
+                    if (testHold.holds(localNodeId, r.beganNanos, nowNanos))
+                    {
+                        break; // a test holds this reconcile (ReconcileHold)
+                    }
                     if (!flushed)
                     {
                         history.replicaWrites().flush();
@@ -437,15 +435,22 @@ final class Reconciles
         if (byFirstSlot.get(r.firstSlot) == r)
         {
             end(r);
-            LOG.info("slots {}..{} reconciled: writes go on (epoch {})", r.firstSlot, r.lastSlot, r.epoch);
+            LOG.info("slots {}..{} reconciled: reads and writes go on (epoch {})", r.firstSlot, r.lastSlot, r.epoch);
         }
     }
 
-    /** Forget a range's reconcile, and the ids of its answers still awaited (late answers are then ignored). */
+    /**
+     * Forget a range's reconcile, and the ids of its answers still awaited (late answers are then ignored), and release
+     * its hold: every way a reconcile ends comes here, so no hold outlives its reconcile.
+     */
     private void end(final Range r)
     {
-        byFirstSlot.remove(r.firstSlot);
+        if (byFirstSlot.get(r.firstSlot) == r)
+        {
+            byFirstSlot.remove(r.firstSlot);
+        }
         rangeOf.values().removeIf(pending -> pending == r);
+        takeOvers.release(r.hold);
     }
 
     /** Ranges under reconcile (tests, status). */

@@ -9,12 +9,15 @@ import io.rdmakv.server.cluster.ClusterState;
 import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.SlotRange;
 import io.rdmakv.server.handler.KeyBatch;
+import io.rdmakv.server.cluster.TakeOvers;
 import io.rdmakv.server.handler.WriteOutcome;
 import io.rdmakv.server.handler.SlotRouter;
 import io.rdmakv.server.handler.WritePath;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
 import io.rdmakv.transport.Endpoint;
 import org.agrona.DirectBuffer;
+import org.agrona.collections.LongHashSet;
+import io.rdmakv.server.counters.ServerCounter;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -63,6 +66,9 @@ public final class ReplicatingWritePath implements WritePath
 
     /** Set by {@link #follow} on any thread; taken over by the request thread at its next write or duty cycle. */
     private volatile ClusterView followed;
+    /** The ranges taken over (set with {@link #followed}): held until their reconcile ends. */
+    private volatile TakeOvers followedTakeOvers;
+    private TakeOvers takeOvers;
     /** This node's {@code host:controlPort} (UTF-8), named when a held write is refused; set before the view. */
     private volatile byte[] selfAddress;
     /** Null until {@link #follow} (until then every write is the local one only). Request thread. */
@@ -86,6 +92,13 @@ public final class ReplicatingWritePath implements WritePath
     private Reconciles reconciles;
     /** A batch's first key (its hash slot is every key's). */
     private final HashedKey batchKey = new HashedKey();
+    /**
+     * (first slot << 32 | node) of the in-sync backups whose link dropped while writes of that range awaited them: the
+     * messages a drop loses are exactly those, so a later write sent on the reconnected link would leave a gap in the
+     * middle of what the backup applied, which a reconcile (comparing prefixes) cannot see. Such a backup is sent no
+     * write of the range until the view no longer lists it there (each write asks its removal again).
+     */
+    private final LongHashSet gapped = new LongHashSet();
 
     /**
      * @param local       the local path, reporting to {@code pending}'s {@link PendingWrites#localOutcome()}.
@@ -118,11 +131,14 @@ public final class ReplicatingWritePath implements WritePath
      * Replicate as {@code clusterView} says from now on (any thread; the request thread takes it over at its next
      * duty cycle). Before, every write is the local one only.
      *
-     * @param self this node's advertised {@code host:controlPort}, named when a held write is refused.
+     * @param self      this node's advertised {@code host:controlPort}, named when a held write is refused.
+     * @param takeOvers the ranges this node took over (it observes {@code clusterView} too); their reconciles
+     *                  release them.
      */
-    void follow(final ClusterView clusterView, final String self)
+    void follow(final ClusterView clusterView, final String self, final TakeOvers takeOvers)
     {
         selfAddress = self.getBytes(StandardCharsets.UTF_8);
+        followedTakeOvers = takeOvers;
         followed = clusterView;
         clusterView.subscribe(state -> post(() -> reviewLearners = true));
         wakeUp.run();
@@ -139,11 +155,12 @@ public final class ReplicatingWritePath implements WritePath
                 return false;
             }
             localNodeId = f.localNodeId();
+            takeOvers = followedTakeOvers;
             view = f;
             catchUps = new LearnerCatchUps(f, context.ranges(), links, pending, lag);
             removals = new InSyncRemovals(f, links, pending, catchUps);
             reconciles = new Reconciles(f, context, links, removals, history, incarnation,
-                () -> ++replicationSequence, writeIds);
+                () -> ++replicationSequence, writeIds, takeOvers);
             reviewLearners = true;
         }
         return true;
@@ -160,7 +177,12 @@ public final class ReplicatingWritePath implements WritePath
         if (state != checkedState)
         {
             checkedState = state;
+            takeOvers.observe(state); // the first to see a state decides its take-overs (the view's thread or this)
             reconciles.observe(state);
+            if (!gapped.isEmpty())
+            {
+                forgetGapsOutOfSync(state);
+            }
             final ClusterMember self = state.member(localNodeId);
             writable = SlotRouter.of(state, localNodeId, self == null ? "" : self.host() + ':' + self.controlPort());
             replicating = false;
@@ -258,7 +280,7 @@ public final class ReplicatingWritePath implements WritePath
             return null;
         }
         replicating(); // takes in a new state first: a range taken over is held from its first write on
-        if (reconciles.isEmpty() || !reconciles.holds(key.hashSlot()))
+        if (!takeOvers.holds(key.hashSlot()))
         {
             return null;
         }
@@ -356,7 +378,13 @@ public final class ReplicatingWritePath implements WritePath
         final int length = copy.encodedLength();
         for (final int backup : backups)
         {
-            if (!links.send(backup, length))
+            if (!gapped.isEmpty() && gapped.contains(gapKey(range.firstSlot(), backup)))
+            {
+                context.counters().increment(ServerCounter.REPLICATION_WITHHELD);
+                removals.replicaFailed(backup, write.firstSlot, write.rangeEpoch, "node " + backup + " missed writes " +
+                    "when its link dropped: it takes no later one of the range while in sync");
+            }
+            else if (!links.send(backup, length))
             {
                 removals.replicaFailed(backup, write.firstSlot, write.rangeEpoch, "send to node " + backup + " refused");
             }
@@ -368,6 +396,29 @@ public final class ReplicatingWritePath implements WritePath
         for (final int learner : learners)
         {
             catchUps.sendTail(learner, sequence, length);
+        }
+    }
+
+    private static long gapKey(final int firstSlot, final int node)
+    {
+        return ((long)firstSlot << 32) | (node & 0xFFFF_FFFFL);
+    }
+
+    /** Forget the gaps of backups {@code state} no longer lists in sync for the range (they catch up as learners). */
+    private void forgetGapsOutOfSync(final ClusterState state)
+    {
+        final LongHashSet.LongIterator it = gapped.iterator();
+        while (it.hasNext())
+        {
+            final long key = it.nextValue();
+            final int firstSlot = (int)(key >>> 32);
+            final int node = (int)key;
+            final SlotRange range = state.ranges().isEmpty() ? null : state.rangeOf(firstSlot);
+            if (range == null || range.firstSlot() != firstSlot || range.primary() != localNodeId ||
+                !range.backups().contains(node))
+            {
+                it.remove();
+            }
         }
     }
 
@@ -514,10 +565,17 @@ public final class ReplicatingWritePath implements WritePath
             lag.forget(nodeId);
             catchUps.onLinkDown(nodeId, reason);
             reconciles.onLinkDown(nodeId, reason);
+            final ClusterState state = view.current();
             for (final ReplicatedWrite w : pending.sentWrites())
             {
                 if (w.awaits(nodeId))
                 {
+                    // This write's message may be lost: the node takes no later write of the range while in sync.
+                    final SlotRange range = state.ranges().isEmpty() ? null : state.rangeOf(w.firstSlot);
+                    if (range != null && range.primary() == localNodeId && range.backups().contains(nodeId))
+                    {
+                        gapped.add(gapKey(w.firstSlot, nodeId));
+                    }
                     removals.replicaFailed(nodeId, w.firstSlot, w.rangeEpoch, reason);
                 }
             }

@@ -3,6 +3,7 @@ package io.rdmakv.server.replication;
 import io.rdmakv.server.cluster.ClusterJson;
 import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.SlotRange;
+import io.rdmakv.server.cluster.TakeOvers;
 import io.rdmakv.server.handler.NodeWrites;
 import io.rdmakv.server.handler.ReplicaInbox;
 import io.rdmakv.server.handler.WriteOutcome;
@@ -135,15 +136,16 @@ public final class Replication
     /**
      * Replicate, and take replicated writes, as {@code view} says from now on (any thread).
      *
-     * @param self this node's advertised {@code host:controlPort}, named when a held write is refused.
+     * @param self      this node's advertised {@code host:controlPort}, named when a held write is refused.
+     * @param takeOvers the ranges this node took over, held until its reconcile of them ends (which releases them).
      */
-    public void follow(final ClusterView view, final String self)
+    public void follow(final ClusterView view, final String self, final TakeOvers takeOvers)
     {
         if (primary == null)
         {
             throw new IllegalStateException("a node built localOnly() replicates nothing");
         }
         gate.follow(view);
-        primary.follow(view, self);
+        primary.follow(view, self, takeOvers);
     }
 }
