@@ -427,6 +427,40 @@ abstract class AbstractEndToEndTest
         assertEquals(30, scanned.size(), "every key of the match: " + scanned);
     }
 
+    /**
+     * Atomic multi-key writes among keys of one hash tag, over the suite's transport: a batch of PUTs and a DELETE is
+     * applied whole (every key read back in the suite's GET mode, the deleted one absent), a large batch crosses the
+     * transport's fragment size, and keys of two slots are refused before anything is sent.
+     */
+    @Test
+    @Timeout(60)
+    void shouldApplyABatchOfOneHashTagWholeAndRefuseKeysOfTwoSlots()
+    {
+        final String tag = "{" + prefix + "batch}";
+        client.put(bytes(tag + "old"), bytes("to delete"));
+        client.writeBatch().put(bytes(tag + "a"), bytes("1")).put(bytes(tag + "b"), bytes("2"))
+            .delete(bytes(tag + "old")).execute();
+        assertArrayEquals(bytes("1"), client.get(bytes(tag + "a")));
+        assertArrayEquals(bytes("2"), client.get(bytes(tag + "b")));
+        assertNull(client.get(bytes(tag + "old")));
+
+        final Map<byte[], byte[]> large = new java.util.LinkedHashMap<>();
+        final byte[] value = new byte[4096];
+        Arrays.fill(value, (byte)'x');
+        for (int i = 0; i < 40; i++)
+        {
+            large.put(bytes(tag + "large-" + i), value); // 160 KiB in one message: several fragments on verbs
+        }
+        client.putAllAsync(large).join();
+        for (final byte[] key : large.keySet())
+        {
+            assertArrayEquals(value, client.get(key));
+        }
+        final io.rdmakv.client.KvException refused = assertThrows(io.rdmakv.client.KvException.class, () ->
+            client.writeBatch().put(key("x"), bytes("1")).put(key("y-elsewhere"), bytes("2")).execute());
+        assertEquals(KvError.CROSSSLOT, refused.error());
+    }
+
     static byte[] bytes(final String s)
     {
         return s.getBytes(StandardCharsets.UTF_8);
