@@ -97,4 +97,41 @@ class RecordOperationsTest
             assertTrue(client.putIfAbsent(b("t"), b("fresh")).applied(), "expired is absent to a condition");
         }
     }
+
+    /**
+     * FSYNC durability: a conditional write decides after every write queued before it for the group commit is in
+     * RocksDB. A PUT pipelined just before a putIfAbsent of its key (the PUT still waiting for its sync when the
+     * condition is decided) makes the putIfAbsent refused, and 200 increments in flight at once answer 200 distinct
+     * values ending at 200, as under DEFAULT.
+     */
+    @Test
+    void shouldDecideConditionalWritesAfterTheWritesQueuedForGroupCommit() throws Exception
+    {
+        try (KvServer server = InProcessNode.start(dir, Map.of("durability", "FSYNC"));
+             KvClient client = InProcessNode.client(server).build())
+        {
+            for (int i = 0; i < 20; i++)
+            {
+                final byte[] key = b("queued-" + i);
+                final java.util.concurrent.CompletableFuture<Void> put = client.putAsync(key, b("first"));
+                final WriteResult second = client.putIfAbsentAsync(key, b("second")).get();
+                put.get();
+                assertFalse(second.applied(), "the queued PUT is read by the condition: round " + i);
+                assertArrayEquals(b("first"), client.get(key));
+            }
+            final java.util.List<java.util.concurrent.CompletableFuture<Long>> inFlight = new java.util.ArrayList<>();
+            for (int i = 0; i < 200; i++)
+            {
+                inFlight.add(client.incrementAsync(b("counter"), 1));
+            }
+            final java.util.TreeSet<Long> answers = new java.util.TreeSet<>();
+            for (final java.util.concurrent.CompletableFuture<Long> f : inFlight)
+            {
+                answers.add(f.get());
+            }
+            assertEquals(200, answers.size());
+            assertEquals(200L, answers.last());
+            assertArrayEquals(b("200"), client.get(b("counter")));
+        }
+    }
 }

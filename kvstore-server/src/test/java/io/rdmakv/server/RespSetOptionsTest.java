@@ -217,7 +217,7 @@ class RespSetOptionsTest
         }
     }
 
-    /** Under FSYNC durability the node refuses record writes: GETDEL falls back to a plain DELETE, XX is refused. */
+    /** Under FSYNC durability GETDEL, SET ... XX, EXPIRE and PERSIST are served as under DEFAULT. */
     @Test
     @Timeout(60)
     void shouldServeGetDelUnderFsyncDurability() throws Exception
@@ -232,9 +232,12 @@ class RespSetOptionsTest
             assertSame(RespWire.NIL, resp.call("GETDEL", "k"));
             assertSame(RespWire.NIL, resp.call("SET", "k", "v", "XX"), "missing: nil, decided by the read alone");
             assertEquals("OK", resp.call("SET", "k", "v"));
-            assertTrue(err(resp.call("SET", "k", "w", "XX")).contains("store.durability=DEFAULT"));
-            assertEquals("v", resp.call("GET", "k"));
+            assertEquals("OK", resp.call("SET", "k", "w", "XX"));
+            assertEquals("w", resp.call("GET", "k"));
             assertEquals(0L, resp.call("PERSIST", "missing"));
+            assertEquals(1L, resp.call("EXPIRE", "k", "100"));
+            assertEquals(1L, resp.call("PERSIST", "k"));
+            assertEquals(-1L, resp.call("TTL", "k"));
         }
     }
 

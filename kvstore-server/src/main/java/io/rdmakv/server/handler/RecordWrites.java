@@ -40,13 +40,16 @@ import java.util.function.LongSupplier;
  * REPLICATE are written inline, and replication sends a write to the backups after the local write (DEFAULT
  * durability: the local store leads the pool and the answers). The write the decision hands on is then ordered
  * before every later request of the key by the same path. FSYNC durability keeps writes queued for the group commit
- * outside RocksDB, so these writes are refused there (not yet built: the committer would have to decide in submission
- * order, as it does for a DELETE's existence).
+ * outside RocksDB: there the decision first waits until the committer wrote every write queued before it (about one
+ * sync), so it reads them too; the request thread waits that long, once per conditional write.
  *
  * Request thread only; allocation-free except the counter's decimal text.
  */
 public final class RecordWrites
 {
+    /** Longest wait for the group commit to write what was queued before a decision (FSYNC durability). */
+    private static final long GROUP_COMMIT_WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+
     /** What a {@link WritePath#recordWrite} hands down to the path below the write-id check. */
     @FunctionalInterface
     public interface Decision
@@ -141,6 +144,13 @@ public final class RecordWrites
             return;
         }
         path.flush(); // whatever is pending below is in RocksDB before it is read
+        if (!store.awaitSubmittedWrites(GROUP_COMMIT_WAIT_NANOS))
+        {
+            // FSYNC: the writes queued for group commit are read too, once written (about one sync's wait)
+            responses.answerError(endpoint, correlationId, Status.STORE_ERROR, "the group commit did not write the " +
+                "writes before this one within " + GROUP_COMMIT_WAIT_NANOS / 1_000_000_000L + " s; retry");
+            return;
+        }
         final int length;
         try
         {

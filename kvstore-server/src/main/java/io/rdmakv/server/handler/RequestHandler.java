@@ -450,12 +450,6 @@ public final class RequestHandler implements EndpointHandler
                 "value of " + write.valueLength() + " bytes exceeds the limit of " + limits.maxValueBytes());
             return;
         }
-        if (op != RecordWriteRequestFlyweight.OP_PUT && !store.writesInline())
-        {
-            responses.answerError(endpoint, correlationId, Status.UNKNOWN_TYPE, "conditional writes, counters and " +
-                "expiry changes need store.durability=DEFAULT (under FSYNC they are not built yet)");
-            return;
-        }
         counters.increment(ServerCounter.RECORD_WRITES);
         if (op != RecordWriteRequestFlyweight.OP_DELETE_IF_VERSION && store.diskGuard().full())
         {

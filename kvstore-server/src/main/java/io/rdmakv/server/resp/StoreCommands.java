@@ -580,7 +580,8 @@ final class StoreCommands
 
     /**
      * GETDEL: a GET (value and data version), then DELETE_IF_VERSION of it; the value, or nil when absent. A node
-     * that refuses record writes (FSYNC durability) gets a plain DELETE instead: not one step there, as before.
+     * that refuses record writes (a node of an older build, which refused them under FSYNC) gets a plain DELETE: not one
+     * step there.
      */
     private final class GetDel extends Chain
     {

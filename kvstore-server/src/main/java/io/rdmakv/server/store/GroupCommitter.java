@@ -15,6 +15,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Group commit for {@link Durability#FSYNC}: one committer thread takes every write queued while the previous sync
@@ -42,6 +43,9 @@ final class GroupCommitter implements AutoCloseable
     private final Thread thread;
     private final AtomicLong syncCount = new AtomicLong();
     private final AtomicLong writeCount = new AtomicLong();
+    /** Writes queued, and writes the committer is done with (written, or failed): {@link #awaitApplied}. */
+    private final AtomicLong submitted = new AtomicLong();
+    private final AtomicLong applied = new AtomicLong();
     /** Per batch index: whether a deletion's key existed (committer thread only). */
     private final boolean[] existed;
     private volatile boolean running = true;
@@ -67,7 +71,34 @@ final class GroupCommitter implements AutoCloseable
         {
             return false;
         }
-        return queue.offer(new PendingWrite(key, value, context, callback));
+        final boolean queued = queue.offer(new PendingWrite(key, value, context, callback));
+        if (queued)
+        {
+            submitted.incrementAndGet();
+        }
+        return queued;
+    }
+
+    /**
+     * Wait until every write queued before this call is written to RocksDB (or failed): a caller that decides from
+     * what RocksDB holds (a conditional write) then sees every write submitted before it, in order. At most one
+     * group commit's sync, normally.
+     *
+     * @return false when {@code timeoutNanos} passed first, or the committer stopped.
+     */
+    boolean awaitApplied(final long timeoutNanos)
+    {
+        final long target = submitted.get();
+        final long deadline = System.nanoTime() + timeoutNanos;
+        while (applied.get() < target)
+        {
+            if (!thread.isAlive() || System.nanoTime() - deadline > 0)
+            {
+                return false;
+            }
+            LockSupport.parkNanos(20_000);
+        }
+        return true;
     }
 
     /** Synced WAL writes performed so far (one per batch). */
@@ -113,6 +144,7 @@ final class GroupCommitter implements AutoCloseable
         while ((left = queue.poll()) != null)
         {
             left.callback.onWriteComplete(left.context, new StoreException("store closed before the write was committed"));
+            applied.incrementAndGet();
         }
     }
 
@@ -145,6 +177,10 @@ final class GroupCommitter implements AutoCloseable
             {
                 LOG.error("group commit of {} writes failed: {}", batch.size(), ex.getMessage());
             }
+        }
+        finally
+        {
+            applied.addAndGet(batch.size()); // readable in RocksDB now (or failed): awaitApplied may return
         }
         for (int i = 0, n = batch.size(); i < n; i++)
         {

@@ -372,6 +372,17 @@ public final class RocksStore implements AutoCloseable
         }
     }
 
+    /**
+     * FSYNC: wait until every write submitted before this call is in RocksDB (or failed), so that a decision read from
+     * the store sees them all (conditional writes, counters, expiry changes). DEFAULT writes inline: true at once.
+     *
+     * @return false when {@code timeoutNanos} passed first or the committer stopped.
+     */
+    public boolean awaitSubmittedWrites(final long timeoutNanos)
+    {
+        return committer == null || committer.awaitApplied(timeoutNanos);
+    }
+
     /** True when writes complete on the calling thread (DEFAULT); false when they go through group commit (FSYNC). */
     public boolean writesInline()
     {
