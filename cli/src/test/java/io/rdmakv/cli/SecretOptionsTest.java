@@ -32,7 +32,7 @@ class SecretOptionsTest
         "rdmakv cluster failover", "rdmakv cluster move", "rdmakv cluster finish-move", "rdmakv cluster remove-node",
         "rdmakv cluster rebalance", "rdmakv cluster add-node", "rdmakv cluster add-voter",
         "rdmakv cluster remove-voter", "rdmakv cluster replace-voter", "rdmakv server", "rdmakv scan",
-        "rdmakv range", "rdmakv prefix", "rdmakv expire", "rdmakv ttl", "rdmakv incr");
+        "rdmakv range", "rdmakv prefix", "rdmakv expire", "rdmakv ttl", "rdmakv incr", "rdmakv mset");
 
     @TempDir
     Path tmp;
