@@ -112,8 +112,8 @@ class BackupFilesTest
         assertRefused(manifest(List.of(range(0, 100, "a.kv"), range(50, 16383, "b.kv"))), "does not follow slot 100");
         assertRefused(manifest(List.of(range(0, 16000, "a.kv"))), "the ranges end at slot 16000");
         assertRefused(manifest(List.of(range(0, 16383, "../a.kv"))), "names a file outside the backup");
-        assertRefused(new BackupManifest(2, "t", "s", 1, 0, 0, List.of(range(0, 16383, "a.kv"))),
-            "format 2, this build reads format 1");
+        assertRefused(new BackupManifest(3, "t", "s", 1, 0, 0, List.of(range(0, 16383, "a.kv"))),
+            "format 3, this build reads formats 1 and 2");
         Files.delete(dir.resolve(BackupManifest.FILE_NAME));
         final IOException missing = assertThrows(IOException.class, () -> BackupManifest.read(dir));
         assertTrue(missing.getMessage().contains("not a cluster backup"), missing.getMessage());
