@@ -101,16 +101,16 @@ public final class WriteBatch
             throw new IllegalArgumentException("an atomic batch holds 1.." + BatchWriteRequestFlyweight.MAX_ENTRIES +
                 " entries, not " + n);
         }
-        final int slot = KeyHash.hashSlot(keys.get(0));
+        final int hashSlot = KeyHash.hashSlot(keys.get(0));
         long length = 0;
         int puts = 0;
         for (int i = 0; i < n; i++)
         {
             final int other = KeyHash.hashSlot(keys.get(i));
-            if (other != slot)
+            if (other != hashSlot)
             {
                 throw KvException.of(KvError.CROSSSLOT, "CROSSSLOT: the keys of an atomic batch must share a hash " +
-                    "slot: entry 0 hashes to slot " + slot + ", entry " + i + " to slot " + other + " (give them one " +
+                    "slot: entry 0 hashes to slot " + hashSlot + ", entry " + i + " to slot " + other + " (give them one " +
                     "hash tag, {tag})");
             }
             final byte[] value = values.get(i);

@@ -159,8 +159,8 @@ class BatchReconcileTest
         assertEquals(List.of(2, 3), range.backups());
         for (int t = 0; tag == null; t++)
         {
-            final int slot = KeyHash.hashSlot(b("t" + t));
-            if (slot >= range.firstSlot() && slot <= range.lastSlot())
+            final int hashSlot = KeyHash.hashSlot(b("t" + t));
+            if (hashSlot >= range.firstSlot() && hashSlot <= range.lastSlot())
             {
                 tag = "t" + t;
             }

@@ -488,7 +488,7 @@ public final class RequestHandler implements EndpointHandler
             }
             entry = BatchWriteRequestFlyweight.nextEntry(request.buffer(), entry);
         }
-        final int slot = batch.wrap(request.buffer(), request.entriesIndex(), request.entriesLength(), count);
+        final int hashSlot = batch.wrap(request.buffer(), request.entriesIndex(), request.entriesLength(), count);
         final long recordLength = BatchWriteRequestFlyweight.recordEntriesLength(batch.puts(),
             request.entriesLength());
         if (recordLength > (long)limits.maxKeyBytes() + limits.maxValueBytes())
@@ -499,14 +499,14 @@ public final class RequestHandler implements EndpointHandler
                 "the limit of one key and one value, " + ((long)limits.maxKeyBytes() + limits.maxValueBytes()));
             return;
         }
-        if (slot < 0)
+        if (hashSlot < 0)
         {
             counters.increment(ServerCounter.BATCH_CROSSSLOT);
             responses.answerError(endpoint, correlationId, Status.CROSSSLOT, "the keys of an atomic batch hash to " +
                 "different slots: give them one hash tag, {tag}");
             return;
         }
-        if (!checkRoute(endpoint, correlationId, slot))
+        if (!checkRoute(endpoint, correlationId, hashSlot))
         {
             return;
         }

@@ -33,11 +33,11 @@ final class ScanCursors
     private static final long ID_MASK = (1L << SLOT_SHIFT) - 1;
 
     /** Where a cursor resumes: the hash slot, and the last key returned of it (empty: none yet). */
-    record Position(int slot, byte[] afterKey)
+    record Position(int hashSlot, byte[] afterKey)
     {
     }
 
-    private record Entry(int slot, byte[] key)
+    private record Entry(int hashSlot, byte[] key)
     {
     }
 
@@ -78,32 +78,32 @@ final class ScanCursors
         {
             return null;
         }
-        final int slot = (int)slotPart - 1;
+        final int hashSlot = (int)slotPart - 1;
         final long id = cursor & ID_MASK;
         if (id == 0)
         {
-            return new Position(slot, new byte[0]);
+            return new Position(hashSlot, new byte[0]);
         }
         final Entry e = entries.get(id);
-        if (e == null || e.slot() != slot)
+        if (e == null || e.hashSlot() != hashSlot)
         {
             unknown++;
-            return new Position(slot, new byte[0]); // from the slot's start again: duplicates, nothing missed
+            return new Position(hashSlot, new byte[0]); // from the slot's start again: duplicates, nothing missed
         }
-        return new Position(slot, e.key());
+        return new Position(hashSlot, e.key());
     }
 
     /**
      * The cursor that resumes after {@code key} of hash slot {@code slot} ({@code key} empty: at the slot's start);
      * {@code slot} 16384 (past the last) is the end: 0.
      */
-    synchronized long cursor(final int slot, final byte[] key)
+    synchronized long cursor(final int hashSlot, final byte[] key)
     {
-        if (slot >= ProtocolLimits.HASH_SLOT_COUNT)
+        if (hashSlot >= ProtocolLimits.HASH_SLOT_COUNT)
         {
             return 0;
         }
-        final long slotPart = (long)(slot + 1) << SLOT_SHIFT;
+        final long slotPart = (long)(hashSlot + 1) << SLOT_SHIFT;
         if (key.length == 0)
         {
             return slotPart;
@@ -114,7 +114,7 @@ final class ScanCursors
             id = ThreadLocalRandom.current().nextLong() & ID_MASK;
         }
         while (id == 0 || entries.containsKey(id));
-        entries.put(id, new Entry(slot, key));
+        entries.put(id, new Entry(hashSlot, key));
         return slotPart | id;
     }
 

@@ -179,23 +179,23 @@ final class StoreCommands
         {
             return PendingReply.ready(RespReply.error(INVALID_CURSOR));
         }
-        final int slot = cluster.nextLocalSlot(at.slot());
-        if (otherType || slot < 0)
+        final int hashSlot = cluster.nextLocalSlot(at.hashSlot());
+        if (otherType || hashSlot < 0)
         {
             return PendingReply.ready(scanReply(0, List.of()));
         }
-        final byte[] from = slot == at.slot() ? at.afterKey() : NONE;
+        final byte[] from = hashSlot == at.hashSlot() ? at.afterKey() : NONE;
         final byte[] body;
         try
         {
-            body = KeyScanRequestFlyweight.body(slot, ProtocolLimits.HASH_SLOT_COUNT - 1, count, 0, from, NONE,
+            body = KeyScanRequestFlyweight.body(hashSlot, ProtocolLimits.HASH_SLOT_COUNT - 1, count, 0, from, NONE,
                 "*".equals(new String(match, StandardCharsets.ISO_8859_1)) ? NONE : match);
         }
         catch (final IllegalArgumentException ex)
         {
             return PendingReply.ready(RespReply.error("ERR " + ex.getMessage()));
         }
-        final PendingReply reply = PendingReply.waitingFor(1, (st, p) -> scanPage(access, slot, from, st[0], p[0]));
+        final PendingReply reply = PendingReply.waitingFor(1, (st, p) -> scanPage(access, hashSlot, from, st[0], p[0]));
         calls.send(reply, 0, MessageType.KEY_SCAN_REQUEST, null, body);
         return reply;
     }
@@ -214,7 +214,7 @@ final class StoreCommands
     }
 
     /** The reply to a KEY_SCAN from {@code slot} after key {@code from}: its keys and its resume point's cursor. */
-    private RespReply scanPage(final Access access, final int slot, final byte[] from, final Status status,
+    private RespReply scanPage(final Access access, final int hashSlot, final byte[] from, final Status status,
         final byte[] payload)
     {
         if (status == Status.WRONG_NODE)
@@ -223,7 +223,7 @@ final class StoreCommands
             // moved and the map here does not show it yet. No key, the same position: the next call tries again, and
             // once the map shows the slot elsewhere it skips to this node's next slot (the keys are the new primary's).
             // Skipping the slot at once lost its keys whenever a lease lapsed during a scan.
-            return scanReply(next(slot, from), List.of());
+            return scanReply(next(hashSlot, from), List.of());
         }
         if (status != Status.OK)
         {
@@ -242,13 +242,13 @@ final class StoreCommands
     }
 
     /** The cursor resuming after {@code key} of {@code slot}; 0 when this node is the primary of no slot from there. */
-    private long next(final int slot, final byte[] key)
+    private long next(final int hashSlot, final byte[] key)
     {
-        if (slot >= ProtocolLimits.HASH_SLOT_COUNT || cluster.nextLocalSlot(slot) < 0)
+        if (hashSlot >= ProtocolLimits.HASH_SLOT_COUNT || cluster.nextLocalSlot(hashSlot) < 0)
         {
             return 0;
         }
-        return cursors.cursor(slot, key);
+        return cursors.cursor(hashSlot, key);
     }
 
     private static RespReply scanReply(final long cursor, final List<byte[]> keys)
@@ -844,10 +844,10 @@ final class StoreCommands
     /** Whether every key of MSET's pairs hashes to one slot. */
     private static boolean oneSlot(final byte[][] args)
     {
-        final int slot = KeyHash.hashSlot(args[1]);
+        final int hashSlot = KeyHash.hashSlot(args[1]);
         for (int i = 3; i < args.length; i += 2)
         {
-            if (KeyHash.hashSlot(args[i]) != slot)
+            if (KeyHash.hashSlot(args[i]) != hashSlot)
             {
                 return false;
             }

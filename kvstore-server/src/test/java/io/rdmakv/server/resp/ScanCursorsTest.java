@@ -23,20 +23,20 @@ class ScanCursorsTest
     {
         final ScanCursors cursors = new ScanCursors(4);
         final ScanCursors.Position start = cursors.resume(0);
-        assertEquals(0, start.slot());
+        assertEquals(0, start.hashSlot());
         assertEquals(0, start.afterKey().length);
 
         final long c = cursors.cursor(16383, b("last-key"));
         assertTrue(c > 0, "positive as a signed long too: " + c);
         assertEquals(16384L, c >>> 48);
         final ScanCursors.Position p = cursors.resume(c);
-        assertEquals(16383, p.slot());
+        assertEquals(16383, p.hashSlot());
         assertArrayEquals(b("last-key"), p.afterKey());
         assertArrayEquals(b("last-key"), cursors.resume(c).afterKey(), "a cursor used twice (a retried call) works");
 
         // A slot's start needs no entry; slot 0's start is not cursor 0 (which ends a scan).
         assertEquals(1L << 48, cursors.cursor(0, new byte[0]));
-        assertEquals(0, cursors.resume(1L << 48).slot());
+        assertEquals(0, cursors.resume(1L << 48).hashSlot());
         assertEquals(0, cursors.cursor(16384, b("x")), "past the last hash slot: the end");
         assertEquals(1, cursors.size());
     }
@@ -51,7 +51,7 @@ class ScanCursorsTest
         cursors.cursor(9, b("c")); // the third entry evicts the one used longest ago
         assertEquals(2, cursors.size());
         final ScanCursors.Position evicted = cursors.resume(first);
-        assertEquals(7, evicted.slot());
+        assertEquals(7, evicted.hashSlot());
         assertEquals(0, evicted.afterKey().length, "evicted: the slot again from its start (duplicates, no misses)");
         assertArrayEquals(b("b"), cursors.resume(second).afterKey());
         assertEquals(1, cursors.unknown());
