@@ -62,6 +62,7 @@ public final class KvClientBuilder
     private final List<HostPort> seeds = new ArrayList<>();
     private String transport = "auto";
     private Duration connectTimeout = Duration.ofSeconds(5);
+    private Duration refreshHandshakeTimeout = Duration.ofMillis(500);
     private Duration requestTimeout = Duration.ofSeconds(5);
     private byte[] credential = new byte[0];
     private Login login;
@@ -131,6 +132,21 @@ public final class KvClientBuilder
             throw new IllegalArgumentException("transport must not be empty (use auto, tcp or verbs)");
         }
         this.transport = t;
+        return this;
+    }
+
+    /**
+     * Bound on one node's handshake while the cluster map is refreshed (after a redirect, a failover, a dead node);
+     * default 500 ms, never more than {@link #connectTimeout}. Short because a stopped node accepts a connection and
+     * never answers, and the refresh asks the next node only after it; raise it where a healthy handshake can take
+     * longer (an emulated or heavily oversubscribed machine).
+     *
+     * @param timeout positive.
+     * @return this builder.
+     */
+    public KvClientBuilder mapRefreshHandshakeTimeout(final Duration timeout)
+    {
+        this.refreshHandshakeTimeout = positive(timeout, "mapRefreshHandshakeTimeout");
         return this;
     }
 
@@ -439,7 +455,7 @@ public final class KvClientBuilder
         }
         return new KvClientConfig(seeds, transport, connectTimeout, requestTimeout, credential, getMode, readRetries,
             maxRedirects, maxInFlight, maxQueuedRequests, oneSidedBufferBytes, locationCacheEntries, transportProperties,
-            callerDrivenProgress, callerLanes, login);
+            callerDrivenProgress, callerLanes, login, refreshHandshakeTimeout);
     }
 
     /**

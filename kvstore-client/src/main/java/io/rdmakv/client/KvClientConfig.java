@@ -29,6 +29,9 @@ import java.util.Map;
  * @param callerLanes         caller lanes per node a transport with lanes (tcp) may open for synchronous requests
  *                            (0 = none: every request goes by the node's shared connection).
  * @param login               the user this client logs in as (SCRAM-SHA-256), or null: the credential only.
+ * @param refreshHandshakeTimeout bound on one node's handshake while the cluster map is refreshed (at most
+ *                            {@code connectTimeout}): short, because a stopped node accepts and never answers and the
+ *                            refresh asks the next node only after it.
  */
 public record KvClientConfig(
     List<HostPort> seeds,
@@ -46,7 +49,8 @@ public record KvClientConfig(
     Map<String, String> transportProperties,
     boolean callerDrivenProgress,
     int callerLanes,
-    Login login)
+    Login login,
+    Duration refreshHandshakeTimeout)
 {
     /**
      * Copies the collections and the credential, so the settings cannot change once made.
@@ -67,6 +71,7 @@ public record KvClientConfig(
      * @param callerDrivenProgress see {@link #callerDrivenProgress()}.
      * @param callerLanes see {@link #callerLanes()}.
      * @param login see {@link #login()}.
+     * @param refreshHandshakeTimeout see {@link #refreshHandshakeTimeout()}.
      */
     public KvClientConfig
     {

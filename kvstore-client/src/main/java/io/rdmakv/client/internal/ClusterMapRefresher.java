@@ -27,7 +27,10 @@ final class ClusterMapRefresher
     /** Logs as the router it refreshes for. */
     private static final Logger LOG = LoggerFactory.getLogger(ClusterRouter.class);
 
-    /** A refresh's handshake with one node waits at most this long (a stopped node accepts and never answers). */
+    /**
+     * A refresh's handshake with one node waits at most this long by default (a stopped node accepts and never
+     * answers); {@code KvClientBuilder.mapRefreshHandshakeTimeout} sets it.
+     */
     static final long REFRESH_HANDSHAKE_NANOS = 500_000_000L;
 
     private final KvClientConfig config;
@@ -154,6 +157,8 @@ final class ClusterMapRefresher
 
     private Duration refreshHandshakeTimeout()
     {
-        return Duration.ofNanos(Math.min(config.connectTimeout().toNanos(), REFRESH_HANDSHAKE_NANOS));
+        final Duration refresh = config.refreshHandshakeTimeout() != null ? config.refreshHandshakeTimeout() :
+            Duration.ofNanos(REFRESH_HANDSHAKE_NANOS);
+        return Duration.ofNanos(Math.min(config.connectTimeout().toNanos(), refresh.toNanos()));
     }
 }
