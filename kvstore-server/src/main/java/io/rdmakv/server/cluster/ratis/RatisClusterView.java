@@ -58,8 +58,6 @@ public final class RatisClusterView implements ClusterView
     /** Whether this node has been a voter (listed at start, or named by a committed state since). */
     private volatile boolean wasVoter;
     private final AtomicBoolean recordingVoters = new AtomicBoolean();
-    /** Nodes whose FAIL_NODE this leader submitted and that is not answered yet (see {@link #superviseLeases}). */
-    private final java.util.Set<Integer> failing = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final GroupClient client;
     private final List<Consumer<ClusterState>> listeners = new CopyOnWriteArrayList<>();
     private final List<Runnable> leaseLost = new CopyOnWriteArrayList<>();
@@ -319,33 +317,15 @@ public final class RatisClusterView implements ClusterView
             return List.of();
         }
         recordVoters(own);
-        final List<ClusterCommand.FailNode> expired = new java.util.ArrayList<>(own.watchdog().expired(
-            own.stateMachine().state(), clock.nanoTime()));
-        // One decision per node at a time: supervision runs every lease/20 (30 ms by default), far more often than a
-        // commit may take while the group is slow, and the same decision submitted again only adds entries and logs.
-        expired.removeIf(f -> !failing.add(f.nodeId()));
+        final List<ClusterCommand.FailNode> expired = own.watchdog().expired(own.stateMachine().state(),
+            clock.nanoTime());
         for (final ClusterCommand.FailNode f : expired)
         {
             LOG.warn("node {}'s lease expired (no renewal applied for lease * drift = {} ms): failing over its ranges",
                 f.nodeId(), own.watchdog().expiryNanos() / 1_000_000);
-            final CompletableFuture<CommandReply> submitted;
-            try
+            submit(f).thenAccept(reply ->
             {
-                submitted = submit(f);
-            }
-            catch (final RuntimeException ex)
-            {
-                failing.remove(f.nodeId()); // closing (the executor refused): decided again if this leader goes on
-                throw ex;
-            }
-            submitted.whenComplete((reply, failure) ->
-            {
-                failing.remove(f.nodeId());
-                if (failure != null)
-                {
-                    LOG.info("failover of node {} not committed: {}", f.nodeId(), failure.toString());
-                }
-                else if (!reply.accepted())
+                if (!reply.accepted())
                 {
                     LOG.info("failover of node {} not committed: {}", f.nodeId(), reply.refusal());
                 }
