@@ -579,14 +579,11 @@ final class StoreCommands
     }
 
     /**
-     * GETDEL: a GET (value and data version), then DELETE_IF_VERSION of it; the value, or nil when absent. A node
-     * that refuses record writes (a node of an older build, which refused them under FSYNC) gets a plain DELETE: not one
-     * step there.
+     * GETDEL: a GET (value and data version), then DELETE_IF_VERSION of it; the value, or nil when absent.
      */
     private final class GetDel extends Chain
     {
         private byte[] old;
-        private boolean plainDelete;
 
         GetDel(final StoreCalls calls, final byte[] key)
         {
@@ -615,16 +612,6 @@ final class StoreCommands
                 }
                 old = orEmpty(payload);
                 return write(RecordWriteRequestFlyweight.OP_DELETE_IF_VERSION, version, 0, null);
-            }
-            if (status == Status.UNKNOWN_TYPE && !plainDelete)
-            {
-                plainDelete = true;
-                calls.send(reply, 0, MessageType.DELETE_REQUEST, key, null);
-                return null;
-            }
-            if (plainDelete && status == Status.NOT_FOUND)
-            {
-                return RespReply.NULL;
             }
             return status == Status.OK ? RespReply.bulk(old) : status == Status.CONDITION_FAILED ? again() :
                 failed(status, payload);
