@@ -1,8 +1,8 @@
 package io.rdmakv.server;
 
 import io.rdmakv.protocol.layout.ValueRecord;
-import io.rdmakv.protocol.wire.RecordWriteRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageType;
+import io.rdmakv.protocol.wire.RecordWriteRequestFlyweight;
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.cluster.ClusterMember;
@@ -382,6 +382,48 @@ class ReplicationTest
             assertEquals(second, two.correlationId());
             assertEquals(Status.NOT_FOUND, two.status(), "the second found it deleted (RocksDB), not in the pool");
             assertEquals(Status.NOT_FOUND, client.get(b("k")).status());
+        }
+    }
+
+    /**
+     * A refused conditional write decided while a PUT of its key awaits the backup: the decision reads RocksDB, which
+     * holds the PUT; the pool shows it only once it is answered. Answered at once, the refusal showed the PUT while a
+     * one-sided GET begun after it still read the older value (a stale read the fault set's compare-and-set histories
+     * found); it is answered behind the PUT instead.
+     */
+    @Test
+    @Timeout(60)
+    void shouldAnswerARefusedConditionOnlyAfterTheWriteItReadIsAnswered() throws Exception
+    {
+        startPair(Map.of("replication.timeoutMs", "5000"));
+        try (RawClient client = RawClient.attached(primary))
+        {
+            assertEquals(Status.OK, client.put(b("k"), b("v0")).status());
+            backup.close();
+            backup = null;
+            cluster.policy(ScriptedCluster.Policy.HOLD);
+            final java.util.concurrent.CountDownLatch requested = cluster.nextRequest();
+            final long put = client.sendPut(b("k"), b("v1"));
+            assertTrue(requested.await(30, TimeUnit.SECONDS), "the PUT waits for the dead backup's removal");
+            final long refused = client.sendRecordWrite(RecordWriteRequestFlyweight.OP_PUT_IF_ABSENT, 0, 0, b("k"),
+                b("v2"));
+            // The connection's requests are handled in order and answers leave in the order they are sent: had the
+            // refusal been answered when decided, its answer would come before this read's.
+            final long other = client.sendKeyRequest(MessageType.GET_REQUEST, b("other"));
+            final RawClient.Reply read = client.poll(30_000);
+            assertEquals(other, read.correlationId(), "the refusal waits behind the PUT it read");
+            assertArrayEquals(b("v0"), client.oneSidedGet(primary.remoteKey(), primary.poolAddress(), b("k")),
+                "the pool still holds the older value: the PUT is unanswered");
+
+            cluster.release();
+            final RawClient.Reply one = client.poll(30_000);
+            final RawClient.Reply two = client.poll(30_000);
+            assertEquals(put, one.correlationId());
+            assertEquals(Status.OK, one.status());
+            assertEquals(refused, two.correlationId());
+            assertEquals(Status.CONDITION_FAILED, two.status(), "the key is present: refused");
+            assertArrayEquals(b("v1"), client.oneSidedGet(primary.remoteKey(), primary.poolAddress(), b("k")),
+                "once the refusal is answered the pool shows what it read");
         }
     }
 

@@ -25,6 +25,8 @@ import java.util.function.Consumer;
  *                     -> bounded MPSC queue -> wake the request thread
  *   request thread:   doWork() -> outcome.putDurable | deleteDurable(existed) | failed(STORE_ERROR or DISK_FULL),
  *                     in order
+ *   answerUnwritten:  nothing with the committer -> answered at once; else held until the writes submitted before it
+ *                     are reported (failed as BUSY if one of them failed)
  * </pre>
  * The committer decides a DELETE's existence in submission order (the pool lags the writes waiting for their sync).
  */
@@ -61,6 +63,20 @@ final class GroupCommitWritePath implements WritePath
         }
     };
     private int inFlightWrites;
+    /** Answers of requests that wrote nothing, held behind writes still with the committer; oldest first. */
+    private final java.util.ArrayDeque<Held> held = new java.util.ArrayDeque<>();
+    /** Writes the committer accepted, and those reported (in submission order: the committer keeps it). */
+    private long submitted;
+    private long reported;
+    /** The last reported write that failed, and how many have, since start. */
+    private long failures;
+    private Status lastFailure;
+    private String lastFailureReason;
+
+    /** An answer held until {@code reported} reaches {@code after}; {@code failuresBefore}: {@code failures} then. */
+    private record Held(UnwrittenAnswer answer, long after, long failuresBefore)
+    {
+    }
 
     /**
      * @param wakeUp wakes the request thread when a write is durable (called on the committer thread).
@@ -91,6 +107,23 @@ final class GroupCommitWritePath implements WritePath
         submit(endpoint, correlationId, key, null);
     }
 
+    /**
+     * At once when no write is with the committer; else held until every write submitted before it is reported (the
+     * decision read RocksDB, where the committer put them before their sync was reported and the pool followed).
+     */
+    @Override
+    public void answerUnwritten(final Endpoint endpoint, final long correlationId, final HashedKey key,
+        final Status status, final long dataVersion, final long expiryMillis, final String reason)
+    {
+        if (reported == submitted)
+        {
+            outcome.unwritten(endpoint, correlationId, status, dataVersion, expiryMillis, reason);
+            return;
+        }
+        held.add(new Held(new UnwrittenAnswer(endpoint, correlationId, status, dataVersion, expiryMillis, reason),
+            submitted, failures));
+    }
+
     @Override
     public int flush()
     {
@@ -106,7 +139,8 @@ final class GroupCommitWritePath implements WritePath
     @Override
     public void close()
     {
-        // Nothing held: the store's committer fails what it still has when the store closes.
+        // The store's committer fails what it still has when the store closes; answers held behind those writes stay
+        // unanswered with them (their connections end with the node).
     }
 
     /** Hand a PUT ({@code value} non-null) or a DELETE ({@code value} null) to the committer. */
@@ -130,6 +164,7 @@ final class GroupCommitWritePath implements WritePath
             return;
         }
         inFlightWrites++;
+        submitted++;
         counters.increment(ServerCounter.IN_FLIGHT_WRITES);
     }
 
@@ -156,12 +191,32 @@ final class GroupCommitWritePath implements WritePath
 
     private void onWriteDurable(final PendingWrite pending)
     {
+        report(pending);
+        reported++;
+        while (!held.isEmpty() && held.peek().after() <= reported)
+        {
+            final Held h = held.poll();
+            if (failures != h.failuresBefore())
+            {
+                h.answer().fail(outcome, lastFailure, lastFailureReason);
+            }
+            else
+            {
+                h.answer().answer(outcome);
+            }
+        }
+    }
+
+    private void report(final PendingWrite pending)
+    {
         inFlightWrites--;
         counters.decrement(ServerCounter.IN_FLIGHT_WRITES);
         if (pending.failure != null)
         {
-            outcome.failed(pending.endpoint, pending.correlationId, ResponseSender.storeStatus(pending.failure),
-                pending.failure.getMessage());
+            failures++;
+            lastFailure = ResponseSender.storeStatus(pending.failure);
+            lastFailureReason = pending.failure.getMessage();
+            outcome.failed(pending.endpoint, pending.correlationId, lastFailure, lastFailureReason);
             return;
         }
         keyView.wrap(pending.key);

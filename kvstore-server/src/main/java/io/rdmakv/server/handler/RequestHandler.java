@@ -440,7 +440,7 @@ public final class RequestHandler implements EndpointHandler
         final int op = write.op();
         if (op == RecordWriteRequestFlyweight.OP_TTL)
         {
-            recordWrites.answerTtl(endpoint, correlationId, key);
+            recordWrites.answerTtl(writes, endpoint, correlationId, key);
             return;
         }
         if (write.valueLength() > limits.maxValueBytes())

@@ -10,6 +10,7 @@ import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.SlotRange;
 import io.rdmakv.server.handler.KeyBatch;
 import io.rdmakv.server.cluster.TakeOvers;
+import io.rdmakv.server.handler.UnwrittenAnswer;
 import io.rdmakv.server.handler.WriteOutcome;
 import io.rdmakv.server.handler.SlotRouter;
 import io.rdmakv.server.handler.WritePath;
@@ -36,6 +37,7 @@ import java.util.List;
  *   backup link down / timeout  -> view.removeFromInSync(range, epoch, backup) -> committed: stop waiting for it
  *                                                                             -> refused: answer BUSY (retryable)
  *   no lease (view.holdsLease false) -> BUSY, nothing written
+ *   answerUnwritten (a decision that wrote nothing) -> the same refusals, else answered behind the writes before it
  *   the newest map says another primary, or FENCED -> WRONG_NODE (that primary, or this node: refresh), nothing written
  * </pre>
  * The last rule matters because routing follows the map a notification later than {@code view.current()} does: a
@@ -238,6 +240,34 @@ public final class ReplicatingWritePath implements WritePath
         }
         start(endpoint, correlationId, true, key, key.buffer(), 0, 0, null);
         local.delete(endpoint, correlationId, request, key);
+    }
+
+    /**
+     * Refused as a write would be when this node may no longer decide for the key (another primary, FENCED, no lease:
+     * the record read may be behind); else ordered behind every write taken before it ({@link PendingWrites}), one of
+     * which the decision may have read from RocksDB while it still awaits a backup.
+     */
+    @Override
+    public void answerUnwritten(final Endpoint endpoint, final long correlationId, final HashedKey key,
+        final Status status, final long dataVersion, final long expiryMillis, final String reason)
+    {
+        if (notPrimaryNow(endpoint, correlationId, key))
+        {
+            return;
+        }
+        if (!replicating())
+        {
+            pending.addLocalOnly();
+            local.answerUnwritten(endpoint, correlationId, key, status, dataVersion, expiryMillis, reason);
+            return;
+        }
+        if (!view.holdsLease(System.nanoTime()))
+        {
+            outcome.failed(endpoint, correlationId, Status.BUSY, "node lease not held: writes refused until renewed");
+            return;
+        }
+        pending.addUnwritten(new UnwrittenAnswer(endpoint, correlationId, status, dataVersion, expiryMillis, reason));
+        local.answerUnwritten(endpoint, correlationId, key, status, dataVersion, expiryMillis, reason);
     }
 
     /**
