@@ -70,13 +70,17 @@ public final class ReplicaLag
      * Whether one more message of {@code entries} keys of {@code keyBytes} to {@code nodeId} keeps what it has
      * unanswered within {@code maxEntries} keys and {@code maxKeyBytes} bytes of keys (request thread): the reconcile
      * window a replica keeps per sender ({@link ReplicaHistory}), so that every write a stopped primary had in flight
-     * lies in its backups' windows and a new primary can reconcile them instead of a full catch-up.
+     * lies in its backups' windows and a new primary can reconcile them instead of a full catch-up. A message is
+     * always admitted when nothing is unanswered.
      */
     boolean admits(final int nodeId, final int entries, final int keyBytes, final int maxEntries,
         final int maxKeyBytes)
     {
         final Counters c = byNode.get(nodeId);
-        return c == null || c.entriesInFlight + entries <= maxEntries && c.keyBytesInFlight + keyBytes <= maxKeyBytes;
+        // With nothing unanswered a message always goes: an atomic batch larger than the window alone would otherwise
+        // be refused forever (it can hold the value limit in keys); past the window it is caught up in full instead.
+        return c == null || c.inFlight.isEmpty() ||
+            c.entriesInFlight + entries <= maxEntries && c.keyBytesInFlight + keyBytes <= maxKeyBytes;
     }
 
     /** The link to {@code nodeId} dropped: what was outstanding will never be answered; start again from zero. */

@@ -15,6 +15,7 @@ class ReplicaLagTest
     void shouldAdmitUpToTheWindowInKeysAndKeyBytesAndMakeRoomAsAnswersCome()
     {
         assertTrue(lag.admits(2, 1, 100, 3, 250), "nothing sent yet");
+        assertTrue(lag.admits(2, 5, 1000, 3, 250), "a batch larger than the window goes when nothing is unanswered");
         lag.sent(2, 100);
         lag.sent(2, 100);
         assertTrue(lag.admits(2, 1, 50, 3, 250), "3 keys and 250 bytes: exactly the window");
@@ -36,6 +37,9 @@ class ReplicaLagTest
         assertFalse(lag.admits(2, 1, 1, 3, 1000));
         lag.acked(2, 1);
         assertTrue(lag.admits(2, 3, 1000, 3, 1000), "its one answer frees all three");
+        lag.sent(2, 1, 1);
+        assertFalse(lag.admits(2, 5, 1000, 3, 1000), "past the window behind an unanswered write");
+        lag.acked(2, 1);
         lag.sent(2, 3, 30);
         lag.forget(2);
         assertTrue(lag.admits(2, 3, 1000, 3, 1000), "a dropped link's messages are never answered: forgotten");
