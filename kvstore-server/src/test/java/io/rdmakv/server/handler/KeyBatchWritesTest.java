@@ -348,16 +348,22 @@ class KeyBatchWritesTest
                 }
             };
             assertTrue(node.store.submitPut(b("hold"), ValueRecord.of(b("h"), 1, 0), null, holding));
-            assertTrue(held.await(30, TimeUnit.SECONDS));
             long lastPut = 0;
-            for (int i = 0; i < GroupCommitWritePath.MAX_IN_FLIGHT_WRITES; i++)
+            try
             {
-                lastPut = sendPut(node, c, "{q}:" + i, "v");
+                assertTrue(held.await(30, TimeUnit.SECONDS));
+                for (int i = 0; i < GroupCommitWritePath.MAX_IN_FLIGHT_WRITES; i++)
+                {
+                    lastPut = sendPut(node, c, "{q}:" + i, "v");
+                }
+                assertEquals(List.of(), answers, "every PUT waits for its sync");
+                final Answer busy = batch(node, c, 0, "{q}:a", "1", "{q}:b", "2");
+                assertEquals(Status.BUSY, busy.status(), busy.toString());
             }
-            assertEquals(List.of(), answers, "every PUT waits for its sync");
-            final Answer busy = batch(node, c, 0, "{q}:a", "1", "{q}:b", "2");
-            assertEquals(Status.BUSY, busy.status(), busy.toString());
-            release.countDown();
+            finally
+            {
+                release.countDown(); // the committer goes on (and the store closes promptly if this test failed)
+            }
             assertEquals(Status.OK, answerOf(node, lastPut).status());
             assertNull(node.store.get(b("{q}:a")), "the refused batch wrote nothing");
             assertEquals(Status.OK, batch(node, c, 0, "{q}:a", "1", "{q}:b", "2").status(), "taken once there is room");
