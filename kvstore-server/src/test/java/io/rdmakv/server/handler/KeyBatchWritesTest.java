@@ -6,6 +6,7 @@ import io.rdmakv.protocol.wire.BatchWriteRequestFlyweight;
 import io.rdmakv.protocol.wire.KeyRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
+import io.rdmakv.protocol.wire.RecordWriteRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.counters.ServerCounter;
@@ -319,6 +320,37 @@ class KeyBatchWritesTest
             assertEquals("put-2", get(node, c, "{o}:k").text(), "the pool followed in order");
             assertEquals("batch", get(node, c, "{o}:other").text());
             assertEquals(1, node.counters.get(ServerCounter.BATCH_WRITES));
+        }
+    }
+
+    /**
+     * FSYNC: a putIfAbsent of a key a batch still waiting for its sync wrote is refused (its decision reads RocksDB,
+     * which the committer wrote) and that refusal is answered after the batch, never before it: the batch is one of
+     * the writes the path's held answers wait for.
+     */
+    @Test
+    void shouldAnswerARefusalThatReadABatchAfterTheBatchUnderFsync()
+    {
+        try (HandlerOnOneThread node = new HandlerOnOneThread(dir, Durability.FSYNC))
+        {
+            final Recording c = attach(node);
+            final long batchId = correlation + 1;
+            final List<byte[]> keys = List.of(b("{r}:k"), b("{r}:other"));
+            final List<byte[]> values = List.of(b("batch"), b("batch"));
+            final byte[] entries = BatchWriteRequestFlyweight.encodeEntries(keys, values);
+            final BatchWriteRequestFlyweight w = new BatchWriteRequestFlyweight();
+            correlation++;
+            w.wrap(message, 0, message.capacity()).header(MessageType.BATCH_WRITE_REQUEST, batchId)
+                .write(keys.size(), new UnsafeBuffer(entries), 0, entries.length);
+            node.handler.onMessage(c, message, 0, w.encodedLength());
+            final long refusedId = ++correlation;
+            final RecordWriteRequestFlyweight r = new RecordWriteRequestFlyweight();
+            r.wrap(message, 0, message.capacity()).header(MessageType.RECORD_WRITE_REQUEST, refusedId);
+            r.write(RecordWriteRequestFlyweight.OP_PUT_IF_ABSENT, 0, 0, b("{r}:k"), b("second"));
+            node.handler.onMessage(c, message, 0, r.encodedLength());
+            assertEquals(Status.CONDITION_FAILED, answerOf(node, refusedId).status());
+            assertEquals(List.of(batchId, refusedId), answers.stream().map(Answer::id).toList(), "the batch first");
+            assertEquals("batch", get(node, c, "{r}:k").text());
         }
     }
 
