@@ -5,6 +5,7 @@ import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.store.RocksStore;
+import io.rdmakv.server.store.StoreBatch;
 import io.rdmakv.server.store.StoreException;
 import io.rdmakv.server.store.WriteCallback;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
@@ -20,11 +21,12 @@ import java.util.function.Consumer;
  * the request thread never waits for a sync, and reports a write to its {@link WriteOutcome} once it is synced.
  * <pre>
  *   request thread:   put/delete -> copy of key (+ value) in a PendingWrite -> store.submitPut/Delete
+ *                     batch -> a copy of the KeyBatch, its entries in a StoreBatch -> store.submitBatch (one unit)
  *                     (more than MAX_IN_FLIGHT_WRITES waiting, or the committer's queue full -> BUSY)
  *   committer thread: synced -> outcome (failure, whether a deleted key existed) into the PendingWrite
  *                     -> bounded MPSC queue -> wake the request thread
- *   request thread:   doWork() -> outcome.putDurable | deleteDurable(existed) | failed(STORE_ERROR or DISK_FULL),
- *                     in order
+ *   request thread:   doWork() -> outcome.putDurable | deleteDurable(existed) | batchDurable
+ *                     | failed(STORE_ERROR or DISK_FULL), in order
  *   answerUnwritten:  nothing with the committer -> answered at once; else held until the writes submitted before it
  *                     are reported (failed as BUSY if one of them failed)
  * </pre>
@@ -72,6 +74,11 @@ final class GroupCommitWritePath implements WritePath
     private long failures;
     private Status lastFailure;
     private String lastFailureReason;
+
+    /** A batch entry's key while its store key is made. */
+    private final HashedKey batchEntryKey = new HashedKey();
+    /** Tests: the batches submitted next fail while adding this entry (-1: never). */
+    private int failBatchAfter = -1;
 
     /** An answer held until {@code reported} reaches {@code after}; {@code failuresBefore}: {@code failures} then. */
     private record Held(UnwrittenAnswer answer, long after, long failuresBefore)
@@ -122,6 +129,58 @@ final class GroupCommitWritePath implements WritePath
         }
         held.add(new Held(new UnwrittenAnswer(endpoint, correlationId, status, dataVersion, expiryMillis, reason),
             submitted, failures));
+    }
+
+    /**
+     * An atomic multi-key write: copied (it must outlive the call) and handed to the committer as ONE unit
+     * ({@link StoreBatch}): every entry joins the write batch of one group commit, synced with it and never split
+     * across two; a group that fails applies none of it (answered STORE_ERROR or DISK_FULL). Completed through the
+     * same queue as the PUTs and DELETEs, so in submission order with them (an answer held behind it waits for it),
+     * and reported once ({@link WriteOutcome#batchDurable}). Bounded as a PUT: BUSY when too many writes wait or the
+     * queue is full. Its write id's record stays in memory ({@code WriteIds}), as a PUT's does under FSYNC.
+     */
+    @Override
+    public void batch(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
+        final KeyBatch batch)
+    {
+        if (inFlightWrites >= MAX_IN_FLIGHT_WRITES)
+        {
+            counters.increment(ServerCounter.BUSY);
+            outcome.failed(endpoint, correlationId, Status.BUSY, "too many writes waiting for sync");
+            return;
+        }
+        final KeyBatch copy = batch.copy();
+        final StoreBatch entries = new StoreBatch(copy.count());
+        for (int i = 0; i < copy.count(); i++)
+        {
+            final HashedKey key = copy.key(i, batchEntryKey);
+            if (copy.isPut(i))
+            {
+                final byte[] record = new byte[copy.valueLength(i)];
+                copy.buffer().getBytes(copy.valueIndex(i), record);
+                entries.put(key, record);
+            }
+            else
+            {
+                entries.delete(key);
+            }
+        }
+        entries.failWhileAdding(failBatchAfter);
+        if (!store.submitBatch(entries, new PendingWrite(endpoint, correlationId, copy), committed))
+        {
+            counters.increment(ServerCounter.BUSY);
+            outcome.failed(endpoint, correlationId, Status.BUSY, "write queue full");
+            return;
+        }
+        inFlightWrites++;
+        submitted++;
+        counters.increment(ServerCounter.IN_FLIGHT_WRITES);
+    }
+
+    /** Tests: the next batches fail while adding entry {@code entry} (-1: never), nothing written. */
+    void failBatchAfter(final int entry)
+    {
+        failBatchAfter = entry;
     }
 
     @Override
@@ -217,6 +276,11 @@ final class GroupCommitWritePath implements WritePath
             lastFailure = ResponseSender.storeStatus(pending.failure);
             lastFailureReason = pending.failure.getMessage();
             outcome.failed(pending.endpoint, pending.correlationId, lastFailure, lastFailureReason);
+            return;
+        }
+        if (pending.batch != null)
+        {
+            outcome.batchDurable(pending.endpoint, pending.correlationId, pending.batch);
             return;
         }
         keyView.wrap(pending.key);

@@ -510,12 +510,6 @@ public final class RequestHandler implements EndpointHandler
         {
             return;
         }
-        if (!store.writesInline())
-        {
-            responses.answerError(endpoint, correlationId, Status.UNKNOWN_TYPE, "atomic batches need " +
-                "store.durability=DEFAULT (under FSYNC they are not built yet)");
-            return;
-        }
         counters.increment(ServerCounter.BATCH_WRITES);
         if (batch.puts() > 0 && store.diskGuard().full())
         {

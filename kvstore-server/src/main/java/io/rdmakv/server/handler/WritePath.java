@@ -63,13 +63,13 @@ public interface WritePath extends LocalWrites, AutoCloseable
 
     /**
      * Start making an atomic multi-key write durable ({@link KeyBatch}: keys of one hash slot, each PUT's value its
-     * record): every entry in one RocksDB write batch, reported once ({@link WriteOutcome#batchDurable}). Only the
-     * DEFAULT durability's path takes one; the handler refuses batches under FSYNC before they get here.
+     * record): every entry in one RocksDB write batch, reported once ({@link WriteOutcome#batchDurable}). Both
+     * durabilities' paths take one (FSYNC: as one unit of a group commit); a path that does not refuses it here.
      */
     default void batch(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
         final KeyBatch batch)
     {
-        throw new UnsupportedOperationException("atomic batches need store.durability=DEFAULT");
+        throw new UnsupportedOperationException("this write path takes no atomic batches");
     }
 
     /**
