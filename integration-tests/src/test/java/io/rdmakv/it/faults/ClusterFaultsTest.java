@@ -211,19 +211,65 @@ class ClusterFaultsTest
             {
                 throw new AssertionError(fault + " failed: " + ex, ex);
             }
-            final List<Operation> history = recorder.history();
-            final LinearizabilityChecker.Report report = new LinearizabilityChecker().check(history);
-            System.out.println("[ClusterFaultsTest] " + fault + ": " + report + "; conditional writes applied " +
-                workload.appliedCount() + ", refused " + workload.refusedCount() + ", calls failed or timed out " +
-                workload.errorCount() + ", one-sided GET hits " + workload.counter(ClientCounter.GET_ONE_SIDED_HITS) +
-                "; " + clients + "; on the live nodes: " + nodeCounters(cluster));
-            final Path kept = FailedHistoryKeeper.keepIfFailed(report, history, fault, cluster.logs(),
-                FailedHistoryKeeper.defaultRoot());
-            assertTrue(report.linearizable(), report + "\nthe history and the nodes' logs are kept in " + kept);
-            assertTrue(workload.appliedCount() > 0, "the history holds applied conditional writes");
-            assertTrue(history.stream().anyMatch(op -> op.kind() == Operation.Kind.INCREMENT &&
-                op.outcome() == Operation.Outcome.OK), "the history holds answered increments");
+            checkCasHistory(cluster, fault, recorder, clients, workload);
         }
+    }
+
+    /**
+     * Issue 32: compare-and-set and counters across an online move (resharding): node 2's range moves to node 1 under
+     * the workload, through the catch-up and the cut-over; every key's history must stay linearizable, and a retry
+     * across the move must not apply a conditional write or an increment twice.
+     */
+    @Test
+    void shouldKeepCompareAndSetAndCountersLinearizableAcrossAnOnlineMove()
+    {
+        final int source = 2;
+        final int target = 1;
+        try (FaultCluster cluster = FaultCluster.start(dir, 3, 1, LEASE_MS, null, null))
+        {
+            final ClusterStatus.Range moving = cluster.status(3).rangeOf(source);
+            final String fault = "online move of slots " + moving.first() + "-" + moving.last() + " from node " +
+                source + " to node " + target + " (compare-and-set and counters)";
+            final HistoryRecorder recorder = new HistoryRecorder();
+            final TimedClients clients = new TimedClients(() -> cluster.client(REQUEST_TIMEOUT));
+            final CasWorkload workload = new CasWorkload(recorder, clients, WORKERS, KEYS / 2, KEYS / 4);
+            try (workload)
+            {
+                assertTrue(workload.awaitOk(300, WAIT.toMillis()), "operations before: " + fault);
+                cluster.admin(3, "move " + moving.first() + " " + moving.last() + " " + target, WAIT);
+                cluster.awaitStatus(3, s -> s.rangeAt(moving.first()).backups().contains(target),
+                    "node " + target + " in sync with the moving range", WAIT);
+                assertTrue(workload.awaitOk(100, WAIT.toMillis()), "operations during the catch-up: " + fault);
+                cluster.admin(3, "finish-move " + moving.first() + " " + target, WAIT);
+                cluster.awaitStatus(3, s -> s.rangeAt(moving.first()).primary() == target &&
+                    "LIVE".equals(s.rangeAt(moving.first()).state()), "node " + target + " primary of the moved range",
+                    WAIT);
+                assertTrue(workload.awaitOk(300, WAIT.toMillis()), "operations after: " + fault);
+            }
+            catch (final Exception ex)
+            {
+                throw new AssertionError(fault + " failed: " + ex, ex);
+            }
+            checkCasHistory(cluster, fault, recorder, clients, workload);
+        }
+    }
+
+    /** Check a compare-and-set history, print its figures, keep it and the logs if it fails. */
+    private static void checkCasHistory(final FaultCluster cluster, final String fault, final HistoryRecorder recorder,
+        final TimedClients clients, final CasWorkload workload)
+    {
+        final List<Operation> history = recorder.history();
+        final LinearizabilityChecker.Report report = new LinearizabilityChecker().check(history);
+        System.out.println("[ClusterFaultsTest] " + fault + ": " + report + "; conditional writes applied " +
+            workload.appliedCount() + ", refused " + workload.refusedCount() + ", calls failed or timed out " +
+            workload.errorCount() + ", one-sided GET hits " + workload.counter(ClientCounter.GET_ONE_SIDED_HITS) +
+            "; " + clients + "; on the live nodes: " + nodeCounters(cluster));
+        final Path kept = FailedHistoryKeeper.keepIfFailed(report, history, fault, cluster.logs(),
+            FailedHistoryKeeper.defaultRoot());
+        assertTrue(report.linearizable(), report + "\nthe history and the nodes' logs are kept in " + kept);
+        assertTrue(workload.appliedCount() > 0, "the history holds applied conditional writes");
+        assertTrue(history.stream().anyMatch(op -> op.kind() == Operation.Kind.INCREMENT &&
+            op.outcome() == Operation.Outcome.OK), "the history holds answered increments");
     }
 
     /**
