@@ -1,9 +1,11 @@
 package io.rdmakv.server.handler;
 
+import io.rdmakv.protocol.layout.ValueRecord;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.server.store.StoreException;
 import io.rdmakv.server.store.WriteRecords;
+import org.agrona.DirectBuffer;
 import org.rocksdb.RocksDBException;
 import org.rocksdb.WriteBatch;
 
@@ -144,6 +146,16 @@ public final class DurableRecords
      */
     void addTo(final WriteBatch batch, final Status outcome) throws RocksDBException
     {
+        addTo(batch, outcome, null, 0, 0);
+    }
+
+    /**
+     * As {@link #addTo(WriteBatch, Status)} for a PUT of {@code record} (its {@link ValueRecord}): the write's record
+     * carries the data version it wrote and a counter's new value, so a retry after a restart is answered with them.
+     */
+    void addTo(final WriteBatch batch, final Status outcome, final DirectBuffer record, final int recordIndex,
+        final int recordLength) throws RocksDBException
+    {
         for (int i = 0; i < forgets; i++)
         {
             records.addForget(batch, forgetWriterIds[i], forgetSequences[i]);
@@ -151,7 +163,19 @@ public final class DurableRecords
         forgets = 0;
         if (hasWrite)
         {
-            records.addWrite(batch, writer, sequence, completedBelow, answer == NO_ANSWER ? outcome.code() : answer);
+            final int status = answer == NO_ANSWER ? outcome.code() : answer;
+            if (record != null && recordLength >= ValueRecord.HEADER_LENGTH &&
+                record.getByte(recordIndex + ValueRecord.FORMAT_OFFSET) == ValueRecord.FORMAT)
+            {
+                final boolean counter = (ValueRecord.flags(record, recordIndex) & ValueRecord.FLAG_COUNTER) != 0;
+                records.addWrite(batch, writer, sequence, completedBelow, status,
+                    ValueRecord.dataVersion(record, recordIndex), record, recordIndex + ValueRecord.HEADER_LENGTH,
+                    counter ? recordLength - ValueRecord.HEADER_LENGTH : 0);
+            }
+            else
+            {
+                records.addWrite(batch, writer, sequence, completedBelow, status);
+            }
         }
         if (hasApplied)
         {

@@ -124,7 +124,7 @@ final class PutBatch implements AutoCloseable
             store.addPut(batch, keyView, valueView);
             if (records.pending())
             {
-                records.addTo(batch, io.rdmakv.protocol.wire.Status.OK);
+                records.addTo(batch, io.rdmakv.protocol.wire.Status.OK, stagingBuffer, v, valueLength);
             }
         }
         catch (final RocksDBException ex)

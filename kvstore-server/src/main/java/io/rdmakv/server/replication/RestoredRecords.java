@@ -30,9 +30,10 @@ final class RestoredRecords
         store.writeRecords().load(new WriteRecords.Visitor()
         {
             @Override
-            public void write(final long writer, final long sequence, final long completedBelow, final int answer)
+            public void write(final long writer, final long sequence, final long completedBelow, final int answer,
+                final long dataVersion, final byte[] counter)
             {
-                writeIds.restore(writer, sequence, completedBelow, Status.fromCode(answer), now);
+                writeIds.restore(writer, sequence, completedBelow, Status.fromCode(answer), dataVersion, counter, now);
                 counts[0]++;
             }
 

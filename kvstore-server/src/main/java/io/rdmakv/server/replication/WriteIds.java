@@ -226,6 +226,16 @@ public final class WriteIds
     public void restore(final long writerId, final long sequence, final long completedBelow, final Status answer,
         final long nowNanos)
     {
+        restore(writerId, sequence, completedBelow, answer, 0, null, nowNanos);
+    }
+
+    /**
+     * As above, with what the first attempt's answer carried: the data version a PUT wrote ({@code dataVersion}, 0:
+     * none) and a counter's new value ({@code counter}, null: none), so a retry after the restart gets them too.
+     */
+    public void restore(final long writerId, final long sequence, final long completedBelow, final Status answer,
+        final long dataVersion, final byte[] counter, final long nowNanos)
+    {
         final Writer writer = writer(writerId, completedBelow, nowNanos);
         if (writer == null || answer == null || sequence < writer.completedBelow ||
             writer.records.containsKey(sequence) || writer.records.size() >= maxWritesPerWriter)
@@ -238,8 +248,13 @@ public final class WriteIds
         r.status = answer.code();
         r.answer = PENDING;
         r.forgotten = false;
-        r.dataVersion = 0;
+        r.dataVersion = dataVersion;
         r.counterLength = 0;
+        if (counter != null && counter.length <= r.counter.capacity())
+        {
+            r.counter.putBytes(0, counter);
+            r.counterLength = counter.length;
+        }
         writer.records.put(sequence, r);
     }
 
@@ -522,7 +537,8 @@ public final class WriteIds
 
     /**
      * A retry answered from {@code r}: its status, and for an applied PUT its data version and a counter's value, as
-     * the first attempt's answer carried them (a record restored at start knows only its status).
+     * the first attempt's answer carried them (a record restored at start carries them when its write was a PUT written
+     * with them; one written before records carried them knows only its status).
      */
     private void answerRecorded(final Endpoint endpoint, final long correlationId, final Record r)
     {

@@ -113,7 +113,8 @@ class DurableRecordsTest
         store.writeRecords().load(new WriteRecords.Visitor()
         {
             @Override
-            public void write(final long writer, final long sequence, final long completedBelow, final int answer)
+            public void write(final long writer, final long sequence, final long completedBelow, final int answer,
+                final long dataVersion, final byte[] counter)
             {
                 found.add(writer + " " + sequence + " answer " + answer);
             }

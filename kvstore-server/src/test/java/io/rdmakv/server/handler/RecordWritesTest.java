@@ -192,6 +192,42 @@ class RecordWritesTest
         }
     }
 
+    /**
+     * A retried increment after a restart: answered from the record kept with the data, with the data version and the
+     * value its first attempt made (before, a restored record knew only its status, and the retry got OK without
+     * the counter's value).
+     */
+    @Test
+    void shouldAnswerARetriedIncrementAfterARestartWithTheValueAndVersionItMade()
+    {
+        final long written;
+        try (HandlerOnOneThread node = new HandlerOnOneThread(dir))
+        {
+            final Recording c = attach(node);
+            record(node, c, RecordWriteRequestFlyweight.OP_INCREMENT, 0, 5, "n", null, 1);
+            get(node, c, "n"); // the PUT batch is written before a GET of its key on its connection
+            assertEquals(Status.OK, answers.get(0).status());
+            written = answers.get(0).writtenVersion();
+            assertNotEquals(0, written);
+        }
+        answers.clear();
+        try (HandlerOnOneThread node = new HandlerOnOneThread(dir))
+        {
+            final Recording c = attach(node);
+            record(node, c, RecordWriteRequestFlyweight.OP_INCREMENT, 0, 5, "n", null, 1);
+            get(node, c, "n");
+            final Answer retry = answers.get(0);
+            assertEquals(Status.OK, retry.status());
+            assertEquals(1, node.counters.get(ServerCounter.RETRIES_ANSWERED), "answered, not applied");
+            assertEquals(written, retry.writtenVersion(), "the data version the first attempt wrote");
+            assertEquals("5", new String(retry.value(), ResponseFlyweight.WRITTEN_LENGTH,
+                retry.value().length - ResponseFlyweight.WRITTEN_LENGTH, StandardCharsets.US_ASCII),
+                "the value the first attempt made");
+            get(node, c, "n");
+            assertEquals("5", last().text(), "applied once");
+        }
+    }
+
     @Test
     void shouldCountInDecimalKeepTheExpiryRefuseNonIntegersAndApplyARetryOnce()
     {

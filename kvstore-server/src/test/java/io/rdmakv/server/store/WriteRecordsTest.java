@@ -50,6 +50,9 @@ class WriteRecordsTest
             records.addForgetWriter(batch, 10);              // idle: forgotten with every record
             records.addApplied(batch, 2, 0xABCL, 42);        // a later sequence from the same sender
             records.addApplied(batch, 3, 0xDEFL, 9);
+            records.addWrite(batch, 11, 1, 1, 0, 777, new org.agrona.concurrent.UnsafeBuffer(
+                "-42".getBytes(StandardCharsets.US_ASCII)), 0, 3); // a counter's PUT: its version and value
+            records.addWrite(batch, 12, 1, 1, 0, 888, null, 0, 0); // a PUT: its version
             store.write(batch);
         }
         try (RocksStore store = RocksStore.open(dir, Durability.DEFAULT))
@@ -57,9 +60,12 @@ class WriteRecordsTest
             store.writeRecords().load(new WriteRecords.Visitor()
             {
                 @Override
-                public void write(final long writer, final long sequence, final long completedBelow, final int answer)
+                public void write(final long writer, final long sequence, final long completedBelow, final int answer,
+                    final long dataVersion, final byte[] counter)
                 {
-                    found.add("write " + writer + "/" + sequence + " below " + completedBelow + " answer " + answer);
+                    found.add("write " + writer + "/" + sequence + " below " + completedBelow + " answer " + answer +
+                        (dataVersion != 0 ? " version " + dataVersion : "") +
+                        (counter != null ? " counter " + new String(counter, StandardCharsets.US_ASCII) : ""));
                 }
 
                 @Override
@@ -68,8 +74,10 @@ class WriteRecordsTest
                     found.add("applied " + sender + " " + Long.toHexString(incarnation) + " " + sequence);
                 }
             });
-            assertEquals(List.of("applied 2 abc 42", "applied 3 def 9", "write 7/3 below 2 answer 0",
-                "write 8/5 below 5 answer 1", "write 9/65546 below 11 answer 0"), found.stream().sorted().toList());
+            assertEquals(List.of("applied 2 abc 42", "applied 3 def 9",
+                "write 11/1 below 1 answer 0 version 777 counter -42", "write 12/1 below 1 answer 0 version 888",
+                "write 7/3 below 2 answer 0", "write 8/5 below 5 answer 1", "write 9/65546 below 11 answer 0"),
+                found.stream().sorted().toList());
 
             final List<String> keys = new ArrayList<>();
             store.forEach((k, v) -> keys.add(new String(k, StandardCharsets.UTF_8)));
