@@ -71,6 +71,13 @@ public enum ServerCounter
      * while in sync, so what it applied is a prefix of the stream (a reconcile compares prefixes).
      */
     REPLICATION_WITHHELD(42, "replication.withheldAfterDrop"),
+    /** Memory windows bound, one per data session on a transport with windows (issue 33 item 3). */
+    WINDOWS_BOUND(43, "memoryWindows.bound"),
+    /**
+     * Data sessions revoked (their user removed or changed in the users file) that had a memory window: closed before
+     * the session's endpoint, so the key read nothing more.
+     */
+    WINDOWS_REVOKED(44, "memoryWindows.revoked"),
     /**
      * RPC GETs of a key the pool lacks answered NOT_FOUND from the COMPLETE pool, without a RocksDB read (also
      * counted in gets.rpc.notFound).
