@@ -288,7 +288,8 @@ final class OneSidedGetProtocol
         requestSlot.followedEntry = indexEntry;
         requestSlot.extentLength = IndexEntry.extentLength(indexEntry);
         requestSlot.batch[0].set(node.poolBase() + IndexEntry.extentOffset(indexEntry), readKey,
-            requestSlot.extentLength, requestSlot.readBuffer, RequestSlot.EXTENT_OFFSET, extentReadHandlers[requestSlot.index]);
+            requestSlot.extentLength, requestSlot.readBuffer, RequestSlot.EXTENT_OFFSET,
+            extentReadHandlers[requestSlot.index]);
         requestSlot.batchSize = 1;
         requestSlot.batchPosted = 0;
         requestSlot.readFailure = null;
