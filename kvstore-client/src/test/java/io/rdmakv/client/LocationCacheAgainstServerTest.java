@@ -52,6 +52,33 @@ class LocationCacheAgainstServerTest
         }
     }
 
+    /**
+     * A conditional write, a PUT with a time-to-live, an expiry change and a counter are answered as the PUT they made:
+     * the client learns where each value went as for a plain PUT (before, they only dropped the key's location, and
+     * the next GET took the full protocol).
+     */
+    @Test
+    void shouldLearnWhereItsRecordWritesPutTheirValues()
+    {
+        try (KvServer server = InProcessNode.start(dir, Map.of());
+             KvClient client = InProcessNode.client(server).build())
+        {
+            client.putIfAbsent(bytes("absent"), bytes("first"));
+            final long version = client.getWithVersion(bytes("absent")).version();
+            client.replace(bytes("absent"), version, bytes("replaced"));
+            client.put(bytes("ttl"), bytes("lives an hour"), Duration.ofHours(1));
+            client.put(bytes("expiring"), bytes("e"));
+            client.expire(bytes("expiring"), Duration.ofHours(1));
+            final long hitsBefore = counter(client, ClientCounter.GET_CACHE_HITS);
+            assertArrayEquals(bytes("replaced"), client.get(bytes("absent")));
+            assertArrayEquals(bytes("lives an hour"), client.get(bytes("ttl")));
+            assertArrayEquals(bytes("e"), client.get(bytes("expiring")));
+            assertEquals(hitsBefore + 3, counter(client, ClientCounter.GET_CACHE_HITS), "one read each");
+            assertEquals(0, counter(client, ClientCounter.GET_CACHE_MISSES));
+            assertEquals(0, counter(client, ClientCounter.GET_CACHE_INVALIDATIONS));
+        }
+    }
+
     @Test
     void shouldReturnAnotherClientsUpdateAndDeleteNeverTheCachedValue()
     {

@@ -2,9 +2,10 @@ package io.rdmakv.client;
 
 import io.rdmakv.server.KvServer;
 import io.rdmakv.server.counters.ServerCounter;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -19,7 +20,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Atomic batches from the Java client, sync and async, against a real node in-process (tcp; GETs one-sided). */
+/**
+ * Atomic batches from the Java client, sync and async, against a real node in-process (tcp; GETs one-sided), under
+ * each durability (FSYNC: each batch is one unit of a group commit).
+ */
 @Timeout(60)
 class WriteBatchTest
 {
@@ -31,10 +35,11 @@ class WriteBatchTest
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
-    @Test
-    void shouldApplyABatchOfOneHashTagAndRefuseTwoSlotsBeforeSending() throws Exception
+    @ParameterizedTest
+    @ValueSource(strings = {"DEFAULT", "FSYNC"})
+    void shouldApplyABatchOfOneHashTagAndRefuseTwoSlotsBeforeSending(final String durability) throws Exception
     {
-        try (KvServer server = InProcessNode.start(dir, Map.of());
+        try (KvServer server = InProcessNode.start(dir, Map.of("durability", durability));
              KvClient client = InProcessNode.client(server).build())
         {
             client.put(b("{u1}:stale"), b("x"));

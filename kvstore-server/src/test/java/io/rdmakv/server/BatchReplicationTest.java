@@ -6,9 +6,10 @@ import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.replication.ScriptedCluster;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -25,7 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Atomic batches between in-process nodes over TCP (node 1 primary of every slot, node 2 its in-sync backup): an
  * acknowledged batch is on the backup whole, byte for byte, in its store and pool; a retry of its write id at the
- * promoted backup is answered without applying it again.
+ * promoted backup is answered without applying it again. Under each durability, and with a DEFAULT primary and an
+ * FSYNC backup: each node applies the batch through its own local path (FSYNC: one unit of its group commit).
  */
 class BatchReplicationTest
 {
@@ -41,12 +43,12 @@ class BatchReplicationTest
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
-    private void startPair()
+    private void startPair(final String primaryDurability, final String backupDurability)
     {
-        primary = KvServer.start(KvServerTest.testConfig(dir.resolve("n1"), Map.of("node.id", "1")),
-            cluster.viewOf(1));
-        backup = KvServer.start(KvServerTest.testConfig(dir.resolve("n2"), Map.of("node.id", "2")),
-            cluster.viewOf(2));
+        primary = KvServer.start(KvServerTest.testConfig(dir.resolve("n1"), Map.of("node.id", "1",
+            "durability", primaryDurability)), cluster.viewOf(1));
+        backup = KvServer.start(KvServerTest.testConfig(dir.resolve("n2"), Map.of("node.id", "2",
+            "durability", backupDurability)), cluster.viewOf(2));
         cluster.set(ScriptedCluster.oneRange(5, List.of(ReplicationTest.member(1, primary),
             ReplicationTest.member(2, backup)), 1, List.of(2), List.of()));
     }
@@ -90,11 +92,13 @@ class BatchReplicationTest
         return bytes;
     }
 
-    @Test
+    @ParameterizedTest(name = "primary {0}, backup {1}")
+    @CsvSource({"DEFAULT, DEFAULT", "FSYNC, FSYNC", "DEFAULT, FSYNC"})
     @Timeout(60)
-    void shouldHaveEveryEntryOfAnAcknowledgedBatchOnTheBackup() throws Exception
+    void shouldHaveEveryEntryOfAnAcknowledgedBatchOnTheBackup(final String primaryDurability,
+        final String backupDurability) throws Exception
     {
-        startPair();
+        startPair(primaryDurability, backupDurability);
         try (RawClient client = RawClient.attached(primary); RawClient reader = RawClient.attached(backup))
         {
             assertEquals(Status.OK, client.put(b("{acct}:gone"), b("x")).status());
@@ -127,11 +131,13 @@ class BatchReplicationTest
         }
     }
 
-    @Test
+    @ParameterizedTest(name = "primary {0}, backup {1}")
+    @CsvSource({"DEFAULT, DEFAULT", "FSYNC, FSYNC", "DEFAULT, FSYNC"})
     @Timeout(60)
-    void shouldAnswerARetriedBatchAtThePromotedBackupWithoutApplyingItAgain() throws Exception
+    void shouldAnswerARetriedBatchAtThePromotedBackupWithoutApplyingItAgain(final String primaryDurability,
+        final String backupDurability) throws Exception
     {
-        startPair();
+        startPair(primaryDurability, backupDurability);
         final long writerA = 0xA11CEL;
         final long writerB = 0xB0BL;
         try (RawClient a = RawClient.attached(primary))

@@ -23,6 +23,8 @@ final class CuttableProxy implements AutoCloseable
     private final List<Socket> open = new CopyOnWriteArrayList<>();
     private final Object lock = new Object();
     private boolean paused;
+    /** Paused by {@link #swallow}: what arrives towards the node is read and dropped instead of left unread. */
+    private boolean swallowing;
     private int generation;
     private volatile CountDownLatch held = new CountDownLatch(1);
 
@@ -50,6 +52,20 @@ final class CuttableProxy implements AutoCloseable
         }
     }
 
+    /**
+     * As {@link #pause}, but keep reading what arrives towards the node (and drop it, as a cut would): however much the
+     * node sends, its socket never fills, so nothing it sends is refused for want of buffer space.
+     */
+    void swallow()
+    {
+        synchronized (lock)
+        {
+            held = new CountDownLatch(1);
+            swallowing = true;
+            paused = true;
+        }
+    }
+
     /** Wait until the paused direction holds bytes it did not forward. */
     boolean awaitHeld(final long seconds) throws InterruptedException
     {
@@ -63,6 +79,7 @@ final class CuttableProxy implements AutoCloseable
         {
             generation++;
             paused = false;
+            swallowing = false;
             lock.notifyAll();
         }
         for (final Socket s : open)
@@ -118,6 +135,11 @@ final class CuttableProxy implements AutoCloseable
                 {
                     synchronized (lock)
                     {
+                        if (towardsNode && swallowing && generation == born)
+                        {
+                            held.countDown();
+                            continue; // read, never forwarded
+                        }
                         while (towardsNode && paused && generation == born)
                         {
                             held.countDown();

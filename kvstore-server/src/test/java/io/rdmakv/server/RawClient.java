@@ -243,6 +243,19 @@ final class RawClient implements AutoCloseable
         return raw(bytes);
     }
 
+    /** Send a RECORD_WRITE without a write id and without waiting; {@link #await} or {@link #poll} its answer. */
+    long sendRecordWrite(final int op, final long expectedVersion, final long argument, final byte[] key,
+        final byte[] value)
+    {
+        final long id = nextCorrelationId++;
+        final io.rdmakv.protocol.wire.RecordWriteRequestFlyweight w =
+            new io.rdmakv.protocol.wire.RecordWriteRequestFlyweight();
+        w.wrap(request, 0, request.capacity()).header(MessageType.RECORD_WRITE_REQUEST, id);
+        w.write(op, expectedVersion, argument, key, value);
+        send(w.encodedLength());
+        return id;
+    }
+
     Reply raw(final byte[] bytes) throws Exception
     {
         request.putBytes(0, bytes);

@@ -1,8 +1,8 @@
 package io.rdmakv.server;
 
 import io.rdmakv.protocol.layout.ValueRecord;
-import io.rdmakv.protocol.wire.RecordWriteRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageType;
+import io.rdmakv.protocol.wire.RecordWriteRequestFlyweight;
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.cluster.ClusterMember;
@@ -346,6 +346,55 @@ class ReplicationTest
     }
 
     /**
+     * A backup that answers nothing (its link swallows every REPLICATE) while the primary keeps writing: the primary
+     * keeps what the backup has not answered within the reconcile window a replica keeps per sender (512 KiB of keys:
+     * 8,192 writes of 64-byte keys), so the next write is refused BUSY, nothing written; the writes in flight are
+     * answered once the link drops and the backup leaves the in-sync set. Before, the primary sent on (up to the link's
+     * 65,536 queued messages), and a stop then left writes in flight beyond what a new primary can reconcile.
+     */
+    @Test
+    @Timeout(120)
+    void shouldRefuseAWriteThatWouldLeaveABackupMoreUnansweredThanItsReconcileWindow() throws Exception
+    {
+        primary = KvServer.start(KvServerTest.testConfig(dir.resolve("n1"), withId(1, Map.of("replication.timeoutMs",
+            "60000"))), cluster.viewOf(1));
+        backup = KvServer.start(KvServerTest.testConfig(dir.resolve("n2"), withId(2, Map.of())), cluster.viewOf(2));
+        try (CuttableProxy proxy = new CuttableProxy(backup.dataAddress());
+            RawClient client = RawClient.attached(primary))
+        {
+            cluster.set(ScriptedCluster.oneRange(5, List.of(member(1, primary), new ClusterMember(2, "127.0.0.1",
+                backup.controlAddress().getPort(), proxy.port())), 1, List.of(2), List.of()));
+            assertEquals(Status.OK, client.put(b("first"), b("1")).status(), "the link is up, through the proxy");
+            proxy.swallow();
+            final int fill = 512 * 1024 / 64;
+            for (int i = 0; i < fill; i++)
+            {
+                client.sendPut(key64(i), b("v"));
+            }
+            final long refused = client.sendPut(key64(fill), b("v"));
+            final RawClient.Reply reply = client.poll(60_000);
+            assertEquals(refused, reply.correlationId(), "the first answer is the refusal: the others await node 2");
+            assertEquals(Status.BUSY, reply.status());
+            assertTrue(reply.text().contains("reconcile window"), reply.text());
+            assertTrue(proxy.awaitHeld(30), "the backup's link swallowed the writes");
+            assertNull(primary.store().get(key64(fill)), "nothing of the refused write was written");
+
+            proxy.cut(); // the link drops with the writes in flight: node 2 leaves the in-sync set, they are answered
+            for (int i = 0; i < fill; i++)
+            {
+                final RawClient.Reply written = client.poll(60_000);
+                assertEquals(Status.OK, written.status(), "write " + i);
+            }
+            assertTrue(client.stats().text().contains("replication.windowFull=1"));
+        }
+    }
+
+    private static byte[] key64(final int i)
+    {
+        return String.format("window-%057d", i).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /**
      * Two DELETEs of one key, the first still waiting for its backup (a held removal of the dead backup): the second
      * finds the key gone and is answered NOT_FOUND. The pool follows a write only once it is answered, so it still
      * holds the key while the first waits; the existence is read from RocksDB, which holds every write this node
@@ -382,6 +431,48 @@ class ReplicationTest
             assertEquals(second, two.correlationId());
             assertEquals(Status.NOT_FOUND, two.status(), "the second found it deleted (RocksDB), not in the pool");
             assertEquals(Status.NOT_FOUND, client.get(b("k")).status());
+        }
+    }
+
+    /**
+     * A refused conditional write decided while a PUT of its key awaits the backup: the decision reads RocksDB, which
+     * holds the PUT; the pool shows it only once it is answered. Answered at once, the refusal showed the PUT while a
+     * one-sided GET begun after it still read the older value (a stale read the fault set's compare-and-set histories
+     * found); it is answered behind the PUT instead.
+     */
+    @Test
+    @Timeout(60)
+    void shouldAnswerARefusedConditionOnlyAfterTheWriteItReadIsAnswered() throws Exception
+    {
+        startPair(Map.of("replication.timeoutMs", "5000"));
+        try (RawClient client = RawClient.attached(primary))
+        {
+            assertEquals(Status.OK, client.put(b("k"), b("v0")).status());
+            backup.close();
+            backup = null;
+            cluster.policy(ScriptedCluster.Policy.HOLD);
+            final java.util.concurrent.CountDownLatch requested = cluster.nextRequest();
+            final long put = client.sendPut(b("k"), b("v1"));
+            assertTrue(requested.await(30, TimeUnit.SECONDS), "the PUT waits for the dead backup's removal");
+            final long refused = client.sendRecordWrite(RecordWriteRequestFlyweight.OP_PUT_IF_ABSENT, 0, 0, b("k"),
+                b("v2"));
+            // The connection's requests are handled in order and answers leave in the order they are sent: had the
+            // refusal been answered when decided, its answer would come before this read's.
+            final long other = client.sendKeyRequest(MessageType.GET_REQUEST, b("other"));
+            final RawClient.Reply read = client.poll(30_000);
+            assertEquals(other, read.correlationId(), "the refusal waits behind the PUT it read");
+            assertArrayEquals(b("v0"), client.oneSidedGet(primary.remoteKey(), primary.poolAddress(), b("k")),
+                "the pool still holds the older value: the PUT is unanswered");
+
+            cluster.release();
+            final RawClient.Reply one = client.poll(30_000);
+            final RawClient.Reply two = client.poll(30_000);
+            assertEquals(put, one.correlationId());
+            assertEquals(Status.OK, one.status());
+            assertEquals(refused, two.correlationId());
+            assertEquals(Status.CONDITION_FAILED, two.status(), "the key is present: refused");
+            assertArrayEquals(b("v1"), client.oneSidedGet(primary.remoteKey(), primary.poolAddress(), b("k")),
+                "once the refusal is answered the pool shows what it read");
         }
     }
 

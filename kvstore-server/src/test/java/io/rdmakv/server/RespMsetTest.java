@@ -1,8 +1,9 @@
 package io.rdmakv.server;
 
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -17,7 +18,10 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** RESP's MSET of keys of one hash slot is one atomic batch (issue 32 item 5), refused whole when too big. */
+/**
+ * RESP's MSET of keys of one hash slot is one atomic batch (issue 32 item 5), refused whole when too big; under each
+ * durability.
+ */
 class RespMsetTest
 {
     @TempDir
@@ -31,12 +35,13 @@ class RespMsetTest
         }
     }
 
-    @Test
+    @ParameterizedTest
+    @ValueSource(strings = {"DEFAULT", "FSYNC"})
     @Timeout(60)
-    void shouldSetKeysOfOneSlotInOneAtomicBatch() throws Exception
+    void shouldSetKeysOfOneSlotInOneAtomicBatch(final String durability) throws Exception
     {
         try (KvServer server = KvServer.start(KvServerTest.testConfig(dir.resolve("data"),
-            Map.of("resp.port", Integer.toString(freePort()))));
+            Map.of("resp.port", Integer.toString(freePort()), "durability", durability)));
              RespWire resp = new RespWire(server.respAddress()))
         {
             assertEquals("OK", resp.call("MSET", "{c}:a", "1", "{c}:b", "2", "{c}:a", "3"));

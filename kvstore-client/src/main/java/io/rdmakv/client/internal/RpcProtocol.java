@@ -237,7 +237,19 @@ final class RpcProtocol
             // Every answer of a record write is its result: OK, a refused condition with the present version, ...
             requestSlot.resultVersion = response.version();
             requestSlot.resultWritten = status == Status.OK ? response.writtenVersion() : 0;
-            requestSlot.session.locationCache().forget(requestSlot.hashedKey.hash());
+            if (requestSlot.recordOp == RecordWriteRequestFlyweight.OP_TTL)
+            {
+                // a read: the value did not move
+            }
+            else if (status == Status.OK)
+            {
+                // A write the node answered as a PUT (its location, when placed) or a DELETE (none): as a plain one.
+                learnOwnWrite(session, requestSlot, response);
+            }
+            else if (status != Status.CONDITION_FAILED)
+            {
+                requestSlot.session.locationCache().forget(requestSlot.hashedKey.hash());
+            }
             requestSlot.succeed(status, response.value(), status == Status.OK ? null : response.text());
         }
         else if (status == Status.OK)

@@ -79,6 +79,11 @@ public enum ServerCounter
      */
     WINDOWS_REVOKED(44, "memoryWindows.revoked"),
     /**
+     * Writes refused BUSY because a backup had a whole reconcile window of this node's writes unanswered (16,384 keys
+     * or 512 KiB of keys): in-flight writes stay within what a new primary can reconcile.
+     */
+    REPLICATION_WINDOW_FULL(47, "replication.windowFull"),
+    /**
      * RPC GETs of a key the pool lacks answered NOT_FOUND from the COMPLETE pool, without a RocksDB read (also
      * counted in gets.rpc.notFound).
      */

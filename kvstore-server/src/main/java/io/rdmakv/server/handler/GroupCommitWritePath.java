@@ -5,6 +5,7 @@ import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.store.RocksStore;
+import io.rdmakv.server.store.StoreBatch;
 import io.rdmakv.server.store.StoreException;
 import io.rdmakv.server.store.WriteCallback;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
@@ -20,11 +21,14 @@ import java.util.function.Consumer;
  * the request thread never waits for a sync, and reports a write to its {@link WriteOutcome} once it is synced.
  * <pre>
  *   request thread:   put/delete -> copy of key (+ value) in a PendingWrite -> store.submitPut/Delete
+ *                     batch -> a copy of the KeyBatch, its entries in a StoreBatch -> store.submitBatch (one unit)
  *                     (more than MAX_IN_FLIGHT_WRITES waiting, or the committer's queue full -> BUSY)
  *   committer thread: synced -> outcome (failure, whether a deleted key existed) into the PendingWrite
  *                     -> bounded MPSC queue -> wake the request thread
- *   request thread:   doWork() -> outcome.putDurable | deleteDurable(existed) | failed(STORE_ERROR or DISK_FULL),
- *                     in order
+ *   request thread:   doWork() -> outcome.putDurable | deleteDurable(existed) | batchDurable
+ *                     | failed(STORE_ERROR or DISK_FULL), in order
+ *   answerUnwritten:  nothing with the committer -> answered at once; else held until the writes submitted before it
+ *                     are reported (failed as BUSY if one of them failed)
  * </pre>
  * The committer decides a DELETE's existence in submission order (the pool lags the writes waiting for their sync).
  */
@@ -61,6 +65,25 @@ final class GroupCommitWritePath implements WritePath
         }
     };
     private int inFlightWrites;
+    /** Answers of requests that wrote nothing, held behind writes still with the committer; oldest first. */
+    private final java.util.ArrayDeque<Held> held = new java.util.ArrayDeque<>();
+    /** Writes the committer accepted, and those reported (in submission order: the committer keeps it). */
+    private long submitted;
+    private long reported;
+    /** The last reported write that failed, and how many have, since start. */
+    private long failures;
+    private Status lastFailure;
+    private String lastFailureReason;
+
+    /** A batch entry's key while its store key is made. */
+    private final HashedKey batchEntryKey = new HashedKey();
+    /** Tests: the batches submitted next fail while adding this entry (-1: never). */
+    private int failBatchAfter = -1;
+
+    /** An answer held until {@code reported} reaches {@code after}; {@code failuresBefore}: {@code failures} then. */
+    private record Held(UnwrittenAnswer answer, long after, long failuresBefore)
+    {
+    }
 
     /**
      * @param wakeUp wakes the request thread when a write is durable (called on the committer thread).
@@ -91,6 +114,75 @@ final class GroupCommitWritePath implements WritePath
         submit(endpoint, correlationId, key, null);
     }
 
+    /**
+     * At once when no write is with the committer; else held until every write submitted before it is reported (the
+     * decision read RocksDB, where the committer put them before their sync was reported and the pool followed).
+     */
+    @Override
+    public void answerUnwritten(final Endpoint endpoint, final long correlationId, final HashedKey key,
+        final Status status, final long dataVersion, final long expiryMillis, final String reason)
+    {
+        if (reported == submitted)
+        {
+            outcome.unwritten(endpoint, correlationId, status, dataVersion, expiryMillis, reason);
+            return;
+        }
+        held.add(new Held(new UnwrittenAnswer(endpoint, correlationId, status, dataVersion, expiryMillis, reason),
+            submitted, failures));
+    }
+
+    /**
+     * An atomic multi-key write: copied (it must outlive the call) and handed to the committer as ONE unit
+     * ({@link StoreBatch}): every entry joins the write batch of one group commit, synced with it and never split
+     * across two; a group that fails applies none of it (answered STORE_ERROR or DISK_FULL). Completed through the
+     * same queue as the PUTs and DELETEs, so in submission order with them (an answer held behind it waits for it),
+     * and reported once ({@link WriteOutcome#batchDurable}). Bounded as a PUT: BUSY when too many writes wait or the
+     * queue is full. Its write id's record stays in memory ({@code WriteIds}), as a PUT's does under FSYNC.
+     */
+    @Override
+    public void batch(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
+        final KeyBatch batch)
+    {
+        if (inFlightWrites >= MAX_IN_FLIGHT_WRITES)
+        {
+            counters.increment(ServerCounter.BUSY);
+            outcome.failed(endpoint, correlationId, Status.BUSY, "too many writes waiting for sync");
+            return;
+        }
+        final KeyBatch copy = batch.copy();
+        final StoreBatch entries = new StoreBatch(copy.count());
+        for (int i = 0; i < copy.count(); i++)
+        {
+            final HashedKey key = copy.key(i, batchEntryKey);
+            if (copy.isPut(i))
+            {
+                final byte[] record = new byte[copy.valueLength(i)];
+                copy.buffer().getBytes(copy.valueIndex(i), record);
+                entries.put(key, record);
+            }
+            else
+            {
+                entries.delete(key);
+            }
+        }
+        entries.failWhileAdding(failBatchAfter);
+        if (!store.submitBatch(entries, new PendingWrite(endpoint, correlationId, copy), committed))
+        {
+            counters.increment(ServerCounter.BUSY);
+            outcome.failed(endpoint, correlationId, Status.BUSY, "write queue full");
+            return;
+        }
+        inFlightWrites++;
+        submitted++;
+        counters.increment(ServerCounter.IN_FLIGHT_WRITES);
+    }
+
+    /** Tests: the next batches fail while adding entry {@code entry} (-1: never), nothing written. */
+    void failBatchAfter(final int entry)
+    {
+        failBatchAfter = entry;
+    }
+
     @Override
     public int flush()
     {
@@ -106,7 +198,8 @@ final class GroupCommitWritePath implements WritePath
     @Override
     public void close()
     {
-        // Nothing held: the store's committer fails what it still has when the store closes.
+        // The store's committer fails what it still has when the store closes; answers held behind those writes stay
+        // unanswered with them (their connections end with the node).
     }
 
     /** Hand a PUT ({@code value} non-null) or a DELETE ({@code value} null) to the committer. */
@@ -130,6 +223,7 @@ final class GroupCommitWritePath implements WritePath
             return;
         }
         inFlightWrites++;
+        submitted++;
         counters.increment(ServerCounter.IN_FLIGHT_WRITES);
     }
 
@@ -156,12 +250,37 @@ final class GroupCommitWritePath implements WritePath
 
     private void onWriteDurable(final PendingWrite pending)
     {
+        report(pending);
+        reported++;
+        while (!held.isEmpty() && held.peek().after() <= reported)
+        {
+            final Held h = held.poll();
+            if (failures != h.failuresBefore())
+            {
+                h.answer().fail(outcome, lastFailure, lastFailureReason);
+            }
+            else
+            {
+                h.answer().answer(outcome);
+            }
+        }
+    }
+
+    private void report(final PendingWrite pending)
+    {
         inFlightWrites--;
         counters.decrement(ServerCounter.IN_FLIGHT_WRITES);
         if (pending.failure != null)
         {
-            outcome.failed(pending.endpoint, pending.correlationId, ResponseSender.storeStatus(pending.failure),
-                pending.failure.getMessage());
+            failures++;
+            lastFailure = ResponseSender.storeStatus(pending.failure);
+            lastFailureReason = pending.failure.getMessage();
+            outcome.failed(pending.endpoint, pending.correlationId, lastFailure, lastFailureReason);
+            return;
+        }
+        if (pending.batch != null)
+        {
+            outcome.batchDurable(pending.endpoint, pending.correlationId, pending.batch);
             return;
         }
         keyView.wrap(pending.key);

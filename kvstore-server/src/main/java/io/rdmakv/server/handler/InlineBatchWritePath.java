@@ -181,6 +181,17 @@ final class InlineBatchWritePath implements WritePath
         }
     }
 
+    /**
+     * At once: every write this path put in RocksDB was answered when it was written (a PUT staged in the batch is not
+     * in RocksDB yet, so no decision read it).
+     */
+    @Override
+    public void answerUnwritten(final Endpoint endpoint, final long correlationId, final HashedKey key,
+        final Status status, final long dataVersion, final long expiryMillis, final String reason)
+    {
+        outcome.unwritten(endpoint, correlationId, status, dataVersion, expiryMillis, reason);
+    }
+
     @Override
     public boolean holdsWriteFor(final Endpoint endpoint, final HashedKey key)
     {

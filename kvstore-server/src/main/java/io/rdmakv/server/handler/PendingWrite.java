@@ -16,8 +16,10 @@ final class PendingWrite
     /** The key's two hashes, from its decode ({@link io.rdmakv.protocol.layout.HashedKey}). */
     final long keyHash;
     final int hashSlot;
-    /** {@code null} for a DELETE. */
+    /** {@code null} for a DELETE (and an atomic batch). */
     final byte[] value;
+    /** An atomic multi-key write's own copy (then key and value are null), or null. */
+    final KeyBatch batch;
     StoreException failure;
     /** DELETE only: whether the key existed just before the deletion (set by the committer). */
     boolean existed;
@@ -31,5 +33,18 @@ final class PendingWrite
         this.keyHash = keyHash;
         this.hashSlot = hashSlot;
         this.value = value;
+        this.batch = null;
+    }
+
+    /** An atomic multi-key write, {@code batch} its own copy ({@link KeyBatch#copy}). */
+    PendingWrite(final Endpoint endpoint, final long correlationId, final KeyBatch batch)
+    {
+        this.endpoint = endpoint;
+        this.correlationId = correlationId;
+        this.key = null;
+        this.keyHash = 0;
+        this.hashSlot = batch.hashSlot();
+        this.value = null;
+        this.batch = batch;
     }
 }

@@ -95,4 +95,26 @@ final class PoolAndAnswer implements WriteOutcome
         }
         responses.answerError(endpoint, correlationId, status, reason);
     }
+
+    @Override
+    public void unwritten(final Endpoint endpoint, final long correlationId, final Status status,
+        final long dataVersion, final long expiryMillis, final String reason)
+    {
+        if (reason != null)
+        {
+            responses.answerError(endpoint, correlationId, status, reason);
+        }
+        else if (status == Status.OK)
+        {
+            responses.answerExpiry(endpoint, correlationId, dataVersion, expiryMillis);
+        }
+        else if (status == Status.CONDITION_FAILED)
+        {
+            responses.answerVersion(endpoint, correlationId, status, dataVersion);
+        }
+        else
+        {
+            responses.answer(endpoint, correlationId, status, 0, 0);
+        }
+    }
 }

@@ -32,7 +32,9 @@ import java.util.function.LongSupplier;
  *                 read the key's record from RocksDB -> expired? absent -> condition?
  *                   holds : a new record (next data version) -> path.put  (replicated, recorded, answered as a PUT)
  *                           or path.delete
- *                   fails : CONDITION_FAILED / NOT_FOUND / NOT_AN_INTEGER answered, nothing written
+ *                   fails : CONDITION_FAILED / NOT_FOUND / NOT_AN_INTEGER, nothing written -> path.answerUnwritten:
+ *                           answered behind every write the path took before it (the record read may be one of them,
+ *                           not yet answered nor in the pool)
  * </pre>
  * Why it is atomic per key on the primary: the request thread is the only writer of the node's keys, and takes one
  * request at a time. Every write it accepted before this one is in RocksDB when the decision reads it: a PUT batch is
@@ -42,6 +44,8 @@ import java.util.function.LongSupplier;
  * before every later request of the key by the same path. FSYNC durability keeps writes queued for the group commit
  * outside RocksDB: there the decision first waits until the committer wrote every write queued before it (about one
  * sync), so it reads them too; the request thread waits that long, once per conditional write.
+ * A decision that writes nothing is an answer that shows what it read: it goes out in order behind the writes before
+ * it, as a write would, so no answer shows a write before the pool does (a one-sided GET after it never reads older).
  *
  * Request thread only; allocation-free except the counter's decimal text.
  */
@@ -104,9 +108,17 @@ public final class RecordWrites
         }
     }
 
-    /** TTL: the key's data version and expiry, read without writing (NOT_FOUND when absent or expired). */
-    void answerTtl(final Endpoint endpoint, final long correlationId, final HashedKey key)
+    /**
+     * TTL: the key's data version and expiry, read without writing (NOT_FOUND when absent or expired), answered through
+     * {@code path} behind the writes before it ({@link WritePath#answerUnwritten}: RocksDB may hold one not answered).
+     * A PUT of the same connection or key still in the path's batch is written first, as before a GET.
+     */
+    void answerTtl(final WritePath path, final Endpoint endpoint, final long correlationId, final HashedKey key)
     {
+        if (path.holdsWriteFor(endpoint, key))
+        {
+            path.flush();
+        }
         final int length;
         try
         {
@@ -114,16 +126,16 @@ public final class RecordWrites
         }
         catch (final StoreException ex)
         {
-            responses.answerStoreFailure(endpoint, correlationId, ex);
+            storeFailure(path, endpoint, correlationId, key, ex);
             return;
         }
         if (length < 0)
         {
-            responses.answer(endpoint, correlationId, Status.NOT_FOUND, 0, 0);
+            path.answerUnwritten(endpoint, correlationId, key, Status.NOT_FOUND, 0, 0, null);
             return;
         }
-        final long expiry = ValueRecord.expiryMillis(currentBuffer, 0);
-        responses.answerExpiry(endpoint, correlationId, ValueRecord.dataVersion(currentBuffer, 0), expiry);
+        path.answerUnwritten(endpoint, correlationId, key, Status.OK, ValueRecord.dataVersion(currentBuffer, 0),
+            ValueRecord.expiryMillis(currentBuffer, 0), null);
     }
 
     private void decide(final WritePath path, final Endpoint endpoint, final long correlationId,
@@ -147,8 +159,8 @@ public final class RecordWrites
         if (!store.awaitSubmittedWrites(GROUP_COMMIT_WAIT_NANOS))
         {
             // FSYNC: the writes queued for group commit are read too, once written (about one sync's wait)
-            responses.answerError(endpoint, correlationId, Status.STORE_ERROR, "the group commit did not write the " +
-                "writes before this one within " + GROUP_COMMIT_WAIT_NANOS / 1_000_000_000L + " s; retry");
+            path.answerUnwritten(endpoint, correlationId, key, Status.STORE_ERROR, 0, 0, "the group commit did not " +
+                "write the writes before this one within " + GROUP_COMMIT_WAIT_NANOS / 1_000_000_000L + " s; retry");
             return;
         }
         final int length;
@@ -159,7 +171,7 @@ public final class RecordWrites
         }
         catch (final StoreException ex)
         {
-            responses.answerStoreFailure(endpoint, correlationId, ex);
+            storeFailure(path, endpoint, correlationId, key, ex);
             return;
         }
         final boolean present = length >= 0;
@@ -170,7 +182,7 @@ public final class RecordWrites
             {
                 if (present)
                 {
-                    refuse(endpoint, correlationId, version);
+                    refuse(path, endpoint, correlationId, key, version);
                     return;
                 }
                 putNew(path, endpoint, correlationId, message, key, write.argument(), versions.next());
@@ -179,7 +191,7 @@ public final class RecordWrites
             {
                 if (!present || version != write.expectedVersion())
                 {
-                    refuse(endpoint, correlationId, version);
+                    refuse(path, endpoint, correlationId, key, version);
                     return;
                 }
                 putNew(path, endpoint, correlationId, message, key, write.argument(), versions.next());
@@ -188,7 +200,7 @@ public final class RecordWrites
             {
                 if (!present || version != write.expectedVersion())
                 {
-                    refuse(endpoint, correlationId, version);
+                    refuse(path, endpoint, correlationId, key, version);
                     return;
                 }
                 if ((write.recordFlags() & RecordWriteRequestFlyweight.FLAG_INCLUDE_EXPIRED) != 0)
@@ -203,13 +215,13 @@ public final class RecordWrites
             {
                 if (!present)
                 {
-                    responses.answer(endpoint, correlationId, Status.NOT_FOUND, 0, 0);
+                    path.answerUnwritten(endpoint, correlationId, key, Status.NOT_FOUND, 0, 0, null);
                     return;
                 }
                 if (write.expectedVersion() != 0 && version != write.expectedVersion())
                 {
                     // A version given (RESP's PERSIST, after it read an expiry to remove): only that version's.
-                    refuse(endpoint, correlationId, version);
+                    refuse(path, endpoint, correlationId, key, version);
                     return;
                 }
                 final long expiry = op == RecordWriteRequestFlyweight.OP_EXPIRE ? write.argument() : 0;
@@ -218,7 +230,8 @@ public final class RecordWrites
                 next.putBytes(ValueRecord.HEADER_LENGTH, currentBuffer, ValueRecord.HEADER_LENGTH, valueLength);
                 path.put(endpoint, correlationId, message, key, next, 0, ValueRecord.HEADER_LENGTH + valueLength);
             }
-            default -> responses.answerError(endpoint, correlationId, Status.MALFORMED, "record write op " + op);
+            default -> path.answerUnwritten(endpoint, correlationId, key, Status.MALFORMED, 0, 0,
+                "record write op " + op);
         }
     }
 
@@ -250,7 +263,8 @@ public final class RecordWrites
             }
             catch (final NumberFormatException ex)
             {
-                responses.answerError(endpoint, correlationId, Status.NOT_AN_INTEGER, "the value is not an integer");
+                path.answerUnwritten(endpoint, correlationId, key, Status.NOT_AN_INTEGER, 0, 0,
+                    "the value is not an integer");
                 return;
             }
         }
@@ -261,7 +275,7 @@ public final class RecordWrites
         }
         catch (final ArithmeticException ex)
         {
-            responses.answerError(endpoint, correlationId, Status.NOT_AN_INTEGER,
+            path.answerUnwritten(endpoint, correlationId, key, Status.NOT_AN_INTEGER, 0, 0,
                 "increment or decrement would overflow");
             return;
         }
@@ -288,10 +302,20 @@ public final class RecordWrites
         return Long.parseLong(s);
     }
 
-    private void refuse(final Endpoint endpoint, final long correlationId, final long currentVersion)
+    private void refuse(final WritePath path, final Endpoint endpoint, final long correlationId, final HashedKey key,
+        final long currentVersion)
     {
         counters.increment(ServerCounter.CONDITIONS_FAILED);
-        responses.answerVersion(endpoint, correlationId, Status.CONDITION_FAILED, currentVersion);
+        path.answerUnwritten(endpoint, correlationId, key, Status.CONDITION_FAILED, currentVersion, 0, null);
+    }
+
+    /** A failed read of the key's record: counted and logged, answered through the path (nothing was written). */
+    private void storeFailure(final WritePath path, final Endpoint endpoint, final long correlationId,
+        final HashedKey key, final StoreException ex)
+    {
+        final Status status = ResponseSender.storeStatus(ex);
+        responses.noteStoreFailure(status, ex.getMessage());
+        path.answerUnwritten(endpoint, correlationId, key, status, 0, 0, ex.getMessage());
     }
 
     /**

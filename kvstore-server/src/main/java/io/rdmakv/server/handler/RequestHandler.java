@@ -506,7 +506,7 @@ public final class RequestHandler implements EndpointHandler
         final int op = write.op();
         if (op == RecordWriteRequestFlyweight.OP_TTL)
         {
-            recordWrites.answerTtl(endpoint, correlationId, key);
+            recordWrites.answerTtl(writes, endpoint, correlationId, key);
             return;
         }
         if (write.valueLength() > limits.maxValueBytes())
@@ -574,12 +574,6 @@ public final class RequestHandler implements EndpointHandler
         }
         if (!checkRoute(endpoint, correlationId, hashSlot))
         {
-            return;
-        }
-        if (!store.writesInline())
-        {
-            responses.answerError(endpoint, correlationId, Status.UNKNOWN_TYPE, "atomic batches need " +
-                "store.durability=DEFAULT (under FSYNC they are not built yet)");
             return;
         }
         counters.increment(ServerCounter.BATCH_WRITES);

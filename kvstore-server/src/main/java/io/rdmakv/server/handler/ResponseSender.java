@@ -198,6 +198,13 @@ public final class ResponseSender
     public void answerStoreFailure(final Endpoint endpoint, final long correlationId, final Status status,
         final String reason)
     {
+        noteStoreFailure(status, reason);
+        answerError(endpoint, correlationId, status, reason);
+    }
+
+    /** Count and log (rate-limited) a store failure answered elsewhere ({@link #answerStoreFailure}'s first half). */
+    public void noteStoreFailure(final Status status, final String reason)
+    {
         counters.increment(ServerCounter.STORE_ERRORS);
         if (status == Status.DISK_FULL)
         {
@@ -207,7 +214,6 @@ public final class ResponseSender
         {
             STORE_FAILURES.error("store failure: {}", reason);
         }
-        answerError(endpoint, correlationId, status, reason);
     }
 
     /** The status a store failure is answered with: DISK_FULL for a full disk (ENOSPC), else STORE_ERROR. */

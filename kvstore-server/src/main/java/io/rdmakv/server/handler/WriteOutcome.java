@@ -33,4 +33,14 @@ public interface WriteOutcome
      * visible.
      */
     void failed(Endpoint endpoint, long correlationId, Status status, String reason);
+
+    /**
+     * A request decided from the key's stored record that wrote nothing ({@link WritePath#answerUnwritten}: a refused
+     * condition, a counter that is not one, an expiry change of an absent key, a TTL read) is answered now, after
+     * every write its path took before it: {@code reason} non-null is an error answer; else {@code OK} carries a TTL
+     * read's {@code dataVersion} and {@code expiryMillis}, {@code CONDITION_FAILED} the present {@code dataVersion},
+     * any other status nothing more.
+     */
+    void unwritten(Endpoint endpoint, long correlationId, Status status, long dataVersion, long expiryMillis,
+        String reason);
 }

@@ -2,6 +2,7 @@ package io.rdmakv.server.handler;
 
 import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
+import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.transport.Endpoint;
 import org.agrona.DirectBuffer;
 
@@ -47,14 +48,28 @@ public interface WritePath extends LocalWrites, AutoCloseable
     }
 
     /**
+     * Answer a request that decided from {@code key}'s stored record and wrote nothing ({@link RecordWrites}: a refused
+     * condition, a counter that is not one, an expiry change of an absent key, a TTL read), through the outcome, in
+     * order behind every write this path took before it. The decision read RocksDB, which holds writes not answered
+     * yet (awaiting their backups, or the group commit's report); the pool, which one-sided GETs read, shows a write
+     * only once it is answered. Answered at once, a refusal could show a write that a one-sided GET begun after the
+     * answer does not see yet (a stale read; the fault set's compare-and-set histories found it). Held, it is answered
+     * after that write, or, when a write before it failed, fails retryably itself (nothing was written). A path of a
+     * cluster refuses it as a write when the node is no longer the key's primary or holds no lease (the record it read
+     * may be behind). The answer's parts are {@link WriteOutcome#unwritten}'s.
+     */
+    void answerUnwritten(Endpoint endpoint, long correlationId, HashedKey key, Status status, long dataVersion,
+        long expiryMillis, String reason);
+
+    /**
      * Start making an atomic multi-key write durable ({@link KeyBatch}: keys of one hash slot, each PUT's value its
-     * record): every entry in one RocksDB write batch, reported once ({@link WriteOutcome#batchDurable}). Only the
-     * DEFAULT durability's path takes one; the handler refuses batches under FSYNC before they get here.
+     * record): every entry in one RocksDB write batch, reported once ({@link WriteOutcome#batchDurable}). Both
+     * durabilities' paths take one (FSYNC: as one unit of a group commit); a path that does not refuses it here.
      */
     default void batch(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
         final KeyBatch batch)
     {
-        throw new UnsupportedOperationException("atomic batches need store.durability=DEFAULT");
+        throw new UnsupportedOperationException("this write path takes no atomic batches");
     }
 
     /**

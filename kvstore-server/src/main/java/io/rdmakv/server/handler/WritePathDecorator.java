@@ -2,6 +2,7 @@ package io.rdmakv.server.handler;
 
 import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.wire.MessageHeaderFlyweight;
+import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.transport.Endpoint;
 import org.agrona.DirectBuffer;
 
@@ -46,6 +47,13 @@ public abstract class WritePathDecorator implements WritePath
         final HashedKey key, final RecordWrites.Decision decision)
     {
         next.recordWrite(endpoint, correlationId, request, key, decision);
+    }
+
+    @Override
+    public void answerUnwritten(final Endpoint endpoint, final long correlationId, final HashedKey key,
+        final Status status, final long dataVersion, final long expiryMillis, final String reason)
+    {
+        next.answerUnwritten(endpoint, correlationId, key, status, dataVersion, expiryMillis, reason);
     }
 
     @Override

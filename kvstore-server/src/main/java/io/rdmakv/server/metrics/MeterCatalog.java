@@ -88,6 +88,8 @@ final class MeterCatalog
         help(ServerCounter.REPLICATION_WITHHELD, "Writes withheld from an in-sync backup whose link dropped mid-write");
         help(ServerCounter.WINDOWS_BOUND, "Memory windows bound, one per data session on a transport with windows");
         help(ServerCounter.WINDOWS_REVOKED, "Memory windows closed as their session's user was removed or changed");
+        help(ServerCounter.REPLICATION_WINDOW_FULL,
+            "Writes refused BUSY while a backup had a whole reconcile window of this node's writes unanswered");
         help(ServerCounter.GETS_RPC_COMPLETE_MISSES, "RPC GET misses answered from the complete pool, no RocksDB read");
         help(ServerCounter.ATTACHES, "Data connections attached with a valid session ticket");
         help(ServerCounter.ATTACH_REFUSALS, "Data connections refused at attach (bad or expired ticket, timeout)");

@@ -86,8 +86,11 @@ final class LearnerCatchUps
         return catchUps.get(learner).counts();
     }
 
-    /** The write {@code sequence}, encoded in the send buffer, goes to this active learner as tail. */
-    void sendTail(final int learner, final long sequence, final int length)
+    /**
+     * The write {@code sequence}, encoded in the send buffer, goes to this active learner as tail ({@code entries}
+     * keys of {@code keyBytes} in all: counted until answered).
+     */
+    void sendTail(final int learner, final long sequence, final int length, final int entries, final int keyBytes)
     {
         final CatchUp catchUp = catchUps.get(learner);
         catchUp.lastTailSent = sequence;
@@ -97,7 +100,7 @@ final class LearnerCatchUps
         }
         else
         {
-            lag.sent(learner);
+            lag.sent(learner, entries, keyBytes);
         }
     }
 

@@ -3,6 +3,7 @@ package io.rdmakv.server.replication;
 import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.handler.KeyBatch;
+import io.rdmakv.server.handler.UnwrittenAnswer;
 import io.rdmakv.server.handler.WriteOutcome;
 import io.rdmakv.transport.Endpoint;
 import org.agrona.DirectBuffer;
@@ -27,13 +28,16 @@ import java.util.List;
  *   local report -> complete and first in order? answer from the local path's buffers
  *                                              : keep copies of key and value -> drainCompleted
  *   drainCompleted: answer (outcome) the complete writes at the head of inOrder, in order
+ *   unwritten answer (a request that wrote nothing): in both orders like a write, answered at the head of inOrder
+ *               (failed retryably when a write answered since it was taken failed)
  * </pre>
  * Request thread only.
  */
 final class PendingWrites
 {
     /** A write no replica needs: the local outcome passes straight through (no allocation). */
-    private static final ReplicatedWrite LOCAL_ONLY = new ReplicatedWrite(0, null, 0, false, 0, 0, 0, new int[0]);
+    private static final int[] NONE = new int[0];
+    private static final ReplicatedWrite LOCAL_ONLY = new ReplicatedWrite(0, null, 0, false, 0, 0, 0, NONE);
 
     private final WriteOutcome outcome;
     private final WriteOutcome localOutcome = new LocalOutcome();
@@ -43,6 +47,10 @@ final class PendingWrites
     private final Long2ObjectHashMap<ReplicatedWrite> bySequence = new Long2ObjectHashMap<>();
     /** A kept copy's key, under the hashes it was decoded with. */
     private final HashedKey keptKey = new HashedKey();
+    /** Writes answered failed since start, and the last one's failure (a held unwritten answer fails after one). */
+    private long failures;
+    private Status lastFailure;
+    private String lastFailureReason;
 
     /** @param outcome pool update and answer, for writes every in-sync replica has. */
     PendingWrites(final WriteOutcome outcome)
@@ -73,6 +81,20 @@ final class PendingWrites
     {
         localOrder.add(write);
         inOrder.add(write);
+    }
+
+    /**
+     * The answer of a request that wrote nothing, ordered behind every write taken before it (handed to the local path
+     * next, which reports it in order too): answered when it reaches the head, failed if a write answered before it
+     * since now failed.
+     */
+    void addUnwritten(final UnwrittenAnswer answer)
+    {
+        final ReplicatedWrite w = new ReplicatedWrite(0, answer.endpoint(), answer.correlationId(), false, 0, 0,
+            System.nanoTime(), NONE);
+        w.unwritten = answer;
+        w.failuresBefore = failures;
+        add(w);
     }
 
     /** {@code write} was sent to replicas under its sequence: their answers find it by {@link #sent}. */
@@ -134,7 +156,20 @@ final class PendingWrites
         bySequence.remove(w.sequence);
         if (w.failure != null)
         {
+            countFailure(w.failure, w.failureReason);
             outcome.failed(w.endpoint, w.correlationId, w.failure, w.failureReason);
+            return;
+        }
+        if (w.unwritten != null)
+        {
+            if (failures != w.failuresBefore)
+            {
+                w.unwritten.fail(outcome, lastFailure, lastFailureReason);
+            }
+            else
+            {
+                w.unwritten.answer(outcome);
+            }
             return;
         }
         if (w.batch)
@@ -151,6 +186,13 @@ final class PendingWrites
         {
             outcome.putDurable(w.endpoint, w.correlationId, k, new UnsafeBuffer(w.value), 0, w.value.length);
         }
+    }
+
+    private void countFailure(final Status status, final String reason)
+    {
+        failures++;
+        lastFailure = status;
+        lastFailureReason = reason;
     }
 
     /** Whether {@code w}, its local write just reported, can be answered at once (from the local buffers). */
@@ -234,6 +276,20 @@ final class PendingWrites
             drainCompleted();
         }
 
+        @Override
+        public void unwritten(final Endpoint endpoint, final long correlationId, final Status status,
+            final long dataVersion, final long expiryMillis, final String reason)
+        {
+            final ReplicatedWrite w = localOrder.poll();
+            if (w == LOCAL_ONLY)
+            {
+                outcome.unwritten(endpoint, correlationId, status, dataVersion, expiryMillis, reason);
+                return;
+            }
+            w.localDone = true; // the local path's order reached it: answered from the head of the arrival order
+            drainCompleted();
+        }
+
         /** A copy of the key's bytes and its two hashes, for the answer once the backups have the write. */
         private void keep(final ReplicatedWrite w, final HashedKey key)
         {
@@ -248,6 +304,7 @@ final class PendingWrites
             final ReplicatedWrite w = localOrder.poll();
             if (w == LOCAL_ONLY)
             {
+                countFailure(status, reason);
                 outcome.failed(endpoint, correlationId, status, reason);
                 return;
             }

@@ -30,11 +30,23 @@ public final class ReplicaLag
         }
     }
 
-    /** A write went to {@code nodeId} (request thread). */
-    void sent(final int nodeId)
+    /** A write of one key of {@code keyBytes} went to {@code nodeId} (request thread). */
+    void sent(final int nodeId, final int keyBytes)
+    {
+        sent(nodeId, 1, keyBytes);
+    }
+
+    /**
+     * A message carrying {@code entries} keys of {@code keyBytes} in all (an atomic batch: several) went to
+     * {@code nodeId} (request thread).
+     */
+    void sent(final int nodeId, final int entries, final int keyBytes)
     {
         final Counters c = byNode.computeIfAbsent(nodeId, n -> new Counters());
         c.sent = c.sent + 1;
+        c.inFlight.offerLong(((long)entries << 32) | (keyBytes & 0xFFFF_FFFFL));
+        c.entriesInFlight += entries;
+        c.keyBytesInFlight += keyBytes;
     }
 
     /** {@code nodeId} answered a write it was sent, in order (request thread). */
@@ -45,7 +57,30 @@ public final class ReplicaLag
         {
             c.acked = c.acked + 1;
             c.lastAckNanos = nowNanos;
+            if (!c.inFlight.isEmpty())
+            {
+                final long message = c.inFlight.pollLong();
+                c.entriesInFlight -= (int)(message >>> 32);
+                c.keyBytesInFlight -= (int)message;
+            }
         }
+    }
+
+    /**
+     * Whether one more message of {@code entries} keys of {@code keyBytes} to {@code nodeId} keeps what it has
+     * unanswered within {@code maxEntries} keys and {@code maxKeyBytes} bytes of keys (request thread): the reconcile
+     * window a replica keeps per sender ({@link ReplicaHistory}), so that every write a stopped primary had in flight
+     * lies in its backups' windows and a new primary can reconcile them instead of a full catch-up. A message is
+     * always admitted when nothing is unanswered.
+     */
+    boolean admits(final int nodeId, final int entries, final int keyBytes, final int maxEntries,
+        final int maxKeyBytes)
+    {
+        final Counters c = byNode.get(nodeId);
+        // With nothing unanswered a message always goes: an atomic batch larger than the window alone would otherwise
+        // be refused forever (it can hold the value limit in keys); past the window it is caught up in full instead.
+        return c == null || c.inFlight.isEmpty() ||
+            c.entriesInFlight + entries <= maxEntries && c.keyBytesInFlight + keyBytes <= maxKeyBytes;
     }
 
     /** The link to {@code nodeId} dropped: what was outstanding will never be answered; start again from zero. */
@@ -74,5 +109,9 @@ public final class ReplicaLag
         volatile long sent;
         volatile long acked;
         volatile long lastAckNanos;
+        /** Request thread only: each unanswered message's (keys << 32 | key bytes), oldest first, and their sums. */
+        final org.agrona.collections.LongArrayQueue inFlight = new org.agrona.collections.LongArrayQueue(Long.MIN_VALUE);
+        int entriesInFlight;
+        long keyBytesInFlight;
     }
 }

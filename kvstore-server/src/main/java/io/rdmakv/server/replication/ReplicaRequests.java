@@ -187,12 +187,6 @@ final class ReplicaRequests implements ReplicaInbox
             responses.answerError(endpoint, correlationId, Status.CROSSSLOT, "replicated batch spans hash slots");
             return;
         }
-        if (!store.writesInline())
-        {
-            responses.answerError(endpoint, correlationId, Status.UNKNOWN_TYPE,
-                "atomic batches need store.durability=DEFAULT on every node");
-            return;
-        }
         final Status admitted = replicas.admit(request, batch.key(0, key));
         if (admitted != Status.OK)
         {

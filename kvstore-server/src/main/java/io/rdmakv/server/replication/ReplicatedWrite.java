@@ -2,6 +2,7 @@ package io.rdmakv.server.replication;
 
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.handler.KeyBatch;
+import io.rdmakv.server.handler.UnwrittenAnswer;
 import io.rdmakv.transport.Endpoint;
 
 /**
@@ -35,6 +36,13 @@ final class ReplicatedWrite
     /** An atomic batch: answered as one ({@link #batchCopy} kept when the local write finished first). */
     boolean batch;
     KeyBatch batchCopy;
+    /**
+     * Not a write: the answer of a request that wrote nothing, held in order behind the writes before it
+     * ({@link io.rdmakv.server.handler.WritePath#answerUnwritten}); {@link #failuresBefore}: the failures answered
+     * before it was taken.
+     */
+    UnwrittenAnswer unwritten;
+    long failuresBefore;
 
     ReplicatedWrite(final long sequence, final Endpoint endpoint, final long correlationId, final boolean delete,
         final int firstSlot, final long rangeEpoch, final long sentNanos, final int[] awaiting)

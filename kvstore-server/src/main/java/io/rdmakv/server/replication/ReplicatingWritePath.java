@@ -10,6 +10,7 @@ import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.SlotRange;
 import io.rdmakv.server.handler.KeyBatch;
 import io.rdmakv.server.cluster.TakeOvers;
+import io.rdmakv.server.handler.UnwrittenAnswer;
 import io.rdmakv.server.handler.WriteOutcome;
 import io.rdmakv.server.handler.SlotRouter;
 import io.rdmakv.server.handler.WritePath;
@@ -36,6 +37,7 @@ import java.util.List;
  *   backup link down / timeout  -> view.removeFromInSync(range, epoch, backup) -> committed: stop waiting for it
  *                                                                             -> refused: answer BUSY (retryable)
  *   no lease (view.holdsLease false) -> BUSY, nothing written
+ *   answerUnwritten (a decision that wrote nothing) -> the same refusals, else answered behind the writes before it
  *   the newest map says another primary, or FENCED -> WRONG_NODE (that primary, or this node: refresh), nothing written
  * </pre>
  * The last rule matters because routing follows the map a notification later than {@code view.current()} does: a
@@ -92,6 +94,11 @@ public final class ReplicatingWritePath implements WritePath
     private Reconciles reconciles;
     /** A batch's first key (its hash slot is every key's). */
     private final HashedKey batchKey = new HashedKey();
+    /** A batch entry's key, for its length. */
+    private final HashedKey entryKey = new HashedKey();
+    /** The reconcile window a replica keeps per sender: this node's unanswered writes to a backup stay within it. */
+    private final int windowEntries = ReplicaHistory.MAX_ENTRIES;
+    private final int windowKeyBytes = ReplicaHistory.KEY_BYTES;
     /**
      * (first slot << 32 | node) of the in-sync backups whose link dropped while writes of that range awaited them: the
      * messages a drop loses are exactly those, so a later write sent on the reconnected link would leave a gap in the
@@ -213,6 +220,10 @@ public final class ReplicatingWritePath implements WritePath
             outcome.failed(endpoint, correlationId, Status.BUSY, "node lease not held: writes refused until renewed");
             return;
         }
+        if (!withinWindows(endpoint, correlationId, key.hashSlot(), 1, key.length()))
+        {
+            return;
+        }
         start(endpoint, correlationId, false, key, value, valueIndex, valueLength, null);
         local.put(endpoint, correlationId, request, key, value, valueIndex, valueLength);
     }
@@ -236,8 +247,40 @@ public final class ReplicatingWritePath implements WritePath
             outcome.failed(endpoint, correlationId, Status.BUSY, "node lease not held: writes refused until renewed");
             return;
         }
+        if (!withinWindows(endpoint, correlationId, key.hashSlot(), 1, key.length()))
+        {
+            return;
+        }
         start(endpoint, correlationId, true, key, key.buffer(), 0, 0, null);
         local.delete(endpoint, correlationId, request, key);
+    }
+
+    /**
+     * Refused as a write would be when this node may no longer decide for the key (another primary, FENCED, no lease:
+     * the record read may be behind); else ordered behind every write taken before it ({@link PendingWrites}), one of
+     * which the decision may have read from RocksDB while it still awaits a backup.
+     */
+    @Override
+    public void answerUnwritten(final Endpoint endpoint, final long correlationId, final HashedKey key,
+        final Status status, final long dataVersion, final long expiryMillis, final String reason)
+    {
+        if (notPrimaryNow(endpoint, correlationId, key))
+        {
+            return;
+        }
+        if (!replicating())
+        {
+            pending.addLocalOnly();
+            local.answerUnwritten(endpoint, correlationId, key, status, dataVersion, expiryMillis, reason);
+            return;
+        }
+        if (!view.holdsLease(System.nanoTime()))
+        {
+            outcome.failed(endpoint, correlationId, Status.BUSY, "node lease not held: writes refused until renewed");
+            return;
+        }
+        pending.addUnwritten(new UnwrittenAnswer(endpoint, correlationId, status, dataVersion, expiryMillis, reason));
+        local.answerUnwritten(endpoint, correlationId, key, status, dataVersion, expiryMillis, reason);
     }
 
     /**
@@ -265,8 +308,54 @@ public final class ReplicatingWritePath implements WritePath
             outcome.failed(endpoint, correlationId, Status.BUSY, "node lease not held: writes refused until renewed");
             return;
         }
+        if (!withinWindows(endpoint, correlationId, first.hashSlot(), batch.count(), keyBytes(batch)))
+        {
+            return;
+        }
         start(endpoint, correlationId, false, first, first.buffer(), 0, 0, batch);
         local.batch(endpoint, correlationId, request, batch);
+    }
+
+    /**
+     * Whether the write ({@code entries} keys of {@code keyBytes}) leaves what each backup of its range has not
+     * answered within the reconcile window a replica keeps per sender ({@link ReplicaHistory}: 16,384 keys, 512 KiB of
+     * keys): then every write in flight when this node stops lies in its backups' windows, and a new primary reconciles
+     * them instead of asking a backup out to catch up in full. Past it the write is refused BUSY (nothing written;
+     * retryable), counted in {@code replication.windowFull}; the backup's answers make room, and one that stops
+     * answering leaves the in-sync set after the replication timeout, as always.
+     */
+    private boolean withinWindows(final Endpoint endpoint, final long correlationId, final int hashSlot,
+        final int entries, final int keyBytes)
+    {
+        final ClusterState state = view.current();
+        final SlotRange range = state.ranges().isEmpty() ? null : state.rangeOf(hashSlot);
+        if (range == null || range.primary() != localNodeId)
+        {
+            return true;
+        }
+        for (final int backup : range.backups())
+        {
+            if (!lag.admits(backup, entries, keyBytes, windowEntries, windowKeyBytes))
+            {
+                context.counters().increment(ServerCounter.REPLICATION_WINDOW_FULL);
+                outcome.failed(endpoint, correlationId, Status.BUSY, "node " + backup + " has not answered " +
+                    windowEntries + " keys or " + windowKeyBytes / 1024 + " KiB of keys of this node's writes (the " +
+                    "reconcile window per sender): retry once it catches up");
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The key bytes of every entry of {@code batch}. */
+    private int keyBytes(final KeyBatch batch)
+    {
+        int sum = 0;
+        for (int i = 0; i < batch.count(); i++)
+        {
+            sum += batch.key(i, entryKey).length();
+        }
+        return sum;
     }
 
     /**
@@ -376,6 +465,8 @@ public final class ReplicatingWritePath implements WritePath
         writeIds.appendCurrentTo(copy);
         copy.appendSequence(incarnation, ++replicationSequence);
         final int length = copy.encodedLength();
+        final int entries = batch != null ? batch.count() : 1;
+        final int keyBytes = batch != null ? keyBytes(batch) : key.length();
         for (final int backup : backups)
         {
             if (!gapped.isEmpty() && gapped.contains(gapKey(range.firstSlot(), backup)))
@@ -390,12 +481,12 @@ public final class ReplicatingWritePath implements WritePath
             }
             else
             {
-                lag.sent(backup);
+                lag.sent(backup, entries, keyBytes);
             }
         }
         for (final int learner : learners)
         {
-            catchUps.sendTail(learner, sequence, length);
+            catchUps.sendTail(learner, sequence, length, entries, keyBytes);
         }
     }
 

@@ -39,6 +39,8 @@ import java.util.List;
  *   outcome of the write        -> DONE(OK | NOT_FOUND), waiters answered alike (a fix-up carrying the new
  *                                  primary's answer of the write id: DONE(that answer), whatever it did here)
  *   failure (nothing applied)   -> forgotten, waiters get the same failure (a retry may apply it)
+ *   decided, nothing written    -> forgotten, waiters get the same answer (a refused condition: a retry decides
+ *                                  again)
  *   replicated write (a backup) -> recorded like a client write: once promoted, this node answers the client's retry
  *   forget (a reconcile undid it) -> the record goes: a retry applies the write again
  *   below                       -> the writer's records under it are dropped (its answers arrived)
@@ -344,6 +346,33 @@ public final class WriteIds
                 if (r != null)
                 {
                     answerWaiters(r);
+                }
+            }
+
+            /**
+             * A record write that wrote nothing (a refused condition): its record goes, as a failure's does (nothing
+             * of it reached the store), so a retry decides again; retries that waited get the same answer.
+             */
+            @Override
+            public void unwritten(final Endpoint endpoint, final long correlationId, final Status status,
+                final long dataVersion, final long expiryMillis, final String reason)
+            {
+                outcome.unwritten(endpoint, correlationId, status, dataVersion, expiryMillis, reason);
+                final Record r = take(endpoint, correlationId);
+                if (r != null)
+                {
+                    if (!r.forgotten)
+                    {
+                        r.writer.records.remove(r.sequence);
+                    }
+                    if (r.waiters != null)
+                    {
+                        for (final Waiter w : r.waiters)
+                        {
+                            outcome.unwritten(w.endpoint, w.correlationId, status, dataVersion, expiryMillis, reason);
+                        }
+                    }
+                    recycle(r);
                 }
             }
 

@@ -30,6 +30,12 @@ import java.util.concurrent.locks.LockSupport;
  *
  * Order is kept: writes are applied and completed in the order they were queued. The queue is bounded; when it is
  * full {@link #submit} returns {@code false} and the caller answers BUSY instead of blocking its thread.
+ *
+ * <p>An atomic multi-key write ({@link StoreBatch}, {@link #submitBatch}) is ONE element of the queue: the group that
+ * takes it takes all of its entries into its write batch (the group bound counts queued writes, not entries), so it
+ * is synced with that group, never split across two, and completed once in its place in the order. A group whose
+ * write fails fails every write in it: RocksDB applied none of the group's write batch, so nothing of the atomic write
+ * is half-applied.
  */
 final class GroupCommitter implements AutoCloseable
 {
@@ -71,7 +77,25 @@ final class GroupCommitter implements AutoCloseable
         {
             return false;
         }
-        final boolean queued = queue.offer(new PendingWrite(key, value, context, callback));
+        return offer(new PendingWrite(key, value, null, context, callback));
+    }
+
+    /**
+     * Queue an atomic multi-key write as one unit: written whole in the next group commit that takes it, completed
+     * once ({@link WriteCallback#onWriteComplete}). Returns false when the queue is full or closed.
+     */
+    boolean submitBatch(final StoreBatch batch, final Object context, final WriteCallback callback)
+    {
+        if (!running)
+        {
+            return false;
+        }
+        return offer(new PendingWrite(null, null, batch, context, callback));
+    }
+
+    private boolean offer(final PendingWrite write)
+    {
+        final boolean queued = queue.offer(write);
         if (queued)
         {
             submitted.incrementAndGet();
@@ -107,7 +131,7 @@ final class GroupCommitter implements AutoCloseable
         return syncCount.get();
     }
 
-    /** Individual writes committed so far. */
+    /** Individual writes committed so far (an atomic batch counts once). */
     long writeCount()
     {
         return writeCount.get();
@@ -156,7 +180,11 @@ final class GroupCommitter implements AutoCloseable
             for (int i = 0, n = batch.size(); i < n; i++)
             {
                 final PendingWrite w = batch.get(i);
-                if (w.value == null)
+                if (w.batch != null)
+                {
+                    w.batch.addTo(wb, keys); // whole, in this group's one write
+                }
+                else if (w.value == null)
                 {
                     existed[i] = existsBefore(batch, i);
                     wb.delete(keys, w.key);
@@ -187,7 +215,7 @@ final class GroupCommitter implements AutoCloseable
             final PendingWrite w = batch.get(i);
             try
             {
-                if (w.value == null)
+                if (w.value == null && w.batch == null)
                 {
                     w.callback.onDeleteComplete(w.context, existed[i], failure);
                 }
@@ -214,7 +242,15 @@ final class GroupCommitter implements AutoCloseable
         for (int j = index - 1; j >= 0; j--)
         {
             final PendingWrite earlier = batch.get(j);
-            if (Arrays.equals(earlier.key, key))
+            if (earlier.batch != null)
+            {
+                final int entry = earlier.batch.lastWriteOf(key);
+                if (entry != StoreBatch.NOT_WRITTEN)
+                {
+                    return earlier.batch.isPut(entry);
+                }
+            }
+            else if (Arrays.equals(earlier.key, key))
             {
                 return earlier.value != null;
             }
@@ -238,7 +274,8 @@ final class GroupCommitter implements AutoCloseable
         syncOptions.close();
     }
 
-    private record PendingWrite(byte[] key, byte[] value, Object context, WriteCallback callback)
+    /** A write of {@code key} ({@code value} null: a deletion), or an atomic {@code batch} (then key is null). */
+    private record PendingWrite(byte[] key, byte[] value, StoreBatch batch, Object context, WriteCallback callback)
     {
     }
 }

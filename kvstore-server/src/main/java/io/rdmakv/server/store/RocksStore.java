@@ -28,7 +28,8 @@ import java.util.Optional;
  *   <li>{@code DEFAULT}: every write goes to the WAL (no fsync) on the calling thread, so it is in the kernel before
  *       the call returns and survives {@code kill -9}. Fast enough to run on the server's writer thread.</li>
  *   <li>{@code FSYNC}: every write is handed to the {@link GroupCommitter}; it completes after the synced WAL write of
- *       its batch. {@link #submitPut}/{@link #submitDelete} never block the caller.</li>
+ *       its batch. {@link #submitPut}/{@link #submitDelete} never block the caller; {@link #submitBatch} hands it
+ *       an atomic multi-key write as one unit (all of it in one group commit).</li>
  * </ul>
  *
  * <p>Keys: every key is stored with its cluster slot in front ({@link StoreKeys}) in the column family
@@ -417,6 +418,38 @@ public final class RocksStore implements AutoCloseable
     public boolean submitDelete(final HashedKey key, final Object context, final WriteCallback callback)
     {
         return submit(StoreKeys.encode(key), null, context, callback);
+    }
+
+    /**
+     * Write an atomic multi-key write asynchronously, all or nothing. In FSYNC mode it is one unit of the group
+     * committer: every entry in the write batch of ONE group commit (one synced WAL write with the writes around it),
+     * completed once in submission order, on the committer thread; in DEFAULT mode it is written as one batch and the
+     * callback runs before this method returns.
+     *
+     * @return false when the committer queue is full or the store is closed (the callback will not run).
+     */
+    public boolean submitBatch(final StoreBatch batch, final Object context, final WriteCallback callback)
+    {
+        if (closed)
+        {
+            return false;
+        }
+        if (committer != null)
+        {
+            return committer.submitBatch(batch, context, callback);
+        }
+        StoreException failure = null;
+        try (WriteBatch wb = new WriteBatch())
+        {
+            batch.addTo(wb, keys);
+            db.write(walOptions, wb);
+        }
+        catch (final RocksDBException ex)
+        {
+            failure = writeFailed("batch write failed", ex);
+        }
+        callback.onWriteComplete(context, failure);
+        return true;
     }
 
     /** @param key the store key ({@link StoreKeys}). */

@@ -1,7 +1,8 @@
 package io.rdmakv.server.store;
 
 /**
- * Completion of an asynchronous write submitted to {@link RocksStore#submitPut} or {@link RocksStore#submitDelete}.
+ * Completion of an asynchronous write submitted to {@link RocksStore#submitPut}, {@link RocksStore#submitDelete} or
+ * {@link RocksStore#submitBatch} (an atomic batch completes once, through {@link #onWriteComplete}).
  * Runs on the committer thread (FSYNC) or on the submitting thread (DEFAULT); keep it short: hand the result to the
  * thread that owns the request.
  */

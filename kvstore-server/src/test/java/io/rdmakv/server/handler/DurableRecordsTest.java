@@ -147,6 +147,12 @@ class DurableRecordsTest
             final String reason)
         {
         }
+
+        @Override
+        public void unwritten(final Endpoint endpoint, final long correlationId, final Status status,
+            final long dataVersion, final long expiryMillis, final String reason)
+        {
+        }
     }
 
     private static final class Answers extends AnsweringEndpoint

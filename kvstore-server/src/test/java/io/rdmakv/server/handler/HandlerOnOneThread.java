@@ -22,8 +22,9 @@ import java.time.Duration;
 
 /**
  * A single node's {@link RequestHandler} over a real RocksDB in {@code dir} and an 8 MiB unpinned pool, for tests that
- * hand it messages on their own thread (no transport): DEFAULT durability, limits of 64 B keys, 4 KiB values and 16
- * connections. Close it to close the store and the pool.
+ * hand it messages on their own thread (no transport): DEFAULT durability unless given, limits of 64 B keys, 4 KiB
+ * values and 16 connections. Under FSYNC a write is answered at a {@code handler.doWork()} after its group commit.
+ * Close it to close the store and the pool.
  */
 final class HandlerOnOneThread implements AutoCloseable
 {
@@ -50,20 +51,33 @@ final class HandlerOnOneThread implements AutoCloseable
     /** @param router which hash slots the handler serves (a single node's: all). */
     HandlerOnOneThread(final Path dir, final KeyHasher hasher, final SlotRouter router)
     {
-        this(dir, hasher, router, false);
+        this(dir, hasher, router, false, Durability.DEFAULT);
+    }
+
+    /** A single node's handler with the store under {@code durability}. */
+    HandlerOnOneThread(final Path dir, final Durability durability)
+    {
+        this(dir, KeyHasher.STANDARD, SlotRouter.singleNode(), false, durability);
     }
 
     /** A handler whose client writes go straight to the local path ({@link #bareLocal}), which a test may break. */
     static HandlerOnOneThread withBareLocalPath(final Path dir)
     {
-        return new HandlerOnOneThread(dir, KeyHasher.STANDARD, SlotRouter.singleNode(), true);
+        return withBareLocalPath(dir, Durability.DEFAULT);
     }
 
-    private HandlerOnOneThread(final Path dir, final KeyHasher hasher, final SlotRouter router, final boolean bare)
+    /** As {@link #withBareLocalPath(Path)}, the store under {@code durability}. */
+    static HandlerOnOneThread withBareLocalPath(final Path dir, final Durability durability)
+    {
+        return new HandlerOnOneThread(dir, KeyHasher.STANDARD, SlotRouter.singleNode(), true, durability);
+    }
+
+    private HandlerOnOneThread(final Path dir, final KeyHasher hasher, final SlotRouter router, final boolean bare,
+        final Durability durability)
     {
         final long size = 8L << 20;
         final int partition = 1 << 20;
-        this.store = RocksStore.open(dir, Durability.DEFAULT);
+        this.store = RocksStore.open(dir, durability);
         this.arena = PinnedArena.map(size, PinPolicy.OFF, HugePages.NONE, partition);
         final PoolGeometry geometry = PoolSizing.plan(size, 224);
         final ExtentAllocator allocator = PoolSizing.newAllocator(geometry, partition,

@@ -64,6 +64,13 @@ class WriteIdsTest
         {
             ((Answers)endpoint).answers.add(correlationId + " " + status);
         }
+
+        @Override
+        public void unwritten(final Endpoint endpoint, final long correlationId, final Status status,
+            final long dataVersion, final long expiryMillis, final String reason)
+        {
+            ((Answers)endpoint).answers.add(correlationId + " " + status);
+        }
     });
     private final UnsafeBuffer buffer = new UnsafeBuffer(new byte[256]);
     private final UnsafeBuffer key = new UnsafeBuffer("k".getBytes(StandardCharsets.US_ASCII));
@@ -181,6 +188,32 @@ class WriteIdsTest
         assertEquals(List.of("9 WRONG_NODE"), retry.answers, "the waiter follows the redirect too");
         assertEquals(WriteIds.Start.APPLY, ids.begin(retry, 10, put(10, WRITER, 3, 1), NOW),
             "nothing was applied: the next retry is a new attempt");
+    }
+
+    /**
+     * A record write refused (nothing written) let go of its record: before, it stayed awaiting an outcome that never
+     * came, so a retry of it waited forever, the writer was never dropped, and after as many refusals as the per-writer
+     * bound the client's every write was answered BUSY.
+     */
+    @Test
+    void shouldLetGoOfARefusedRecordWriteAndAnswerItsWaitersAlike()
+    {
+        for (long s = 1; s <= 8; s++)
+        {
+            assertEquals(WriteIds.Start.APPLY, ids.begin(first, s, put(s, WRITER, s, 1), NOW));
+            if (s == 8)
+            {
+                assertEquals(WriteIds.Start.RETRY, ids.begin(retry, 80, put(80, WRITER, 8, 1), NOW));
+            }
+            outcome.unwritten(first, s, Status.CONDITION_FAILED, 42, 0, null);
+        }
+        assertEquals(0, ids.records(), "no record of a write that wrote nothing");
+        assertEquals(List.of("80 CONDITION_FAILED"), retry.answers, "a retry that waited gets the same answer");
+        assertEquals(WriteIds.Start.APPLY, ids.begin(first, 9, put(9, WRITER, 9, 1), NOW),
+            "more refusals than the per-writer bound (8) leave the writer's writes served");
+        assertEquals(WriteIds.Start.APPLY, ids.begin(retry, 81, put(81, WRITER, 8, 1), NOW),
+            "a retry of a refused write decides again");
+        assertEquals(List.of(), applied);
     }
 
     @Test
