@@ -21,6 +21,7 @@ import io.rdmakv.server.replication.ReplicationContext;
 import io.rdmakv.server.resp.NodeResp;
 import io.rdmakv.server.resp.RespServer;
 import io.rdmakv.server.handler.RequestHandler;
+import io.rdmakv.server.handler.SessionWindows;
 import io.rdmakv.server.handler.SlotRouter;
 import io.rdmakv.server.metrics.MetricsEndpoint;
 import io.rdmakv.server.metrics.NodeGauges;
@@ -31,6 +32,7 @@ import io.rdmakv.server.pool.PoolSizing;
 import io.rdmakv.server.pool.PoolWarmUp;
 import io.rdmakv.server.store.DataVersions;
 import io.rdmakv.server.handler.HandOff;
+import io.rdmakv.server.session.Revocations;
 import io.rdmakv.server.session.SessionTickets;
 import io.rdmakv.server.session.UsersDirectory;
 import io.rdmakv.transport.tls.TlsSettings;
@@ -99,6 +101,8 @@ public final class KvServer implements AutoCloseable
     /** The epoch, the pool index and what warm-up loaded. */
     private final PoolLayout layout;
     private final MemoryRegion region;
+    /** Whether each data session of the main transport reads the pool through a memory window of its own. */
+    private final boolean windows;
     private final long registrationsAfterStart;
     private final OwnershipPublisher ownership;
     private final Replication replication;
@@ -203,8 +207,11 @@ public final class KvServer implements AutoCloseable
         // The whole pool, once, remote READ only: clients can never write server memory. Registration does not
         // depend on the contents (on verbs it pins pages that mlock already faulted in), so it runs on its own
         // thread while warm-up writes them; nothing can read the pool before the ports open.
+        windows = PoolWindows.decide(config, transportName, transport.capabilities());
+        final EnumSet<MemoryAccess> poolAccess = windows ? EnumSet.of(MemoryAccess.REMOTE_READ,
+            MemoryAccess.BIND_WINDOWS) : EnumSet.of(MemoryAccess.REMOTE_READ);
         final StartupTask<MemoryRegion> registering = StartupTask.start("register-pool",
-            () -> memoryDomain.register(arena.address(), arena.size(), EnumSet.of(MemoryAccess.REMOTE_READ)));
+            () -> memoryDomain.register(arena.address(), arena.size(), poolAccess));
         try
         {
             // Epoch, allocator, empty index and header, then the warm-up from RocksDB.
@@ -249,6 +256,11 @@ public final class KvServer implements AutoCloseable
         final RequestHandler handler = new RequestHandler(writes,
             new HandlerContext(router, tickets, config.admission(), requestTimes), replication.clientWrites(),
             replication.replicaInbox());
+        final UsersDirectory users = config.security().usersFile() == null ? null :
+            new UsersDirectory(config.security().usersFile());
+        handler.sessionAccess(windows ? PoolWindows.binder(worker, region, arena.address(), arena.size()) :
+            SessionWindows.NO_WINDOWS,
+            users == null ? Revocations.NONE : users, wakeUp);
         // One-sided readers trust this pool only for the slots its ownership words say LIVE: a static node's now, a
         // cluster node's as its view commits them (startClusterView).
         ownership = new OwnershipPublisher(arena.partitions(), config.nodeId());
@@ -281,12 +293,12 @@ public final class KvServer implements AutoCloseable
             opened.push(side);
         }
 
-        welcomes = new NodeWelcomes(config, transportName, advertisedDataPort(), region.remoteKey().pack(),
+        // With windows the pool's own key never leaves the node: each session gets its window's in the ATTACH answer.
+        welcomes = new NodeWelcomes(config, transportName, advertisedDataPort(), windows ? new byte[0] :
+            region.remoteKey().pack(),
             transport.capabilities().has(TransportCapability.HOST_LOCAL) ? HostIdentity.current() : "",
             side == null ? List.of() : side.served(), geometry, layout.epoch(), arena.address(), tickets,
             cluster::started);
-        final UsersDirectory users = config.security().usersFile() == null ? null :
-            new UsersDirectory(config.security().usersFile());
         control = new ControlServer(new InetSocketAddress(config.host(), config.controlPort()),
             new ControlServer.ControlSettings(config.maxControlFrameBytes(), config.maxConnections(), config.secret(),
                 config.admission(), users, users != null &&

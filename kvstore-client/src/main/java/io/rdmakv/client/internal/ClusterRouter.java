@@ -387,7 +387,9 @@ final class ClusterRouter implements Redirector, AutoCloseable
         final RemoteKey remoteKey;
         try
         {
-            remoteKey = RemoteKey.unpack(chosen.remoteKey(welcome.remoteKey()));
+            final byte[] packed = chosen.remoteKey(welcome.remoteKey());
+            // Empty: the node keeps its pool's key to itself and hands each session a window's key at ATTACH.
+            remoteKey = packed.length == 0 ? null : RemoteKey.unpack(packed);
         }
         catch (final IllegalArgumentException | io.rdmakv.protocol.ProtocolException ex)
         {

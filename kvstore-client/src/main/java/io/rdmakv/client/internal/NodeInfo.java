@@ -13,7 +13,8 @@ import java.net.InetSocketAddress;
  * @param controlAddress where its control plane answered.
  * @param dataAddress    its data address for the transport this client uses.
  * @param geometry       where buckets and extents are in its pool.
- * @param remoteKey      the pool's unpacked remote key.
+ * @param remoteKey      the pool's unpacked remote key; null when the WELCOME carries none for this transport (the node
+ *                       hands each data session its own window's key in the ATTACH answer instead).
  * @param poolBase       the pool's first byte in the node's address space: offsets of the geometry are added to it.
  * @param epoch          the pool header's epoch at handshake; a different epoch read later means the pool was rebuilt.
  * @param maxKeyLength   largest key the node accepts.

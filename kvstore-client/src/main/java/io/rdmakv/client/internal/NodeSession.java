@@ -4,12 +4,14 @@ import io.rdmakv.client.KvError;
 import io.rdmakv.client.KvException;
 import io.rdmakv.protocol.ProtocolException;
 import io.rdmakv.protocol.layout.PoolHeaderFlyweight;
+import io.rdmakv.protocol.wire.AttachAnswer;
 import io.rdmakv.protocol.wire.AttachRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.transport.Endpoint;
 import io.rdmakv.transport.EndpointHandler;
+import io.rdmakv.transport.RemoteKey;
 import io.rdmakv.transport.TransportStatus;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -30,6 +32,11 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>A new endpoint is usable only after {@link #attach}: its first message presents the WELCOME's session ticket,
  * and the node serves nothing before it accepted that. Until then the first answer is the ATTACH's, not an RPC's.
+ *
+ * <p>One-sided reads use {@link #readKey()}: the key of the memory window the node bound for this endpoint alone when
+ * its ATTACH answer carries one (verbs, issue 33 item 3: the pool's own key then never reaches the client, and this
+ * one is good over this connection only, until the session ends or is revoked), else the WELCOME's pool key. With
+ * neither, GETs go by RPC.
  */
 final class NodeSession implements EndpointHandler
 {
@@ -51,6 +58,8 @@ final class NodeSession implements EndpointHandler
     private final ReadLease readLease = new ReadLease();
     /** The read lease the ATTACH answer granted (written before attachAnswer completes, read after). */
     private volatile int attachLeaseGrant;
+    /** The key one-sided reads use: this endpoint's window's, else the WELCOME's; null: none (GETs by RPC). */
+    private volatile RemoteKey readKey;
     /** The last cluster map found to place this session at its node id's address ({@link #usableIn}). */
     private volatile ClusterMap servesIn;
 
@@ -68,6 +77,16 @@ final class NodeSession implements EndpointHandler
         this.rpc = rpc;
         this.redirector = redirector;
         this.lanes = lanes == null ? null : new CallerLanes(lanes, rpc, this);
+        this.readKey = info.remoteKey();
+    }
+
+    /**
+     * The key this session's one-sided reads use: its own memory window's when the node bound one for it (known once
+     * attached), else the pool's from the WELCOME; null when it has neither (then {@link #oneSided()} is false).
+     */
+    RemoteKey readKey()
+    {
+        return readKey;
     }
 
     /** Where this node's values were last seen (off when the cache is configured off or GETs go by RPC). */
@@ -159,6 +178,7 @@ final class NodeSession implements EndpointHandler
                 status.description());
         }
         readLease.granted(sentNanos, attachLeaseGrant);
+        AttachedKeys.attached(info.nodeId(), endpoint, readKey);
     }
 
     /** This client's read lease on the node: one-sided GETs are trusted only while it holds. */
@@ -170,7 +190,7 @@ final class NodeSession implements EndpointHandler
     /** GETs to this node go one-sided (resolved get mode, and the pool has not been rebuilt since the handshake). */
     boolean oneSided()
     {
-        return oneSided && !poolStale && !layoutUnsupported;
+        return oneSided && readKey != null && !poolStale && !layoutUnsupported;
     }
 
     /**
@@ -265,7 +285,17 @@ final class NodeSession implements EndpointHandler
             response.validate();
             final Status status = response.status();
             attachLeaseGrant = response.readLeaseMillis();
+            final byte[] windowKey = status == Status.OK ? AttachAnswer.windowKey(response) : null;
+            if (windowKey != null)
+            {
+                readKey = RemoteKey.unpack(windowKey); // before the answer completes: attach() returns after it
+            }
             attachAnswer.complete(status == null ? Status.MALFORMED : status);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            attachAnswer.completeExceptionally(KvException.of(KvError.PROTOCOL_ERROR,
+                "node " + info.nodeId() + " answered ATTACH with an unusable window key: " + ex.getMessage(), ex));
         }
         catch (final ProtocolException ex)
         {

@@ -13,6 +13,7 @@ import io.rdmakv.protocol.layout.ValueExtentFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.transport.CompletionHandler;
 import io.rdmakv.transport.Endpoint;
+import io.rdmakv.transport.RemoteKey;
 import io.rdmakv.transport.TransportStatus;
 
 import java.nio.ByteOrder;
@@ -234,18 +235,19 @@ final class OneSidedGetProtocol
     private void prepareBatch(final RequestSlot requestSlot)
     {
         final NodeInfo node = requestSlot.session.info();
+        final RemoteKey readKey = requestSlot.session.readKey();
         final PoolGeometry geometry = node.geometry();
         final long base = node.poolBase();
         final long primary = KeyHash.primaryBucket(requestSlot.hashedKey.hash(), geometry.bucketCount());
         final long secondary = KeyHash.secondaryBucket(requestSlot.hashedKey.hash(), geometry.bucketCount());
-        requestSlot.batch[0].set(base + geometry.bucketOffset(primary), node.remoteKey(), IndexBucketFlyweight.BUCKET_LENGTH,
+        requestSlot.batch[0].set(base + geometry.bucketOffset(primary), readKey, IndexBucketFlyweight.BUCKET_LENGTH,
             requestSlot.readBuffer, RequestSlot.PRIMARY_BUCKET_OFFSET, bucketReadHandlers[requestSlot.index]);
-        requestSlot.batch[1].set(base + geometry.bucketOffset(secondary), node.remoteKey(),
+        requestSlot.batch[1].set(base + geometry.bucketOffset(secondary), readKey,
             IndexBucketFlyweight.BUCKET_LENGTH, requestSlot.readBuffer, RequestSlot.SECONDARY_BUCKET_OFFSET,
             bucketReadHandlers[requestSlot.index]);
-        requestSlot.batch[2].set(base, node.remoteKey(), RequestSlot.HEADER_READ_LENGTH, requestSlot.readBuffer,
+        requestSlot.batch[2].set(base, readKey, RequestSlot.HEADER_READ_LENGTH, requestSlot.readBuffer,
             RequestSlot.HEADER_OFFSET, bucketReadHandlers[requestSlot.index]);
-        requestSlot.batch[3].set(base + SlotOwnershipTable.poolOffsetOf(requestSlot.hashedKey.hashSlot()), node.remoteKey(),
+        requestSlot.batch[3].set(base + SlotOwnershipTable.poolOffsetOf(requestSlot.hashedKey.hashSlot()), readKey,
             SlotOwnershipTable.WORD_LENGTH, requestSlot.readBuffer, RequestSlot.OWNERSHIP_OFFSET, bucketReadHandlers[requestSlot.index]);
         requestSlot.batchSize = 4;
         requestSlot.batchPosted = 0;
@@ -270,8 +272,9 @@ final class OneSidedGetProtocol
         prepareExtentRead(requestSlot, requestSlot.followedEntry, RequestSlot.PHASE_READ_CACHED);
         // The key's ownership word rides in the same batch: no extra round trip.
         final NodeInfo node = requestSlot.session.info();
+        final RemoteKey readKey = requestSlot.session.readKey();
         requestSlot.batch[1].set(node.poolBase() + SlotOwnershipTable.poolOffsetOf(requestSlot.hashedKey.hashSlot()),
-            node.remoteKey(), SlotOwnershipTable.WORD_LENGTH, requestSlot.readBuffer, RequestSlot.OWNERSHIP_OFFSET,
+            readKey, SlotOwnershipTable.WORD_LENGTH, requestSlot.readBuffer, RequestSlot.OWNERSHIP_OFFSET,
             extentReadHandlers[requestSlot.index]);
         requestSlot.batchSize = 2;
         requestSlot.pendingReads.set(2);
@@ -281,10 +284,12 @@ final class OneSidedGetProtocol
     private void prepareExtentRead(final RequestSlot requestSlot, final long indexEntry, final int phase)
     {
         final NodeInfo node = requestSlot.session.info();
+        final RemoteKey readKey = requestSlot.session.readKey();
         requestSlot.followedEntry = indexEntry;
         requestSlot.extentLength = IndexEntry.extentLength(indexEntry);
-        requestSlot.batch[0].set(node.poolBase() + IndexEntry.extentOffset(indexEntry), node.remoteKey(), requestSlot.extentLength,
-            requestSlot.readBuffer, RequestSlot.EXTENT_OFFSET, extentReadHandlers[requestSlot.index]);
+        requestSlot.batch[0].set(node.poolBase() + IndexEntry.extentOffset(indexEntry), readKey,
+            requestSlot.extentLength, requestSlot.readBuffer, RequestSlot.EXTENT_OFFSET,
+            extentReadHandlers[requestSlot.index]);
         requestSlot.batchSize = 1;
         requestSlot.batchPosted = 0;
         requestSlot.readFailure = null;

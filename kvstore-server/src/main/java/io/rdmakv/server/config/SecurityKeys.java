@@ -38,9 +38,26 @@ public final class SecurityKeys
         "none | optional | required", TlsSettings.Auth::parse, "whether the node asks a client for a certificate " +
             "signed by tls.caFile");
 
+    /** true: auto (windows where the main transport has them); false: off. */
+    public static final Setting<Boolean> MEMORY_WINDOWS = Setting.choice("auth.memoryWindows", "auto", "auto | off",
+        SecurityKeys::memoryWindows, "each data session reads the pool one-sided through a memory window of its own, " +
+            "closed when the session ends or its user is removed or changed, instead of the pool's key (valid for " +
+            "anyone, for the node's life). auto: where the main transport has windows (verbs on a device with type " +
+            "2 windows; never tcp or shm); off: every verbs session gets the pool's key (docs/security.md)");
+
     /** In the order {@code --list-settings} shows them. */
     static final List<Setting<?>> ALL = List.of(SECRET, SECRET_FILE, USERS_FILE, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE,
-        TLS_CLIENT_AUTH);
+        TLS_CLIENT_AUTH, MEMORY_WINDOWS);
+
+    private static Boolean memoryWindows(final String value)
+    {
+        return switch (value.trim().toLowerCase(java.util.Locale.ROOT))
+        {
+            case "auto" -> Boolean.TRUE;
+            case "off" -> Boolean.FALSE;
+            default -> throw new IllegalArgumentException("must be auto or off");
+        };
+    }
 
     private SecurityKeys()
     {

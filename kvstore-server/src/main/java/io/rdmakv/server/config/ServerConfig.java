@@ -62,6 +62,7 @@ public final class ServerConfig
     private final int maxInflightPerEndpoint;
     private final NodeAddresses addresses;
     private final ShmServing serveShm;
+    private final boolean memoryWindows;
     private final int maxControlFrameBytes;
     private final int maxKeyBytes;
     private final int maxValueBytes;
@@ -116,6 +117,7 @@ public final class ServerConfig
             Duration.ofMillis(LimitKeys.HANDSHAKE_TIMEOUT_MS.get(s)), LimitKeys.FAILED_CREDENTIAL_BURST.get(s),
             Duration.ofMillis(LimitKeys.FAILED_CREDENTIAL_INTERVAL_MS.get(s)));
         serveShm = NetworkKeys.SERVE_SHM.get(s);
+        memoryWindows = SecurityKeys.MEMORY_WINDOWS.get(s);
         final boolean staticMap = ClusterKeys.NODES.isGiven(s);
         if (!staticMap)
         {
@@ -403,6 +405,15 @@ public final class ServerConfig
     public int advertisedTcpPort(final int bound)
     {
         return addresses.advertisedTcpPort(bound);
+    }
+
+    /**
+     * Whether each data session reads through a memory window of its own where the main transport has them
+     * ({@code auth.memoryWindows}: auto = true, off = false).
+     */
+    public boolean memoryWindows()
+    {
+        return memoryWindows;
     }
 
     /** Whether the node also serves {@code shm} to clients on its host ({@code transport.serveShm}). */

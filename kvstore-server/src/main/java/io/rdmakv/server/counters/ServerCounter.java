@@ -71,6 +71,13 @@ public enum ServerCounter
      * while in sync, so what it applied is a prefix of the stream (a reconcile compares prefixes).
      */
     REPLICATION_WITHHELD(42, "replication.withheldAfterDrop"),
+    /** Memory windows bound, one per data session on a transport with windows (issue 33 item 3). */
+    WINDOWS_BOUND(43, "memoryWindows.bound"),
+    /**
+     * Data sessions revoked (their user removed or changed in the users file) that had a memory window: closed before
+     * the session's endpoint, so the key read nothing more.
+     */
+    WINDOWS_REVOKED(44, "memoryWindows.revoked"),
     /**
      * Writes refused BUSY because a backup had a whole reconcile window of this node's writes unanswered (16,384 keys
      * or 512 KiB of keys): in-flight writes stay within what a new primary can reconcile.

@@ -8,6 +8,7 @@ import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.server.session.Revocations;
 import io.rdmakv.server.session.SessionTickets;
 import io.rdmakv.server.session.TransportOffer;
 import io.rdmakv.transport.Endpoint;
@@ -47,6 +48,9 @@ final class AttachDoor
     private final Set<String> firstOver = new HashSet<>();
     private long attachesSinceSummary;
     private long lastSummaryNanos = System.nanoTime();
+    /** Binds each attached session's memory window (and answers its ATTACH then), where the transport has them. */
+    private SessionWindows windows;
+    private Revocations revocations = Revocations.NONE;
 
     AttachDoor(final EndpointAdmission admission, final SessionTickets tickets, final ServerCounters counters,
         final ResponseSender responses, final int maxConnections)
@@ -56,6 +60,14 @@ final class AttachDoor
         this.counters = counters;
         this.responses = responses;
         this.maxConnections = maxConnections;
+        this.windows = new SessionWindows(SessionWindows.NO_WINDOWS, responses::answerAttached, counters, () -> { });
+    }
+
+    /** The node's memory windows and revocations (set once, before the request thread starts). */
+    void sessionAccess(final SessionWindows windows, final Revocations revocations)
+    {
+        this.windows = windows;
+        this.revocations = revocations;
     }
 
     /**
@@ -102,7 +114,10 @@ final class AttachDoor
         if (type == MessageType.ATTACH_REQUEST)
         {
             final AttachRequestFlyweight attach = decoder.attachRequest();
-            final SessionTickets.Session session = tickets.redeemSession(attach.ticketHigh(), attach.ticketLow());
+            final SessionTickets.Session redeemed = tickets.redeemSession(attach.ticketHigh(), attach.ticketLow());
+            // A ticket issued before its user was removed or changed in the users file is no good either.
+            final SessionTickets.Session session = redeemed == null ||
+                revocations.revocation(redeemed.access()) != null ? null : redeemed;
             if (session != null)
             {
                 final TransportOffer offered = session.offer();
@@ -127,7 +142,10 @@ final class AttachDoor
                             LOG.debug("client {} attached over {}: {}", endpoint.remoteAddress(), transport.name(), why);
                         }
                     }
-                    responses.answer(endpoint, decoder.correlationId(), Status.OK, 0, 0);
+                    if (!windows.onAttached(endpoint, decoder.correlationId()))
+                    {
+                        responses.answer(endpoint, decoder.correlationId(), Status.OK, 0, 0);
+                    }
                     return;
                 }
                 if (admitted == EndpointAdmission.FULL)

@@ -98,6 +98,21 @@ final class EndpointAdmission
         return ATTACHED;
     }
 
+    /** The attached endpoints whose session {@code revoked} says is revoked, each with why (allocates: rare). */
+    Map<Endpoint, String> revoked(final java.util.function.Function<Access, String> revoked)
+    {
+        final Map<Endpoint, String> out = new IdentityHashMap<>();
+        attached.forEach((endpoint, access) ->
+        {
+            final String why = revoked.apply(access);
+            if (why != null)
+            {
+                out.put(endpoint, why);
+            }
+        });
+        return out;
+    }
+
     /** Endpoints attached now. */
     int attachedCount()
     {

@@ -21,6 +21,7 @@ import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.pool.PoolIndex;
 import io.rdmakv.server.session.Access;
+import io.rdmakv.server.session.Revocations;
 import io.rdmakv.server.session.SessionTickets;
 import io.rdmakv.server.store.DataVersions;
 import io.rdmakv.server.store.DiskFullGuard;
@@ -88,7 +89,10 @@ public final class RequestHandler implements EndpointHandler
     private static final RateLimitedLog SHED_LOG = RateLimitedLog.of(LOG);
     private static final RateLimitedLog TIMEOUT_LOG = RateLimitedLog.of(LOG);
     private static final RateLimitedLog FORBIDDEN_LOG = RateLimitedLog.of(LOG);
+    private static final RateLimitedLog REVOKE_LOG = RateLimitedLog.of(LOG);
     private static final long ADMISSION_CHECK_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    /** How often the users file is looked at for revoked sessions (a stat; the read only when it changed). */
+    private static final long REVOCATION_CHECK_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final RocksStore store;
     private final PoolIndex index;
@@ -120,6 +124,11 @@ public final class RequestHandler implements EndpointHandler
     private final long[] scanResult = new long[2];
     private final RequestTimer timer;
     private long nextAdmissionCheckNanos;
+    /** Each data session's memory window, where the transport has them ({@link #sessionAccess}). */
+    private SessionWindows windows;
+    private Revocations revocations = Revocations.NONE;
+    private long revocationGeneration;
+    private long nextRevocationCheckNanos;
     /** The data versions this node issues to the PUTs it takes as a primary. */
     private final DataVersions versions;
     /** A PUT's durable record ({@link ValueRecord}: data version, expiry, value), as the write path stores it. */
@@ -157,6 +166,7 @@ public final class RequestHandler implements EndpointHandler
         this.key = new HashedKey(context.hasher());
         this.admission = new EndpointAdmission(admissionSettings, limits.maxConnections());
         this.door = new AttachDoor(this.admission, context.tickets(), counters, responses, limits.maxConnections());
+        this.windows = new SessionWindows(SessionWindows.NO_WINDOWS, responses::answerAttached, counters, () -> { });
         this.keyScratch = ByteBuffer.allocateDirect(StoreKeys.PREFIX_LENGTH + limits.maxKeyBytes());
         this.keyScratchBuffer = new UnsafeBuffer(keyScratch);
         this.writes = writes;
@@ -171,6 +181,26 @@ public final class RequestHandler implements EndpointHandler
         this.batchRecords = new UnsafeBuffer(ByteBuffer.allocateDirect(limits.maxKeyBytes() + limits.maxValueBytes()));
         this.batchRecordHeader = (buffer, index) -> ValueRecord.writeHeader(buffer, index, versions.next(), 0);
         this.sweep = new ExpirySweep(store, recordWrites, counters, clockMillis, context.hasher());
+    }
+
+    /**
+     * Bind a memory window for each data session {@code binder} serves and hand its key in the ATTACH answer instead
+     * of the pool's; end the sessions {@code revocations} revokes. Once, before the request thread starts.
+     *
+     * @param wakeUp wakes the request thread when a bind completes on another thread.
+     */
+    public void sessionAccess(final SessionWindows.Binder binder, final Revocations revocations, final Runnable wakeUp)
+    {
+        this.windows = new SessionWindows(binder, responses::answerAttached, counters, wakeUp);
+        this.revocations = revocations;
+        this.revocationGeneration = revocations.generation();
+        door.sessionAccess(windows, revocations);
+    }
+
+    /** Memory windows bound now, one per data session reading through its own (request thread; tests, STATS). */
+    public int windowsBound()
+    {
+        return windows.boundCount();
     }
 
     @Override
@@ -197,6 +227,7 @@ public final class RequestHandler implements EndpointHandler
             // The transport refused what the peer sent (a malformed or oversized frame; logged there, rate-limited).
             counters.increment(ServerCounter.MALFORMED_REQUESTS);
         }
+        windows.onEnded(endpoint);
         if (admission.onDisconnected(endpoint))
         {
             counters.decrement(ServerCounter.CONNECTIONS);
@@ -310,6 +341,14 @@ public final class RequestHandler implements EndpointHandler
         {
             work += sweep.doWork(System.nanoTime(), writes, this::primaryOf);
         }
+        if (windows.anyCompleted())
+        {
+            work += windows.doWork();
+        }
+        if (revocations != Revocations.NONE)
+        {
+            work += endRevokedSessions(System.nanoTime());
+        }
         if (door.attachedSinceSummary())
         {
             door.summarize(System.nanoTime(), admission.attachedCount());
@@ -333,6 +372,33 @@ public final class RequestHandler implements EndpointHandler
             }
         }
         return work;
+    }
+
+    /**
+     * About once a second: when the users file changed, end every data session it revoked (its user removed, or its
+     * password, role or prefixes changed), its memory window first, so its key reads nothing from then on.
+     */
+    private int endRevokedSessions(final long nowNanos)
+    {
+        if (nowNanos - nextRevocationCheckNanos < 0)
+        {
+            return 0;
+        }
+        nextRevocationCheckNanos = nowNanos + REVOCATION_CHECK_INTERVAL_NANOS;
+        final long generation = revocations.generation();
+        if (generation == revocationGeneration)
+        {
+            return 0;
+        }
+        revocationGeneration = generation;
+        final java.util.Map<Endpoint, String> revoked = admission.revoked(revocations::revocation);
+        revoked.forEach((endpoint, why) ->
+        {
+            windows.revoke(endpoint);
+            REVOKE_LOG.info("ending the data session from {}: {}", endpoint.remoteAddress(), why);
+            endpoint.close(); // onDisconnected forgets it
+        });
+        return revoked.size();
     }
 
     private static void timed(final RequestTimer timer, final RequestTimer.Operation op, final long start)
@@ -769,6 +835,7 @@ public final class RequestHandler implements EndpointHandler
     /** Request thread, at shutdown: free the write path; writes still in it were never acknowledged. */
     public void close()
     {
+        windows.close(); // before the pool region: a device refuses to deregister memory windows are bound over
         scans.close();
         writes.close();
         replicaInbox.close();

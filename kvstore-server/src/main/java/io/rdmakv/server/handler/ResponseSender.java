@@ -230,6 +230,18 @@ public final class ResponseSender
         send(endpoint, response.encodedLength());
     }
 
+    /** OK to an ATTACH, with {@code value} ({@code protocol.wire.AttachAnswer}: the window's key) unless null. */
+    public void answerAttached(final Endpoint endpoint, final long correlationId, final byte[] value)
+    {
+        response.wrap(responseBuffer, 0, responseBuffer.capacity()).header(MessageType.RESPONSE, correlationId);
+        response.status(Status.OK);
+        if (value != null)
+        {
+            response.value(value);
+        }
+        send(endpoint, response.encodedLength());
+    }
+
     /** OK with text (STATS). */
     public void answerText(final Endpoint endpoint, final long correlationId, final String text)
     {

@@ -86,6 +86,8 @@ final class MeterCatalog
         help(ServerCounter.BATCH_WRITES, "Atomic multi-key writes (BATCH_WRITE) taken");
         help(ServerCounter.BATCH_CROSSSLOT, "Atomic multi-key writes refused: their keys hash to several slots");
         help(ServerCounter.REPLICATION_WITHHELD, "Writes withheld from an in-sync backup whose link dropped mid-write");
+        help(ServerCounter.WINDOWS_BOUND, "Memory windows bound, one per data session on a transport with windows");
+        help(ServerCounter.WINDOWS_REVOKED, "Memory windows closed as their session's user was removed or changed");
         help(ServerCounter.REPLICATION_WINDOW_FULL,
             "Writes refused BUSY while a backup had a whole reconcile window of this node's writes unanswered");
         help(ServerCounter.GETS_RPC_COMPLETE_MISSES, "RPC GET misses answered from the complete pool, no RocksDB read");

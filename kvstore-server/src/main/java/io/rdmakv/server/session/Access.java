@@ -15,17 +15,25 @@ import java.util.List;
  * @param who      for messages: {@code user alice}, {@code the shared secret}, {@code an open node}.
  * @param role     what it may do.
  * @param prefixes the key prefixes (UTF-8 bytes) it is limited to; empty: every key.
+ * @param user     the users file's entry it was granted by, as it was then (a session whose user is removed or changed
+ *                 since is revoked: {@link Revocations}); null for the shared secret and an open node.
  */
-public record Access(String who, Role role, byte[][] prefixes)
+public record Access(String who, Role role, byte[][] prefixes, User user)
 {
     /** The shared secret, or a node without any credential: everything, as before users existed. */
     public static final Access SHARED_SECRET = new Access("the shared secret", Role.ADMIN, new byte[0][]);
     public static final Access OPEN = new Access("an open node", Role.ADMIN, new byte[0][]);
 
+    /** An access no users-file entry granted (the shared secret, an open node, tests). */
+    public Access(final String who, final Role role, final byte[][] prefixes)
+    {
+        this(who, role, prefixes, null);
+    }
+
     /** The access of a user from the users file. */
     public static Access of(final User user)
     {
-        return new Access("user " + user.name(), user.role(), user.prefixBytes());
+        return new Access("user " + user.name(), user.role(), user.prefixBytes(), user);
     }
 
     /** Everything on every key: the one check per request is a field read. */

@@ -160,12 +160,22 @@ final class EndpointResources
      */
     synchronized void release()
     {
+        release(() -> { });
+    }
+
+    /**
+     * As {@link #release()}, running {@code beforeDestroy} between the move to ERR and the destroy (the endpoint's
+     * memory windows are deallocated there: a device holds a QP while a type 2 window is bound on it).
+     */
+    synchronized void release(final Runnable beforeDestroy)
+    {
         if (released)
         {
             return;
         }
         released = true;
         qp.toError();
+        beforeDestroy.run();
         qp.destroy();
     }
 

@@ -56,6 +56,12 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
     final VerbsQueuePair qp;
 
     private final EndpointResources res;
+    /**
+     * Windows bound (or being bound) on this QP and not closed: deallocated at teardown after the QP went to error and
+     * before it is destroyed. A type 2 window holds its QP (rxe takes a reference at the bind and drops it only at
+     * the invalidation or the dealloc): a QP destroyed under a bound window is waited for, then freed under it.
+     */
+    private final java.util.Set<VerbsMemoryWindow> windows = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final int fragmentBytes;
     private final SendQueueRing ring;
     private final PendingQueue pending;
@@ -370,6 +376,13 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
                 "ibv_alloc_mw(type 2) on " + device.name + " failed", null));
         }
         final VerbsMemoryWindow window = new VerbsMemoryWindow(this, device, mw, mr, address, length);
+        windows.add(window);
+        if (lifecycle.isClosing())
+        {
+            window.close(); // the teardown may have run before the add: never leave a window on a dead QP
+            return CompletableFuture.failedFuture(new TransportException(TransportStatus.NOT_CONNECTED,
+                "memory window bind on a closing endpoint", null));
+        }
         final CompletableFuture<MemoryWindow> bound = new CompletableFuture<>();
         final TransportStatus refused = postWindowOp(window, true, (status, id) ->
         {
@@ -635,10 +648,13 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
     {
     }
 
-    /** Destroy the QP, hand the slice back to the worker, close the control channel. Any thread, once. */
+    /**
+     * Destroy the QP (its windows deallocated first, once it is in error: nothing bound on it runs any more), hand
+     * the slice back to the worker, close the control channel. Any thread, once.
+     */
     private void teardown(final boolean sayBye)
     {
-        res.release();
+        res.release(this::closeWindows);
         worker.execute(() -> worker.forget(this));
         final Channel c = channel;
         if (c != null)
@@ -650,6 +666,27 @@ final class VerbsEndpoint extends AbstractEndpoint<PendingQueue.Op>
             else
             {
                 c.close();
+            }
+        }
+    }
+
+    /** A window of this endpoint was closed (by its owner, or by the teardown). */
+    void windowClosed(final VerbsMemoryWindow window)
+    {
+        windows.remove(window);
+    }
+
+    private void closeWindows()
+    {
+        for (final VerbsMemoryWindow window : windows)
+        {
+            try
+            {
+                window.close();
+            }
+            catch (final RuntimeException ex)
+            {
+                LOG.warn("{}: memory window not deallocated before its QP: {}", this, ex.getMessage());
             }
         }
     }

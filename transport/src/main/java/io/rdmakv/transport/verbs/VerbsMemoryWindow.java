@@ -93,6 +93,7 @@ final class VerbsMemoryWindow implements MemoryWindow
         {
             return;
         }
+        endpoint.windowClosed(this);
         if (device.isClosed())
         {
             return; // the device's close released every window with its context

@@ -135,6 +135,40 @@ public abstract class AbstractMemoryWindowConformanceTest extends TransportConfo
         assertFalse(two.remoteKey().nativeKey() == one.remoteKey().nativeKey(), "one key per window");
     }
 
+    /**
+     * An endpoint that ends with a window still bound on it (its owner closes the window only after the end, as a
+     * node does from onDisconnected) frees it at its teardown: the worker goes on taking connections and binding
+     * windows, the window's late close is a no-op, and the region deregisters (closed after the test) with no window
+     * left on it.
+     */
+    @Test
+    @Timeout(400)
+    void shouldFreeTheWindowsOfAnEndedEndpointAndGoOnServing() throws Exception
+    {
+        final TwoClients t = twoClients();
+        final Region region = windowRegion(t.first().server().transport);
+        final MemoryWindow one = bind(t.serverOne(), region, 0, WINDOW_REGION);
+        final MemoryWindow two = closeLater(bind(t.serverTwo(), region, 0, WINDOW_REGION));
+        assertReads(t.first().clientEndpoint(), region, one.remoteKey(), 0, 64);
+
+        t.serverOne().close(); // the window is still bound: the teardown frees it
+        awaitTrue(() -> !t.first().clientEndpoint().isConnected(), Duration.ofSeconds(60),
+            "the first client saw its connection end");
+        one.close(); // late, as a node's onDisconnected: a no-op
+        assertReads(t.clientTwo(), region, two.remoteKey(), 64, 64);
+
+        final Endpoint before = t.first().server().handler.endpoint.get();
+        final Peer third = peer("client-three", config());
+        final Endpoint clientThree = third.worker.connect(
+            new InetSocketAddress("127.0.0.1", t.first().listener().localAddress().getPort()), third.handler)
+            .get(config().connectTimeout().plusSeconds(30).toMillis(), TimeUnit.MILLISECONDS);
+        awaitTrue(() -> t.first().server().handler.endpoint.get() != before, Duration.ofSeconds(60),
+            "the server accepted a new client after the ended one");
+        final MemoryWindow three = closeLater(bind(t.first().server().handler.endpoint.get(), region, 0,
+            WINDOW_REGION));
+        assertReads(clientThree, region, three.remoteKey(), 256, 64);
+    }
+
     /** A region of the server's registered for reads and windows, filled with {@link #pattern(int)}. */
     protected final Region windowRegion(final io.rdmakv.transport.Transport transport)
     {
