@@ -60,6 +60,21 @@ class ReplicationTest
             List.of()));
     }
 
+    /**
+     * As {@link #startPair}, node 2 reached through a proxy the test can pause, swallow or cut (its link to the
+     * primary); the primary waits {@code replicationTimeoutMs} for an acknowledgement.
+     */
+    private CuttableProxy startPairThroughProxy(final String replicationTimeoutMs) throws java.io.IOException
+    {
+        primary = KvServer.start(KvServerTest.testConfig(dir.resolve("n1"), withId(1, Map.of("replication.timeoutMs",
+            replicationTimeoutMs))), cluster.viewOf(1));
+        backup = KvServer.start(KvServerTest.testConfig(dir.resolve("n2"), withId(2, Map.of())), cluster.viewOf(2));
+        final CuttableProxy proxy = new CuttableProxy(backup.dataAddress());
+        cluster.set(ScriptedCluster.oneRange(5, List.of(member(1, primary), new ClusterMember(2, "127.0.0.1",
+            backup.controlAddress().getPort(), proxy.port())), 1, List.of(2), List.of()));
+        return proxy;
+    }
+
     private static Map<String, String> withId(final int id, final Map<String, String> extra)
     {
         final Map<String, String> m = new java.util.HashMap<>(extra);
@@ -309,14 +324,9 @@ class ReplicationTest
     @Timeout(60)
     void shouldSendNoLaterWriteToABackupWhoseLinkDroppedWithAWriteInFlight() throws Exception
     {
-        primary = KvServer.start(KvServerTest.testConfig(dir.resolve("n1"), withId(1, Map.of("replication.timeoutMs",
-            "10000"))), cluster.viewOf(1));
-        backup = KvServer.start(KvServerTest.testConfig(dir.resolve("n2"), withId(2, Map.of())), cluster.viewOf(2));
-        try (CuttableProxy proxy = new CuttableProxy(backup.dataAddress());
+        try (CuttableProxy proxy = startPairThroughProxy("10000");
             RawClient client = RawClient.attached(primary))
         {
-            cluster.set(ScriptedCluster.oneRange(5, List.of(member(1, primary), new ClusterMember(2, "127.0.0.1",
-                backup.controlAddress().getPort(), proxy.port())), 1, List.of(2), List.of()));
             assertEquals(Status.OK, client.put(b("first"), b("1")).status(), "the link is up, through the proxy");
             proxy.pause();
             cluster.policy(ScriptedCluster.Policy.HOLD);
@@ -356,14 +366,9 @@ class ReplicationTest
     @Timeout(120)
     void shouldRefuseAWriteThatWouldLeaveABackupMoreUnansweredThanItsReconcileWindow() throws Exception
     {
-        primary = KvServer.start(KvServerTest.testConfig(dir.resolve("n1"), withId(1, Map.of("replication.timeoutMs",
-            "60000"))), cluster.viewOf(1));
-        backup = KvServer.start(KvServerTest.testConfig(dir.resolve("n2"), withId(2, Map.of())), cluster.viewOf(2));
-        try (CuttableProxy proxy = new CuttableProxy(backup.dataAddress());
+        try (CuttableProxy proxy = startPairThroughProxy("60000");
             RawClient client = RawClient.attached(primary))
         {
-            cluster.set(ScriptedCluster.oneRange(5, List.of(member(1, primary), new ClusterMember(2, "127.0.0.1",
-                backup.controlAddress().getPort(), proxy.port())), 1, List.of(2), List.of()));
             assertEquals(Status.OK, client.put(b("first"), b("1")).status(), "the link is up, through the proxy");
             proxy.swallow();
             final int fill = 512 * 1024 / 64;

@@ -166,15 +166,8 @@ final class GroupCommitWritePath implements WritePath
             }
         }
         entries.failWhileAdding(failBatchAfter);
-        if (!store.submitBatch(entries, new PendingWrite(endpoint, correlationId, copy), committed))
-        {
-            counters.increment(ServerCounter.BUSY);
-            outcome.failed(endpoint, correlationId, Status.BUSY, "write queue full");
-            return;
-        }
-        inFlightWrites++;
-        submitted++;
-        counters.increment(ServerCounter.IN_FLIGHT_WRITES);
+        submitted(endpoint, correlationId,
+            store.submitBatch(entries, new PendingWrite(endpoint, correlationId, copy), committed));
     }
 
     /** Tests: the next batches fail while adding entry {@code entry} (-1: never), nothing written. */
@@ -213,9 +206,14 @@ final class GroupCommitWritePath implements WritePath
         }
         final PendingWrite pending = new PendingWrite(endpoint, correlationId, key.copyBytes(), key.hash(),
             key.hashSlot(), value);
-        final boolean accepted = value == null ?
+        submitted(endpoint, correlationId, value == null ?
             store.submitDelete(key, pending, committed) :
-            store.submitPut(key, value, pending, committed);
+            store.submitPut(key, value, pending, committed));
+    }
+
+    /** Count a write the committer {@code accepted}, or answer it BUSY (its queue was full). */
+    private void submitted(final Endpoint endpoint, final long correlationId, final boolean accepted)
+    {
         if (!accepted)
         {
             counters.increment(ServerCounter.BUSY);
