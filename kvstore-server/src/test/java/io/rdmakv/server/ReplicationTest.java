@@ -75,6 +75,22 @@ class ReplicationTest
         return proxy;
     }
 
+    /**
+     * Close the backup, hold the removal from the in-sync set the primary will ask for, send a write with
+     * {@code send}; returns its correlation id once the primary asked for the removal (the write waits on it).
+     */
+    private long sentWithTheDeadBackupsRemovalHeld(final java.util.function.LongSupplier send, final String waits)
+        throws InterruptedException
+    {
+        backup.close();
+        backup = null;
+        cluster.policy(ScriptedCluster.Policy.HOLD);
+        final java.util.concurrent.CountDownLatch requested = cluster.nextRequest();
+        final long id = send.getAsLong();
+        assertTrue(requested.await(30, TimeUnit.SECONDS), waits);
+        return id;
+    }
+
     private static Map<String, String> withId(final int id, final Map<String, String> extra)
     {
         final Map<String, String> m = new java.util.HashMap<>(extra);
@@ -262,12 +278,8 @@ class ReplicationTest
         try (RawClient client = RawClient.attached(primary))
         {
             assertEquals(Status.OK, client.put(b("before"), b("1")).status());
-            backup.close();
-            backup = null;
-            cluster.policy(ScriptedCluster.Policy.HOLD);
-            final java.util.concurrent.CountDownLatch requested = cluster.nextRequest();
-            final long id = client.sendPut(b("after"), b("2"));
-            assertTrue(requested.await(30, TimeUnit.SECONDS), "the primary asked to remove the dead backup");
+            final long id = sentWithTheDeadBackupsRemovalHeld(() -> client.sendPut(b("after"), b("2")),
+                "the primary asked to remove the dead backup");
             assertEquals(1, cluster.removalRequests());
             assertEquals(List.of(2), cluster.current().ranges().get(0).backups(), "not removed yet");
             assertNull(client.poll(200), "no acknowledgement while the removal is not committed");
@@ -291,12 +303,8 @@ class ReplicationTest
         try (RawClient client = RawClient.attached(primary))
         {
             assertEquals(Status.OK, client.put(b("k"), b("v0")).status());
-            backup.close();
-            backup = null;
-            cluster.policy(ScriptedCluster.Policy.HOLD);
-            final java.util.concurrent.CountDownLatch requested = cluster.nextRequest();
-            final long first = client.sendPut(b("k"), b("v1"));
-            assertTrue(requested.await(30, TimeUnit.SECONDS), "the first write waits for the dead backup's removal");
+            final long first = sentWithTheDeadBackupsRemovalHeld(() -> client.sendPut(b("k"), b("v1")),
+                "the first write waits for the dead backup's removal");
             // The coordinator drops the backup on its own meanwhile: the next write of the same key needs nobody.
             cluster.set(ScriptedCluster.oneRange(7, cluster.current().members(), 1, List.of(), List.of()));
             final long second = client.sendPut(b("k"), b("v2"));
@@ -413,12 +421,9 @@ class ReplicationTest
         try (RawClient client = RawClient.attached(primary))
         {
             assertEquals(Status.OK, client.put(b("k"), b("v0")).status());
-            backup.close();
-            backup = null;
-            cluster.policy(ScriptedCluster.Policy.HOLD);
-            final java.util.concurrent.CountDownLatch requested = cluster.nextRequest();
-            final long first = client.sendKeyRequest(MessageType.DELETE_REQUEST, b("k"));
-            assertTrue(requested.await(30, TimeUnit.SECONDS), "the first DELETE waits for the dead backup's removal");
+            final long first = sentWithTheDeadBackupsRemovalHeld(
+                () -> client.sendKeyRequest(MessageType.DELETE_REQUEST, b("k")),
+                "the first DELETE waits for the dead backup's removal");
             final long second = client.sendKeyRequest(MessageType.DELETE_REQUEST, b("k"));
             // A read of another key is answered at once; the connection's requests are handled in order, so once it is
             // answered both DELETEs were applied to RocksDB, and neither is answered (nor in the pool) yet.
@@ -453,12 +458,8 @@ class ReplicationTest
         try (RawClient client = RawClient.attached(primary))
         {
             assertEquals(Status.OK, client.put(b("k"), b("v0")).status());
-            backup.close();
-            backup = null;
-            cluster.policy(ScriptedCluster.Policy.HOLD);
-            final java.util.concurrent.CountDownLatch requested = cluster.nextRequest();
-            final long put = client.sendPut(b("k"), b("v1"));
-            assertTrue(requested.await(30, TimeUnit.SECONDS), "the PUT waits for the dead backup's removal");
+            final long put = sentWithTheDeadBackupsRemovalHeld(() -> client.sendPut(b("k"), b("v1")),
+                "the PUT waits for the dead backup's removal");
             final long refused = client.sendRecordWrite(RecordWriteRequestFlyweight.OP_PUT_IF_ABSENT, 0, 0, b("k"),
                 b("v2"));
             // The connection's requests are handled in order and answers leave in the order they are sent: had the

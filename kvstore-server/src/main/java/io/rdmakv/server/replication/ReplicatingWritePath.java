@@ -94,6 +94,8 @@ public final class ReplicatingWritePath implements WritePath
     private Reconciles reconciles;
     /** A batch's first key (its hash slot is every key's). */
     private final HashedKey batchKey = new HashedKey();
+    /** The key bytes of the batch being started (counted once, by {@link #batch}, for the window and the lag). */
+    private int batchKeyBytes;
     /** A batch entry's key, for its length. */
     private final HashedKey entryKey = new HashedKey();
     /** The reconcile window a replica keeps per sender: this node's unanswered writes to a backup stay within it. */
@@ -308,10 +310,12 @@ public final class ReplicatingWritePath implements WritePath
             outcome.failed(endpoint, correlationId, Status.BUSY, "node lease not held: writes refused until renewed");
             return;
         }
-        if (!withinWindows(endpoint, correlationId, first.hashSlot(), batch.count(), keyBytes(batch)))
+        final int keyBytes = keyBytes(batch);
+        if (!withinWindows(endpoint, correlationId, first.hashSlot(), batch.count(), keyBytes))
         {
             return;
         }
+        batchKeyBytes = keyBytes;
         start(endpoint, correlationId, false, first, first.buffer(), 0, 0, batch);
         local.batch(endpoint, correlationId, request, batch);
     }
@@ -466,7 +470,7 @@ public final class ReplicatingWritePath implements WritePath
         copy.appendSequence(incarnation, ++replicationSequence);
         final int length = copy.encodedLength();
         final int entries = batch != null ? batch.count() : 1;
-        final int keyBytes = batch != null ? keyBytes(batch) : key.length();
+        final int keyBytes = batch != null ? batchKeyBytes : key.length();
         for (final int backup : backups)
         {
             if (!gapped.isEmpty() && gapped.contains(gapKey(range.firstSlot(), backup)))
