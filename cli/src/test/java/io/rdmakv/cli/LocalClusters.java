@@ -12,10 +12,13 @@ import io.rdmakv.protocol.wire.AdminReply;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -56,6 +59,45 @@ final class LocalClusters
             }
         }
         fail(what + " never happened: " + last);
+    }
+
+    /** A test body that may throw anything. */
+    @FunctionalInterface
+    interface Body
+    {
+        void run() throws Exception;
+    }
+
+    /**
+     * Run {@code body}; when it fails, copy every node log under {@code dataDir} (the test's temporary directory,
+     * deleted with it) to {@code target/failed-runs/<name>/} and name that place in the failure, so a run that failed
+     * on a loaded CI machine can be read afterwards.
+     */
+    static void keepingLogsOnFailure(final Path dataDir, final String name, final Body body) throws Exception
+    {
+        try
+        {
+            body.run();
+        }
+        catch (final Exception | AssertionError failure)
+        {
+            final Path kept = Path.of("target", "failed-runs", name + "-" + System.currentTimeMillis());
+            try (Stream<Path> files = Files.exists(dataDir) ? Files.walk(dataDir) : Stream.empty())
+            {
+                for (final Path log : files.filter(f -> f.getFileName().toString().endsWith(".log")).toList())
+                {
+                    final Path to = kept.resolve(dataDir.relativize(log).toString().replace('/', '_'));
+                    Files.createDirectories(kept);
+                    Files.copy(log, to);
+                }
+                failure.addSuppressed(new AssertionError("node logs kept in " + kept.toAbsolutePath()));
+            }
+            catch (final IOException ex)
+            {
+                failure.addSuppressed(ex);
+            }
+            throw failure;
+        }
     }
 
     static KvClient client(final String seed)
