@@ -48,48 +48,64 @@ class ClusterLocalProcessTest
             {
                 assertTrue(ready[0].contains("seed " + seed), ready[0]);
                 final long pid3 = pidOf(local.linesRead(), 3);
-                final Path script = dataDir.resolve("node-3").resolve("restart.sh");
-                assertTrue(Files.isExecutable(script), script + " is written for every node");
-                try (KvClient client = LocalClusters.client(seed))
-                {
-                    for (int i = 0; i < 20; i++)
-                    {
-                        client.put("key-" + i, "value-" + i);
-                    }
-                }
-
-                final ProcessHandle node3 = ProcessHandle.of(pid3).orElseThrow();
-                node3.destroyForcibly();
-                node3.onExit().get(60, TimeUnit.SECONDS);
-                final String report = awaitErr(local, s -> s.contains("node 3 (pid " + pid3 + ") exited"));
-                assertTrue(report.contains("exited with code 137 (signal 9)"), report);
-                assertTrue(report.contains(script.toAbsolutePath().toString()), report);
-                awaitNode(seed, 3, true);
-
-                final Process restarted = new ProcessBuilder(script.toAbsolutePath().toString()).start();
+                final List<Long> pids = List.of(pidOf(local.linesRead(), 1), pidOf(local.linesRead(), 2), pid3);
                 try
                 {
-                    awaitNode(seed, 3, false);
-                    assertEquals(1, local.errText().lines().filter(l -> l.contains("exited")).count(),
-                        "only the crash is reported: " + local.errText());
-                    try (KvClient client = LocalClusters.client("127.0.0.1:" + (base + 20)))
-                    {
-                        for (int i = 0; i < 20; i++)
-                        {
-                            assertEquals("value-" + i, new String(client.get("key-" + i), StandardCharsets.UTF_8));
-                        }
-                    }
+                    drill(local, base, seed, dataDir, pid3);
                 }
-                finally
+                catch (final Exception | AssertionError failure)
                 {
-                    restarted.destroy();
-                    if (!restarted.waitFor(30, TimeUnit.SECONDS))
-                    {
-                        restarted.destroyForcibly();
-                    }
+                    LocalClusters.dumpThreads(dataDir, pids);
+                    throw failure;
                 }
             }
         });
+    }
+
+    /** Write, kill -9 node 3, see it reported and declared failed, restart it, see it live and the data read back. */
+    private static void drill(final ChildJvm local, final int base, final String seed, final Path dataDir,
+        final long pid3) throws Exception
+    {
+        final Path script = dataDir.resolve("node-3").resolve("restart.sh");
+        assertTrue(Files.isExecutable(script), script + " is written for every node");
+        try (KvClient client = LocalClusters.client(seed))
+        {
+            for (int i = 0; i < 20; i++)
+            {
+                client.put("key-" + i, "value-" + i);
+            }
+        }
+
+        final ProcessHandle node3 = ProcessHandle.of(pid3).orElseThrow();
+        node3.destroyForcibly();
+        node3.onExit().get(60, TimeUnit.SECONDS);
+        final String report = awaitErr(local, s -> s.contains("node 3 (pid " + pid3 + ") exited"));
+        assertTrue(report.contains("exited with code 137 (signal 9)"), report);
+        assertTrue(report.contains(script.toAbsolutePath().toString()), report);
+        awaitNode(seed, 3, true);
+
+        final Process restarted = new ProcessBuilder(script.toAbsolutePath().toString()).start();
+        try
+        {
+            awaitNode(seed, 3, false);
+            assertEquals(1, local.errText().lines().filter(l -> l.contains("exited")).count(),
+                "only the crash is reported: " + local.errText());
+            try (KvClient client = LocalClusters.client("127.0.0.1:" + (base + 20)))
+            {
+                for (int i = 0; i < 20; i++)
+                {
+                    assertEquals("value-" + i, new String(client.get("key-" + i), StandardCharsets.UTF_8));
+                }
+            }
+        }
+        finally
+        {
+            restarted.destroy();
+            if (!restarted.waitFor(30, TimeUnit.SECONDS))
+            {
+                restarted.destroyForcibly();
+            }
+        }
     }
 
     private static long pidOf(final List<String> lines, final int node)

@@ -15,6 +15,7 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -84,7 +85,7 @@ final class LocalClusters
             final Path kept = Path.of("target", "failed-runs", name + "-" + System.currentTimeMillis());
             try (Stream<Path> files = Files.exists(dataDir) ? Files.walk(dataDir) : Stream.empty())
             {
-                for (final Path log : files.filter(f -> f.getFileName().toString().endsWith(".log")).toList())
+                for (final Path log : files.filter(LocalClusters::isNodeLog).toList())
                 {
                     final Path to = kept.resolve(dataDir.relativize(log).toString().replace('/', '_'));
                     Files.createDirectories(kept);
@@ -97,6 +98,48 @@ final class LocalClusters
                 failure.addSuppressed(ex);
             }
             throw failure;
+        }
+    }
+
+    /** A node's log or a thread dump; not RocksDB's write-ahead logs ({@code 000008.log}). */
+    private static boolean isNodeLog(final Path file)
+    {
+        final String name = file.getFileName().toString();
+        return name.endsWith(".log") && !name.matches("\\d+\\.log");
+    }
+
+    /**
+     * Write a thread dump of each live process in {@code pids} (jcmd of this JDK) to {@code dir/threads-<pid>.log}, so
+     * {@link #keepingLogsOnFailure} keeps it beside the logs: what a node was doing when a wait ran out. Best effort.
+     */
+    static void dumpThreads(final Path dir, final List<Long> pids)
+    {
+        final String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+        for (final long pid : pids)
+        {
+            if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false))
+            {
+                try
+                {
+                    final Process p = new ProcessBuilder(jcmd, Long.toString(pid), "Thread.print", "-l")
+                        .redirectErrorStream(true)
+                        .redirectOutput(dir.resolve("threads-" + pid + ".log").toFile())
+                        .start();
+                    if (!p.waitFor(60, TimeUnit.SECONDS))
+                    {
+                        p.destroyForcibly();
+                    }
+                }
+                catch (final IOException ex)
+                {
+                    // best effort: the logs are kept without it
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
         }
     }
 
