@@ -24,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -479,6 +480,59 @@ class ReplicationTest
             assertEquals(Status.CONDITION_FAILED, two.status(), "the key is present: refused");
             assertArrayEquals(b("v1"), client.oneSidedGet(primary.remoteKey(), primary.poolAddress(), b("k")),
                 "once the refusal is answered the pool shows what it read");
+        }
+    }
+
+    /**
+     * The pool cannot hold every key, so a GET of a key it lacks reads RocksDB, which holds a PUT still awaiting its
+     * backup (lost if the primary died now): the GET is answered only after that PUT, and what it read stays out of
+     * the pool (one-sided readers see the PUT only once it is acknowledged). Fails without
+     * {@code WritePath#holdsUnansweredWrites}: the GET answers the unacknowledged value at once and promotes it.
+     */
+    @Test
+    @Timeout(60)
+    void shouldAnswerAReadOfRocksDbOnlyAfterTheUnacknowledgedWriteItSaw() throws Exception
+    {
+        startPair(Map.of("replication.timeoutMs", "5000"));
+        try (RawClient client = RawClient.attached(primary);
+             RawClient reader = RawClient.attached(primary))
+        {
+            final byte[] big = new byte[60_000];
+            final int keys = 200; // 12 MB of values in an 8 MiB pool: some are evicted, in RocksDB only
+            for (int i = 0; i < keys; i++)
+            {
+                assertEquals(Status.OK, client.put(b("big-" + i), big).status());
+            }
+            assertEquals(Status.OK, client.put(b("small"), b("s")).status());
+            assertArrayEquals(b("s"), client.oneSidedGet(primary.remoteKey(), primary.poolAddress(), b("small")));
+            String evicted = null;
+            for (int i = 0; i < keys && evicted == null; i++)
+            {
+                if (client.oneSidedGet(primary.remoteKey(), primary.poolAddress(), b("big-" + i)) == null)
+                {
+                    evicted = "big-" + i;
+                }
+            }
+            assertNotNull(evicted, "the pool evicted a key");
+            final byte[] key = b(evicted);
+
+            final long put = sentWithTheDeadBackupsRemovalHeld(() -> client.sendPut(key, b("newer")),
+                "the PUT waits for the dead backup's removal");
+            final long get = reader.sendKeyRequest(MessageType.GET_REQUEST, key);
+            final long other = reader.sendKeyRequest(MessageType.GET_REQUEST, b("small"));
+            final RawClient.Reply first = reader.poll(30_000);
+            assertEquals(other, first.correlationId(), "the read of RocksDB waits behind the PUT it saw");
+            assertNull(client.oneSidedGet(primary.remoteKey(), primary.poolAddress(), key),
+                "what it read is not in the pool while the PUT is unanswered");
+
+            cluster.release();
+            final RawClient.Reply written = client.poll(30_000);
+            assertEquals(put, written.correlationId());
+            assertEquals(Status.OK, written.status());
+            final RawClient.Reply read = reader.poll(30_000);
+            assertEquals(get, read.correlationId());
+            assertEquals(Status.OK, read.status());
+            assertArrayEquals(b("newer"), read.value());
         }
     }
 

@@ -97,6 +97,18 @@ final class PoolAndAnswer implements WriteOutcome
     }
 
     @Override
+    public void read(final Endpoint endpoint, final long correlationId, final byte[] value, final long dataVersion)
+    {
+        if (value == null)
+        {
+            counters.increment(ServerCounter.GETS_RPC_NOT_FOUND);
+            responses.answer(endpoint, correlationId, Status.NOT_FOUND, 0, 0);
+            return;
+        }
+        responses.sendValue(endpoint, correlationId, value, dataVersion);
+    }
+
+    @Override
     public void unwritten(final Endpoint endpoint, final long correlationId, final Status status,
         final long dataVersion, final long expiryMillis, final String reason)
     {

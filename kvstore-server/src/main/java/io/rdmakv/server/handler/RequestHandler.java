@@ -629,6 +629,9 @@ public final class RequestHandler implements EndpointHandler
             responses.answer(endpoint, correlationId, Status.NOT_FOUND, 0, 0);
             return;
         }
+        // A write RocksDB holds may still await its backups (and be lost with this node): then the answer waits
+        // behind it, and what was read stays out of the pool (WritePath#holdsUnansweredWrites).
+        final boolean held = writes.holdsUnansweredWrites();
         final int fromStore;
         try
         {
@@ -642,8 +645,7 @@ public final class RequestHandler implements EndpointHandler
         }
         if (fromStore == RocksStore.NOT_FOUND)
         {
-            counters.increment(ServerCounter.GETS_RPC_NOT_FOUND);
-            responses.answer(endpoint, correlationId, Status.NOT_FOUND, 0, 0);
+            answerAbsent(endpoint, correlationId, held);
             return;
         }
         final int valueLength = fromStore - ValueRecord.HEADER_LENGTH;
@@ -667,18 +669,36 @@ public final class RequestHandler implements EndpointHandler
         }
         if (ValueRecord.expired(ValueRecord.expiryMillis(read, ResponseSender.RECORD_OFFSET), clockMillis.getAsLong()))
         {
-            counters.increment(ServerCounter.GETS_RPC_NOT_FOUND); // expired: absent to every read, never promoted
-            responses.answer(endpoint, correlationId, Status.NOT_FOUND, 0, 0);
+            answerAbsent(endpoint, correlationId, held); // expired: absent to every read, never promoted
             return;
         }
         counters.increment(ServerCounter.GETS_RPC_FROM_STORE);
         final long dataVersion = ValueRecord.dataVersion(read, ResponseSender.RECORD_OFFSET);
+        if (held)
+        {
+            final byte[] value = new byte[valueLength];
+            read.getBytes(ResponseFlyweight.VALUE_OFFSET, value);
+            writes.answerRead(endpoint, correlationId, key, value, dataVersion);
+            return;
+        }
         if (valueLength <= limits.maxValueBytes() &&
             index.putRecord(key, read, ResponseSender.RECORD_OFFSET, fromStore, true) == PoolIndex.STORED)
         {
             counters.increment(ServerCounter.PROMOTIONS);
         }
         responses.sendValue(endpoint, correlationId, valueLength, dataVersion);
+    }
+
+    /** NOT_FOUND for a GET that read RocksDB: at once, or behind the writes before it when {@code held}. */
+    private void answerAbsent(final Endpoint endpoint, final long correlationId, final boolean held)
+    {
+        if (held)
+        {
+            writes.answerRead(endpoint, correlationId, key, null, 0);
+            return;
+        }
+        counters.increment(ServerCounter.GETS_RPC_NOT_FOUND);
+        responses.answer(endpoint, correlationId, Status.NOT_FOUND, 0, 0);
     }
 
     /** A page of a slot range from a snapshot (backup); the answer's version names the snapshot. */

@@ -120,6 +120,13 @@ public final class ResponseSender
         send(endpoint, response.encodedLength());
     }
 
+    /** OK with {@code value} copied into the value area, and its version (a GET answered after writes before it). */
+    public void sendValue(final Endpoint endpoint, final long correlationId, final byte[] value, final long version)
+    {
+        valueBuffer().putBytes(ResponseFlyweight.VALUE_OFFSET, value);
+        sendValue(endpoint, correlationId, value.length, version);
+    }
+
     /**
      * A status with no value. Only an OK PUT that placed its value in the pool has a non-zero {@code version}: then
      * {@code location}, the index slot it published, goes along (the value's location).

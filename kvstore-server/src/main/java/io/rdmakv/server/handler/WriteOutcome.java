@@ -43,4 +43,14 @@ public interface WriteOutcome
      */
     void unwritten(Endpoint endpoint, long correlationId, Status status, long dataVersion, long expiryMillis,
         String reason);
+
+    /**
+     * A GET held behind writes ({@link WritePath#answerRead}) is answered now: {@code value} with its
+     * {@code dataVersion}, or NOT_FOUND when null. The pool is not touched (what the read found may be older than a
+     * write answered since). A path that never holds a read need not implement it.
+     */
+    default void read(final Endpoint endpoint, final long correlationId, final byte[] value, final long dataVersion)
+    {
+        throw new UnsupportedOperationException("no read is held on this path");
+    }
 }

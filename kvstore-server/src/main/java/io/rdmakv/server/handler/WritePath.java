@@ -91,6 +91,29 @@ public interface WritePath extends LocalWrites, AutoCloseable
         return true;
     }
 
+    /**
+     * Whether RocksDB may now hold a write this path took and has not answered, one that could still be lost (a
+     * replicated write awaiting its backups: the primary dying before any backup has it loses it). A GET that misses
+     * the pool and reads RocksDB meanwhile answers through {@link #answerRead}, behind those writes, and does not put
+     * what it read into the pool. False by default: a local path's writes are answered as soon as RocksDB has them
+     * (DEFAULT), or are visible there only once synced (FSYNC), so what a read finds there is never lost.
+     */
+    default boolean holdsUnansweredWrites()
+    {
+        return false;
+    }
+
+    /**
+     * Answer a GET that read RocksDB while {@link #holdsUnansweredWrites}: {@code value} (null: NOT_FOUND, an expired
+     * record included) with its {@code dataVersion}, after every write this path took before it; failed retryably
+     * (BUSY, or WRONG_NODE with the owner) when one of those failed, since the read may have seen it.
+     */
+    default void answerRead(final Endpoint endpoint, final long correlationId, final HashedKey key, final byte[] value,
+        final long dataVersion)
+    {
+        throw new UnsupportedOperationException("this write path answers every read at once");
+    }
+
     /** The request thread's duty cycle: flush, and complete writes that became durable on other threads. */
     int doWork();
 

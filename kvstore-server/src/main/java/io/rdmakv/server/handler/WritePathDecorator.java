@@ -57,6 +57,19 @@ public abstract class WritePathDecorator implements WritePath
     }
 
     @Override
+    public boolean holdsUnansweredWrites()
+    {
+        return next.holdsUnansweredWrites();
+    }
+
+    @Override
+    public void answerRead(final Endpoint endpoint, final long correlationId, final HashedKey key, final byte[] value,
+        final long dataVersion)
+    {
+        next.answerRead(endpoint, correlationId, key, value, dataVersion);
+    }
+
+    @Override
     public int flush()
     {
         return next.flush();

@@ -285,6 +285,27 @@ public final class ReplicatingWritePath implements WritePath
         local.answerUnwritten(endpoint, correlationId, key, status, dataVersion, expiryMillis, reason);
     }
 
+    /** A replicated write awaits its backups: RocksDB holds it, and it is lost if this node dies before they have it. */
+    @Override
+    public boolean holdsUnansweredWrites()
+    {
+        return !pending.isEmpty();
+    }
+
+    /**
+     * A GET that read RocksDB while replicated writes await their backups: ordered behind them as a decision that
+     * wrote nothing is ({@link #answerUnwritten}), so it never answers a value (or an absence) that a write not yet
+     * acknowledged made, which the next primary may not have.
+     */
+    @Override
+    public void answerRead(final Endpoint endpoint, final long correlationId, final HashedKey key, final byte[] value,
+        final long dataVersion)
+    {
+        pending.addUnwritten(UnwrittenAnswer.read(endpoint, correlationId, value, dataVersion));
+        local.answerUnwritten(endpoint, correlationId, key, value == null ? Status.NOT_FOUND : Status.OK, dataVersion,
+            0, null);
+    }
+
     /**
      * An atomic multi-key write: as a PUT, with ONE REPLICATE (op BATCH) carrying every entry to each replica, which
      * applies it in one write batch and acknowledges it once; made visible and answered once the local batch and

@@ -364,6 +364,14 @@ public final class WriteIds
                 }
             }
 
+            /** A GET held behind writes: no write id is involved. */
+            @Override
+            public void read(final Endpoint endpoint, final long correlationId, final byte[] value,
+                final long dataVersion)
+            {
+                outcome.read(endpoint, correlationId, value, dataVersion);
+            }
+
             /**
              * A record write that wrote nothing (a refused condition): its record goes, as a failure's does (nothing
              * of it reached the store), so a retry decides again; retries that waited get the same answer.
