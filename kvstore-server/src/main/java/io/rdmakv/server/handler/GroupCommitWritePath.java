@@ -225,6 +225,19 @@ final class GroupCommitWritePath implements WritePath
         counters.increment(ServerCounter.IN_FLIGHT_WRITES);
     }
 
+    /** The writes handed to the committer so far (they are reported in that order). */
+    @Override
+    public long acceptedMark()
+    {
+        return submitted;
+    }
+
+    @Override
+    public boolean reportedThrough(final long mark)
+    {
+        return reported >= mark;
+    }
+
     /** Writes handed to group commit and not answered yet. */
     @Override
     public int inFlightWrites()

@@ -27,4 +27,23 @@ public interface LocalWrites
 
     /** Writes accepted and not reported yet. */
     int inFlightWrites();
+
+    /**
+     * A mark of the writes accepted so far, for {@link #reportedThrough}. By default 0: a path whose writes are
+     * reported once flushed has nothing in flight after {@link #flush}.
+     */
+    default long acceptedMark()
+    {
+        return 0;
+    }
+
+    /**
+     * Whether every write accepted before {@code mark} ({@link #acceptedMark}) was reported, whatever was accepted
+     * after it: a wait for the writes of a moment ends under a steady stream of later ones. By default, whether
+     * nothing is in flight.
+     */
+    default boolean reportedThrough(final long mark)
+    {
+        return inFlightWrites() == 0;
+    }
 }

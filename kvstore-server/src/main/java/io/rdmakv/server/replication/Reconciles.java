@@ -83,11 +83,14 @@ final class Reconciles
         final int previousPrimary;
         final TakeOvers.Hold hold;
         final long beganNanos;
+        /** The replica writes accepted here when it began: the previous primary's last ones are among them. */
+        final long replicaWritesMark;
         long epoch;
         final Int2ObjectHashMap<Backup> backups = new Int2ObjectHashMap<>();
 
-        Range(final SlotRange range, final TakeOvers.Hold hold, final long beganNanos)
+        Range(final SlotRange range, final TakeOvers.Hold hold, final long beganNanos, final long replicaWritesMark)
         {
+            this.replicaWritesMark = replicaWritesMark;
             this.firstSlot = range.firstSlot();
             this.lastSlot = range.lastSlot();
             this.epoch = range.epoch();
@@ -186,7 +189,7 @@ final class Reconciles
             {
                 end(under); // an earlier take-over of the range, replaced
             }
-            final Range r = new Range(range, hold, System.nanoTime());
+            final Range r = new Range(range, hold, System.nanoTime(), history.replicaWrites().acceptedMark());
             for (final int backup : range.backups())
             {
                 r.backups.put(backup, new Backup(backup));
@@ -223,9 +226,12 @@ final class Reconciles
                         history.replicaWrites().flush();
                         flushed = true;
                     }
-                    if (history.replicaWrites().inFlightWrites() > 0)
+                    if (!history.replicaWrites().reportedThrough(r.replicaWritesMark))
                     {
-                        return work; // the previous primary's last writes are not durable here yet
+                        // The previous primary's last writes are not durable here yet. Only those, accepted before
+                        // the take-over: under FSYNC other primaries' writes keep coming, and waiting for none to be
+                        // in flight could wait for ever.
+                        return work;
                     }
                     query(r, b, nowNanos);
                     work++;

@@ -20,6 +20,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * FSYNC's path holds the answer of a request that wrote nothing behind the writes the committer still has: the
@@ -102,6 +104,48 @@ class GroupCommitWritePathTest
             }
             assertEquals(List.of("1 NOT_FOUND v0", "2 put", "3 put", "4 CONDITION_FAILED v77", "5 put"), outcomes,
                 "the refusal is answered after the writes before it and before the one after it");
+        }
+    }
+
+    /**
+     * The writes of a moment are reported while later ones are still with the committer: what a new primary's
+     * reconcile waits for (its replica writes accepted before the take-over), so a steady stream of other primaries'
+     * writes cannot hold it for ever, as waiting for nothing in flight could.
+     */
+    @Test
+    @Timeout(60)
+    void shouldSayWhenTheWritesAcceptedBeforeAMarkAreReportedWhileLaterOnesAreInFlight()
+    {
+        try (RocksStore store = RocksStore.open(dir, Durability.FSYNC))
+        {
+            final GroupCommitWritePath path = new GroupCommitWritePath(store, new ServerCounters(), recording,
+                () -> { });
+            final Endpoint endpoint = new Silent();
+            final HashedKey key = new HashedKey().wrap(new UnsafeBuffer("k".getBytes(StandardCharsets.US_ASCII)), 0, 1);
+            final PutRequestFlyweight request = new PutRequestFlyweight()
+                .wrap(new UnsafeBuffer(new byte[64]), 0, 64);
+            final UnsafeBuffer value = new UnsafeBuffer(new byte[] {1, 2, 3});
+
+            assertTrue(path.reportedThrough(path.acceptedMark()), "nothing accepted: nothing to wait for");
+            path.put(endpoint, 1, request, key, value, 0, 3);
+            path.put(endpoint, 2, request, key, value, 0, 3);
+            final long mark = path.acceptedMark();
+            assertFalse(path.reportedThrough(mark), "reports reach the path only through doWork");
+            while (!path.reportedThrough(mark))
+            {
+                path.doWork();
+                Thread.onSpinWait();
+            }
+            assertEquals(List.of("1 put", "2 put"), outcomes);
+            path.put(endpoint, 3, request, key, value, 0, 3);
+            assertTrue(path.inFlightWrites() > 0, "a later write is with the committer");
+            assertTrue(path.reportedThrough(mark), "and the writes before the mark stay reported");
+            assertFalse(path.reportedThrough(path.acceptedMark()), "the later one is not");
+            while (path.inFlightWrites() > 0)
+            {
+                path.doWork();
+                Thread.onSpinWait();
+            }
         }
     }
 }
