@@ -82,7 +82,9 @@ public final class RepeatedLinesFilter extends TurboFilter
     public FilterReply decide(final Marker marker, final Logger logger, final Level level, final String format,
         final Object[] params, final Throwable t)
     {
-        if (level == null || !level.isGreaterOrEqual(Level.WARN) || logger == null ||
+        // A null format is a level probe (isErrorEnabled()), not a line: Netty's leak detector asks at every sampled
+        // buffer, and counting those would deny the probe (hiding a real leak report) and summarize lines never written.
+        if (format == null || level == null || !level.isGreaterOrEqual(Level.WARN) || logger == null ||
             !logger.getName().startsWith(prefix) || !level.isGreaterOrEqual(logger.getEffectiveLevel()))
         {
             return FilterReply.NEUTRAL;

@@ -19,6 +19,41 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class RepeatedLinesFilterTest
 {
+    /**
+     * A library asking whether ERROR is enabled (Netty's leak detector does at every sampled buffer) writes no line:
+     * the probes are neither counted nor denied, so a real report after them is still written.
+     */
+    @Test
+    void shouldNeitherCountNorDenyLevelProbes()
+    {
+        final LoggerContext context = new LoggerContext();
+        final RepeatedLinesFilter filter = new RepeatedLinesFilter();
+        filter.setContext(context);
+        filter.setLinesPerWindow(5);
+        context.addTurboFilter(filter);
+        final ListAppender<ILoggingEvent> out = new ListAppender<>();
+        out.setContext(context);
+        out.start();
+        final Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
+        root.setLevel(Level.INFO);
+        root.addAppender(out);
+        final Logger netty = context.getLogger("org.apache.ratis.thirdparty.io.netty.util.ResourceLeakDetector");
+        for (int i = 0; i < 100; i++)
+        {
+            assertTrue(netty.isErrorEnabled(), "probe " + i);
+        }
+        netty.error("LEAK: {} was not released", "a buffer");
+        assertEquals(1, count(out.list, "LEAK"), "the report after the probes is written");
+        final ListAppender<ILoggingEvent> summaries = new ListAppender<>();
+        final Logger summary = (Logger)org.slf4j.LoggerFactory.getLogger(RepeatedLinesFilter.class);
+        summaries.setContext(summary.getLoggerContext());
+        summaries.start();
+        summary.addAppender(summaries);
+        filter.endWindow();
+        summary.detachAppender(summaries);
+        assertEquals(0, summaries.list.size(), "no summary of lines never written: " + summaries.list);
+    }
+
     @Test
     void shouldWriteTheFirstLinesOfAStormAndSummarizeTheRestPerWindow()
     {
