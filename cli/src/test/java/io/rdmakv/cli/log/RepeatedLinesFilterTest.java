@@ -26,17 +26,10 @@ class RepeatedLinesFilterTest
     @Test
     void shouldNeitherCountNorDenyLevelProbes()
     {
-        final LoggerContext context = new LoggerContext();
-        final RepeatedLinesFilter filter = new RepeatedLinesFilter();
-        filter.setContext(context);
-        filter.setLinesPerWindow(5);
-        context.addTurboFilter(filter);
-        final ListAppender<ILoggingEvent> out = new ListAppender<>();
-        out.setContext(context);
-        out.start();
-        final Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
-        root.setLevel(Level.INFO);
-        root.addAppender(out);
+        final Logged logged = new Logged();
+        final LoggerContext context = logged.context;
+        final RepeatedLinesFilter filter = logged.filter;
+        final ListAppender<ILoggingEvent> out = logged.out;
         final Logger netty = context.getLogger("org.apache.ratis.thirdparty.io.netty.util.ResourceLeakDetector");
         for (int i = 0; i < 100; i++)
         {
@@ -44,36 +37,20 @@ class RepeatedLinesFilterTest
         }
         netty.error("LEAK: {} was not released", "a buffer");
         assertEquals(1, count(out.list, "LEAK"), "the report after the probes is written");
-        final ListAppender<ILoggingEvent> summaries = new ListAppender<>();
-        final Logger summary = (Logger)org.slf4j.LoggerFactory.getLogger(RepeatedLinesFilter.class);
-        summaries.setContext(summary.getLoggerContext());
-        summaries.start();
-        summary.addAppender(summaries);
+        final ListAppender<ILoggingEvent> summaries = logged.summaries();
         filter.endWindow();
-        summary.detachAppender(summaries);
+        logged.close();
         assertEquals(0, summaries.list.size(), "no summary of lines never written: " + summaries.list);
     }
 
     @Test
     void shouldWriteTheFirstLinesOfAStormAndSummarizeTheRestPerWindow()
     {
-        final LoggerContext context = new LoggerContext();
-        final RepeatedLinesFilter filter = new RepeatedLinesFilter();
-        filter.setContext(context);
-        filter.setLinesPerWindow(5);
-        context.addTurboFilter(filter); // not started: no timer, the test ends windows
-        final ListAppender<ILoggingEvent> out = new ListAppender<>();
-        out.setContext(context);
-        out.start();
-        final Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
-        root.setLevel(Level.INFO);
-        root.addAppender(out);
-        // The summary goes through SLF4J's factory, not this context: catch it on the global one as well.
-        final ListAppender<ILoggingEvent> summaries = new ListAppender<>();
-        final Logger summary = (Logger)org.slf4j.LoggerFactory.getLogger(RepeatedLinesFilter.class);
-        summaries.setContext(summary.getLoggerContext());
-        summaries.start();
-        summary.addAppender(summaries);
+        final Logged logged = new Logged();
+        final LoggerContext context = logged.context;
+        final RepeatedLinesFilter filter = logged.filter;
+        final ListAppender<ILoggingEvent> out = logged.out;
+        final ListAppender<ILoggingEvent> summaries = logged.summaries();
 
         final Logger ratis = context.getLogger("org.apache.ratis.server.impl.LeaderStateImpl");
         for (int i = 0; i < 240; i++)
@@ -101,7 +78,51 @@ class RepeatedLinesFilterTest
             ratis.warn("{}: Failed to send heartbeat to {}", "s1", "peer-0");
         }
         assertEquals(10, count(out.list, "Failed to send heartbeat"), "a new window lets the first lines through");
-        summary.detachAppender(summaries);
+        logged.close();
+    }
+
+    /**
+     * A logging context with the filter (5 lines per window; not started: no timer, the test ends windows) and an
+     * appender of every line written at INFO and above.
+     */
+    private static final class Logged implements AutoCloseable
+    {
+        final LoggerContext context = new LoggerContext();
+        final RepeatedLinesFilter filter = new RepeatedLinesFilter();
+        final ListAppender<ILoggingEvent> out = new ListAppender<>();
+        private final Logger summary = (Logger)org.slf4j.LoggerFactory.getLogger(RepeatedLinesFilter.class);
+        private ListAppender<ILoggingEvent> summaries;
+
+        Logged()
+        {
+            filter.setContext(context);
+            filter.setLinesPerWindow(5);
+            context.addTurboFilter(filter);
+            out.setContext(context);
+            out.start();
+            final Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
+            root.setLevel(Level.INFO);
+            root.addAppender(out);
+        }
+
+        /** The filter's summaries: they go through SLF4J's factory, not this context, so caught on the global one. */
+        ListAppender<ILoggingEvent> summaries()
+        {
+            summaries = new ListAppender<>();
+            summaries.setContext(summary.getLoggerContext());
+            summaries.start();
+            summary.addAppender(summaries);
+            return summaries;
+        }
+
+        @Override
+        public void close()
+        {
+            if (summaries != null)
+            {
+                summary.detachAppender(summaries);
+            }
+        }
     }
 
     private static long count(final List<ILoggingEvent> events, final String text)
