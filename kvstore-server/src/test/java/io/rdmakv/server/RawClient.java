@@ -243,6 +243,20 @@ final class RawClient implements AutoCloseable
         return raw(bytes);
     }
 
+    /** A RECORD_WRITE carrying a write id, as {@link #put(byte[], byte[], long, long, long)}. */
+    Reply recordWrite(final int op, final long expectedVersion, final long argument, final byte[] key,
+        final byte[] value, final long writer, final long sequence, final long below) throws Exception
+    {
+        final long id = nextCorrelationId++;
+        final io.rdmakv.protocol.wire.RecordWriteRequestFlyweight w =
+            new io.rdmakv.protocol.wire.RecordWriteRequestFlyweight();
+        w.wrap(request, 0, request.capacity()).header(MessageType.RECORD_WRITE_REQUEST, id);
+        w.write(op, expectedVersion, argument, key, value);
+        w.appendWriteId(writer, sequence, below);
+        send(w.encodedLength());
+        return await(id);
+    }
+
     /** Send a RECORD_WRITE without a write id and without waiting; {@link #await} or {@link #poll} its answer. */
     long sendRecordWrite(final int op, final long expectedVersion, final long argument, final byte[] key,
         final byte[] value)

@@ -2,6 +2,7 @@ package io.rdmakv.server.handler;
 
 import io.rdmakv.protocol.layout.ValueRecord;
 import io.rdmakv.protocol.wire.Status;
+import io.rdmakv.server.store.KeptRecords;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.server.store.StoreException;
 import io.rdmakv.server.store.WriteRecords;
@@ -13,15 +14,19 @@ import org.rocksdb.WriteBatch;
  * What the write being handed to the local write path records beside its data ({@link WriteRecords}), in the same
  * RocksDB batch: the answer for its client write id (set by the replication package's {@code WriteIds}) and, for a
  * primary's REPLICATE, the replication sequence applied from the sender. Set just before the write path's put or
- * delete, taken by the path when it adds the write to its batch ({@link #addTo}), cleared after. Removals of records (a reconcile undid a
- * write, a write failed, a writer was forgotten) go with the next batch or, when no write may come soon, at once.
+ * delete, taken by the path when it adds the write to its batch, cleared after. Removals of records (a reconcile
+ * undid a write, a write failed, a writer was forgotten) go with the next batch or, when no write may come soon, at
+ * once.
  *
- * <p>DEFAULT durability only (writes on the request thread, {@link InlineBatchWritePath}); under FSYNC the group
- * committer builds the batches and {@link #kept()} is false: records stay in memory, as before. Request thread only.
+ * <p>Under both durabilities: DEFAULT's paths write on the request thread and add the records to their own batch
+ * ({@link #addTo}, {@link InlineBatchWritePath}); under FSYNC the group committer builds the batches, so the path
+ * hands the records over with the write ({@link #toCarry}, {@link KeptRecords}) and the committer adds them to the
+ * group's batch beside the write's entries: one synced WAL write holds both. Removals no write carries go to the
+ * committer alone ({@link RocksStore#submitRecords}). Request thread only.
  */
 public final class DurableRecords
 {
-    /** Keeps nothing (FSYNC durability, or a test without a store). */
+    /** Keeps nothing (a test without a store, or a path whose writes carry no write ids). */
     public static final DurableRecords NONE = new DurableRecords(null);
 
     private static final int NO_ANSWER = -1;
@@ -29,6 +34,8 @@ public final class DurableRecords
 
     private final RocksStore store;
     private final WriteRecords records;
+    /** Whether the store writes on the request thread (DEFAULT): removals alone are written here, else submitted. */
+    private final boolean inline;
     private boolean hasWrite;
     private long writer;
     private long sequence;
@@ -42,11 +49,12 @@ public final class DurableRecords
     private final long[] forgetSequences = new long[MAX_FORGETS];
     private int forgets;
 
-    /** @param store null keeps nothing; else its {@link WriteRecords} when its writes are inline (DEFAULT). */
+    /** @param store null keeps nothing; else its {@link WriteRecords}, under either durability. */
     public DurableRecords(final RocksStore store)
     {
-        this.store = store != null && store.writesInline() ? store : null;
-        this.records = this.store == null ? null : this.store.writeRecords();
+        this.store = store;
+        this.records = store == null ? null : store.writeRecords();
+        this.inline = store != null && store.writesInline();
     }
 
     /** Whether records are kept on disk. */
@@ -125,6 +133,16 @@ public final class DurableRecords
         {
             return;
         }
+        if (!inline)
+        {
+            final KeptRecords gone = new KeptRecords();
+            for (int i = 0; i < count; i++)
+            {
+                gone.forgetWriter(writers[i]);
+            }
+            store.submitRecords(gone); // refused (queue full): they stay on disk, forgotten again when idle
+            return;
+        }
         try (WriteBatch batch = new WriteBatch())
         {
             for (int i = 0; i < count; i++)
@@ -137,6 +155,58 @@ public final class DurableRecords
         {
             // Their records stay on disk: loaded again at the next start, then forgotten again when idle.
         }
+    }
+
+    /**
+     * FSYNC: the current write's records and the removals waiting, to be handed to the group committer with the write
+     * ({@link RocksStore#submitPut}, {@link RocksStore#submitDelete}, {@link RocksStore#submitBatch}); null when there
+     * is nothing. The removals stay waiting until {@link #carried} says the committer took the write (a write refused
+     * BUSY carries nothing away).
+     *
+     * @param record a PUT's {@link ValueRecord} (its data version and a counter's value go into the write's record),
+     *               or null.
+     */
+    KeptRecords toCarry(final DirectBuffer record, final int recordIndex, final int recordLength)
+    {
+        if (records == null || !pending())
+        {
+            return null;
+        }
+        final KeptRecords kept = new KeptRecords();
+        for (int i = 0; i < forgets; i++)
+        {
+            kept.forget(forgetWriterIds[i], forgetSequences[i]);
+        }
+        if (hasWrite)
+        {
+            final int status = answer == NO_ANSWER ? KeptRecords.OWN_OUTCOME : answer;
+            if (isRecord(record, recordIndex, recordLength))
+            {
+                final boolean counter = (ValueRecord.flags(record, recordIndex) & ValueRecord.FLAG_COUNTER) != 0;
+                final byte[] value = counter ? new byte[recordLength - ValueRecord.HEADER_LENGTH] : null;
+                if (value != null)
+                {
+                    record.getBytes(recordIndex + ValueRecord.HEADER_LENGTH, value);
+                }
+                kept.write(writer, sequence, completedBelow, status, ValueRecord.dataVersion(record, recordIndex),
+                    value);
+            }
+            else
+            {
+                kept.write(writer, sequence, completedBelow, status, 0, null);
+            }
+        }
+        if (hasApplied)
+        {
+            kept.applied(sender, incarnation, replicationSequence);
+        }
+        return kept;
+    }
+
+    /** The committer took the write {@link #toCarry} was made for: the removals it carries are no longer waiting. */
+    void carried()
+    {
+        forgets = 0;
     }
 
     /**
@@ -164,8 +234,7 @@ public final class DurableRecords
         if (hasWrite)
         {
             final int status = answer == NO_ANSWER ? outcome.code() : answer;
-            if (record != null && recordLength >= ValueRecord.HEADER_LENGTH &&
-                record.getByte(recordIndex + ValueRecord.FORMAT_OFFSET) == ValueRecord.FORMAT)
+            if (isRecord(record, recordIndex, recordLength))
             {
                 final boolean counter = (ValueRecord.flags(record, recordIndex) & ValueRecord.FLAG_COUNTER) != 0;
                 records.addWrite(batch, writer, sequence, completedBelow, status,
@@ -183,10 +252,28 @@ public final class DurableRecords
         }
     }
 
+    /** Whether {@code record} is a PUT's {@link ValueRecord} (its data version and a counter's value are known). */
+    private static boolean isRecord(final DirectBuffer record, final int recordIndex, final int recordLength)
+    {
+        return record != null && recordLength >= ValueRecord.HEADER_LENGTH &&
+            record.getByte(recordIndex + ValueRecord.FORMAT_OFFSET) == ValueRecord.FORMAT;
+    }
+
     private void flushForgets()
     {
         if (forgets == 0)
         {
+            return;
+        }
+        if (!inline)
+        {
+            final KeptRecords removals = new KeptRecords();
+            for (int i = 0; i < forgets; i++)
+            {
+                removals.forget(forgetWriterIds[i], forgetSequences[i]);
+            }
+            store.submitRecords(removals); // refused (queue full): the records stay on disk, as below
+            forgets = 0;
             return;
         }
         try (WriteBatch batch = new WriteBatch())

@@ -4,6 +4,7 @@ import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.counters.ServerCounters;
+import io.rdmakv.server.store.KeptRecords;
 import io.rdmakv.server.store.RocksStore;
 import io.rdmakv.server.store.StoreBatch;
 import io.rdmakv.server.store.StoreException;
@@ -31,6 +32,9 @@ import java.util.function.Consumer;
  *                     are reported (failed as BUSY if one of them failed)
  * </pre>
  * The committer decides a DELETE's existence in submission order (the pool lags the writes waiting for their sync).
+ * Each write carries its records ({@link DurableRecords#toCarry}: its write id's answer, a replica's applied sequence,
+ * removals waiting): the committer writes them in the write's group batch, so one synced WAL write holds both, as
+ * DEFAULT's batches do; a write that fails writes neither.
  */
 final class GroupCommitWritePath implements WritePath
 {
@@ -39,6 +43,7 @@ final class GroupCommitWritePath implements WritePath
     private static final int COMPLETIONS_PER_DRAIN = 256;
 
     private final RocksStore store;
+    private final DurableRecords records;
     private final ServerCounters counters;
     private final WriteOutcome outcome;
     private final Runnable wakeUp;
@@ -91,7 +96,15 @@ final class GroupCommitWritePath implements WritePath
     GroupCommitWritePath(final RocksStore store, final ServerCounters counters, final WriteOutcome outcome,
         final Runnable wakeUp)
     {
+        this(store, counters, outcome, wakeUp, DurableRecords.NONE);
+    }
+
+    /** As above; each write carries {@code records} to the committer, written in its group's batch. */
+    GroupCommitWritePath(final RocksStore store, final ServerCounters counters, final WriteOutcome outcome,
+        final Runnable wakeUp, final DurableRecords records)
+    {
         this.store = store;
+        this.records = records;
         this.counters = counters;
         this.outcome = outcome;
         this.wakeUp = wakeUp;
@@ -103,7 +116,7 @@ final class GroupCommitWritePath implements WritePath
     {
         final byte[] copy = new byte[valueLength];
         value.getBytes(valueIndex, copy);
-        submit(endpoint, correlationId, key, copy);
+        submit(endpoint, correlationId, key, copy, records.toCarry(value, valueIndex, valueLength));
     }
 
     /** The committer decides existence in submission order (the pool lags the writes waiting for their sync). */
@@ -111,7 +124,7 @@ final class GroupCommitWritePath implements WritePath
     public void delete(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
         final HashedKey key)
     {
-        submit(endpoint, correlationId, key, null);
+        submit(endpoint, correlationId, key, null, records.toCarry(null, 0, 0));
     }
 
     /**
@@ -137,7 +150,7 @@ final class GroupCommitWritePath implements WritePath
      * across two; a group that fails applies none of it (answered STORE_ERROR or DISK_FULL). Completed through the
      * same queue as the PUTs and DELETEs, so in submission order with them (an answer held behind it waits for it),
      * and reported once ({@link WriteOutcome#batchDurable}). Bounded as a PUT: BUSY when too many writes wait or the
-     * queue is full. Its write id's record stays in memory ({@code WriteIds}), as a PUT's does under FSYNC.
+     * queue is full. Its records ({@link DurableRecords}) go into the same group batch, as a PUT's do.
      */
     @Override
     public void batch(final Endpoint endpoint, final long correlationId, final MessageHeaderFlyweight request,
@@ -166,8 +179,9 @@ final class GroupCommitWritePath implements WritePath
             }
         }
         entries.failWhileAdding(failBatchAfter);
+        final KeptRecords kept = records.toCarry(null, 0, 0);
         submitted(endpoint, correlationId,
-            store.submitBatch(entries, new PendingWrite(endpoint, correlationId, copy), committed));
+            store.submitBatch(entries, kept, new PendingWrite(endpoint, correlationId, copy), committed), kept);
     }
 
     /** Tests: the next batches fail while adding entry {@code entry} (-1: never), nothing written. */
@@ -195,8 +209,9 @@ final class GroupCommitWritePath implements WritePath
         // unanswered with them (their connections end with the node).
     }
 
-    /** Hand a PUT ({@code value} non-null) or a DELETE ({@code value} null) to the committer. */
-    private void submit(final Endpoint endpoint, final long correlationId, final HashedKey key, final byte[] value)
+    /** Hand a PUT ({@code value} non-null) or a DELETE ({@code value} null) and its records to the committer. */
+    private void submit(final Endpoint endpoint, final long correlationId, final HashedKey key, final byte[] value,
+        final KeptRecords kept)
     {
         if (inFlightWrites >= MAX_IN_FLIGHT_WRITES)
         {
@@ -207,18 +222,26 @@ final class GroupCommitWritePath implements WritePath
         final PendingWrite pending = new PendingWrite(endpoint, correlationId, key.copyBytes(), key.hash(),
             key.hashSlot(), value);
         submitted(endpoint, correlationId, value == null ?
-            store.submitDelete(key, pending, committed) :
-            store.submitPut(key, value, pending, committed));
+            store.submitDelete(key, kept, pending, committed) :
+            store.submitPut(key, value, kept, pending, committed), kept);
     }
 
-    /** Count a write the committer {@code accepted}, or answer it BUSY (its queue was full). */
-    private void submitted(final Endpoint endpoint, final long correlationId, final boolean accepted)
+    /**
+     * Count a write the committer {@code accepted} (the removals its {@code kept} carries are no longer waiting), or
+     * answer it BUSY (its queue was full: the removals wait for the next write).
+     */
+    private void submitted(final Endpoint endpoint, final long correlationId, final boolean accepted,
+        final KeptRecords kept)
     {
         if (!accepted)
         {
             counters.increment(ServerCounter.BUSY);
             outcome.failed(endpoint, correlationId, Status.BUSY, "write queue full");
             return;
+        }
+        if (kept != null)
+        {
+            records.carried();
         }
         inFlightWrites++;
         submitted++;

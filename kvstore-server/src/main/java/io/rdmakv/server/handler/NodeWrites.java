@@ -25,8 +25,8 @@ public record NodeWrites(RocksStore store, PoolIndex index, ServerCounters count
     }
 
     /**
-     * A local path of the store's durability ({@link WritePaths#local}) reporting to {@code outcome}; under DEFAULT
-     * it writes {@code records} in the batches of the writes they describe.
+     * A local path of the store's durability ({@link WritePaths#local}) reporting to {@code outcome}; it writes
+     * {@code records} in the batches of the writes they describe (under either durability).
      */
     public WritePath localPath(final WriteOutcome outcome, final DurableRecords records)
     {

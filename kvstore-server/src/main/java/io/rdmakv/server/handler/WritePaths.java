@@ -24,7 +24,10 @@ public final class WritePaths
         return local(store, index, counters, limits, outcome, wakeUp, DurableRecords.NONE);
     }
 
-    /** As above; a DEFAULT path writes {@code records} in the batches of the writes they describe. */
+    /**
+     * As above; the path writes {@code records} in the batches of the writes they describe (FSYNC: each write carries
+     * them to the group committer).
+     */
     public static WritePath local(final RocksStore store, final PoolIndex index, final ServerCounters counters,
         final Limits limits, final WriteOutcome outcome, final Runnable wakeUp, final DurableRecords records)
     {
@@ -32,6 +35,6 @@ public final class WritePaths
             new InlineBatchWritePath(store, outcome, limits.maxKeyBytes(),
                 ValueRecord.HEADER_LENGTH + limits.maxValueBytes(), wakeUp,
                 records) :
-            new GroupCommitWritePath(store, counters, outcome, wakeUp);
+            new GroupCommitWritePath(store, counters, outcome, wakeUp, records);
     }
 }

@@ -49,11 +49,10 @@ import java.util.List;
  * in-flight window outstanding) and writers idle longer than {@code retainNanos} are dropped (a retry comes within
  * the client's request timeout, far less). Memory: one record and one map entry per write in flight, per writer.
  *
- * <p>Under durability DEFAULT each record is written with its write, in the same RocksDB batch ({@link
- * DurableRecords}), and loaded at start ({@link #restore}): a restarted node answers a retry as before. What it does
- * not cover: a node under FSYNC started afresh (its records are in memory) and the writes a catching-up replica takes
- * from a checkpoint copy (they carry no write id). A retry reaching such a node applies the write again, as before.
- * Request thread only.
+ * <p>Under either durability each record is written with its write, in the same RocksDB batch ({@link
+ * DurableRecords}; FSYNC: the group commit's batch), and loaded at start ({@link #restore}): a restarted node answers
+ * a retry as before. What it does not cover: the writes a catching-up replica takes from a checkpoint copy (they carry
+ * no write id). A retry reaching such a node applies the write again, as before. Request thread only.
  */
 public final class WriteIds
 {
@@ -108,7 +107,7 @@ public final class WriteIds
         this(responses, counters, maxWriters, maxWritesPerWriter, retainNanos, DurableRecords.NONE);
     }
 
-    /** The default bounds, the records kept with the data of {@code store} (DEFAULT durability). */
+    /** The default bounds, the records kept with the data of {@code store} (either durability). */
     public static WriteIds keptIn(final RocksStore store, final ResponseSender responses, final ServerCounters counters)
     {
         return new WriteIds(responses, counters, MAX_WRITERS, MAX_WRITES_PER_WRITER, RETAIN_NANOS,

@@ -1,5 +1,6 @@
 package io.rdmakv.server.store;
 
+import io.rdmakv.protocol.wire.Status;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.RocksDB;
 import org.rocksdb.RocksDBException;
@@ -36,13 +37,22 @@ import java.util.concurrent.locks.LockSupport;
  * is synced with that group, never split across two, and completed once in its place in the order. A group whose
  * write fails fails every write in it: RocksDB applied none of the group's write batch, so nothing of the atomic write
  * is half-applied.
+ *
+ * <p>Each write may carry its replication state ({@link KeptRecords}: its write id's answer, a replica's applied
+ * sequence, removals of records): added to the group's write batch right after the write's own entries, so the same
+ * synced WAL write holds both (no extra sync, no extra RocksDB write), and a group that fails writes none of them. A
+ * unit of records alone ({@link #submitRecords}: removals no write carried) joins a group the same way.
  */
 final class GroupCommitter implements AutoCloseable
 {
     private static final Logger LOG = LoggerFactory.getLogger(GroupCommitter.class);
+    private static final int OK = Status.OK.code();
+    private static final int NOT_FOUND = Status.NOT_FOUND.code();
 
     private final RocksDB db;
     private final ColumnFamilyHandle keys;
+    /** Encodes the writes' records (this thread's own: its scratch buffers). */
+    private final WriteRecords records;
     private final WriteOptions syncOptions;
     private final BlockingQueue<PendingWrite> queue;
     private final int maxBatch;
@@ -56,11 +66,13 @@ final class GroupCommitter implements AutoCloseable
     private final boolean[] existed;
     private volatile boolean running = true;
 
-    GroupCommitter(final RocksDB db, final ColumnFamilyHandle keys, final int queueCapacity, final int maxBatch,
-        final String name)
+    /** @param records encodes the records writes carry, on the committer thread only. */
+    GroupCommitter(final RocksDB db, final ColumnFamilyHandle keys, final WriteRecords records,
+        final int queueCapacity, final int maxBatch, final String name)
     {
         this.db = db;
         this.keys = keys;
+        this.records = records;
         this.syncOptions = new WriteOptions().setSync(true);
         this.queue = new ArrayBlockingQueue<>(queueCapacity);
         this.maxBatch = maxBatch;
@@ -70,27 +82,45 @@ final class GroupCommitter implements AutoCloseable
         this.thread.start();
     }
 
-    /** Queue a write of a store key ({@link StoreKeys}); {@code value == null} means delete. Returns false when the queue is full or closed. */
-    boolean submit(final byte[] key, final byte[] value, final Object context, final WriteCallback callback)
+    /**
+     * Queue a write of a store key ({@link StoreKeys}); {@code value == null} means delete; {@code kept} (or null) is
+     * written with it. Returns false when the queue is full or closed.
+     */
+    boolean submit(final byte[] key, final byte[] value, final KeptRecords kept, final Object context,
+        final WriteCallback callback)
     {
         if (!running)
         {
             return false;
         }
-        return offer(new PendingWrite(key, value, null, context, callback));
+        return offer(new PendingWrite(key, value, null, kept, context, callback));
     }
 
     /**
      * Queue an atomic multi-key write as one unit: written whole in the next group commit that takes it, completed
      * once ({@link WriteCallback#onWriteComplete}). Returns false when the queue is full or closed.
      */
-    boolean submitBatch(final StoreBatch batch, final Object context, final WriteCallback callback)
+    boolean submitBatch(final StoreBatch batch, final KeptRecords kept, final Object context,
+        final WriteCallback callback)
     {
         if (!running)
         {
             return false;
         }
-        return offer(new PendingWrite(null, null, batch, context, callback));
+        return offer(new PendingWrite(null, null, batch, kept, context, callback));
+    }
+
+    /**
+     * Queue records that no write carries (removals: a failed write's record, idle writers): written in the next
+     * group commit, in order with the writes around them. Returns false when the queue is full or closed.
+     */
+    boolean submitRecords(final KeptRecords kept, final Object context, final WriteCallback callback)
+    {
+        if (!running)
+        {
+            return false;
+        }
+        return offer(new PendingWrite(null, null, null, kept, context, callback));
     }
 
     private boolean offer(final PendingWrite write)
@@ -131,7 +161,7 @@ final class GroupCommitter implements AutoCloseable
         return syncCount.get();
     }
 
-    /** Individual writes committed so far (an atomic batch counts once). */
+    /** Individual writes committed so far (an atomic batch counts once; records alone do not count). */
     long writeCount()
     {
         return writeCount.get();
@@ -177,26 +207,34 @@ final class GroupCommitter implements AutoCloseable
         StoreException failure = null;
         try (WriteBatch wb = new WriteBatch())
         {
+            int writes = 0;
             for (int i = 0, n = batch.size(); i < n; i++)
             {
                 final PendingWrite w = batch.get(i);
+                int outcome = OK;
                 if (w.batch != null)
                 {
                     w.batch.addTo(wb, keys); // whole, in this group's one write
                 }
-                else if (w.value == null)
+                else if (w.isDelete())
                 {
                     existed[i] = existsBefore(batch, i);
                     wb.delete(keys, w.key);
+                    outcome = existed[i] ? OK : NOT_FOUND;
                 }
-                else
+                else if (w.key != null)
                 {
                     wb.put(keys, w.key, w.value);
                 }
+                if (w.kept != null)
+                {
+                    w.kept.addTo(wb, records, outcome); // with the write's entries: one WAL record holds both
+                }
+                writes += w.recordsOnly() ? 0 : 1;
             }
             db.write(syncOptions, wb);
             syncCount.incrementAndGet();
-            writeCount.addAndGet(batch.size());
+            writeCount.addAndGet(writes);
         }
         catch (final RocksDBException ex)
         {
@@ -215,7 +253,7 @@ final class GroupCommitter implements AutoCloseable
             final PendingWrite w = batch.get(i);
             try
             {
-                if (w.value == null && w.batch == null)
+                if (w.isDelete())
                 {
                     w.callback.onDeleteComplete(w.context, existed[i], failure);
                 }
@@ -242,6 +280,10 @@ final class GroupCommitter implements AutoCloseable
         for (int j = index - 1; j >= 0; j--)
         {
             final PendingWrite earlier = batch.get(j);
+            if (earlier.recordsOnly())
+            {
+                continue;
+            }
             if (earlier.batch != null)
             {
                 final int entry = earlier.batch.lastWriteOf(key);
@@ -274,8 +316,21 @@ final class GroupCommitter implements AutoCloseable
         syncOptions.close();
     }
 
-    /** A write of {@code key} ({@code value} null: a deletion), or an atomic {@code batch} (then key is null). */
-    private record PendingWrite(byte[] key, byte[] value, StoreBatch batch, Object context, WriteCallback callback)
+    /**
+     * A write of {@code key} ({@code value} null: a deletion), or an atomic {@code batch} (then key is null), or
+     * neither (records alone); {@code kept}: the records written with it, or null.
+     */
+    private record PendingWrite(byte[] key, byte[] value, StoreBatch batch, KeptRecords kept, Object context,
+        WriteCallback callback)
     {
+        boolean isDelete()
+        {
+            return key != null && value == null;
+        }
+
+        boolean recordsOnly()
+        {
+            return key == null && batch == null;
+        }
     }
 }

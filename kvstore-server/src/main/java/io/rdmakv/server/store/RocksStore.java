@@ -2,6 +2,7 @@ package io.rdmakv.server.store;
 
 import io.rdmakv.protocol.layout.HashedKey;
 import io.rdmakv.protocol.layout.ValueRecord;
+import io.rdmakv.protocol.wire.Status;
 import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.DBOptions;
@@ -48,6 +49,8 @@ import java.util.Optional;
  */
 public final class RocksStore implements AutoCloseable
 {
+    /** The callback of records written alone: their outcome is not reported. */
+    private static final WriteCallback IGNORED = (context, failure) -> { };
     /** Returned by {@link #get(ByteBuffer, ByteBuffer)} when the key is absent. */
     public static final int NOT_FOUND = RocksDB.NOT_FOUND;
     /**
@@ -113,7 +116,8 @@ public final class RocksStore implements AutoCloseable
         this.walOptions = new WriteOptions().setSync(false).setDisableWAL(false);
         this.readOptions = new ReadOptions();
         this.committer = durability == Durability.FSYNC ?
-            new GroupCommitter(db, keys, queueCapacity, 1024, "rdmakv-group-commit") : null;
+            new GroupCommitter(db, keys, new WriteRecords(db, families.get(2)), queueCapacity, 1024,
+                "rdmakv-group-commit") : null;
         this.walLoss = walLoss;
         this.marker = new SequenceMarker(directory, db);
         this.diskGuard = diskGuard;
@@ -408,6 +412,18 @@ public final class RocksStore implements AutoCloseable
         return submit(StoreKeys.encode(key), value, context, callback);
     }
 
+    /**
+     * As {@link #submitPut(HashedKey, byte[], Object, WriteCallback)}, with the write's replication state: {@code kept}
+     * (or null) is written in the same RocksDB write batch as the PUT (FSYNC: its group's one synced write). Under
+     * DEFAULT, with records, call it on the thread that owns {@link #writeRecords} (the request thread): they are
+     * encoded with its scratch buffers.
+     */
+    public boolean submitPut(final HashedKey key, final byte[] value, final KeptRecords kept, final Object context,
+        final WriteCallback callback)
+    {
+        return submit(StoreKeys.encode(key), value, kept, context, callback);
+    }
+
     /** As {@link #submitPut} for a deletion. */
     public boolean submitDelete(final byte[] key, final Object context, final WriteCallback callback)
     {
@@ -421,6 +437,16 @@ public final class RocksStore implements AutoCloseable
     }
 
     /**
+     * As {@link #submitDelete(HashedKey, Object, WriteCallback)}, with {@code kept} (or null) in the same write batch;
+     * a write record that carries no answer of its own is recorded OK when the key existed, else NOT_FOUND.
+     */
+    public boolean submitDelete(final HashedKey key, final KeptRecords kept, final Object context,
+        final WriteCallback callback)
+    {
+        return submit(StoreKeys.encode(key), null, kept, context, callback);
+    }
+
+    /**
      * Write an atomic multi-key write asynchronously, all or nothing. In FSYNC mode it is one unit of the group
      * committer: every entry in the write batch of ONE group commit (one synced WAL write with the writes around it),
      * completed once in submission order, on the committer thread; in DEFAULT mode it is written as one batch and the
@@ -430,18 +456,29 @@ public final class RocksStore implements AutoCloseable
      */
     public boolean submitBatch(final StoreBatch batch, final Object context, final WriteCallback callback)
     {
+        return submitBatch(batch, null, context, callback);
+    }
+
+    /** As {@link #submitBatch(StoreBatch, Object, WriteCallback)}, with {@code kept} (or null) in the same batch. */
+    public boolean submitBatch(final StoreBatch batch, final KeptRecords kept, final Object context,
+        final WriteCallback callback)
+    {
         if (closed)
         {
             return false;
         }
         if (committer != null)
         {
-            return committer.submitBatch(batch, context, callback);
+            return committer.submitBatch(batch, kept, context, callback);
         }
         StoreException failure = null;
         try (WriteBatch wb = new WriteBatch())
         {
             batch.addTo(wb, keys);
+            if (kept != null)
+            {
+                kept.addTo(wb, writeRecords, Status.OK.code());
+            }
             db.write(walOptions, wb);
         }
         catch (final RocksDBException ex)
@@ -452,8 +489,15 @@ public final class RocksStore implements AutoCloseable
         return true;
     }
 
-    /** @param key the store key ({@link StoreKeys}). */
-    private boolean submit(final byte[] key, final byte[] value, final Object context, final WriteCallback callback)
+    /**
+     * Write records no write carries ({@link KeptRecords}: removals) asynchronously: FSYNC, in the next group commit,
+     * in order with the writes around them; DEFAULT, at once (on the thread that owns {@link #writeRecords}). Their
+     * outcome is not reported: records that could not be removed stay on disk (loaded again at the next start, as a
+     * write's would be).
+     *
+     * @return false when the committer queue is full or the store is closed (nothing written).
+     */
+    public boolean submitRecords(final KeptRecords kept)
     {
         if (closed)
         {
@@ -461,20 +505,66 @@ public final class RocksStore implements AutoCloseable
         }
         if (committer != null)
         {
-            return committer.submit(key, value, context, callback);
+            return committer.submitRecords(kept, null, IGNORED);
+        }
+        try (WriteBatch wb = new WriteBatch())
+        {
+            kept.addTo(wb, writeRecords, Status.OK.code());
+            db.write(walOptions, wb);
+        }
+        catch (final RocksDBException ex)
+        {
+            writeFailed("records write failed", ex);
+        }
+        return true;
+    }
+
+    /** @param key the store key ({@link StoreKeys}). */
+    private boolean submit(final byte[] key, final byte[] value, final Object context, final WriteCallback callback)
+    {
+        return submit(key, value, null, context, callback);
+    }
+
+    /** @param key the store key ({@link StoreKeys}); {@code kept} (or null): written in the same batch. */
+    private boolean submit(final byte[] key, final byte[] value, final KeptRecords kept, final Object context,
+        final WriteCallback callback)
+    {
+        if (closed)
+        {
+            return false;
+        }
+        if (committer != null)
+        {
+            return committer.submit(key, value, kept, context, callback);
         }
         StoreException failure = null;
         boolean existed = false;
-        try
+        try (WriteBatch wb = kept == null ? null : new WriteBatch())
         {
             if (value == null)
             {
                 existed = db.get(keys, readOptions, key) != null;
-                db.delete(keys, walOptions, key);
+                if (wb == null)
+                {
+                    db.delete(keys, walOptions, key);
+                }
+                else
+                {
+                    wb.delete(keys, key);
+                }
+            }
+            else if (wb == null)
+            {
+                db.put(keys, walOptions, key, value);
             }
             else
             {
-                db.put(keys, walOptions, key, value);
+                wb.put(keys, key, value);
+            }
+            if (wb != null)
+            {
+                kept.addTo(wb, writeRecords, (value != null || existed ? Status.OK : Status.NOT_FOUND).code());
+                db.write(walOptions, wb);
             }
         }
         catch (final RocksDBException ex)

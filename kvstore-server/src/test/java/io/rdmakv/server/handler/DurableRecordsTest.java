@@ -1,6 +1,8 @@
 package io.rdmakv.server.handler;
 
 import io.rdmakv.protocol.layout.HashedKey;
+import io.rdmakv.protocol.layout.KeyHasher;
+import io.rdmakv.protocol.wire.BatchWriteRequestFlyweight;
 import io.rdmakv.protocol.wire.MessageType;
 import io.rdmakv.protocol.wire.PutRequestFlyweight;
 import io.rdmakv.protocol.wire.ResponseFlyweight;
@@ -14,6 +16,7 @@ import io.rdmakv.transport.Endpoint;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.rocksdb.WriteBatch;
 
@@ -23,11 +26,13 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The write-id records on disk follow the ones in memory (a real RocksDB): a record goes with the batch of its write;
- * a failed write's record and an idle writer's records are deleted; under FSYNC nothing is kept.
+ * a failed write's record and an idle writer's records are deleted. Under FSYNC the same, through the group commit:
+ * each write carries its records into its group's batch (no sync of their own), a group that fails writes none of
+ * them. The FSYNC path's reports reach the test only when its thread drains them, so each check is exact, not timed.
  */
 class DurableRecordsTest
 {
@@ -42,6 +47,7 @@ class DurableRecordsTest
     private final UnsafeBuffer key = new UnsafeBuffer("k".getBytes(StandardCharsets.US_ASCII));
     private final HashedKey hashedKey = new HashedKey().wrap(key, 0, 1);
     private final Answers client = new Answers();
+    private final PutRequestFlyweight request = new PutRequestFlyweight().wrap(new UnsafeBuffer(new byte[64]), 0, 64);
 
     @Test
     void shouldDeleteOnDiskTheRecordsOfAFailedWriteAndOfAnIdleWriter() throws Exception
@@ -68,15 +74,112 @@ class DurableRecordsTest
     }
 
     @Test
-    void shouldKeepNothingUnderFsync() throws Exception
+    @Timeout(60)
+    void shouldKeepUnderFsyncTheRecordsEachWriteCarriesInItsGroupCommit() throws Exception
     {
         try (RocksStore store = RocksStore.open(dir, Durability.FSYNC))
         {
             final DurableRecords durable = new DurableRecords(store);
-            assertFalse(durable.kept());
-            durable.write(1, 7, 7, null);
-            assertFalse(durable.pending(), "the group committer builds FSYNC's batches: records stay in memory");
+            assertTrue(durable.kept());
+            final WriteIds ids = new WriteIds(new ResponseSender(counters, 4096), counters, 4, 8, RETAIN, durable);
+            final GroupCommitWritePath path = new GroupCommitWritePath(store, counters, ids.around(new Answered()),
+                () -> { }, durable);
+
+            assertEquals(WriteIds.Start.APPLY, ids.begin(client, 1, withId(1, 1, 7), NOW));
+            path.put(client, 1, request, hashedKey, key, 0, 1);
+            ids.endCurrent();
+            drain(path);
+            assertEquals(List.of("1 7 answer 0"), onDisk(store), "a PUT's record, in its group's batch");
+
+            assertEquals(WriteIds.Start.APPLY, ids.begin(client, 2, withId(2, 1, 8), NOW));
+            path.delete(client, 2, request, hashedKey);
+            ids.endCurrent();
+            drain(path);
+            assertEquals(WriteIds.Start.APPLY, ids.begin(client, 3, withId(3, 1, 9), NOW));
+            path.delete(client, 3, request, hashedKey);
+            ids.endCurrent();
+            drain(path);
+            assertEquals(List.of("1 7 answer 0", "1 8 answer 0", "1 9 answer " + Status.NOT_FOUND.code()),
+                onDisk(store), "a DELETE's answer as the committer found the key: there, then gone");
+
+            // A replica's write: the sequence it applied from its sender; a removal waiting goes with it.
+            ids.forget(1, 8);
+            durable.applied(2, 99, 5);
+            path.put(client, 4, request, hashedKey, key, 0, 1);
+            ids.endCurrent();
+            drain(path);
+            assertEquals(List.of("1 7 answer 0", "1 9 answer " + Status.NOT_FOUND.code(), "applied 2 99 5"),
+                onDisk(store));
+            assertEquals(4, store.groupCommittedWrites());
+            assertEquals(4, store.syncCount(), "one sync per group, as without records (each write drained alone)");
         }
+    }
+
+    @Test
+    @Timeout(60)
+    void shouldWriteNoRecordOfAWriteWhoseGroupCommitFailsUnderFsync() throws Exception
+    {
+        try (RocksStore store = RocksStore.open(dir, Durability.FSYNC))
+        {
+            final DurableRecords durable = new DurableRecords(store);
+            final WriteIds ids = new WriteIds(new ResponseSender(counters, 4096), counters, 4, 8, RETAIN, durable);
+            final List<String> failures = new ArrayList<>();
+            final GroupCommitWritePath path = new GroupCommitWritePath(store, counters, ids.around(new Answered()
+            {
+                @Override
+                public void failed(final Endpoint endpoint, final long correlationId, final Status status,
+                    final String reason)
+                {
+                    failures.add(correlationId + " " + status);
+                }
+            }), () -> { }, durable);
+            assertEquals(WriteIds.Start.APPLY, ids.begin(client, 1, withId(1, 1, 7), NOW));
+            path.put(client, 1, request, hashedKey, key, 0, 1);
+            ids.endCurrent();
+            drain(path);
+
+            path.failBatchAfter(0);
+            assertEquals(WriteIds.Start.APPLY, ids.begin(client, 2, withId(2, 1, 8), NOW));
+            durable.applied(2, 99, 5);
+            path.batch(client, 2, request, oneEntry());
+            ids.endCurrent();
+            assertTrue(store.awaitSubmittedWrites(30_000_000_000L), "the committer is done with the group");
+            assertEquals(List.of("1 7 answer 0"), onDisk(store),
+                "the group failed: RocksDB untouched, neither the write's record nor the sequence (not yet reported)");
+            drain(path);
+            assertEquals(List.of("2 " + Status.STORE_ERROR), failures);
+            assertTrue(store.awaitSubmittedWrites(30_000_000_000L));
+            assertEquals(List.of("1 7 answer 0"), onDisk(store));
+            assertEquals(null, ids.answered(1, 8), "forgotten: a retry applies it");
+
+            ids.sweep(NOW + RETAIN + 2_000_000_000L);
+            assertEquals(0, ids.writers());
+            assertTrue(store.awaitSubmittedWrites(30_000_000_000L));
+            assertEquals(List.of(), onDisk(store), "idle writers' records went with them, through the committer");
+        }
+    }
+
+    private static void drain(final GroupCommitWritePath path)
+    {
+        while (path.inFlightWrites() > 0)
+        {
+            path.doWork();
+            Thread.onSpinWait();
+        }
+    }
+
+    /** A batch of one PUT ("k" -> "v"). */
+    private static KeyBatch oneEntry()
+    {
+        final byte[] entries = BatchWriteRequestFlyweight.encodeEntries(List.of(b("k")), List.of(b("v")));
+        final KeyBatch batch = new KeyBatch(KeyHasher.STANDARD);
+        batch.wrap(new UnsafeBuffer(entries), 0, entries.length, 1);
+        return batch;
+    }
+
+    private static byte[] b(final String s)
+    {
+        return s.getBytes(StandardCharsets.US_ASCII);
     }
 
     /** Write {@code sequence} of {@code writer}: begun, written with its record, reported durable. */
@@ -97,6 +200,15 @@ class DurableRecordsTest
             durable.addTo(batch, Status.OK);
             store.write(batch);
         }
+    }
+
+    /** A request carrying write {@code sequence} of {@code writer}, its completed-below mark 1 (all records load). */
+    private PutRequestFlyweight withId(final long correlationId, final long writer, final long sequence)
+    {
+        final PutRequestFlyweight put = new PutRequestFlyweight().wrap(buffer, 0, buffer.capacity());
+        put.header(MessageType.PUT_REQUEST, correlationId).keyAndValue(key, 0, 1, key, 0, 1);
+        put.appendWriteId(writer, sequence, 1);
+        return put;
     }
 
     private PutRequestFlyweight put(final long correlationId, final long writer, final long sequence)
@@ -122,14 +234,14 @@ class DurableRecordsTest
             @Override
             public void applied(final int sender, final long incarnation, final long sequence)
             {
-                found.add("applied " + sender);
+                found.add("applied " + sender + " " + incarnation + " " + sequence);
             }
         });
         return found.stream().sorted().toList();
     }
 
     /** The answers go nowhere: the records are what is checked. */
-    private static final class Answered implements WriteOutcome
+    private static class Answered implements WriteOutcome
     {
         @Override
         public void putDurable(final Endpoint endpoint, final long correlationId, final HashedKey key,
