@@ -172,11 +172,7 @@ public final class DurableRecords
         {
             return null;
         }
-        final KeptRecords kept = new KeptRecords();
-        for (int i = 0; i < forgets; i++)
-        {
-            kept.forget(forgetWriterIds[i], forgetSequences[i]);
-        }
+        final KeptRecords kept = waitingRemovals();
         if (hasWrite)
         {
             final int status = answer == NO_ANSWER ? KeptRecords.OWN_OUTCOME : answer;
@@ -252,6 +248,17 @@ public final class DurableRecords
         }
     }
 
+    /** The removals waiting, for the group committer (FSYNC). */
+    private KeptRecords waitingRemovals()
+    {
+        final KeptRecords kept = new KeptRecords();
+        for (int i = 0; i < forgets; i++)
+        {
+            kept.forget(forgetWriterIds[i], forgetSequences[i]);
+        }
+        return kept;
+    }
+
     /** Whether {@code record} is a PUT's {@link ValueRecord} (its data version and a counter's value are known). */
     private static boolean isRecord(final DirectBuffer record, final int recordIndex, final int recordLength)
     {
@@ -267,12 +274,7 @@ public final class DurableRecords
         }
         if (!inline)
         {
-            final KeptRecords removals = new KeptRecords();
-            for (int i = 0; i < forgets; i++)
-            {
-                removals.forget(forgetWriterIds[i], forgetSequences[i]);
-            }
-            store.submitRecords(removals); // refused (queue full): the records stay on disk, as below
+            store.submitRecords(waitingRemovals()); // refused (queue full): the records stay on disk, as below
             forgets = 0;
             return;
         }
