@@ -14,6 +14,8 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -37,6 +39,8 @@ import java.util.function.Consumer;
  */
 public final class RaftVoter implements AutoCloseable
 {
+    private static final Logger LOG = LoggerFactory.getLogger(RaftVoter.class);
+
     /** The one coordination group's id. */
     public static final RaftGroupId GROUP_ID =
         RaftGroupId.valueOf(UUID.nameUUIDFromBytes("rdmakv-cluster".getBytes(StandardCharsets.US_ASCII)));
@@ -73,6 +77,13 @@ public final class RaftVoter implements AutoCloseable
         {
             throw new IllegalArgumentException("cluster.raftPort " + settings.raftPort() + " differs from node " +
                 nodeId + "'s entry in cluster.voters (" + self.address() + ")");
+        }
+        if (!RatisFixes.followerCommitFixed())
+        {
+            LOG.error("the coordination group runs Ratis WITHOUT rdmakv's fix of ServerImplUtils (loaded from {}): " +
+                "a voter can wedge for good after leadership changes at the group's first start. Put rdmakv's jar " +
+                "ahead of ratis-server's on the class path (the rdmakv.jar launcher does)",
+                RatisFixes.serverImplUtilsSource());
         }
         final RaftProperties p = properties(settings);
         RaftServerConfigKeys.setStorageDir(p, List.of(settings.raftDir().toFile()));
