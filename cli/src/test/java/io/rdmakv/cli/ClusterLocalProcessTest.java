@@ -72,7 +72,12 @@ class ClusterLocalProcessTest
         {
             for (int i = 0; i < 20; i++)
             {
-                client.put("key-" + i, "value-" + i);
+                final int n = i;
+                LocalClusters.retryingBusy(() ->
+                {
+                    client.put("key-" + n, "value-" + n);
+                    return null;
+                });
             }
         }
 
@@ -94,7 +99,9 @@ class ClusterLocalProcessTest
             {
                 for (int i = 0; i < 20; i++)
                 {
-                    assertEquals("value-" + i, new String(client.get("key-" + i), StandardCharsets.UTF_8));
+                    final String key = "key-" + i;
+                    assertEquals("value-" + i, new String(LocalClusters.retryingBusy(() -> client.get(key)),
+                        StandardCharsets.UTF_8));
                 }
             }
         }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.rdmakv.client.HostPort;
 import io.rdmakv.client.KvClient;
+import io.rdmakv.client.KvError;
 import io.rdmakv.client.KvException;
 import io.rdmakv.client.control.ControlPlaneClient;
 import io.rdmakv.protocol.wire.Admin;
@@ -140,6 +141,37 @@ final class LocalClusters
                     return;
                 }
             }
+        }
+    }
+
+    /** A request that may throw anything. */
+    @FunctionalInterface
+    interface Request<T>
+    {
+        T call() throws Exception;
+    }
+
+    /**
+     * {@code request}, asked again while a node answers BUSY ("retry later": a node that lost its lease on a loaded
+     * host refuses writes until a renewal commits, and a refused write was not applied), up to {@link #WAIT_SECONDS}.
+     */
+    static <T> T retryingBusy(final Request<T> request) throws Exception
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        while (true)
+        {
+            try
+            {
+                return request.call();
+            }
+            catch (final KvException ex)
+            {
+                if (ex.error() != KvError.SERVER_BUSY || System.nanoTime() > deadline)
+                {
+                    throw ex;
+                }
+            }
+            Thread.sleep(100);
         }
     }
 
