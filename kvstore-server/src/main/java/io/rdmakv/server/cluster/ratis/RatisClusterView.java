@@ -15,6 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -68,6 +69,9 @@ public final class RatisClusterView implements ClusterView
     private final ExecutorService notifier = Executors.newSingleThreadExecutor(daemon("rdmakv-cluster-events"));
     /** Blocking calls into the group: one per request in flight (renewals, failure decisions, operators). */
     private final ExecutorService requests = Executors.newCachedThreadPool(daemon("rdmakv-cluster-requests"));
+    /** This node's join, and the failover of each node, while one is before the group. */
+    private final InFlight<Integer> joins = new InFlight<>();
+    private final InFlight<Integer> failovers = new InFlight<>();
     private final ScheduledExecutorService timer;
     private final AtomicBoolean renewing = new AtomicBoolean();
     /** Test-only pause at a resharding cut-over (off unless its system property is set). */
@@ -181,7 +185,13 @@ public final class RatisClusterView implements ClusterView
                 renew();
                 return;
             }
-            join().get(settings.leaseMillis() * 2, TimeUnit.MILLISECONDS);
+            // One join in flight at a time: the next tick waits for the same one (see InFlight).
+            final CompletableFuture<CommandReply> joining = joins.sendUnlessPending(self.nodeId(), this::join);
+            final CompletableFuture<?> waitFor = joining != null ? joining : joins.pending(self.nodeId());
+            if (waitFor != null)
+            {
+                waitFor.get(settings.leaseMillis() * 2, TimeUnit.MILLISECONDS);
+            }
         }
         catch (final Exception ex)
         {
@@ -306,7 +316,8 @@ public final class RatisClusterView implements ClusterView
 
     /**
      * On the leader: declare every surely expired lease (see {@link LeaseWatchdog}) and commit the failovers.
-     * Returns the commands submitted (none on a follower or a non-voter). Also records Ratis's committed voters in
+     * Returns the commands submitted now (none on a follower or a non-voter; a node's failover still before the group
+     * is not submitted again). Also records Ratis's committed voters in
      * the state when they differ from it (an operator's change whose SET_VOTERS was not committed).
      */
     public List<ClusterCommand.FailNode> superviseLeases()
@@ -319,11 +330,19 @@ public final class RatisClusterView implements ClusterView
         recordVoters(own);
         final List<ClusterCommand.FailNode> expired = own.watchdog().expired(own.stateMachine().state(),
             clock.nanoTime());
+        final List<ClusterCommand.FailNode> submitted = new ArrayList<>();
         for (final ClusterCommand.FailNode f : expired)
         {
+            // One failover of a node in flight at a time: a decision still before the group is not sent again.
+            final CompletableFuture<CommandReply> sent = failovers.sendUnlessPending(f.nodeId(), () -> submit(f));
+            if (sent == null)
+            {
+                continue;
+            }
+            submitted.add(f);
             LOG.warn("node {}'s lease expired (no renewal applied for lease * drift = {} ms): failing over its ranges",
                 f.nodeId(), own.watchdog().expiryNanos() / 1_000_000);
-            submit(f).thenAccept(reply ->
+            sent.thenAccept(reply ->
             {
                 if (!reply.accepted())
                 {
@@ -331,7 +350,7 @@ public final class RatisClusterView implements ClusterView
                 }
             });
         }
-        return expired;
+        return submitted;
     }
 
     private void recordVoters(final RaftVoter leader)
