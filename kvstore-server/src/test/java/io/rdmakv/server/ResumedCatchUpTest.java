@@ -8,7 +8,6 @@ import io.rdmakv.server.counters.ServerCounter;
 import io.rdmakv.server.replication.ScriptedCluster;
 import io.rdmakv.server.store.RocksStore;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -49,21 +48,25 @@ class ResumedCatchUpTest
     private List<ClusterMember> members;
     private int backupControl;
     private int backupData;
+    private String durability;
 
     private static byte[] b(final String s)
     {
         return s.getBytes(StandardCharsets.UTF_8);
     }
 
-    /** Node 1 primary of every slot, node 2 its in-sync backup, OLD_KEYS written (and acknowledged by both). */
-    @BeforeEach
-    void startPairAndWrite() throws Exception
+    /**
+     * Node 1 primary of every slot, node 2 its in-sync backup, both under {@code durability}, OLD_KEYS written (and
+     * acknowledged by both).
+     */
+    private void startPairAndWrite(final String durability) throws Exception
     {
+        this.durability = durability;
         cluster = new ScriptedCluster();
         primary = KvServer.start(KvServerTest.testConfig(dir.resolve("n1"), Map.of("node.id", "1",
-            "replication.timeoutMs", "1000")), cluster.viewOf(1));
+            "replication.timeoutMs", "1000", "durability", durability)), cluster.viewOf(1));
         backup = KvServer.start(KvServerTest.testConfig(dir.resolve("n2"), Map.of("node.id", "2",
-            "replication.timeoutMs", "1000")), cluster.viewOf(2));
+            "replication.timeoutMs", "1000", "durability", durability)), cluster.viewOf(2));
         backupControl = backup.controlAddress().getPort();
         backupData = backup.dataAddress().getPort();
         client = RawClient.attached(primary);
@@ -90,9 +93,8 @@ class ResumedCatchUpTest
     /**
      * The backup stops; the first write after it waits until the primary asked it out of the in-sync set (the
      * coordinator here then lists it a learner, as the Ratis one does); {@code more} writes follow while it is down.
-     * Returns the distinct keys written while it was down.
      */
-    private int stopBackupAndWrite(final Runnable more) throws Exception
+    private void stopBackupAndWrite(final Runnable more) throws Exception
     {
         backup.close();
         backup = null;
@@ -101,13 +103,12 @@ class ResumedCatchUpTest
         assertEquals(List.of(), removed.backups(), "the stopped backup left the in-sync set");
         cluster.set(ScriptedCluster.oneRange(removed.epoch() + 1, members, 1, List.of(), List.of(2)));
         more.run();
-        return 0;
     }
 
     private void restartBackup()
     {
         backup = KvServer.start(KvServerTest.testConfig(dir.resolve("n2"), Map.of("node.id", "2",
-            "replication.timeoutMs", "1000", "control.port", Integer.toString(backupControl),
+            "replication.timeoutMs", "1000", "durability", durability, "control.port", Integer.toString(backupControl),
             "data.port", Integer.toString(backupData))), cluster.viewOf(2));
     }
 
@@ -131,6 +132,23 @@ class ResumedCatchUpTest
     @Timeout(120)
     void shouldSendAReturningBackupOnlyTheKeysWrittenWhileItWasDown() throws Exception
     {
+        onlyTheKeysWrittenWhileDown("DEFAULT");
+    }
+
+    /**
+     * As above with both nodes under FSYNC: the sequence the backup applied went into the group commit's batch with
+     * its writes ({@code KeptRecords}), so it resumes from there too.
+     */
+    @Test
+    @Timeout(120)
+    void shouldSendAReturningFsyncBackupOnlyTheKeysWrittenWhileItWasDown() throws Exception
+    {
+        onlyTheKeysWrittenWhileDown("FSYNC");
+    }
+
+    private void onlyTheKeysWrittenWhileDown(final String durability) throws Exception
+    {
+        startPairAndWrite(durability);
         stopBackupAndWrite(() ->
         {
             for (int i = 0; i < 20; i++)
@@ -167,6 +185,7 @@ class ResumedCatchUpTest
     @Timeout(120)
     void shouldLoseNoWriteMadeWhileTheResumedCatchUpRuns() throws Exception
     {
+        startPairAndWrite("DEFAULT");
         stopBackupAndWrite(() ->
         {
             for (int i = 0; i < 50; i++)
@@ -237,6 +256,7 @@ class ResumedCatchUpTest
     @Timeout(120)
     void shouldCopyTheWholeRangeWhenTheWindowNoLongerHoldsTheWritesSinceTheBackupStopped() throws Exception
     {
+        startPairAndWrite("DEFAULT");
         final String pad = "k".repeat(1_000);
         stopBackupAndWrite(() ->
         {
