@@ -66,6 +66,12 @@ final class RocksStoreOpener
             .setCreateMissingColumnFamilies(true)
             // Shutdown flushes explicitly; the WAL covers everything else.
             .setAvoidFlushDuringShutdown(false)
+            // The families hold what must agree after a WAL lost its tail (a disk losing unsynced data, a cut copy):
+            // a replica's applied sequence and the write-id records (write-state) with the data they describe. One
+            // family flushed alone (its memtable full, or the WAL size limit) would keep a sequence or record whose
+            // data the lost WAL held; a restarted replica would resume past writes it no longer has. Atomic flush
+            // writes every family's memtable together, so what survives is one point of the write order.
+            .setAtomicFlush(true)
             .setKeepLogFileNum(INFO_LOG_FILES)
             .setMaxLogFileSize(INFO_LOG_FILE_BYTES)
             .setListeners(List.of(diskGuard.listener()));

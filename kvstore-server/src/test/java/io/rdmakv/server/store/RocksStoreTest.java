@@ -82,6 +82,12 @@ class RocksStoreTest
     /** The write_buffer_size RocksDB recorded in the newest OPTIONS file of {@code db}, one per column family. */
     private static List<String> writeBufferSizesInOptionsFiles(final Path db) throws java.io.IOException
     {
+        return optionInOptionsFile(db, "write_buffer_size");
+    }
+
+    /** Every value of RocksDB option {@code name} in the newest OPTIONS file RocksDB wrote in {@code db}. */
+    private static List<String> optionInOptionsFile(final Path db, final String name) throws java.io.IOException
+    {
         final Path newest;
         try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(db))
         {
@@ -92,12 +98,25 @@ class RocksStoreTest
         for (final String line : java.nio.file.Files.readAllLines(newest, StandardCharsets.UTF_8))
         {
             final String t = line.trim();
-            if (t.startsWith("write_buffer_size="))
+            if (t.startsWith(name + "="))
             {
-                sizes.add(t.substring("write_buffer_size=".length()));
+                sizes.add(t.substring(name.length() + 1));
             }
         }
         return sizes;
+    }
+
+    @Test
+    @Timeout(30)
+    void shouldFlushEveryFamilyTogether() throws Exception
+    {
+        // What RocksDB runs with, as it wrote it: a replica's applied sequence and the write-id records (write-state)
+        // must never survive a lost WAL tail without the data they describe (RocksStoreOpener).
+        try (RocksStore store = RocksStore.open(dir, Durability.DEFAULT))
+        {
+            store.put(b("a"), b("1"));
+        }
+        assertEquals(List.of("true"), optionInOptionsFile(dir, "atomic_flush"));
     }
 
     @Test
