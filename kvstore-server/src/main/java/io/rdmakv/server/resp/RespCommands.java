@@ -38,12 +38,12 @@ final class RespCommands
     /** The reply to {@code args} (the command name first), ready or waiting for the node's answers. */
     PendingReply execute(final RespSession session, final byte[][] args, final StoreCommands.StoreCalls calls)
     {
-        final String name = CommandTable.lower(args[0]);
-        final CommandTable.Spec spec = CommandTable.find(name);
+        final CommandTable.Spec spec = CommandTable.find(args[0]);
         if (spec == null)
         {
             return ready(RespReply.error(unknownCommand(args)));
         }
+        final String name = spec.name(); // the table's own String: the switches below find it by identity
         session.lastCommand = name;
         if (!session.authenticated && !spec.flags().contains("no_auth"))
         {
