@@ -13,13 +13,8 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
-import java.util.function.LongSupplier;
 
 /**
  * The primary's catch-ups of the learners of its ranges, one {@link CatchUp} per learner node: begun when the view
@@ -59,7 +54,7 @@ final class LearnerCatchUps
     /** This run's incarnation: a learner's point of another one says nothing. */
     private final long incarnation;
     /** The write sequence the next write gets (the first a catch-up begun now receives as tail). */
-    private final LongSupplier nextSequence;
+    private final java.util.function.LongSupplier nextSequence;
     private final ServerCounters counters;
     /** Catch-ups of learners of ranges this node is primary of, by learner node id. */
     private final Int2ObjectHashMap<CatchUp> catchUps = new Int2ObjectHashMap<>();
@@ -69,7 +64,7 @@ final class LearnerCatchUps
 
     LearnerCatchUps(final ClusterView view, final RangeStore ranges, final ReplicaLinks links,
         final PendingWrites pending, final ReplicaLag lag, final ResumePoints points, final SenderWindow sent,
-        final long incarnation, final LongSupplier nextSequence, final ServerCounters counters)
+        final long incarnation, final java.util.function.LongSupplier nextSequence, final ServerCounters counters)
     {
         this.points = points;
         this.sent = sent;
@@ -307,8 +302,8 @@ final class LearnerCatchUps
             response.valueLength() == ReplicateRequestFlyweight.RESUME_ANSWER_LENGTH)
         {
             final long learnerIncarnation = response.buffer().getLong(response.valueIndex(),
-                ByteOrder.LITTLE_ENDIAN);
-            final long applied = response.buffer().getLong(response.valueIndex() + 8, ByteOrder.LITTLE_ENDIAN);
+                java.nio.ByteOrder.LITTLE_ENDIAN);
+            final long applied = response.buffer().getLong(response.valueIndex() + 8, java.nio.ByteOrder.LITTLE_ENDIAN);
             if (learnerIncarnation != incarnation)
             {
                 why = "its store holds no write of this node's run";
@@ -334,12 +329,12 @@ final class LearnerCatchUps
             return;
         }
         final List<byte[]> keys = new ArrayList<>();
-        final Set<ByteBuffer> seen = new HashSet<>();
+        final java.util.Set<java.nio.ByteBuffer> seen = new java.util.HashSet<>();
         sent.forEachAfter(after, c.firstSlot, c.lastSlot, (buffer, index, length, writer, writeSequence) ->
         {
             final byte[] key = new byte[length];
             buffer.getBytes(index, key);
-            if (seen.add(ByteBuffer.wrap(key)))
+            if (seen.add(java.nio.ByteBuffer.wrap(key)))
             {
                 keys.add(key);
             }
