@@ -87,14 +87,7 @@ public enum ServerCounter
      * RPC GETs of a key the pool lacks answered NOT_FOUND from the COMPLETE pool, without a RocksDB read (also
      * counted in gets.rpc.notFound).
      */
-    GETS_RPC_COMPLETE_MISSES(46, "gets.rpc.completeMisses"),
-    /**
-     * Catch-ups of a returning backup that resumed from the point its store held instead of copying the whole range
-     * (the keys written since it stopped only).
-     */
-    CATCH_UPS_RESUMED(50, "replication.catchUpsResumed"),
-    /** Keys those resumed catch-ups sent (each once, with its value at the checkpoint or as absent). */
-    CATCH_UP_KEYS_RESUMED(51, "replication.catchUpKeysResumed");
+    GETS_RPC_COMPLETE_MISSES(46, "gets.rpc.completeMisses");
 
     private final int id;
     private final String label;

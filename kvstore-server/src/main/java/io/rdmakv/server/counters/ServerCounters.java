@@ -21,11 +21,6 @@ public final class ServerCounters
         values.incrementAndGet(counter.ordinal());
     }
 
-    public void add(final ServerCounter counter, final long delta)
-    {
-        values.addAndGet(counter.ordinal(), delta);
-    }
-
     public void decrement(final ServerCounter counter)
     {
         values.decrementAndGet(counter.ordinal());

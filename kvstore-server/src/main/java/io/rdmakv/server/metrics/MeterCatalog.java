@@ -91,10 +91,6 @@ final class MeterCatalog
         help(ServerCounter.REPLICATION_WINDOW_FULL,
             "Writes refused BUSY while a backup had a whole reconcile window of this node's writes unanswered");
         help(ServerCounter.GETS_RPC_COMPLETE_MISSES, "RPC GET misses answered from the complete pool, no RocksDB read");
-        help(ServerCounter.CATCH_UPS_RESUMED,
-            "Catch-ups of a returning backup resumed from what its store kept (not the whole range)");
-        help(ServerCounter.CATCH_UP_KEYS_RESUMED,
-            "Keys the resumed catch-ups sent (the keys written since the backup stopped)");
         help(ServerCounter.ATTACHES, "Data connections attached with a valid session ticket");
         help(ServerCounter.ATTACH_REFUSALS, "Data connections refused at attach (bad or expired ticket, timeout)");
         help(ServerCounter.DATA_SHED, "Unauthenticated data connections closed to make room for newer ones");

@@ -2,11 +2,9 @@ package io.rdmakv.server.replication;
 
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.store.RangeStore;
-import io.rdmakv.server.store.RocksStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.util.List;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
@@ -16,9 +14,6 @@ import java.util.concurrent.TimeUnit;
  * read on a thread of its own and each entry handed to the request thread to send.
  *
  * <pre>
- *   RESUMING : (a learner that was an in-sync backup of the range here) RESUME sent, no tail yet; its answer says from
- *              which sequence it holds the range: the keys this node wrote past it, if its own window still holds
- *              them all, are the checkpoint (a delta: {@link #resumeDelta}); otherwise BEGIN as below
  *   BEGIN    : DROP sent (the learner forgets what it held of the range and starts remembering tail keys); from now
  *              every write of the range goes to the learner too (the tail), not waited for
  *   LOCAL    : wait until every write accepted before BEGIN is durable here (so the checkpoint holds it)
@@ -37,31 +32,24 @@ final class CatchUp
     /** Correlation ids of DROP and COPY messages carry this bit (write sequences never reach it). */
     static final long COPY_BIT = 1L << 62;
 
-    /** The value of a COPY that says the key is absent. */
-    static final byte[] NO_VALUE = new byte[0];
-
     private static final Logger LOG = LoggerFactory.getLogger(CatchUp.class);
 
     enum Phase
     {
-        RESUMING, LOCAL, COPYING, COUNTING, PROMOTING, DONE, ENDED
+        LOCAL, COPYING, COUNTING, PROMOTING, DONE, ENDED
     }
 
     final int learner;
     final int firstSlot;
     final int lastSlot;
     /** The first write sequence the learner receives as tail. */
-    long startSequence;
+    final long startSequence;
     /** The range epoch when it began: an ended catch-up is begun again only at another epoch. */
     final long beganAtEpoch;
     /** The last write sequence sent to the learner as tail. */
     long lastTailSent;
     private final Semaphore window = new Semaphore(WINDOW);
     private Phase phase = Phase.LOCAL;
-    /** A resumed catch-up: the keys written past the learner's point (its checkpoint), else null (the whole range). */
-    private List<byte[]> deltaKeys;
-    /** RESUMING: where the learner's range was known complete here ({@link ResumePoints.Point}). */
-    ResumePoints.Point resumeFrom;
     private volatile boolean stop;
     private long copiesSent;
     private long copiesAcked;
@@ -84,46 +72,10 @@ final class CatchUp
         this.lastTailAck = startSequence - 1;
     }
 
-    /** A catch-up that asks the learner where it may resume ({@link Phase#RESUMING}) before it begins. */
-    static CatchUp resuming(final int learner, final int firstSlot, final int lastSlot, final long beganAtEpoch,
-        final ResumePoints.Point from)
-    {
-        final CatchUp c = new CatchUp(learner, firstSlot, lastSlot, 0, beganAtEpoch);
-        c.phase = Phase.RESUMING;
-        c.resumeFrom = from;
-        return c;
-    }
-
     /** Whether the tail goes to the learner (begun and not over). */
     boolean isActive()
     {
-        return phase != Phase.DONE && phase != Phase.ENDED && phase != Phase.RESUMING;
-    }
-
-    /** Whether it is over (DONE or ENDED). */
-    boolean isOver()
-    {
-        return phase == Phase.DONE || phase == Phase.ENDED;
-    }
-
-    /**
-     * RESUMING -> LOCAL: the tail begins at {@code nextSequence}, and the checkpoint is {@code keys} only (each sent
-     * with its value once every earlier write is durable here, or as absent), or the whole range when null (a DROP is
-     * sent first, as for a new learner).
-     */
-    void begin(final long nextSequence, final List<byte[]> keys)
-    {
-        startSequence = nextSequence;
-        lastTailSent = nextSequence - 1;
-        lastTailAck = nextSequence - 1;
-        deltaKeys = keys;
-        phase = Phase.LOCAL;
-    }
-
-    /** Whether it streams only the keys written past the learner's point (a resumed catch-up). */
-    boolean isDelta()
-    {
-        return deltaKeys != null;
+        return phase != Phase.DONE && phase != Phase.ENDED;
     }
 
     /** Request thread: the DROP that begins it was sent (acknowledged like a COPY). */
@@ -153,12 +105,11 @@ final class CatchUp
     void startCopy(final RangeStore ranges, final CopySink send, final java.util.function.Consumer<Throwable> finished)
     {
         phase = Phase.COPYING;
-        final List<byte[]> keys = deltaKeys;
         final Thread reader = new Thread(() ->
         {
             try
             {
-                final RocksStore.KeyValueVisitor copy = (key, value) ->
+                ranges.scan(firstSlot, lastSlot, (key, value) ->
                 {
                     try
                     {
@@ -177,24 +128,7 @@ final class CatchUp
                     }
                     send.copy(key, value);
                     return !stop;
-                };
-                if (keys == null)
-                {
-                    ranges.scan(firstSlot, lastSlot, copy);
-                }
-                else
-                {
-                    // Each key's value now: every write before the tail began is in the store, a later one reached
-                    // the learner as tail before its value could be read here (tail wins). Absent: an empty value.
-                    for (final byte[] key : keys)
-                    {
-                        final byte[] value = ranges.get(key);
-                        if (!copy.visit(key, value == null ? NO_VALUE : value))
-                        {
-                            break;
-                        }
-                    }
-                }
+                });
                 finished.accept(null);
             }
             catch (final RuntimeException ex)
@@ -219,13 +153,10 @@ final class CatchUp
         return phase == Phase.COPYING && copiesAcked == copiesSent;
     }
 
-    /**
-     * Request thread: a COPY (or the DROP) was acknowledged; false when the learner refused it. NOT_FOUND: a COPY of
-     * an absent key found nothing to delete.
-     */
+    /** Request thread: a COPY (or the DROP) was acknowledged; false when the learner refused it. */
     boolean copyAcked(final Status status)
     {
-        if (status != Status.OK && status != Status.NOT_FOUND)
+        if (status != Status.OK)
         {
             return false;
         }
@@ -245,9 +176,8 @@ final class CatchUp
     {
         phase = Phase.COUNTING;
         barrier = lastSent;
-        LOG.info("catch-up of node {} on slots {}..{}: {} entries copied{}; waiting for the tail up to write {}",
-            learner, firstSlot, lastSlot, copiesAcked, deltaKeys == null ? "" : " (resumed: the keys written since " +
-            "it stopped)", barrier);
+        LOG.info("catch-up of node {} on slots {}..{}: {} entries copied; waiting for the tail up to write {}",
+            learner, firstSlot, lastSlot, copiesAcked, barrier);
     }
 
     /** Request thread: the learner acknowledged tail write {@code sequence}. */

@@ -1,12 +1,9 @@
 package io.rdmakv.server.replication;
 
 import io.rdmakv.protocol.wire.ReplicateRequestFlyweight;
-import io.rdmakv.protocol.wire.ResponseFlyweight;
 import io.rdmakv.protocol.wire.Status;
 import io.rdmakv.server.cluster.ClusterView;
 import io.rdmakv.server.cluster.SlotRange;
-import io.rdmakv.server.counters.ServerCounter;
-import io.rdmakv.server.counters.ServerCounters;
 import io.rdmakv.server.store.RangeStore;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -23,10 +20,7 @@ import java.util.List;
  *
  * <pre>
  *   review      view lists a learner of a range this node is primary of, no catch-up (or an ended one of an
- *               earlier epoch) -> new CatchUp, DROP sent; RESUME instead when the learner held the range here as an
- *               in-sync backup ({@link ResumePoints}): its answer (the sequence its store held from this incarnation
- *               at start) -> the keys this node wrote in the range past that point, when its own window still holds
- *               them all, are the checkpoint (a delta); otherwise DROP and the whole range, as for a new learner
+ *               earlier epoch) -> new CatchUp, DROP sent
  *   advance     every write before it durable locally -> read the checkpoint (its own thread) -> COPY each entry
  *   tail        the write path sends each write of the range to active learners; counting ones are waited for
  *   acks        COPY acks -> all done: counting; tail acks -> maybe promoteLearner
@@ -38,8 +32,6 @@ final class LearnerCatchUps
 {
     private static final Logger LOG = LoggerFactory.getLogger(LearnerCatchUps.class);
     private static final UnsafeBuffer EMPTY = new UnsafeBuffer(new byte[0]);
-    /** The correlation id of a RESUME (answered with a value; DROP is COPY_BIT alone, COPYs count up from 1). */
-    static final long RESUME_ID = CatchUp.COPY_BIT | (1L << 60);
 
     private final ClusterView view;
     private final int localNodeId;
@@ -47,15 +39,6 @@ final class LearnerCatchUps
     private final ReplicaLinks links;
     private final PendingWrites pending;
     private final ReplicaLag lag;
-    /** Where each backup held each range (a returning one may resume). */
-    private final ResumePoints points;
-    /** The keys of this node's own replicated writes, by replication sequence (what a resumed catch-up sends). */
-    private final SenderWindow sent;
-    /** This run's incarnation: a learner's point of another one says nothing. */
-    private final long incarnation;
-    /** The write sequence the next write gets (the first a catch-up begun now receives as tail). */
-    private final java.util.function.LongSupplier nextSequence;
-    private final ServerCounters counters;
     /** Catch-ups of learners of ranges this node is primary of, by learner node id. */
     private final Int2ObjectHashMap<CatchUp> catchUps = new Int2ObjectHashMap<>();
     private long nextCopyId = 1;
@@ -63,14 +46,8 @@ final class LearnerCatchUps
     private boolean reviewAgain;
 
     LearnerCatchUps(final ClusterView view, final RangeStore ranges, final ReplicaLinks links,
-        final PendingWrites pending, final ReplicaLag lag, final ResumePoints points, final SenderWindow sent,
-        final long incarnation, final java.util.function.LongSupplier nextSequence, final ServerCounters counters)
+        final PendingWrites pending, final ReplicaLag lag)
     {
-        this.points = points;
-        this.sent = sent;
-        this.incarnation = incarnation;
-        this.nextSequence = nextSequence;
-        this.counters = counters;
         this.view = view;
         this.localNodeId = view.localNodeId();
         this.ranges = ranges;
@@ -151,12 +128,12 @@ final class LearnerCatchUps
             for (final int learner : range.learners())
             {
                 final CatchUp existing = catchUps.get(learner);
-                if (existing == null || existing.isOver() && (existing.firstSlot != range.firstSlot() ||
+                if (existing == null || !existing.isActive() && (existing.firstSlot != range.firstSlot() ||
                     existing.beganAtEpoch != range.epoch() || now - existing.endedNanos() >= retryNanos))
                 {
                     begin(range, learner, nextSequence);
                 }
-                else if (existing.isOver() || existing.firstSlot != range.firstSlot())
+                else if (!existing.isActive() || existing.firstSlot != range.firstSlot())
                 {
                     again = true;
                 }
@@ -173,35 +150,10 @@ final class LearnerCatchUps
 
     private void begin(final SlotRange range, final int learner, final long nextSequence)
     {
-        final ResumePoints.Point point = points.take(range.firstSlot(), range.lastSlot(), learner);
-        if (point != null)
-        {
-            // It held the range here as an in-sync backup: ask where its store stands before choosing what to send.
-            final CatchUp c = CatchUp.resuming(learner, range.firstSlot(), range.lastSlot(), range.epoch(), point);
-            catchUps.put(learner, c);
-            LOG.info("catch-up of node {} on slots {}..{} begins (epoch {}): asking where it may resume", learner,
-                range.firstSlot(), range.lastSlot(), range.epoch());
-            final int length = links.message(RESUME_ID)
-                .write(localNodeId, range.firstSlot(), range.lastSlot(), range.epoch(),
-                    ReplicateRequestFlyweight.OP_RESUME, EMPTY, 0, 0, EMPTY, 0, 0)
-                .encodedLength();
-            if (!links.send(learner, length))
-            {
-                end(c, "send to learner " + learner + " refused");
-            }
-            return;
-        }
         final CatchUp c = new CatchUp(learner, range.firstSlot(), range.lastSlot(), nextSequence, range.epoch());
         catchUps.put(learner, c);
         LOG.info("catch-up of node {} on slots {}..{} begins (epoch {})", learner, range.firstSlot(),
             range.lastSlot(), range.epoch());
-        sendDrop(c, range);
-    }
-
-    /** The DROP that begins a catch-up of the whole range. */
-    private void sendDrop(final CatchUp c, final SlotRange range)
-    {
-        final int learner = c.learner;
         final int length = links.message(CatchUp.COPY_BIT)
             .write(localNodeId, range.firstSlot(), range.lastSlot(), range.epoch(), ReplicateRequestFlyweight.OP_DROP,
                 EMPTY, 0, 0, EMPTY, 0, 0)
@@ -286,78 +238,10 @@ final class LearnerCatchUps
         }));
     }
 
-    /**
-     * The learner's answer to a RESUME: where its store stood at start. It resumes when that point, as this node knows
-     * the learner held the range, is of this incarnation and this node's own window holds every write of the range
-     * since; then the checkpoint is the keys written since (each with its value now, or absent). Anything else (an
-     * error, another incarnation, a point this node cannot vouch for, a window that moved past it) begins the whole
-     * range as for a new learner. The tail begins now either way: nothing was sent to the learner before.
-     */
-    private void onResumeAnswer(final CatchUp c, final Status status, final ResponseFlyweight response)
-    {
-        final SlotRange range = view.current().rangeOf(c.firstSlot);
-        long after = -1;
-        String why = "it answered " + status;
-        if (status == Status.OK && response != null &&
-            response.valueLength() == ReplicateRequestFlyweight.RESUME_ANSWER_LENGTH)
-        {
-            final long learnerIncarnation = response.buffer().getLong(response.valueIndex(),
-                java.nio.ByteOrder.LITTLE_ENDIAN);
-            final long applied = response.buffer().getLong(response.valueIndex() + 8, java.nio.ByteOrder.LITTLE_ENDIAN);
-            if (learnerIncarnation != incarnation)
-            {
-                why = "its store holds no write of this node's run";
-            }
-            else if ((after = c.resumeFrom.resumeAfter(applied)) < 0)
-            {
-                why = "its store holds write " + applied + ", before the point it held the range from (" +
-                    c.resumeFrom.inSyncFrom + ")";
-            }
-            else if (sent.incarnation() != incarnation || !sent.covers(after))
-            {
-                why = "this node's window no longer holds every write since " + after;
-                after = -1;
-            }
-        }
-        final long next = nextSequence.getAsLong();
-        if (after < 0)
-        {
-            LOG.info("catch-up of node {} on slots {}..{}: the whole range ({})", c.learner, c.firstSlot,
-                c.lastSlot, why);
-            c.begin(next, null);
-            sendDrop(c, range);
-            return;
-        }
-        final List<byte[]> keys = new ArrayList<>();
-        final java.util.Set<java.nio.ByteBuffer> seen = new java.util.HashSet<>();
-        sent.forEachAfter(after, c.firstSlot, c.lastSlot, (buffer, index, length, writer, writeSequence) ->
-        {
-            final byte[] key = new byte[length];
-            buffer.getBytes(index, key);
-            if (seen.add(java.nio.ByteBuffer.wrap(key)))
-            {
-                keys.add(key);
-            }
-        });
-        LOG.info("catch-up of node {} on slots {}..{} resumes after write {}: {} keys written since", c.learner,
-            c.firstSlot, c.lastSlot, after, keys.size());
-        counters.increment(ServerCounter.CATCH_UPS_RESUMED);
-        counters.add(ServerCounter.CATCH_UP_KEYS_RESUMED, keys.size());
-        c.begin(next, keys);
-    }
-
-    /** An answer to a DROP, COPY or RESUME message from {@code nodeId}. */
-    void onCopyAck(final int nodeId, final long correlationId, final Status status, final ResponseFlyweight response)
+    /** An answer to a DROP or COPY message from {@code nodeId}. */
+    void onCopyAck(final int nodeId, final Status status)
     {
         final CatchUp catchUp = catchUps.get(nodeId);
-        if (correlationId == RESUME_ID)
-        {
-            if (catchUp != null && catchUp.phase() == CatchUp.Phase.RESUMING)
-            {
-                onResumeAnswer(catchUp, status, response);
-            }
-            return;
-        }
         if (catchUp != null && catchUp.isActive())
         {
             if (!catchUp.copyAcked(status))
@@ -393,7 +277,7 @@ final class LearnerCatchUps
     void onLinkDown(final int nodeId, final String reason)
     {
         final CatchUp catchUp = catchUps.get(nodeId);
-        if (catchUp != null && !catchUp.isOver())
+        if (catchUp != null)
         {
             end(catchUp, reason);
         }
@@ -403,7 +287,7 @@ final class LearnerCatchUps
     boolean endIfCatchingUp(final int nodeId, final int firstSlot, final String reason)
     {
         final CatchUp catchUp = catchUps.get(nodeId);
-        if (catchUp != null && !catchUp.isOver() && catchUp.firstSlot == firstSlot)
+        if (catchUp != null && catchUp.isActive() && catchUp.firstSlot == firstSlot)
         {
             end(catchUp, reason); // a learner, not in sync: nothing to ask the coordinator
             return true;
@@ -414,21 +298,13 @@ final class LearnerCatchUps
     /** End a catch-up; writes that waited for the learner (counting) stop waiting: it is no in-sync backup. */
     private void end(final CatchUp c, final String reason)
     {
-        if (c.isOver())
+        if (!c.isActive())
         {
             return;
         }
-        final SlotRange now = view.current().ranges().isEmpty() ? null : view.current().rangeOf(c.firstSlot);
-        if (c.phase() == CatchUp.Phase.RESUMING && now != null && now.primary() == localNodeId &&
-            now.firstSlot() == c.firstSlot && now.lastSlot() == c.lastSlot)
-        {
-            // Nothing but the RESUME reached the learner (it holds what it held): the next attempt may resume still,
-            // e.g. once a learner that is down comes back.
-            points.putBack(c.firstSlot, c.learner, c.resumeFrom);
-        }
         c.end(reason);
         reviewAgain = true; // begun again if it is still a learner (see review)
-        if (now != null && now.backups().contains(c.learner))
+        if (view.current().rangeOf(c.firstSlot).backups().contains(c.learner))
         {
             return;
         }

@@ -34,17 +34,6 @@ public interface ReplicaAdmission
     }
 
     /**
-     * The answer to an admitted RESUME ({@link ReplicateRequestFlyweight#OP_RESUME}), {@link
-     * ReplicateRequestFlyweight#RESUME_ANSWER_LENGTH} bytes at {@code offset}: the incarnation of the sender and the
-     * last sequence applied from it that this node's store held when it started (little-endian; both 0: none known).
-     */
-    default void answerResume(final ReplicateRequestFlyweight request, final MutableDirectBuffer into, final int offset)
-    {
-        into.putLong(offset, 0);
-        into.putLong(offset + 8, 0);
-    }
-
-    /**
      * An admitted reconcile fix-up ({@link ReplicateRequestFlyweight#isFixUp()}) is about to be applied: hand {@code
      * taker} the client write ids (writer, sequence) of the writes it undoes here, so that they are no longer
      * answered as applied. {@code key}: the fix-up's key, as given to {@link #admit}.

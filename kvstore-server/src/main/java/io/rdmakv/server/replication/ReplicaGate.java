@@ -34,8 +34,6 @@ import java.util.Set;
  *   fix-up (a new primary's PUT/DELETE that undoes the previous primary's writes of the key past the query) -> the
  *                                write ids of those writes are taken back ({@link #takeRevertedWriteIds})
  *   DROP (a catch-up begins)     -> remember, from now on, the keys the tail (PUT/DELETE) writes in the range
- *   RESUME (a catch-up that may resume from what this node kept) -> the same memory, nothing dropped; answered with
- *                                the sequence this node's store held from the sender at start ({@link #answerResume})
  *   COPY (checkpoint entry)      -> NOT_FOUND (acknowledged, not applied) when the tail already wrote the key
  *   PUT/DELETE once this node is an in-sync backup of the range -> the catch-up's memory is dropped
  * </pre>
@@ -122,8 +120,8 @@ public final class ReplicaGate implements ReplicaAdmission
         final Set<ByteBuffer> tail = catchUps.get(request.firstSlot());
         switch (op)
         {
-            case ReplicateRequestFlyweight.OP_DROP, ReplicateRequestFlyweight.OP_RESUME ->
-                catchUps.put(request.firstSlot(), new HashSet<>()); // RESUME: the same memory, nothing dropped
+            case ReplicateRequestFlyweight.OP_DROP ->
+                catchUps.put(request.firstSlot(), new HashSet<>());
             case ReplicateRequestFlyweight.OP_RECONCILE ->
             {
                 // answered by answerReconcile
@@ -173,14 +171,6 @@ public final class ReplicaGate implements ReplicaAdmission
         history.answered(query.primary(), query.firstSlot(), query.lastSlot(), query.reconciledPrimary(),
             query.reconciledIncarnation() == 0 ? 0 : query.reconciledSequence());
         return length;
-    }
-
-    @Override
-    public void answerResume(final ReplicateRequestFlyweight request, final MutableDirectBuffer into, final int offset)
-    {
-        final long[] point = history.recoveredPoint(request.primary());
-        into.putLong(offset, point == null ? 0 : point[0], java.nio.ByteOrder.LITTLE_ENDIAN);
-        into.putLong(offset + 8, point == null ? 0 : point[1], java.nio.ByteOrder.LITTLE_ENDIAN);
     }
 
     @Override

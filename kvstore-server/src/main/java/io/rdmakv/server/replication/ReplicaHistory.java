@@ -27,12 +27,6 @@ final class ReplicaHistory
     private final Int2ObjectHashMap<SenderWindow> windows = new Int2ObjectHashMap<>();
     /** Per asker (a new primary): the RECONCILE queries this node answered, the latest per range. */
     private final Int2ObjectHashMap<List<Answered>> answered = new Int2ObjectHashMap<>();
-    /**
-     * Per sender: {incarnation, sequence} this node's store held when it started (what a restarted replica tells a
-     * primary resuming its catch-up). Durable by construction: it was read back from the store, and every write it
-     * covers is in the store with it (one batch each).
-     */
-    private final Int2ObjectHashMap<long[]> recoveredPoints = new Int2ObjectHashMap<>();
     /** The replica side's own local write path (flushed, and waited for, before a reconcile reads values). */
     private final LocalWrites replicaWrites;
 
@@ -76,16 +70,6 @@ final class ReplicaHistory
             windows.put(sender, window);
         }
         window.recovered(incarnation, sequence);
-        recoveredPoints.put(sender, new long[] {incarnation, sequence});
-    }
-
-    /**
-     * {incarnation, sequence} of {@code sender} this node's store held when it started, or null: what it applied
-     * since may not be durable yet, this is (a primary resumes a catch-up from it, never from a later point).
-     */
-    long[] recoveredPoint(final int sender)
-    {
-        return recoveredPoints.get(sender);
     }
 
     /**

@@ -97,8 +97,7 @@ final class ReplicaRequests implements ReplicaInbox
             onBatch(endpoint, correlationId, request);
             return;
         }
-        final boolean keyed = op != ReplicateRequestFlyweight.OP_DROP && op != ReplicateRequestFlyweight.OP_RECONCILE &&
-            op != ReplicateRequestFlyweight.OP_RESUME;
+        final boolean keyed = op != ReplicateRequestFlyweight.OP_DROP && op != ReplicateRequestFlyweight.OP_RECONCILE;
         final HashedKey hashed = keyed ? key.wrap(request.buffer(), request.keyIndex(), request.keyLength()) : null;
         final Status admitted = replicas.admit(request, hashed);
         if (admitted == Status.NOT_FOUND)
@@ -113,10 +112,7 @@ final class ReplicaRequests implements ReplicaInbox
                 "this node replicates no range");
             return;
         }
-        // A COPY without a value: the key is absent at the primary's checkpoint (a resumed catch-up), deleted here.
-        final boolean absentCopy = op == ReplicateRequestFlyweight.OP_COPY && request.valueLength() == 0;
-        final boolean carriesRecord = op == ReplicateRequestFlyweight.OP_PUT ||
-            op == ReplicateRequestFlyweight.OP_COPY && !absentCopy;
+        final boolean carriesRecord = op == ReplicateRequestFlyweight.OP_PUT || op == ReplicateRequestFlyweight.OP_COPY;
         if (request.keyLength() > limits.maxKeyBytes() ||
             request.valueLength() > ValueRecord.HEADER_LENGTH + limits.maxValueBytes())
         {
@@ -151,12 +147,6 @@ final class ReplicaRequests implements ReplicaInbox
             responses.sendValue(endpoint, correlationId, length);
             return;
         }
-        if (request.op() == ReplicateRequestFlyweight.OP_RESUME)
-        {
-            replicas.answerResume(request, responses.valueBuffer(), ResponseFlyweight.VALUE_OFFSET);
-            responses.sendValue(endpoint, correlationId, ReplicateRequestFlyweight.RESUME_ANSWER_LENGTH);
-            return;
-        }
         if (request.op() == ReplicateRequestFlyweight.OP_DROP)
         {
             dropRange(endpoint, correlationId, request.firstSlot(), request.lastSlot());
@@ -171,7 +161,7 @@ final class ReplicaRequests implements ReplicaInbox
         {
             writeIds.appliedFrom(request.primary(), request.senderIncarnation(), request.replicationSequence());
         }
-        if (request.op() == ReplicateRequestFlyweight.OP_DELETE || absentCopy)
+        if (request.op() == ReplicateRequestFlyweight.OP_DELETE)
         {
             writes.delete(endpoint, correlationId, request, key);
         }

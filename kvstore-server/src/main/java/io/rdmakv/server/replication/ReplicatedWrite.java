@@ -18,8 +18,6 @@ final class ReplicatedWrite
     final int firstSlot;
     final long rangeEpoch;
     final long sentNanos;
-    /** The replication sequence its REPLICATE carries (0: none, the range had no replica). */
-    long replicationSequence;
     /** Backups still to acknowledge (node ids; -1 once acknowledged or removed from the in-sync set). */
     final int[] awaiting;
     int awaitingCount;

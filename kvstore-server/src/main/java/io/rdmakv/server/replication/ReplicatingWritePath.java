@@ -92,14 +92,6 @@ public final class ReplicatingWritePath implements WritePath
     private final long incarnation;
     private long replicationSequence;
     private Reconciles reconciles;
-    /**
-     * The keys of this node's own writes of ranges with replicas, by replication sequence (a ring as a replica's
-     * window per sender, and as bounded): what a returning backup that resumes its catch-up is sent. Built with the
-     * view.
-     */
-    private SenderWindow sent;
-    /** Where each backup held each range this node is primary of (built with the view). */
-    private ResumePoints resumePoints;
     /** A batch's first key (its hash slot is every key's). */
     private final HashedKey batchKey = new HashedKey();
     /** The key bytes of the batch being started (counted once, by {@link #batch}, for the window and the lag). */
@@ -174,10 +166,7 @@ public final class ReplicatingWritePath implements WritePath
             localNodeId = f.localNodeId();
             takeOvers = followedTakeOvers;
             view = f;
-            sent = new SenderWindow(windowEntries, windowKeyBytes);
-            resumePoints = new ResumePoints(localNodeId);
-            catchUps = new LearnerCatchUps(f, context.ranges(), links, pending, lag, resumePoints, sent, incarnation,
-                () -> nextSequence, context.counters());
+            catchUps = new LearnerCatchUps(f, context.ranges(), links, pending, lag);
             removals = new InSyncRemovals(f, links, pending, catchUps);
             reconciles = new Reconciles(f, context, links, removals, history, incarnation,
                 () -> ++replicationSequence, writeIds, takeOvers);
@@ -199,7 +188,6 @@ public final class ReplicatingWritePath implements WritePath
             checkedState = state;
             takeOvers.observe(state); // the first to see a state decides its take-overs (the view's thread or this)
             reconciles.observe(state);
-            resumePoints.observe(state);
             if (!gapped.isEmpty())
             {
                 forgetGapsOutOfSync(state);
@@ -488,29 +476,7 @@ public final class ReplicatingWritePath implements WritePath
         final ReplicatedWrite write = new ReplicatedWrite(sequence, endpoint, correlationId, delete, range.firstSlot(),
             range.epoch(), System.nanoTime(), awaiting).batch(batch != null);
         pending.add(write);
-        if (!primary || range.backups().isEmpty() && range.learners().isEmpty())
-        {
-            return;
-        }
-        // Numbered and kept in this node's window even when no replica takes it now (a learner that is down): a
-        // returning backup that resumes its catch-up is sent the keys written since it stopped.
-        final long replicated = ++replicationSequence;
-        write.replicationSequence = replicated;
-        if (batch != null)
-        {
-            for (int i = 0; i < batch.count(); i++)
-            {
-                final HashedKey entry = batch.key(i, entryKey);
-                sent.record(incarnation, replicated, entry.hashSlot(), 0, 0, entry.buffer(), entry.offset(),
-                    entry.length());
-            }
-        }
-        else
-        {
-            sent.record(incarnation, replicated, key.hashSlot(), 0, 0, key.buffer(), key.offset(),
-                key.length());
-        }
-        if (backups.isEmpty() && learners.isEmpty())
+        if (!primary || (backups.isEmpty() && learners.isEmpty()))
         {
             return;
         }
@@ -522,7 +488,7 @@ public final class ReplicatingWritePath implements WritePath
                 delete ? ReplicateRequestFlyweight.OP_DELETE : ReplicateRequestFlyweight.OP_PUT,
                 key.buffer(), key.offset(), key.length(), value, valueIndex, valueLength);
         writeIds.appendCurrentTo(copy);
-        copy.appendSequence(incarnation, replicated);
+        copy.appendSequence(incarnation, ++replicationSequence);
         final int length = copy.encodedLength();
         final int entries = batch != null ? batch.count() : 1;
         final int keyBytes = batch != null ? batchKeyBytes : key.length();
@@ -679,7 +645,7 @@ public final class ReplicatingWritePath implements WritePath
             }
             if ((correlationId & CatchUp.COPY_BIT) != 0)
             {
-                catchUps.onCopyAck(nodeId, correlationId, status, response);
+                catchUps.onCopyAck(nodeId, status);
                 return;
             }
             lag.acked(nodeId, System.nanoTime());
@@ -691,11 +657,6 @@ public final class ReplicatingWritePath implements WritePath
             }
             if (status == Status.OK || status == Status.NOT_FOUND)
             {
-                final ClusterState state = view.current();
-                if (!state.ranges().isEmpty())
-                {
-                    resumePoints.acked(state.rangeOf(w.firstSlot), w.firstSlot, nodeId, w.replicationSequence);
-                }
                 w.release(nodeId);
             }
             else if (status == Status.STALE_EPOCH)

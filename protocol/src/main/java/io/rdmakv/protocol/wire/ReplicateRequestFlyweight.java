@@ -79,16 +79,6 @@ public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
      * carries a write id and a sequence as a PUT does, never a fix-up (a reconcile fixes up key by key).
      */
     public static final int OP_BATCH = 6;
-    /**
-     * A catch-up that may resume (K = 0, V = 0, no write id, no sequence): the learner starts remembering the keys the
-     * tail writes in the range, as for a DROP, but keeps what it holds, and answers with the incarnation of the sender
-     * and the last replication sequence it applied from it that its store held when it started (value: 16 bytes,
-     * {@link #RESUME_ANSWER_LENGTH}; both 0 when it knows none). The sender then streams only the keys written past
-     * that point, or sends a DROP and the whole range. A COPY with an empty value (V = 0) says the key is absent.
-     */
-    public static final int OP_RESUME = 7;
-    /** Length of a RESUME's answer value: the sender's incarnation (u64), the last sequence applied from it (u64). */
-    public static final int RESUME_ANSWER_LENGTH = 16;
 
     /** Flag: the body ends with the sender's incarnation and replication sequence (after the write id, if any). */
     public static final int FLAG_SEQUENCE = 0x2;
@@ -140,13 +130,13 @@ public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
         super.validate();
         final long bodyLength = checkTypeAndFixedBody(MessageType.REPLICATE_REQUEST, "replicate request", FIXED_BODY_LENGTH);
         final int op = op();
-        if (op < OP_PUT || op > OP_RESUME)
+        if (op < OP_PUT || op > OP_BATCH)
         {
             throw new ProtocolException(ErrorCode.MALFORMED, "replicate op " + op);
         }
         final int keyLength = keyLength();
         final long valueLength = buffer.getInt(offset + VALUE_LENGTH_OFFSET, ORDER) & 0xFFFF_FFFFL;
-        if ((keyLength == 0) != (op == OP_DROP || op == OP_RECONCILE || op == OP_BATCH || op == OP_RESUME) ||
+        if ((keyLength == 0) != (op == OP_DROP || op == OP_RECONCILE || op == OP_BATCH) ||
             keyLength > ProtocolLimits.MAX_KEY_LENGTH)
         {
             throw new ProtocolException(ErrorCode.KEY_TOO_LARGE, "key length " + keyLength);
@@ -168,7 +158,7 @@ public final class ReplicateRequestFlyweight extends MessageHeaderFlyweight
             throw new ProtocolException(ErrorCode.MALFORMED, "a fix-up without a replication sequence (op " + op + ")");
         }
         if (FIXED_BODY_LENGTH + keyLength + valueLength + writeIdLength() + trailerAfterWriteId() != bodyLength ||
-            ((op == OP_DELETE || op == OP_DROP || op == OP_RESUME) && valueLength != 0) || lastSlot() < firstSlot() ||
+            ((op == OP_DELETE || op == OP_DROP) && valueLength != 0) || lastSlot() < firstSlot() ||
             op == OP_RECONCILE && valueLength != RECONCILE_VALUE_LENGTH)
         {
             throw new ProtocolException(ErrorCode.BAD_LENGTH, "key length " + keyLength + " + value length " +

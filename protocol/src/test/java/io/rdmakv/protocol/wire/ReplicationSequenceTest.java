@@ -219,37 +219,10 @@ class ReplicationSequenceTest
         assertEquals(ErrorCode.KEY_TOO_LARGE, assertThrows(ProtocolException.class,
             () -> decoder.decode(buffer, 0, keyed.encodedLength())).errorCode());
 
-        // Op 8 does not exist (6 is BATCH, 7 RESUME).
+        // Op 7 does not exist (6 is BATCH).
         final ReplicateRequestFlyweight unknown = put();
-        buffer.putByte(ReplicateRequestFlyweight.OP_OFFSET, (byte)8);
+        buffer.putByte(ReplicateRequestFlyweight.OP_OFFSET, (byte)7);
         assertEquals(ErrorCode.MALFORMED, assertThrows(ProtocolException.class,
             () -> decoder.decode(buffer, 0, unknown.encodedLength())).errorCode());
-    }
-
-    /** A RESUME names its range only: no key, no value, no write id, no sequence. */
-    @Test
-    void shouldTakeAResumeWithNeitherKeyNorValueAndRefuseOneWithEither()
-    {
-        assertEquals(7, ReplicateRequestFlyweight.OP_RESUME, "stable replicate op");
-        final UnsafeBuffer none = new UnsafeBuffer(new byte[0]);
-        final ReplicateRequestFlyweight resume = new ReplicateRequestFlyweight().wrap(buffer, 0, 1024);
-        resume.header(MessageType.REPLICATE_REQUEST, 9).write(2, 0, 9, 8, ReplicateRequestFlyweight.OP_RESUME,
-            none, 0, 0, none, 0, 0);
-        assertEquals(MessageType.REPLICATE_REQUEST, decoder.decode(buffer, 0, resume.encodedLength()));
-        final ReplicateRequestFlyweight decoded = decoder.replicateRequest();
-        assertEquals(ReplicateRequestFlyweight.OP_RESUME, decoded.op());
-        assertEquals(9, decoded.lastSlot());
-
-        final ReplicateRequestFlyweight keyed = new ReplicateRequestFlyweight().wrap(buffer, 0, 1024);
-        keyed.header(MessageType.REPLICATE_REQUEST, 9).write(2, 0, 9, 8, ReplicateRequestFlyweight.OP_RESUME,
-            new UnsafeBuffer(KEY), 0, KEY.length, none, 0, 0);
-        assertEquals(ErrorCode.KEY_TOO_LARGE, assertThrows(ProtocolException.class,
-            () -> decoder.decode(buffer, 0, keyed.encodedLength())).errorCode());
-
-        final ReplicateRequestFlyweight valued = new ReplicateRequestFlyweight().wrap(buffer, 0, 1024);
-        valued.header(MessageType.REPLICATE_REQUEST, 9).write(2, 0, 9, 8, ReplicateRequestFlyweight.OP_RESUME,
-            none, 0, 0, new UnsafeBuffer(new byte[16]), 0, 16);
-        assertEquals(ErrorCode.BAD_LENGTH, assertThrows(ProtocolException.class,
-            () -> decoder.decode(buffer, 0, valued.encodedLength())).errorCode());
     }
 }
