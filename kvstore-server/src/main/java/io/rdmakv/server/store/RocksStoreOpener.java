@@ -69,8 +69,9 @@ final class RocksStoreOpener
             // The families hold what must agree after a WAL lost its tail (a disk losing unsynced data, a cut copy):
             // a replica's applied sequence and the write-id records (write-state) with the data they describe. One
             // family flushed alone (its memtable full, or the WAL size limit) would keep a sequence or record whose
-            // data the lost WAL held; a restarted replica would resume past writes it no longer has. Atomic flush
-            // writes every family's memtable together, so what survives is one point of the write order.
+            // data the lost WAL held: a restarted replica would answer a reconcile with writes it no longer has, a
+            // retry would be answered from a record of a lost write. Atomic flush writes every family's memtable
+            // together, so what survives is one point of the write order.
             .setAtomicFlush(true)
             .setKeepLogFileNum(INFO_LOG_FILES)
             .setMaxLogFileSize(INFO_LOG_FILE_BYTES)
