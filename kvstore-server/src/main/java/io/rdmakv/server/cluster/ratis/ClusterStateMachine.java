@@ -48,8 +48,6 @@ public final class ClusterStateMachine extends BaseStateMachine
      * @param onChange called on the applying thread with every state whose cluster epoch rose (must not block).
      */
     private volatile Runnable leaderChanged;
-    /** The last leader other than this voter it learned of (node id), or -1: the previous leader once it leads. */
-    private volatile int otherLeader = -1;
 
     public ClusterStateMachine(final LeaseWatchdog watchdog, final NanoClock clock, final Consumer<CoordState> onChange)
     {
@@ -167,19 +165,6 @@ public final class ClusterStateMachine extends BaseStateMachine
         leaderChanged = action;
     }
 
-    /** "n3" is node 3; -1 for a peer id of another form. */
-    private static int nodeIdOf(final RaftPeerId peer)
-    {
-        try
-        {
-            return Integer.parseInt(peer.toString().substring(1));
-        }
-        catch (final NumberFormatException ex)
-        {
-            return -1;
-        }
-    }
-
     @Override
     public void notifyLeaderChanged(final RaftGroupMemberId groupMemberId, final RaftPeerId newLeaderId)
     {
@@ -192,15 +177,11 @@ public final class ClusterStateMachine extends BaseStateMachine
         {
             LOG.info("{} became the coordination group's leader: a lease is declared expired lease * drift ({} ms) " +
                 "after this voter applied its last renewal", newLeaderId, watchdog.expiryNanos() / 1_000_000);
-            watchdog.becameLeader(clock.nanoTime(), otherLeader);
+            watchdog.becameLeader(clock.nanoTime());
         }
         else
         {
             watchdog.lostLeadership();
-            if (newLeaderId != null)
-            {
-                otherLeader = nodeIdOf(newLeaderId);
-            }
         }
     }
 

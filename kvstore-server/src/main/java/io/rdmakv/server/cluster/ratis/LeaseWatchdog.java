@@ -32,15 +32,13 @@ import java.util.Map;
  * three at once (seen while three JVMs started on the shared 2-core host). A dead node's renewals stop while the
  * others' go on, so this never delays its failover.
  *
- * <p>The grace is for members whose renewals could not commit. For one member it ends sooner: the Raft leader before
- * this voter's election (the node that led until then, as this voter saw it). Once every OTHER member had a renewal
- * applied since the grace began, that member, still silent {@link #lateRenewalNanos() lease / 6} after the last of
- * them, is no longer waited for: every live member renews the moment it learns of the new leader, so a live one comes
- * back with the others. This is what shortens the failover of a killed leader-and-primary, whose lease was over
- * before the election ended while the two other members are back a commit after it. Deciding sooner within the
- * grace stays safe (the expiry rule above still holds); what it risks is a deposed leader that comes back more than
- * lease / 6 after all others being failed over and rejoining. After a stall without an election, and for every other
- * member, the whole grace holds (on a loaded host, members come back from a stall far apart). Thread-safe.
+ * <p>The grace is for members whose renewals could not commit; once every OTHER member had a renewal applied since
+ * the grace began, a member still silent {@link #lateRenewalNanos() lease / 6} after the last of them is no longer
+ * waited for (every live member renews the moment it learns of the new leader, so a live one comes back with the
+ * others). This is what makes the failover of a killed leader-and-primary shorter: its lease was over before the
+ * election ended, and the two other members are back a commit after it. Deciding sooner within the grace stays safe
+ * (the expiry rule above still holds); what it risks is a live member that came back more than lease / 6 after all
+ * the others being failed over and rejoining. Thread-safe.
  */
 public final class LeaseWatchdog
 {
@@ -52,8 +50,6 @@ public final class LeaseWatchdog
     /** Members this voter has no renewal of, timed from when it first looked (a state loaded from a snapshot). */
     private final Map<Integer, Long> firstLooked = new HashMap<>();
     private long electedNanos;
-    /** The Raft leader before this voter's election (node id), or -1: the one member whose grace may end sooner. */
-    private int previousLeader = -1;
     /** When this voter last applied any renewal or join; {@link #resumedNanos} once applying resumed after a stall. */
     private long lastAnyAppliedNanos;
     private boolean appliedAny;
@@ -93,21 +89,11 @@ public final class LeaseWatchdog
         appliedAny = true;
     }
 
-    /** This voter became the Raft leader at {@code nowNanos}; the leader before it is not known. */
+    /** This voter became the Raft leader at {@code nowNanos}. */
     public synchronized void becameLeader(final long nowNanos)
-    {
-        becameLeader(nowNanos, -1);
-    }
-
-    /**
-     * This voter became the Raft leader at {@code nowNanos}; {@code previousLeader} led before it as this voter saw
-     * it (a node id, or -1).
-     */
-    public synchronized void becameLeader(final long nowNanos, final int previousLeader)
     {
         leader = true;
         electedNanos = nowNanos;
-        this.previousLeader = previousLeader;
     }
 
     /** This voter is no longer the leader. */
@@ -134,8 +120,8 @@ public final class LeaseWatchdog
     }
 
     /**
-     * Within the grace, how long the previous Raft leader, silent, is waited for after every other member had a
-     * renewal applied since the grace began (lease / 6).
+     * Within the grace, how long a silent member is waited for after every other member had a renewal applied since
+     * the grace began (lease / 6).
      */
     public long lateRenewalNanos()
     {
@@ -176,8 +162,8 @@ public final class LeaseWatchdog
             }
             final Long applied = lastRenewalApplied.get(m.nodeId());
             final long since = applied != null ? applied : firstLooked.computeIfAbsent(m.nodeId(), id -> nowNanos);
-            if (nowNanos - since >= expiryNanos && (!inGrace || m.nodeId() == previousLeader &&
-                othersBackLongEnough(state, m.nodeId(), graceFrom, nowNanos)))
+            if (nowNanos - since >= expiryNanos && (!inGrace || othersBackLongEnough(state, m.nodeId(), graceFrom,
+                nowNanos)))
             {
                 out.add(new ClusterCommand.FailNode(m.nodeId(), state.renewalsOf(m.nodeId())));
             }
