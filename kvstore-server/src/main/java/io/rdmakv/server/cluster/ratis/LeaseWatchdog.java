@@ -30,25 +30,14 @@ import java.util.Map;
  * a group that could not commit (its majority slow to answer) never takes the silence it caused for dead nodes: with
  * the short default lease (600 ms) a host stalling a few hundred milliseconds otherwise failed over live nodes, all
  * three at once (seen while three JVMs started on the shared 2-core host). A dead node's renewals stop while the
- * others' go on, so this never delays its failover.
- *
- * <p>The grace is for members whose renewals could not commit; once every OTHER member had a renewal applied since
- * the grace began, a member still silent {@link #lateRenewalNanos() lease / 6} after the last of them is no longer
- * waited for (every live member renews the moment it learns of the new leader, so a live one comes back with the
- * others). This is what makes the failover of a killed leader-and-primary shorter: its lease was over before the
- * election ended, and the two other members are back a commit after it. Deciding sooner within the grace stays safe
- * (the expiry rule above still holds); what it risks is a live member that came back more than lease / 6 after all
- * the others being failed over and rejoining. Thread-safe.
+ * others' go on, so this never delays its failover. Thread-safe.
  */
 public final class LeaseWatchdog
 {
     private final long expiryNanos;
     private final long graceNanos;
     private final long stallNanos;
-    private final long lateRenewalNanos;
     private final Map<Integer, Long> lastRenewalApplied = new HashMap<>();
-    /** Members this voter has no renewal of, timed from when it first looked (a state loaded from a snapshot). */
-    private final Map<Integer, Long> firstLooked = new HashMap<>();
     private long electedNanos;
     /** When this voter last applied any renewal or join; {@link #resumedNanos} once applying resumed after a stall. */
     private long lastAnyAppliedNanos;
@@ -70,7 +59,6 @@ public final class LeaseWatchdog
         this.expiryNanos = (long)Math.ceil(leaseNanos * maxDrift);
         this.graceNanos = leaseNanos / 3;
         this.stallNanos = leaseNanos / 2;
-        this.lateRenewalNanos = leaseNanos / 6;
     }
 
     /** This voter applied a renewal of {@code nodeId} (or a join, which starts its lease) at {@code nowNanos}. */
@@ -119,15 +107,6 @@ public final class LeaseWatchdog
         return graceNanos;
     }
 
-    /**
-     * Within the grace, how long a silent member is waited for after every other member had a renewal applied since
-     * the grace began (lease / 6).
-     */
-    public long lateRenewalNanos()
-    {
-        return lateRenewalNanos;
-    }
-
     /** A gap in the renewals this voter applies (from every member together) longer than this is a stall (lease / 2). */
     public long stallNanos()
     {
@@ -145,53 +124,22 @@ public final class LeaseWatchdog
         {
             return out;
         }
-        // The group applies nothing now: its silence says nothing about any one node; no decision.
-        if (appliedAny && nowNanos - lastAnyAppliedNanos > stallNanos)
-        {
-            return out;
-        }
-        // The grace runs from the election, or from when renewals applied again after a stall (every member gets it
-        // to have one committed).
-        final long graceFrom = resumed ? Math.max(electedNanos, resumedNanos) : electedNanos;
-        final boolean inGrace = nowNanos - graceFrom < graceNanos;
+        // The group applies nothing now (its silence says nothing about any one node), or renewals apply again
+        // after a stall (every member gets the grace to have one committed): no decision.
+        final boolean quiet = appliedAny && nowNanos - lastAnyAppliedNanos > stallNanos ||
+            resumed && nowNanos - resumedNanos < graceNanos;
         for (final ClusterMember m : state.cluster().members())
         {
             if (state.isFailed(m.nodeId()))
             {
                 continue;
             }
-            final Long applied = lastRenewalApplied.get(m.nodeId());
-            final long since = applied != null ? applied : firstLooked.computeIfAbsent(m.nodeId(), id -> nowNanos);
-            if (nowNanos - since >= expiryNanos && (!inGrace || othersBackLongEnough(state, m.nodeId(), graceFrom,
-                nowNanos)))
+            final long since = lastRenewalApplied.computeIfAbsent(m.nodeId(), id -> nowNanos);
+            if (!quiet && nowNanos - since >= expiryNanos && nowNanos - electedNanos >= graceNanos)
             {
                 out.add(new ClusterCommand.FailNode(m.nodeId(), state.renewalsOf(m.nodeId())));
             }
         }
         return out;
-    }
-
-    /**
-     * Every live member but {@code nodeId} had a renewal applied since {@code graceFrom}, the last of them at least
-     * {@link #lateRenewalNanos()} before {@code nowNanos}.
-     */
-    private boolean othersBackLongEnough(final CoordState state, final int nodeId, final long graceFrom,
-        final long nowNanos)
-    {
-        long lastBack = Long.MIN_VALUE;
-        for (final ClusterMember o : state.cluster().members())
-        {
-            if (o.nodeId() == nodeId || state.isFailed(o.nodeId()))
-            {
-                continue;
-            }
-            final Long applied = lastRenewalApplied.get(o.nodeId());
-            if (applied == null || applied < graceFrom)
-            {
-                return false;
-            }
-            lastBack = Math.max(lastBack, applied);
-        }
-        return lastBack != Long.MIN_VALUE && nowNanos - lastBack >= lateRenewalNanos;
     }
 }
