@@ -317,8 +317,8 @@ public final class RatisClusterView implements ClusterView
     /**
      * On the leader: declare every surely expired lease (see {@link LeaseWatchdog}) and commit the failovers.
      * Returns the commands submitted now (none on a follower or a non-voter; a node's failover still before the group
-     * is not submitted again). Also records Ratis's committed voters in
-     * the state when they differ from it (an operator's change whose SET_VOTERS was not committed).
+     * is not submitted again). Also records Ratis's committed voters in the state when they differ from it (an
+     * operator's change whose SET_VOTERS was not committed).
      */
     public List<ClusterCommand.FailNode> superviseLeases()
     {
