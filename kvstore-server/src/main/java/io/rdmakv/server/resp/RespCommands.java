@@ -43,7 +43,7 @@ final class RespCommands
         {
             return ready(RespReply.error(unknownCommand(args)));
         }
-        final String name = spec.name(); // the table's own String: the switches below find it by identity
+        final String name = spec.name(); // the table's own String: none is made per command
         session.lastCommand = name;
         if (!session.authenticated && !spec.flags().contains("no_auth"))
         {

@@ -6,11 +6,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 /**
- * At most one group request of each key in flight. The view asks again on a timer (a join every lease / 3 until one
- * commits, a node's failover every lease / 20 while its lease looks expired); on a host that stalls, each such ask
- * used to send another request while the first still waited for the group: ten joins of one node committed in a row
- * at start-up, and several failovers of one node, each a Raft entry the slowed group had to commit besides the
- * renewals. Thread-safe.
+ * At most one group request of each key in flight. The view asks again on timers (a renewal every lease / 3, a join
+ * every lease / 3 until one commits, a node's failover every lease / 20 while its lease looks expired, the record of
+ * Ratis's voters); on a host that stalls, each such ask used to send another request while the first still waited
+ * for the group (joins and failovers had no guard: ten joins of one node committed in a row at start-up, and several
+ * failovers of one node), each a Raft entry the slowed group had to commit besides the renewals. Thread-safe.
  */
 final class InFlight<K>
 {

@@ -23,7 +23,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
@@ -47,6 +46,10 @@ import java.util.function.Consumer;
 public final class RatisClusterView implements ClusterView
 {
     private static final Logger LOG = LoggerFactory.getLogger(RatisClusterView.class);
+    /** Keys of {@link #inFlight}. */
+    private static final String JOIN = "join";
+    private static final String RENEW = "renew";
+    private static final String VOTERS = "voters";
     /** Automatic snapshot of the state machine after this many log entries (renewals are most of them). */
     static final long SNAPSHOT_EVERY = 10_000;
 
@@ -58,7 +61,6 @@ public final class RatisClusterView implements ClusterView
     private volatile RaftVoter voter;
     /** Whether this node has been a voter (listed at start, or named by a committed state since). */
     private volatile boolean wasVoter;
-    private final AtomicBoolean recordingVoters = new AtomicBoolean();
     private final GroupClient client;
     private final List<Consumer<ClusterState>> listeners = new CopyOnWriteArrayList<>();
     private final List<Runnable> leaseLost = new CopyOnWriteArrayList<>();
@@ -69,11 +71,13 @@ public final class RatisClusterView implements ClusterView
     private final ExecutorService notifier = Executors.newSingleThreadExecutor(daemon("rdmakv-cluster-events"));
     /** Blocking calls into the group: one per request in flight (renewals, failure decisions, operators). */
     private final ExecutorService requests = Executors.newCachedThreadPool(daemon("rdmakv-cluster-requests"));
-    /** This node's join, and the failover of each node, while one is before the group. */
-    private final InFlight<Integer> joins = new InFlight<>();
-    private final InFlight<Integer> failovers = new InFlight<>();
+    /**
+     * The group requests the timers send again and again while one is before the group: this node's join
+     * ({@link #JOIN}), its renewal ({@link #RENEW}), the record of Ratis's voters ({@link #VOTERS}), the failover of
+     * each node ({@link #failoverKey}). One of each at a time.
+     */
+    private final InFlight<String> inFlight = new InFlight<>();
     private final ScheduledExecutorService timer;
-    private final AtomicBoolean renewing = new AtomicBoolean();
     /** Test-only pause at a resharding cut-over (off unless its system property is set). */
     private final CutOverHold cutOverHold;
     private volatile CoordState latest = CoordState.empty();
@@ -186,8 +190,8 @@ public final class RatisClusterView implements ClusterView
                 return;
             }
             // One join in flight at a time: the next tick waits for the same one (see InFlight).
-            final CompletableFuture<CommandReply> joining = joins.sendUnlessPending(self.nodeId(), this::join);
-            final CompletableFuture<?> waitFor = joining != null ? joining : joins.pending(self.nodeId());
+            final CompletableFuture<CommandReply> joining = inFlight.sendUnlessPending(JOIN, this::join);
+            final CompletableFuture<?> waitFor = joining != null ? joining : inFlight.pending(JOIN);
             if (waitFor != null)
             {
                 waitFor.get(settings.leaseMillis() * 2, TimeUnit.MILLISECONDS);
@@ -281,15 +285,16 @@ public final class RatisClusterView implements ClusterView
      */
     public CompletableFuture<CommandReply> renew()
     {
-        if (!renewing.compareAndSet(false, true))
-        {
-            return CompletableFuture.completedFuture(null);
-        }
+        final CompletableFuture<CommandReply> renewing = inFlight.sendUnlessPending(RENEW, this::sendRenewal);
+        return renewing != null ? renewing : CompletableFuture.completedFuture(null);
+    }
+
+    private CompletableFuture<CommandReply> sendRenewal()
+    {
         final long sent = clock.nanoTime();
         final ClusterCommand renewal = new ClusterCommand.Renew(self.nodeId(), latest.cluster().epoch());
         return submit(renewal).whenComplete((reply, failure) ->
         {
-            renewing.set(false);
             if (reply == null)
             {
                 return;
@@ -334,7 +339,8 @@ public final class RatisClusterView implements ClusterView
         for (final ClusterCommand.FailNode f : expired)
         {
             // One failover of a node in flight at a time: a decision still before the group is not sent again.
-            final CompletableFuture<CommandReply> sent = failovers.sendUnlessPending(f.nodeId(), () -> submit(f));
+            final CompletableFuture<CommandReply> sent = inFlight.sendUnlessPending(failoverKey(f.nodeId()),
+                () -> submit(f));
             if (sent == null)
             {
                 continue;
@@ -356,13 +362,18 @@ public final class RatisClusterView implements ClusterView
     private void recordVoters(final RaftVoter leader)
     {
         final List<ClusterSettings.Voter> committed = leader.committedVoters();
-        if (committed == null || committed.equals(voters()) || !recordingVoters.compareAndSet(false, true))
+        if (committed == null || committed.equals(voters()) ||
+            inFlight.sendUnlessPending(VOTERS, () -> submit(new ClusterCommand.SetVoters(committed))) == null)
         {
             return;
         }
         LOG.info("the group's committed voters {} differ from the state's {}: recording them",
             VoterChanges.text(committed), VoterChanges.text(voters()));
-        submit(new ClusterCommand.SetVoters(committed)).whenComplete((reply, failure) -> recordingVoters.set(false));
+    }
+
+    private static String failoverKey(final int nodeId)
+    {
+        return "failover of " + nodeId;
     }
 
     /**
